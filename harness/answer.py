@@ -1,0 +1,65 @@
+"""Finding the `<answer>` tag in a submission (GRADING.md section 2.2)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_OPEN_TAG = re.compile(r"<answer\s*>", re.IGNORECASE)
+_CLOSE_TAG = re.compile(r"</answer\s*>", re.IGNORECASE)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+@dataclass(frozen=True)
+class TagResult:
+    """The content of the last `<answer>` tag, or why there is none."""
+
+    content: str | None
+    reason: str | None = None  # NO_TAG | UNCLOSED_TAG | EMPTY_TAG when content is unusable
+
+
+def strip_code_blocks(text: str) -> str:
+    """Remove fenced code blocks (``` or ~~~), so a tag inside a quoted command never counts.
+
+    Line-based, linear time; an unclosed fence runs to the end of the text, as in CommonMark.
+    """
+    kept: list[str] = []
+    fence: str | None = None
+    for line in text.splitlines(keepends=True):
+        match = _FENCE.match(line)
+        if fence is None:
+            if match:
+                fence = match.group(1)
+            else:
+                kept.append(line)
+        elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+            if not line.strip().lstrip(fence[0]):
+                fence = None
+    return "".join(kept)
+
+
+def find_answer_tag(submission: str) -> TagResult:
+    """Content of the last opening tag up to the first closing tag after it."""
+    last_open = None
+    for last_open in _OPEN_TAG.finditer(submission):
+        pass
+    if last_open is None:
+        return TagResult(None, "NO_TAG")
+    close = _CLOSE_TAG.search(submission, last_open.end())
+    if close is None:
+        return TagResult(None, "UNCLOSED_TAG")
+    content = submission[last_open.end() : close.start()]
+    if not content.strip():
+        return TagResult(content, "EMPTY_TAG")
+    return TagResult(content)
+
+
+def has_closed_answer(text: str) -> bool:
+    """True when the text holds at least one `<answer>` followed by a `</answer>`: the episode ends."""
+    opening = _OPEN_TAG.search(text)
+    return opening is not None and _CLOSE_TAG.search(text, opening.end()) is not None
+
+
+def command_submits_answer(command: str) -> bool:
+    """A command that itself contains `<answer>` is an echo submission (DESIGN.md)."""
+    return _OPEN_TAG.search(command) is not None

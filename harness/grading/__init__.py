@@ -1,0 +1,39 @@
+"""Graders by name. A grader validates a task's gold when tasks load and grades a submission."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gold
+from harness.grading.record import Grade, Verdict
+
+__all__ = ["GRADERS", "Grade", "GoldAnswerError", "Grader", "Verdict", "get_grader"]
+
+
+class Grader(Protocol):
+    name: str
+
+    def validate(self, answer: str, answer_format: str | None, rel_tol: float | None) -> None:
+        """Raise `GoldAnswerError` when the gold answer cannot be graded against."""
+
+    def grade(self, submission: str | None, answer: str, answer_format: str | None, rel_tol: float | None) -> Grade:
+        """Grade the submission text that ended an episode."""
+
+
+class NumericGrader:
+    """Deterministic numeric grading, GRADING.md."""
+
+    name = "numeric"
+
+    def validate(self, answer: str, answer_format: str | None, rel_tol: float | None) -> None:
+        parse_gold(answer, answer_format, rel_tol)
+
+    def grade(self, submission: str | None, answer: str, answer_format: str | None, rel_tol: float | None) -> Grade:
+        return grade_submission(submission, parse_gold(answer, answer_format, rel_tol))
+
+
+GRADERS: dict[str, Grader] = {"numeric": NumericGrader()}
+
+
+def get_grader(name: str) -> Grader:
+    return GRADERS[name]

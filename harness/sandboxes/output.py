@@ -1,0 +1,55 @@
+"""Capture a stream with bounded memory: the head and tail are kept, the middle is counted."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import BinaryIO
+
+_CHUNK = 65536
+
+
+class CappedOutput:
+    """Reads a pipe on a thread until EOF, keeping at most `limit_bytes` (half head, half tail)."""
+
+    def __init__(self, stream: BinaryIO, limit_bytes: int):
+        self._stream = stream
+        self._half = max(limit_bytes // 2, 1)
+        self._head = bytearray()
+        self._tail: deque[bytes] = deque()
+        self._tail_size = 0
+        self.total_bytes = 0
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while chunk := self._stream.read1(_CHUNK):  # type: ignore[attr-defined]
+            self.total_bytes += len(chunk)
+            room = self._half - len(self._head)
+            if room > 0:
+                self._head += chunk[:room]
+                chunk = chunk[room:]
+            if chunk:
+                self._tail.append(chunk)
+                self._tail_size += len(chunk)
+                while self._tail_size - len(self._tail[0]) >= self._half:
+                    self._tail_size -= len(self._tail.popleft())
+        self._stream.close()
+
+    def wait(self, timeout_s: float) -> None:
+        self._thread.join(timeout_s)
+
+    @property
+    def truncated(self) -> bool:
+        return self.total_bytes > len(self._head) + self._half
+
+    def text(self) -> str:
+        """The kept output, with a visible marker where the middle was dropped."""
+        tail = b"".join(self._tail)
+        if not self.truncated:
+            return (bytes(self._head) + tail).decode("utf-8", errors="replace")
+        tail = tail[-self._half :]
+        omitted = self.total_bytes - len(self._head) - len(tail)
+        marker = f"\n[... output truncated: {omitted} bytes omitted of {self.total_bytes} ...]\n"
+        head = bytes(self._head).decode("utf-8", errors="ignore")
+        return head + marker + tail.decode("utf-8", errors="ignore")
