@@ -72,12 +72,13 @@ def find_bwrap() -> str:
         return found
 
 
-def check_bwrap(bwrap: str) -> None:
-    """Start one throwaway sandbox; raise `BwrapUnavailable` with bwrap's own reason if it fails."""
+def check_bwrap(bwrap: str, settings: LocalSandboxSettings) -> dict[str, object]:
+    """Start one throwaway sandbox and return its facts; raise `BwrapUnavailable` with bwrap's reason."""
     with tempfile.TemporaryDirectory(prefix="harness-check-") as empty:
-        sandbox = BubblewrapSandbox(Path(empty), "check", LocalSandboxSettings(), bwrap)
+        sandbox = BubblewrapSandbox(Path(empty), "check", settings, bwrap)
         try:
             sandbox.start()
+            facts = sandbox.describe()
             result = sandbox.execute("true", 30)
         except (SandboxError, OSError) as error:
             raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox: {error}") from None
@@ -85,6 +86,7 @@ def check_bwrap(bwrap: str) -> None:
             sandbox.close()
     if result.exit_code != 0:
         raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox: {result.stderr.strip()[:200]}")
+    return facts
 
 
 class BubblewrapSandbox:

@@ -1,0 +1,77 @@
+"""The episode's ledger of turns, wall clock and context tokens; says which limit ended it."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from harness.models import Usage
+from harness.outcome import EpisodeEnd, Status
+
+CHARS_PER_TOKEN = 4
+"""Estimate for text the model has not yet counted; exact counts come from each reply's usage."""
+
+
+class Budget:
+    def __init__(self, max_turns: int, time_limit_s: float, context_window: int | None, output_reserve: int):
+        self.max_turns = max_turns
+        self.time_limit_s = time_limit_s
+        self.context_window = context_window
+        self.output_reserve = output_reserve
+        self.turns = 0
+        self._started = time.monotonic()
+        self._counted_tokens = 0
+        self._counted_messages = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cost_usd: float | None = None
+        """Sum of the known per-call costs; None while no call had a known price."""
+
+    @property
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self._started
+
+    @property
+    def seconds_left(self) -> float:
+        return max(self.time_limit_s - self.elapsed_s, 0.0)
+
+    @property
+    def turns_left(self) -> int:
+        return max(self.max_turns - self.turns, 0)
+
+    def check_before_call(self, messages: list[dict[str, Any]]) -> None:
+        """Raise `EpisodeEnd` when the next model call would break a budget."""
+        if self.turns >= self.max_turns:
+            raise EpisodeEnd(Status.TURN_LIMIT, detail=f"{self.turns} turns used")
+        if self.seconds_left <= 0:
+            raise EpisodeEnd(Status.TIME_LIMIT, detail=f"{self.elapsed_s:.1f} s elapsed")
+        if self.context_window is not None:
+            needed = self.estimate_prompt_tokens(messages) + self.output_reserve
+            if needed > self.context_window:
+                raise EpisodeEnd(
+                    Status.CONTEXT_LIMIT,
+                    detail=f"prompt ~{needed - self.output_reserve} + reserve {self.output_reserve} "
+                    f"tokens > window {self.context_window}",
+                )
+
+    def record_call(self, messages: list[dict[str, Any]], usage: Usage, cost_usd: float | None) -> None:
+        """Count a model call; the reply's usage makes the token count exact up to these messages."""
+        self.turns += 1
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        if cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + cost_usd
+        if usage.input_tokens:
+            self._counted_tokens = usage.input_tokens + usage.output_tokens
+            self._counted_messages = len(messages) + 1  # the reply is appended next
+
+    def estimate_prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
+        uncounted = messages[self._counted_messages :]
+        return self._counted_tokens + len(json.dumps(uncounted, ensure_ascii=False)) // CHARS_PER_TOKEN
+
+    def command_timeout(self, cap_s: float) -> float:
+        return min(cap_s, self.seconds_left)
+
+    def out_of_time(self) -> bool:
+        return self.seconds_left <= 0

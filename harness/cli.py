@@ -1,0 +1,76 @@
+"""`python -m harness ...`: argument parsing only; the work happens in runner.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from harness.config import build_config, load_yaml_settings
+from harness.errors import InputError
+
+EXIT_INPUT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness",
+        description="Run an LLM agent on every task of a domain inside an isolated sandbox and grade the answers.",
+        epilog="Example: python -m harness --model oracle --domain demo",
+        argument_default=argparse.SUPPRESS,
+    )
+    add = parser.add_argument
+    add("--model", help="oracle | scripted:FILE.yaml")
+    add("--domain", help="a domain name, a comma-separated list, or 'all'")
+    add("--task-id", dest="task_ids", action="append", metavar="ID", help="run only this task (repeatable)")
+    add("--limit", type=int, metavar="N", help="at most N tasks per domain")
+    add("--tasks-dir", type=Path, help="task files <domain>.jsonl (default: tasks/, env HARNESS_TASKS_DIR)")
+    add(
+        "--collections-dir",
+        type=Path,
+        help="domain collections <domain>/ (default: collections/, env HARNESS_COLLECTIONS_DIR)",
+    )
+    add("--results-dir", type=Path, help="where run folders go (default: results/)")
+    add("--run-id", help="run folder name (default: time_model_domain)")
+    add("--sandbox", choices=["local", "docker", "e2b"], help="sandbox backend (default: local, bubblewrap)")
+    add("--workers", type=int, metavar="N", help="episodes run at once (default: 1)")
+    add("--max-turns", type=int, metavar="N", help="model calls per episode (default: 200)")
+    add("--time-limit", type=float, metavar="SECONDS", help="wall clock per episode, model time included (default: 3600)")
+    add("--command-timeout", type=float, metavar="SECONDS", help="per command, capped by time left (default: 600)")
+    add("--context-window", type=int, metavar="TOKENS", help="context budget (default: the model's own)")
+    add("--action-format", choices=["toolcall", "text"], help="bash as a tool call, or one fenced bash block")
+    add("--max-format-errors", type=int, metavar="N", help="consecutive replies without an action that end it (3)")
+    add("--memory-mb", type=int, metavar="MB", help="sandbox memory limit (default: 4096)")
+    add("--pids", type=int, metavar="N", help="sandbox process limit (default: 512)")
+    add("--config", type=Path, metavar="FILE.yaml", help="read any of these settings from YAML; flags win")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments: dict[str, Any] = vars(build_parser().parse_args(argv))
+    console = Console(stderr=False)
+    error_console = Console(stderr=True)
+    try:
+        config_file = arguments.pop("config", None)
+        file_settings = load_yaml_settings(config_file) if config_file else {}
+        config = build_config(file_settings, arguments)
+        from harness.runner import execute_run, plan_run
+
+        plan = plan_run(config)
+    except InputError as error:
+        error_console.print(f"[red]error:[/red] {error}", markup=True, highlight=False, soft_wrap=True)
+        return EXIT_INPUT_ERROR
+    try:
+        execute_run(plan, console)
+    except KeyboardInterrupt:
+        error_console.print(f"interrupted; finished episodes are in {plan.run_dir}")
+        return EXIT_INTERRUPTED
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

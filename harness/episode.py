@@ -1,0 +1,130 @@
+"""One episode end to end: sandbox up, agent loop, grade, trajectory closed, results row returned."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.agent import LoopOutcome, LoopSettings, run_agent
+from harness.budget import Budget
+from harness.config import RunConfig
+from harness.grading import Grade, get_grader
+from harness.models import Model
+from harness.outcome import Status
+from harness.prompts import PromptSet
+from harness.sandboxes import Sandbox, SandboxError
+from harness.tasks import Task
+from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter
+
+SandboxFactory = Callable[[Task, str], Sandbox]
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    """One row of results.jsonl."""
+
+    task_id: str
+    domain: str
+    status: str
+    answer: str | None
+    """The answer tag's content, None when there was none."""
+    verdict: str
+    verdict_strict: str
+    verdict_lenient: str
+    reasons: list[str]
+    correct_at_tolerance: bool | None
+    parsed_value: str | None
+    turns: int
+    duration_s: float
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    detail: str | None
+    """Why a limit or failure ended the episode."""
+    grader_version: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class EpisodeContext:
+    config: RunConfig
+    prompts: PromptSet
+    make_model: Callable[[Task], Model]
+    make_sandbox: SandboxFactory
+    run_dir: Path
+    run_facts: dict[str, Any]
+    """Recorded in every episode_start: config hash, versions."""
+    collection_hashes: dict[str, str]
+
+
+def episode_name(task: Task) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{task.domain}-{task.id}")
+
+
+def trajectory_path(run_dir: Path, task: Task) -> Path:
+    return run_dir / "episodes" / task.domain / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', task.id)}.jsonl"
+
+
+def run_episode(task: Task, context: EpisodeContext) -> EpisodeResult:
+    config = context.config
+    log = TrajectoryWriter(trajectory_path(context.run_dir, task))
+    started = time.monotonic()
+    model = context.make_model(task)
+    sandbox = context.make_sandbox(task, episode_name(task))
+    window = config.context_window or model.context_window
+    budget = Budget(config.max_turns, config.time_limit, window, config.output_reserve)
+    settings = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors)
+    try:
+        sandbox.start()
+        log.write(
+            "episode_start",
+            schema_version=SCHEMA_VERSION,
+            task_id=task.id,
+            domain=task.domain,
+            model=model.name,
+            sandbox=sandbox.describe(),
+            collection_hash=context.collection_hashes.get(task.domain),
+            **context.run_facts,
+        )
+        outcome = run_agent(task, model, sandbox, budget, context.prompts, log, settings)
+    except (SandboxError, OSError) as error:  # the sandbox could not start or stop
+        outcome = LoopOutcome(Status.SANDBOX_ERROR, None, str(error))
+    except BaseException as error:  # Ctrl-C or a bug: the trajectory still gets its end, then it propagates
+        outcome = LoopOutcome(Status.CANCELLED, None, f"interrupted: {type(error).__name__}: {error}")
+        raise
+    finally:
+        sandbox.close()
+        result = _result(task, outcome, budget, time.monotonic() - started)
+        log.write("episode_end", **result.to_dict())
+        log.close()
+    return result
+
+
+def _result(task: Task, outcome: LoopOutcome, budget: Budget, duration_s: float) -> EpisodeResult:
+    submission = outcome.submission if outcome.status is Status.ANSWERED else None
+    grade: Grade = get_grader(task.grader).grade(submission, task.answer, task.answer_format, task.rel_tol)
+    return EpisodeResult(
+        task_id=task.id,
+        domain=task.domain,
+        status=outcome.status.value,
+        answer=grade.tag_content,
+        verdict=grade.verdict.value,
+        verdict_strict=grade.verdict_strict.value,
+        verdict_lenient=grade.verdict_lenient.value,
+        reasons=grade.reasons,
+        correct_at_tolerance=grade.correct_at_tolerance,
+        parsed_value=grade.parsed_value,
+        turns=budget.turns,
+        duration_s=round(duration_s, 3),
+        input_tokens=budget.input_tokens,
+        output_tokens=budget.output_tokens,
+        cost_usd=budget.cost_usd,
+        detail=outcome.detail,
+        grader_version=grade.grader_version,
+    )

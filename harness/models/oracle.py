@@ -1,0 +1,43 @@
+"""`oracle`: submits the task's reference solution, through the same loop as any model.
+
+Its one action runs the solution and prints the stripped stdout inside an answer tag (unless the
+solution prints a tag itself), so it ends the episode by the echo submission rule of DESIGN.md.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from harness.models import ModelReply, action_reply
+
+_WRAPPER = """\
+out=$(bash -c {solution})
+out="${{out#"${{out%%[![:space:]]*}}"}}"
+out="${{out%"${{out##*[![:space:]]}}"}}"
+case "$out" in
+  *"<answer"*) printf '%s\\n' "$out" ;;
+  *) printf '<answer>%s</answer>\\n' "$out" ;;
+esac"""
+
+
+def oracle_command(solution: str) -> str:
+    return _WRAPPER.format(solution=shlex.quote(solution))
+
+
+class OracleModel:
+    """Replies once with the wrapped solution; any later call (the solution failed) is empty text."""
+
+    name = "oracle"
+    context_window = None
+
+    def __init__(self, solution: str, action_format: str):
+        self._command = oracle_command(solution)
+        self._action_format = action_format
+        self._done = False
+
+    def query(self, messages: list[dict[str, Any]]) -> ModelReply:
+        if self._done:
+            return ModelReply(text="")
+        self._done = True
+        return action_reply("Running the reference solution.", self._command, self._action_format, "call_oracle")

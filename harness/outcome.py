@@ -1,0 +1,31 @@
+"""How an episode ended. Leaving the agent loop is an `EpisodeEnd` carrying what to record."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Status(str, Enum):
+    ANSWERED = "answered"
+    TURN_LIMIT = "turn_limit"
+    TIME_LIMIT = "time_limit"
+    CONTEXT_LIMIT = "context_limit"
+    FORMAT_ERRORS = "format_errors"
+    MODEL_ERROR = "model_error"
+    SANDBOX_ERROR = "sandbox_error"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_infrastructure_failure(self) -> bool:
+        """Failures of our side, not the agent's: a resumed batch retries these."""
+        return self in (Status.MODEL_ERROR, Status.SANDBOX_ERROR)
+
+
+class EpisodeEnd(Exception):
+    """Raised inside the loop to end the episode; `submission` is the text to grade (answered only)."""
+
+    def __init__(self, status: Status, submission: str | None = None, detail: str | None = None):
+        super().__init__(status.value)
+        self.status = status
+        self.submission = submission
+        self.detail = detail

@@ -1,0 +1,171 @@
+"""A run: validate everything first (nothing is written on bad input), then run episodes into a run folder."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import platform
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+import harness
+from harness.config import RunConfig, config_to_dict
+from harness.episode import EpisodeContext, EpisodeResult, run_episode
+from harness.errors import InputError
+from harness.grading.numeric import GRADER_VERSION
+from harness.models.factory import ModelFactory, model_factory
+from harness.prompts import load_prompts
+from harness.sandboxes import Sandbox
+from harness.sandboxes.limits import ResourceLimits
+from harness.sandboxes.local import BubblewrapSandbox, BwrapUnavailable, LocalSandboxSettings, check_bwrap, find_bwrap
+from harness.summary import print_table, summarize, summary_to_dict
+from harness.tasks import Task, collection_path, load_task_file, resolve_domains, select_tasks
+
+PROTOCOL_KEYS = ("model", "max_turns", "time_limit", "command_timeout", "context_window", "action_format")
+
+
+@dataclass
+class RunPlan:
+    config: RunConfig
+    tasks: list[Task]
+    collections: dict[str, Path]
+    make_model: ModelFactory
+    sandbox_settings: LocalSandboxSettings
+    bwrap: str
+    sandbox_facts: dict[str, Any]
+    run_id: str
+    run_dir: Path
+
+
+def plan_run(config: RunConfig) -> RunPlan:
+    """Every check that can fail on input happens here, before anything is written."""
+    domains = resolve_domains(config.domain, config.tasks_dir)
+    tasks: list[Task] = []
+    for domain in domains:
+        tasks += load_task_file(config.tasks_dir / f"{domain}.jsonl")
+    tasks = select_tasks(tasks, config.task_ids, config.limit)
+    collections = {domain: collection_path(config.collections_dir, domain) for domain in domains}
+    if config.sandbox != "local":
+        raise InputError(f"--sandbox {config.sandbox}: not available yet (use --sandbox local)")
+    make_model = model_factory(config.model, config.action_format, tasks, config.tasks_dir)
+    settings = LocalSandboxSettings(ResourceLimits(config.memory_mb, config.pids, config.cpus), config.output_limit)
+    try:
+        bwrap = find_bwrap()
+        sandbox_facts = check_bwrap(bwrap, settings)
+    except BwrapUnavailable as error:
+        raise InputError(f"--sandbox local: {error}") from None
+    run_id = config.run_id or default_run_id(config)
+    if not re.fullmatch(r"[A-Za-z0-9_.@+-]+", run_id):
+        raise InputError(f"--run-id: {run_id!r} may hold only letters, digits and _ . @ + -")
+    run_dir = config.results_dir / run_id
+    if run_dir.exists():
+        raise InputError(f"{run_dir}: run folder already exists; choose another --run-id")
+    return RunPlan(config, tasks, collections, make_model, settings, bwrap, sandbox_facts, run_id, run_dir)
+
+
+def default_run_id(config: RunConfig) -> str:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.model.replace("scripted:", "scripted-"))
+    domain = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.domain)
+    return f"{stamp}_{model}_{domain}"[:120]
+
+
+def collection_hash(path: Path) -> str:
+    """sha256 over every file's relative path and content, in name order."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        digest.update(str(file.relative_to(path)).encode() + b"\0")
+        with file.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
+def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
+    config = plan.config
+    collection_hashes = {domain: collection_hash(path) for domain, path in plan.collections.items()}
+    protocol = {key: getattr(config, key) for key in PROTOCOL_KEYS} | {"grader_version": GRADER_VERSION}
+    config_hash = "sha256:" + hashlib.sha256(json.dumps(protocol, sort_keys=True).encode()).hexdigest()[:16]
+    plan.run_dir.mkdir(parents=True)
+    run_record = {
+        "run_id": plan.run_id,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "harness_version": harness.__version__,
+        "python": platform.python_version(),
+        "config": config_to_dict(config),
+        "config_hash": config_hash,
+        "protocol": protocol,
+        "sandbox": plan.sandbox_facts,
+        "collections": {d: {"path": str(p), "hash": collection_hashes[d]} for d, p in plan.collections.items()},
+        "tasks": len(plan.tasks),
+    }
+    _write_atomic(plan.run_dir / "run.yaml", yaml.safe_dump(run_record, sort_keys=False, allow_unicode=True))
+    context = EpisodeContext(
+        config=config,
+        prompts=load_prompts(),
+        make_model=plan.make_model,
+        make_sandbox=functools.partial(_new_sandbox, plan),
+        run_dir=plan.run_dir,
+        run_facts={"config_hash": config_hash, "harness_version": harness.__version__},
+        collection_hashes=collection_hashes,
+    )
+    results: list[EpisodeResult] = []
+    lock = threading.Lock()
+    with (
+        (plan.run_dir / "results.jsonl").open("a", encoding="utf-8") as results_file,
+        Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("correct {task.fields[correct]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        ) as progress,
+        ThreadPoolExecutor(max_workers=config.workers) as pool,
+    ):
+        bar = progress.add_task(f"{config.model} on {config.domain}", total=len(plan.tasks), correct=0)
+
+        futures = [pool.submit(run_episode, task, context) for task in plan.tasks]
+        try:
+            for future in as_completed(futures):
+                result = future.result()
+                with lock:
+                    results_file.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+                    results_file.flush()
+                    os.fsync(results_file.fileno())
+                    results.append(result)
+                correct = sum(r.verdict == "correct" for r in results)
+                progress.update(bar, advance=1, correct=correct)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+    rows = [result.to_dict() for result in results]
+    summaries = summarize(rows)
+    _write_atomic(plan.run_dir / "summary.json", json.dumps(summary_to_dict(summaries), indent=2) + "\n")
+    print_table(summaries, console, title=f"run {plan.run_id}")
+    console.print(f"results: {plan.run_dir}")
+    return results
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    temporary = path.with_suffix(path.suffix + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def _new_sandbox(plan: RunPlan, task: Task, name: str) -> Sandbox:
+    return BubblewrapSandbox(plan.collections[task.domain], name, plan.sandbox_settings, plan.bwrap)

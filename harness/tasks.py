@@ -1,0 +1,147 @@
+"""Task records: loading and validating task files, and finding each domain's collection."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import InputError
+from harness.grading import GRADERS, GoldAnswerError
+
+_REQUIRED = {"id": str, "domain": str, "question": str, "answer": str}
+_OPTIONAL = {
+    "answer_format": str,
+    "grader": str,
+    "solution": str,
+    "evidence": list,
+    "metadata": dict,
+    "rel_tol": (int, float),
+}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One question; `answer` and `solution` never enter the sandbox or the model's prompt."""
+
+    id: str
+    domain: str
+    question: str
+    answer: str
+    answer_format: str | None = None
+    grader: str = "numeric"
+    solution: str | None = None
+    evidence: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    rel_tol: float | None = None
+
+
+def available_domains(tasks_dir: Path) -> list[str]:
+    return sorted(path.stem for path in tasks_dir.glob("*.jsonl"))
+
+
+def resolve_domains(spec: str, tasks_dir: Path) -> list[str]:
+    """`law`, `law,finance` or `all` to a list of domain names that have task files."""
+    known = available_domains(tasks_dir)
+    if spec == "all":
+        if not known:
+            raise InputError(f"{tasks_dir}: no task files (*.jsonl)")
+        return known
+    domains = [name.strip() for name in spec.split(",") if name.strip()]
+    if not domains:
+        raise InputError("--domain: empty domain list")
+    for name in domains:
+        if name not in known:
+            raise InputError(
+                f"--domain: unknown domain {name!r}: {tasks_dir / (name + '.jsonl')} not found "
+                f"(known: {', '.join(known) or 'none'})"
+            )
+    return list(dict.fromkeys(domains))
+
+
+def load_task_file(path: Path) -> list[Task]:
+    """Parse and validate every line; the first problem raises `InputError` naming file, line and field."""
+    tasks: list[Task] = []
+    seen: dict[str, int] = {}
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise InputError(f"{where}: malformed JSON: {error.msg} (column {error.colno})") from None
+            if not isinstance(row, dict):
+                raise InputError(f"{where}: a task must be a JSON object")
+            task = _task_from_row(row, where)
+            if task.domain != path.stem:
+                raise InputError(f"{where}: field 'domain': {task.domain!r} does not match the file name")
+            if task.id in seen:
+                raise InputError(f"{where}: field 'id': duplicate id {task.id!r} (first on line {seen[task.id]})")
+            seen[task.id] = number
+            tasks.append(task)
+    return tasks
+
+
+def _task_from_row(row: dict[str, Any], where: str) -> Task:
+    for name, kind in _REQUIRED.items():
+        if name not in row:
+            raise InputError(f"{where}: field '{name}': missing")
+        if not isinstance(row[name], kind) or not row[name].strip():
+            raise InputError(f"{where}: field '{name}': must be a non-empty string")
+    for name, kinds in _OPTIONAL.items():
+        if row.get(name) is not None and not isinstance(row[name], kinds):
+            raise InputError(f"{where}: field '{name}': wrong type {type(row[name]).__name__}")
+    unknown = sorted(set(row) - set(_REQUIRED) - set(_OPTIONAL))
+    if unknown:
+        raise InputError(f"{where}: field '{unknown[0]}': unknown field")
+    grader_name = row.get("grader") or "numeric"
+    if grader_name not in GRADERS:
+        raise InputError(f"{where}: field 'grader': unknown grader {grader_name!r} (known: {', '.join(GRADERS)})")
+    try:
+        GRADERS[grader_name].validate(row["answer"], row.get("answer_format"), row.get("rel_tol"))
+    except GoldAnswerError as error:
+        raise InputError(f"{where}: field 'answer': {error}") from None
+    return Task(
+        id=row["id"],
+        domain=row["domain"],
+        question=row["question"],
+        answer=row["answer"],
+        answer_format=row.get("answer_format"),
+        grader=grader_name,
+        solution=row.get("solution"),
+        evidence=list(row.get("evidence") or []),
+        metadata=dict(row.get("metadata") or {}),
+        rel_tol=row.get("rel_tol"),
+    )
+
+
+def collection_path(collections_dir: Path, domain: str) -> Path:
+    path = collections_dir / domain
+    if not path.is_dir():
+        raise InputError(
+            f"{path}: collection folder for domain {domain!r} not found "
+            "(set --collections-dir or HARNESS_COLLECTIONS_DIR)"
+        )
+    return path
+
+
+def select_tasks(tasks: list[Task], task_ids: list[str], limit: int | None) -> list[Task]:
+    """Filter by `--task-id` (unknown ids are an error) and cut to `--limit` per domain."""
+    if task_ids:
+        known = {task.id for task in tasks}
+        missing = [task_id for task_id in task_ids if task_id not in known]
+        if missing:
+            raise InputError(f"--task-id: unknown task id {missing[0]!r}")
+        tasks = [task for task in tasks if task.id in task_ids]
+    if limit is not None:
+        per_domain: dict[str, int] = {}
+        kept = []
+        for task in tasks:
+            per_domain[task.domain] = per_domain.get(task.domain, 0) + 1
+            if per_domain[task.domain] <= limit:
+                kept.append(task)
+        tasks = kept
+    return tasks

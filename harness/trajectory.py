@@ -1,0 +1,49 @@
+"""The episode's event log: append-only JSON Lines, one event a line, flushed as it happens.
+
+A crash leaves a valid prefix; an episode without `episode_end` is unfinished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+EVENTS = ("episode_start", "model_call", "action", "observation", "format_error", "episode_end")
+
+
+class TrajectoryWriter:
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file = path.open("w", encoding="utf-8")
+
+    def write(self, event: str, **fields: Any) -> None:
+        assert event in EVENTS, event
+        record = {"event": event, "time": round(time.time(), 3), **fields}
+        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        if not self._file.closed:
+            os.fsync(self._file.fileno())
+            self._file.close()
+
+
+def read_trajectory(path: Path) -> list[dict[str, Any]]:
+    """Every complete event; a torn last line (the writer was killed mid-write) is ignored."""
+    events = []
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            try:
+                events.append(json.loads(line))
+            except json.JSONDecodeError:
+                break
+    return events
+
+
+def is_finished(events: list[dict[str, Any]]) -> bool:
+    return bool(events) and events[-1].get("event") == "episode_end"
