@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     arguments: dict[str, Any] = vars(build_parser().parse_args(argv))
-    console = Console(stderr=False)
+    console = Console() if sys.stdout.isatty() else Console(width=140)
     error_console = Console(stderr=True)
     try:
         config_file = arguments.pop("config", None)

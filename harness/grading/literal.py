@@ -126,10 +126,11 @@ def normalize_unit(text: str) -> str:
     return "/".join(_UNIT_ALIASES.get(part, part) for part in text.split("/"))
 
 
-def parse_number(content: str, gold_unit: str = "", gold_currency: str | None = None) -> ParsedNumber:
+def parse_number(content: str, gold_unit: str | None = None, gold_currency: str | None = None) -> ParsedNumber:
     """Read exactly one number, with sign, currency, hedges and unit, from an answer tag's content.
 
-    Raises `Unparseable` when there is not exactly one finite number of sane length.
+    `gold_unit` is None when parsing the gold itself, whose suffix defines the unit. Raises
+    `Unparseable` when there is not exactly one finite number of sane length.
     """
     if len(content) > MAX_CONTENT_CHARS:
         raise Unparseable("TOO_LONG")
@@ -156,7 +157,7 @@ def parse_number(content: str, gold_unit: str = "", gold_currency: str | None = 
         flags.add("UNIT_MISMATCH")
     flags |= _prefix_flags(prefix)
     unit = normalize_unit(suffix)
-    if unit and unit != normalize_unit(gold_unit) and not _is_known_unit(unit):
+    if gold_unit is not None and unit and unit != normalize_unit(gold_unit) and not _is_known_unit(unit):
         flags.add("EXTRA_TEXT")
     decimals = -magnitude.as_tuple().exponent  # type: ignore[operator]
     value = -magnitude if negative else magnitude
