@@ -42,10 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
     add("--time-limit", type=float, metavar="SECONDS", help="wall clock per episode, model time included (default: 3600)")
     add("--command-timeout", type=float, metavar="SECONDS", help="per command, capped by time left (default: 600)")
     add("--context-window", type=int, metavar="TOKENS", help="context budget (default: the model's own)")
+    add("--output-reserve", type=int, metavar="TOKENS", help="tokens kept free for the reply (default: 4096)")
     add("--action-format", choices=["toolcall", "text"], help="bash as a tool call, or one fenced bash block")
     add("--max-format-errors", type=int, metavar="N", help="consecutive replies without an action that end it (3)")
     add("--memory-mb", type=int, metavar="MB", help="sandbox memory limit (default: 4096)")
     add("--pids", type=int, metavar="N", help="sandbox process limit (default: 512)")
+    add("--cpus", type=float, metavar="N", help="sandbox CPU limit, cgroups only (default: 2)")
+    add("--output-limit", type=int, metavar="BYTES", help="output shown per stream, head and tail (default: 20000)")
     add("--config", type=Path, metavar="FILE.yaml", help="read any of these settings from YAML; flags win")
     return parser
 

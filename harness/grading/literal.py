@@ -141,6 +141,8 @@ def parse_number(content: str, gold_unit: str | None = None, gold_currency: str 
     if _NON_FINITE.search(searchable):
         raise Unparseable("NON_FINITE")
     literals = list(_LITERAL.finditer(searchable))
+    if gold_unit is None:  # the gold names its own unit, which may hold digits (`co2`, `m2`)
+        literals = [m for m in literals if m.start() == 0 or not searchable[m.start() - 1].isalpha()]
     if not literals:
         raise Unparseable("NO_NUMBER")
     if len(literals) > 1:

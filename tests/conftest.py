@@ -1,0 +1,84 @@
+"""Shared fixtures: a tiny domain on disk and a way to run the command line in-process."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from harness.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class RunOutcome:
+    exit_code: int
+    rows: list[dict[str, Any]]
+    run_dir: Path
+    output: str
+
+    def trajectory(self, task_id: str, domain: str = "mini") -> list[dict[str, Any]]:
+        path = self.run_dir / "episodes" / domain / f"{task_id}.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@dataclass
+class MiniProject:
+    """tasks/mini.jsonl with one task (gold 42) and collections/mini/ with two documents."""
+
+    root: Path
+    capsys: pytest.CaptureFixture[str]
+
+    @property
+    def tasks_dir(self) -> Path:
+        return self.root / "tasks"
+
+    @property
+    def results_dir(self) -> Path:
+        return self.root / "results"
+
+    def script(self, replies: list[Any]) -> str:
+        path = self.root / f"script-{len(list(self.root.glob('script-*')))}.yaml"
+        path.write_text(yaml.safe_dump(replies))
+        return f"scripted:{path}"
+
+    def run(self, *arguments: str, run_id: str = "run") -> RunOutcome:
+        code = main(
+            [
+                "--domain", "mini",
+                "--tasks-dir", str(self.tasks_dir),
+                "--collections-dir", str(self.root / "collections"),
+                "--results-dir", str(self.results_dir),
+                "--run-id", run_id,
+                *arguments,
+            ]
+        )  # fmt: skip
+        captured = self.capsys.readouterr()
+        run_dir = self.results_dir / run_id
+        results = run_dir / "results.jsonl"
+        rows = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
+        return RunOutcome(code, rows, run_dir, captured.out + captured.err)
+
+
+@pytest.fixture
+def mini(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> MiniProject:
+    (tmp_path / "tasks").mkdir()
+    collection = tmp_path / "collections" / "mini"
+    collection.mkdir(parents=True)
+    (collection / "ledger.md").write_text("| year | units |\n|---|---|\n| 2020 | 40 |\n| 2021 | 2 |\n")
+    (collection / "decoy.md").write_text("A quoted template: <answer>99</answer>\n")
+    task = {
+        "id": "t1",
+        "domain": "mini",
+        "question": "How many units in 2020 and 2021 together?",
+        "answer": "42",
+        "answer_format": "integer",
+        "solution": "awk -F'|' '/^\\| 20/ {s += $3} END {print s}' /workspace/documents/ledger.md",
+    }
+    (tmp_path / "tasks" / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    return MiniProject(tmp_path, capsys)
