@@ -1,0 +1,99 @@
+"""Bad input: one clear line naming file, line and field; exit code 2; nothing written under results/."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+GOOD = {"id": "t1", "domain": "mini", "question": "Q?", "answer": "42", "solution": "echo 42"}
+
+
+def write_tasks(mini, *lines: str) -> None:
+    (mini.tasks_dir / "mini.jsonl").write_text("".join(line + "\n" for line in lines))
+
+
+def assert_rejected(outcome, *fragments: str) -> None:
+    assert outcome.exit_code == 2
+    message = outcome.output.strip()
+    assert message.startswith("error:") and len(message.splitlines()) == 1, message
+    for fragment in fragments:
+        assert fragment in message
+    assert not outcome.run_dir.exists()
+
+
+@pytest.mark.parametrize(
+    ("second_line", "fragments"),
+    [
+        ('{"id": "t2", "domain": ', ("mini.jsonl:2:", "malformed JSON")),
+        (json.dumps({k: v for k, v in GOOD.items() if k != "question"} | {"id": "t2"}), (":2:", "field 'question'")),
+        (json.dumps(GOOD | {"id": "t2", "answer": "12,3.4"}), (":2:", "field 'answer'", "not a number")),
+        (json.dumps(GOOD | {"id": "t2", "answer": "12.50%", "answer_format": "x.xxx%"}), (":2:", "field 'answer'")),
+        (json.dumps(GOOD), (":2:", "field 'id'", "duplicate id 't1'")),
+        (json.dumps(GOOD | {"id": "t2", "domain": "law"}), (":2:", "field 'domain'")),
+        (json.dumps(GOOD | {"id": "t2", "grader": "vibes"}), (":2:", "field 'grader'")),
+        (json.dumps(GOOD | {"id": "t2", "answr": "1"}), (":2:", "field 'answr'", "unknown field")),
+    ],
+)
+def test_bad_task_line_is_reported_with_file_line_and_field(mini, second_line, fragments):
+    write_tasks(mini, json.dumps(GOOD), second_line)
+    assert_rejected(mini.run("--model", "oracle"), *fragments)
+
+
+def test_unknown_domain(mini):
+    outcome = mini.run("--model", "oracle", "--domain", "law")
+    assert_rejected(outcome, "unknown domain 'law'", "law.jsonl", "known: mini")
+
+
+def test_missing_collection_folder(mini):
+    (mini.root / "collections" / "mini" / "ledger.md").unlink()
+    (mini.root / "collections" / "mini" / "decoy.md").unlink()
+    (mini.root / "collections" / "mini").rmdir()
+    assert_rejected(mini.run("--model", "oracle"), "collections/mini", "not found")
+
+
+def test_no_usable_bwrap(mini, monkeypatch, tmp_path):
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("HARNESS_BWRAP", str(fake))
+    assert_rejected(mini.run("--model", "oracle"), "--sandbox local", "cannot start a sandbox")
+
+
+def test_oracle_needs_a_solution(mini):
+    write_tasks(mini, json.dumps({k: v for k, v in GOOD.items() if k != "solution"}))
+    assert_rejected(mini.run("--model", "oracle"), "mini.jsonl", "task 't1'", "field 'solution'")
+
+
+def test_bad_scripted_model_file(mini):
+    script = mini.root / "script.yaml"
+    script.write_text("- bash: 1\n")
+    assert_rejected(mini.run("--model", f"scripted:{script}"), "script.yaml", "item 1")
+
+
+def test_unknown_model(mini):
+    assert_rejected(mini.run("--model", "nonsense"), "--model", "nonsense")
+
+
+@pytest.mark.parametrize("backend", ["docker", "e2b"])
+def test_other_sandboxes_are_not_available_yet(mini, backend):
+    assert_rejected(mini.run("--model", "oracle", "--sandbox", backend), f"--sandbox {backend}", "not available yet")
+
+
+def test_unknown_task_id(mini):
+    assert_rejected(mini.run("--model", "oracle", "--task-id", "nope"), "--task-id", "'nope'")
+
+
+def test_bad_config_file_names_file_line_and_field(mini):
+    config = mini.root / "run.yaml"
+    config.write_text("model: oracle\nmax_turns: lots\n")
+    assert_rejected(mini.run("--config", str(config)), "run.yaml:2", "field 'max_turns'", "'lots'")
+    config.write_text("model: oracle\n\nmax_turnz: 5\n")
+    assert_rejected(mini.run("--config", str(config)), "run.yaml:3", "field 'max_turnz'", "unknown setting")
+
+
+def test_existing_run_folder_is_not_overwritten(mini):
+    assert mini.run("--model", "oracle").exit_code == 0
+    again = mini.run("--model", "oracle")
+    assert again.exit_code == 2 and "already exists" in again.output
+    assert len(again.rows) == 1

@@ -1,0 +1,34 @@
+"""Settings come from defaults < YAML file < CLI flags."""
+
+from __future__ import annotations
+
+import yaml
+
+
+def test_yaml_settings_apply_and_cli_flags_win(mini):
+    config = mini.root / "run.yaml"
+    config.write_text(yaml.safe_dump({"model": "oracle", "max-turns": 7, "time_limit": 99, "workers": 2}))
+    outcome = mini.run("--config", str(config), "--max-turns", "5")
+    assert outcome.exit_code == 0
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
+    assert recorded["config"]["max_turns"] == 5
+    assert recorded["config"]["time_limit"] == 99.0
+    assert recorded["config"]["workers"] == 2
+
+
+def test_environment_variables_set_the_default_folders(mini, monkeypatch):
+    monkeypatch.setenv("HARNESS_TASKS_DIR", str(mini.tasks_dir))
+    monkeypatch.setenv("HARNESS_COLLECTIONS_DIR", str(mini.root / "collections"))
+    from harness.cli import main
+
+    code = main(["--model", "oracle", "--domain", "mini", "--results-dir", str(mini.results_dir), "--run-id", "env"])
+    assert code == 0
+    assert (mini.results_dir / "env" / "results.jsonl").exists()
+
+
+def test_limit_and_task_id_select_tasks(mini):
+    lines = (mini.tasks_dir / "mini.jsonl").read_text()
+    extra = lines.replace('"id": "t1"', '"id": "t2"')
+    (mini.tasks_dir / "mini.jsonl").write_text(lines + extra)
+    assert [r["task_id"] for r in mini.run("--model", "oracle", "--task-id", "t2", run_id="a").rows] == ["t2"]
+    assert len(mini.run("--model", "oracle", "--limit", "1", run_id="b").rows) == 1

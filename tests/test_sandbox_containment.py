@@ -1,0 +1,182 @@
+"""Every containment property of the local sandbox, checked by a command run inside a real bwrap sandbox."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.sandboxes.limits import ResourceLimits
+from harness.sandboxes.local import BubblewrapSandbox, LocalSandboxSettings, find_bwrap
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def collection(tmp_path: Path) -> Path:
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    (folder / "report.md").write_text("# Report\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    return folder
+
+
+@pytest.fixture
+def sandbox(collection: Path):
+    box = BubblewrapSandbox(collection, "test", LocalSandboxSettings(output_limit_bytes=2000), find_bwrap())
+    box.start()
+    yield box
+    box.close()
+
+
+def run(box: BubblewrapSandbox, command: str, timeout: float = 60):
+    return box.execute(command, timeout)
+
+
+def host_processes(pattern: str) -> list[str]:
+    """Pids on the host whose command line matches (pgrep excludes itself; no shell in between)."""
+    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
+
+
+def test_collection_is_readable_at_workspace_documents(sandbox):
+    result = run(sandbox, "pwd; cat documents/report.md")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("/workspace\n# Report")
+
+
+def test_collection_is_read_only_inside_sandbox(sandbox, collection):
+    result = run(sandbox, "echo x > documents/new.md; echo y >> documents/report.md; rm documents/report.md")
+    assert "Read-only file system" in result.stderr
+    assert sorted(p.name for p in collection.iterdir()) == ["report.md"]
+    assert (collection / "report.md").read_text().startswith("# Report")
+
+
+def test_scratch_space_is_writable_and_kept_between_commands(sandbox):
+    assert run(sandbox, "echo 7 > run/x && echo 8 > /tmp/y").exit_code == 0
+    assert run(sandbox, "cat run/x /tmp/y").stdout == "7\n8\n"
+
+
+def test_nothing_persists_from_one_episode_to_the_next(collection):
+    settings = LocalSandboxSettings()
+    first = BubblewrapSandbox(collection, "first", settings, find_bwrap())
+    first.start()
+    run(first, "echo secret > run/left && echo secret > /tmp/left")
+    first.close()
+    second = BubblewrapSandbox(collection, "second", settings, find_bwrap())
+    second.start()
+    try:
+        assert run(second, "ls -A run /tmp").stdout.split() == ["/tmp:", "run:"]
+    finally:
+        second.close()
+
+
+def test_each_command_is_a_fresh_process(sandbox):
+    run(sandbox, "export FOO=1; cd /tmp")
+    assert run(sandbox, 'echo "${FOO:-unset} $PWD"').stdout == "unset /workspace\n"
+
+
+def test_there_is_no_network(sandbox):
+    result = run(sandbox, "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '; "
+                          "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=3)\"")
+    assert result.stdout.split() == ["lo"]
+    assert "Network is unreachable" in result.stderr
+
+
+def test_commands_run_as_an_unprivileged_user(sandbox):
+    result = run(sandbox, "id -u; grep CapEff /proc/self/status")
+    uid, capabilities = result.stdout.split("\n")[:2]
+    assert uid != "0"
+    assert capabilities.split()[1] == "0000000000000000"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="host /etc/shadow is only a secret worth testing where we are root")
+def test_host_secrets_are_not_visible(sandbox):
+    result = run(sandbox, "cat /etc/shadow; ls /root; cat /etc/passwd")
+    assert "No such file" in result.stderr
+    assert "root:x:0:0::/:/usr/sbin/nologin" in result.stdout
+    assert len(result.stdout.splitlines()) == 2
+
+
+def test_runner_files_results_tasks_and_host_files_are_not_visible(sandbox, tmp_path):
+    (tmp_path / "host-note.txt").write_text("private")
+    home_files = [p for p in Path.home().iterdir() if p.is_file()][:5]
+    paths = [REPO / "tasks" / "demo.jsonl", REPO / "harness" / "cli.py", REPO / "README.md", REPO / "results",
+             tmp_path / "host-note.txt", *home_files]
+    result = run(sandbox, " ; ".join(f"ls -d '{p}'" for p in paths))
+    assert result.stdout == ""
+    assert result.stderr.count("No such file or directory") == len(paths)
+
+
+def test_environment_comes_from_the_allow_list_only(collection, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    monkeypatch.setenv("HARNESS_SECRET", "hunter2")
+    box = BubblewrapSandbox(collection, "env", LocalSandboxSettings(), find_bwrap())
+    box.start()
+    try:
+        result = run(box, "env; cat /proc/1/environ /proc/self/environ 2>/dev/null | tr '\\0' '\\n'")
+    finally:
+        box.close()
+    assert "sk-test-secret" not in result.stdout and "hunter2" not in result.stdout
+    names = {line.split("=", 1)[0] for line in result.stdout.splitlines() if "=" in line}
+    assert names <= {"PATH", "HOME", "TMPDIR", "LANG", "TERM", "PYTHONDONTWRITEBYTECODE", "MPLBACKEND", "PAGER",
+                     "PWD", "SHLVL", "_", "TZ"}
+
+
+def test_starting_3000_processes_fails(sandbox):
+    spawn = """
+import subprocess
+children = []
+try:
+    for _ in range(3000):
+        children.append(subprocess.Popen(["sleep", "20"]))
+    print("started", len(children))
+except OSError:
+    print("refused after", len(children))
+"""
+    result = run(sandbox, f"python3 -c '{spawn}'", timeout=60)
+    assert result.stdout.startswith("refused after"), result.stdout + result.stderr
+    assert int(result.stdout.split()[-1]) < 3000
+
+
+def test_6gb_allocation_fails_under_the_default_4gb_limit(sandbox):
+    result = run(sandbox, "python3 -c \"b = bytearray(6 * 1024**3); b[::4096] = b'x' * (len(b) // 4096); print('ok')\"")
+    assert result.exit_code != 0
+    assert "ok" not in result.stdout
+
+
+def test_timeout_kills_the_whole_process_tree_including_detached_children(sandbox, collection):
+    started = time.monotonic()
+    result = run(sandbox, "setsid nohup sleep 317 >/dev/null 2>&1 & (sleep 317 &); sleep 317", timeout=1)
+    assert result.timed_out and result.exit_code is None
+    assert time.monotonic() - started < 10
+    assert host_processes("sleep 317") == []
+
+
+def test_background_processes_do_not_outlive_their_command(sandbox):
+    run(sandbox, "nohup sleep 318 >/dev/null 2>&1 &")
+    assert host_processes("sleep 318") == []
+
+
+def test_output_is_capped_with_head_tail_and_a_marker(sandbox):
+    result = run(sandbox, "seq 1 100000")
+    assert result.truncated
+    assert result.raw_bytes == len("".join(f"{i}\n" for i in range(1, 100001)))
+    assert result.stdout.startswith("1\n2\n3\n")
+    assert result.stdout.endswith("99999\n100000\n")
+    assert "output truncated" in result.stdout
+    assert len(result.stdout) < 2200
+
+
+def test_python_toolset_and_search_tools_are_available(sandbox):
+    modules = "pandas, numpy, scipy, openpyxl, lxml, bs4, yaml, pymupdf, pdfplumber, tabulate"
+    result = run(sandbox, f"python3 -c 'import {modules}; print(\"ok\")' && rg --version | head -1 && jq --version")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("ok\nripgrep")
+
+
+def test_limits_are_recorded(sandbox):
+    limits = sandbox.describe()["limits"]
+    assert limits["mechanism"] in ("cgroup-v1", "cgroup-v2", "rlimit")
+    assert (limits["memory_mb"], limits["pids"]) == (ResourceLimits().memory_mb, ResourceLimits().pids)
