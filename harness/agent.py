@@ -147,4 +147,3 @@ def _result_fields(result: ExecResult) -> dict[str, Any]:
         "raw_bytes": result.raw_bytes,
         "duration_s": result.duration_s,
     }
-

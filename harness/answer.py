@@ -32,19 +32,22 @@ def strip_code_blocks(text: str) -> str:
                 fence = match.group(1)
             else:
                 kept.append(line)
-        elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-            if not line.strip().lstrip(fence[0]):
-                fence = None
+        elif (
+            match
+            and match.group(1)[0] == fence[0]
+            and len(match.group(1)) >= len(fence)
+            and not line.strip().lstrip(fence[0])
+        ):
+            fence = None
     return "".join(kept)
 
 
 def find_answer_tag(submission: str) -> TagResult:
     """Content of the last opening tag up to the first closing tag after it."""
-    last_open = None
-    for last_open in _OPEN_TAG.finditer(submission):
-        pass
-    if last_open is None:
+    openings = list(_OPEN_TAG.finditer(submission))
+    if not openings:
         return TagResult(None, "NO_TAG")
+    last_open = openings[-1]
     close = _CLOSE_TAG.search(submission, last_open.end())
     if close is None:
         return TagResult(None, "UNCLOSED_TAG")

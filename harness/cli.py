@@ -39,7 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     add("--sandbox", choices=["local", "docker", "e2b"], help="sandbox backend (default: local, bubblewrap)")
     add("--workers", type=int, metavar="N", help="episodes run at once (default: 1)")
     add("--max-turns", type=int, metavar="N", help="model calls per episode (default: 200)")
-    add("--time-limit", type=float, metavar="SECONDS", help="wall clock per episode, model time included (default: 3600)")
+    add(
+        "--time-limit",
+        type=float,
+        metavar="SECONDS",
+        help="wall clock per episode, model time included (default: 3600)",
+    )
     add("--command-timeout", type=float, metavar="SECONDS", help="per command, capped by time left (default: 600)")
     add("--context-window", type=int, metavar="TOKENS", help="context budget (default: the model's own)")
     add("--output-reserve", type=int, metavar="TOKENS", help="tokens kept free for the reply (default: 4096)")

@@ -105,7 +105,9 @@ def build_config(file_settings: dict[str, Any], cli_settings: dict[str, Any]) ->
             setattr(config, name, _coerce(value, hints[name], where))
     for name, choices in _CHOICES.items():
         if getattr(config, name) not in choices:
-            raise InputError(f"--{name.replace('_', '-')}: {getattr(config, name)!r} is not one of {', '.join(choices)}")
+            raise InputError(
+                f"--{name.replace('_', '-')}: {getattr(config, name)!r} is not one of {', '.join(choices)}"
+            )
     for name in _POSITIVE:
         if getattr(config, name) <= 0:
             raise InputError(f"--{name.replace('_', '-')}: must be positive")

@@ -43,4 +43,6 @@ def test_demo_has_the_promised_shape():
     assert all(len(t["evidence"]) >= 2 and t["solution"] for t in tasks)
     formats = {t["answer_format"] for t in tasks}
     assert {"x.xxx%", "x.xxx x", "integer"} <= formats
-    assert any("pp/year" in f for f in formats) and any("pp" in f and "+" in t["answer"] for t in tasks for f in [t["answer_format"]])
+    assert any("pp/year" in f for f in formats) and any(
+        "pp" in f and "+" in t["answer"] for t in tasks for f in [t["answer_format"]]
+    )

@@ -78,8 +78,11 @@ def test_each_command_is_a_fresh_process(sandbox):
 
 
 def test_there_is_no_network(sandbox):
-    result = run(sandbox, "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '; "
-                          "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=3)\"")
+    result = run(
+        sandbox,
+        "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '; "
+        "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=3)\"",
+    )
     assert result.stdout.split() == ["lo"]
     assert "Network is unreachable" in result.stderr
 
@@ -102,8 +105,14 @@ def test_host_secrets_are_not_visible(sandbox):
 def test_runner_files_results_tasks_and_host_files_are_not_visible(sandbox, tmp_path):
     (tmp_path / "host-note.txt").write_text("private")
     home_files = [p for p in Path.home().iterdir() if p.is_file()][:5]
-    paths = [REPO / "tasks" / "demo.jsonl", REPO / "harness" / "cli.py", REPO / "README.md", REPO / "results",
-             tmp_path / "host-note.txt", *home_files]
+    paths = [
+        REPO / "tasks" / "demo.jsonl",
+        REPO / "harness" / "cli.py",
+        REPO / "README.md",
+        REPO / "results",
+        tmp_path / "host-note.txt",
+        *home_files,
+    ]
     result = run(sandbox, " ; ".join(f"ls -d '{p}'" for p in paths))
     assert result.stdout == ""
     assert result.stderr.count("No such file or directory") == len(paths)
@@ -120,8 +129,20 @@ def test_environment_comes_from_the_allow_list_only(collection, monkeypatch):
         box.close()
     assert "sk-test-secret" not in result.stdout and "hunter2" not in result.stdout
     names = {line.split("=", 1)[0] for line in result.stdout.splitlines() if "=" in line}
-    assert names <= {"PATH", "HOME", "TMPDIR", "LANG", "TERM", "PYTHONDONTWRITEBYTECODE", "MPLBACKEND", "PAGER",
-                     "PWD", "SHLVL", "_", "TZ"}
+    assert names <= {
+        "PATH",
+        "HOME",
+        "TMPDIR",
+        "LANG",
+        "TERM",
+        "PYTHONDONTWRITEBYTECODE",
+        "MPLBACKEND",
+        "PAGER",
+        "PWD",
+        "SHLVL",
+        "_",
+        "TZ",
+    }
 
 
 def test_starting_3000_processes_fails(sandbox):

@@ -7,7 +7,7 @@ from typing import Protocol
 from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gold
 from harness.grading.record import Grade, Verdict
 
-__all__ = ["GRADERS", "Grade", "GoldAnswerError", "Grader", "Verdict", "get_grader"]
+__all__ = ["GRADERS", "GoldAnswerError", "Grade", "Grader", "Verdict", "get_grader"]
 
 
 class Grader(Protocol):

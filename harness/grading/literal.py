@@ -167,10 +167,8 @@ def parse_number(content: str, gold_unit: str | None = None, gold_currency: str 
 
 
 def _read_literal(literal: str) -> tuple[Decimal, set[str]]:
-    for pattern, reading in _SEPARATOR_READINGS:
-        if pattern.match(literal):
-            break
-    else:
+    reading = next((name for pattern, name in _SEPARATOR_READINGS if pattern.match(literal)), None)
+    if reading is None:
         raise Unparseable("BAD_NUMBER")
     flags: set[str] = set()
     if reading == "us_grouping":

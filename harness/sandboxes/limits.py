@@ -7,6 +7,7 @@ threads).
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import uuid
 from dataclasses import dataclass, field
@@ -37,10 +38,8 @@ class AppliedLimits:
     def release(self) -> None:
         """Remove the episode's cgroups (their processes are gone once the sandbox has exited)."""
         for directory in reversed(self.cgroup_dirs):
-            try:
+            with contextlib.suppress(OSError):
                 directory.rmdir()
-            except OSError:
-                pass
         self.cgroup_dirs.clear()
 
 

