@@ -250,11 +250,12 @@ class BubblewrapSandbox:
                 arguments += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
         for name in ("passwd", "group", "hosts", "hostname"):
             arguments += ["--ro-bind", str(self._scratch / "etc" / name), f"/etc/{name}"]
-        created: set[str] = {"/", "/usr", "/etc"}
+        # /tmp first: a Python environment living under the host's /tmp is then mounted on top of it
+        arguments += ["--bind", str(self._scratch / "tmp"), "/tmp"]
+        created: set[str] = {"/", "/usr", "/etc", "/tmp"}
         for prefix in _python_prefixes():
             arguments += _make_parents(prefix, created)
             arguments += ["--ro-bind", prefix, prefix]
-        arguments += ["--bind", str(self._scratch / "tmp"), "/tmp"]
         arguments += ["--perms", "0755", "--dir", WORKDIR]
         arguments += ["--ro-bind", str(self._collection), f"{WORKDIR}/documents"]
         arguments += ["--bind", str(self._scratch / "run"), f"{WORKDIR}/run"]
