@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec
 
 from harness.actions import FormatError, parse_action
 from harness.answer import command_submits_answer, has_closed_answer, strip_code_blocks
@@ -15,6 +17,8 @@ from harness.prompts import PromptSet
 from harness.sandboxes import ExecResult, Sandbox, SandboxError
 from harness.tasks import Task
 from harness.trajectory import TrajectoryWriter
+
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,25 @@ class LoopOutcome:
     detail: str | None
 
 
+def _ends_as_outcome(loop: Callable[P, None]) -> Callable[P, LoopOutcome]:
+    """The one place where every way out of the loop becomes a `LoopOutcome`."""
+
+    @functools.wraps(loop)
+    def run(*args: P.args, **kwargs: P.kwargs) -> LoopOutcome:
+        try:
+            loop(*args, **kwargs)
+        except EpisodeEnd as end:
+            return LoopOutcome(end.status, end.submission, end.detail)
+        except ModelError as error:
+            return LoopOutcome(Status.MODEL_ERROR, None, str(error))
+        except SandboxError as error:
+            return LoopOutcome(Status.SANDBOX_ERROR, None, str(error))
+        raise AssertionError("the loop only ends by raising")  # pragma: no cover
+
+    return run
+
+
+@_ends_as_outcome
 def run_agent(
     task: Task,
     model: Model,
@@ -39,28 +62,8 @@ def run_agent(
     prompts: PromptSet,
     log: TrajectoryWriter,
     settings: LoopSettings,
-) -> LoopOutcome:
-    """Run one episode's conversation; every way out of the loop becomes a `LoopOutcome` here."""
-    try:
-        _loop(task, model, sandbox, budget, prompts, log, settings)
-    except EpisodeEnd as end:
-        return LoopOutcome(end.status, end.submission, end.detail)
-    except ModelError as error:
-        return LoopOutcome(Status.MODEL_ERROR, None, str(error))
-    except SandboxError as error:
-        return LoopOutcome(Status.SANDBOX_ERROR, None, str(error))
-    raise AssertionError("the loop only ends by raising")  # pragma: no cover
-
-
-def _loop(
-    task: Task,
-    model: Model,
-    sandbox: Sandbox,
-    budget: Budget,
-    prompts: PromptSet,
-    log: TrajectoryWriter,
-    settings: LoopSettings,
 ) -> None:
+    """Run one episode's conversation until an answer, a budget, or a failure ends it."""
     system = prompts.render(
         "system",
         action_format=settings.action_format,

@@ -32,3 +32,19 @@ def test_limit_and_task_id_select_tasks(mini):
     (mini.tasks_dir / "mini.jsonl").write_text(lines + extra)
     assert [r["task_id"] for r in mini.run("--model", "oracle", "--task-id", "t2", run_id="a").rows] == ["t2"]
     assert len(mini.run("--model", "oracle", "--limit", "1", run_id="b").rows) == 1
+
+
+def test_help_documents_every_flag(capsys):
+    import pytest
+
+    from harness.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    flags = ["--model", "--domain", "--task-id", "--limit", "--tasks-dir", "--collections-dir", "--results-dir",
+             "--run-id", "--sandbox", "--workers", "--max-turns", "--time-limit", "--command-timeout",
+             "--context-window", "--action-format", "--config",
+             "HARNESS_TASKS_DIR", "HARNESS_COLLECTIONS_DIR"]  # fmt: skip
+    assert [flag for flag in flags if flag not in text] == []
