@@ -112,6 +112,7 @@ def run_agent(
         log.write("action", turn=budget.turns, command=command, timeout_s=round(timeout, 3))
         result = sandbox.execute(command, timeout)
         log.write("observation", turn=budget.turns, **_result_fields(result))
+        budget.check_cancelled()
         if command_submits_answer(command) and has_closed_answer(result.stdout):
             raise EpisodeEnd(Status.ANSWERED, submission=result.stdout)
         if result.timed_out and budget.out_of_time():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any
 
@@ -14,7 +15,15 @@ CHARS_PER_TOKEN = 4
 
 
 class Budget:
-    def __init__(self, max_turns: int, time_limit_s: float, context_window: int | None, output_reserve: int):
+    def __init__(
+        self,
+        max_turns: int,
+        time_limit_s: float,
+        context_window: int | None,
+        output_reserve: int,
+        cancel: threading.Event | None = None,
+    ):
+        self._cancel = cancel or threading.Event()
         self.max_turns = max_turns
         self.time_limit_s = time_limit_s
         self.context_window = context_window
@@ -41,7 +50,8 @@ class Budget:
         return max(self.max_turns - self.turns, 0)
 
     def check_before_call(self, messages: list[dict[str, Any]]) -> None:
-        """Raise `EpisodeEnd` when the next model call would break a budget."""
+        """Raise `EpisodeEnd` when the next model call would break a budget (or the run was cancelled)."""
+        self.check_cancelled()
         if self.turns >= self.max_turns:
             raise EpisodeEnd(Status.TURN_LIMIT, detail=f"{self.turns} turns used")
         if self.seconds_left <= 0:
@@ -69,6 +79,10 @@ class Budget:
     def estimate_prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
         uncounted = messages[self._counted_messages :]
         return self._counted_tokens + len(json.dumps(uncounted, ensure_ascii=False)) // CHARS_PER_TOKEN
+
+    def check_cancelled(self) -> None:
+        if self._cancel.is_set():
+            raise EpisodeEnd(Status.CANCELLED, detail="the run was interrupted")
 
     def command_timeout(self, cap_s: float) -> float:
         return min(cap_s, self.seconds_left)

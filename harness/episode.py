@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -61,6 +62,8 @@ class EpisodeContext:
     run_facts: dict[str, Any]
     """Recorded in every episode_start: config hash, versions."""
     collection_hashes: dict[str, str]
+    cancel: threading.Event
+    """Set on Ctrl-C: running episodes end as `cancelled` at their next step."""
 
 
 def episode_name(task: Task) -> str:
@@ -78,7 +81,7 @@ def run_episode(task: Task, context: EpisodeContext) -> EpisodeResult:
     model = context.make_model(task)
     sandbox = context.make_sandbox(task, episode_name(task))
     window = config.context_window or model.context_window
-    budget = Budget(config.max_turns, config.time_limit, window, config.output_reserve)
+    budget = Budget(config.max_turns, config.time_limit, window, config.output_reserve, context.cancel)
     settings = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors)
     try:
         sandbox.start()

@@ -9,7 +9,7 @@ import os
 import platform
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -112,17 +112,19 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
         "tasks": len(plan.tasks),
     }
     _write_atomic(plan.run_dir / "run.yaml", yaml.safe_dump(run_record, sort_keys=False, allow_unicode=True))
+    cancel = threading.Event()
     context = EpisodeContext(
         config=config,
         prompts=load_prompts(),
         make_model=plan.make_model,
-        make_sandbox=functools.partial(_new_sandbox, plan),
+        make_sandbox=functools.partial(_new_sandbox, plan, cancel),
         run_dir=plan.run_dir,
         run_facts={"config_hash": config_hash, "harness_version": harness.__version__},
         collection_hashes=collection_hashes,
+        cancel=cancel,
     )
     results: list[EpisodeResult] = []
-    lock = threading.Lock()
+    interrupted = False
     with (
         (plan.run_dir / "results.jsonl").open("a", encoding="utf-8") as results_file,
         Progress(
@@ -139,26 +141,39 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
         bar = progress.add_task(f"{config.model} on {config.domain}", total=len(plan.tasks), correct=0)
 
         futures = [pool.submit(run_episode, task, context) for task in plan.tasks]
+
+        def record(result: EpisodeResult) -> None:
+            results_file.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+            results_file.flush()
+            os.fsync(results_file.fileno())
+            results.append(result)
+            progress.update(bar, advance=1, correct=sum(r.verdict == "correct" for r in results))
+
+        recorded: set[Future[EpisodeResult]] = set()
         try:
             for future in as_completed(futures):
-                result = future.result()
-                with lock:
-                    results_file.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-                    results_file.flush()
-                    os.fsync(results_file.fileno())
-                    results.append(result)
-                correct = sum(r.verdict == "correct" for r in results)
-                progress.update(bar, advance=1, correct=correct)
-        except BaseException:
+                record(future.result())
+                recorded.add(future)
+        except KeyboardInterrupt:
+            cancel.set()  # running episodes stop at their next step and end as `cancelled`
             for future in futures:
                 future.cancel()
-            raise
+            for future in futures:
+                if future not in recorded and not future.cancelled():
+                    record(future.result())
+            interrupted = True
+    _finish(plan, results, console)
+    if interrupted:
+        raise KeyboardInterrupt
+    return results
+
+
+def _finish(plan: RunPlan, results: list[EpisodeResult], console: Console) -> None:
     rows = [result.to_dict() for result in results]
     summaries = summarize(rows)
     _write_atomic(plan.run_dir / "summary.json", json.dumps(summary_to_dict(summaries), indent=2) + "\n")
     print_table(summaries, console, title=f"run {plan.run_id}")
     console.print(f"results: {plan.run_dir}")
-    return results
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -167,5 +182,5 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
-def _new_sandbox(plan: RunPlan, task: Task, name: str) -> Sandbox:
-    return BubblewrapSandbox(plan.collections[task.domain], name, plan.sandbox_settings, plan.bwrap)
+def _new_sandbox(plan: RunPlan, cancel: threading.Event, task: Task, name: str) -> Sandbox:
+    return BubblewrapSandbox(plan.collections[task.domain], name, plan.sandbox_settings, plan.bwrap, cancel)

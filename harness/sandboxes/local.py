@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,7 @@ SANDBOX_ENV = {
     "PAGER": "cat",
 }
 HOST_ENV_ALLOWED = ("TZ",)
+_POLL_S = 0.2
 _MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "mime.types")
 
@@ -92,7 +94,16 @@ def check_bwrap(bwrap: str, settings: LocalSandboxSettings) -> dict[str, object]
 class BubblewrapSandbox:
     """One episode's local sandbox (see the module docstring for what it contains)."""
 
-    def __init__(self, collection: Path, episode_name: str, settings: LocalSandboxSettings, bwrap: str):
+    def __init__(
+        self,
+        collection: Path,
+        episode_name: str,
+        settings: LocalSandboxSettings,
+        bwrap: str,
+        cancel: threading.Event | None = None,
+    ):
+        self._cancel = cancel or threading.Event()
+        """Set by the runner on Ctrl-C: the running command is killed at once."""
         self._collection = collection.resolve()
         self._episode_name = episode_name
         self._settings = settings
@@ -173,22 +184,25 @@ class BubblewrapSandbox:
         stdout = CappedOutput(process.stdout, limit)  # type: ignore[arg-type]
         stderr = CappedOutput(process.stderr, limit)  # type: ignore[arg-type]
         timed_out = False
+        deadline = started + max(timeout_s, 0.0)
         try:
-            process.wait(timeout=max(timeout_s, 0.0))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            self._kill(process)
+            while process.poll() is None and not self._cancel.is_set():
+                if time.monotonic() >= deadline:
+                    timed_out = True
+                    break
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=min(_POLL_S, max(deadline - time.monotonic(), 0.0)))
         finally:
-            if process.returncode is None:  # interrupted (Ctrl-C): never leave the sandbox running
+            if process.returncode is None:  # timed out, cancelled or interrupted: never leave it running
                 self._kill(process)
         stdout.wait(10)
         stderr.wait(10)
         duration = time.monotonic() - started
         with os.fdopen(status_read) as status_file:
             started_ok = "child-pid" in status_file.read()
-        if not started_ok and not timed_out:
+        if not started_ok and not timed_out and not self._cancel.is_set():
             raise SandboxError(f"bwrap failed to set up the sandbox: {stderr.text().strip()[:300]}")
-        code = None if timed_out else _exit_code(process.returncode)
+        code = None if timed_out or self._cancel.is_set() else _exit_code(process.returncode)
         return ExecResult(
             stdout=stdout.text(),
             stderr=stderr.text(),

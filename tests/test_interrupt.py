@@ -1,0 +1,44 @@
+"""Ctrl-C mid-run: running episodes end as `cancelled`, their sandboxes are gone, finished rows stay."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import yaml
+
+from tests.conftest import REPO
+
+
+def test_ctrl_c_cancels_running_episodes_and_keeps_finished_ones(mini):
+    (mini.tasks_dir / "mini.jsonl").write_text(
+        "".join(json.dumps({"id": f"t{i}", "domain": "mini", "question": "Q?", "answer": "42"}) + "\n" for i in (1, 2))
+    )
+    script = mini.root / "slow.yaml"
+    script.write_text(yaml.safe_dump([{"bash": "sleep 319"}]))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "--model", f"scripted:{script}", "--domain", "mini", "--workers", "2",
+         "--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections"),
+         "--results-dir", str(mini.results_dir), "--run-id", "cut"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    run_dir = mini.results_dir / "cut"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        actions = [p for p in run_dir.glob("episodes/mini/*.jsonl") if '"event": "action"' in p.read_text()]
+        if len(actions) == 2:
+            break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 130, stderr
+    rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert sorted((r["task_id"], r["status"]) for r in rows) == [("t1", "cancelled"), ("t2", "cancelled")]
+    for task_id in ("t1", "t2"):
+        last = json.loads((run_dir / "episodes" / "mini" / f"{task_id}.jsonl").read_text().splitlines()[-1])
+        assert (last["event"], last["status"]) == ("episode_end", "cancelled")
+    assert (run_dir / "summary.json").exists()
+    assert subprocess.run(["pgrep", "-f", "sleep 319"], capture_output=True, text=True).stdout == ""
