@@ -22,8 +22,9 @@ def sandbox_overhead(commands: int = 50) -> None:
             began = time.perf_counter()
             box.execute("true", 30)
             timings.append(time.perf_counter() - began)
+        mechanism = box.describe()["limits"]["mechanism"]  # type: ignore[index]
         box.close()
-    print(f"sandbox start: {start_s * 1000:.1f} ms (limits: {box.describe()['limits']['mechanism']})")
+    print(f"sandbox start: {start_s * 1000:.1f} ms (limits: {mechanism})")
     print(f"command `true`: median {statistics.median(timings) * 1000:.1f} ms, max {max(timings) * 1000:.1f} ms")
 
 
