@@ -66,12 +66,17 @@ class EpisodeContext:
     """Set on Ctrl-C: running episodes end as `cancelled` at their next step."""
 
 
+def _safe_name(text: str) -> str:
+    """Task ids and domains as file, folder and cgroup names."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)
+
+
 def episode_name(task: Task) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{task.domain}-{task.id}")
+    return _safe_name(f"{task.domain}-{task.id}")
 
 
 def trajectory_path(run_dir: Path, task: Task) -> Path:
-    return run_dir / "episodes" / task.domain / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', task.id)}.jsonl"
+    return run_dir / "episodes" / task.domain / f"{_safe_name(task.id)}.jsonl"
 
 
 def run_episode(task: Task, context: EpisodeContext) -> EpisodeResult:
