@@ -11,7 +11,7 @@ from typing import Any, ParamSpec
 from harness.actions import FormatError, parse_action
 from harness.answer import command_submits_answer, has_closed_answer, strip_code_blocks
 from harness.budget import Budget
-from harness.models import Model, ModelError, ModelReply
+from harness.models import ContextOverflow, Model, ModelError, ModelReply
 from harness.outcome import EpisodeEnd, Status
 from harness.prompts import PromptSet
 from harness.sandboxes import ExecResult, Sandbox, SandboxError
@@ -44,6 +44,8 @@ def _ends_as_outcome(loop: Callable[P, None]) -> Callable[P, LoopOutcome]:
             loop(*args, **kwargs)
         except EpisodeEnd as end:
             return LoopOutcome(end.status, end.submission, end.detail)
+        except ContextOverflow as error:
+            return LoopOutcome(Status.CONTEXT_LIMIT, None, str(error))
         except ModelError as error:
             return LoopOutcome(Status.MODEL_ERROR, None, str(error))
         except SandboxError as error:
@@ -78,7 +80,14 @@ def run_agent(
     while True:
         budget.check_before_call(messages)
         started = time.monotonic()
-        reply = model.query(messages)
+        try:
+            reply = model.query(messages, budget.seconds_left)
+        except ModelError as error:
+            log.write("model_error", turn=budget.turns + 1, messages=messages[logged:], error=str(error),
+                      attempts=error.attempts, latency_s=round(time.monotonic() - started, 3))  # fmt: skip
+            if budget.out_of_time() and not isinstance(error, ContextOverflow):
+                raise EpisodeEnd(Status.TIME_LIMIT, detail=f"the model call ran out of time: {error}") from None
+            raise
         log.write(
             "model_call",
             turn=budget.turns + 1,

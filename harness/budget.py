@@ -34,6 +34,8 @@ class Budget:
         self._counted_messages = 0
         self.input_tokens = 0
         self.output_tokens = 0
+        self.cached_tokens = 0
+        self.reasoning_tokens = 0
         self.cost_usd: float | None = None
         """Sum of the known per-call costs; None while no call had a known price."""
 
@@ -70,6 +72,8 @@ class Budget:
         self.turns += 1
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
+        self.cached_tokens += usage.cached_tokens
+        self.reasoning_tokens += usage.reasoning_tokens
         if cost_usd is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost_usd
         if usage.input_tokens:

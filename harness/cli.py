@@ -24,7 +24,23 @@ def build_parser() -> argparse.ArgumentParser:
         argument_default=argparse.SUPPRESS,
     )
     add = parser.add_argument
-    add("--model", help="oracle | scripted:FILE.yaml")
+    add(
+        "--model",
+        help="a litellm provider/model string (deepseek/..., openai/..., anthropic/..., gemini/..., hosted_vllm/...), "
+        "an alias from harness/models/aliases.yaml (e.g. deepseek-v4), oracle, scripted:FILE.yaml or replay:PATH",
+    )
+    add("--api-base", metavar="URL", help="provider endpoint, e.g. http://127.0.0.1:8000/v1 for a local server")
+    add("--api-key-env", metavar="NAME", help="environment variable holding the API key (default: the provider's own)")
+    add(
+        "--model-arg",
+        dest="model_args",
+        action="append",
+        metavar="KEY=VALUE",
+        help="passed to the provider, repeatable (e.g. reasoning_effort=high)",
+    )
+    add("--temperature", type=float, help="sampling temperature (default: 1.0)")
+    add("--max-retries", type=int, metavar="N", help="retries of rate limits, 5xx, timeouts, connection errors (5)")
+    add("--model-timeout", type=float, metavar="SECONDS", help="per model call, retries included (default: 600)")
     add("--domain", help="a domain name, a comma-separated list, or 'all'")
     add("--task-id", dest="task_ids", action="append", metavar="ID", help="run only this task (repeatable)")
     add("--limit", type=int, metavar="N", help="at most N tasks per domain")

@@ -18,7 +18,20 @@ from harness.errors import InputError
 @dataclass
 class RunConfig:
     model: str = ""
-    """Model spec: `oracle`, `scripted:FILE.yaml`, or (later) a litellm model string."""
+    """`oracle`, `scripted:FILE.yaml`, `replay:PATH`, a litellm `provider/model` string, or an alias."""
+    api_base: str | None = None
+    """Provider endpoint, e.g. http://127.0.0.1:8000/v1 for a local vLLM/SGLang/llama.cpp server."""
+    api_key_env: str | None = None
+    """Environment variable holding the API key (None: litellm's usual one for the provider)."""
+    model_args: list[str] = field(default_factory=list)
+    """`key=value` pairs passed to the provider (values read as YAML scalars), e.g. reasoning_effort=high."""
+    temperature: float = 1.0
+    max_retries: int = 5
+    """Retries of rate limits, 5xx, timeouts and connection errors (0: none)."""
+    model_timeout: float = 600.0
+    """Seconds one model call may take, retries included (also capped by the episode's time left)."""
+    model_aliases: dict[str, str] = field(default_factory=dict)
+    """Extra short names for litellm model strings, on top of harness/models/aliases.yaml."""
     domain: str = ""
     """A domain name, a comma-separated list, or `all`."""
     task_ids: list[str] = field(default_factory=list)
@@ -61,7 +74,17 @@ class RunConfig:
 
 
 _CHOICES = {"sandbox": ("local", "docker", "e2b"), "action_format": ("toolcall", "text")}
-_POSITIVE = ("workers", "max_turns", "time_limit", "command_timeout", "max_format_errors", "memory_mb", "pids")
+_NON_NEGATIVE = ("max_retries", "temperature")
+_POSITIVE = (
+    "model_timeout",
+    "workers",
+    "max_turns",
+    "time_limit",
+    "command_timeout",
+    "max_format_errors",
+    "memory_mb",
+    "pids",
+)
 
 
 def setting_names() -> list[str]:
@@ -111,6 +134,9 @@ def build_config(file_settings: dict[str, Any], cli_settings: dict[str, Any]) ->
     for name in _POSITIVE:
         if getattr(config, name) <= 0:
             raise InputError(f"--{name.replace('_', '-')}: must be positive")
+    for name in _NON_NEGATIVE:
+        if getattr(config, name) < 0:
+            raise InputError(f"--{name.replace('_', '-')}: must not be negative")
     if not config.model:
         raise InputError("--model: required (e.g. --model oracle)")
     if not config.domain:
@@ -136,6 +162,10 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
         if origin is list:
             items = value if isinstance(value, list) else [value]
             return [str(item) for item in items]
+        if origin is dict:
+            if not isinstance(value, dict):
+                raise ValueError
+            return {str(key): str(item) for key, item in value.items()}
         if kind is bool or (kind in (int, float) and isinstance(value, bool)):
             raise ValueError
         return kind(value)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -19,7 +18,7 @@ from harness.outcome import Status
 from harness.prompts import PromptSet
 from harness.sandboxes import Sandbox, SandboxError
 from harness.tasks import Task
-from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter
+from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter, safe_name, trajectory_path
 
 SandboxFactory = Callable[[Task, str], Sandbox]
 
@@ -43,7 +42,10 @@ class EpisodeResult:
     duration_s: float
     input_tokens: int
     output_tokens: int
+    cached_tokens: int
+    reasoning_tokens: int
     cost_usd: float | None
+    """Sum of the calls' known prices; None when no price was known."""
     detail: str | None
     """Why a limit or failure ended the episode."""
     grader_version: str
@@ -66,22 +68,13 @@ class EpisodeContext:
     """Set on Ctrl-C: running episodes end as `cancelled` at their next step."""
 
 
-def _safe_name(text: str) -> str:
-    """Task ids and domains as file, folder and cgroup names."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)
-
-
 def episode_name(task: Task) -> str:
-    return _safe_name(f"{task.domain}-{task.id}")
-
-
-def trajectory_path(run_dir: Path, task: Task) -> Path:
-    return run_dir / "episodes" / task.domain / f"{_safe_name(task.id)}.jsonl"
+    return safe_name(f"{task.domain}-{task.id}")
 
 
 def run_episode(task: Task, context: EpisodeContext) -> EpisodeResult:
     config = context.config
-    log = TrajectoryWriter(trajectory_path(context.run_dir, task))
+    log = TrajectoryWriter(trajectory_path(context.run_dir, task.domain, task.id))
     started = time.monotonic()
     model = context.make_model(task)
     sandbox = context.make_sandbox(task, episode_name(task))
@@ -132,6 +125,8 @@ def _result(task: Task, outcome: LoopOutcome, budget: Budget, duration_s: float)
         duration_s=round(duration_s, 3),
         input_tokens=budget.input_tokens,
         output_tokens=budget.output_tokens,
+        cached_tokens=budget.cached_tokens,
+        reasoning_tokens=budget.reasoning_tokens,
         cost_usd=budget.cost_usd,
         detail=outcome.detail,
         grader_version=grade.grader_version,

@@ -58,7 +58,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     collections = {domain: collection_path(config.collections_dir, domain) for domain in domains}
     if config.sandbox != "local":
         raise InputError(f"--sandbox {config.sandbox}: not available yet (use --sandbox local)")
-    make_model = model_factory(config.model, config.action_format, tasks, config.tasks_dir)
+    make_model = model_factory(config, tasks)
     settings = LocalSandboxSettings(ResourceLimits(config.memory_mb, config.pids, config.cpus), config.output_limit)
     try:
         bwrap = find_bwrap()

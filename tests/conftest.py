@@ -82,3 +82,13 @@ def mini(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> MiniProject:
     }
     (tmp_path / "tasks" / "mini.jsonl").write_text(json.dumps(task) + "\n")
     return MiniProject(tmp_path, capsys)
+
+
+@pytest.fixture
+def openai_server():
+    from tests.openai_server import ScriptedOpenAIServer
+
+    server = ScriptedOpenAIServer()
+    server.start()
+    yield server
+    server.stop()

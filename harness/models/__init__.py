@@ -43,6 +43,8 @@ class ModelReply:
     usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = None
     """None when the price is unknown."""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    """Failed attempts (and the waits after them) before this reply."""
 
     def to_message(self) -> dict[str, Any]:
         """The reply as an OpenAI-format assistant message for the conversation."""
@@ -57,9 +59,29 @@ class ModelReply:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> ModelReply:
+        """Rebuild a logged reply (the `response` of a `model_call` event)."""
+        return cls(
+            text=row.get("text") or "",
+            tool_calls=[ToolCall(**call) for call in row.get("tool_calls") or []],
+            usage=Usage(**(row.get("usage") or {})),
+            cost_usd=row.get("cost_usd"),
+            attempts=list(row.get("attempts") or []),
+        )
+
 
 class ModelError(RuntimeError):
     """The model could not answer (provider failure after retries): the episode ends as `model_error`."""
+
+    def __init__(self, message: str, attempts: list[dict[str, Any]] | None = None):
+        super().__init__(message)
+        self.attempts = attempts or []
+        """Failed attempts before giving up: error, status, wait before the next one."""
+
+
+class ContextOverflow(ModelError):
+    """The provider refused the prompt as too long: the episode ends as `context_limit`, never retried."""
 
 
 class Model(Protocol):
@@ -67,8 +89,8 @@ class Model(Protocol):
     context_window: int | None
     """Tokens the model accepts, None when unknown or unlimited."""
 
-    def query(self, messages: list[dict[str, Any]]) -> ModelReply:
-        """One reply to the conversation so far."""
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+        """One reply to the conversation so far, within `timeout_s` seconds (retries included)."""
 
 
 def action_reply(text: str, command: str, action_format: str, call_id: str) -> ModelReply:

@@ -36,7 +36,7 @@ class OracleModel:
         self._action_format = action_format
         self._done = False
 
-    def query(self, messages: list[dict[str, Any]]) -> ModelReply:
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         if self._done:
             return ModelReply(text="")
         self._done = True

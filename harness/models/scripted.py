@@ -44,7 +44,7 @@ class ScriptedModel:
         self._action_format = action_format
         self._position = 0
 
-    def query(self, messages: list[dict[str, Any]]) -> ModelReply:
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         if self._position >= len(self._replies):
             return ModelReply(text="")
         item = self._replies[self._position]

@@ -1,0 +1,110 @@
+"""Real providers through litellm: any `provider/model` string, tool calls or text actions, retries."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import litellm
+
+from harness.models import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage
+from harness.models.retries import call_with_retries, describe_error
+
+litellm.suppress_debug_info = True
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    model: str
+    """The litellm model string, e.g. `deepseek/deepseek-v4-pro` or `hosted_vllm/qwen3`."""
+    action_format: str = "toolcall"
+    api_base: str | None = None
+    api_key: str | None = None
+    """None: litellm reads the provider's usual variable (DEEPSEEK_API_KEY, OPENAI_API_KEY, ...)."""
+    temperature: float = 1.0
+    model_args: dict[str, Any] = field(default_factory=dict)
+    """Passed through to litellm.completion, e.g. reasoning_effort=high."""
+    max_retries: int = 5
+    call_timeout_s: float = 600.0
+    """Upper bound for one call, retries and waits included; the episode's time left bounds it too."""
+
+
+def context_window_of(model: str) -> int | None:
+    """The model's input window from litellm's bundled model map, None when unknown."""
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # litellm raises a bare Exception for unmapped models
+        return None
+    return info.get("max_input_tokens") or info.get("max_tokens")
+
+
+class LiteLLMModel:
+    def __init__(self, settings: ProviderSettings, context_window: int | None):
+        self.name = settings.model
+        self.context_window = context_window
+        self._settings = settings
+
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+        settings = self._settings
+        deadline = time.monotonic() + min(timeout_s, settings.call_timeout_s)
+        attempts: list[dict[str, Any]] = []
+        request: dict[str, Any] = {
+            "model": settings.model,
+            "messages": messages,
+            "temperature": settings.temperature,
+            "api_base": settings.api_base,
+            "api_key": settings.api_key,
+            "num_retries": 0,  # retries are ours (retries.py), so they are logged and bounded by the clock
+            "max_retries": 0,
+            **settings.model_args,
+        }
+        if settings.action_format == "toolcall":
+            request["tools"] = [BASH_TOOL]
+
+        def call(timeout: float) -> Any:
+            return litellm.completion(**request, timeout=timeout)
+
+        try:
+            response = call_with_retries(call, settings.max_retries, deadline, attempts)
+        except litellm.ContextWindowExceededError as error:
+            raise ContextOverflow(f"{settings.model}: {describe_error(error)['message']}", attempts) from None
+        except Exception as error:  # every provider failure becomes one model_error line
+            attempts.append(describe_error(error))
+            detail = describe_error(error)
+            status = f" {detail['status']}" if detail["status"] else ""
+            raise ModelError(f"{settings.model}:{status} {detail['error']}: {detail['message']}", attempts) from None
+        return _reply_from(response, attempts)
+
+
+def _reply_from(response: Any, attempts: list[dict[str, Any]]) -> ModelReply:
+    message = response.choices[0].message
+    calls = [
+        ToolCall(id=call.id or f"call_{index}", name=call.function.name or "", arguments=call.function.arguments or "")
+        for index, call in enumerate(message.tool_calls or [])
+    ]
+    return ModelReply(text=message.content or "", tool_calls=calls, usage=_usage(response), cost_usd=_cost(response),
+                      attempts=attempts)  # fmt: skip
+
+
+def _usage(response: Any) -> Usage:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return Usage()
+    prompt_details = getattr(usage, "prompt_tokens_details", None)
+    completion_details = getattr(usage, "completion_tokens_details", None)
+    return Usage(
+        input_tokens=usage.prompt_tokens or 0,
+        output_tokens=usage.completion_tokens or 0,
+        cached_tokens=(getattr(prompt_details, "cached_tokens", None) or 0) if prompt_details else 0,
+        reasoning_tokens=(getattr(completion_details, "reasoning_tokens", None) or 0) if completion_details else 0,
+    )
+
+
+def _cost(response: Any) -> float | None:
+    """The call's price from litellm's bundled map; None (never an error) when the price is unknown."""
+    try:
+        cost = litellm.completion_cost(completion_response=response)
+    except Exception:  # unknown models raise; a missing price is not a failure
+        return None
+    return float(cost)

@@ -1,0 +1,122 @@
+"""A local OpenAI-compatible chat-completions server for tests: scripted replies and injected faults.
+
+litellm talks to it over real HTTP (`--model openai/NAME --api-base http://127.0.0.1:PORT/v1`).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Step:
+    """One response: a reply (text and/or one bash tool call), or a fault (status, headers, message)."""
+
+    text: str | None = None
+    bash: str | None = None
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    error: str = ""
+    delay_s: float = 0.0
+    usage: dict[str, int] = field(default_factory=lambda: {"prompt_tokens": 120, "completion_tokens": 30})
+
+
+def reply(text: str | None = None, bash: str | None = None, **usage: int) -> Step:
+    return Step(text=text, bash=bash, usage={"prompt_tokens": 120, "completion_tokens": 30, **usage})
+
+
+def fault(status: int, error: str, headers: dict[str, str] | None = None) -> Step:
+    return Step(status=status, error=error, headers=headers or {})
+
+
+CONTEXT_OVERFLOW = fault(
+    400, "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens."
+)
+
+
+class ScriptedOpenAIServer:
+    def __init__(self) -> None:
+        self.steps: deque[Step] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def push(self, *steps: Step) -> None:
+        self.steps.extend(steps)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                step = server.steps.popleft() if server.steps else fault(500, "the test script ran out")
+                time.sleep(step.delay_s)
+                if step.status != 200:
+                    payload = {"error": {"message": step.error, "type": "invalid_request_error", "code": None}}
+                    return self._send(step.status, payload, step.headers)
+                return self._send(200, _completion(body, step), {})
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+        return Handler
+
+
+def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": step.text}
+    if step.bash is not None:
+        arguments = json.dumps({"command": step.bash})
+        message["tool_calls"] = [
+            {
+                "id": f"call_{time.monotonic_ns()}",
+                "type": "function",
+                "function": {"name": "bash", "arguments": arguments},
+            }
+        ]
+    usage = dict(step.usage)
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request["model"],
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if step.bash else "stop"}],
+        "usage": {
+            "prompt_tokens": usage.get("prompt_tokens", 0),
+            "completion_tokens": usage.get("completion_tokens", 0),
+            "total_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
+            "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
+            "completion_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
+        },
+    }

@@ -1,0 +1,178 @@
+"""Real litellm client code over real HTTP against the local OpenAI-compatible test server."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.errors import InputError
+from harness.models.factory import parse_model_args, resolve_model_name
+from tests.openai_server import CONTEXT_OVERFLOW, fault, reply
+
+
+@pytest.fixture(autouse=True)
+def openai_key(monkeypatch):
+    """litellm's openai client insists on a key even for a local server."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+def provider_run(mini, server, *extra: str, model: str = "openai/test-model"):
+    return mini.run("--model", model, "--api-base", server.url, *extra)
+
+
+def test_toolcall_episode_through_litellm(mini, openai_server):
+    openai_server.push(
+        reply(bash="cat documents/ledger.md", cached_tokens=100, reasoning_tokens=12),
+        reply("40 + 2 = <answer>42</answer>"),
+    )
+    outcome = provider_run(mini, openai_server)
+    [row] = outcome.rows
+    assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 2)
+    assert (row["input_tokens"], row["output_tokens"]) == (240, 60)
+    assert (row["cached_tokens"], row["reasoning_tokens"]) == (100, 12)
+    assert row["cost_usd"] is None  # no price is known for openai/test-model
+    first, second = openai_server.requests
+    assert first["temperature"] == 1.0
+    assert first["tools"][0]["function"]["name"] == "bash"
+    assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    tool_message = second["messages"][-1]
+    assert tool_message["role"] == "tool" and "| 2020 | 40 |" in tool_message["content"]
+    assert "replies and" in tool_message["content"]
+    call = next(e for e in outcome.trajectory("t1") if e["event"] == "model_call")
+    assert call["response"]["usage"]["cached_tokens"] == 100 and call["latency_s"] >= 0
+
+
+def test_text_action_format_sends_no_tools_and_runs_the_fenced_block(mini, openai_server):
+    openai_server.push(reply("Let me look.\n```bash\ncat documents/ledger.md\n```"), reply("<answer>42</answer>"))
+    [row] = provider_run(mini, openai_server, "--action-format", "text").rows
+    assert (row["status"], row["verdict"]) == ("answered", "correct")
+    first, second = openai_server.requests
+    assert "tools" not in first
+    assert second["messages"][-1]["role"] == "user" and "| 2021 | 2 |" in second["messages"][-1]["content"]
+
+
+def test_rate_limit_is_retried_after_the_servers_retry_after(mini, openai_server):
+    openai_server.push(fault(429, "slow down", {"Retry-After": "1"}), reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server)
+    [row] = outcome.rows
+    assert row["status"] == "answered" and len(openai_server.requests) == 2
+    call = next(e for e in outcome.trajectory("t1") if e["event"] == "model_call")
+    [attempt] = call["response"]["attempts"]
+    assert (attempt["status"], attempt["wait_s"], attempt["error"]) == (429, 1.0, "RateLimitError")
+
+
+def test_server_errors_are_retried_with_backoff(mini, openai_server):
+    openai_server.push(fault(500, "boom"), fault(503, "busy"), reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server)
+    assert outcome.rows[0]["status"] == "answered"
+    attempts = next(e for e in outcome.trajectory("t1") if e["event"] == "model_call")["response"]["attempts"]
+    assert [a["status"] for a in attempts] == [500, 503]
+    assert attempts[1]["wait_s"] >= attempts[0]["wait_s"] >= 1
+
+
+def test_retries_run_out_into_model_error(mini, openai_server):
+    openai_server.push(fault(500, "boom"), fault(500, "boom"), fault(500, "boom"), reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server, "--max-retries", "1")
+    [row] = outcome.rows
+    assert row["status"] == "model_error" and "500" in row["detail"]
+    assert len(openai_server.requests) == 2
+    assert any(e["event"] == "model_error" for e in outcome.trajectory("t1"))
+
+
+def test_slow_reply_times_out_and_is_retried(mini, openai_server):
+    slow = reply("<answer>1</answer>")
+    slow.delay_s = 3
+    openai_server.push(slow, reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server, "--model-timeout", "1.5", "--max-retries", "0")
+    assert outcome.rows[0]["status"] == "model_error"
+    assert "Timeout" in outcome.rows[0]["detail"]
+
+
+def test_a_timed_out_call_is_retried_within_the_call_budget(mini, openai_server):
+    slow = reply("<answer>1</answer>")
+    slow.delay_s = 2
+    openai_server.push(slow, reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server, "--model-timeout", "20", "--max-retries", "2", "--time-limit", "20")
+    # The first call gets the whole budget, so the slow reply is simply waited for.
+    assert (outcome.rows[0]["status"], outcome.rows[0]["answer"]) == ("answered", "1")
+
+
+@pytest.mark.parametrize(
+    ("status", "error"), [(401, "AuthenticationError"), (400, "BadRequestError"), (404, "NotFound")]
+)
+def test_client_errors_fail_at_once(mini, openai_server, status, error):
+    openai_server.push(fault(status, "no"), reply("<answer>42</answer>"))
+    [row] = provider_run(mini, openai_server).rows
+    assert row["status"] == "model_error" and error in row["detail"] and str(status) in row["detail"]
+    assert len(openai_server.requests) == 1
+
+
+def test_context_overflow_from_the_provider_ends_as_context_limit_without_retry(mini, openai_server):
+    openai_server.push(CONTEXT_OVERFLOW, reply("<answer>42</answer>"))
+    [row] = provider_run(mini, openai_server).rows
+    assert row["status"] == "context_limit"
+    assert len(openai_server.requests) == 1
+
+
+def test_context_budget_is_checked_before_the_call(mini, openai_server):
+    openai_server.push(reply("<answer>42</answer>"))
+    [row] = provider_run(mini, openai_server, "--context-window", "300").rows
+    assert (row["status"], row["turns"]) == ("context_limit", 0)
+    assert openai_server.requests == []
+
+
+def test_known_model_gets_a_cost_from_the_bundled_price_map(mini, openai_server):
+    openai_server.push(reply("<answer>42</answer>"))
+    [row] = provider_run(mini, openai_server, model="openai/gpt-5").rows
+    assert row["cost_usd"] is not None and row["cost_usd"] > 0
+
+
+def test_model_args_temperature_and_api_key_env_reach_the_provider(mini, openai_server, monkeypatch):
+    monkeypatch.setenv("MY_TEST_KEY", "sk-from-my-var")
+    openai_server.push(reply("<answer>42</answer>"))
+    provider_run(mini, openai_server, "--model-arg", "top_p=0.5", "--model-arg", "seed=7", "--temperature", "0.2",
+                 "--api-key-env", "MY_TEST_KEY")  # fmt: skip
+    [request] = openai_server.requests
+    assert (request["top_p"], request["seed"], request["temperature"]) == (0.5, 7, 0.2)
+
+
+def test_missing_api_key_variable_is_an_input_error(mini, openai_server):
+    outcome = provider_run(mini, openai_server, "--api-key-env", "NO_SUCH_KEY_VARIABLE")
+    assert outcome.exit_code == 2 and "NO_SUCH_KEY_VARIABLE" in outcome.output
+
+
+def test_unknown_bare_model_name_says_how_to_write_one(mini):
+    outcome = mini.run("--model", "mystery-model")
+    assert outcome.exit_code == 2 and "provider/model" in outcome.output
+
+
+def test_aliases_resolve_to_litellm_strings():
+    assert resolve_model_name("deepseek-v4", {}) == "deepseek/deepseek-v4-pro"
+    assert resolve_model_name("mine", {"mine": "hosted_vllm/qwen3"}) == "hosted_vllm/qwen3"
+    assert resolve_model_name("anthropic/claude-x", {}) == "anthropic/claude-x"
+    with pytest.raises(InputError, match="provider/model"):
+        resolve_model_name("deepseek", {})
+
+
+def test_model_args_are_typed_yaml_scalars():
+    assert parse_model_args(["reasoning_effort=high", "seed=7", "logprobs=true"]) == {
+        "reasoning_effort": "high",
+        "seed": 7,
+        "logprobs": True,
+    }
+    with pytest.raises(InputError, match="key=value"):
+        parse_model_args(["oops"])
+
+
+def test_importing_the_harness_keeps_litellm_offline():
+    import os
+
+    import harness  # noqa: F401
+
+    assert os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
+
+
+def test_missing_provider_key_fails_before_the_run(mini, openai_server, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    outcome = provider_run(mini, openai_server)
+    assert outcome.exit_code == 2 and "OPENAI_API_KEY" in outcome.output
+    assert openai_server.requests == []
