@@ -74,10 +74,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_replay_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness replay",
+        description="Re-execute logged episodes with their logged replies and compare every observation and "
+        "verdict, or (--regrade) grade the logged submissions again without running anything.",
+    )
+    parser.add_argument("path", type=Path, help="a trajectory file (episodes/<domain>/<task>.jsonl) or a run folder")
+    parser.add_argument(
+        "--regrade", action="store_true", help="re-grade from the logs alone; write results.regraded.jsonl"
+    )
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
-    arguments: dict[str, Any] = vars(build_parser().parse_args(argv))
-    console = Console() if sys.stdout.isatty() else Console(width=140)
-    error_console = Console(stderr=True)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["replay"]:
+        return _replay(build_replay_parser().parse_args(argv[1:]))
+    return _run(vars(build_parser().parse_args(argv)))
+
+
+def _console() -> Console:
+    return Console() if sys.stdout.isatty() else Console(width=140)
+
+
+def _report_input_error(error: InputError) -> int:
+    Console(stderr=True).print(f"[red]error:[/red] {error}", markup=True, highlight=False, soft_wrap=True)
+    return EXIT_INPUT_ERROR
+
+
+def _run(arguments: dict[str, Any]) -> int:
+    console = _console()
     try:
         config_file = arguments.pop("config", None)
         file_settings = load_yaml_settings(config_file) if config_file else {}
@@ -86,14 +113,22 @@ def main(argv: list[str] | None = None) -> int:
 
         plan = plan_run(config)
     except InputError as error:
-        error_console.print(f"[red]error:[/red] {error}", markup=True, highlight=False, soft_wrap=True)
-        return EXIT_INPUT_ERROR
+        return _report_input_error(error)
     try:
         execute_run(plan, console)
     except KeyboardInterrupt:
-        error_console.print(f"interrupted; finished episodes are in {plan.run_dir}")
+        Console(stderr=True).print(f"interrupted; finished episodes are in {plan.run_dir}")
         return EXIT_INTERRUPTED
     return 0
+
+
+def _replay(arguments: argparse.Namespace) -> int:
+    from harness.replay import reexecute, regrade
+
+    try:
+        return (regrade if arguments.regrade else reexecute)(arguments.path, _console())
+    except InputError as error:
+        return _report_input_error(error)
 
 
 if __name__ == "__main__":

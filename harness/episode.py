@@ -88,6 +88,7 @@ def run_episode(task: Task, context: EpisodeContext) -> EpisodeResult:
             schema_version=SCHEMA_VERSION,
             task_id=task.id,
             domain=task.domain,
+            task=_task_record(task),
             model=model.name,
             sandbox=sandbox.describe(),
             collection_hash=context.collection_hashes.get(task.domain),
@@ -102,25 +103,34 @@ def run_episode(task: Task, context: EpisodeContext) -> EpisodeResult:
     finally:
         sandbox.close()
         result = _result(task, outcome, budget, time.monotonic() - started)
-        log.write("episode_end", **result.to_dict())
+        log.write("episode_end", **result.to_dict(), submission=_graded_text(outcome))
         log.close()
     return result
 
 
+def _task_record(task: Task) -> dict[str, Any]:
+    """What regrading needs from the logs alone (the trajectory is a host file; it never enters the sandbox)."""
+    return {
+        "question": task.question,
+        "answer": task.answer,
+        "answer_format": task.answer_format,
+        "grader": task.grader,
+        "rel_tol": task.rel_tol,
+    }
+
+
+def _graded_text(outcome: LoopOutcome) -> str | None:
+    """The submission the grader reads: only answered episodes have one."""
+    return outcome.submission if outcome.status is Status.ANSWERED else None
+
+
 def _result(task: Task, outcome: LoopOutcome, budget: Budget, duration_s: float) -> EpisodeResult:
-    submission = outcome.submission if outcome.status is Status.ANSWERED else None
-    grade: Grade = get_grader(task.grader).grade(submission, task.answer, task.answer_format, task.rel_tol)
+    grade: Grade = get_grader(task.grader).grade(_graded_text(outcome), task.answer, task.answer_format, task.rel_tol)
     return EpisodeResult(
         task_id=task.id,
         domain=task.domain,
         status=outcome.status.value,
-        answer=grade.tag_content,
-        verdict=grade.verdict.value,
-        verdict_strict=grade.verdict_strict.value,
-        verdict_lenient=grade.verdict_lenient.value,
-        reasons=grade.reasons,
-        correct_at_tolerance=grade.correct_at_tolerance,
-        parsed_value=grade.parsed_value,
+        **grade_fields(grade),
         turns=budget.turns,
         duration_s=round(duration_s, 3),
         input_tokens=budget.input_tokens,
@@ -129,5 +139,18 @@ def _result(task: Task, outcome: LoopOutcome, budget: Budget, duration_s: float)
         reasoning_tokens=budget.reasoning_tokens,
         cost_usd=budget.cost_usd,
         detail=outcome.detail,
-        grader_version=grade.grader_version,
     )
+
+
+def grade_fields(grade: Grade) -> dict[str, Any]:
+    """The results-row fields that come from the grade (shared with re-grading)."""
+    return {
+        "answer": grade.tag_content,
+        "verdict": grade.verdict.value,
+        "verdict_strict": grade.verdict_strict.value,
+        "verdict_lenient": grade.verdict_lenient.value,
+        "reasons": grade.reasons,
+        "correct_at_tolerance": grade.correct_at_tolerance,
+        "parsed_value": grade.parsed_value,
+        "grader_version": grade.grader_version,
+    }

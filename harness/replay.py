@@ -1,0 +1,135 @@
+"""`python -m harness replay PATH`: re-grade logged episodes, or re-execute them and compare.
+
+PATH is one trajectory file or a run folder. Re-grading reads the logs alone (the submission and the
+task's gold are in each trajectory). Re-execution runs every episode again in a fresh sandbox with the
+`replay:` model feeding the logged replies, then compares each observation and the final verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.console import Console
+
+from harness.config import build_config
+from harness.episode import grade_fields
+from harness.errors import InputError
+from harness.grading import get_grader
+from harness.runner import execute_run, plan_run
+from harness.trajectory import is_finished, read_trajectory, trajectory_path
+
+_VERDICTS = ("verdict", "verdict_strict", "verdict_lenient")
+_OBSERVED = ("exit_code", "stdout", "stderr", "timed_out")
+
+
+@dataclass(frozen=True)
+class LoggedEpisode:
+    path: Path
+    events: list[dict[str, Any]]
+
+    @property
+    def start(self) -> dict[str, Any]:
+        return self.events[0]
+
+    @property
+    def end(self) -> dict[str, Any]:
+        return self.events[-1]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.start["domain"], self.start["task_id"]
+
+    def observations(self) -> list[tuple[Any, ...]]:
+        return [tuple(e.get(k) for k in _OBSERVED) for e in self.events if e["event"] == "observation"]
+
+
+def load_episodes(path: Path) -> tuple[Path, list[LoggedEpisode]]:
+    """The run folder holding PATH, and its finished episodes (unfinished ones cannot be replayed)."""
+    files = [path] if path.is_file() else sorted((path / "episodes").glob("*/*.jsonl"))
+    if not files:
+        raise InputError(f"{path}: no trajectories (expected a .jsonl file or a run folder with episodes/)")
+    episodes = []
+    for file in files:
+        events = read_trajectory(file)
+        if not events or events[0].get("event") != "episode_start":
+            raise InputError(f"{file}:1: not a trajectory (no episode_start)")
+        if is_finished(events):
+            episodes.append(LoggedEpisode(file, events))
+    run_dir = next((p for p in [path, *path.parents] if (p / "run.yaml").is_file()), None)
+    if run_dir is None:
+        raise InputError(f"{path}: no run.yaml in this folder or above it")
+    return run_dir, episodes
+
+
+def regrade(path: Path, console: Console) -> int:
+    """Grade every logged submission again with today's graders; write results.regraded.jsonl."""
+    run_dir, episodes = load_episodes(path)
+    changed = 0
+    rows = []
+    for episode in episodes:
+        task, end = episode.start["task"], episode.end
+        grade = get_grader(task["grader"]).grade(end.get("submission"), task["answer"], task["answer_format"],
+                                                 task["rel_tol"])  # fmt: skip
+        row = {key: value for key, value in end.items() if key not in ("event", "time", "submission")}
+        row |= grade_fields(grade)
+        if any(row[key] != end.get(key) for key in _VERDICTS):
+            changed += 1
+            name = f"{episode.key[0]}/{episode.key[1]}"
+            console.print(f"changed {name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True)
+        rows.append(row)
+    target = run_dir / "results.regraded.jsonl"
+    target.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    console.print(f"regraded {len(rows)} episodes: {changed} verdicts changed; wrote {target}", soft_wrap=True)
+    return 0
+
+
+def reexecute(path: Path, console: Console) -> int:
+    """Run the logged episodes again with their logged replies; 0 when every one reproduces exactly."""
+    run_dir, episodes = load_episodes(path)
+    if not episodes:
+        raise InputError(f"{path}: no finished episodes to replay")
+    recorded = yaml.safe_load((run_dir / "run.yaml").read_text(encoding="utf-8"))
+    settings = {k: v for k, v in recorded["config"].items() if k not in ("run_id", "limit")}
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    overrides = {
+        "model": f"replay:{path}",
+        "domain": ",".join(sorted({e.key[0] for e in episodes})),
+        "task_ids": [e.key[1] for e in episodes],
+        "run_id": f"{recorded['run_id']}.replay-{stamp}",
+        "results_dir": run_dir.parent,
+    }
+    plan = plan_run(build_config(settings, overrides))
+    execute_run(plan, console)
+    mismatches = 0
+    for episode in episodes:
+        replayed = read_trajectory(trajectory_path(plan.run_dir, *episode.key))
+        problem = _difference(episode, LoggedEpisode(plan.run_dir, replayed))
+        mismatches += problem is not None
+        verdict = "differs" if problem else "matches"
+        line = f"{verdict} {episode.key[0]}/{episode.key[1]}: {problem or 'every observation and the verdict'}"
+        console.print(line, soft_wrap=True, highlight=False)
+    console.print(
+        f"replayed {len(episodes)} episodes: {len(episodes) - mismatches} reproduced exactly, {mismatches} differ; "
+        f"new run {plan.run_dir}",
+        soft_wrap=True,
+        highlight=False,
+    )
+    return 1 if mismatches else 0
+
+
+def _difference(original: LoggedEpisode, replayed: LoggedEpisode) -> str | None:
+    old, new = original.observations(), replayed.observations()
+    for index, (before, after) in enumerate(zip(old, new, strict=False), start=1):
+        for field, was, now in zip(_OBSERVED, before, after, strict=True):
+            if was != now:
+                return f"observation {index}: {field} was {str(was)[:60]!r}, now {str(now)[:60]!r}"
+    if len(old) != len(new):
+        return f"{len(old)} observations logged, {len(new)} on replay"
+    if original.end.get("verdict") != replayed.end.get("verdict"):
+        return f"verdict was {original.end.get('verdict')}, now {replayed.end.get('verdict')}"
+    return None
