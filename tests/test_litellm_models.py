@@ -176,3 +176,12 @@ def test_missing_provider_key_fails_before_the_run(mini, openai_server, monkeypa
     outcome = provider_run(mini, openai_server)
     assert outcome.exit_code == 2 and "OPENAI_API_KEY" in outcome.output
     assert openai_server.requests == []
+
+
+def test_a_model_call_never_outlives_the_episode_clock(mini, openai_server):
+    slow = reply("<answer>42</answer>")
+    slow.delay_s = 6
+    openai_server.push(slow, slow)
+    [row] = provider_run(mini, openai_server, "--time-limit", "2").rows
+    assert row["status"] == "time_limit"
+    assert row["duration_s"] < 5
