@@ -8,12 +8,13 @@ import time
 from pathlib import Path
 
 from harness.grading.numeric import grade_submission, parse_gold
-from harness.sandboxes.local import BubblewrapSandbox, LocalSandboxSettings, find_bwrap
+from harness.sandboxes import SandboxSettings
+from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
 
 
 def sandbox_overhead(commands: int = 50) -> None:
     with tempfile.TemporaryDirectory() as collection:
-        box = BubblewrapSandbox(Path(collection), "bench", LocalSandboxSettings(), find_bwrap())
+        box = BubblewrapSandbox(Path(collection), "bench", SandboxSettings(), find_bwrap())
         started = time.perf_counter()
         box.start()
         start_s = time.perf_counter() - started

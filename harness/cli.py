@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--results-dir", type=Path, help="where run folders go (default: results/)")
     add("--run-id", help="run folder name (default: time_model_domain)")
     add("--sandbox", choices=["local", "docker", "e2b"], help="sandbox backend (default: local, bubblewrap)")
+    add("--image", help="Docker image for --sandbox docker (default: the one built from sandbox_templates/)")
     add("--workers", type=int, metavar="N", help="episodes run at once (default: 1)")
     add("--max-turns", type=int, metavar="N", help="model calls per episode (default: 200)")
     add(
@@ -87,10 +89,31 @@ def build_replay_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_sandbox_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness sandbox", description="Build and clean up sandboxes.")
+    commands = parser.add_subparsers(dest="action", required=True)
+    build = commands.add_parser(
+        "build", help="build the Docker image or a domain's E2B template from sandbox_templates/"
+    )
+    build.add_argument("backend", choices=["docker", "e2b"])
+    build.add_argument(
+        "--base",
+        help="docker: base image (default: the recipe's, from a registry); 'debootstrap' builds one with no registry",
+    )
+    build.add_argument("--domain", help="e2b: the domain whose collection the template bakes in")
+    build.add_argument(
+        "--collections-dir", type=Path, default=None, help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    commands.add_parser("cleanup", help="remove containers and E2B sandboxes left by runs that are no longer alive")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["replay"]:
         return _replay(build_replay_parser().parse_args(argv[1:]))
+    if argv[:1] == ["sandbox"]:
+        return _sandbox(build_sandbox_parser().parse_args(argv[1:]))
     return _run(vars(build_parser().parse_args(argv)))
 
 
@@ -101,6 +124,11 @@ def _console() -> Console:
 def _report_input_error(error: InputError) -> int:
     Console(stderr=True).print(f"[red]error:[/red] {error}", markup=True, highlight=False, soft_wrap=True)
     return EXIT_INPUT_ERROR
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM is handled like Ctrl-C: no new episodes, running ones cancelled, sandboxes removed."""
+    raise KeyboardInterrupt
 
 
 def _run(arguments: dict[str, Any]) -> int:
@@ -114,12 +142,25 @@ def _run(arguments: dict[str, Any]) -> int:
         plan = plan_run(config)
     except InputError as error:
         return _report_input_error(error)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         execute_run(plan, console)
     except KeyboardInterrupt:
         Console(stderr=True).print(f"interrupted; finished episodes are in {plan.run_dir}")
         return EXIT_INTERRUPTED
     return 0
+
+
+def _sandbox(arguments: argparse.Namespace) -> int:
+    from harness.sandbox_admin import build_sandbox, cleanup_sandboxes
+
+    console = _console()
+    try:
+        if arguments.action == "cleanup":
+            return cleanup_sandboxes(console)
+        return build_sandbox(arguments.backend, arguments.base, arguments.domain, arguments.collections_dir, console)
+    except InputError as error:
+        return _report_input_error(error)
 
 
 def _replay(arguments: argparse.Namespace) -> int:

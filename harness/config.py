@@ -47,6 +47,8 @@ class RunConfig:
     """Run folder name under results_dir (None: time + model + domain)."""
     sandbox: str = "local"
     """local | docker | e2b."""
+    image: str | None = None
+    """Docker image (None: the image built from the current recipe, harness-sandbox:<recipe hash>)."""
     workers: int = 1
     """Episodes run at once."""
     max_turns: int = 200

@@ -13,7 +13,6 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 import yaml
 from rich.console import Console
@@ -26,9 +25,9 @@ from harness.errors import InputError
 from harness.grading.numeric import GRADER_VERSION
 from harness.models.factory import ModelFactory, model_factory
 from harness.prompts import load_prompts
-from harness.sandboxes import Sandbox
+from harness.sandboxes import Sandbox, SandboxSettings
+from harness.sandboxes.backends import SandboxBackend, prepare_backend
 from harness.sandboxes.limits import ResourceLimits
-from harness.sandboxes.local import BubblewrapSandbox, BwrapUnavailable, LocalSandboxSettings, check_bwrap, find_bwrap
 from harness.summary import print_table, summarize, summary_to_dict
 from harness.tasks import Task, collection_path, load_task_file, resolve_domains, select_tasks
 
@@ -41,9 +40,7 @@ class RunPlan:
     tasks: list[Task]
     collections: dict[str, Path]
     make_model: ModelFactory
-    sandbox_settings: LocalSandboxSettings
-    bwrap: str
-    sandbox_facts: dict[str, Any]
+    backend: SandboxBackend
     run_id: str
     run_dir: Path
 
@@ -56,22 +53,16 @@ def plan_run(config: RunConfig) -> RunPlan:
         tasks += load_task_file(config.tasks_dir / f"{domain}.jsonl")
     tasks = select_tasks(tasks, config.task_ids, config.limit)
     collections = {domain: collection_path(config.collections_dir, domain) for domain in domains}
-    if config.sandbox != "local":
-        raise InputError(f"--sandbox {config.sandbox}: not available yet (use --sandbox local)")
     make_model = model_factory(config, tasks)
-    settings = LocalSandboxSettings(ResourceLimits(config.memory_mb, config.pids, config.cpus), config.output_limit)
-    try:
-        bwrap = find_bwrap()
-        sandbox_facts = check_bwrap(bwrap, settings)
-    except BwrapUnavailable as error:
-        raise InputError(f"--sandbox local: {error}") from None
     run_id = config.run_id or default_run_id(config)
     if not re.fullmatch(r"[A-Za-z0-9_.@+-]+", run_id):
         raise InputError(f"--run-id: {run_id!r} may hold only letters, digits and _ . @ + -")
     run_dir = config.results_dir / run_id
     if run_dir.exists():
         raise InputError(f"{run_dir}: run folder already exists; choose another --run-id")
-    return RunPlan(config, tasks, collections, make_model, settings, bwrap, sandbox_facts, run_id, run_dir)
+    settings = SandboxSettings(ResourceLimits(config.memory_mb, config.pids, config.cpus), config.output_limit)
+    backend = prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
+    return RunPlan(config, tasks, collections, make_model, backend, run_id, run_dir)
 
 
 def default_run_id(config: RunConfig) -> str:
@@ -107,7 +98,7 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
         "config": config_to_dict(config),
         "config_hash": config_hash,
         "protocol": protocol,
-        "sandbox": plan.sandbox_facts,
+        "sandbox": plan.backend.facts,
         "collections": {d: {"path": str(p), "hash": collection_hashes[d]} for d, p in plan.collections.items()},
         "tasks": len(plan.tasks),
     }
@@ -183,4 +174,4 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def _new_sandbox(plan: RunPlan, cancel: threading.Event, task: Task, name: str) -> Sandbox:
-    return BubblewrapSandbox(plan.collections[task.domain], name, plan.sandbox_settings, plan.bwrap, cancel)
+    return plan.backend.new_sandbox(task.domain, plan.collections[task.domain], name, cancel)

@@ -92,3 +92,36 @@ def openai_server():
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def docker_image() -> tuple[Any, str]:
+    """The Docker client and the recipe's image; skipped, with the reason shown, where either is missing."""
+    from harness.errors import InputError
+    from harness.sandboxes.backends import docker_client
+    from harness.sandboxes.recipe import default_image
+
+    try:
+        client = docker_client()
+    except InputError as error:
+        pytest.skip(f"Docker tests need a running engine: {error}")
+    image = default_image()
+    try:
+        client.images.get(image)
+    except Exception:
+        pytest.skip(f"Docker image {image} missing: run `python -m harness sandbox build docker --base debootstrap`")
+    return client, image
+
+
+@pytest.fixture(params=["local", "docker"])
+def make_sandbox(request: pytest.FixtureRequest):
+    """A constructor of fresh sandboxes on each real backend: (collection, name, settings) -> Sandbox."""
+    if request.param == "local":
+        from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
+
+        bwrap = find_bwrap()
+        return lambda collection, name, settings: BubblewrapSandbox(collection, name, settings, bwrap)
+    from harness.sandboxes.docker import DockerSandbox
+
+    client, image = request.getfixturevalue("docker_image")
+    return lambda collection, name, settings: DockerSandbox(client, image, collection, "test-run", name, settings)

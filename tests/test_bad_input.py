@@ -75,9 +75,15 @@ def test_unknown_model(mini):
     assert_rejected(mini.run("--model", "nonsense"), "--model", "nonsense")
 
 
-@pytest.mark.parametrize("backend", ["docker", "e2b"])
-def test_other_sandboxes_are_not_available_yet(mini, backend):
-    assert_rejected(mini.run("--model", "oracle", "--sandbox", backend), f"--sandbox {backend}", "not available yet")
+def test_docker_without_engine_or_image(mini):
+    outcome = mini.run("--model", "oracle", "--sandbox", "docker", "--image", "harness-sandbox:no-such-tag")
+    assert_rejected(outcome, "--sandbox docker")
+    assert "not found" in outcome.output or "no Docker engine" in outcome.output
+
+
+def test_e2b_without_api_key_names_the_variable(mini, monkeypatch):
+    monkeypatch.delenv("E2B_API_KEY", raising=False)
+    assert_rejected(mini.run("--model", "oracle", "--sandbox", "e2b"), "E2B_API_KEY")
 
 
 def test_unknown_task_id(mini):

@@ -2,8 +2,41 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from typing import Protocol
+
+from harness.sandboxes.limits import ResourceLimits
+
+SANDBOX_ENV = {
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "TERM": "dumb",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "MPLBACKEND": "Agg",
+    "PAGER": "cat",
+}
+"""The whole environment a command sees, besides PATH: host variables (API keys) never enter."""
+HOST_ENV_ALLOWED = ("TZ",)
+IMAGE_PATH = "/opt/sandbox/bin:/usr/local/bin:/usr/bin:/bin"
+"""PATH inside the Docker image and E2B template (sandbox_templates/Dockerfile)."""
+TIMEOUT_EXIT_CODE = 124
+"""What `harness-exec` (in the image) exits with when it killed a command at its time limit."""
+
+
+def sandbox_environment(path: str) -> dict[str, str]:
+    environment = {"PATH": path, **SANDBOX_ENV}
+    return environment | {name: os.environ[name] for name in HOST_ENV_ALLOWED if name in os.environ}
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """What every backend enforces the same way."""
+
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
+    output_limit_bytes: int = 20_000
+    """Output kept per stream for the model (head and tail halves); the raw size is always logged."""
 
 
 @dataclass(frozen=True)

@@ -24,25 +24,14 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.sandboxes import ExecResult, SandboxError
-from harness.sandboxes.limits import AppliedLimits, ResourceLimits, apply_limits
-from harness.sandboxes.output import CappedOutput
+from harness.sandboxes import ExecResult, SandboxError, SandboxSettings, sandbox_environment
+from harness.sandboxes.limits import AppliedLimits, apply_limits
+from harness.sandboxes.output import PipeReader
 
 SANDBOX_UID = 65534
 WORKDIR = "/workspace"
-SANDBOX_ENV = {
-    "HOME": "/tmp",
-    "TMPDIR": "/tmp",
-    "LANG": "C.UTF-8",
-    "TERM": "dumb",
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "MPLBACKEND": "Agg",
-    "PAGER": "cat",
-}
-HOST_ENV_ALLOWED = ("TZ",)
 _POLL_S = 0.2
 _MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "mime.types")
@@ -50,13 +39,6 @@ _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "loca
 
 class BwrapUnavailable(RuntimeError):
     """No bubblewrap binary that can create a sandbox on this machine."""
-
-
-@dataclass(frozen=True)
-class LocalSandboxSettings:
-    limits: ResourceLimits = field(default_factory=ResourceLimits)
-    output_limit_bytes: int = 20_000
-    """Output kept per stream for the model (head and tail halves); the raw size is always logged."""
 
 
 def find_bwrap() -> str:
@@ -74,7 +56,7 @@ def find_bwrap() -> str:
         return found
 
 
-def check_bwrap(bwrap: str, settings: LocalSandboxSettings) -> dict[str, object]:
+def check_bwrap(bwrap: str, settings: SandboxSettings) -> dict[str, object]:
     """Start one throwaway sandbox and return its facts; raise `BwrapUnavailable` with bwrap's reason."""
     with tempfile.TemporaryDirectory(prefix="harness-check-") as empty:
         sandbox = BubblewrapSandbox(Path(empty), "check", settings, bwrap)
@@ -98,7 +80,7 @@ class BubblewrapSandbox:
         self,
         collection: Path,
         episode_name: str,
-        settings: LocalSandboxSettings,
+        settings: SandboxSettings,
         bwrap: str,
         cancel: threading.Event | None = None,
     ):
@@ -181,8 +163,8 @@ class BubblewrapSandbox:
         finally:
             os.close(status_write)
         limit = self._settings.output_limit_bytes
-        stdout = CappedOutput(process.stdout, limit)  # type: ignore[arg-type]
-        stderr = CappedOutput(process.stderr, limit)  # type: ignore[arg-type]
+        stdout = PipeReader(process.stdout, limit)  # type: ignore[arg-type]
+        stderr = PipeReader(process.stderr, limit)  # type: ignore[arg-type]
         timed_out = False
         deadline = started + max(timeout_s, 0.0)
         try:
@@ -280,9 +262,7 @@ class BubblewrapSandbox:
 
     def _environment(self) -> dict[str, str]:
         path = [f"{prefix}/bin" for prefix in _python_prefixes()] + ["/usr/local/bin", "/usr/bin", "/bin"]
-        environment = {"PATH": ":".join(dict.fromkeys(path)), **SANDBOX_ENV}
-        environment |= {name: os.environ[name] for name in HOST_ENV_ALLOWED if name in os.environ}
-        return environment
+        return sandbox_environment(":".join(dict.fromkeys(path)))
 
 
 def _python_prefixes() -> list[str]:

@@ -1,4 +1,7 @@
-"""Capture a stream with bounded memory: the head and tail are kept, the middle is counted."""
+"""Bounded output capture: the head and tail of a stream are kept, the middle is counted.
+
+Every backend feeds its bytes through `HeadTail`, so the model sees the same capped text everywhere.
+"""
 
 from __future__ import annotations
 
@@ -9,35 +12,27 @@ from typing import BinaryIO
 _CHUNK = 65536
 
 
-class CappedOutput:
-    """Reads a pipe on a thread until EOF, keeping at most `limit_bytes` (half head, half tail)."""
+class HeadTail:
+    """At most `limit_bytes` of a stream (half head, half tail), plus its total size."""
 
-    def __init__(self, stream: BinaryIO, limit_bytes: int):
-        self._stream = stream
+    def __init__(self, limit_bytes: int):
         self._half = max(limit_bytes // 2, 1)
         self._head = bytearray()
         self._tail: deque[bytes] = deque()
         self._tail_size = 0
         self.total_bytes = 0
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
 
-    def _read(self) -> None:
-        while chunk := self._stream.read1(_CHUNK):  # type: ignore[attr-defined]
-            self.total_bytes += len(chunk)
-            room = self._half - len(self._head)
-            if room > 0:
-                self._head += chunk[:room]
-                chunk = chunk[room:]
-            if chunk:
-                self._tail.append(chunk)
-                self._tail_size += len(chunk)
-                while self._tail_size - len(self._tail[0]) >= self._half:
-                    self._tail_size -= len(self._tail.popleft())
-        self._stream.close()
-
-    def wait(self, timeout_s: float) -> None:
-        self._thread.join(timeout_s)
+    def feed(self, chunk: bytes) -> None:
+        self.total_bytes += len(chunk)
+        room = self._half - len(self._head)
+        if room > 0:
+            self._head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self._tail.append(chunk)
+            self._tail_size += len(chunk)
+            while self._tail_size - len(self._tail[0]) >= self._half:
+                self._tail_size -= len(self._tail.popleft())
 
     @property
     def truncated(self) -> bool:
@@ -53,3 +48,21 @@ class CappedOutput:
         marker = f"\n[... output truncated: {omitted} bytes omitted of {self.total_bytes} ...]\n"
         head = bytes(self._head).decode("utf-8", errors="ignore")
         return head + marker + tail.decode("utf-8", errors="ignore")
+
+
+class PipeReader(HeadTail):
+    """Reads a pipe on a thread until EOF into a `HeadTail`."""
+
+    def __init__(self, stream: BinaryIO, limit_bytes: int):
+        super().__init__(limit_bytes)
+        self._stream = stream
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while chunk := self._stream.read1(_CHUNK):  # type: ignore[attr-defined]
+            self.feed(chunk)
+        self._stream.close()
+
+    def wait(self, timeout_s: float) -> None:
+        self._thread.join(timeout_s)

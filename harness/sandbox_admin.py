@@ -1,0 +1,62 @@
+"""`python -m harness sandbox build|cleanup`: build the recipe's image or templates; reap orphans."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.console import Console
+
+from harness.errors import InputError
+from harness.sandboxes import SandboxError
+from harness.sandboxes.backends import docker_client
+from harness.tasks import collection_path
+
+
+def build_sandbox(
+    backend: str, base: str | None, domain: str | None, collections_dir: Path | None, console: Console
+) -> int:
+    if backend == "docker":
+        from harness.sandboxes.recipe import build_image
+
+        try:
+            tag = build_image(docker_client(), base, console.print)
+        except (RuntimeError, OSError) as error:
+            console.print(f"[red]error:[/red] {error}")
+            return 1
+        console.print(f"image ready: {tag}")
+        return 0
+    import e2b
+
+    from harness.sandboxes.e2b import build_template
+
+    if not domain:
+        raise InputError("sandbox build e2b: --domain is required (one template per domain)")
+    folder = collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
+    try:
+        template_id = build_template(e2b, domain, collection_path(folder, domain), console.print)
+    except SandboxError as error:
+        raise InputError(str(error)) from None
+    console.print(f"template ready: {template_id}")
+    return 0
+
+
+def cleanup_sandboxes(console: Console) -> int:
+    """Docker containers and E2B sandboxes whose runner is gone; each backend only where it is set up."""
+    from harness.sandboxes.docker import cleanup_orphans
+
+    try:
+        removed = cleanup_orphans(docker_client())
+        console.print(f"docker: removed {len(removed)} orphaned containers {' '.join(removed)}".rstrip())
+    except InputError as error:
+        console.print(f"docker: skipped ({error})")
+    if os.environ.get("E2B_API_KEY"):
+        import e2b
+
+        from harness.sandboxes.e2b import reap_orphans
+
+        killed = reap_orphans(e2b, os.environ["E2B_API_KEY"])
+        console.print(f"e2b: killed {len(killed)} orphaned sandboxes")
+    else:
+        console.print("e2b: skipped (E2B_API_KEY not set)")
+    return 0

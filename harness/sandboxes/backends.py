@@ -1,0 +1,138 @@
+"""Choose and check a sandbox backend for a run; each then makes one fresh sandbox per episode."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.errors import InputError
+from harness.sandboxes import Sandbox, SandboxError, SandboxSettings
+
+
+class SandboxBackend(Protocol):
+    facts: dict[str, Any]
+    """For run.yaml: backend, image digest or template ids, limit mechanism."""
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        """A fresh sandbox for one episode (not started yet)."""
+
+
+@dataclass
+class LocalBackend:
+    settings: SandboxSettings
+    bwrap: str
+    facts: dict[str, Any]
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        from harness.sandboxes.local import BubblewrapSandbox
+
+        return BubblewrapSandbox(collection, episode_name, self.settings, self.bwrap, cancel)
+
+
+@dataclass
+class DockerBackend:
+    settings: SandboxSettings
+    client: Any
+    image: str
+    run_id: str
+    facts: dict[str, Any]
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        from harness.sandboxes.docker import DockerSandbox
+
+        return DockerSandbox(self.client, self.image, collection, self.run_id, episode_name, self.settings, cancel)
+
+
+@dataclass
+class E2BBackend:
+    settings: SandboxSettings
+    sdk: Any
+    api_key: str
+    templates: dict[str, str]
+    run_id: str
+    time_limit_s: float
+    facts: dict[str, Any]
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        from harness.sandboxes.e2b import E2BSandbox
+
+        return E2BSandbox(self.sdk, self.templates[domain], self.api_key, self.run_id, episode_name, self.settings,
+                          self.time_limit_s, cancel)  # fmt: skip
+
+
+def prepare_backend(
+    name: str, settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, image: str | None
+) -> SandboxBackend:
+    """Check the backend can run (raising `InputError` with the fix) and reap orphans of dead runs."""
+    if name == "local":
+        return _local(settings)
+    if name == "docker":
+        return _docker(settings, run_id, image)
+    return _e2b(settings, run_id, domains, time_limit_s)
+
+
+def _local(settings: SandboxSettings) -> LocalBackend:
+    from harness.sandboxes.local import BwrapUnavailable, check_bwrap, find_bwrap
+
+    try:
+        bwrap = find_bwrap()
+        facts = check_bwrap(bwrap, settings)
+    except BwrapUnavailable as error:
+        raise InputError(f"--sandbox local: {error}") from None
+    return LocalBackend(settings, bwrap, facts)
+
+
+def docker_client() -> Any:
+    import docker
+
+    try:
+        client = docker.from_env()
+        client.ping()
+    except Exception as error:
+        raise InputError(f"--sandbox docker: no Docker engine reachable ({error}); start dockerd") from None
+    return client
+
+
+def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> DockerBackend:
+    from harness.sandboxes.docker import cleanup_orphans
+    from harness.sandboxes.recipe import default_image
+
+    client = docker_client()
+    image = image or default_image()
+    try:
+        image_id = client.images.get(image).id
+    except Exception:
+        raise InputError(
+            f"--sandbox docker: image {image} not found; build it with `python -m harness sandbox build docker`"
+        ) from None
+    cleanup_orphans(client)
+    limits = settings.limits
+    facts = {"backend": "docker", "image": image, "image_id": image_id,
+             "limits": {"mechanism": "docker", "memory_mb": limits.memory_mb, "pids": limits.pids,
+                        "cpus": limits.cpus}}  # fmt: skip
+    return DockerBackend(settings, client, image, run_id, facts)
+
+
+def _e2b(
+    settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, sdk: Any = None
+) -> E2BBackend:
+    from harness.sandboxes.e2b import reap_orphans, require_api_key, template_alias
+
+    try:
+        api_key = require_api_key()
+    except SandboxError as error:
+        raise InputError(str(error)) from None
+    if sdk is None:
+        import e2b as sdk
+    templates = {domain: template_alias(domain) for domain in domains}
+    for domain, alias in templates.items():
+        if not sdk.Template.alias_exists(alias, api_key=api_key):
+            raise InputError(
+                f"--sandbox e2b: template {alias} not found; build it with "
+                f"`python -m harness sandbox build e2b --domain {domain}`"
+            )
+    reap_orphans(sdk, api_key)
+    facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s}
+    return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts)

@@ -1,0 +1,97 @@
+"""The one sandbox recipe (sandbox_templates/): its files, its hash, and the Docker image built from it."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RECIPE_DIR = Path(__file__).resolve().parents[2] / "sandbox_templates"
+RECIPE_FILES = ("Dockerfile", "requirements.txt", "harness-exec")
+IMAGE_REPOSITORY = "harness-sandbox"
+DEBOOTSTRAP_IMAGE = "harness-base:bookworm"
+DEBOOTSTRAP_SUITE = "bookworm"
+
+
+def recipe_hash() -> str:
+    digest = hashlib.sha256()
+    for name in RECIPE_FILES:
+        digest.update(name.encode() + b"\0" + (RECIPE_DIR / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def default_image() -> str:
+    """The image tag for the current recipe: rebuilt whenever a recipe file changes."""
+    return f"{IMAGE_REPOSITORY}:{recipe_hash()}"
+
+
+def host_ca_bundle() -> Path | None:
+    """The CA bundle pip on this host uses, for builds behind a TLS-inspecting proxy."""
+    for name in ("PIP_CERT", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"):
+        value = os.environ.get(name)
+        if value and Path(value).is_file():
+            return Path(value)
+    return None
+
+
+def write_build_context(target: Path, ca_bundle: Path | None) -> None:
+    """The recipe files plus `extra-ca.crt` (the host's CA bundle, or empty)."""
+    for name in RECIPE_FILES:
+        shutil.copy2(RECIPE_DIR / name, target / name)
+    (target / "extra-ca.crt").write_bytes(ca_bundle.read_bytes() if ca_bundle else b"")
+
+
+def ensure_debootstrap_base(client: Any, log: Callable[[str], None]) -> str:
+    """A Debian base image without any registry: debootstrap a rootfs and `docker import` it (once)."""
+    try:
+        client.images.get(DEBOOTSTRAP_IMAGE)
+        return DEBOOTSTRAP_IMAGE
+    except Exception:  # docker.errors.ImageNotFound
+        pass
+    if shutil.which("debootstrap") is None:
+        raise RuntimeError("--base debootstrap needs debootstrap (Debian package debootstrap) and root")
+    with tempfile.TemporaryDirectory(prefix="harness-rootfs-") as rootfs:
+        log(f"debootstrap {DEBOOTSTRAP_SUITE} (about a minute)")
+        subprocess.run(
+            ["debootstrap", "--variant=minbase", DEBOOTSTRAP_SUITE, rootfs, "http://deb.debian.org/debian"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        archive = io.BytesIO()
+        with tarfile.open(fileobj=archive, mode="w") as tar:
+            tar.add(rootfs, arcname=".")
+        client.images.import_image(src=archive.getvalue(), repository=DEBOOTSTRAP_IMAGE.split(":")[0],
+                                   tag=DEBOOTSTRAP_IMAGE.split(":")[1])  # fmt: skip
+    return DEBOOTSTRAP_IMAGE
+
+
+def build_image(client: Any, base_image: str | None, log: Callable[[str], None]) -> str:
+    """Build (or find) the recipe image; returns its tag. `base_image="debootstrap"` works offline."""
+    tag = default_image()
+    try:
+        client.images.get(tag)
+        log(f"{tag} is up to date")
+        return tag
+    except Exception:  # docker.errors.ImageNotFound
+        pass
+    buildargs = {}
+    if base_image == "debootstrap":
+        buildargs["BASE_IMAGE"] = ensure_debootstrap_base(client, log)
+    elif base_image:
+        buildargs["BASE_IMAGE"] = base_image
+    with tempfile.TemporaryDirectory(prefix="harness-build-") as context:
+        write_build_context(Path(context), host_ca_bundle())
+        log(f"building {tag}")
+        for chunk in client.api.build(path=context, tag=tag, buildargs=buildargs, rm=True, decode=True):
+            if "error" in chunk:
+                raise RuntimeError(f"docker build failed: {chunk['error'].strip()}")
+            if chunk.get("stream", "").startswith("Step "):
+                log(chunk["stream"].strip())
+    return tag

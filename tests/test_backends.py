@@ -1,0 +1,195 @@
+"""Docker and E2B backends: labels, cleanup, SDK boundary, and the same observations on every backend."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+import tests.fake_e2b as fake_e2b
+from harness.sandboxes import SandboxSettings
+from harness.sandboxes.docker import LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, DockerSandbox, cleanup_orphans
+from harness.sandboxes.e2b import E2BSandbox, reap_orphans, template_alias, template_definition
+from tests.conftest import REPO
+
+DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's default: never a live process
+
+
+@pytest.fixture
+def fake_sdk(monkeypatch, mini):
+    """The fake SDK installed as `e2b`, with a template for the mini domain, and an API key."""
+    fake_e2b.RECORD = fake_e2b.Recorder(templates={template_alias("mini"): mini.root / "collections" / "mini"})
+    monkeypatch.setitem(sys.modules, "e2b", fake_e2b)
+    monkeypatch.setenv("E2B_API_KEY", "e2b-test-key")
+    return fake_e2b.RECORD
+
+
+EPISODE = [
+    {"bash": "ls documents"},
+    {"bash": "cat documents/ledger.md"},
+    {"bash": "grep 2099 documents/ledger.md"},
+    {"bash": "python3 -c 'print(6 * 7)'; echo warning >&2; exit 3"},
+    {"bash": "seq 1 100000"},
+    {"bash": "sleep 30"},
+    {"bash": "echo 2 > run/x; cat run/x; touch documents/y 2>&1 | sed 's/.*documents/documents/'"},
+    "<answer>42</answer>",
+]
+
+
+def observations(run_dir: Path) -> list[tuple]:
+    path = run_dir / "episodes" / "mini" / "t1.jsonl"
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    return [(e["exit_code"], e["stdout"], e["stderr"], e["timed_out"], e["truncated"], e["raw_bytes"])
+            for e in events if e["event"] == "observation"]  # fmt: skip
+
+
+def test_one_episode_gives_identical_observations_on_local_docker_and_e2b(mini, docker_image, fake_sdk):
+    script = mini.script(EPISODE)
+    runs = {}
+    for backend in ("local", "docker", "e2b"):
+        outcome = mini.run("--model", script, "--sandbox", backend, "--command-timeout", "2", run_id=backend)
+        assert outcome.exit_code == 0, outcome.output
+        assert (outcome.rows[0]["status"], outcome.rows[0]["verdict"]) == ("answered", "correct")
+        runs[backend] = observations(outcome.run_dir)
+    assert runs["local"] == runs["docker"] == runs["e2b"]
+    timed_out = runs["local"][5]
+    assert timed_out[:1] == (None,) and timed_out[3] is True
+    assert runs["local"][6][1] == "2\ndocuments/y': Read-only file system\n"
+
+
+def test_e2b_sandboxes_are_created_offline_short_lived_labelled_and_killed(mini, fake_sdk):
+    outcome = mini.run("--model", mini.script(EPISODE[:2] + EPISODE[-1:]), "--sandbox", "e2b", "--time-limit", "300")
+    assert outcome.rows[0]["verdict"] == "correct"
+    [created] = fake_sdk.created
+    assert created["template"] == "harness-mini"
+    assert created["allow_internet_access"] is False
+    assert created["timeout"] == 300 + 120
+    assert created["metadata"][LABEL_RUN] == "run" and created["metadata"][LABEL_EPISODE] == "mini-t1"
+    assert created["api_key"] == "e2b-test-key"
+    assert "E2B_API_KEY" not in created["envs"] and "e2b-test-key" not in created["envs"].values()
+    assert all(c["user"] == "agent" and c["cwd"] == "/workspace" for c in fake_sdk.commands)
+    assert all(c["cmd"].startswith("harness-exec ") for c in fake_sdk.commands)
+    assert fake_sdk.killed == ["fake-" + fake_sdk.killed[0].split("-")[1]]
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
+    assert recorded["sandbox"]["backend"] == "e2b" and recorded["sandbox"]["templates"] == {"mini": "harness-mini"}
+
+
+def test_e2b_missing_template_says_how_to_build_it(mini, fake_sdk):
+    fake_sdk.templates.clear()
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    assert outcome.exit_code == 2 and "sandbox build e2b --domain mini" in outcome.output
+
+
+def test_e2b_orphans_of_dead_runs_are_reaped_through_list_by_metadata(fake_sdk):
+    live = f"{socket.gethostname()}:{os.getpid()}"
+    fake_sdk.existing = [
+        fake_e2b.FakeSandboxInfo("dead-one", {"harness.app": "harness", LABEL_OWNER: DEAD_OWNER}),
+        fake_e2b.FakeSandboxInfo("live-one", {"harness.app": "harness", LABEL_OWNER: live}),
+        fake_e2b.FakeSandboxInfo("elsewhere", {"harness.app": "harness", LABEL_OWNER: "other-host:1"}),
+    ]
+    assert reap_orphans(fake_e2b, "key") == ["dead-one"]
+    assert fake_sdk.killed == ["dead-one"]
+    assert fake_sdk.listed[0]["query"].metadata == {"harness.app": "harness"}
+
+
+def test_e2b_template_bakes_the_collection_in_read_only(tmp_path, mini, fake_sdk):
+    import e2b
+
+    template = template_definition(fake_e2b, tmp_path, mini.root / "collections" / "mini")
+    steps = json.loads(e2b.Template.to_json(template))
+    text = json.dumps(steps)
+    assert '"debian:bookworm-slim"' in text or "debian:bookworm-slim" in text
+    assert "/workspace/documents" in text
+    assert "chmod -R a-w,a+rX /workspace/documents" in text and "chown -R root:root" in text
+    assert "requirements.txt" in text and "harness-exec" in text
+
+
+def test_e2b_template_build_goes_through_the_sdk(tmp_path, mini, fake_sdk):
+    from harness.sandboxes.e2b import build_template
+
+    template_id = build_template(fake_e2b, "mini", mini.root / "collections" / "mini", lambda line: None)
+    [build] = fake_sdk.builds
+    assert (build["alias"], build["cpu_count"], build["memory_mb"], template_id) == (
+        "harness-mini", 2, 4096, "tmpl-harness-mini")  # fmt: skip
+
+
+def test_e2b_sandbox_kills_the_command_on_cancel(mini, fake_sdk):
+    import threading
+
+    cancel = threading.Event()
+    cancel.set()
+    box = E2BSandbox(fake_e2b, "harness-mini", "key", "run", "ep", SandboxSettings(), 60, cancel)
+    box.start()
+    result = box.execute("echo hi", 10)
+    box.close()
+    assert result.exit_code is None
+
+
+def test_docker_containers_carry_labels_and_are_removed_on_close(docker_image, tmp_path):
+    client, image = docker_image
+    box = DockerSandbox(client, image, tmp_path, "label-run", "label-episode", SandboxSettings())
+    box.start()
+    [container] = client.containers.list(filters={"label": f"{LABEL_RUN}=label-run"})
+    assert container.labels[LABEL_EPISODE] == "label-episode"
+    assert container.attrs["HostConfig"]["NetworkMode"] == "none"
+    assert container.attrs["HostConfig"]["ReadonlyRootfs"] is True
+    assert container.attrs["HostConfig"]["CapDrop"] == ["ALL"]
+    assert "no-new-privileges" in container.attrs["HostConfig"]["SecurityOpt"]
+    box.close()
+    assert client.containers.list(all=True, filters={"label": f"{LABEL_RUN}=label-run"}) == []
+
+
+def test_docker_cleanup_removes_orphans_of_dead_runs_only(docker_image, tmp_path, monkeypatch):
+    import harness.sandboxes.docker as docker_backend
+
+    client, image = docker_image
+    live = DockerSandbox(client, image, tmp_path, "cleanup-run", "live", SandboxSettings())
+    live.start()
+    monkeypatch.setattr(docker_backend, "owner_label", lambda: DEAD_OWNER)
+    orphan = DockerSandbox(client, image, tmp_path, "cleanup-run", "orphan", SandboxSettings())
+    orphan.start()
+    try:
+        removed = cleanup_orphans(client)
+        left = client.containers.list(all=True, filters={"label": f"{LABEL_RUN}=cleanup-run"})
+        assert len(removed) == 1 and [c.labels[LABEL_EPISODE] for c in left] == ["live"]
+    finally:
+        live.close()
+        orphan.close()
+
+
+def test_sigterm_mid_run_removes_the_docker_containers(mini, docker_image):
+    script = mini.script([{"bash": "sleep 60"}])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "--model", script, "--domain", "mini", "--sandbox", "docker",
+         "--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections"),
+         "--results-dir", str(mini.results_dir), "--run-id", "term"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    client, _ = docker_image
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not client.containers.list(filters={"label": f"{LABEL_RUN}=term"}):
+        time.sleep(0.2)
+    time.sleep(1)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert client.containers.list(all=True, filters={"label": f"{LABEL_RUN}=term"}) == []
+    row = json.loads((mini.results_dir / "term" / "results.jsonl").read_text())
+    assert row["status"] == "cancelled"
+
+
+def test_docker_run_records_the_image_digest(mini, docker_image):
+    outcome = mini.run("--model", "oracle", "--sandbox", "docker")
+    assert outcome.rows[0]["verdict"] == "correct"
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
+    assert recorded["sandbox"]["backend"] == "docker"
+    assert recorded["sandbox"]["image_id"].startswith("sha256:")
+    assert recorded["collections"]["mini"]["hash"].startswith("sha256:")
