@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import shutil
 import subprocess
@@ -57,18 +56,18 @@ def ensure_debootstrap_base(client: Any, log: Callable[[str], None]) -> str:
         pass
     if shutil.which("debootstrap") is None:
         raise RuntimeError("--base debootstrap needs debootstrap (Debian package debootstrap) and root")
-    with tempfile.TemporaryDirectory(prefix="harness-rootfs-") as rootfs:
+    with tempfile.TemporaryDirectory(prefix="harness-rootfs-") as work:
+        rootfs, archive = Path(work) / "rootfs", Path(work) / "rootfs.tar"
         log(f"debootstrap {DEBOOTSTRAP_SUITE} (about a minute)")
         subprocess.run(
-            ["debootstrap", "--variant=minbase", DEBOOTSTRAP_SUITE, rootfs, "http://deb.debian.org/debian"],
+            ["debootstrap", "--variant=minbase", DEBOOTSTRAP_SUITE, str(rootfs), "http://deb.debian.org/debian"],
             check=True,
             stdout=subprocess.DEVNULL,
         )
-        archive = io.BytesIO()
-        with tarfile.open(fileobj=archive, mode="w") as tar:
+        with tarfile.open(archive, mode="w") as tar:
             tar.add(rootfs, arcname=".")
-        client.images.import_image(src=archive.getvalue(), repository=DEBOOTSTRAP_IMAGE.split(":")[0],
-                                   tag=DEBOOTSTRAP_IMAGE.split(":")[1])  # fmt: skip
+        repository, tag = DEBOOTSTRAP_IMAGE.split(":")
+        client.api.import_image_from_file(str(archive), repository=repository, tag=tag)
     return DEBOOTSTRAP_IMAGE
 
 
