@@ -52,10 +52,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="domain collections <domain>/ (default: collections/, env HARNESS_COLLECTIONS_DIR)",
     )
     add("--results-dir", type=Path, help="where run folders go (default: results/)")
-    add("--run-id", help="run folder name (default: time_model_domain)")
+    add("--run-id", help="run folder name (default: time_model_domain); an existing run is resumed")
     add("--sandbox", choices=["local", "docker", "e2b"], help="sandbox backend (default: local, bubblewrap)")
     add("--image", help="Docker image for --sandbox docker (default: the one built from sandbox_templates/)")
     add("--workers", type=int, metavar="N", help="episodes run at once (default: 1)")
+    add("--max-sandboxes", type=int, metavar="N", help="sandboxes alive at once (default: --workers)")
+    add("--max-connections", type=int, metavar="N", help="model calls in flight at once (default: --workers)")
+    add("--max-cost", type=float, metavar="USD", help="stop starting new episodes once the run's spend reaches it")
+    add("--shard", metavar="I/N", help="run only part I of N of the task list (deterministic, for many machines)")
+    add("--redo", action="store_true", help="on resume, run finished episodes again too")
+    add(
+        "--allow-protocol-change",
+        action="store_true",
+        help="resume a run although its model, budgets or grader differ from run.yaml",
+    )
     add("--max-turns", type=int, metavar="N", help="model calls per episode (default: 200)")
     add(
         "--time-limit",

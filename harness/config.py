@@ -51,6 +51,18 @@ class RunConfig:
     """Docker image (None: the image built from the current recipe, harness-sandbox:<recipe hash>)."""
     workers: int = 1
     """Episodes run at once."""
+    max_sandboxes: int | None = None
+    """Sandboxes alive at once (None: --workers)."""
+    max_connections: int | None = None
+    """Model calls in flight at once (None: --workers)."""
+    max_cost: float | None = None
+    """USD: stop starting new episodes once the run's spend reaches it (None: no cap)."""
+    shard: str | None = None
+    """`i/n`: run only the i-th of n deterministic parts of the task list (1-based)."""
+    redo: bool = False
+    """On resume, run every selected task again, finished ones included."""
+    allow_protocol_change: bool = False
+    """Resume a run although its protocol (model, budgets, grader) differs from run.yaml's."""
     max_turns: int = 200
     """Model calls per episode."""
     time_limit: float = 3600.0
@@ -76,7 +88,7 @@ class RunConfig:
 
 
 _CHOICES = {"sandbox": ("local", "docker", "e2b"), "action_format": ("toolcall", "text")}
-_NON_NEGATIVE = ("max_retries", "temperature")
+_NON_NEGATIVE = ("max_retries", "temperature", "max_cost")
 _POSITIVE = (
     "model_timeout",
     "workers",
@@ -133,11 +145,11 @@ def build_config(file_settings: dict[str, Any], cli_settings: dict[str, Any]) ->
             raise InputError(
                 f"--{name.replace('_', '-')}: {getattr(config, name)!r} is not one of {', '.join(choices)}"
             )
-    for name in _POSITIVE:
-        if getattr(config, name) <= 0:
+    for name in (*_POSITIVE, "max_sandboxes", "max_connections"):
+        if getattr(config, name) is not None and getattr(config, name) <= 0:
             raise InputError(f"--{name.replace('_', '-')}: must be positive")
     for name in _NON_NEGATIVE:
-        if getattr(config, name) < 0:
+        if (getattr(config, name) or 0) < 0:
             raise InputError(f"--{name.replace('_', '-')}: must not be negative")
     if not config.model:
         raise InputError("--model: required (e.g. --model oracle)")
@@ -168,7 +180,11 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
             if not isinstance(value, dict):
                 raise ValueError
             return {str(key): str(item) for key, item in value.items()}
-        if kind is bool or (kind in (int, float) and isinstance(value, bool)):
+        if kind is bool:
+            if not isinstance(value, bool):
+                raise ValueError
+            return value
+        if kind in (int, float) and isinstance(value, bool):
             raise ValueError
         return kind(value)
     except (TypeError, ValueError):

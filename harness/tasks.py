@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -126,6 +128,21 @@ def collection_path(collections_dir: Path, domain: str) -> Path:
             "(set --collections-dir or HARNESS_COLLECTIONS_DIR)"
         )
     return path
+
+
+def shard_tasks(tasks: list[Task], shard: str | None) -> list[Task]:
+    """`i/n`: the tasks whose stable hash falls in part i of n, the same on every machine and run."""
+    if shard is None:
+        return tasks
+    match = re.fullmatch(r"(\d+)/(\d+)", shard)
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise InputError(f"--shard: {shard!r} is not i/n with 1 <= i <= n")
+    index, count = int(match.group(1)) - 1, int(match.group(2))
+    return [task for task in tasks if _stable_hash(f"{task.domain}/{task.id}") % count == index]
+
+
+def _stable_hash(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
 def select_tasks(tasks: list[Task], task_ids: list[str], limit: int | None) -> list[Task]:

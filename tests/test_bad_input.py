@@ -98,8 +98,8 @@ def test_bad_config_file_names_file_line_and_field(mini):
     assert_rejected(mini.run("--config", str(config)), "run.yaml:3", "field 'max_turnz'", "unknown setting")
 
 
-def test_existing_run_folder_is_not_overwritten(mini):
+def test_resuming_under_a_different_protocol_is_refused(mini):
     assert mini.run("--model", "oracle").exit_code == 0
-    again = mini.run("--model", "oracle")
-    assert again.exit_code == 2 and "already exists" in again.output
+    again = mini.run("--model", "oracle", "--max-turns", "5")
+    assert again.exit_code == 2 and "max_turns 200 -> 5" in again.output and "--allow-protocol-change" in again.output
     assert len(again.rows) == 1

@@ -1,0 +1,191 @@
+"""Many episodes at once: worker threads, separate bounds on sandboxes and model connections, a spend
+cap, live progress, and Ctrl-C that cancels running episodes while keeping every finished one."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from harness.episode import EpisodeContext, EpisodeResult, run_episode
+from harness.models import Model, ModelReply
+from harness.results_store import ResultsWriter
+from harness.sandboxes import ExecResult, Sandbox
+from harness.tasks import Task
+
+
+@dataclass(frozen=True)
+class BatchLimits:
+    workers: int
+    """Episodes in progress at once."""
+    max_sandboxes: int
+    """Sandboxes alive at once (an episode waits for a slot before its sandbox starts)."""
+    max_connections: int
+    """Model calls in flight at once, across episodes."""
+    max_cost_usd: float | None
+    """Stop starting new episodes once the run's spend reaches this (None: no cap)."""
+
+
+@dataclass
+class BatchState:
+    """Counters the progress display reads; updated under `lock` by the episode threads."""
+
+    done: int = 0
+    correct: int = 0
+    running: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    skipped_for_cost: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def counts(self) -> dict[str, Any]:
+        return {
+            "correct": self.correct,
+            "running": self.running,
+            "tokens": f"{self.input_tokens + self.output_tokens:,}",
+            "cost": f"${self.cost_usd:.2f}",
+        }
+
+
+class BoundedModel:
+    """A model whose calls wait for one of the run's connection slots."""
+
+    def __init__(self, model: Model, slots: threading.Semaphore):
+        self._model, self._slots = model, slots
+        self.name, self.context_window = model.name, model.context_window
+
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+        started = time.monotonic()
+        with self._slots:
+            return self._model.query(messages, max(timeout_s - (time.monotonic() - started), 0.1))
+
+
+class BoundedSandbox:
+    """A sandbox that holds one of the run's sandbox slots from `start` until `close`."""
+
+    def __init__(self, sandbox: Sandbox, slots: threading.Semaphore):
+        self._sandbox, self._slots = sandbox, slots
+        self._held = False
+
+    def start(self) -> None:
+        self._slots.acquire()
+        self._held = True
+        self._sandbox.start()
+
+    def execute(self, command: str, timeout_s: float) -> ExecResult:
+        return self._sandbox.execute(command, timeout_s)
+
+    def describe(self) -> dict[str, object]:
+        return self._sandbox.describe()
+
+    def close(self) -> None:
+        try:
+            self._sandbox.close()
+        finally:
+            if self._held:
+                self._held = False
+                self._slots.release()
+
+
+def run_batch(
+    tasks: list[Task],
+    context: EpisodeContext,
+    limits: BatchLimits,
+    writer: ResultsWriter,
+    console: Console,
+    title: str,
+    state: BatchState,
+) -> tuple[list[EpisodeResult], bool]:
+    """Run every task; returns the results in finishing order and whether Ctrl-C interrupted the batch."""
+    connection_slots = threading.BoundedSemaphore(limits.max_connections)
+    sandbox_slots = threading.BoundedSemaphore(limits.max_sandboxes)
+    bounded = replace(
+        context,
+        make_model=lambda task: BoundedModel(context.make_model(task), connection_slots),
+        make_sandbox=lambda task, name: BoundedSandbox(context.make_sandbox(task, name), sandbox_slots),
+    )
+    results: list[EpisodeResult] = []
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("correct {task.fields[correct]} · running {task.fields[running]}"),
+        TextColumn("· {task.fields[tokens]} tokens · {task.fields[cost]}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console) as progress, ThreadPoolExecutor(limits.workers) as pool:
+        bar = progress.add_task(title, total=len(tasks) + state.done, completed=state.done, **state.counts())
+
+        def refresh() -> None:
+            progress.update(bar, completed=state.done, **state.counts())
+
+        run_one = _episode_runner(bounded, limits, state, refresh)
+        futures: list[Future[EpisodeResult | None]] = [pool.submit(run_one, task) for task in tasks]
+        recorded: set[Future[EpisodeResult | None]] = set()
+
+        def record(future: Future[EpisodeResult | None]) -> None:
+            recorded.add(future)
+            result = future.result()
+            if result is None:  # not started: the spend cap was reached
+                return
+            writer.append(result.to_dict())
+            results.append(result)
+            with state.lock:
+                state.done += 1
+                state.correct += result.verdict == "correct"
+            refresh()
+
+        try:
+            for future in as_completed(futures):
+                record(future)
+        except KeyboardInterrupt:
+            context.cancel.set()  # running episodes stop at their next step and end as `cancelled`
+            for future in futures:
+                future.cancel()
+            for future in futures:
+                if future not in recorded and not future.cancelled():
+                    record(future)
+            return results, True
+    return results, False
+
+
+def _episode_runner(
+    context: EpisodeContext, limits: BatchLimits, state: BatchState, refresh: Callable[[], None]
+) -> Callable[[Task], EpisodeResult | None]:
+    def run_one(task: Task) -> EpisodeResult | None:
+        with state.lock:
+            if context.cancel.is_set():
+                return None
+            if limits.max_cost_usd is not None and state.cost_usd >= limits.max_cost_usd:
+                state.skipped_for_cost += 1
+                return None
+            state.running += 1
+        refresh()
+        try:
+            result = run_episode(task, context)
+        finally:
+            with state.lock:
+                state.running -= 1
+        with state.lock:
+            state.input_tokens += result.input_tokens
+            state.output_tokens += result.output_tokens
+            state.cost_usd += result.cost_usd or 0.0
+        return result
+
+    return run_one

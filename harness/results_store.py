@@ -1,0 +1,71 @@
+"""results.jsonl: append-only rows, one per finished episode attempt; the latest row per task counts.
+
+Rows are appended and fsynced as episodes end, so a crash or `kill -9` loses nothing finished. A row
+torn by a kill mid-write is dropped when the run resumes, before anything is appended after it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+RETRIED_STATUSES = frozenset({"model_error", "sandbox_error", "cancelled"})
+"""Infrastructure failures and interrupted episodes: a resumed run runs these again."""
+
+TaskKey = tuple[str, str]
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Every complete row, in file order (a torn last line is ignored)."""
+    if not path.exists():
+        return []
+    rows = []
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            if not line.endswith("\n"):
+                break
+            rows.append(json.loads(line))
+    return rows
+
+
+def latest_rows(rows: list[dict[str, Any]]) -> dict[TaskKey, dict[str, Any]]:
+    latest: dict[TaskKey, dict[str, Any]] = {}
+    for row in rows:
+        latest[(row["domain"], row["task_id"])] = row
+    return latest
+
+
+def finished_keys(path: Path) -> set[TaskKey]:
+    """Tasks whose latest attempt ended for a reason a resumed run keeps (answered or a limit)."""
+    return {key for key, row in latest_rows(read_rows(path)).items() if row["status"] not in RETRIED_STATUSES}
+
+
+def drop_torn_tail(path: Path) -> None:
+    """Cut a half-written last row (the runner was killed mid-write), so appends start on a fresh line."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)
+
+
+class ResultsWriter:
+    """Appends rows from many episode threads; each row is flushed and fsynced before it counts."""
+
+    def __init__(self, path: Path):
+        drop_torn_tail(path)
+        self._file = path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def append(self, row: dict[str, Any]) -> None:
+        with self._lock:
+            self._file.write(json.dumps(row, ensure_ascii=False) + "\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
