@@ -118,12 +118,33 @@ def build_sandbox_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_report_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness report",
+        description="Accuracy tables (Markdown, CSV) and plots from one or more run folders (shards or models).",
+    )
+    parser.add_argument("runs", type=Path, nargs="+", help="run folders")
+    parser.add_argument("--out", type=Path, help="output folder (default: RUN/report, or results/report-<time>)")
+    return parser
+
+
+def build_view_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness view", description="A self-contained HTML viewer.")
+    parser.add_argument("run", type=Path, help="a run folder")
+    parser.add_argument("--out", type=Path, help="output file (default: RUN/viewer.html)")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["replay"]:
         return _replay(build_replay_parser().parse_args(argv[1:]))
     if argv[:1] == ["sandbox"]:
         return _sandbox(build_sandbox_parser().parse_args(argv[1:]))
+    if argv[:1] == ["report"]:
+        return _report(build_report_parser().parse_args(argv[1:]))
+    if argv[:1] == ["view"]:
+        return _view(build_view_parser().parse_args(argv[1:]))
     return _run(vars(build_parser().parse_args(argv)))
 
 
@@ -171,6 +192,27 @@ def _sandbox(arguments: argparse.Namespace) -> int:
         return build_sandbox(arguments.backend, arguments.base, arguments.domain, arguments.collections_dir, console)
     except InputError as error:
         return _report_input_error(error)
+
+
+def _report(arguments: argparse.Namespace) -> int:
+    from harness.report import write_report
+
+    try:
+        write_report(arguments.runs, arguments.out, _console())
+    except InputError as error:
+        return _report_input_error(error)
+    return 0
+
+
+def _view(arguments: argparse.Namespace) -> int:
+    from harness.viewer import write_viewer
+
+    try:
+        path = write_viewer(arguments.run, arguments.out)
+    except InputError as error:
+        return _report_input_error(error)
+    _console().print(f"viewer written to {path}")
+    return 0
 
 
 def _replay(arguments: argparse.Namespace) -> int:

@@ -68,7 +68,9 @@ def summary_to_dict(summaries: list[DomainSummary]) -> dict[str, Any]:
 
 def print_table(summaries: list[DomainSummary], console: Console, title: str) -> None:
     table = Table(title=title)
-    for column in ("domain", "tasks", "correct", "strict", "default", "lenient", "statuses", "mean turns", "time"):
+    columns = ("domain", "tasks", "correct", "strict", "default", "lenient", "statuses", "mean turns", "tokens", "cost",
+               "time")  # fmt: skip
+    for column in columns:
         table.add_column(column, justify="left" if column in ("domain", "statuses") else "right")
     for summary in summaries:
         table.add_row(
@@ -80,6 +82,8 @@ def print_table(summaries: list[DomainSummary], console: Console, title: str) ->
             f"{summary.accuracy_lenient:.1%}",
             ", ".join(f"{name} {count}" for name, count in summary.statuses.items()),
             f"{summary.mean_turns:.1f}",
+            f"{summary.input_tokens + summary.output_tokens:,}",
+            "–" if summary.cost_usd is None else f"${summary.cost_usd:.4f}",
             f"{summary.total_time_s:.1f} s",
         )
     console.print(table)

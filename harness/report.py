@@ -1,0 +1,200 @@
+"""`python -m harness report RUN [RUN ...]`: merge run folders (shards, models) into tables and plots."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.console import Console
+
+from harness.errors import InputError
+from harness.results_store import latest_rows, read_rows
+from harness.stats import mcnemar_exact, wilson_interval
+
+MODES = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
+STATUSES = ("answered", "turn_limit", "time_limit", "context_limit", "format_errors", "model_error",
+            "sandbox_error", "cancelled")  # fmt: skip
+RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit")
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One model on one domain (or on `all`)."""
+
+    model: str
+    domain: str
+    rows: list[dict[str, Any]]
+
+    @property
+    def n(self) -> int:
+        return len(self.rows)
+
+    def correct(self, mode: str = "default") -> int:
+        return sum(row[MODES[mode]] == "correct" for row in self.rows)
+
+    def accuracy(self, mode: str = "default") -> float:
+        return self.correct(mode) / self.n if self.n else 0.0
+
+    def interval(self, mode: str = "default") -> tuple[float, float]:
+        return wilson_interval(self.correct(mode), self.n)
+
+    def statuses(self) -> Counter[str]:
+        return Counter(row["status"] for row in self.rows)
+
+    def cost(self) -> float | None:
+        known = [row["cost_usd"] for row in self.rows if row.get("cost_usd") is not None]
+        return sum(known) if known else None
+
+
+def load_runs(paths: list[Path]) -> list[dict[str, Any]]:
+    """Latest row per (model, domain, task) over all run folders; later folders win on overlap."""
+    merged: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for path in paths:
+        record_path = path / "run.yaml"
+        if not record_path.is_file():
+            raise InputError(f"{path}: not a run folder (no run.yaml)")
+        model = yaml.safe_load(record_path.read_text(encoding="utf-8"))["config"]["model"]
+        for (domain, task_id), row in latest_rows(read_rows(path / "results.jsonl")).items():
+            merged[(model, domain, task_id)] = {**row, "model": model, "run": path.name}
+    if not merged:
+        raise InputError("report: the run folders hold no results")
+    return list(merged.values())
+
+
+def cells(rows: list[dict[str, Any]]) -> dict[tuple[str, str], Cell]:
+    table: dict[tuple[str, str], Cell] = {}
+    for model in sorted({row["model"] for row in rows}):
+        mine = [row for row in rows if row["model"] == model]
+        for domain in sorted({row["domain"] for row in mine}):
+            table[(model, domain)] = Cell(model, domain, [row for row in mine if row["domain"] == domain])
+        table[(model, ALL)] = Cell(model, ALL, mine)
+    return table
+
+
+def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
+    rows = load_runs(paths)
+    out = out or (paths[0] / "report" if len(paths) == 1 else _merged_folder(paths[0].parent))
+    out.mkdir(parents=True, exist_ok=True)
+    table = cells(rows)
+    models = sorted({model for model, _ in table})
+    domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
+    _write_csvs(out, table, rows)
+    markdown = _markdown(table, models, domains, rows)
+    from harness.plots import accuracy_plot, residual_heatmap, submission_turns_plot
+
+    accuracy_plot(table, models, domains[:-1], out / "accuracy_per_domain.png")
+    residual_heatmap(table, models, domains[:-1], out / "residuals.png")
+    submission_turns_plot(rows, out / "submission_turns.png")
+    markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n![residuals](residuals.png)\n\n"
+    markdown += "![turn of submission](submission_turns.png)\n"
+    (out / "report.md").write_text(markdown, encoding="utf-8")
+    console.print(markdown, markup=False, highlight=False, soft_wrap=True)
+    console.print(f"report written to {out}")
+    return out
+
+
+def _merged_folder(results_dir: Path) -> Path:
+    return results_dir / f"report-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}"
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], rows: list[dict]) -> str:
+    lines = ["# Report", ""]
+    for mode in MODES:
+        lines += [f"## Accuracy ({mode}), % with 95% Wilson interval", ""]
+        lines += ["| domain | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+        for domain in domains:
+            cells_text = []
+            for model in models:
+                cell = table.get((model, domain))
+                if cell is None:
+                    cells_text.append("–")
+                    continue
+                low, high = cell.interval(mode)
+                cells_text.append(f"{_percent(cell.accuracy(mode))} [{_percent(low)}, {_percent(high)}] (n={cell.n})")
+            lines.append(f"| {domain} | " + " | ".join(cells_text) + " |")
+        lines.append("")
+    lines += ["## Outcomes", "", "| model | domain | " + " | ".join(STATUSES) + " | resource limits |",
+              "|---|---|" + "---|" * (len(STATUSES) + 1)]  # fmt: skip
+    for (model, domain), cell in table.items():
+        counts = cell.statuses()
+        exhausted = sum(counts[s] for s in RESOURCE_LIMITS)
+        lines.append(f"| {model} | {domain} | " + " | ".join(str(counts[s]) for s in STATUSES) + f" | {exhausted} |")
+    lines += ["", "## Effort and cost", "",
+              "| model | domain | mean turns | input tokens | output tokens | cost (USD) | cost per correct |",
+              "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for (model, domain), cell in table.items():
+        cost, correct = cell.cost(), cell.correct()
+        per_correct = f"{cost / correct:.4f}" if cost is not None and correct else "–"
+        mean_turns = sum(r["turns"] for r in cell.rows) / cell.n if cell.n else 0
+        lines.append(
+            f"| {model} | {domain} | {mean_turns:.1f} | {sum(r['input_tokens'] for r in cell.rows)} | "
+            f"{sum(r['output_tokens'] for r in cell.rows)} | {'–' if cost is None else f'{cost:.4f}'} | {per_correct} |"
+        )
+    lines.append("")
+    for first, second in itertools.combinations(models, 2):
+        lines += _paired(rows, first, second)
+    return "\n".join(lines) + "\n"
+
+
+def paired_counts(rows: list[dict[str, Any]], first: str, second: str) -> dict[str, int]:
+    """Both / only first / only second / neither correct, over the tasks both models ran."""
+    verdicts = {(r["model"], r["domain"], r["task_id"]): r["verdict"] == "correct" for r in rows}
+    shared = {(d, t) for m, d, t in verdicts if m == first} & {(d, t) for m, d, t in verdicts if m == second}
+    counts = Counter()
+    for domain, task_id in shared:
+        a, b = verdicts[(first, domain, task_id)], verdicts[(second, domain, task_id)]
+        counts["both" if a and b else "only_first" if a else "only_second" if b else "neither"] += 1
+    return {key: counts[key] for key in ("both", "only_first", "only_second", "neither")}
+
+
+def _paired(rows: list[dict[str, Any]], first: str, second: str) -> list[str]:
+    counts = paired_counts(rows, first, second)
+    shared = sum(counts.values())
+    p_value = mcnemar_exact(counts["only_first"], counts["only_second"])
+    return [
+        f"## Paired comparison: {first} vs {second}",
+        "",
+        f"On the {shared} tasks both ran: both correct {counts['both']}, only {first} {counts['only_first']}, "
+        f"only {second} {counts['only_second']}, neither {counts['neither']}; "
+        f"exact McNemar p = {p_value:.4f}.",
+        "",
+    ]
+
+
+def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[dict[str, Any]]) -> None:
+    with (out / "accuracy.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        header = ["model", "domain", "n"]
+        for mode in MODES:
+            header += [f"correct_{mode}", f"accuracy_{mode}", f"ci95_low_{mode}", f"ci95_high_{mode}"]
+        writer.writerow(header + list(STATUSES) + ["mean_turns", "input_tokens", "output_tokens", "cost_usd"])
+        for (model, domain), cell in table.items():
+            line: list[Any] = [model, domain, cell.n]
+            for mode in MODES:
+                low, high = cell.interval(mode)
+                line += [cell.correct(mode), round(cell.accuracy(mode), 6), round(low, 6), round(high, 6)]
+            counts = cell.statuses()
+            line += [counts[s] for s in STATUSES]
+            line += [round(sum(r["turns"] for r in cell.rows) / max(cell.n, 1), 3),
+                     sum(r["input_tokens"] for r in cell.rows), sum(r["output_tokens"] for r in cell.rows),
+                     "" if cell.cost() is None else round(cell.cost() or 0, 6)]  # fmt: skip
+            writer.writerow(line)
+    models = sorted({row["model"] for row in rows})
+    with (out / "paired.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["first", "second", "both", "only_first", "only_second", "neither", "mcnemar_p"])
+        for first, second in itertools.combinations(models, 2):
+            counts = paired_counts(rows, first, second)
+            p_value = mcnemar_exact(counts["only_first"], counts["only_second"])
+            writer.writerow([first, second, *counts.values(), round(p_value, 6)])

@@ -1,0 +1,114 @@
+"""Reports (tables, intervals, paired comparison, plots) and the HTML viewer in headless Chromium."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+
+import pytest
+
+from harness.cli import main
+from harness.report import paired_counts
+from harness.stats import mcnemar_exact, wilson_interval
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def two_domain_project(mini):
+    """mini (2 tasks) and misc (1 task), so tables have several domains."""
+    mini_tasks = [{"id": f"t{i}", "domain": "mini", "question": f"Q{i}?", "answer": "42"} for i in (1, 2)]
+    (mini.tasks_dir / "mini.jsonl").write_text("".join(json.dumps(task) + "\n" for task in mini_tasks))
+    misc_task = {"id": "m1", "domain": "misc", "question": "Q?", "answer": "7"}
+    (mini.tasks_dir / "misc.jsonl").write_text(json.dumps(misc_task) + "\n")
+    (mini.root / "collections" / "misc").mkdir()
+    (mini.root / "collections" / "misc" / "a.md").write_text("seven\n")
+
+
+def run_all(mini, replies, run_id):
+    return mini.run("--model", mini.script(replies), "--domain", "mini,misc", run_id=run_id)
+
+
+def test_wilson_interval_and_mcnemar():
+    low, high = wilson_interval(8, 10)
+    assert (round(low, 4), round(high, 4)) == (0.4902, 0.9433)
+    assert wilson_interval(0, 0) == (0.0, 0.0)
+    assert wilson_interval(5, 5)[1] == 1.0
+    assert mcnemar_exact(0, 0) == 1.0
+    assert round(mcnemar_exact(1, 9), 4) == 0.0215
+
+
+def test_report_merges_models_into_tables_csv_and_plots(mini):
+    two_domain_project(mini)
+    good = run_all(mini, [{"bash": "true"}, "<answer>42</answer>"], "good")
+    bad = run_all(mini, ["<answer>41</answer>"], "bad")
+    assert good.exit_code == bad.exit_code == 0
+    out = mini.root / "report"
+    assert main(["report", str(good.run_dir), str(bad.run_dir), "--out", str(out)]) == 0
+    mini.capsys.readouterr()
+    markdown = (out / "report.md").read_text()
+    assert "## Accuracy (default), % with 95% Wilson interval" in markdown
+    assert "| mini | 100.0 [34.2, 100.0] (n=2) | 0.0 [0.0, 65.8] (n=2) |" in markdown
+    assert "## Paired comparison" in markdown and "only scripted" in markdown
+    rows = list(csv.DictReader((out / "accuracy.csv").open()))
+    by_key = {(row["model"].split("/")[-1], row["domain"]): row for row in rows}
+    good_name = next(key[0] for key in by_key if by_key[key]["correct_default"] == "2")
+    assert by_key[(good_name, "all")]["accuracy_default"] == "0.666667"
+    assert by_key[(good_name, "misc")]["answered"] == "1"
+    for image in ("accuracy_per_domain.png", "residuals.png", "submission_turns.png"):
+        assert (out / image).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    paired = list(csv.DictReader((out / "paired.csv").open()))
+    assert len(paired) == 1 and {paired[0]["only_first"], paired[0]["only_second"]} == {"0", "2"}
+
+
+def test_report_of_shards_merges_them(mini):
+    two_domain_project(mini)
+    model = mini.script(["<answer>42</answer>"])
+    first = mini.run("--model", model, "--domain", "mini,misc", "--shard", "1/2", run_id="s1")
+    second = mini.run("--model", model, "--domain", "mini,misc", "--shard", "2/2", run_id="s2")
+    assert len(first.rows) + len(second.rows) == 3
+    out = mini.root / "merged"
+    assert main(["report", str(first.run_dir), str(second.run_dir), "--out", str(out)]) == 0
+    mini.capsys.readouterr()
+    rows = {row["domain"]: row for row in csv.DictReader((out / "accuracy.csv").open())}
+    assert rows["all"]["n"] == "3"
+
+
+def test_paired_counts_use_shared_tasks_only():
+    rows = [
+        {"model": "a", "domain": "d", "task_id": "1", "verdict": "correct"},
+        {"model": "b", "domain": "d", "task_id": "1", "verdict": "wrong_value"},
+        {"model": "a", "domain": "d", "task_id": "2", "verdict": "correct"},
+    ]
+    assert paired_counts(rows, "a", "b") == {"both": 0, "only_first": 1, "only_second": 0, "neither": 0}
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="the viewer test needs Debian's chromium (apt-get install chromium)")
+def test_viewer_filters_and_shows_an_episode_step_in_headless_chromium(mini):
+    from playwright.sync_api import sync_playwright
+
+    two_domain_project(mini)
+    outcome = run_all(mini, [{"bash": "echo viewer-step-output"}, "<answer>42</answer>"], "seen")
+    assert main(["view", str(outcome.run_dir)]) == 0
+    page_path = outcome.run_dir / "viewer.html"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"],
+        )  # fmt: skip
+        page = browser.new_page()
+        page.goto(page_path.as_uri())
+        assert page.locator("tr.episode").count() == 3
+        page.select_option("#filter-domain", "misc")
+        assert page.locator("tr.episode").count() == 1
+        page.select_option("#filter-domain", "all")
+        page.select_option("#filter-verdict", "correct")
+        assert page.locator("tr.episode").count() == 2  # misc's gold is 7
+        page.locator('tr.episode[data-key="mini/t2"]').click()
+        step = page.locator(".step").first
+        assert "echo viewer-step-output" in step.locator("pre.command").inner_text()
+        assert "viewer-step-output" in step.locator("pre.stdout").inner_text()
+        assert "exit code 0" in step.inner_text() and "turns and" in step.inner_text()
+        assert "Q2?" in page.locator("#main").inner_text()
+        browser.close()
