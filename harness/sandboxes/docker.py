@@ -17,13 +17,12 @@ from typing import Any
 
 from harness.sandboxes import (
     IMAGE_PATH,
-    TIMEOUT_EXIT_CODE,
     ExecResult,
     SandboxError,
     SandboxSettings,
     sandbox_environment,
 )
-from harness.sandboxes.output import HeadTail
+from harness.sandboxes.output import HeadTail, capped_result, harness_exec_timed_out
 
 LABEL_RUN, LABEL_EPISODE, LABEL_OWNER = "harness.run", "harness.episode", "harness.owner"
 AGENT = "agent"
@@ -139,17 +138,8 @@ class DockerSandbox:
                 raise SandboxError("harness-exec did not stop the command in time")
             reader.join(_POLL_S)
         duration = time.monotonic() - started
-        code = api.exec_inspect(exec_id)["ExitCode"]
-        timed_out = code == TIMEOUT_EXIT_CODE and duration >= limit * 0.95
-        return ExecResult(
-            stdout=stdout.text(),
-            stderr=stderr.text(),
-            exit_code=None if timed_out or self._cancel.is_set() else code,
-            timed_out=timed_out,
-            truncated=stdout.truncated or stderr.truncated,
-            raw_bytes=stdout.total_bytes + stderr.total_bytes,
-            duration_s=round(duration, 3),
-        )
+        code = None if self._cancel.is_set() else api.exec_inspect(exec_id)["ExitCode"]
+        return capped_result(stdout, stderr, code, harness_exec_timed_out(code, duration, limit), duration)
 
     def close(self) -> None:
         if self._container is not None:

@@ -19,14 +19,13 @@ from typing import Any
 
 from harness.sandboxes import (
     IMAGE_PATH,
-    TIMEOUT_EXIT_CODE,
     ExecResult,
     SandboxError,
     SandboxSettings,
     sandbox_environment,
 )
 from harness.sandboxes.docker import AGENT, LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, owner_is_dead, owner_label
-from harness.sandboxes.output import HeadTail
+from harness.sandboxes.output import HeadTail, capped_result, harness_exec_timed_out
 from harness.sandboxes.recipe import RECIPE_DIR, write_build_context
 
 API_KEY_VARIABLE = "E2B_API_KEY"
@@ -165,17 +164,8 @@ class E2BSandbox:
         if "error" in outcome:
             raise SandboxError(f"E2B command failed: {outcome['error']}")
         duration = time.monotonic() - started
-        code = outcome.get("exit_code")
-        timed_out = code == TIMEOUT_EXIT_CODE and duration >= limit * 0.95
-        return ExecResult(
-            stdout=stdout.text(),
-            stderr=stderr.text(),
-            exit_code=None if timed_out or self._cancel.is_set() else code,
-            timed_out=timed_out,
-            truncated=stdout.truncated or stderr.truncated,
-            raw_bytes=stdout.total_bytes + stderr.total_bytes,
-            duration_s=round(duration, 3),
-        )
+        code = None if self._cancel.is_set() else outcome.get("exit_code")
+        return capped_result(stdout, stderr, code, harness_exec_timed_out(code, duration, limit), duration)
 
     def close(self) -> None:
         if self._sandbox is not None:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from harness.sandboxes import ExecResult, SandboxError, SandboxSettings, sandbox_environment
 from harness.sandboxes.limits import AppliedLimits, apply_limits
-from harness.sandboxes.output import PipeReader
+from harness.sandboxes.output import PipeReader, capped_result
 
 SANDBOX_UID = 65534
 WORKDIR = "/workspace"
@@ -184,16 +184,8 @@ class BubblewrapSandbox:
             started_ok = "child-pid" in status_file.read()
         if not started_ok and not timed_out and not self._cancel.is_set():
             raise SandboxError(f"bwrap failed to set up the sandbox: {stderr.text().strip()[:300]}")
-        code = None if timed_out or self._cancel.is_set() else _exit_code(process.returncode)
-        return ExecResult(
-            stdout=stdout.text(),
-            stderr=stderr.text(),
-            exit_code=code,
-            timed_out=timed_out,
-            truncated=stdout.truncated or stderr.truncated,
-            raw_bytes=stdout.total_bytes + stderr.total_bytes,
-            duration_s=round(duration, 3),
-        )
+        code = None if self._cancel.is_set() else _exit_code(process.returncode)
+        return capped_result(stdout, stderr, code, timed_out, duration)
 
     def close(self) -> None:
         if self._limits is not None:

@@ -9,6 +9,8 @@ import threading
 from collections import deque
 from typing import BinaryIO
 
+from harness.sandboxes import TIMEOUT_EXIT_CODE, ExecResult
+
 _CHUNK = 65536
 
 
@@ -66,3 +68,23 @@ class PipeReader(HeadTail):
 
     def wait(self, timeout_s: float) -> None:
         self._thread.join(timeout_s)
+
+
+def capped_result(
+    stdout: HeadTail, stderr: HeadTail, exit_code: int | None, timed_out: bool, duration_s: float
+) -> ExecResult:
+    """The result every backend returns: capped text, raw size, and no exit code for a killed command."""
+    return ExecResult(
+        stdout=stdout.text(),
+        stderr=stderr.text(),
+        exit_code=None if timed_out else exit_code,
+        timed_out=timed_out,
+        truncated=stdout.truncated or stderr.truncated,
+        raw_bytes=stdout.total_bytes + stderr.total_bytes,
+        duration_s=round(duration_s, 3),
+    )
+
+
+def harness_exec_timed_out(exit_code: int | None, duration_s: float, limit_s: float) -> bool:
+    """`harness-exec` (Docker, E2B) exits 124 when it killed the command at its limit."""
+    return exit_code == TIMEOUT_EXIT_CODE and duration_s >= limit_s * 0.95
