@@ -42,9 +42,12 @@ def build_sandbox(
 
 
 def cleanup_sandboxes(console: Console) -> int:
-    """Docker containers and E2B sandboxes whose runner is gone; each backend only where it is set up."""
+    """Leftovers of runs that are gone: local scratch folders and cgroups, Docker containers, E2B sandboxes."""
     from harness.sandboxes.docker import cleanup_orphans
+    from harness.sandboxes.limits import release_stale_cgroups
+    from harness.sandboxes.local import remove_orphaned_scratch
 
+    console.print(f"local: removed {remove_orphaned_scratch()} scratch folders, {release_stale_cgroups()} cgroups")
     try:
         removed = cleanup_orphans(docker_client())
         console.print(f"docker: removed {len(removed)} orphaned containers {' '.join(removed)}".rstrip())

@@ -129,3 +129,17 @@ def _cgroup_v1(limits: ResourceLimits, name: str) -> AppliedLimits | None:
         raise
     applied.prologue = _join_prologue([d / "cgroup.procs" for d in applied.cgroup_dirs])
     return applied
+
+
+def release_stale_cgroups() -> int:
+    """Remove per-episode cgroups left by runs killed before `close` (a cgroup still in use stays)."""
+    removed = 0
+    for parent in (CGROUP_ROOT / "harness", *(CGROUP_ROOT.glob("*/harness"))):
+        for group in parent.glob("*") if parent.is_dir() else []:
+            if group.is_dir():
+                try:
+                    group.rmdir()
+                    removed += 1
+                except OSError:
+                    pass  # busy: an episode of a live run
+    return removed

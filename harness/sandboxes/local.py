@@ -33,6 +33,8 @@ from harness.sandboxes.output import PipeReader, capped_result
 SANDBOX_UID = 65534
 WORKDIR = "/workspace"
 _POLL_S = 0.2
+SCRATCH_PREFIX = "harness-scratch-"
+"""Scratch folders are named harness-scratch-<runner pid>-<episode>-*, so orphans can be told apart."""
 _MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "mime.types")
 
@@ -110,7 +112,7 @@ class BubblewrapSandbox:
         }
 
     def start(self) -> None:
-        self._scratch = Path(tempfile.mkdtemp(prefix=f"harness-{self._episode_name}-"))
+        self._scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{self._episode_name}-"))
         uid = SANDBOX_UID if self._as_root else os.getuid()
         gid = SANDBOX_UID if self._as_root else os.getgid()
         for name in ("run", "tmp", "etc"):
@@ -255,6 +257,17 @@ class BubblewrapSandbox:
     def _environment(self) -> dict[str, str]:
         path = [f"{prefix}/bin" for prefix in _python_prefixes()] + ["/usr/local/bin", "/usr/bin", "/bin"]
         return sandbox_environment(":".join(dict.fromkeys(path)))
+
+
+def remove_orphaned_scratch() -> int:
+    """Delete scratch folders of runners that are gone (killed before `close`); returns how many."""
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*"):
+        pid = folder.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def _python_prefixes() -> list[str]:
