@@ -45,6 +45,11 @@ class Cell:
     def interval(self, mode: str = "default") -> tuple[float, float]:
         return wilson_interval(self.correct(mode), self.n)
 
+    def accuracy_at_tolerance(self) -> float | None:
+        """Over the tasks that set `rel_tol` (GRADING.md accuracy@tol); None when none does."""
+        graded = [row["correct_at_tolerance"] for row in self.rows if row.get("correct_at_tolerance") is not None]
+        return sum(graded) / len(graded) if graded else None
+
     def statuses(self) -> Counter[str]:
         return Counter(row["status"] for row in self.rows)
 
@@ -124,6 +129,12 @@ def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: li
                 cells_text.append(f"{_percent(cell.accuracy(mode))} [{_percent(low)}, {_percent(high)}] (n={cell.n})")
             lines.append(f"| {domain} | " + " | ".join(cells_text) + " |")
         lines.append("")
+    tolerance = {key: cell.accuracy_at_tolerance() for key, cell in table.items()}
+    if any(value is not None for value in tolerance.values()):
+        lines += ["## accuracy@tol (tasks with rel_tol; never the headline)", "", "| model | domain | accuracy@tol |",
+                  "|---|---|---|"]  # fmt: skip
+        lines += [f"| {m} | {d} | {_percent(v)} |" for (m, d), v in tolerance.items() if v is not None]
+        lines.append("")
     lines += ["## Outcomes", "", "| model | domain | " + " | ".join(STATUSES) + " | resource limits |",
               "|---|---|" + "---|" * (len(STATUSES) + 1)]  # fmt: skip
     for (model, domain), cell in table.items():
@@ -178,12 +189,16 @@ def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[dict[s
         header = ["model", "domain", "n"]
         for mode in MODES:
             header += [f"correct_{mode}", f"accuracy_{mode}", f"ci95_low_{mode}", f"ci95_high_{mode}"]
-        writer.writerow(header + list(STATUSES) + ["mean_turns", "input_tokens", "output_tokens", "cost_usd"])
+        writer.writerow(
+            [*header, "accuracy_at_tol", *STATUSES, "mean_turns", "input_tokens", "output_tokens", "cost_usd"]
+        )
         for (model, domain), cell in table.items():
             line: list[Any] = [model, domain, cell.n]
             for mode in MODES:
                 low, high = cell.interval(mode)
                 line += [cell.correct(mode), round(cell.accuracy(mode), 6), round(low, 6), round(high, 6)]
+            at_tolerance = cell.accuracy_at_tolerance()
+            line.append("" if at_tolerance is None else round(at_tolerance, 6))
             counts = cell.statuses()
             line += [counts[s] for s in STATUSES]
             line += [round(sum(r["turns"] for r in cell.rows) / max(cell.n, 1), 3),

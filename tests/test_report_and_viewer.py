@@ -112,3 +112,16 @@ def test_viewer_filters_and_shows_an_episode_step_in_headless_chromium(mini):
         assert "exit code 0" in step.inner_text() and "turns and" in step.inner_text()
         assert "Q2?" in page.locator("#main").inner_text()
         browser.close()
+
+
+def test_report_shows_accuracy_at_tolerance_apart_from_the_headline(mini):
+    task = {"id": "t1", "domain": "mini", "question": "Q?", "answer": "100.0", "rel_tol": 0.05}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    outcome = mini.run("--model", mini.script(["<answer>103.0</answer>"]))
+    assert outcome.rows[0]["verdict"] == "wrong_value" and outcome.rows[0]["correct_at_tolerance"] is True
+    out = mini.root / "tol"
+    assert main(["report", str(outcome.run_dir), "--out", str(out)]) == 0
+    mini.capsys.readouterr()
+    assert "## accuracy@tol" in (out / "report.md").read_text()
+    rows = {row["domain"]: row for row in csv.DictReader((out / "accuracy.csv").open())}
+    assert (rows["mini"]["accuracy_at_tol"], rows["mini"]["accuracy_default"]) == ("1.0", "0.0")
