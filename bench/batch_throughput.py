@@ -1,0 +1,59 @@
+"""Prints batch throughput (episodes/s) and peak memory for scripted episodes on the local sandbox.
+
+Run: python bench/batch_throughput.py [TASKS]
+Each episode runs three commands and answers, so the figure is the runner's own overhead per episode
+(sandbox set-up, logging, grading), not a model's speed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+from rich.console import Console
+
+from harness.config import build_config
+from harness.runner import execute_run, plan_run
+
+SCRIPT = [{"bash": "ls documents"}, {"bash": "rg -c 2020 documents"}, {"bash": "wc -l documents/*"},
+          "<answer>42</answer>"]  # fmt: skip
+
+
+def project(root: Path, tasks: int) -> None:
+    (root / "tasks").mkdir()
+    (root / "collections" / "bench").mkdir(parents=True)
+    for index in range(20):
+        (root / "collections" / "bench" / f"doc-{index}.md").write_text(f"| year | value |\n| 2020 | {index} |\n" * 200)
+    rows = [{"id": f"b{i}", "domain": "bench", "question": "Q?", "answer": "42"} for i in range(tasks)]
+    (root / "tasks" / "bench.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (root / "script.yaml").write_text(yaml.safe_dump(SCRIPT))
+
+
+def main(tasks: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        project(root, tasks)
+        for workers in (1, 2, 4):
+            config = build_config({}, {
+                "model": f"scripted:{root / 'script.yaml'}", "domain": "bench", "tasks_dir": root / "tasks",
+                "collections_dir": root / "collections", "results_dir": root / "results",
+                "run_id": f"w{workers}", "workers": workers,
+            })  # fmt: skip
+            plan = plan_run(config)
+            started = time.perf_counter()
+            execute_run(plan, Console(file=io.StringIO()))
+            elapsed = time.perf_counter() - started
+            print(f"workers {workers}: {tasks} episodes ({len(SCRIPT) - 1} commands each) in {elapsed:.2f} s, "
+                  f"{tasks / elapsed:.1f} episodes/s")  # fmt: skip
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak runner memory: {peak_mb:.0f} MB")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 40)
