@@ -15,11 +15,6 @@ class Status(str, Enum):
     SANDBOX_ERROR = "sandbox_error"
     CANCELLED = "cancelled"
 
-    @property
-    def is_infrastructure_failure(self) -> bool:
-        """Failures of our side, not the agent's: a resumed batch retries these."""
-        return self in (Status.MODEL_ERROR, Status.SANDBOX_ERROR)
-
 
 class EpisodeEnd(Exception):
     """Raised inside the loop to end the episode; `submission` is the text to grade (answered only)."""

@@ -12,8 +12,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-RETRIED_STATUSES = frozenset({"model_error", "sandbox_error", "cancelled"})
-"""Infrastructure failures and interrupted episodes: a resumed run runs these again."""
+from harness.outcome import Status
+
+RETRIED_STATUSES = frozenset({Status.MODEL_ERROR.value, Status.SANDBOX_ERROR.value, Status.CANCELLED.value})
+"""Infrastructure failures (our side, not the agent's) and interrupted episodes: a resume runs these again."""
 
 TaskKey = tuple[str, str]
 
