@@ -88,3 +88,16 @@ def test_trajectory_records_every_event_in_order(mini):
 def test_oracle_runs_the_reference_solution(mini):
     [row] = mini.run("--model", "oracle").rows
     assert (row["status"], row["answer"], row["verdict"], row["turns"]) == ("answered", "42", "correct", 1)
+
+
+def test_a_multiple_choice_task_runs_through_the_same_loop(mini):
+    import json
+
+    task = {"id": "c1", "domain": "mini", "question": "Which? (A) 40 (B) 42", "answer": "B", "grader": "choice"}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    [row] = mini.run("--model", mini.script(["<answer>(B)</answer>"])).rows
+    assert (row["verdict"], row["verdict_strict"], row["grader_version"]) == (
+        "correct",
+        "format_violation",
+        "choice-1.0",
+    )

@@ -148,3 +148,30 @@ def test_relative_tolerance_is_its_own_metric():
 def test_unusable_gold_is_a_dataset_error(gold, answer_format, problem):
     with pytest.raises(GoldAnswerError, match=problem):
         parse_gold(gold, answer_format)
+
+
+@pytest.mark.parametrize(
+    ("content", "strict", "default", "reasons"),
+    [
+        ("B", C, C, []),
+        ("b", C, C, []),
+        ("(B)", F, C, ["EXTRA_TEXT"]),
+        ("Option B.", F, C, ["EXTRA_TEXT"]),
+        ("**B**", C, C, []),
+        ("C", W, W, []),
+        ("B or C", U, U, ["MULTIPLE_OPTIONS"]),
+        ("forty-two", U, U, ["NO_OPTION"]),
+    ],
+)
+def test_choice_grader(content, strict, default, reasons):
+    from harness.grading import get_grader
+
+    result = get_grader("choice").grade(f"<answer>{content}</answer>", "B", None, None)
+    assert (result.verdict_strict.value, result.verdict.value, result.reasons) == (strict, default, reasons)
+
+
+def test_choice_gold_must_be_one_letter():
+    from harness.grading import get_grader
+
+    with pytest.raises(GoldAnswerError, match="option letter"):
+        get_grader("choice").validate("AB", None, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from harness.grading.choice import grade_choice, parse_gold_choice
 from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gold
 from harness.grading.record import Grade, Verdict
 
@@ -32,7 +33,19 @@ class NumericGrader:
         return grade_submission(submission, parse_gold(answer, answer_format, rel_tol))
 
 
-GRADERS: dict[str, Grader] = {"numeric": NumericGrader()}
+class ChoiceGrader:
+    """Multiple choice: the gold is one option letter."""
+
+    name = "choice"
+
+    def validate(self, answer: str, answer_format: str | None, rel_tol: float | None) -> None:
+        parse_gold_choice(answer)
+
+    def grade(self, submission: str | None, answer: str, answer_format: str | None, rel_tol: float | None) -> Grade:
+        return grade_choice(submission, answer)
+
+
+GRADERS: dict[str, Grader] = {"numeric": NumericGrader(), "choice": ChoiceGrader()}
 
 
 def get_grader(name: str) -> Grader:
