@@ -113,11 +113,18 @@ def docker_image() -> tuple[Any, str]:
     return client, image
 
 
-@pytest.fixture(params=["local", "docker"])
-def make_sandbox(request: pytest.FixtureRequest):
-    """A constructor of fresh sandboxes on each real backend: (collection, name, settings) -> Sandbox."""
-    if request.param == "local":
+@pytest.fixture(params=["local", "local-rlimit", "docker"])
+def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """A constructor of fresh sandboxes on each real backend: (collection, name, settings) -> Sandbox.
+
+    `local-rlimit` is the local sandbox where no cgroup may be created (a non-root user on most machines).
+    """
+    if request.param.startswith("local"):
+        from harness.sandboxes import limits
         from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
+
+        if request.param == "local-rlimit":
+            monkeypatch.setattr(limits, "CGROUP_ROOT", Path("/nonexistent-cgroup-root"))
 
         bwrap = find_bwrap()
         return lambda collection, name, settings: BubblewrapSandbox(collection, name, settings, bwrap)

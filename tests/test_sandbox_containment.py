@@ -206,3 +206,13 @@ def test_limits_are_recorded(sandbox):
     limits = sandbox.describe()["limits"]
     assert limits["mechanism"] in ("cgroup-v1", "cgroup-v2", "rlimit", "docker")
     assert (limits["memory_mb"], limits["pids"]) == (ResourceLimits().memory_mb, ResourceLimits().pids)
+
+
+def test_without_cgroups_rlimits_apply_and_say_so(monkeypatch):
+    from harness.sandboxes import limits
+
+    monkeypatch.setattr(limits, "CGROUP_ROOT", Path("/nonexistent-cgroup-root"))
+    applied = limits.apply_limits(ResourceLimits(memory_mb=1024, pids=64), "episode")
+    assert applied.mechanism == "rlimit"
+    assert "ulimit -v 1048576" in applied.prologue and "ulimit -u 64" in applied.prologue
+    assert "RLIMIT_NPROC" in (applied.warning or "")
