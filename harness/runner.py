@@ -124,8 +124,8 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
     collection_hashes = {domain: collection_hash(path) for domain, path in plan.collections.items()}
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     if plan.run_dir.exists():
-        kept = len(plan.tasks) - len(plan.pending)
-        console.print(f"resuming {plan.run_id}: {kept} of {len(plan.tasks)} episodes kept, {len(plan.pending)} to run")
+        count = len(plan.tasks) - len(plan.pending)
+        console.print(f"resuming {plan.run_id}: {count} of {len(plan.tasks)} episodes kept, {len(plan.pending)} to run")
     _write_run_record(plan, collection_hashes, config_hash)
     for task in plan.pending:
         _keep_previous_attempt(trajectory_path(plan.run_dir, task.domain, task.id))
