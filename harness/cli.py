@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -173,7 +174,8 @@ def _run(arguments: dict[str, Any]) -> int:
         plan = plan_run(config)
     except InputError as error:
         return _report_input_error(error)
-    signal.signal(signal.SIGTERM, _interrupt)
+    if threading.current_thread() is threading.main_thread():  # signal handlers live in the main thread only
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
         execute_run(plan, console)
     except KeyboardInterrupt:
