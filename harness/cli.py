@@ -22,7 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m harness",
         description="Run an LLM agent on every task of a domain inside an isolated sandbox and grade the answers.",
-        epilog="Example: python -m harness --model oracle --domain demo",
+        epilog="Example: python -m harness --model oracle --domain demo. Other commands (each with --help): "
+        "python -m harness replay | report | view | sandbox build | sandbox cleanup",
         argument_default=argparse.SUPPRESS,
     )
     add = parser.add_argument
