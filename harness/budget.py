@@ -5,13 +5,20 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from harness.models import Usage
 from harness.outcome import EpisodeEnd, Status
 
 CHARS_PER_TOKEN = 4
-"""Estimate for text the model has not yet counted; exact counts come from each reply's usage."""
+"""Fallback estimate for messages the model has not counted yet, when it has no tokenizer of its own."""
+
+TokenCounter = Callable[[list[dict[str, Any]]], int]
+
+
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    return len(json.dumps(messages, ensure_ascii=False)) // CHARS_PER_TOKEN
 
 
 class Budget:
@@ -22,7 +29,9 @@ class Budget:
         context_window: int | None,
         output_reserve: int,
         cancel: threading.Event | None = None,
+        count_tokens: TokenCounter | None = None,
     ):
+        self._count_tokens = count_tokens or estimate_tokens
         self._cancel = cancel or threading.Event()
         self.max_turns = max_turns
         self.time_limit_s = time_limit_s
@@ -81,8 +90,9 @@ class Budget:
             self._counted_messages = len(messages) + 1  # the reply is appended next
 
     def estimate_prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """Exact up to the last reply (its reported usage), counted or estimated for what came after."""
         uncounted = messages[self._counted_messages :]
-        return self._counted_tokens + len(json.dumps(uncounted, ensure_ascii=False)) // CHARS_PER_TOKEN
+        return self._counted_tokens + (self._count_tokens(uncounted) if uncounted else 0)
 
     def check_cancelled(self) -> None:
         if self._cancel.is_set():

@@ -185,3 +185,24 @@ def test_a_model_call_never_outlives_the_episode_clock(mini, openai_server):
     [row] = provider_run(mini, openai_server, "--time-limit", "2").rows
     assert row["status"] == "time_limit"
     assert row["duration_s"] < 5
+
+
+def test_provider_models_count_prompt_tokens_with_their_tokenizer_offline():
+    from harness.budget import estimate_tokens
+    from harness.models.litellm_model import LiteLLMModel, ProviderSettings
+
+    messages = [{"role": "user", "content": "hello world " * 1000}]
+    counted = LiteLLMModel(ProviderSettings("openai/gpt-5"), 272000).count_tokens(messages)
+    assert 1900 <= counted <= 2200  # "hello world " is two tokens
+    assert estimate_tokens(messages) > 2900  # the 4-characters-per-token fallback would overcount by half
+
+
+def test_the_budget_uses_the_models_counter():
+    from harness.budget import Budget
+    from harness.outcome import EpisodeEnd
+
+    messages = [{"role": "user", "content": "x"}]
+    Budget(10, 60, 1500, 400, count_tokens=lambda m: 1000).check_before_call(messages)
+    with pytest.raises(EpisodeEnd) as ended:
+        Budget(10, 60, 1500, 600, count_tokens=lambda m: 1000).check_before_call(messages)
+    assert ended.value.status.value == "context_limit"

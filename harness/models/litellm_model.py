@@ -8,6 +8,7 @@ from typing import Any
 
 import litellm
 
+from harness.budget import estimate_tokens
 from harness.models import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage
 from harness.models.retries import call_with_retries, describe_error
 
@@ -44,6 +45,13 @@ class LiteLLMModel:
         self.name = settings.model
         self.context_window = context_window
         self._settings = settings
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """The provider's tokenizer where litellm has it, else its bundled default (offline either way)."""
+        try:
+            return int(litellm.token_counter(model=self._settings.model, messages=messages))
+        except Exception:  # a message shape the counter does not know: fall back to the estimate
+            return estimate_tokens(messages)
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         settings = self._settings
