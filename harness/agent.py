@@ -126,17 +126,8 @@ def run_agent(
             raise EpisodeEnd(Status.ANSWERED, submission=result.stdout)
         if result.timed_out and budget.out_of_time():
             raise EpisodeEnd(Status.TIME_LIMIT, detail="a command ran until the episode's time was up")
-        text = prompts.render(
-            "observation",
-            exit_code=result.exit_code,
-            timed_out=result.timed_out,
-            stdout=result.stdout,
-            stderr=result.stderr,
-            truncated=result.truncated,
-            raw_bytes=result.raw_bytes,
-            **_budget_left(budget),
-        )
-        messages.extend(_observation_messages(reply, text))
+        observed = prompts.render("observation", **_result_fields(result), **_budget_left(budget))
+        messages.extend(_observation_messages(reply, observed))
 
 
 def _budget_left(budget: Budget) -> dict[str, int]:
