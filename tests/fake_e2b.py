@@ -3,7 +3,7 @@
 The cloud is unreachable here. `Sandbox.create` records its arguments; commands really run, through the
 recipe's `harness-exec`, inside a local bubblewrap sandbox over the template's collection, and come
 back as the SDK's own `CommandResult` / `CommandExitException`. `Template` is the real template builder
-(it works offline) with the network calls `build` and `alias_exists` recorded instead.
+(it works offline) with the network calls `build` and `exists` recorded instead.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class Recorder:
     """What our code asked of the SDK."""
 
     templates: dict[str, Path] = field(default_factory=dict)
-    """Template alias -> the collection it was built with."""
+    """Template name -> the collection it was built with."""
     created: list[dict[str, Any]] = field(default_factory=list)
     commands: list[dict[str, Any]] = field(default_factory=list)
     killed: list[str] = field(default_factory=list)
@@ -125,10 +125,10 @@ class Sandbox:
 
 class Template(e2b.Template):
     @staticmethod
-    def build(template: Any, alias: str | None = None, **options: Any) -> Any:
-        RECORD.builds.append({"template": template, "alias": alias, **options})
-        return type("BuildInfo", (), {"template_id": f"tmpl-{alias}", "build_id": "build-1"})()
+    def build(template: Any, name: str | None = None, **options: Any) -> Any:
+        RECORD.builds.append({"template": template, "name": name, **options})
+        return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": "build-1"})()
 
     @staticmethod
-    def alias_exists(alias: str, **options: Any) -> bool:
-        return alias in RECORD.templates
+    def exists(name: str, **options: Any) -> bool:
+        return name in RECORD.templates

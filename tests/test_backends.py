@@ -17,7 +17,7 @@ import yaml
 import tests.fake_e2b as fake_e2b
 from harness.sandboxes import SandboxSettings
 from harness.sandboxes.docker import LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, DockerSandbox, cleanup_orphans
-from harness.sandboxes.e2b import E2BSandbox, reap_orphans, template_alias, template_definition
+from harness.sandboxes.e2b import E2BSandbox, reap_orphans, template_definition, template_name
 from tests.conftest import REPO
 
 DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's default: never a live process
@@ -26,7 +26,7 @@ DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's defaul
 @pytest.fixture
 def fake_sdk(monkeypatch, mini):
     """The fake SDK installed as `e2b`, with a template for the mini domain, and an API key."""
-    fake_e2b.RECORD = fake_e2b.Recorder(templates={template_alias("mini"): mini.root / "collections" / "mini"})
+    fake_e2b.RECORD = fake_e2b.Recorder(templates={template_name("mini"): mini.root / "collections" / "mini"})
     monkeypatch.setitem(sys.modules, "e2b", fake_e2b)
     monkeypatch.setenv("E2B_API_KEY", "e2b-test-key")
     return fake_e2b.RECORD
@@ -117,7 +117,7 @@ def test_e2b_template_build_goes_through_the_sdk(tmp_path, mini, fake_sdk):
 
     template_id = build_template(fake_e2b, "mini", mini.root / "collections" / "mini", lambda line: None)
     [build] = fake_sdk.builds
-    assert (build["alias"], build["cpu_count"], build["memory_mb"], template_id) == (
+    assert (build["name"], build["cpu_count"], build["memory_mb"], template_id) == (
         "harness-mini", 2, 4096, "tmpl-harness-mini")  # fmt: skip
 
 

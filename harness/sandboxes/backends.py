@@ -121,7 +121,7 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
 def _e2b(
     settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, sdk: Any = None
 ) -> E2BBackend:
-    from harness.sandboxes.e2b import reap_orphans, require_api_key, template_alias
+    from harness.sandboxes.e2b import reap_orphans, require_api_key, template_name
 
     try:
         api_key = require_api_key()
@@ -129,11 +129,11 @@ def _e2b(
         raise InputError(str(error)) from None
     if sdk is None:
         import e2b as sdk
-    templates = {domain: template_alias(domain) for domain in domains}
-    for domain, alias in templates.items():
-        if not sdk.Template.alias_exists(alias, api_key=api_key):
+    templates = {domain: template_name(domain) for domain in domains}
+    for domain, name in templates.items():
+        if not sdk.Template.exists(name, api_key=api_key):
             raise InputError(
-                f"--sandbox e2b: template {alias} not found; build it with "
+                f"--sandbox e2b: template {name} not found; build it with "
                 f"`python -m harness sandbox build e2b --domain {domain}`"
             )
     reap_orphans(sdk, api_key)

@@ -43,7 +43,7 @@ def require_api_key() -> str:
     return key
 
 
-def template_alias(domain: str) -> str:
+def template_name(domain: str) -> str:
     return "harness-" + re.sub(r"[^a-z0-9-]", "-", domain.lower())
 
 
@@ -71,7 +71,7 @@ def build_template(sdk: Any, domain: str, collection: Path, log: Callable[[str],
     with tempfile.TemporaryDirectory(prefix="harness-e2b-") as context:
         template = template_definition(sdk, Path(context), collection)
         info = sdk.Template.build(
-            template, alias=template_alias(domain), cpu_count=2, memory_mb=4096,
+            template, name=template_name(domain), cpu_count=2, memory_mb=4096,
             on_build_logs=lambda entry: log(str(entry)),
         )  # fmt: skip
     return info.template_id
