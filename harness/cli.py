@@ -79,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--context-window", type=int, metavar="TOKENS", help="context budget (default: the model's own)")
     add("--output-reserve", type=int, metavar="TOKENS", help="tokens kept free for the reply (default: 4096)")
     add("--action-format", choices=["toolcall", "text"], help="bash as a tool call, or one fenced bash block")
+    add("--prompts", type=Path, metavar="FILE.yaml", help="prompt templates (default: harness/prompts/default.yaml)")
     add("--max-format-errors", type=int, metavar="N", help="consecutive replies without an action that end it (3)")
     add("--memory-mb", type=int, metavar="MB", help="sandbox memory limit (default: 4096)")
     add("--pids", type=int, metavar="N", help="sandbox process limit (default: 512)")

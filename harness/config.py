@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from harness.errors import InputError
+from harness.errors import InputError, yaml_input_error
 
 
 @dataclass
@@ -73,6 +73,8 @@ class RunConfig:
     """Tokens; None: from the model's info, or unlimited for models without one (oracle, scripted)."""
     output_reserve: int = 4096
     """Tokens kept free for the reply when checking the context budget."""
+    prompts: Path | None = None
+    """A prompt file like harness/prompts/default.yaml (None: that one)."""
     action_format: str = "toolcall"
     """toolcall (a bash function tool) | text (exactly one fenced bash block per reply)."""
     max_format_errors: int = 3
@@ -114,9 +116,7 @@ def load_yaml_settings(path: Path) -> dict[str, Any]:
     except OSError as error:
         raise InputError(f"{path}: cannot read config: {error.strerror}") from None
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark else ""
-        raise InputError(f"{path}{line}: invalid YAML: {getattr(error, 'problem', error)}") from None
+        raise yaml_input_error(path, error) from None
     if data is None:
         return {}
     if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):

@@ -25,7 +25,7 @@ from harness.episode import EpisodeContext, EpisodeResult
 from harness.errors import InputError
 from harness.grading.numeric import GRADER_VERSION
 from harness.models.factory import ModelFactory, model_factory
-from harness.prompts import load_prompts
+from harness.prompts import PromptSet, load_prompts
 from harness.results_store import ResultsWriter, finished_keys, latest_rows, read_rows
 from harness.sandboxes import Sandbox, SandboxSettings
 from harness.sandboxes.backends import SandboxBackend, prepare_backend
@@ -38,7 +38,8 @@ PROTOCOL_KEYS = (
     "model", "max_turns", "time_limit", "command_timeout", "context_window", "output_reserve", "action_format",
     "max_format_errors", "temperature", "model_args",
 )  # fmt: skip
-"""Settings that change what a score means; a run refuses to resume under different ones."""
+"""Settings that change what a score means (with the grader version and the prompts' digest); a run
+refuses to resume under different ones."""
 
 
 @dataclass
@@ -54,10 +55,12 @@ class RunPlan:
     run_id: str
     run_dir: Path
     protocol: dict[str, Any]
+    prompts: PromptSet
 
 
-def protocol_of(config: RunConfig) -> dict[str, Any]:
-    return {key: getattr(config, key) for key in PROTOCOL_KEYS} | {"grader_version": GRADER_VERSION}
+def protocol_of(config: RunConfig, prompts: PromptSet) -> dict[str, Any]:
+    settings = {key: getattr(config, key) for key in PROTOCOL_KEYS}
+    return settings | {"grader_version": GRADER_VERSION, "prompts": prompts.digest}
 
 
 def plan_run(config: RunConfig) -> RunPlan:
@@ -69,11 +72,12 @@ def plan_run(config: RunConfig) -> RunPlan:
     tasks = shard_tasks(select_tasks(tasks, config.task_ids, config.limit), config.shard)
     collections = {domain: collection_path(config.collections_dir, domain) for domain in domains}
     make_model = model_factory(config, tasks)
+    prompts = load_prompts(config.prompts)
     run_id = config.run_id or default_run_id(config)
     if not re.fullmatch(r"[A-Za-z0-9_.@+-]+", run_id):
         raise InputError(f"--run-id: {run_id!r} may hold only letters, digits and _ . @ + -")
     run_dir = config.results_dir / run_id
-    protocol = protocol_of(config)
+    protocol = protocol_of(config, prompts)
     pending = tasks
     if run_dir.exists():
         _check_resumable(run_dir, protocol, config.allow_protocol_change)
@@ -82,7 +86,7 @@ def plan_run(config: RunConfig) -> RunPlan:
             pending = [task for task in tasks if (task.domain, task.id) not in finished]
     settings = SandboxSettings(ResourceLimits(config.memory_mb, config.pids, config.cpus), config.output_limit)
     backend = prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
-    return RunPlan(config, tasks, pending, collections, make_model, backend, run_id, run_dir, protocol)
+    return RunPlan(config, tasks, pending, collections, make_model, backend, run_id, run_dir, protocol, prompts)
 
 
 def _check_resumable(run_dir: Path, protocol: dict[str, Any], allow_change: bool) -> None:
@@ -132,7 +136,7 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
     cancel = threading.Event()
     context = EpisodeContext(
         config=config,
-        prompts=load_prompts(),
+        prompts=plan.prompts,
         make_model=plan.make_model,
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),
         run_dir=plan.run_dir,

@@ -48,3 +48,34 @@ def test_help_documents_every_flag(capsys):
              "--context-window", "--action-format", "--config",
              "HARNESS_TASKS_DIR", "HARNESS_COLLECTIONS_DIR"]  # fmt: skip
     assert [flag for flag in flags if flag not in text] == []
+
+
+def test_a_custom_prompt_file_is_used_and_is_part_of_the_protocol(mini):
+    from harness.prompts import DEFAULT_PROMPTS
+
+    custom = mini.root / "prompts.yaml"
+    custom.write_text(DEFAULT_PROMPTS.read_text().replace("You are a careful research analyst.", "You are Ada."))
+    outcome = mini.run("--model", "oracle", "--prompts", str(custom))
+    first_call = next(e for e in outcome.trajectory("t1") if e["event"] == "model_call")
+    assert first_call["messages"][0]["content"].startswith("You are Ada.")
+    resumed = mini.run("--model", "oracle")
+    assert resumed.exit_code == 2 and "prompts" in resumed.output
+
+
+def test_a_broken_prompt_file_is_an_input_error(mini):
+    custom = mini.root / "prompts.yaml"
+    custom.write_text("system: '{{ unclosed'\ntask: x\nobservation: x\nformat_error: x\n")
+    outcome = mini.run("--model", "oracle", "--prompts", str(custom))
+    assert outcome.exit_code == 2 and "prompts.yaml" in outcome.output and "field 'system'" in outcome.output
+    custom.write_text("system: hi\n")
+    outcome = mini.run("--model", "oracle", "--prompts", str(custom))
+    assert outcome.exit_code == 2 and "field 'task': missing template" in outcome.output
+
+
+def test_yaml_syntax_errors_are_one_line_with_file_and_line(mini):
+    custom = mini.root / "prompts.yaml"
+    custom.write_text("system: hi\ntask: [unclosed\n")
+    outcome = mini.run("--model", "oracle", "--prompts", str(custom))
+    message = outcome.output.strip()
+    assert outcome.exit_code == 2 and len(message.splitlines()) == 1
+    assert "prompts.yaml:3: invalid YAML" in message

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from harness.errors import InputError
+from harness.errors import InputError, yaml_input_error
 from harness.models import ModelReply, action_reply
 
 
@@ -18,7 +18,7 @@ def load_script(path: Path) -> list[dict[str, str]]:
     except OSError as error:
         raise InputError(f"{path}: cannot read script: {error.strerror}") from None
     except yaml.YAMLError as error:
-        raise InputError(f"{path}: invalid YAML: {error}") from None
+        raise yaml_input_error(path, error) from None
     if not isinstance(items, list):
         raise InputError(f"{path}: a script is a YAML list of replies")
     replies = []
