@@ -3,12 +3,12 @@
 Containment, and how each property is obtained:
 - collection read-only at /workspace/documents (`--ro-bind`), fresh /workspace/run and /tmp per episode
   (host temp folders removed in `close`);
-- no network (own network namespace holding only a down-free loopback), own pid/ipc/uts namespaces;
+- no network (an own network namespace with nothing but loopback), own pid/ipc/uts namespaces;
 - only read-only system folders (/usr and its merged-usr links, a few /etc files) and the Python
   environment are visible; /etc/passwd is synthesized, so host accounts and secrets are not;
 - commands run as an unprivileged user: as root we drop to uid 65534 with `setpriv` after bwrap set
   up the mounts; otherwise bwrap maps the caller's own unprivileged uid;
-- the environment is cleared; only `SANDBOX_ENV` and allow-listed host variables enter;
+- the environment is cleared; only `sandbox_environment()` (fixed values plus allow-listed host ones) enters;
 - limits from `limits.py`; a timeout kills bwrap, and `--die-with-parent` plus the pid namespace take
   every process the command started, detached ones included, down with it.
 """
