@@ -99,7 +99,7 @@ def docker_client() -> Any:
 
 
 def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> DockerBackend:
-    from harness.sandboxes.docker import cleanup_orphans
+    from harness.sandboxes.docker import cleanup_orphans, docker_facts
     from harness.sandboxes.recipe import default_image
 
     client = docker_client()
@@ -111,11 +111,7 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
             f"--sandbox docker: image {image} not found; build it with `python -m harness sandbox build docker`"
         ) from None
     cleanup_orphans(client)
-    limits = settings.limits
-    facts = {"backend": "docker", "image": image, "image_id": image_id,
-             "limits": {"mechanism": "docker", "memory_mb": limits.memory_mb, "pids": limits.pids,
-                        "cpus": limits.cpus}}  # fmt: skip
-    return DockerBackend(settings, client, image, run_id, facts)
+    return DockerBackend(settings, client, image, run_id, docker_facts(image, image_id, settings.limits))
 
 
 def _e2b(

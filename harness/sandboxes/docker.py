@@ -22,6 +22,7 @@ from harness.sandboxes import (
     SandboxSettings,
     sandbox_environment,
 )
+from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail, capped_result, harness_exec_timed_out
 
 LABEL_RUN, LABEL_EPISODE, LABEL_OWNER = "harness.run", "harness.episode", "harness.owner"
@@ -58,6 +59,16 @@ def cleanup_orphans(client: Any) -> list[str]:
     return removed
 
 
+def docker_facts(image: str, image_id: str | None, limits: ResourceLimits) -> dict[str, Any]:
+    """What run.yaml and each trajectory record about a Docker sandbox."""
+    return {
+        "backend": "docker",
+        "image": image,
+        "image_id": image_id,
+        "limits": {"mechanism": "docker", "memory_mb": limits.memory_mb, "pids": limits.pids, "cpus": limits.cpus},
+    }
+
+
 class DockerSandbox:
     def __init__(
         self,
@@ -78,13 +89,8 @@ class DockerSandbox:
         self._container: Any = None
 
     def describe(self) -> dict[str, object]:
-        limits = self._settings.limits
-        return {
-            "backend": "docker",
-            "image": self._image,
-            "image_id": self._client.images.get(self._image).id,
-            "limits": {"mechanism": "docker", "memory_mb": limits.memory_mb, "pids": limits.pids, "cpus": limits.cpus},
-        }
+        image_id = self._container.attrs.get("Image") if self._container is not None else None
+        return docker_facts(self._image, image_id, self._settings.limits)
 
     def start(self) -> None:
         limits = self._settings.limits
