@@ -40,9 +40,10 @@ def latest_rows(rows: list[dict[str, Any]]) -> dict[TaskKey, dict[str, Any]]:
     return latest
 
 
-def finished_keys(path: Path) -> set[TaskKey]:
-    """Tasks whose latest attempt ended for a reason a resumed run keeps (answered or a limit)."""
-    return {key for key, row in latest_rows(read_rows(path)).items() if row["status"] not in RETRIED_STATUSES}
+def finished_rows(path: Path, selected: set[TaskKey]) -> list[dict[str, Any]]:
+    """The latest rows of the selected tasks that a resumed run keeps (answered or ended by a limit)."""
+    latest = latest_rows(read_rows(path))
+    return [row for key, row in latest.items() if key in selected and row["status"] not in RETRIED_STATUSES]
 
 
 def drop_torn_tail(path: Path) -> None:

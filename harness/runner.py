@@ -26,7 +26,7 @@ from harness.errors import InputError
 from harness.grading.numeric import GRADER_VERSION
 from harness.models.factory import ModelFactory, model_factory
 from harness.prompts import PromptSet, load_prompts
-from harness.results_store import ResultsWriter, finished_keys, latest_rows, read_rows
+from harness.results_store import ResultsWriter, finished_rows, latest_rows, read_rows
 from harness.sandboxes import Sandbox, SandboxSettings
 from harness.sandboxes.backends import SandboxBackend, prepare_backend
 from harness.sandboxes.limits import ResourceLimits
@@ -49,6 +49,8 @@ class RunPlan:
     """The selected tasks (after --task-id, --limit and --shard)."""
     pending: list[Task]
     """Those still to run: all of them, or on resume the unfinished ones and infrastructure failures."""
+    kept: list[dict[str, Any]]
+    """On resume, the results rows of the selected tasks that are not run again."""
     collections: dict[str, Path]
     make_model: ModelFactory
     backend: SandboxBackend
@@ -78,15 +80,16 @@ def plan_run(config: RunConfig) -> RunPlan:
         raise InputError(f"--run-id: {run_id!r} may hold only letters, digits and _ . @ + -")
     run_dir = config.results_dir / run_id
     protocol = protocol_of(config, prompts)
-    pending = tasks
+    kept: list[dict[str, Any]] = []
     if run_dir.exists():
         _check_resumable(run_dir, protocol, config.allow_protocol_change)
         if not config.redo:
-            finished = finished_keys(run_dir / "results.jsonl")
-            pending = [task for task in tasks if (task.domain, task.id) not in finished]
+            kept = finished_rows(run_dir / "results.jsonl", _keys(tasks))
+    finished = {(row["domain"], row["task_id"]) for row in kept}
+    pending = [task for task in tasks if (task.domain, task.id) not in finished]
     settings = SandboxSettings(ResourceLimits(config.memory_mb, config.pids, config.cpus), config.output_limit)
     backend = prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
-    return RunPlan(config, tasks, pending, collections, make_model, backend, run_id, run_dir, protocol, prompts)
+    return RunPlan(config, tasks, pending, kept, collections, make_model, backend, run_id, run_dir, protocol, prompts)
 
 
 def _check_resumable(run_dir: Path, protocol: dict[str, Any], allow_change: bool) -> None:
@@ -128,8 +131,8 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
     collection_hashes = {domain: collection_hash(path) for domain, path in plan.collections.items()}
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     if plan.run_dir.exists():
-        count = len(plan.tasks) - len(plan.pending)
-        console.print(f"resuming {plan.run_id}: {count} of {len(plan.tasks)} episodes kept, {len(plan.pending)} to run")
+        kept, total = len(plan.kept), len(plan.tasks)
+        console.print(f"resuming {plan.run_id}: {kept} of {total} episodes kept, {len(plan.pending)} to run")
     _write_run_record(plan, collection_hashes, config_hash)
     for task in plan.pending:
         _keep_previous_attempt(trajectory_path(plan.run_dir, task.domain, task.id))
@@ -150,11 +153,8 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
         max_connections=config.max_connections or config.workers,
         max_cost_usd=config.max_cost,
     )
-    results_path = plan.run_dir / "results.jsonl"
-    selected, pending = _keys(plan.tasks), _keys(plan.pending)
-    kept = [row for key, row in latest_rows(read_rows(results_path)).items() if key in selected - pending]
-    state = BatchState(done=len(kept), correct=sum(row["verdict"] == "correct" for row in kept))
-    writer = ResultsWriter(results_path)
+    state = BatchState(done=len(plan.kept), correct=sum(row["verdict"] == "correct" for row in plan.kept))
+    writer = ResultsWriter(plan.run_dir / "results.jsonl")
     try:
         results, interrupted = run_batch(
             plan.pending, context, limits, writer, console, f"{config.model} on {config.domain}", state
