@@ -7,7 +7,7 @@ from typing import Any
 
 import matplotlib
 
-from harness.report import ALL, Cell
+from harness.summary import ALL, Cell
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt

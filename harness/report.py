@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import itertools
 from collections import Counter
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -14,48 +13,13 @@ import yaml
 from rich.console import Console
 
 from harness.errors import InputError
+from harness.outcome import Status
 from harness.results_store import latest_rows, read_rows
-from harness.stats import mcnemar_exact, wilson_interval
+from harness.stats import mcnemar_exact
+from harness.summary import ALL, MODES, Cell
 
-MODES = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
-STATUSES = ("answered", "turn_limit", "time_limit", "context_limit", "format_errors", "model_error",
-            "sandbox_error", "cancelled")  # fmt: skip
 RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit")
-ALL = "all"
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One model on one domain (or on `all`)."""
-
-    model: str
-    domain: str
-    rows: list[dict[str, Any]]
-
-    @property
-    def n(self) -> int:
-        return len(self.rows)
-
-    def correct(self, mode: str = "default") -> int:
-        return sum(row[MODES[mode]] == "correct" for row in self.rows)
-
-    def accuracy(self, mode: str = "default") -> float:
-        return self.correct(mode) / self.n if self.n else 0.0
-
-    def interval(self, mode: str = "default") -> tuple[float, float]:
-        return wilson_interval(self.correct(mode), self.n)
-
-    def accuracy_at_tolerance(self) -> float | None:
-        """Over the tasks that set `rel_tol` (GRADING.md accuracy@tol); None when none does."""
-        graded = [row["correct_at_tolerance"] for row in self.rows if row.get("correct_at_tolerance") is not None]
-        return sum(graded) / len(graded) if graded else None
-
-    def statuses(self) -> Counter[str]:
-        return Counter(row["status"] for row in self.rows)
-
-    def cost(self) -> float | None:
-        known = [row["cost_usd"] for row in self.rows if row.get("cost_usd") is not None]
-        return sum(known) if known else None
+STATUSES = tuple(status.value for status in Status)
 
 
 def load_runs(paths: list[Path]) -> list[dict[str, Any]]:
@@ -147,10 +111,9 @@ def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: li
     for (model, domain), cell in table.items():
         cost, correct = cell.cost(), cell.correct()
         per_correct = f"{cost / correct:.4f}" if cost is not None and correct else "–"
-        mean_turns = sum(r["turns"] for r in cell.rows) / cell.n if cell.n else 0
         lines.append(
-            f"| {model} | {domain} | {mean_turns:.1f} | {sum(r['input_tokens'] for r in cell.rows)} | "
-            f"{sum(r['output_tokens'] for r in cell.rows)} | {'–' if cost is None else f'{cost:.4f}'} | {per_correct} |"
+            f"| {model} | {domain} | {cell.mean_turns():.1f} | {cell.input_tokens()} | {cell.output_tokens()} | "
+            f"{'–' if cost is None else f'{cost:.4f}'} | {per_correct} |"
         )
     lines.append("")
     for first, second in itertools.combinations(models, 2):
@@ -201,9 +164,9 @@ def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[dict[s
             line.append("" if at_tolerance is None else round(at_tolerance, 6))
             counts = cell.statuses()
             line += [counts[s] for s in STATUSES]
-            line += [round(sum(r["turns"] for r in cell.rows) / max(cell.n, 1), 3),
-                     sum(r["input_tokens"] for r in cell.rows), sum(r["output_tokens"] for r in cell.rows),
-                     "" if cell.cost() is None else round(cell.cost() or 0, 6)]  # fmt: skip
+            cost = cell.cost()
+            line += [round(cell.mean_turns(), 3), cell.input_tokens(), cell.output_tokens(),
+                     "" if cost is None else round(cost, 6)]  # fmt: skip
             writer.writerow(line)
     models = sorted({row["model"] for row in rows})
     with (out / "paired.csv").open("w", newline="", encoding="utf-8") as handle:

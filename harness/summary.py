@@ -10,6 +10,55 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.outcome import Status
+from harness.stats import wilson_interval
+
+MODES = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
+"""Grading mode -> the results-row field holding its verdict."""
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A group of results rows: one model on one domain (or on `all`), with what tables show of it."""
+
+    model: str
+    domain: str
+    rows: list[dict[str, Any]]
+
+    @property
+    def n(self) -> int:
+        return len(self.rows)
+
+    def correct(self, mode: str = "default") -> int:
+        return sum(row[MODES[mode]] == "correct" for row in self.rows)
+
+    def accuracy(self, mode: str = "default") -> float:
+        return self.correct(mode) / self.n if self.n else 0.0
+
+    def interval(self, mode: str = "default") -> tuple[float, float]:
+        return wilson_interval(self.correct(mode), self.n)
+
+    def accuracy_at_tolerance(self) -> float | None:
+        """Over the tasks that set `rel_tol` (GRADING.md accuracy@tol); None when none does."""
+        graded = [row["correct_at_tolerance"] for row in self.rows if row.get("correct_at_tolerance") is not None]
+        return sum(graded) / len(graded) if graded else None
+
+    def statuses(self) -> Counter[str]:
+        return Counter(row["status"] for row in self.rows)
+
+    def mean_turns(self) -> float:
+        return sum(row["turns"] for row in self.rows) / self.n if self.n else 0.0
+
+    def input_tokens(self) -> int:
+        return sum(row["input_tokens"] for row in self.rows)
+
+    def output_tokens(self) -> int:
+        return sum(row["output_tokens"] for row in self.rows)
+
+    def cost(self) -> float | None:
+        """Sum of the known costs; None when no row had a known price."""
+        known = [row["cost_usd"] for row in self.rows if row.get("cost_usd") is not None]
+        return sum(known) if known else None
 
 
 @dataclass(frozen=True)
@@ -33,32 +82,27 @@ def summarize(rows: list[dict[str, Any]]) -> list[DomainSummary]:
     domains = sorted({row["domain"] for row in rows})
     summaries = [_summarize(domain, [row for row in rows if row["domain"] == domain]) for domain in domains]
     if len(domains) > 1:
-        summaries.append(_summarize("all", rows))
+        summaries.append(_summarize(ALL, rows))
     return summaries
 
 
 def _summarize(domain: str, rows: list[dict[str, Any]]) -> DomainSummary:
-    count = len(rows)
-
-    def accuracy(key: str) -> float:
-        return sum(row[key] == "correct" for row in rows) / count if count else 0.0
-
-    costs = [row["cost_usd"] for row in rows if row.get("cost_usd") is not None]
-    order = [status.value for status in Status]
-    statuses = Counter(row["status"] for row in rows)
+    cell = Cell("", domain, rows)
+    statuses = cell.statuses()
+    cost = cell.cost()
     return DomainSummary(
         domain=domain,
-        tasks=count,
-        correct=sum(row["verdict"] == "correct" for row in rows),
-        accuracy_strict=accuracy("verdict_strict"),
-        accuracy_default=accuracy("verdict"),
-        accuracy_lenient=accuracy("verdict_lenient"),
-        statuses={status: statuses[status] for status in order if statuses[status]},
-        mean_turns=sum(row["turns"] for row in rows) / count if count else 0.0,
+        tasks=cell.n,
+        correct=cell.correct(),
+        accuracy_strict=cell.accuracy("strict"),
+        accuracy_default=cell.accuracy(),
+        accuracy_lenient=cell.accuracy("lenient"),
+        statuses={status.value: statuses[status.value] for status in Status if statuses[status.value]},
+        mean_turns=cell.mean_turns(),
         total_time_s=round(sum(row["duration_s"] for row in rows), 3),
-        input_tokens=sum(row["input_tokens"] for row in rows),
-        output_tokens=sum(row["output_tokens"] for row in rows),
-        cost_usd=round(sum(costs), 6) if costs else None,
+        input_tokens=cell.input_tokens(),
+        output_tokens=cell.output_tokens(),
+        cost_usd=None if cost is None else round(cost, 6),
     )
 
 
