@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.outcome import Status
+from harness.trajectory import read_jsonl
 
 RETRIED_STATUSES = frozenset({Status.MODEL_ERROR.value, Status.SANDBOX_ERROR.value, Status.CANCELLED.value})
 """Infrastructure failures (our side, not the agent's) and interrupted episodes: a resume runs these again."""
@@ -22,15 +23,7 @@ TaskKey = tuple[str, str]
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """Every complete row, in file order (a torn last line is ignored)."""
-    if not path.exists():
-        return []
-    rows = []
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            if not line.endswith("\n"):
-                break
-            rows.append(json.loads(line))
-    return rows
+    return read_jsonl(path) if path.exists() else []
 
 
 def latest_rows(rows: list[dict[str, Any]]) -> dict[TaskKey, dict[str, Any]]:

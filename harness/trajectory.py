@@ -43,16 +43,21 @@ class TrajectoryWriter:
             self._file.close()
 
 
-def read_trajectory(path: Path) -> list[dict[str, Any]]:
-    """Every complete event; a torn last line (the writer was killed mid-write) is ignored."""
-    events = []
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Every complete line of an append-only JSONL log; a last line without its newline (the writer was
+    killed mid-write) is torn and ignored. Trajectories and results.jsonl are both read this way."""
+    records = []
     with path.open(encoding="utf-8") as lines:
         for line in lines:
-            try:
-                events.append(json.loads(line))
-            except json.JSONDecodeError:
+            if not line.endswith("\n"):
                 break
-    return events
+            records.append(json.loads(line))
+    return records
+
+
+def read_trajectory(path: Path) -> list[dict[str, Any]]:
+    """Every complete event of an episode's trajectory."""
+    return read_jsonl(path)
 
 
 def is_finished(events: list[dict[str, Any]]) -> bool:
