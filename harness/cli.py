@@ -6,12 +6,13 @@ import argparse
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from harness.config import build_config, load_yaml_settings
+from harness.config import add_setting_flags, build_config, load_yaml_settings
 from harness.errors import InputError
 
 EXIT_INPUT_ERROR = 2
@@ -19,73 +20,21 @@ EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The run's flags (generated from `RunConfig`) and, as subcommands, every other command."""
     parser = argparse.ArgumentParser(
         prog="python -m harness",
-        description="Run an LLM agent on every task of a domain inside an isolated sandbox and grade the answers.",
-        epilog="Example: python -m harness --model oracle --domain demo. Other commands (each with --help): "
-        "python -m harness replay | report | view | sandbox build | sandbox cleanup",
+        description="Run an LLM agent on every task of a domain inside an isolated sandbox and grade the answers. "
+        "Without a command this runs a batch; the commands below each have their own --help.",
+        epilog="Example: python -m harness --model oracle --domain demo",
         argument_default=argparse.SUPPRESS,
     )
-    add = parser.add_argument
-    add(
-        "--model",
-        help="a litellm provider/model string (deepseek/..., openai/..., anthropic/..., gemini/..., hosted_vllm/...), "
-        "an alias from harness/models/aliases.yaml (e.g. deepseek-v4), oracle, scripted:FILE.yaml or replay:PATH",
+    add_setting_flags(parser)
+    parser.add_argument(
+        "--config", type=Path, metavar="FILE.yaml", help="read any of these settings from YAML; flags win"
     )
-    add("--api-base", metavar="URL", help="provider endpoint, e.g. http://127.0.0.1:8000/v1 for a local server")
-    add("--api-key-env", metavar="NAME", help="environment variable holding the API key (default: the provider's own)")
-    add(
-        "--model-arg",
-        dest="model_args",
-        action="append",
-        metavar="KEY=VALUE",
-        help="passed to the provider, repeatable (e.g. reasoning_effort=high)",
-    )
-    add("--temperature", type=float, help="sampling temperature (default: 1.0)")
-    add("--max-retries", type=int, metavar="N", help="retries of rate limits, 5xx, timeouts, connection errors (5)")
-    add("--model-timeout", type=float, metavar="SECONDS", help="per model call, retries included (default: 600)")
-    add("--domain", help="a domain name, a comma-separated list, or 'all'")
-    add("--task-id", dest="task_ids", action="append", metavar="ID", help="run only this task (repeatable)")
-    add("--limit", type=int, metavar="N", help="at most N tasks per domain")
-    add("--tasks-dir", type=Path, help="task files <domain>.jsonl (default: tasks/, env HARNESS_TASKS_DIR)")
-    add(
-        "--collections-dir",
-        type=Path,
-        help="domain collections <domain>/ (default: collections/, env HARNESS_COLLECTIONS_DIR)",
-    )
-    add("--results-dir", type=Path, help="where run folders go (default: results/)")
-    add("--run-id", help="run folder name (default: time_model_domain); an existing run is resumed")
-    add("--sandbox", choices=["local", "docker", "e2b"], help="sandbox backend (default: local, bubblewrap)")
-    add("--image", help="Docker image for --sandbox docker (default: the one built from sandbox_templates/)")
-    add("--workers", type=int, metavar="N", help="episodes run at once (default: 1)")
-    add("--max-sandboxes", type=int, metavar="N", help="sandboxes alive at once (default: --workers)")
-    add("--max-connections", type=int, metavar="N", help="model calls in flight at once (default: --workers)")
-    add("--max-cost", type=float, metavar="USD", help="stop starting new episodes once the run's spend reaches it")
-    add("--shard", metavar="I/N", help="run only part I of N of the task list (deterministic, for many machines)")
-    add("--redo", action="store_true", help="on resume, run finished episodes again too")
-    add(
-        "--allow-protocol-change",
-        action="store_true",
-        help="resume a run although its model, budgets or grader differ from run.yaml",
-    )
-    add("--max-turns", type=int, metavar="N", help="model calls per episode (default: 200)")
-    add(
-        "--time-limit",
-        type=float,
-        metavar="SECONDS",
-        help="wall clock per episode, model time included (default: 3600)",
-    )
-    add("--command-timeout", type=float, metavar="SECONDS", help="per command, capped by time left (default: 600)")
-    add("--context-window", type=int, metavar="TOKENS", help="context budget (default: the model's own)")
-    add("--output-reserve", type=int, metavar="TOKENS", help="tokens kept free for the reply (default: 4096)")
-    add("--action-format", choices=["toolcall", "text"], help="bash as a tool call, or one fenced bash block")
-    add("--prompts", type=Path, metavar="FILE.yaml", help="prompt templates (default: harness/prompts/default.yaml)")
-    add("--max-format-errors", type=int, metavar="N", help="consecutive replies without an action that end it (3)")
-    add("--memory-mb", type=int, metavar="MB", help="sandbox memory limit (default: 4096)")
-    add("--pids", type=int, metavar="N", help="sandbox process limit (default: 512)")
-    add("--cpus", type=float, metavar="N", help="sandbox CPU limit, cgroups only (default: 2)")
-    add("--output-limit", type=int, metavar="BYTES", help="output shown per stream, head and tail (default: 20000)")
-    add("--config", type=Path, metavar="FILE.yaml", help="read any of these settings from YAML; flags win")
+    commands = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
+    for name, (build, summary) in SUBCOMMANDS.items():
+        commands.add_parser(name, help=summary, add_help=False, parents=[build()])
     return parser
 
 
@@ -138,17 +87,23 @@ def build_view_parser() -> argparse.ArgumentParser:
     return parser
 
 
+SUBCOMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], str]] = {
+    "replay": (build_replay_parser, "re-execute logged episodes and compare, or re-grade them from the logs"),
+    "report": (build_report_parser, "accuracy tables (Markdown, CSV) and plots from run folders"),
+    "view": (build_view_parser, "a self-contained HTML viewer of a run"),
+    "sandbox": (build_sandbox_parser, "build the Docker image or an E2B template; clean up leftovers"),
+}
+"""Every command besides running a batch: name -> (its parser, its one-line summary)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["replay"]:
-        return _replay(build_replay_parser().parse_args(argv[1:]))
-    if argv[:1] == ["sandbox"]:
-        return _sandbox(build_sandbox_parser().parse_args(argv[1:]))
-    if argv[:1] == ["report"]:
-        return _report(build_report_parser().parse_args(argv[1:]))
-    if argv[:1] == ["view"]:
-        return _view(build_view_parser().parse_args(argv[1:]))
-    return _run(vars(build_parser().parse_args(argv)))
+    handlers = {"replay": _replay, "sandbox": _sandbox, "report": _report, "view": _view}
+    if argv[:1] and argv[0] in handlers:
+        return handlers[argv[0]](SUBCOMMANDS[argv[0]][0]().parse_args(argv[1:]))
+    arguments = vars(build_parser().parse_args(argv))
+    arguments.pop("command", None)
+    return _run(arguments)
 
 
 def _console() -> Console:

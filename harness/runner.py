@@ -134,6 +134,9 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
         kept, total = len(plan.kept), len(plan.tasks)
         console.print(f"resuming {plan.run_id}: {kept} of {total} episodes kept, {len(plan.pending)} to run")
     _write_run_record(plan, collection_hashes, config_hash)
+    warning = (plan.backend.facts.get("limits") or {}).get("warning")
+    if warning:
+        console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
         _keep_previous_attempt(trajectory_path(plan.run_dir, task.domain, task.id))
     cancel = threading.Event()

@@ -7,16 +7,14 @@ from typing import Any
 
 import yaml
 
-from harness.errors import InputError, yaml_input_error
+from harness.errors import InputError, read_text_input, yaml_input_error
 from harness.models import ModelReply, action_reply
 
 
 def load_script(path: Path) -> list[dict[str, str]]:
     """Validate the script up front, so a bad item is an input error, not a mid-run failure."""
     try:
-        items = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(f"{path}: cannot read script: {error.strerror}") from None
+        items = yaml.safe_load(read_text_input(path, "script"))
     except yaml.YAMLError as error:
         raise yaml_input_error(path, error) from None
     if not isinstance(items, list):

@@ -10,9 +10,17 @@ from typing import Any
 import jinja2
 import yaml
 
-from harness.errors import InputError, yaml_input_error
+from harness.errors import InputError, read_text_input, yaml_input_error
 
-_TEMPLATE_NAMES = ("system", "task", "observation", "format_error")
+_SAMPLE_VARIABLES: dict[str, dict[str, Any]] = {
+    "system": {"action_format": "toolcall", "max_turns": 200, "time_limit_s": 3600, "command_timeout_s": 600},
+    "task": {"question": "?", "answer_format": "x.xx%"},
+    "observation": {"exit_code": 0, "stdout": "", "stderr": "", "timed_out": False, "truncated": False,
+                    "raw_bytes": 0, "duration_s": 0.1, "turns_left": 1, "seconds_left": 1},
+    "format_error": {"problem": "?", "action_format": "toolcall", "turns_left": 1, "seconds_left": 1},
+}  # fmt: skip
+"""Each template with the variables the loop gives it: a template using any other fails when it loads."""
+_TEMPLATE_NAMES = tuple(_SAMPLE_VARIABLES)
 _ENVIRONMENT = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
 
 
@@ -32,11 +40,9 @@ class PromptSet:
 def load_prompts(path: Path | None = None) -> PromptSet:
     """Read and compile a prompt file; problems are input errors naming the file (and line)."""
     path = path or DEFAULT_PROMPTS
+    text = read_text_input(path, "prompts")
     try:
-        text = path.read_text(encoding="utf-8")
         data = yaml.safe_load(text)
-    except OSError as error:
-        raise InputError(f"{path}: cannot read prompts: {error.strerror}") from None
     except yaml.YAMLError as error:
         raise yaml_input_error(path, error) from None
     missing = [name for name in _TEMPLATE_NAMES if not isinstance(data, dict) or name not in data]
@@ -46,6 +52,9 @@ def load_prompts(path: Path | None = None) -> PromptSet:
     for name in _TEMPLATE_NAMES:
         try:
             templates[name] = _ENVIRONMENT.from_string(data[name])
+            templates[name].render(**_SAMPLE_VARIABLES[name])
         except jinja2.TemplateSyntaxError as error:
             raise InputError(f"{path}: field '{name}': template line {error.lineno}: {error.message}") from None
+        except jinja2.TemplateError as error:
+            raise InputError(f"{path}: field '{name}': {error}") from None
     return PromptSet(templates, "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16])
