@@ -14,11 +14,12 @@ from harness.budget import Budget
 from harness.config import RunConfig
 from harness.grading import Grade, get_grader
 from harness.models import Model
+from harness.names import file_name
 from harness.outcome import Status
 from harness.prompts import PromptSet
 from harness.sandboxes import Sandbox, SandboxError
 from harness.tasks import Task
-from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter, safe_name, trajectory_path
+from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter, trajectory_path
 
 SandboxFactory = Callable[[Task, str], Sandbox]
 
@@ -69,7 +70,7 @@ class EpisodeContext:
 
 
 def episode_name(task: Task) -> str:
-    return safe_name(f"{task.domain}-{task.id}")
+    return file_name(f"{task.domain}-{task.id}")
 
 
 def run_episode(task: Task, context: EpisodeContext) -> EpisodeResult:

@@ -25,6 +25,7 @@ from harness.episode import EpisodeContext, EpisodeResult
 from harness.errors import InputError
 from harness.grading.numeric import GRADER_VERSION
 from harness.models.factory import ModelFactory, model_factory
+from harness.names import check_run_id
 from harness.prompts import PromptSet, load_prompts
 from harness.results_store import ResultsWriter, finished_rows, latest_rows, read_rows
 from harness.sandboxes import Sandbox, SandboxSettings
@@ -52,6 +53,7 @@ class RunPlan:
     kept: list[dict[str, Any]]
     """On resume, the results rows of the selected tasks that are not run again."""
     collections: dict[str, Path]
+    collection_hashes: dict[str, str]
     make_model: ModelFactory
     backend: SandboxBackend
     run_id: str
@@ -73,11 +75,11 @@ def plan_run(config: RunConfig) -> RunPlan:
         tasks += load_task_file(config.tasks_dir / f"{domain}.jsonl")
     tasks = shard_tasks(select_tasks(tasks, config.task_ids, config.limit), config.shard)
     collections = {domain: collection_path(config.collections_dir, domain) for domain in domains}
+    collection_hashes = {domain: collection_hash(path) for domain, path in collections.items()}
     make_model = model_factory(config, tasks)
     prompts = load_prompts(config.prompts)
     run_id = config.run_id or default_run_id(config)
-    if not re.fullmatch(r"[A-Za-z0-9_.@+-]+", run_id):
-        raise InputError(f"--run-id: {run_id!r} may hold only letters, digits and _ . @ + -")
+    check_run_id(run_id)
     run_dir = config.results_dir / run_id
     protocol = protocol_of(config, prompts)
     kept: list[dict[str, Any]] = []
@@ -89,7 +91,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     pending = [task for task in tasks if (task.domain, task.id) not in finished]
     settings = SandboxSettings(ResourceLimits(config.memory_mb, config.pids, config.cpus), config.output_limit)
     backend = prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
-    return RunPlan(config, tasks, pending, kept, collections, make_model, backend, run_id, run_dir, protocol, prompts)
+    return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, run_dir,
+                   protocol, prompts)  # fmt: skip
 
 
 def _check_resumable(run_dir: Path, protocol: dict[str, Any], allow_change: bool) -> None:
@@ -117,7 +120,11 @@ def collection_hash(path: Path) -> str:
     """sha256 over every file's relative path and content, in name order."""
     digest = hashlib.sha256()
     for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        digest.update(str(file.relative_to(path)).encode() + b"\0")
+        relative = str(file.relative_to(path))
+        try:
+            digest.update(relative.encode() + b"\0")
+        except UnicodeEncodeError:
+            raise InputError(f"{path}: file name {relative!r} is not UTF-8; rename it") from None
         with file.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
@@ -128,7 +135,7 @@ def collection_hash(path: Path) -> str:
 def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
     """Run the pending episodes; raises KeyboardInterrupt after a clean cancel when interrupted."""
     config = plan.config
-    collection_hashes = {domain: collection_hash(path) for domain, path in plan.collections.items()}
+    collection_hashes = plan.collection_hashes
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     if plan.run_dir.exists():
         kept, total = len(plan.kept), len(plan.tasks)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 from harness.errors import InputError
 from harness.grading import GRADERS, GoldAnswerError
+from harness.names import check_domain_name, check_task_id, file_name, is_domain_name
 
 _REQUIRED = {"id": str, "domain": str, "question": str, "answer": str}
 _OPTIONAL = {
@@ -40,7 +42,8 @@ class Task:
 
 
 def available_domains(tasks_dir: Path) -> list[str]:
-    return sorted(path.stem for path in tasks_dir.glob("*.jsonl"))
+    """Task files whose name is a valid domain name (a `...jsonl` or `.x.jsonl` is not a domain)."""
+    return sorted(path.stem for path in tasks_dir.glob("*.jsonl") if is_domain_name(path.stem))
 
 
 def resolve_domains(spec: str, tasks_dir: Path) -> list[str]:
@@ -54,6 +57,7 @@ def resolve_domains(spec: str, tasks_dir: Path) -> list[str]:
     if not domains:
         raise InputError("--domain: empty domain list")
     for name in domains:
+        check_domain_name(name, "--domain")
         if name not in known:
             raise InputError(
                 f"--domain: unknown domain {name!r}: {tasks_dir / (name + '.jsonl')} not found "
@@ -66,25 +70,44 @@ def load_task_file(path: Path) -> list[Task]:
     """Parse and validate every line; the first problem raises `InputError` naming file, line and field."""
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
+    file_names: dict[str, str] = {}
+    with path.open("rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            where = f"{path}:{number}"
+            line = _decode(raw, where)
             if not line.strip():
                 continue
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InputError(f"{where}: malformed JSON: {error.msg} (column {error.colno})") from None
-            if not isinstance(row, dict):
-                raise InputError(f"{where}: a task must be a JSON object")
+            row = _parse_json(line, where)
             task = _task_from_row(row, where)
             if task.domain != path.stem:
                 raise InputError(f"{where}: field 'domain': {task.domain!r} does not match the file name")
             if task.id in seen:
                 raise InputError(f"{where}: field 'id': duplicate id {task.id!r} (first on line {seen[task.id]})")
-            seen[task.id] = number
+            name = file_name(task.id)
+            if name in file_names:  # a hash collision: never expected, but two tasks must never share a log
+                raise InputError(f"{where}: field 'id': {task.id!r} and {file_names[name]!r} map to one file name")
+            seen[task.id], file_names[name] = number, task.id
             tasks.append(task)
     return tasks
+
+
+def _decode(raw: bytes, where: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{where}: invalid UTF-8 (byte {raw[error.start]:#04x} at column {error.start + 1})") from None
+
+
+def _parse_json(line: str, where: str) -> dict[str, Any]:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{where}: malformed JSON: {error.msg} (column {error.colno})") from None
+    except RecursionError:
+        raise InputError(f"{where}: malformed JSON: nested too deeply") from None
+    if not isinstance(row, dict):
+        raise InputError(f"{where}: a task must be a JSON object")
+    return row
 
 
 def _task_from_row(row: dict[str, Any], where: str) -> Task:
@@ -96,6 +119,10 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
     for name, kinds in _OPTIONAL.items():
         if row.get(name) is not None and not isinstance(row[name], kinds):
             raise InputError(f"{where}: field '{name}': wrong type {type(row[name]).__name__}")
+    check_task_id(row["id"], where)
+    rel_tol = row.get("rel_tol")
+    if rel_tol is not None and (isinstance(rel_tol, bool) or not math.isfinite(rel_tol) or rel_tol < 0):
+        raise InputError(f"{where}: field 'rel_tol': {rel_tol!r} is not a finite non-negative number")
     unknown = sorted(set(row) - set(_REQUIRED) - set(_OPTIONAL))
     if unknown:
         raise InputError(f"{where}: field '{unknown[0]}': unknown field")

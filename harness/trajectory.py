@@ -7,22 +7,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from pathlib import Path
 from typing import Any
+
+from harness.names import file_name
 
 SCHEMA_VERSION = 1
 EVENTS = ("episode_start", "model_call", "model_error", "action", "observation", "format_error", "episode_end")
 
 
-def safe_name(text: str) -> str:
-    """Task ids and domains as file, folder and cgroup names."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)
-
-
 def trajectory_path(run_dir: Path, domain: str, task_id: str) -> Path:
-    return run_dir / "episodes" / domain / f"{safe_name(task_id)}.jsonl"
+    """episodes/<domain>/<task file name>.jsonl; distinct task ids never share a file (names.file_name)."""
+    return run_dir / "episodes" / file_name(domain) / f"{file_name(task_id)}.jsonl"
 
 
 class TrajectoryWriter:
