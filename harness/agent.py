@@ -105,28 +105,28 @@ def run_agent(
             command = parse_action(reply, settings.action_format)
         except FormatError as problem:
             format_errors += 1
-            log.write("format_error", turn=budget.turns, problem=str(problem), consecutive=format_errors)
-            if format_errors >= settings.max_format_errors:
-                raise EpisodeEnd(Status.FORMAT_ERRORS, detail=str(problem)) from None
             text = prompts.render(
                 "format_error",
                 problem=str(problem),
                 action_format=settings.action_format,
                 **_budget_left(budget),
             )
+            log.write("format_error", turn=budget.turns, problem=str(problem), consecutive=format_errors, text=text)
+            if format_errors >= settings.max_format_errors:
+                raise EpisodeEnd(Status.FORMAT_ERRORS, detail=str(problem)) from None
             messages.extend(_observation_messages(reply, text))
             continue
         format_errors = 0
         timeout = budget.command_timeout(settings.command_timeout_s)
         log.write("action", turn=budget.turns, command=command, timeout_s=round(timeout, 3))
         result = sandbox.execute(command, timeout)
-        log.write("observation", turn=budget.turns, **_result_fields(result))
+        observed = prompts.render("observation", **_result_fields(result), **_budget_left(budget))
+        log.write("observation", turn=budget.turns, **_result_fields(result), text=observed)
         budget.check_cancelled()
         if command_submits_answer(command) and has_closed_answer(result.stdout):
             raise EpisodeEnd(Status.ANSWERED, submission=result.stdout)
         if result.timed_out and budget.out_of_time():
             raise EpisodeEnd(Status.TIME_LIMIT, detail="a command ran until the episode's time was up")
-        observed = prompts.render("observation", **_result_fields(result), **_budget_left(budget))
         messages.extend(_observation_messages(reply, observed))
 
 

@@ -4,7 +4,6 @@ cap, live progress, and Ctrl-C that cancels running episodes while keeping every
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
@@ -21,10 +20,13 @@ from rich.progress import (
 )
 
 from harness.episode import EpisodeContext, EpisodeResult, run_episode
-from harness.models import Model, ModelReply
 from harness.results_store import ResultsWriter
-from harness.sandboxes import ExecResult, Sandbox
+from harness.slots import Slots
 from harness.tasks import Task
+
+
+class ResultsUnwritable(OSError):
+    """results.jsonl could not be appended to (a full disk): the batch stopped; written rows are kept."""
 
 
 @dataclass(frozen=True)
@@ -61,46 +63,6 @@ class BatchState:
         }
 
 
-class BoundedModel:
-    """A model whose calls wait for one of the run's connection slots."""
-
-    def __init__(self, model: Model, slots: threading.Semaphore):
-        self._model, self._slots = model, slots
-        self.name, self.context_window = model.name, model.context_window
-
-    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
-        started = time.monotonic()
-        with self._slots:
-            return self._model.query(messages, max(timeout_s - (time.monotonic() - started), 0.1))
-
-
-class BoundedSandbox:
-    """A sandbox that holds one of the run's sandbox slots from `start` until `close`."""
-
-    def __init__(self, sandbox: Sandbox, slots: threading.Semaphore):
-        self._sandbox, self._slots = sandbox, slots
-        self._held = False
-
-    def start(self) -> None:
-        self._slots.acquire()
-        self._held = True
-        self._sandbox.start()
-
-    def execute(self, command: str, timeout_s: float) -> ExecResult:
-        return self._sandbox.execute(command, timeout_s)
-
-    def describe(self) -> dict[str, object]:
-        return self._sandbox.describe()
-
-    def close(self) -> None:
-        try:
-            self._sandbox.close()
-        finally:
-            if self._held:
-                self._held = False
-                self._slots.release()
-
-
 def run_batch(
     tasks: list[Task],
     context: EpisodeContext,
@@ -110,14 +72,10 @@ def run_batch(
     title: str,
     state: BatchState,
 ) -> tuple[list[EpisodeResult], bool]:
-    """Run every task; returns the results in finishing order and whether Ctrl-C interrupted the batch."""
-    connection_slots = threading.BoundedSemaphore(limits.max_connections)
-    sandbox_slots = threading.BoundedSemaphore(limits.max_sandboxes)
-    bounded = replace(
-        context,
-        make_model=lambda task: BoundedModel(context.make_model(task), connection_slots),
-        make_sandbox=lambda task, name: BoundedSandbox(context.make_sandbox(task, name), sandbox_slots),
-    )
+    """Run every task; returns the results in finishing order and whether Ctrl-C interrupted the batch.
+
+    Raises `ResultsUnwritable` (after stopping every episode) when a results row cannot be written."""
+    bounded = replace(context, slots=Slots.of(limits.max_sandboxes, limits.max_connections))
     results: list[EpisodeResult] = []
     columns = (
         TextColumn("[bold]{task.description}"),
@@ -139,12 +97,19 @@ def run_batch(
         futures: list[Future[EpisodeResult | None]] = [pool.submit(run_one, task) for task in tasks]
         recorded: set[Future[EpisodeResult | None]] = set()
 
+        unwritable: list[OSError] = []
+
         def record(future: Future[EpisodeResult | None]) -> None:
             recorded.add(future)
             result = future.result()
-            if result is None:  # not started: the spend cap was reached
+            if result is None or unwritable:  # not started (spend cap, Ctrl-C), or nothing can be written
                 return
-            writer.append(result.to_dict())
+            try:
+                writer.append(result.to_dict())
+            except OSError as error:  # a full disk: stop every episode; the rows written so far stay
+                unwritable.append(error)
+                context.cancel.set()
+                return
             results.append(result)
             with state.lock:
                 state.done += 1
@@ -154,6 +119,8 @@ def run_batch(
         try:
             for future in as_completed(futures):
                 record(future)
+            if unwritable:
+                raise ResultsUnwritable(f"cannot write {writer.path}: {unwritable[0]}")
         except KeyboardInterrupt:
             context.cancel.set()  # running episodes stop at their next step and end as `cancelled`
             for future in futures:

@@ -2,23 +2,40 @@
 
 from __future__ import annotations
 
-import json
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from harness.models import Usage
+from harness.models import Usage, estimate_tokens
 from harness.outcome import EpisodeEnd, Status
-
-CHARS_PER_TOKEN = 4
-"""Fallback estimate for messages the model has not counted yet, when it has no tokenizer of its own."""
 
 TokenCounter = Callable[[list[dict[str, Any]]], int]
 
 
-def estimate_tokens(messages: list[dict[str, Any]]) -> int:
-    return len(json.dumps(messages, ensure_ascii=False)) // CHARS_PER_TOKEN
+class Stopwatch:
+    """The agent's own time: starts when the sandbox is up; paused while the episode waits for our throttles."""
+
+    def __init__(self) -> None:
+        self._started = time.monotonic()
+        self._paused_s = 0.0
+        self._paused_since: float | None = None
+
+    @property
+    def elapsed_s(self) -> float:
+        now = time.monotonic()
+        pausing = now - self._paused_since if self._paused_since is not None else 0.0
+        return now - self._started - self._paused_s - pausing
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        self._paused_since = time.monotonic()
+        try:
+            yield
+        finally:
+            self._paused_s += time.monotonic() - self._paused_since
+            self._paused_since = None
 
 
 class Budget:
@@ -30,15 +47,16 @@ class Budget:
         output_reserve: int,
         cancel: threading.Event | None = None,
         count_tokens: TokenCounter | None = None,
+        clock: Stopwatch | None = None,
     ):
         self._count_tokens = count_tokens or estimate_tokens
+        self.clock = clock or Stopwatch()
         self._cancel = cancel or threading.Event()
         self.max_turns = max_turns
         self.time_limit_s = time_limit_s
         self.context_window = context_window
         self.output_reserve = output_reserve
         self.turns = 0
-        self._started = time.monotonic()
         self._counted_tokens = 0
         self._counted_messages = 0
         self.input_tokens = 0
@@ -50,7 +68,7 @@ class Budget:
 
     @property
     def elapsed_s(self) -> float:
-        return time.monotonic() - self._started
+        return self.clock.elapsed_s
 
     @property
     def seconds_left(self) -> float:

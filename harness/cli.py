@@ -15,6 +15,7 @@ from rich.console import Console
 from harness.config import add_setting_flags, build_config, load_yaml_settings
 from harness.errors import InputError
 
+EXIT_FAILED = 1
 EXIT_INPUT_ERROR = 2
 EXIT_INTERRUPTED = 130
 
@@ -126,6 +127,7 @@ def _run(arguments: dict[str, Any]) -> int:
         config_file = arguments.pop("config", None)
         file_settings = load_yaml_settings(config_file) if config_file else {}
         config = build_config(file_settings, arguments)
+        from harness.batch import ResultsUnwritable
         from harness.runner import execute_run, plan_run
 
         plan = plan_run(config)
@@ -136,8 +138,11 @@ def _run(arguments: dict[str, Any]) -> int:
     try:
         execute_run(plan, console)
     except KeyboardInterrupt:
-        Console(stderr=True).print(f"interrupted; finished episodes are in {plan.run_dir}")
+        Console(stderr=True).print(f"interrupted; finished episodes are in {plan.run_dir}", markup=False)
         return EXIT_INTERRUPTED
+    except ResultsUnwritable as error:
+        Console(stderr=True).print(f"error: {error}; the rows written so far are kept", markup=False, soft_wrap=True)
+        return EXIT_FAILED
     return 0
 
 

@@ -1,11 +1,14 @@
-"""One episode end to end: sandbox up, agent loop, grade, trajectory closed, results row returned."""
+"""One episode end to end: wait for a sandbox slot, sandbox up, agent loop, grade, trajectory closed,
+results row returned. Whatever goes wrong, an episode that started returns a row."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +18,16 @@ from harness.config import RunConfig
 from harness.grading import Grade, get_grader
 from harness.models import Model
 from harness.names import file_name
-from harness.outcome import Status
+from harness.outcome import EpisodeEnd, Status
 from harness.prompts import PromptSet
+from harness.run_folder import RunFolder
 from harness.sandboxes import Sandbox, SandboxError
-from harness.tasks import Task
-from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter, trajectory_path
+from harness.slots import Slots, ThrottledModel, wait_for_slot
+from harness.tasks import Task, task_digest
+from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter
 
 SandboxFactory = Callable[[Task, str], Sandbox]
+_TRACEBACK_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,7 @@ class EpisodeResult:
     parsed_value: str | None
     turns: int
     duration_s: float
+    """The agent's own time: from the sandbox being up to the end, without waits for our slots."""
     input_tokens: int
     output_tokens: int
     cached_tokens: int
@@ -48,8 +55,15 @@ class EpisodeResult:
     cost_usd: float | None
     """Sum of the calls' known prices; None when no price was known."""
     detail: str | None
-    """Why a limit or failure ended the episode."""
+    """Why a limit or failure ended the episode (with the traceback for a harness_error)."""
     grader_version: str
+    queue_s: float = 0.0
+    """Time spent waiting for a sandbox slot and for model-connection slots (not the agent's time)."""
+    sandbox_start_s: float = 0.0
+    """Time the sandbox took to start (not the agent's time)."""
+    task_digest: str = ""
+    """sha256 of what was asked and graded (question, gold, format, grader, rel_tol): a resume re-runs a
+    task whose digest changed."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,6 +81,16 @@ class EpisodeContext:
     collection_hashes: dict[str, str]
     cancel: threading.Event
     """Set on Ctrl-C: running episodes end as `cancelled` at their next step."""
+    slots: Slots = field(default_factory=lambda: Slots.of(1 << 20, 1 << 20))
+    """The run's sandbox and connection throttles (unbounded unless the batch sets them)."""
+    sandbox_facts: dict[str, Any] = field(default_factory=dict)
+    """The backend's facts, for episode_start (before this episode's sandbox exists)."""
+
+
+@dataclass
+class _Timings:
+    queue_s: float = 0.0
+    sandbox_start_s: float = 0.0
 
 
 def episode_name(task: Task) -> str:
@@ -74,40 +98,123 @@ def episode_name(task: Task) -> str:
 
 
 def run_episode(task: Task, context: EpisodeContext) -> EpisodeResult:
-    config = context.config
-    log = TrajectoryWriter(trajectory_path(context.run_dir, task.domain, task.id))
-    started = time.monotonic()
-    model = context.make_model(task)
-    sandbox = context.make_sandbox(task, episode_name(task))
-    window = config.context_window or model.context_window
-    # Provider models bring their tokenizer; the others are estimated (they have no context window anyway).
-    counter = getattr(model, "count_tokens", None)
-    budget = Budget(config.max_turns, config.time_limit, window, config.output_reserve, context.cancel, counter)
-    settings = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors)
+    """Never raises but for Ctrl-C (after the trajectory got its end): every failure becomes a row."""
+    timings = _Timings()
+    budget: Budget | None = None
+    log: TrajectoryWriter | None = None
+    outcome = LoopOutcome(Status.HARNESS_ERROR, None, "the episode did not finish")
     try:
-        sandbox.start()
-        log.write(
-            "episode_start",
-            schema_version=SCHEMA_VERSION,
-            task_id=task.id,
-            domain=task.domain,
-            task=_task_record(task),
-            model=model.name,
-            sandbox=sandbox.describe(),
-            collection_hash=context.collection_hashes.get(task.domain),
-            **context.run_facts,
-        )
-        outcome = run_agent(task, model, sandbox, budget, context.prompts, log, settings)
-    except (SandboxError, OSError) as error:  # the sandbox could not start or stop
-        outcome = LoopOutcome(Status.SANDBOX_ERROR, None, str(error))
-    except BaseException as error:  # Ctrl-C or a bug: the trajectory still gets its end, then it propagates
+        log = TrajectoryWriter(RunFolder(context.run_dir).trajectory_path(task.domain, task.id))
+        _write_start(log, task, context)
+        with _sandbox_slot(context, timings):
+            outcome, budget = _run_in_sandbox(task, context, log, timings)
+    except EpisodeEnd as end:  # cancelled while waiting for a slot
+        outcome = LoopOutcome(end.status, None, end.detail)
+    except (SandboxError, OSError) as error:  # the sandbox could not start, or the log could not be written
+        outcome = LoopOutcome(Status.SANDBOX_ERROR if isinstance(error, SandboxError) else Status.HARNESS_ERROR,
+                              None, _failure_text(error))  # fmt: skip
+    except Exception as error:  # a bug of ours: the row says so, the batch goes on
+        outcome = LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))
+    except BaseException as error:  # Ctrl-C: the trajectory still gets its end, then it propagates
         outcome = LoopOutcome(Status.CANCELLED, None, f"interrupted: {type(error).__name__}: {error}")
         raise
     finally:
-        sandbox.close()
-        result = _result(task, outcome, budget, time.monotonic() - started)
-        log.write("episode_end", **result.to_dict(), submission=_graded_text(outcome))
-        log.close()
+        result = _finish(task, outcome, budget, timings, log)
+    return result
+
+
+def _write_start(log: TrajectoryWriter, task: Task, context: EpisodeContext) -> None:
+    """Written before the sandbox starts, so even an episode whose sandbox failed can be re-graded."""
+    log.write(
+        "episode_start",
+        schema_version=SCHEMA_VERSION,
+        task_id=task.id,
+        domain=task.domain,
+        task=_task_record(task),
+        task_digest=task_digest(task),
+        model=context.config.model,
+        sandbox=context.sandbox_facts,
+        collection_hash=context.collection_hashes.get(task.domain),
+        **context.run_facts,
+    )
+
+
+@contextlib.contextmanager
+def _sandbox_slot(context: EpisodeContext, timings: _Timings) -> Iterator[None]:
+    timings.queue_s += wait_for_slot(context.slots.sandboxes, context.cancel)
+    try:
+        yield
+    finally:
+        context.slots.sandboxes.release()
+
+
+def _run_in_sandbox(
+    task: Task, context: EpisodeContext, log: TrajectoryWriter, timings: _Timings
+) -> tuple[LoopOutcome, Budget | None]:
+    config = context.config
+    sandbox = context.make_sandbox(task, episode_name(task))
+    budget: Budget | None = None
+    outcome: LoopOutcome | None = None
+    try:
+        started = time.monotonic()
+        sandbox.start()
+        timings.sandbox_start_s = time.monotonic() - started
+        log.write("sandbox_ready", sandbox=sandbox.describe(), start_s=round(timings.sandbox_start_s, 3))
+        model = context.make_model(task)
+        window = config.context_window or model.context_window
+        budget = Budget(config.max_turns, config.time_limit, window, config.output_reserve, context.cancel,
+                        model.count_tokens)  # fmt: skip
+        throttled = ThrottledModel(model, context.slots.connections, budget.clock, context.cancel)
+        settings = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors)
+        try:
+            outcome = run_agent(task, throttled, sandbox, budget, context.prompts, log, settings)
+        finally:
+            timings.queue_s += throttled.waited_s
+    except Exception as error:
+        outcome = _outcome_of_failure(error)
+    finally:
+        try:
+            sandbox.close()
+        except Exception as error:  # cleanup is ours: the row keeps the agent's outcome and says what failed
+            log.write("harness_error", during="sandbox cleanup", error=_failure_text(error))
+            outcome = _with_detail(outcome, f"sandbox cleanup failed: {type(error).__name__}")
+    assert outcome is not None
+    return outcome, budget
+
+
+def _outcome_of_failure(error: Exception) -> LoopOutcome:
+    if isinstance(error, SandboxError):
+        return LoopOutcome(Status.SANDBOX_ERROR, None, str(error))
+    return LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))
+
+
+def _with_detail(outcome: LoopOutcome | None, note: str) -> LoopOutcome:
+    if outcome is None:
+        return LoopOutcome(Status.HARNESS_ERROR, None, note)
+    detail = f"{outcome.detail}; {note}" if outcome.detail else note
+    return LoopOutcome(outcome.status, outcome.submission, detail)
+
+
+def _failure_text(error: BaseException) -> str:
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    if len(text) <= _TRACEBACK_CHARS:
+        return text
+    return text[: _TRACEBACK_CHARS // 4] + "\n...\n" + text[-_TRACEBACK_CHARS // 2 :]
+
+
+def _finish(
+    task: Task, outcome: LoopOutcome, budget: Budget | None, timings: _Timings, log: TrajectoryWriter | None
+) -> EpisodeResult:
+    """Grade and build the row; a grader bug is a harness_error row, a failing log never loses the row."""
+    try:
+        result = _result(task, outcome, budget, timings, grade_fields(_grade(task, outcome)))
+    except Exception as error:
+        outcome = LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))
+        result = _result(task, outcome, budget, timings, _UNGRADED)
+    if log is not None:
+        with contextlib.suppress(OSError, ValueError):  # a full disk: the row still reaches the batch
+            log.write("episode_end", **result.to_dict(), submission=_graded_text(outcome))
+            log.close()
     return result
 
 
@@ -127,21 +234,37 @@ def _graded_text(outcome: LoopOutcome) -> str | None:
     return outcome.submission if outcome.status is Status.ANSWERED else None
 
 
-def _result(task: Task, outcome: LoopOutcome, budget: Budget, duration_s: float) -> EpisodeResult:
-    grade: Grade = get_grader(task.grader).grade(_graded_text(outcome), task.answer, task.answer_format, task.rel_tol)
+def _grade(task: Task, outcome: LoopOutcome) -> Grade:
+    return get_grader(task.grader).grade(_graded_text(outcome), task.answer, task.answer_format, task.rel_tol)
+
+
+_UNGRADED = {
+    "answer": None, "verdict": "no_answer", "verdict_strict": "no_answer", "verdict_lenient": "no_answer",
+    "reasons": ["NOT_GRADED"], "correct_at_tolerance": None, "parsed_value": None, "grader_version": "",
+}  # fmt: skip
+"""The grade fields of a row whose grading itself failed (a harness_error)."""
+
+
+def _result(
+    task: Task, outcome: LoopOutcome, budget: Budget | None, timings: _Timings, graded: dict[str, Any]
+) -> EpisodeResult:
+    spent = budget or Budget(0, 0.0, None, 0)
     return EpisodeResult(
         task_id=task.id,
         domain=task.domain,
         status=outcome.status.value,
-        **grade_fields(grade),
-        turns=budget.turns,
-        duration_s=round(duration_s, 3),
-        input_tokens=budget.input_tokens,
-        output_tokens=budget.output_tokens,
-        cached_tokens=budget.cached_tokens,
-        reasoning_tokens=budget.reasoning_tokens,
-        cost_usd=budget.cost_usd,
+        **graded,
+        turns=spent.turns,
+        duration_s=round(spent.elapsed_s, 3) if budget else 0.0,
+        input_tokens=spent.input_tokens,
+        output_tokens=spent.output_tokens,
+        cached_tokens=spent.cached_tokens,
+        reasoning_tokens=spent.reasoning_tokens,
+        cost_usd=spent.cost_usd,
         detail=outcome.detail,
+        queue_s=round(timings.queue_s, 3),
+        sandbox_start_s=round(timings.sandbox_start_s, 3),
+        task_digest=task_digest(task),
     )
 
 

@@ -13,6 +13,8 @@ class Status(str, Enum):
     FORMAT_ERRORS = "format_errors"
     MODEL_ERROR = "model_error"
     SANDBOX_ERROR = "sandbox_error"
+    HARNESS_ERROR = "harness_error"
+    """A bug of ours (the traceback is kept in the row's detail and the trajectory)."""
     CANCELLED = "cancelled"
 
 

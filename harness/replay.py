@@ -13,15 +13,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import yaml
 from rich.console import Console
 
 from harness.config import build_config
 from harness.episode import grade_fields
 from harness.errors import InputError
 from harness.grading import get_grader
+from harness.run_folder import RunFolder, find_run_folder
 from harness.runner import execute_run, plan_run
-from harness.trajectory import is_finished, read_trajectory, trajectory_path
+from harness.trajectory import is_finished, read_trajectory
 
 _VERDICTS = ("verdict", "verdict_strict", "verdict_lenient")
 _OBSERVED = ("exit_code", "stdout", "stderr", "timed_out")
@@ -47,12 +47,17 @@ class LoggedEpisode:
     def observations(self) -> list[tuple[Any, ...]]:
         return [tuple(e.get(k) for k in _OBSERVED) for e in self.events if e["event"] == "observation"]
 
+    @property
+    def sandbox_started(self) -> bool:
+        return any(event["event"] == "sandbox_ready" for event in self.events)
 
-def load_episodes(path: Path) -> tuple[Path, list[LoggedEpisode]]:
+
+def load_episodes(path: Path) -> tuple[RunFolder, list[LoggedEpisode]]:
     """The run folder holding PATH, and its finished episodes (unfinished ones cannot be replayed)."""
-    files = [path] if path.is_file() else sorted((path / "episodes").glob("*/*.jsonl"))
+    files = [path] if path.is_file() else RunFolder(path).trajectories()
     if not files:
         raise InputError(f"{path}: no trajectories (expected a .jsonl file or a run folder with episodes/)")
+    folder = find_run_folder(path)
     episodes = []
     for file in files:
         events = read_trajectory(file)
@@ -60,15 +65,12 @@ def load_episodes(path: Path) -> tuple[Path, list[LoggedEpisode]]:
             raise InputError(f"{file}:1: not a trajectory (no episode_start)")
         if is_finished(events):
             episodes.append(LoggedEpisode(file, events))
-    run_dir = next((p for p in [path, *path.parents] if (p / "run.yaml").is_file()), None)
-    if run_dir is None:
-        raise InputError(f"{path}: no run.yaml in this folder or above it")
-    return run_dir, episodes
+    return folder, episodes
 
 
 def regrade(path: Path, console: Console) -> int:
     """Grade every logged submission again with today's graders; write results.regraded.jsonl."""
-    run_dir, episodes = load_episodes(path)
+    folder, episodes = load_episodes(path)
     changed = 0
     rows = []
     for episode in episodes:
@@ -82,7 +84,7 @@ def regrade(path: Path, console: Console) -> int:
             name = f"{episode.key[0]}/{episode.key[1]}"
             console.print(f"changed {name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True)
         rows.append(row)
-    target = run_dir / "results.regraded.jsonl"
+    target = folder.path / "results.regraded.jsonl"
     target.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     console.print(f"regraded {len(rows)} episodes: {changed} verdicts changed; wrote {target}", soft_wrap=True)
     return 0
@@ -90,10 +92,14 @@ def regrade(path: Path, console: Console) -> int:
 
 def reexecute(path: Path, console: Console) -> int:
     """Run the logged episodes again with their logged replies; 0 when every one reproduces exactly."""
-    run_dir, episodes = load_episodes(path)
+    folder, logged = load_episodes(path)
+    episodes = [episode for episode in logged if episode.sandbox_started]
+    skipped = len(logged) - len(episodes)
+    if skipped:
+        console.print(f"skipped {skipped} episodes whose sandbox never started (nothing to replay)", highlight=False)
     if not episodes:
         raise InputError(f"{path}: no finished episodes to replay")
-    recorded = yaml.safe_load((run_dir / "run.yaml").read_text(encoding="utf-8"))
+    recorded = folder.read_record()
     settings = {k: v for k, v in recorded["config"].items() if k not in ("run_id", "limit")}
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     overrides = {
@@ -101,21 +107,21 @@ def reexecute(path: Path, console: Console) -> int:
         "domain": ",".join(sorted({e.key[0] for e in episodes})),
         "task_ids": [e.key[1] for e in episodes],
         "run_id": f"{recorded['run_id']}.replay-{stamp}",
-        "results_dir": run_dir.parent,
+        "results_dir": folder.path.parent,
     }
     plan = plan_run(build_config(settings, overrides))
     execute_run(plan, console)
     mismatches = 0
     for episode in episodes:
-        replayed = read_trajectory(trajectory_path(plan.run_dir, *episode.key))
+        replayed = read_trajectory(plan.folder.trajectory_path(*episode.key))
         problem = _difference(episode, LoggedEpisode(plan.run_dir, replayed))
         mismatches += problem is not None
         verdict = "differs" if problem else "matches"
         line = f"{verdict} {episode.key[0]}/{episode.key[1]}: {problem or 'every observation and the verdict'}"
         console.print(line, soft_wrap=True, highlight=False)
     console.print(
-        f"replayed {len(episodes)} episodes: {len(episodes) - mismatches} reproduced exactly, {mismatches} differ; "
-        f"new run {plan.run_dir}",
+        f"replayed {len(episodes)} episodes: {len(episodes) - mismatches} reproduced exactly, {mismatches} differ"
+        f"{f', {skipped} skipped' if skipped else ''}; new run {plan.run_dir}",
         soft_wrap=True,
         highlight=False,
     )

@@ -15,7 +15,9 @@ from typing import Any
 from harness.outcome import Status
 from harness.trajectory import read_jsonl
 
-RETRIED_STATUSES = frozenset({Status.MODEL_ERROR.value, Status.SANDBOX_ERROR.value, Status.CANCELLED.value})
+RETRIED_STATUSES = frozenset(
+    status.value for status in (Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR, Status.CANCELLED)
+)
 """Infrastructure failures (our side, not the agent's) and interrupted episodes: a resume runs these again."""
 
 TaskKey = tuple[str, str]
@@ -54,6 +56,7 @@ class ResultsWriter:
 
     def __init__(self, path: Path):
         drop_torn_tail(path)
+        self.path = path
         self._file = path.open("a", encoding="utf-8")
         self._lock = threading.Lock()
 

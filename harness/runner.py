@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import platform
 import re
 import threading
@@ -15,7 +14,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import yaml
 from rich.console import Console
 
 import harness
@@ -23,24 +21,24 @@ from harness.batch import BatchLimits, BatchState, run_batch
 from harness.config import RunConfig, config_to_dict
 from harness.episode import EpisodeContext, EpisodeResult
 from harness.errors import InputError
-from harness.grading.numeric import GRADER_VERSION
+from harness.grading import GRADERS
 from harness.models.factory import ModelFactory, model_factory
 from harness.names import check_run_id
 from harness.prompts import PromptSet, load_prompts
-from harness.results_store import ResultsWriter, finished_rows, latest_rows, read_rows
+from harness.results_store import RETRIED_STATUSES, ResultsWriter
+from harness.run_folder import RunFolder, RunLock, write_atomic
 from harness.sandboxes import Sandbox, SandboxSettings
 from harness.sandboxes.backends import SandboxBackend, prepare_backend
 from harness.sandboxes.limits import ResourceLimits
 from harness.summary import print_table, summarize, summary_to_dict
-from harness.tasks import Task, collection_path, load_task_file, resolve_domains, select_tasks, shard_tasks
-from harness.trajectory import trajectory_path
+from harness.tasks import Task, collection_path, load_task_file, resolve_domains, select_tasks, shard_tasks, task_digest
 
 PROTOCOL_KEYS = (
     "model", "max_turns", "time_limit", "command_timeout", "context_window", "output_reserve", "action_format",
     "max_format_errors", "temperature", "model_args",
 )  # fmt: skip
-"""Settings that change what a score means (with the grader version and the prompts' digest); a run
-refuses to resume under different ones."""
+"""Settings that change what a score means (with the graders' versions, the prompts' and a scripted model's
+digests); a run refuses to resume under different ones, or over changed collections."""
 
 
 @dataclass
@@ -49,7 +47,8 @@ class RunPlan:
     tasks: list[Task]
     """The selected tasks (after --task-id, --limit and --shard)."""
     pending: list[Task]
-    """Those still to run: all of them, or on resume the unfinished ones and infrastructure failures."""
+    """Those still to run: all of them, or on resume the unfinished ones, infrastructure failures, and tasks
+    whose question or gold changed."""
     kept: list[dict[str, Any]]
     """On resume, the results rows of the selected tasks that are not run again."""
     collections: dict[str, Path]
@@ -57,18 +56,35 @@ class RunPlan:
     make_model: ModelFactory
     backend: SandboxBackend
     run_id: str
-    run_dir: Path
+    folder: RunFolder
     protocol: dict[str, Any]
     prompts: PromptSet
+    lock: RunLock
+    """Held until the run ends: a second runner on the same folder is refused."""
+    resumed: bool
+    changed_tasks: int = 0
+    """On resume, finished tasks run again because what they ask or grade changed."""
+
+    @property
+    def run_dir(self) -> Path:
+        return self.folder.path
 
 
-def protocol_of(config: RunConfig, prompts: PromptSet) -> dict[str, Any]:
+def protocol_of(config: RunConfig, prompts: PromptSet, tasks: list[Task]) -> dict[str, Any]:
     settings = {key: getattr(config, key) for key in PROTOCOL_KEYS}
-    return settings | {"grader_version": GRADER_VERSION, "prompts": prompts.digest}
+    graders = {name: GRADERS[name].version for name in sorted({task.grader for task in tasks})}
+    return settings | {"graders": graders, "prompts": prompts.digest, "model_digest": _model_digest(config.model)}
+
+
+def _model_digest(spec: str) -> str | None:
+    """A scripted model's replies are its behaviour: their digest is part of the protocol."""
+    if not spec.startswith("scripted:"):
+        return None
+    return "sha256:" + hashlib.sha256(Path(spec.removeprefix("scripted:")).read_bytes()).hexdigest()[:16]
 
 
 def plan_run(config: RunConfig) -> RunPlan:
-    """Every check that can fail on input happens here, before anything is written."""
+    """Every check that can fail on input happens here, before anything is written; then the folder is locked."""
     domains = resolve_domains(config.domain, config.tasks_dir)
     tasks: list[Task] = []
     for domain in domains:
@@ -80,33 +96,50 @@ def plan_run(config: RunConfig) -> RunPlan:
     prompts = load_prompts(config.prompts)
     run_id = config.run_id or default_run_id(config)
     check_run_id(run_id)
-    run_dir = config.results_dir / run_id
-    protocol = protocol_of(config, prompts)
-    kept: list[dict[str, Any]] = []
-    if run_dir.exists():
-        _check_resumable(run_dir, protocol, config.allow_protocol_change)
-        if not config.redo:
-            kept = finished_rows(run_dir / "results.jsonl", _keys(tasks))
-    finished = {(row["domain"], row["task_id"]) for row in kept}
-    pending = [task for task in tasks if (task.domain, task.id) not in finished]
+    folder = RunFolder(config.results_dir / run_id)
+    protocol = protocol_of(config, prompts, tasks)
+    resumed = folder.path.exists()
+    if resumed:
+        _check_resumable(folder, protocol, collection_hashes, config.allow_protocol_change)
     settings = SandboxSettings(ResourceLimits(config.memory_mb, config.pids, config.cpus), config.output_limit)
     backend = prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
-    return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, run_dir,
-                   protocol, prompts)  # fmt: skip
+    lock = folder.lock()
+    kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
+    finished = {(row["domain"], row["task_id"]) for row in kept}
+    pending = [task for task in tasks if (task.domain, task.id) not in finished]
+    return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
+                   protocol, prompts, lock, resumed, changed)  # fmt: skip
 
 
-def _check_resumable(run_dir: Path, protocol: dict[str, Any], allow_change: bool) -> None:
-    record_path = run_dir / "run.yaml"
-    if not record_path.is_file():
-        raise InputError(f"{run_dir}: exists but holds no run.yaml; choose another --run-id")
-    recorded = yaml.safe_load(record_path.read_text(encoding="utf-8")).get("protocol", {})
+def _check_resumable(
+    folder: RunFolder, protocol: dict[str, Any], collection_hashes: dict[str, str], allow_change: bool
+) -> None:
+    if not folder.record_path.is_file():
+        raise InputError(f"{folder.path}: exists but holds no run.yaml; choose another --run-id")
+    record = folder.read_record()
+    recorded = record.get("protocol", {})
     changes = [f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items()
                if recorded.get(key) != value]  # fmt: skip
+    for domain, digest in collection_hashes.items():
+        before = (record.get("collections") or {}).get(domain, {}).get("hash")
+        if before is not None and before != digest:
+            changes.append(f"collection {domain} {before} -> {digest}")
     if changes and not allow_change:
         raise InputError(
-            f"--run-id {run_dir.name}: the run was made under a different protocol ({'; '.join(changes)}); "
+            f"--run-id {folder.path.name}: the run was made under a different protocol ({'; '.join(changes)}); "
             "resume with the same settings, or pass --allow-protocol-change"
         )
+
+
+def _kept_rows(folder: RunFolder, tasks: list[Task], redo: bool) -> tuple[list[dict[str, Any]], int]:
+    """The finished rows a resume keeps, and how many finished tasks changed since (those run again)."""
+    if redo:
+        return [], 0
+    digests = {(task.domain, task.id): task_digest(task) for task in tasks}
+    latest = folder.latest_rows()
+    finished = [row for key, row in latest.items() if key in digests and row["status"] not in RETRIED_STATUSES]
+    kept = [row for row in finished if row.get("task_digest") == digests[(row["domain"], row["task_id"])]]
+    return kept, len(finished) - len(kept)
 
 
 def default_run_id(config: RunConfig) -> str:
@@ -134,18 +167,28 @@ def collection_hash(path: Path) -> str:
 
 def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
     """Run the pending episodes; raises KeyboardInterrupt after a clean cancel when interrupted."""
+    try:
+        return _execute(plan, console)
+    finally:
+        plan.lock.release()
+
+
+def _execute(plan: RunPlan, console: Console) -> list[EpisodeResult]:
     config = plan.config
-    collection_hashes = plan.collection_hashes
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
-    if plan.run_dir.exists():
+    if plan.resumed:
         kept, total = len(plan.kept), len(plan.tasks)
-        console.print(f"resuming {plan.run_id}: {kept} of {total} episodes kept, {len(plan.pending)} to run")
-    _write_run_record(plan, collection_hashes, config_hash)
+        console.print(f"resuming {plan.run_id}: {kept} of {total} episodes kept, {len(plan.pending)} to run",
+                      markup=False, highlight=False)  # fmt: skip
+        if plan.changed_tasks:
+            console.print(f"{plan.changed_tasks} finished tasks changed their question or gold since: run again",
+                          markup=False, highlight=False)  # fmt: skip
+    _write_run_record(plan, config_hash)
     warning = (plan.backend.facts.get("limits") or {}).get("warning")
     if warning:
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
-        _keep_previous_attempt(trajectory_path(plan.run_dir, task.domain, task.id))
+        plan.folder.keep_previous_attempt(task.domain, task.id)
     cancel = threading.Event()
     context = EpisodeContext(
         config=config,
@@ -154,8 +197,9 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),
         run_dir=plan.run_dir,
         run_facts={"config_hash": config_hash, "harness_version": harness.__version__},
-        collection_hashes=collection_hashes,
+        collection_hashes=plan.collection_hashes,
         cancel=cancel,
+        sandbox_facts=plan.backend.facts,
     )
     limits = BatchLimits(
         workers=config.workers,
@@ -164,14 +208,14 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
         max_cost_usd=config.max_cost,
     )
     state = BatchState(done=len(plan.kept), correct=sum(row["verdict"] == "correct" for row in plan.kept))
-    writer = ResultsWriter(plan.run_dir / "results.jsonl")
+    writer = ResultsWriter(plan.folder.results_path)
     try:
         results, interrupted = run_batch(
             plan.pending, context, limits, writer, console, f"{config.model} on {config.domain}", state
         )
     finally:
         writer.close()
-    _finish(plan, console)
+        _finish(plan, console)
     if state.skipped_for_cost:
         console.print(f"stopped at --max-cost {config.max_cost}: {state.skipped_for_cost} episodes not started")
     if interrupted:
@@ -179,19 +223,22 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
     return results
 
 
-def _keys(tasks: list[Task]) -> set[tuple[str, str]]:
-    return {(task.domain, task.id) for task in tasks}
-
-
-def _write_run_record(plan: RunPlan, collection_hashes: dict[str, str], config_hash: str) -> None:
-    path = plan.run_dir / "run.yaml"
+def _write_run_record(plan: RunPlan, config_hash: str) -> None:
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    if path.exists():  # a resume: keep the original record, note when it was resumed and with what
-        record = yaml.safe_load(path.read_text(encoding="utf-8"))
+    collections = {d: {"path": str(p), "hash": plan.collection_hashes[d]} for d, p in plan.collections.items()}
+    if plan.folder.record_path.exists():  # a resume: keep the original record, note when it was resumed and with what
+        record = plan.folder.read_record()
         resume = {"at": now, "pending": len(plan.pending), "config": config_to_dict(plan.config)}
+        if plan.changed_tasks:
+            resume["changed_tasks"] = plan.changed_tasks
+        changed = {d: c for d, c in collections.items() if (record.get("collections") or {}).get(d) != c}
+        if changed:  # only with --allow-protocol-change: say so, and record what the episodes now run on
+            resume["collections"] = changed
+            record["collections"] = (record.get("collections") or {}) | changed
+        if record.get("protocol") != plan.protocol:
+            resume["protocol"] = plan.protocol
         record.setdefault("resumed", []).append(resume)
     else:
-        plan.run_dir.mkdir(parents=True)
         record = {
             "run_id": plan.run_id,
             "created": now,
@@ -201,36 +248,28 @@ def _write_run_record(plan: RunPlan, collection_hashes: dict[str, str], config_h
             "config_hash": config_hash,
             "protocol": plan.protocol,
             "sandbox": plan.backend.facts,
-            "collections": {d: {"path": str(p), "hash": collection_hashes[d]} for d, p in plan.collections.items()},
+            "collections": collections,
             "tasks": len(plan.tasks),
         }
-    _write_atomic(path, yaml.safe_dump(record, sort_keys=False, allow_unicode=True))
-
-
-def _keep_previous_attempt(path: Path) -> None:
-    """A re-run episode's earlier trajectory moves to episodes/<domain>/previous/, kept for audit."""
-    if not path.exists():
-        return
-    folder = path.parent / "previous"
-    folder.mkdir(exist_ok=True)
-    attempt = 1 + len(list(folder.glob(f"{path.stem}.*.jsonl")))
-    path.rename(folder / f"{path.stem}.{attempt}.jsonl")
+    plan.folder.write_record(record)
 
 
 def _finish(plan: RunPlan, console: Console) -> None:
-    """summary.json and the table from the latest row of every selected task in results.jsonl."""
-    selected = _keys(plan.tasks)
-    rows = [row for key, row in latest_rows(read_rows(plan.run_dir / "results.jsonl")).items() if key in selected]
-    summaries = summarize(rows)
-    _write_atomic(plan.run_dir / "summary.json", json.dumps(summary_to_dict(summaries), indent=2) + "\n")
+    """summary.json and the table from the latest row of every selected task; tasks without one are pending."""
+    selected = {(task.domain, task.id): task for task in plan.tasks}
+    latest = plan.folder.latest_rows()
+    rows = [row for key, row in latest.items() if key in selected]
+    pending: dict[str, int] = {}
+    for key, task in selected.items():
+        if key not in latest:
+            pending[task.domain] = pending.get(task.domain, 0) + 1
+    summaries = summarize(rows, pending)
+    try:
+        write_atomic(plan.folder.summary_path, json.dumps(summary_to_dict(summaries), indent=2) + "\n")
+    except OSError as error:
+        console.print(f"cannot write {plan.folder.summary_path}: {error}", markup=False, highlight=False)
     print_table(summaries, console, title=f"run {plan.run_id}")
-    console.print(f"results: {plan.run_dir}")
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    temporary = path.with_suffix(path.suffix + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    console.print(f"results: {plan.run_dir}", markup=False, highlight=False)
 
 
 def _new_sandbox(plan: RunPlan, cancel: threading.Event, task: Task, name: str) -> Sandbox:

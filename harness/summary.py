@@ -65,6 +65,9 @@ class Cell:
 class DomainSummary:
     domain: str
     tasks: int
+    """Tasks with a row (finished, or ended by a failure)."""
+    pending: int
+    """Selected tasks without a row yet (the run was interrupted or stopped at --max-cost)."""
     correct: int
     accuracy_strict: float
     accuracy_default: float
@@ -77,22 +80,25 @@ class DomainSummary:
     cost_usd: float | None
 
 
-def summarize(rows: list[dict[str, Any]]) -> list[DomainSummary]:
+def summarize(rows: list[dict[str, Any]], pending: dict[str, int] | None = None) -> list[DomainSummary]:
     """One summary per domain, in name order, then `all` when there is more than one domain."""
-    domains = sorted({row["domain"] for row in rows})
-    summaries = [_summarize(domain, [row for row in rows if row["domain"] == domain]) for domain in domains]
+    pending = pending or {}
+    domains = sorted({row["domain"] for row in rows} | set(pending))
+    summaries = [_summarize(domain, [row for row in rows if row["domain"] == domain], pending.get(domain, 0))
+                 for domain in domains]  # fmt: skip
     if len(domains) > 1:
-        summaries.append(_summarize(ALL, rows))
+        summaries.append(_summarize(ALL, rows, sum(pending.values())))
     return summaries
 
 
-def _summarize(domain: str, rows: list[dict[str, Any]]) -> DomainSummary:
+def _summarize(domain: str, rows: list[dict[str, Any]], pending: int) -> DomainSummary:
     cell = Cell("", domain, rows)
     statuses = cell.statuses()
     cost = cell.cost()
     return DomainSummary(
         domain=domain,
         tasks=cell.n,
+        pending=pending,
         correct=cell.correct(),
         accuracy_strict=cell.accuracy("strict"),
         accuracy_default=cell.accuracy(),
@@ -112,14 +118,15 @@ def summary_to_dict(summaries: list[DomainSummary]) -> dict[str, Any]:
 
 def print_table(summaries: list[DomainSummary], console: Console, title: str) -> None:
     table = Table(title=title)
-    columns = ("domain", "tasks", "correct", "strict", "default", "lenient", "statuses", "mean turns", "tokens", "cost",
-               "time")  # fmt: skip
+    columns = ("domain", "tasks", "pending", "correct", "strict", "default", "lenient", "statuses", "mean turns",
+               "tokens", "cost", "time")  # fmt: skip
     for column in columns:
         table.add_column(column, justify="left" if column in ("domain", "statuses") else "right")
     for summary in summaries:
         table.add_row(
             summary.domain,
             str(summary.tasks),
+            str(summary.pending),
             str(summary.correct),
             f"{summary.accuracy_strict:.1%}",
             f"{summary.accuracy_default:.1%}",

@@ -41,6 +41,13 @@ class Task:
     rel_tol: float | None = None
 
 
+def task_digest(task: Task) -> str:
+    """sha256 of what the task asks and how it is graded; a resume re-runs a task whose digest changed."""
+    asked = {"question": task.question, "answer": task.answer, "answer_format": task.answer_format,
+             "grader": task.grader, "rel_tol": task.rel_tol}  # fmt: skip
+    return "sha256:" + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def available_domains(tasks_dir: Path) -> list[str]:
     """Task files whose name is a valid domain name (a `...jsonl` or `.x.jsonl` is not a domain)."""
     return sorted(path.stem for path in tasks_dir.glob("*.jsonl") if is_domain_name(path.stem))

@@ -11,15 +11,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.names import file_name
-
-SCHEMA_VERSION = 1
-EVENTS = ("episode_start", "model_call", "model_error", "action", "observation", "format_error", "episode_end")
-
-
-def trajectory_path(run_dir: Path, domain: str, task_id: str) -> Path:
-    """episodes/<domain>/<task file name>.jsonl; distinct task ids never share a file (names.file_name)."""
-    return run_dir / "episodes" / file_name(domain) / f"{file_name(task_id)}.jsonl"
+SCHEMA_VERSION = 2
+"""2: episode_start comes before the sandbox starts (its facts are in sandbox_ready); observations carry
+the text the model was shown; harness_error events."""
+EVENTS = (
+    "episode_start", "sandbox_ready", "model_call", "model_error", "action", "observation", "format_error",
+    "harness_error", "episode_end",
+)  # fmt: skip
 
 
 class TrajectoryWriter:

@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from harness.batch import BoundedModel, BoundedSandbox
-from harness.models import ModelReply
+from harness.models import ModelReply, action_reply
 from harness.results_store import drop_torn_tail, read_rows
+from harness.sandboxes import ExecResult
 from harness.tasks import Task, shard_tasks
 from tests.conftest import REPO
 from tests.openai_server import reply
@@ -139,6 +139,7 @@ class CountingSandbox:
 
     def execute(self, command, timeout_s):
         time.sleep(0.05)
+        return ExecResult("ok\n", "", 0, False, False, 3, 0.05)
 
     def describe(self):
         return {}
@@ -149,37 +150,79 @@ class CountingSandbox:
 
 
 class SlowModel:
+    """Two replies (a command, then the answer), each taking `delay_s`."""
+
     name, context_window = "slow", None
     active = 0
     peak = 0
     lock = threading.Lock()
+    delay_s = 0.1
+
+    def __init__(self):
+        self.calls = 0
+
+    def count_tokens(self, messages):
+        return 1
 
     def query(self, messages, timeout_s):
         with self.lock:
             SlowModel.active += 1
             SlowModel.peak = max(SlowModel.peak, SlowModel.active)
-        time.sleep(0.1)
+        time.sleep(self.delay_s)
         with self.lock:
             SlowModel.active -= 1
-        return ModelReply(text="")
+        self.calls += 1
+        if self.calls == 1:
+            return action_reply("", "echo ok", "toolcall", "call_1")
+        return ModelReply(text="<answer>42</answer>")
+
+
+def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connections: int, **settings):
+    from rich.console import Console
+
+    from harness.batch import BatchLimits, BatchState, run_batch
+    from harness.config import RunConfig
+    from harness.episode import EpisodeContext
+    from harness.prompts import load_prompts
+    from harness.results_store import ResultsWriter
+
+    tasks = [Task(id=f"t{i}", domain="mini", question="Q?", answer="42") for i in range(count)]
+    context = EpisodeContext(
+        config=RunConfig(model="slow", domain="mini", **settings),
+        prompts=load_prompts(),
+        make_model=lambda task: SlowModel(),
+        make_sandbox=lambda task, name: CountingSandbox(),
+        run_dir=tmp_path / f"run-{connections}",
+        run_facts={},
+        collection_hashes={},
+        cancel=threading.Event(),
+    )
+    context.run_dir.mkdir()
+    writer = ResultsWriter(context.run_dir / "results.jsonl")
+    limits = BatchLimits(workers=workers, max_sandboxes=sandboxes, max_connections=connections, max_cost_usd=None)
+    results, interrupted = run_batch(tasks, context, limits, writer, Console(quiet=True), "t", BatchState())
+    writer.close()
+    assert not interrupted
+    return results
 
 
 @pytest.mark.parametrize("slots", [1, 2])
-def test_sandbox_and_connection_bounds_hold_under_more_workers(slots):
-    sandbox_slots, connection_slots = threading.BoundedSemaphore(slots), threading.BoundedSemaphore(slots)
+def test_sandbox_and_connection_bounds_hold_under_more_workers(tmp_path, slots):
     CountingSandbox.peak = SlowModel.peak = 0
-
-    def episode() -> None:
-        box = BoundedSandbox(CountingSandbox(), sandbox_slots)
-        box.start()
-        model = BoundedModel(SlowModel(), connection_slots)
-        for _ in range(3):
-            model.query([], 10)
-        box.close()
-
-    threads = [threading.Thread(target=episode) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = run_fake_batch(tmp_path, 6, workers=6, sandboxes=slots, connections=slots)
+    assert len(results) == 6
     assert CountingSandbox.peak == slots and SlowModel.peak == slots
+
+
+def test_waiting_for_our_own_slots_is_not_the_agents_time(tmp_path):
+    """Each episode's agent needs ~0.3 s of its 1.5 s; one connection slot shared by 8 workers means waits of
+    up to ~4 s. Statuses must be those of a batch with plenty of slots; the waits are recorded apart."""
+    SlowModel.delay_s = 0.25
+    try:
+        plenty = run_fake_batch(tmp_path, 8, workers=8, sandboxes=8, connections=8, time_limit=1.5)
+        throttled = run_fake_batch(tmp_path, 8, workers=8, sandboxes=8, connections=1, time_limit=1.5)
+    finally:
+        SlowModel.delay_s = 0.1
+    assert sorted(r.status for r in throttled) == sorted(r.status for r in plenty) == ["answered"] * 8
+    assert max(r.queue_s for r in throttled) > 1.5 > max(r.duration_s for r in throttled)
+    assert all(r.sandbox_start_s >= 0 for r in throttled)

@@ -47,7 +47,7 @@ def test_a_task_line_nested_too_deeply_is_one_line(mini):
 
 
 def test_invalid_utf8_in_a_task_file_names_its_line(mini):
-    (mini.tasks_dir / "mini.jsonl").write_bytes(json.dumps(GOOD).encode() + b"\n{\"id\": \"t\xff\"}\n")
+    (mini.tasks_dir / "mini.jsonl").write_bytes(json.dumps(GOOD).encode() + b'\n{"id": "t\xff"}\n')
     assert_rejected(mini.run("--model", "oracle"), "mini.jsonl:2:", "invalid UTF-8")
 
 
@@ -63,7 +63,7 @@ def test_a_task_file_named_like_a_path_is_not_a_domain_of_all(mini):
     assert outcome.exit_code == 0
     assert {row["domain"] for row in outcome.rows} == {"mini"}
     kept = sorted(p.name for p in outcome.run_dir.iterdir())
-    assert kept == ["episodes", "results.jsonl", "run.yaml", "summary.json"]
+    assert kept == [".lock", "episodes", "results.jsonl", "run.yaml", "summary.json"]
 
 
 @pytest.mark.parametrize("run_id", [".", "..", ".hidden", "r" * 300, "a/b"])

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from harness.grading.choice import GRADER_VERSION as CHOICE_VERSION
 from harness.grading.choice import grade_choice, parse_gold_choice
+from harness.grading.numeric import GRADER_VERSION as NUMERIC_VERSION
 from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gold
 from harness.grading.record import Grade, Verdict
 
@@ -13,6 +15,8 @@ __all__ = ["GRADERS", "GoldAnswerError", "Grade", "Grader", "Verdict", "get_grad
 
 class Grader(Protocol):
     name: str
+    version: str
+    """Recorded in the protocol: a resume under another version of a grader in use is refused."""
 
     def validate(self, answer: str, answer_format: str | None, rel_tol: float | None) -> None:
         """Raise `GoldAnswerError` when the gold answer cannot be graded against."""
@@ -25,6 +29,7 @@ class NumericGrader:
     """Deterministic numeric grading, GRADING.md."""
 
     name = "numeric"
+    version = NUMERIC_VERSION
 
     def validate(self, answer: str, answer_format: str | None, rel_tol: float | None) -> None:
         parse_gold(answer, answer_format, rel_tol)
@@ -37,6 +42,7 @@ class ChoiceGrader:
     """Multiple choice: the gold is one option letter."""
 
     name = "choice"
+    version = CHOICE_VERSION
 
     def validate(self, answer: str, answer_format: str | None, rel_tol: float | None) -> None:
         parse_gold_choice(answer)

@@ -84,10 +84,21 @@ class ContextOverflow(ModelError):
     """The provider refused the prompt as too long: the episode ends as `context_limit`, never retried."""
 
 
+CHARS_PER_TOKEN = 4
+"""The estimate for models without a tokenizer of their own."""
+
+
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    return len(json.dumps(messages, ensure_ascii=False)) // CHARS_PER_TOKEN
+
+
 class Model(Protocol):
     name: str
     context_window: int | None
     """Tokens the model accepts, None when unknown or unlimited."""
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """The prompt tokens these messages take, with the model's own tokenizer where it has one."""
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         """One reply to the conversation so far, within `timeout_s` seconds (retries included)."""

@@ -8,8 +8,7 @@ from typing import Any
 
 import litellm
 
-from harness.budget import estimate_tokens
-from harness.models import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage
+from harness.models import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
 from harness.models.retries import call_with_retries, describe_error
 
 litellm.suppress_debug_info = True

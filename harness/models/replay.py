@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
-from harness.models import ModelReply
+from harness.models import ModelReply, estimate_tokens
+from harness.run_folder import RunFolder
 from harness.tasks import Task
-from harness.trajectory import read_trajectory, trajectory_path
+from harness.trajectory import read_trajectory
 
 
 def replay_sources(path: Path, tasks: list[Task]) -> dict[tuple[str, str], Path]:
@@ -24,7 +25,7 @@ def replay_sources(path: Path, tasks: list[Task]) -> dict[tuple[str, str], Path]
         return {(start["domain"], start["task_id"]): path}
     sources = {}
     for task in tasks:
-        source = trajectory_path(path, task.domain, task.id)
+        source = RunFolder(path).trajectory_path(task.domain, task.id)
         if not source.is_file():
             raise InputError(f"{path}: no logged trajectory for task {task.id!r} ({source} not found)")
         sources[(task.domain, task.id)] = source
@@ -44,6 +45,9 @@ class ReplayModel:
             if event.get("event") == "model_call"
         ]
         self._position = 0
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        return estimate_tokens(messages)
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         if self._position >= len(self._replies):

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from harness.errors import InputError, read_text_input, yaml_input_error
-from harness.models import ModelReply, action_reply
+from harness.models import ModelReply, action_reply, estimate_tokens
 
 
 def load_script(path: Path) -> list[dict[str, str]]:
@@ -41,6 +41,9 @@ class ScriptedModel:
         self._replies = list(replies)
         self._action_format = action_format
         self._position = 0
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        return estimate_tokens(messages)
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         if self._position >= len(self._replies):

@@ -1,0 +1,222 @@
+"""What a run records holds under failures of ours: every started episode ends with a row, the logs can be
+replayed and re-graded, resumes notice changed tasks, graders and collections, and one runner owns a folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from harness.cli import main
+from harness.sandboxes import SandboxError
+from tests.conftest import REPO
+from tests.test_batch import many_tasks
+
+
+def broken_backend(monkeypatch, *, start=None, close=None):
+    """Make every local sandbox fail in `start` or `close` with the given exception."""
+    from harness.sandboxes import local
+
+    original_start, original_close = local.BubblewrapSandbox.start, local.BubblewrapSandbox.close
+
+    def failing_start(self):
+        if start is not None and self._episode_name != "check":
+            raise start
+        original_start(self)
+
+    def failing_close(self):
+        original_close(self)
+        if close is not None and self._episode_name != "check":
+            raise close
+
+    monkeypatch.setattr(local.BubblewrapSandbox, "start", failing_start)
+    monkeypatch.setattr(local.BubblewrapSandbox, "close", failing_close)
+
+
+def test_a_bug_in_cleanup_keeps_the_agents_outcome_and_every_row(mini, monkeypatch):
+    many_tasks(mini, 4)
+    broken_backend(monkeypatch, close=RecursionError("maximum recursion depth exceeded"))
+    outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--workers", "2")
+    assert outcome.exit_code == 0
+    assert sorted((r["task_id"], r["status"], r["verdict"]) for r in outcome.rows) == [
+        (f"t0{i}", "answered", "correct") for i in range(4)
+    ]
+    assert all("sandbox cleanup failed: RecursionError" in r["detail"] for r in outcome.rows)
+    events = [e["event"] for e in outcome.trajectory("t00")]
+    assert events[-2:] == ["harness_error", "episode_end"]
+    assert (outcome.run_dir / "summary.json").exists()
+
+
+def test_an_unexpected_exception_is_a_harness_error_row_with_its_traceback(mini, monkeypatch):
+    many_tasks(mini, 3)
+    from harness import agent
+
+    def broken_loop(*arguments, **keywords):
+        raise KeyError("a bug of ours")
+
+    monkeypatch.setattr("harness.episode.run_agent", broken_loop)
+    script = mini.script(["<answer>42</answer>"])
+    outcome = mini.run("--model", script, "--workers", "2")
+    assert outcome.exit_code == 0 and agent.run_agent is not broken_loop
+    assert [r["status"] for r in outcome.rows] == ["harness_error"] * 3
+    assert all("Traceback" in r["detail"] and "a bug of ours" in r["detail"] for r in outcome.rows)
+    summary = json.loads((outcome.run_dir / "summary.json").read_text())
+    assert summary["domains"][0]["statuses"] == {"harness_error": 3}
+    monkeypatch.undo()
+    resumed = mini.run("--model", script)
+    assert "0 of 3 episodes kept, 3 to run" in resumed.output
+    assert [r["status"] for r in resumed.rows[3:]] == ["answered"] * 3
+
+
+def test_a_grader_that_raises_is_a_harness_error_row(mini, monkeypatch):
+    from harness.grading import GRADERS
+
+    def broken(*arguments):
+        raise ArithmeticError("grader bug")
+
+    monkeypatch.setattr(GRADERS["numeric"], "grade", broken)
+    [row] = mini.run("--model", "oracle").rows
+    assert row["status"] == "harness_error" and "grader bug" in row["detail"]
+    assert row["verdict"] == "no_answer"
+
+
+def test_a_sandbox_that_fails_to_start_still_logs_a_start_and_can_be_regraded_and_skipped_by_replay(mini, monkeypatch):
+    many_tasks(mini, 2)
+    script = mini.script(["<answer>42</answer>"])
+    good = mini.run("--model", script, "--task-id", "t00")
+    broken_backend(monkeypatch, start=SandboxError("no room for a sandbox"))
+    bad = mini.run("--model", script, "--task-id", "t01")
+    assert [r["status"] for r in bad.rows] == ["answered", "sandbox_error"]
+    events = bad.trajectory("t01")
+    assert [e["event"] for e in events] == ["episode_start", "episode_end"]
+    assert events[0]["task"]["answer"] == "42"
+    monkeypatch.undo()
+    assert main(["replay", str(good.run_dir), "--regrade"]) == 0
+    assert main(["replay", str(good.run_dir)]) == 0
+    output = mini.capsys.readouterr().out
+    assert "skipped 1 episodes whose sandbox never started" in output and "1 reproduced exactly" in output
+
+
+def test_results_that_cannot_be_written_stop_the_batch_cleanly(mini, monkeypatch):
+    many_tasks(mini, 6)
+    from harness.results_store import ResultsWriter
+
+    original = ResultsWriter.append
+    written = []
+
+    def disk_fills_up(self, row):
+        if len(written) == 2:
+            raise OSError(28, "No space left on device")
+        written.append(row["task_id"])
+        original(self, row)
+
+    monkeypatch.setattr(ResultsWriter, "append", disk_fills_up)
+    outcome = mini.run("--model", mini.script([{"bash": "sleep 0.2"}, "<answer>42</answer>"]), "--workers", "2")
+    assert outcome.exit_code == 1
+    assert "No space left on device" in outcome.output
+    assert [r["task_id"] for r in outcome.rows] == written
+    summary = json.loads((outcome.run_dir / "summary.json").read_text())
+    assert summary["domains"][0]["tasks"] == 2 and summary["domains"][0]["pending"] == 4
+
+
+def test_the_observation_text_the_model_saw_is_logged_even_for_the_last_one(mini):
+    outcome = mini.run("--model", mini.script([{"bash": "echo hi"}]), "--max-turns", "1")
+    [observation] = [e for e in outcome.trajectory("t1") if e["event"] == "observation"]
+    assert outcome.rows[0]["status"] == "turn_limit"
+    assert "hi" in observation["text"] and "exit code" in observation["text"].lower()
+
+
+def test_the_protocol_records_every_grader_in_use_and_a_resume_refuses_a_changed_one(mini, monkeypatch):
+    task = {"id": "c1", "domain": "mini", "question": "Which? (A) 40 (B) 42", "answer": "B", "grader": "choice"}
+    with (mini.tasks_dir / "mini.jsonl").open("a") as tasks:
+        tasks.write(json.dumps(task) + "\n")
+    script = mini.script(["<answer>B</answer>"])
+    first = mini.run("--model", script)
+    graders = yaml.safe_load((first.run_dir / "run.yaml").read_text())["protocol"]["graders"]
+    assert graders == {"choice": "choice-1.0", "numeric": "numeric-1.0"}
+    from harness.grading import GRADERS
+
+    monkeypatch.setattr(GRADERS["choice"], "version", "choice-2.0")
+    refused = mini.run("--model", script)
+    assert refused.exit_code == 2 and "choice-2.0" in refused.output
+
+
+def test_a_resume_reruns_tasks_whose_question_or_gold_changed(mini):
+    many_tasks(mini, 3)
+    script = mini.script(["<answer>42</answer>"])
+    mini.run("--model", script)
+    lines = (mini.tasks_dir / "mini.jsonl").read_text().splitlines()
+    lines[1] = lines[1].replace('"answer": "42"', '"answer": "41"')
+    (mini.tasks_dir / "mini.jsonl").write_text("\n".join(lines) + "\n")
+    resumed = mini.run("--model", script)
+    assert "1 finished tasks changed" in resumed.output
+    assert [(r["task_id"], r["verdict"]) for r in resumed.rows][-1] == ("t01", "wrong_value")
+    assert len(resumed.rows) == 4
+
+
+def test_a_resume_over_a_changed_collection_or_script_is_refused(mini):
+    script = mini.script(["<answer>42</answer>"])
+    mini.run("--model", script)
+    (mini.root / "collections" / "mini" / "ledger.md").write_text("| year | units |\n|---|---|\n| 2020 | 41 |\n")
+    refused = mini.run("--model", script)
+    assert refused.exit_code == 2 and "collection mini" in refused.output
+    mini.run("--model", script, "--allow-protocol-change")
+    path = script.removeprefix("scripted:")
+    with open(path, "a") as handle:
+        handle.write("- more\n")
+    refused = mini.run("--model", script)
+    assert refused.exit_code == 2 and "model_digest" in refused.output
+
+
+def test_a_second_runner_on_the_same_run_folder_is_refused_naming_the_holder(mini):
+    many_tasks(mini, 2)
+    script = mini.root / "slow.yaml"
+    script.write_text(yaml.safe_dump([{"bash": "sleep 5"}, "<answer>42</answer>"]))
+    arguments = ["--model", f"scripted:{script}", "--domain", "mini", "--tasks-dir", str(mini.tasks_dir),
+                 "--collections-dir", str(mini.root / "collections"), "--results-dir", str(mini.results_dir),
+                 "--run-id", "shared"]  # fmt: skip
+    first = subprocess.Popen([sys.executable, "-m", "harness", *arguments], cwd=REPO, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        lock = mini.results_dir / "shared" / ".lock"
+        for _ in range(200):
+            if lock.exists() and lock.read_text().strip():
+                break
+            subprocess.run(["sleep", "0.05"])
+        second = subprocess.run([sys.executable, "-m", "harness", *arguments], cwd=REPO, capture_output=True,
+                                text=True)  # fmt: skip
+        assert second.returncode == 2
+        assert f"in use by pid {first.pid}" in second.stderr
+    finally:
+        first.wait(timeout=60)
+    rows = [json.loads(line) for line in (mini.results_dir / "shared" / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["task_id"] for r in rows) == ["t00", "t01"]
+    assert main(["view", str(mini.results_dir / "shared")]) == 0
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM"])
+def test_after_sigterm_the_summary_shows_the_pending_tasks(mini, signal_name):
+    import signal
+    import time
+
+    many_tasks(mini, 4)
+    script = mini.root / "slow.yaml"
+    script.write_text(yaml.safe_dump([{"bash": "sleep 30"}]))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "--model", f"scripted:{script}", "--domain", "mini", "--workers", "1",
+         "--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections"),
+         "--results-dir", str(mini.results_dir), "--run-id", "term"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    trajectory = mini.results_dir / "term" / "episodes" / "mini" / "t00.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (trajectory.exists() and '"action"' in trajectory.read_text()):
+        time.sleep(0.05)
+    process.send_signal(getattr(signal, signal_name))
+    process.communicate(timeout=30)
+    assert process.returncode == 130
+    [domain] = json.loads((mini.results_dir / "term" / "summary.json").read_text())["domains"]
+    assert (domain["tasks"], domain["pending"], domain["statuses"]) == (1, 3, {"cancelled": 1})
