@@ -9,12 +9,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import yaml
 from rich.console import Console
 
 from harness.errors import InputError
 from harness.outcome import Status
-from harness.results_store import latest_rows, read_rows
+from harness.run_folder import RunFolder
 from harness.stats import mcnemar_exact
 from harness.summary import ALL, MODES, Cell
 
@@ -26,11 +25,9 @@ def load_runs(paths: list[Path]) -> list[dict[str, Any]]:
     """Latest row per (model, domain, task) over all run folders; later folders win on overlap."""
     merged: dict[tuple[str, str, str], dict[str, Any]] = {}
     for path in paths:
-        record_path = path / "run.yaml"
-        if not record_path.is_file():
-            raise InputError(f"{path}: not a run folder (no run.yaml)")
-        model = yaml.safe_load(record_path.read_text(encoding="utf-8"))["config"]["model"]
-        for (domain, task_id), row in latest_rows(read_rows(path / "results.jsonl")).items():
+        folder = RunFolder(path)
+        model = folder.read_record()["config"]["model"]
+        for (domain, task_id), row in folder.latest_rows().items():
             merged[(model, domain, task_id)] = {**row, "model": model, "run": path.name}
     if not merged:
         raise InputError("report: the run folders hold no results")

@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from harness.errors import InputError
+from harness.run_folder import RunFolder
 from harness.trajectory import is_finished, read_trajectory
 
 TEMPLATE = Path(__file__).with_name("templates") / "viewer.html"
@@ -49,11 +47,9 @@ def episode_view(events: list[dict[str, Any]], max_turns: int, time_limit: float
 
 
 def write_viewer(run_dir: Path, out: Path | None) -> Path:
-    record_path = run_dir / "run.yaml"
-    if not record_path.is_file():
-        raise InputError(f"{run_dir}: not a run folder (no run.yaml)")
-    config = yaml.safe_load(record_path.read_text(encoding="utf-8"))["config"]
-    files = sorted((run_dir / "episodes").glob("*/*.jsonl"))
+    folder = RunFolder(run_dir)
+    config = folder.read_record()["config"]
+    files = folder.trajectories()
     episodes = [episode_view(events, config["max_turns"], config["time_limit"])
                 for events in map(read_trajectory, files) if events]  # fmt: skip
     payload = json.dumps({"run": run_dir.name, "episodes": episodes}, ensure_ascii=False).replace("</", "<\\/")

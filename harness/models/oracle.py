@@ -1,7 +1,7 @@
 """`oracle`: submits the task's reference solution, through the same loop as any model.
 
 Its one action runs the solution and prints the stripped stdout inside an answer tag (unless the
-solution prints a tag itself), so it ends the episode by the echo submission rule of DESIGN.md.
+solution prints a tag itself), so it ends the episode by the echo submission rule of docs/DESIGN.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`scripted:FILE.yaml`: replies read from a YAML list, for tests and demos (see DESIGN.md)."""
+"""`scripted:FILE.yaml`: replies read from a YAML list, for tests and demos (see docs/DESIGN.md)."""
 
 from __future__ import annotations
 
