@@ -73,6 +73,9 @@ class BoundedModel:
         with self._slots:
             return self._model.query(messages, max(timeout_s - (time.monotonic() - started), 0.1))
 
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        return self._model.count_tokens(messages)  # offline: needs no connection slot
+
 
 class BoundedSandbox:
     """A sandbox that holds one of the run's sandbox slots from `start` until `close`."""

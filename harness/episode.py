@@ -79,9 +79,9 @@ def run_episode(task: Task, context: EpisodeContext) -> EpisodeResult:
     model = context.make_model(task)
     sandbox = context.make_sandbox(task, episode_name(task))
     window = config.context_window or model.context_window
-    # Provider models bring their tokenizer; the others are estimated (they have no context window anyway).
-    counter = getattr(model, "count_tokens", None)
-    budget = Budget(config.max_turns, config.time_limit, window, config.output_reserve, context.cancel, counter)
+    budget = Budget(
+        config.max_turns, config.time_limit, window, config.output_reserve, context.cancel, model.count_tokens
+    )
     settings = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors)
     try:
         sandbox.start()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from harness.budget import estimate_tokens
 from harness.errors import InputError
 from harness.models.factory import parse_model_args, resolve_model_name
+from harness.models.litellm_model import LiteLLMModel, ProviderSettings
 from tests.openai_server import CONTEXT_OVERFLOW, fault, reply
 
 
@@ -206,3 +210,17 @@ def test_the_budget_uses_the_models_counter():
     with pytest.raises(EpisodeEnd) as ended:
         Budget(10, 60, 1500, 600, count_tokens=lambda m: 1000).check_before_call(messages)
     assert ended.value.status.value == "context_limit"
+
+
+def test_a_batch_budgets_context_with_the_providers_tokenizer(mini, openai_server):
+    """ "hello world " is 2 tokens per 12 characters: the provider's count fits the window, the 4-characters
+    estimate (3 per 12) would not, so the episode only runs when the batch counts with the tokenizer."""
+    task = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
+    task["question"] = "hello world " * 4000 + task["question"]
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    openai_server.push(reply("<answer>42</answer>"))
+    [row] = provider_run(mini, openai_server, "--context-window", "10000", "--output-reserve", "0").rows
+    assert (row["status"], row["turns"]) == ("answered", 1)
+    [request] = openai_server.requests
+    assert estimate_tokens(request["messages"]) > 12000
+    assert LiteLLMModel(ProviderSettings("openai/test-model"), None).count_tokens(request["messages"]) < 9000

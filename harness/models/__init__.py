@@ -92,6 +92,9 @@ class Model(Protocol):
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         """One reply to the conversation so far, within `timeout_s` seconds (retries included)."""
 
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """The prompt tokens these messages take for this model (offline): the context budget's measure."""
+
 
 def action_reply(text: str, command: str, action_format: str, call_id: str) -> ModelReply:
     """A reply that runs `command`: a bash tool call, or one fenced bash block in `text` format."""

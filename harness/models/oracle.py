@@ -9,6 +9,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from harness.budget import estimate_tokens
 from harness.models import ModelReply, action_reply
 
 _WRAPPER = """\
@@ -35,6 +36,9 @@ class OracleModel:
         self._command = oracle_command(solution)
         self._action_format = action_format
         self._done = False
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        return estimate_tokens(messages)
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         if self._done:

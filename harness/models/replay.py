@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from harness.budget import estimate_tokens
 from harness.errors import InputError
 from harness.models import ModelReply
 from harness.tasks import Task
@@ -44,6 +45,9 @@ class ReplayModel:
             if event.get("event") == "model_call"
         ]
         self._position = 0
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        return estimate_tokens(messages)
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         if self._position >= len(self._replies):

@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from harness.budget import estimate_tokens
 from harness.errors import InputError, yaml_input_error
 from harness.models import ModelReply, action_reply
 
@@ -43,6 +44,9 @@ class ScriptedModel:
         self._replies = list(replies)
         self._action_format = action_format
         self._position = 0
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        return estimate_tokens(messages)
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         if self._position >= len(self._replies):
