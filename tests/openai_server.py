@@ -24,11 +24,18 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     error: str = ""
     delay_s: float = 0.0
-    usage: dict[str, int] = field(default_factory=lambda: {"prompt_tokens": 120, "completion_tokens": 30})
+    usage: dict[str, Any] = field(default_factory=lambda: {"prompt_tokens": 120, "completion_tokens": 30})
+    body: dict[str, Any] = field(default_factory=dict)
+    """Fields that replace the completion's own, for malformed replies (e.g. `{"choices": []}`)."""
 
 
-def reply(text: str | None = None, bash: str | None = None, **usage: int) -> Step:
+def reply(text: str | None = None, bash: str | None = None, **usage: Any) -> Step:
     return Step(text=text, bash=bash, usage={"prompt_tokens": 120, "completion_tokens": 30, **usage})
+
+
+def malformed(**body: Any) -> Step:
+    """A 200 reply whose fields in `body` replace the well-formed ones."""
+    return Step(text="", body=body)
 
 
 def fault(status: int, error: str, headers: dict[str, str] | None = None) -> Step:
@@ -119,4 +126,5 @@ def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:
             "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
             "completion_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
         },
+        **step.body,
     }

@@ -10,7 +10,7 @@ from harness.budget import estimate_tokens
 from harness.errors import InputError
 from harness.models.factory import parse_model_args, resolve_model_name
 from harness.models.litellm_model import LiteLLMModel, ProviderSettings
-from tests.openai_server import CONTEXT_OVERFLOW, fault, reply
+from tests.openai_server import CONTEXT_OVERFLOW, fault, malformed, reply
 
 
 @pytest.fixture(autouse=True)
@@ -224,3 +224,41 @@ def test_a_batch_budgets_context_with_the_providers_tokenizer(mini, openai_serve
     [request] = openai_server.requests
     assert estimate_tokens(request["messages"]) > 12000
     assert LiteLLMModel(ProviderSettings("openai/test-model"), None).count_tokens(request["messages"]) < 9000
+
+
+def test_negative_token_counts_from_the_provider_count_as_zero(mini, openai_server):
+    """Negative counts would make the cost negative and so lift --max-cost; cached above prompt likewise."""
+    openai_server.push(
+        reply(bash="cat documents/ledger.md", prompt_tokens=-50_000, completion_tokens=-900, cached_tokens=-40_000,
+              reasoning_tokens=-7),
+        reply("<answer>42</answer>", prompt_tokens=100, cached_tokens=5_000),
+    )  # fmt: skip
+    [row] = provider_run(mini, openai_server, model="openai/gpt-5").rows
+    assert row["status"] == "answered"
+    assert (row["input_tokens"], row["output_tokens"], row["cached_tokens"], row["reasoning_tokens"]) == (
+        100,
+        30,
+        100,
+        0,
+    )
+    assert 0 < row["cost_usd"] < 0.001
+
+
+@pytest.mark.parametrize(
+    ("choices", "error"),
+    [([], "MalformedResponse"), ([{"index": 0, "message": None, "finish_reason": "stop"}], "InternalServerError")],
+)
+def test_a_reply_without_a_message_is_retried_like_a_server_error(mini, openai_server, choices, error):
+    openai_server.push(malformed(choices=choices), reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server)
+    [row] = outcome.rows
+    assert (row["status"], row["answer"]) == ("answered", "42")
+    call = next(e for e in outcome.trajectory("t1") if e["event"] == "model_call")
+    [attempt] = call["response"]["attempts"]
+    assert attempt["error"] == error
+
+
+def test_replies_without_choices_run_out_into_model_error(mini, openai_server):
+    openai_server.push(malformed(choices=[]), malformed(choices=[]))
+    [row] = provider_run(mini, openai_server, "--max-retries", "1").rows
+    assert row["status"] == "model_error" and "no choices" in row["detail"]
