@@ -79,7 +79,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     if not re.fullmatch(r"[A-Za-z0-9_.@+-]+", run_id):
         raise InputError(f"--run-id: {run_id!r} may hold only letters, digits and _ . @ + -")
     run_dir = config.results_dir / run_id
-    protocol = protocol_of(config, prompts)
+    protocol = protocol_of(config, prompts) | {"model_settings": make_model.settings}
     kept: list[dict[str, Any]] = []
     if run_dir.exists():
         _check_resumable(run_dir, protocol, config.allow_protocol_change)
@@ -190,6 +190,7 @@ def _write_run_record(plan: RunPlan, collection_hashes: dict[str, str], config_h
             "config": config_to_dict(plan.config),
             "config_hash": config_hash,
             "protocol": plan.protocol,
+            "model": plan.make_model.settings,
             "sandbox": plan.backend.facts,
             "collections": {d: {"path": str(p), "hash": collection_hashes[d]} for d, p in plan.collections.items()},
             "tasks": len(plan.tasks),
