@@ -97,7 +97,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     run_id = config.run_id or default_run_id(config)
     check_run_id(run_id)
     folder = RunFolder(config.results_dir / run_id)
-    protocol = protocol_of(config, prompts, tasks)
+    protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
     resumed = folder.path.exists()
     if resumed:
         _check_resumable(folder, protocol, collection_hashes, config.allow_protocol_change)
@@ -247,6 +247,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
             "config": config_to_dict(plan.config),
             "config_hash": config_hash,
             "protocol": plan.protocol,
+            "model": plan.make_model.settings,
             "sandbox": plan.backend.facts,
             "collections": collections,
             "tasks": len(plan.tasks),

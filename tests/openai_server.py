@@ -1,4 +1,5 @@
-"""A local OpenAI-compatible chat-completions server for tests: scripted replies and injected faults.
+"""A local OpenAI-compatible server for tests: scripted replies and injected faults, as chat completions or
+as the Responses API (where litellm sends reasoning models that get tools, e.g. openai/gpt-5.5).
 
 litellm talks to it over real HTTP (`--model openai/NAME --api-base http://127.0.0.1:PORT/v1`).
 """
@@ -24,11 +25,18 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     error: str = ""
     delay_s: float = 0.0
-    usage: dict[str, int] = field(default_factory=lambda: {"prompt_tokens": 120, "completion_tokens": 30})
+    usage: dict[str, Any] = field(default_factory=lambda: {"prompt_tokens": 120, "completion_tokens": 30})
+    body: dict[str, Any] = field(default_factory=dict)
+    """Fields that replace the completion's own, for malformed replies (e.g. `{"choices": []}`)."""
 
 
-def reply(text: str | None = None, bash: str | None = None, **usage: int) -> Step:
+def reply(text: str | None = None, bash: str | None = None, **usage: Any) -> Step:
     return Step(text=text, bash=bash, usage={"prompt_tokens": 120, "completion_tokens": 30, **usage})
+
+
+def malformed(**body: Any) -> Step:
+    """A 200 reply whose fields in `body` replace the well-formed ones."""
+    return Step(text="", body=body)
 
 
 def fault(status: int, error: str, headers: dict[str, str] | None = None) -> Step:
@@ -76,7 +84,8 @@ class ScriptedOpenAIServer:
                 if step.status != 200:
                     payload = {"error": {"message": step.error, "type": "invalid_request_error", "code": None}}
                     return self._send(step.status, payload, step.headers)
-                return self._send(200, _completion(body, step), {})
+                answer = _response if self.path.endswith("/responses") else _completion
+                return self._send(200, answer(body, step), {})
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
                 data = json.dumps(payload).encode()
@@ -119,4 +128,38 @@ def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:
             "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
             "completion_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
         },
+        **step.body,
+    }
+
+
+def _response(request: dict[str, Any], step: Step) -> dict[str, Any]:
+    """The same step as a Responses API object."""
+    output: list[dict[str, Any]] = []
+    if step.text:
+        content = [{"type": "output_text", "text": step.text, "annotations": []}]
+        output.append({"type": "message", "id": "msg_test", "role": "assistant", "status": "completed",
+                       "content": content})  # fmt: skip
+    if step.bash is not None:
+        call_id = f"call_{time.monotonic_ns()}"
+        output.append({"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": "bash",
+                       "arguments": json.dumps({"command": step.bash}), "status": "completed"})  # fmt: skip
+    usage = dict(step.usage)
+    return {
+        "id": "resp_test",
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": "completed",
+        "model": request["model"],
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": request.get("tools", []),
+        "usage": {
+            "input_tokens": usage.get("prompt_tokens", 0),
+            "output_tokens": usage.get("completion_tokens", 0),
+            "total_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
+            "input_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
+            "output_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
+        },
+        **step.body,
     }

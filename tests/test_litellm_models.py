@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+import yaml
+
+from harness.budget import estimate_tokens
 from harness.errors import InputError
-from harness.models.factory import parse_model_args, resolve_model_name
-from tests.openai_server import CONTEXT_OVERFLOW, fault, reply
+from harness.models.factory import ModelAlias, parse_model_args, resolve_model
+from harness.models.litellm_model import LiteLLMModel, ProviderSettings
+from tests.openai_server import CONTEXT_OVERFLOW, fault, malformed, reply
 
 
 @pytest.fixture(autouse=True)
@@ -146,11 +151,41 @@ def test_unknown_bare_model_name_says_how_to_write_one(mini):
 
 
 def test_aliases_resolve_to_litellm_strings():
-    assert resolve_model_name("deepseek-v4", {}) == "deepseek/deepseek-v4-pro"
-    assert resolve_model_name("mine", {"mine": "hosted_vllm/qwen3"}) == "hosted_vllm/qwen3"
-    assert resolve_model_name("anthropic/claude-x", {}) == "anthropic/claude-x"
+    assert resolve_model("deepseek-v4", {}).model == "deepseek/deepseek-v4-pro"
+    assert resolve_model("mine", {"mine": "hosted_vllm/qwen3"}) == ModelAlias("hosted_vllm/qwen3")
+    assert resolve_model("anthropic/claude-x", {}) == ModelAlias("anthropic/claude-x")
     with pytest.raises(InputError, match="provider/model"):
-        resolve_model_name("deepseek", {})
+        resolve_model("deepseek", {})
+
+
+PUBLISHED = {
+    "gpt-5.5": ("openai/gpt-5.5", {"reasoning_effort": "xhigh"}),
+    "gemini-3.1-pro": ("gemini/gemini-3.1-pro-preview", {"reasoning_effort": "high"}),
+    "gemini-3.1-flash-lite": ("gemini/gemini-3.1-flash-lite", {"reasoning_effort": "high"}),
+    "deepseek-v4-flash": ("deepseek/deepseek-v4-flash", {"thinking": {"type": "enabled"}, "reasoning_effort": "max"}),
+    "deepseek-v4-pro": ("deepseek/deepseek-v4-pro", {"thinking": {"type": "enabled"}, "reasoning_effort": "max"}),
+    "glm-5.1": ("zai/glm-5.1", {"thinking": {"type": "enabled"}}),
+    "qwen3.5-35b-a3b": ("hosted_vllm/Qwen/Qwen3.5-35B-A3B", {"chat_template_kwargs": {"enable_thinking": True}}),
+    "qwen3.5-9b": ("hosted_vllm/Qwen/Qwen3.5-9B", {"chat_template_kwargs": {"enable_thinking": True}}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_each_published_model_has_an_alias_with_its_maximum_reasoning(name):
+    alias = resolve_model(name, {})
+    assert (alias.model, alias.args) == PUBLISHED[name]
+    assert alias.api_base_required == alias.model.startswith("hosted_vllm/")
+
+
+@pytest.mark.parametrize("name", ["gemini-3.1-pro", "gemini-3.1-flash-lite"])
+def test_gemini_aliases_ask_for_the_highest_thinking_level(name):
+    """Gemini's own API is not OpenAI-compatible, so the test server cannot take it: check litellm's mapping."""
+    from litellm.utils import get_optional_params
+
+    alias = resolve_model(name, {})
+    provider, model = alias.model.split("/", 1)
+    sent = get_optional_params(model=model, custom_llm_provider=provider, temperature=1.0, **alias.args)
+    assert sent["thinkingConfig"]["thinkingLevel"] == "high" and sent["temperature"] == 1.0
 
 
 def test_model_args_are_typed_yaml_scalars():
@@ -206,3 +241,124 @@ def test_the_budget_uses_the_models_counter():
     with pytest.raises(EpisodeEnd) as ended:
         Budget(10, 60, 1500, 600, count_tokens=lambda m: 1000).check_before_call(messages)
     assert ended.value.status.value == "context_limit"
+
+
+def test_a_batch_budgets_context_with_the_providers_tokenizer(mini, openai_server):
+    """ "hello world " is 2 tokens per 12 characters: the provider's count fits the window, the 4-characters
+    estimate (3 per 12) would not, so the episode only runs when the batch counts with the tokenizer."""
+    task = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
+    task["question"] = "hello world " * 4000 + task["question"]
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    openai_server.push(reply("<answer>42</answer>"))
+    [row] = provider_run(mini, openai_server, "--context-window", "10000", "--output-reserve", "0").rows
+    assert (row["status"], row["turns"]) == ("answered", 1)
+    [request] = openai_server.requests
+    assert estimate_tokens(request["messages"]) > 12000
+    assert LiteLLMModel(ProviderSettings("openai/test-model"), None).count_tokens(request["messages"]) < 9000
+
+
+def test_negative_token_counts_from_the_provider_count_as_zero(mini, openai_server):
+    """Negative counts would make the cost negative and so lift --max-cost; cached above prompt likewise."""
+    openai_server.push(
+        reply(bash="cat documents/ledger.md", prompt_tokens=-50_000, completion_tokens=-900, cached_tokens=-40_000,
+              reasoning_tokens=-7),
+        reply("<answer>42</answer>", prompt_tokens=100, cached_tokens=5_000),
+    )  # fmt: skip
+    [row] = provider_run(mini, openai_server, model="openai/gpt-5").rows
+    assert row["status"] == "answered"
+    assert (row["input_tokens"], row["output_tokens"], row["cached_tokens"], row["reasoning_tokens"]) == (
+        100,
+        30,
+        100,
+        0,
+    )
+    assert 0 < row["cost_usd"] < 0.001
+
+
+@pytest.mark.parametrize(
+    ("choices", "error"),
+    [([], "MalformedResponse"), ([{"index": 0, "message": None, "finish_reason": "stop"}], "InternalServerError")],
+)
+def test_a_reply_without_a_message_is_retried_like_a_server_error(mini, openai_server, choices, error):
+    openai_server.push(malformed(choices=choices), reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server)
+    [row] = outcome.rows
+    assert (row["status"], row["answer"]) == ("answered", "42")
+    call = next(e for e in outcome.trajectory("t1") if e["event"] == "model_call")
+    [attempt] = call["response"]["attempts"]
+    assert attempt["error"] == error
+
+
+def test_replies_without_choices_run_out_into_model_error(mini, openai_server):
+    openai_server.push(malformed(choices=[]), malformed(choices=[]))
+    [row] = provider_run(mini, openai_server, "--max-retries", "1").rows
+    assert row["status"] == "model_error" and "no choices" in row["detail"]
+
+
+def run_record(outcome) -> dict:
+    return yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
+
+
+def test_gpt_5_5_alias_sends_the_maximum_reasoning_effort_through_the_responses_api(mini, openai_server):
+    """litellm sends gpt-5.5 with tools and reasoning to /v1/responses; the test server answers it too."""
+    openai_server.push(reply(bash="cat documents/ledger.md"), reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server, model="gpt-5.5")
+    assert (outcome.rows[0]["status"], outcome.rows[0]["verdict"]) == ("answered", "correct")
+    first, second = openai_server.requests
+    assert (first["model"], first["reasoning"], first["temperature"]) == ("gpt-5.5", {"effort": "xhigh"}, 1.0)
+    assert second["input"][-1]["type"] == "function_call_output"
+    assert run_record(outcome)["model"] == {
+        "model": "openai/gpt-5.5",
+        "temperature": 1.0,
+        "args": {"reasoning_effort": "xhigh"},
+        "context_window": 1050000,
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "key_variable", "sent"),
+    [
+        ("deepseek-v4-pro", "DEEPSEEK_API_KEY", {"thinking": {"type": "enabled"}, "reasoning_effort": "max"}),
+        ("deepseek-v4-flash", "DEEPSEEK_API_KEY", {"thinking": {"type": "enabled"}, "reasoning_effort": "max"}),
+        ("glm-5.1", "ZAI_API_KEY", {"thinking": {"type": "enabled"}}),
+        ("qwen3.5-9b", "HOSTED_VLLM_API_KEY", {"chat_template_kwargs": {"enable_thinking": True}}),
+        ("qwen3.5-35b-a3b", "HOSTED_VLLM_API_KEY", {"chat_template_kwargs": {"enable_thinking": True}}),
+    ],
+)
+def test_published_aliases_send_their_reasoning_arguments(mini, openai_server, monkeypatch, name, key_variable, sent):
+    monkeypatch.setenv(key_variable, "sk-test")
+    openai_server.push(reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server, model=name)
+    assert outcome.rows[0]["verdict"] == "correct"
+    [request] = openai_server.requests
+    assert {key: request.get(key) for key in sent} == sent and request["temperature"] == 1.0
+    assert run_record(outcome)["model"]["args"] == sent
+
+
+def test_a_locally_served_alias_without_api_base_says_how_to_start_the_server(mini):
+    outcome = mini.run("--model", "qwen3.5-9b")
+    assert outcome.exit_code == 2
+    assert "python -m sglang.launch_server --model-path Qwen/Qwen3.5-9B" in outcome.output
+    assert "--api-base http://127.0.0.1:30000/v1" in outcome.output
+    assert not outcome.run_dir.exists()
+
+
+def test_model_arg_overrides_an_alias_argument(mini, openai_server):
+    openai_server.push(reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server, "--model-arg", "reasoning_effort=high", "--action-format", "text",
+                           model="gpt-5.5")  # fmt: skip
+    [request] = openai_server.requests
+    assert request["reasoning_effort"] == "high"
+    assert run_record(outcome)["model"]["args"] == {"reasoning_effort": "high"}
+
+
+def test_resume_refuses_when_the_arguments_sent_changed(mini, openai_server):
+    """The same --model name and flags, but the alias now stands for other provider arguments."""
+    config = mini.root / "config.yaml"
+    config.write_text("model_aliases: {mine: openai/model-a}\n")
+    openai_server.push(reply("<answer>42</answer>"))
+    assert provider_run(mini, openai_server, "--config", str(config), model="mine").exit_code == 0
+    config.write_text("model_aliases: {mine: openai/model-b}\n")
+    outcome = provider_run(mini, openai_server, "--config", str(config), "--redo", model="mine")
+    assert outcome.exit_code == 2 and "model_settings" in outcome.output and "openai/model-b" in outcome.output
+    assert len(openai_server.requests) == 1

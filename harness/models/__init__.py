@@ -97,11 +97,11 @@ class Model(Protocol):
     context_window: int | None
     """Tokens the model accepts, None when unknown or unlimited."""
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        """The prompt tokens these messages take, with the model's own tokenizer where it has one."""
-
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         """One reply to the conversation so far, within `timeout_s` seconds (retries included)."""
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """The prompt tokens these messages take for this model (offline): the context budget's measure."""
 
 
 def action_reply(text: str, command: str, action_format: str, call_id: str) -> ModelReply:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import litellm
 
 from harness.models import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
-from harness.models.retries import call_with_retries, describe_error
+from harness.models.retries import MalformedResponse, call_with_retries, describe_error
 
 litellm.suppress_debug_info = True
 
@@ -70,7 +71,10 @@ class LiteLLMModel:
             request["tools"] = [BASH_TOOL]
 
         def call(timeout: float) -> Any:
-            return litellm.completion(**request, timeout=timeout)
+            response = litellm.completion(**request, timeout=timeout)
+            if not response.choices:  # litellm itself turns a choice without a message into a 5xx
+                raise MalformedResponse("the provider's reply has no choices")
+            return response
 
         try:
             response = call_with_retries(call, settings.max_retries, deadline, attempts)
@@ -90,28 +94,46 @@ def _reply_from(response: Any, attempts: list[dict[str, Any]]) -> ModelReply:
         ToolCall(id=call.id or f"call_{index}", name=call.function.name or "", arguments=call.function.arguments or "")
         for index, call in enumerate(message.tool_calls or [])
     ]
-    return ModelReply(text=message.content or "", tool_calls=calls, usage=_usage(response), cost_usd=_cost(response),
+    usage = _usage(response)  # before the cost: litellm prices the cleaned counts
+    return ModelReply(text=message.content or "", tool_calls=calls, usage=usage, cost_usd=_cost(response),
                       attempts=attempts)  # fmt: skip
 
 
+def _token_count(value: object) -> int:
+    """A reported count as a non-negative int: negative, NaN, infinite or non-numeric counts are 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return 0
+    return max(int(value), 0)
+
+
 def _usage(response: Any) -> Usage:
+    """The reply's token counts, cleaned and written back: a provider's negative count would otherwise make the
+    cost negative and lift --max-cost. Cached tokens are part of the prompt, so never more than it."""
     usage = getattr(response, "usage", None)
     if usage is None:
         return Usage()
     prompt_details = getattr(usage, "prompt_tokens_details", None)
     completion_details = getattr(usage, "completion_tokens_details", None)
-    return Usage(
-        input_tokens=usage.prompt_tokens or 0,
-        output_tokens=usage.completion_tokens or 0,
-        cached_tokens=(getattr(prompt_details, "cached_tokens", None) or 0) if prompt_details else 0,
-        reasoning_tokens=(getattr(completion_details, "reasoning_tokens", None) or 0) if completion_details else 0,
+    input_tokens = _token_count(getattr(usage, "prompt_tokens", 0))
+    cleaned = Usage(
+        input_tokens=input_tokens,
+        output_tokens=_token_count(getattr(usage, "completion_tokens", 0)),
+        cached_tokens=min(_token_count(getattr(prompt_details, "cached_tokens", 0)), input_tokens),
+        reasoning_tokens=_token_count(getattr(completion_details, "reasoning_tokens", 0)),
     )
+    usage.prompt_tokens, usage.completion_tokens = cleaned.input_tokens, cleaned.output_tokens
+    usage.total_tokens = cleaned.input_tokens + cleaned.output_tokens
+    if prompt_details is not None:
+        prompt_details.cached_tokens = cleaned.cached_tokens
+    if completion_details is not None:
+        completion_details.reasoning_tokens = cleaned.reasoning_tokens
+    return cleaned
 
 
 def _cost(response: Any) -> float | None:
-    """The call's price from litellm's bundled map; None (never an error) when the price is unknown."""
+    """The call's price from litellm's bundled map; None (never an error) when the price is unknown or absurd."""
     try:
-        cost = litellm.completion_cost(completion_response=response)
+        cost = float(litellm.completion_cost(completion_response=response))
     except Exception:  # unknown models raise; a missing price is not a failure
         return None
-    return float(cost)
+    return cost if math.isfinite(cost) and cost >= 0 else None

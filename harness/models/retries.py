@@ -11,7 +11,13 @@ import tenacity
 
 T = TypeVar("T")
 
+
+class MalformedResponse(Exception):
+    """The provider answered without a reply to read (no choices, no message): retried like a 5xx."""
+
+
 RETRYABLE = (
+    MalformedResponse,
     litellm.RateLimitError,
     litellm.InternalServerError,
     litellm.ServiceUnavailableError,
@@ -19,8 +25,8 @@ RETRYABLE = (
     litellm.Timeout,
     litellm.APIConnectionError,
 )
-"""Rate limits, 5xx, timeouts and connection errors. Auth, bad request (context overflow included) and
-not-found fail at once."""
+"""Malformed replies, rate limits, 5xx, timeouts and connection errors. Auth, bad request (context overflow
+included) and not-found fail at once."""
 
 MAX_BACKOFF_S = 60.0
 
