@@ -99,7 +99,7 @@ def docker_client() -> Any:
 
 
 def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> DockerBackend:
-    from harness.sandboxes.docker import cleanup_orphans, docker_facts
+    from harness.sandboxes.docker import check_image, cleanup_orphans, docker_facts
     from harness.sandboxes.recipe import default_image
 
     client = docker_client()
@@ -110,6 +110,7 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
         raise InputError(
             f"--sandbox docker: image {image} not found; build it with `python -m harness sandbox build docker`"
         ) from None
+    check_image(client, image)
     cleanup_orphans(client)
     return DockerBackend(settings, client, image, run_id, docker_facts(image, image_id, settings.limits))
 

@@ -1,0 +1,42 @@
+"""Docker: nothing a command starts survives it, and an image without the recipe is refused at start."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from harness.sandboxes import SandboxSettings
+from harness.sandboxes.docker import DockerSandbox
+
+BROKEN_IMAGE = "harness-test-no-harness-exec:latest"
+
+
+@pytest.mark.parametrize("killer", ["pkill -KILL harness-exec", "pkill -TERM -f harness-exec", "kill -9 $PPID"])
+def test_background_children_die_when_the_command_kills_its_harness_exec(docker_image, tmp_path, killer):
+    client, image = docker_image
+    box = DockerSandbox(client, image, tmp_path, "kill-run", "ep", SandboxSettings())
+    box.start()
+    try:
+        box.execute(f"sleep 300 > /dev/null 2>&1 & sleep 0.2; {killer}", 10)
+        processes = box.execute("ps -u agent -o comm=", 10)
+    finally:
+        box.close()
+    assert processes.exit_code == 0 and "sleep" not in processes.stdout.split()
+
+
+@pytest.fixture(scope="module")
+def image_without_harness_exec(docker_image):
+    client, image = docker_image
+    dockerfile = f"FROM {image}\nUSER root\nRUN rm /usr/local/bin/harness-exec\n"
+    client.images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=BROKEN_IMAGE, rm=True)
+    yield BROKEN_IMAGE
+    client.images.remove(BROKEN_IMAGE, force=True)
+
+
+def test_an_image_without_the_recipe_is_refused_before_anything_is_written(mini, image_without_harness_exec):
+    outcome = mini.run("--model", "oracle", "--sandbox", "docker", "--image", image_without_harness_exec)
+    assert outcome.exit_code == 2
+    [line] = [text for text in outcome.output.splitlines() if text.strip()]
+    assert f"--image {image_without_harness_exec}" in line and "harness-exec" in line
+    assert not outcome.run_dir.exists()
