@@ -13,6 +13,7 @@ from rich.console import Console
 
 from harness.config import build_config, load_yaml_settings
 from harness.errors import InputError
+from harness.sandboxes.limits import ResourceLimits
 
 EXIT_INPUT_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -117,6 +118,11 @@ def build_sandbox_parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--collections-dir", type=Path, default=None, help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
     )
+    defaults = ResourceLimits()
+    build.add_argument("--cpus", type=float, default=defaults.cpus, help="e2b: the template's CPUs (default: 2)")
+    build.add_argument(
+        "--memory-mb", type=int, default=defaults.memory_mb, help="e2b: the template's memory (default: 4096)"
+    )
     commands.add_parser("cleanup", help="remove containers and E2B sandboxes left by runs that are no longer alive")
     return parser
 
@@ -193,7 +199,10 @@ def _sandbox(arguments: argparse.Namespace) -> int:
     try:
         if arguments.action == "cleanup":
             return cleanup_sandboxes(console)
-        return build_sandbox(arguments.backend, arguments.base, arguments.domain, arguments.collections_dir, console)
+        limits = ResourceLimits(memory_mb=arguments.memory_mb, cpus=arguments.cpus)
+        return build_sandbox(
+            arguments.backend, arguments.base, arguments.domain, arguments.collections_dir, console, limits
+        )
     except InputError as error:
         return _report_input_error(error)
 
