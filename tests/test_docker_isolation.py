@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import io
+import socket
 
 import pytest
 
+import harness.sandboxes.docker as docker_backend
 from harness.sandboxes import SandboxSettings
-from harness.sandboxes.docker import DockerSandbox
+from harness.sandboxes.docker import LABEL_RUN, DockerSandbox, cleanup_orphans
 
 BROKEN_IMAGE = "harness-test-no-harness-exec:latest"
+DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's default: never a live process
 
 
 @pytest.mark.parametrize("killer", ["pkill -KILL harness-exec", "pkill -TERM -f harness-exec", "kill -9 $PPID"])
@@ -40,3 +43,17 @@ def test_an_image_without_the_recipe_is_refused_before_anything_is_written(mini,
     [line] = [text for text in outcome.output.splitlines() if text.strip()]
     assert f"--image {image_without_harness_exec}" in line and "harness-exec" in line
     assert not outcome.run_dir.exists()
+
+
+def test_cleanup_skips_orphans_another_runner_removed_meanwhile(docker_image, tmp_path, monkeypatch):
+    client, image = docker_image
+    monkeypatch.setattr(docker_backend, "owner_label", lambda: DEAD_OWNER)
+    orphan = DockerSandbox(client, image, tmp_path, "race-run", "orphan", SandboxSettings())
+    orphan.start()
+    listed = client.containers.list(all=True, filters={"label": f"{LABEL_RUN}=race-run"})
+    orphan.close()  # what a concurrent `sandbox cleanup` does between our list and our remove
+
+    class ListedBeforeTheRemoval:
+        containers = type("Containers", (), {"list": lambda self, **filters: listed})()
+
+    assert len(listed) == 1 and cleanup_orphans(ListedBeforeTheRemoval()) == []

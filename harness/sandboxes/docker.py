@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import docker.errors
+
 from harness.errors import InputError
 from harness.sandboxes import (
     IMAGE_PATH,
@@ -44,7 +46,12 @@ def cleanup_orphans(client: Any) -> list[str]:
     removed = []
     for container in client.containers.list(all=True, filters={"label": LABEL_RUN}):
         if owner_is_dead(container.labels.get(LABEL_OWNER, "")):
-            container.remove(force=True)
+            try:
+                container.remove(force=True)
+            except docker.errors.APIError as error:  # NotFound is one too
+                if error.status_code not in (404, 409):  # another runner's cleanup removed it, or is removing it
+                    raise
+                continue
             removed.append(container.name)
     return removed
 
