@@ -167,16 +167,25 @@ def test_e2b_build_refuses_sizes_e2b_does_not_offer_in_one_line(mini, fake_sdk, 
     assert len(fake_sdk.builds) == int(requested)
 
 
-def test_e2b_run_uses_the_template_of_its_size_and_records_what_the_sandbox_has(mini, fake_sdk):
+def test_e2b_run_uses_the_template_of_its_size_and_records_what_the_sandbox_reports(mini, fake_sdk):
     collection = mini.root / "collections" / "mini"
-    # A template of that name whose sandboxes have less memory than its name says (built by hand, say).
-    fake_sdk.templates = {"harness-mini-4cpu-8192mb": fake_e2b.FakeTemplate(collection, cpu_count=4, memory_mb=2048)}
+    fake_sdk.templates = {"harness-mini-4cpu-8192mb": fake_e2b.FakeTemplate(collection, cpu_count=4, memory_mb=8192)}
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b", "--cpus", "4", "--memory-mb", "8192")
     assert outcome.rows[0]["verdict"] == "correct", outcome.output
-    start = outcome.trajectory("t1")[0]
-    assert start["sandbox"]["limits"] == {"mechanism": "e2b template", "cpus": 4, "memory_mb": 2048}
+    applied = {"mechanism": "e2b template", "cpus": 4, "memory_mb": 8192}
+    assert outcome.trajectory("t1")[0]["sandbox"]["limits"] == applied
     recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
     assert recorded["sandbox"]["templates"] == {"mini": "harness-mini-4cpu-8192mb"}
+    assert recorded["sandbox"]["limits"] == applied
+
+
+def test_e2b_sandbox_smaller_than_its_template_name_says_is_a_sandbox_error(mini, fake_sdk):
+    # A template of that name built by hand with less memory: the run must not claim 4096 MB for it.
+    fake_sdk.templates[MINI_TEMPLATE].memory_mb = 2048
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    [row] = outcome.rows
+    assert row["status"] == "sandbox_error"
+    assert "gives 2 CPUs and 2048 MB, not the 2 and 4096" in row["detail"]
 
 
 def test_e2b_run_with_limits_no_template_offers_says_which_to_build(mini, fake_sdk):

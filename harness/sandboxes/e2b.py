@@ -1,5 +1,6 @@
 """The E2B cloud sandbox: one sandbox per episode from the domain's template (the recipe plus the
-collection baked in read-only), no internet, commands through `harness-exec` like Docker.
+collection baked in read-only), no internet, commands through `harness-exec` like Docker. A template's
+CPUs and memory are fixed when E2B builds it, so each size is its own template.
 
 The SDK is injected (`sdk`), so tests drive this exact code against a recording fake of its classes.
 """
@@ -112,8 +113,8 @@ def build_template(
                 template, name=template_name(domain, resources), cpu_count=resources.cpu_count,
                 memory_mb=resources.memory_mb, on_build_logs=lambda entry: log(str(entry)),
             )  # fmt: skip
-        except sdk.BuildException as error:
-            raise SandboxError(f"E2B refused the template build: {error}") from None
+        except sdk.BuildException as error:  # the service's refusal ("400: ...") or a failed build step
+            raise SandboxError(f"E2B template build failed: {error}") from None
     return info.template_id
 
 
@@ -174,8 +175,15 @@ class E2BSandbox:
             info = self._sandbox.get_info()
         except Exception as error:
             raise SandboxError(f"cannot create an E2B sandbox from {self._template}: {error}") from error
-        # What the service gave this sandbox, which is what the template was built with, not what was asked.
+        # Recorded as the service reports it: what the sandbox has, not what the run asked for.
         self._applied = {"memory_mb": info.memory_mb, "cpus": info.cpu_count}
+        wanted = TemplateResources.from_limits(self._settings.limits)
+        if (info.cpu_count, info.memory_mb) != (wanted.cpu_count, wanted.memory_mb):
+            raise SandboxError(
+                f"template {self._template} gives {info.cpu_count} CPUs and {info.memory_mb} MB, not the "
+                f"{wanted.cpu_count} and {wanted.memory_mb} its name says; rebuild it with `python -m harness "
+                f"sandbox build e2b --cpus {wanted.cpu_count} --memory-mb {wanted.memory_mb}`"
+            )
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         if self._sandbox is None:
