@@ -182,7 +182,7 @@ class E2BSandbox:
             raise SandboxError(
                 f"template {self._template} gives {info.cpu_count} CPUs and {info.memory_mb} MB, not the "
                 f"{wanted.cpu_count} and {wanted.memory_mb} its name says; rebuild it with `python -m harness "
-                f"sandbox build e2b --cpus {wanted.cpu_count} --memory-mb {wanted.memory_mb}`"
+                "sandbox build e2b`"
             )
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
