@@ -11,7 +11,6 @@ import harness.sandboxes.docker as docker_backend
 from harness.sandboxes import SandboxSettings
 from harness.sandboxes.docker import LABEL_RUN, DockerSandbox, cleanup_orphans
 
-BROKEN_IMAGE = "harness-test-no-harness-exec:latest"
 DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's default: never a live process
 
 
@@ -28,21 +27,32 @@ def test_background_children_die_when_the_command_kills_its_harness_exec(docker_
     assert processes.exit_code == 0 and "sleep" not in processes.stdout.split()
 
 
-@pytest.fixture(scope="module")
-def image_without_harness_exec(docker_image):
+BROKEN = {
+    "no-harness-exec": ("RUN rm /usr/local/bin/harness-exec", "harness-exec"),
+    "no-agent-user": ("RUN /usr/sbin/userdel agent", "unable to find user agent"),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(BROKEN))
+def broken_image(request, docker_image):
+    """An image derived from the recipe's with one part removed, and what the refusal must mention."""
     client, image = docker_image
-    dockerfile = f"FROM {image}\nUSER root\nRUN rm /usr/local/bin/harness-exec\n"
-    client.images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=BROKEN_IMAGE, rm=True)
-    yield BROKEN_IMAGE
-    client.images.remove(BROKEN_IMAGE, force=True)
+    change, reason = BROKEN[request.param]
+    tag = f"harness-test-{request.param}:latest"
+    client.images.build(fileobj=io.BytesIO(f"FROM {image}\nUSER root\n{change}\n".encode()), tag=tag, rm=True)
+    yield tag, reason
+    client.images.remove(tag, force=True)
 
 
-def test_an_image_without_the_recipe_is_refused_before_anything_is_written(mini, image_without_harness_exec):
-    outcome = mini.run("--model", "oracle", "--sandbox", "docker", "--image", image_without_harness_exec)
+def test_an_image_without_the_recipe_is_refused_before_anything_is_written(mini, docker_image, broken_image):
+    image, reason = broken_image
+    outcome = mini.run("--model", "oracle", "--sandbox", "docker", "--image", image)
     assert outcome.exit_code == 2
     [line] = [text for text in outcome.output.splitlines() if text.strip()]
-    assert f"--image {image_without_harness_exec}" in line and "harness-exec" in line
+    assert f"--image {image}: cannot run `harness-exec`" in line and reason in line
     assert not outcome.run_dir.exists()
+    client, _ = docker_image
+    assert client.containers.list(all=True, filters={"label": f"{LABEL_RUN}=image-check"}) == []
 
 
 def test_cleanup_skips_orphans_another_runner_removed_meanwhile(docker_image, tmp_path, monkeypatch):

@@ -170,16 +170,24 @@ class _DockerCommand:
 
 def check_image(client: Any, image: str) -> None:
     """Refuse an image that cannot run a command the way every episode does (`harness-exec` as `agent`)."""
+    container = None
     try:
-        output = client.containers.run(
+        container = client.containers.create(
             image, harness_exec_argv(_PROBE, 10), user=AGENT, working_dir="/workspace", network_mode="none",
-            remove=True, stdout=True, stderr=True,
+            labels={LABEL_RUN: "image-check", LABEL_OWNER: owner_label()},
         )  # fmt: skip
-    except Exception as error:  # ContainerError (non-zero exit), APIError (no such user), ...
-        output = str(error).encode()
-    if output.strip() != _PROBE.removeprefix("echo ").encode():
-        detail = output.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        container.start()
+        container.wait(timeout=60)
+        output = container.logs(stdout=True, stderr=True).decode(errors="replace").strip()
+    except Exception as error:  # docker.errors.APIError ("unable to find user agent"), timeouts
+        output = str(getattr(error, "explanation", None) or error)
+    finally:
+        if container is not None:
+            with contextlib.suppress(Exception):
+                container.remove(force=True)
+    if output != _PROBE.removeprefix("echo "):
+        detail = output.splitlines()[-1] if output else "no output"
         raise InputError(
-            f"--image {image}: cannot run `harness-exec` as user {AGENT} in /workspace ({detail[0]}); "
+            f"--image {image}: cannot run `harness-exec` as user {AGENT} in /workspace ({detail}); "
             "use an image built from sandbox_templates/ (`python -m harness sandbox build docker`) or derived from it"
         )

@@ -69,10 +69,10 @@ class TemplateResources:
         """E2B's rules for a template build (the service refuses anything else); raises `SandboxError`."""
         cpus, memory = limits.cpus, limits.memory_mb
         if cpus != int(cpus) or not (cpus == 1 or (cpus >= 2 and cpus % 2 == 0)):
-            raise SandboxError(f"--sandbox e2b: --cpus {cpus:g}: E2B gives 1 or an even number of whole CPUs")
+            raise SandboxError(f"e2b: --cpus {cpus:g}: E2B gives 1 or an even number of whole CPUs")
         if memory < MIN_MEMORY_MB or memory % 2:
             raise SandboxError(
-                f"--sandbox e2b: --memory-mb {memory}: E2B wants an even number of megabytes, at least {MIN_MEMORY_MB}"
+                f"e2b: --memory-mb {memory}: E2B wants an even number of megabytes, at least {MIN_MEMORY_MB}"
             )
         return cls(int(cpus), memory)
 
