@@ -21,9 +21,9 @@ from typing import Any
 import e2b
 
 from harness.sandboxes import ExecResult, SandboxSettings
-from harness.sandboxes.e2b import KILL_AGENT_PROCESSES
 from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
 from harness.sandboxes.recipe import RECIPE_DIR
+from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
 
 BuildException = e2b.BuildException
 CommandExitException = e2b.CommandExitException
@@ -106,7 +106,7 @@ class _Commands:
             timeout: float | None = 60, **options: Any) -> Any:  # fmt: skip
         RECORD.commands.append({"cmd": cmd, "background": background, "user": user, "cwd": cwd, "timeout": timeout})
         box = self._sandbox.box
-        if cmd == KILL_AGENT_PROCESSES:  # each bwrap command has its own pid namespace: nothing to find
+        if cmd == shlex.join(KILL_AGENT_PROCESSES):  # each bwrap command has its own pid namespace: nothing to find
             handle = _Handle(box.execute(cmd, timeout or 60))
         else:
             program, limit, command = shlex.split(cmd)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -18,13 +19,13 @@ import tests.fake_e2b as fake_e2b
 from harness.sandboxes import SandboxSettings
 from harness.sandboxes.docker import LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, DockerSandbox, cleanup_orphans
 from harness.sandboxes.e2b import (
-    KILL_AGENT_PROCESSES,
     E2BSandbox,
     TemplateResources,
     reap_orphans,
     template_definition,
     template_name,
 )
+from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
 from tests.conftest import REPO
 
 DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's default: never a live process
@@ -88,7 +89,7 @@ def test_e2b_sandboxes_are_created_offline_short_lived_labelled_and_killed(mini,
     assert all(c["user"] == "agent" for c in fake_sdk.commands)
     commands = [c for c in fake_sdk.commands if c["cmd"].startswith("harness-exec ")]
     assert len(commands) == 2 and all(c["cwd"] == "/workspace" for c in commands)
-    assert [c["cmd"] for c in fake_sdk.commands[1::2]] == [KILL_AGENT_PROCESSES] * 2  # after each command
+    assert [c["cmd"] for c in fake_sdk.commands[1::2]] == [shlex.join(KILL_AGENT_PROCESSES)] * 2  # after each command
     assert fake_sdk.killed == ["fake-" + fake_sdk.killed[0].split("-")[1]]
     recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
     assert recorded["sandbox"]["backend"] == "e2b" and recorded["sandbox"]["templates"] == {"mini": MINI_TEMPLATE}

@@ -29,6 +29,7 @@ from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
 from harness.sandboxes.remote_exec import (
     AGENT,
+    KILL_AGENT_PROCESSES,
     LABEL_EPISODE,
     LABEL_OWNER,
     LABEL_RUN,
@@ -138,7 +139,7 @@ class DockerSandbox:
     def _kill_agent_processes(self) -> None:
         """SIGKILL every process of the agent user, from a second exec (`kill -1` spares only itself)."""
         try:
-            code, output = self._container.exec_run(["kill", "-KILL", "-1"], user=AGENT)
+            code, output = self._container.exec_run(list(KILL_AGENT_PROCESSES), user=AGENT)
         except Exception as error:
             raise SandboxError(f"docker exec failed: {error}") from error
         if code not in (0, 1):  # 1: nothing left to kill

@@ -31,6 +31,7 @@ from harness.sandboxes.recipe import RECIPE_DIR, write_build_context
 from harness.sandboxes.remote_exec import (
     AGENT,
     GRACE_S,
+    KILL_AGENT_PROCESSES,
     LABEL_EPISODE,
     LABEL_OWNER,
     LABEL_RUN,
@@ -44,8 +45,6 @@ API_KEY_VARIABLE = "E2B_API_KEY"
 LIFETIME_MARGIN_S = 120
 """A sandbox lives this much longer than the episode's time limit, never hours more."""
 LABEL_APP = "harness.app"
-KILL_AGENT_PROCESSES = "kill -KILL -1"
-"""Run as the agent: signals every process of the agent but itself (and never root's envd)."""
 MIN_MEMORY_MB = 128
 """E2B's smallest template memory; it also wants 1 or an even number of CPUs and even megabytes."""
 
@@ -208,7 +207,7 @@ class E2BSandbox:
 
     def _kill_agent_processes(self) -> None:
         try:
-            self._sandbox.commands.run(KILL_AGENT_PROCESSES, user=AGENT, timeout=10)
+            self._sandbox.commands.run(shlex.join(KILL_AGENT_PROCESSES), user=AGENT, timeout=10)
         except self._sdk.CommandExitException:
             pass  # exit 1: nothing left to kill
         except Exception as error:

@@ -26,6 +26,8 @@ GRACE_S = 30.0
 CANCEL_WAIT_S = 10.0
 """How long a cancelled command's output is still drained after the kill."""
 POLL_S = 0.2
+KILL_AGENT_PROCESSES = ("kill", "-KILL", "-1")
+"""Run as the agent: signals every process of the agent but itself (never root's, e.g. E2B's envd)."""
 
 
 def owner_label() -> str:
