@@ -67,7 +67,7 @@ class TemplateResources:
     def from_limits(cls, limits: ResourceLimits) -> TemplateResources:
         """E2B's rules for a template build (the service refuses anything else); raises `SandboxError`."""
         cpus, memory = limits.cpus, limits.memory_mb
-        if cpus != int(cpus) or not (cpus == 1 or (cpus >= 2 and cpus % 2 == 0)):
+        if not float(cpus).is_integer() or not (cpus == 1 or (cpus >= 2 and cpus % 2 == 0)):
             raise SandboxError(f"e2b: --cpus {cpus:g}: E2B gives 1 or an even number of whole CPUs")
         if memory < MIN_MEMORY_MB or memory % 2:
             raise SandboxError(
