@@ -105,14 +105,15 @@ class _Commands:
     def run(self, cmd: str, background: bool | None = None, user: str | None = None, cwd: str | None = None,
             timeout: float | None = 60, **options: Any) -> Any:  # fmt: skip
         RECORD.commands.append({"cmd": cmd, "background": background, "user": user, "cwd": cwd, "timeout": timeout})
-        box = self._sandbox.box
-        if cmd == shlex.join(KILL_AGENT_PROCESSES):  # each bwrap command has its own pid namespace: nothing to find
-            handle = _Handle(box.execute(cmd, timeout or 60))
+        if cmd == shlex.join(KILL_AGENT_PROCESSES):
+            # Each bwrap command has its own pid namespace, so nothing is left: kill(-1) fails with ESRCH.
+            no_process = ExecResult("", "kill: (-1) - No such process\n", 1, False, False, 29, 0.0)
+            handle = _Handle(no_process)
         else:
             program, limit, command = shlex.split(cmd)
             assert program == "harness-exec", cmd
             script = f"bash -c {shlex.quote(HARNESS_EXEC)} harness-exec {limit} {shlex.quote(command)}"
-            handle = _Handle(box.execute(script, timeout or 60))
+            handle = _Handle(self._sandbox.box.execute(script, timeout or 60))
         return handle if background else handle.wait()
 
 
