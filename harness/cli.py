@@ -14,6 +14,7 @@ from rich.console import Console
 
 from harness.config import add_setting_flags, build_config, load_yaml_settings
 from harness.errors import InputError
+from harness.sandboxes.limits import ResourceLimits
 
 EXIT_FAILED = 1
 EXIT_INPUT_ERROR = 2
@@ -66,6 +67,11 @@ def build_sandbox_parser() -> argparse.ArgumentParser:
     build.add_argument("--domain", help="e2b: the domain whose collection the template bakes in")
     build.add_argument(
         "--collections-dir", type=Path, default=None, help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    defaults = ResourceLimits()
+    build.add_argument("--cpus", type=float, default=defaults.cpus, help="e2b: the template's CPUs (default: 2)")
+    build.add_argument(
+        "--memory-mb", type=int, default=defaults.memory_mb, help="e2b: the template's memory (default: 4096)"
     )
     commands.add_parser("cleanup", help="remove containers and E2B sandboxes left by runs that are no longer alive")
     return parser
@@ -153,7 +159,10 @@ def _sandbox(arguments: argparse.Namespace) -> int:
     try:
         if arguments.action == "cleanup":
             return cleanup_sandboxes(console)
-        return build_sandbox(arguments.backend, arguments.base, arguments.domain, arguments.collections_dir, console)
+        limits = ResourceLimits(memory_mb=arguments.memory_mb, cpus=arguments.cpus)
+        return build_sandbox(
+            arguments.backend, arguments.base, arguments.domain, arguments.collections_dir, console, limits
+        )
     except InputError as error:
         return _report_input_error(error)
 

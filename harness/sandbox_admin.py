@@ -10,12 +10,19 @@ from rich.console import Console
 from harness.errors import InputError
 from harness.sandboxes import SandboxError
 from harness.sandboxes.backends import docker_client
+from harness.sandboxes.limits import ResourceLimits
 from harness.tasks import collection_path
 
 
 def build_sandbox(
-    backend: str, base: str | None, domain: str | None, collections_dir: Path | None, console: Console
+    backend: str,
+    base: str | None,
+    domain: str | None,
+    collections_dir: Path | None,
+    console: Console,
+    limits: ResourceLimits | None = None,
 ) -> int:
+    """`limits`: e2b only, the CPUs and memory baked into the template (default: a run's defaults)."""
     if backend == "docker":
         from harness.sandboxes.recipe import build_image
 
@@ -28,13 +35,14 @@ def build_sandbox(
         return 0
     import e2b
 
-    from harness.sandboxes.e2b import build_template
+    from harness.sandboxes.e2b import TemplateResources, build_template
 
     if not domain:
         raise InputError("sandbox build e2b: --domain is required (one template per domain)")
     folder = collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
     try:
-        template_id = build_template(e2b, domain, collection_path(folder, domain), console.print)
+        resources = TemplateResources.from_limits(limits or ResourceLimits())
+        template_id = build_template(e2b, domain, collection_path(folder, domain), resources, console.print)
     except SandboxError as error:
         raise InputError(str(error)) from None
     console.print(f"template ready: {template_id}")

@@ -3,7 +3,10 @@
 The cloud is unreachable here. `Sandbox.create` records its arguments; commands really run, through the
 recipe's `harness-exec`, inside a local bubblewrap sandbox over the template's collection, and come
 back as the SDK's own `CommandResult` / `CommandExitException`. `Template` is the real template builder
-(it works offline) with the network calls `build` and `exists` recorded instead.
+(it works offline) with the network calls `build` and `exists` answered here: a build is checked as the
+service checks CPUs and memory (e2b-dev/infra `team.LimitResources`, for a team allowed 8 vCPUs and
+8 GiB) and refused as the SDK reports it (`BuildException("400: <message>")`); a sandbox's `get_info`
+reports the CPUs and memory its template was built with.
 """
 
 from __future__ import annotations
@@ -11,28 +14,41 @@ from __future__ import annotations
 import itertools
 import shlex
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import e2b
 
-from harness.sandboxes import SandboxSettings
+from harness.sandboxes import ExecResult, SandboxSettings
 from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
 from harness.sandboxes.recipe import RECIPE_DIR
+from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
 
+BuildException = e2b.BuildException
 CommandExitException = e2b.CommandExitException
 SandboxQuery = e2b.SandboxQuery
+TEAM_MAX_VCPU, TEAM_MAX_RAM_MB = 8, 8192
+_ASK_SUPPORT = " (if you need to increase this limit, please contact support)"
 HARNESS_EXEC = (RECIPE_DIR / "harness-exec").read_text()
 _FULL_OUTPUT = SandboxSettings(output_limit_bytes=1 << 30)
 """The real SDK streams all output; capping is our code's job."""
 
 
 @dataclass
+class FakeTemplate:
+    """A built template: the collection baked in, and the CPUs and memory every sandbox from it gets."""
+
+    collection: Path
+    cpu_count: int = 2
+    memory_mb: int = 4096
+
+
+@dataclass
 class Recorder:
     """What our code asked of the SDK."""
 
-    templates: dict[str, Path] = field(default_factory=dict)
-    """Template name -> the collection it was built with."""
+    templates: dict[str, FakeTemplate] = field(default_factory=dict)
     created: list[dict[str, Any]] = field(default_factory=list)
     commands: list[dict[str, Any]] = field(default_factory=list)
     killed: list[str] = field(default_factory=list)
@@ -63,9 +79,8 @@ class _Paginator:
 
 
 class _Handle:
-    def __init__(self, box: BubblewrapSandbox, limit: str, command: str, timeout: float):
-        self._result = box.execute(f'bash -c {shlex.quote(HARNESS_EXEC)} harness-exec {limit} {shlex.quote(command)}',
-                                   timeout)  # fmt: skip
+    def __init__(self, result: ExecResult):
+        self._result = result
         self.killed = False
 
     def wait(self, on_pty: Any = None, on_stdout: Any = None, on_stderr: Any = None) -> e2b.CommandResult:
@@ -90,16 +105,24 @@ class _Commands:
     def run(self, cmd: str, background: bool | None = None, user: str | None = None, cwd: str | None = None,
             timeout: float | None = 60, **options: Any) -> Any:  # fmt: skip
         RECORD.commands.append({"cmd": cmd, "background": background, "user": user, "cwd": cwd, "timeout": timeout})
-        program, limit, command = shlex.split(cmd)
-        assert program == "harness-exec", cmd
-        handle = _Handle(self._sandbox.box, limit, command, timeout or 60)
+        if cmd == shlex.join(KILL_AGENT_PROCESSES):
+            # Each bwrap command has its own pid namespace, so nothing is left: kill(-1) fails with ESRCH.
+            no_process = ExecResult("", "kill: (-1) - No such process\n", 1, False, False, 29, 0.0)
+            handle = _Handle(no_process)
+        else:
+            program, limit, command = shlex.split(cmd)
+            assert program == "harness-exec", cmd
+            script = f"bash -c {shlex.quote(HARNESS_EXEC)} harness-exec {limit} {shlex.quote(command)}"
+            handle = _Handle(self._sandbox.box.execute(script, timeout or 60))
         return handle if background else handle.wait()
 
 
 class Sandbox:
     def __init__(self, template: str):
         self.sandbox_id = f"fake-{next(_ids)}"
-        self.box = BubblewrapSandbox(RECORD.templates[template], self.sandbox_id, _FULL_OUTPUT, find_bwrap())
+        self.template = RECORD.templates[template]
+        self.template_name = template
+        self.box = BubblewrapSandbox(self.template.collection, self.sandbox_id, _FULL_OUTPUT, find_bwrap())
         self.box.start()
         self.commands = _Commands(self)
 
@@ -107,6 +130,15 @@ class Sandbox:
     def create(cls, template: str | None = None, **options: Any) -> Sandbox:
         RECORD.created.append({"template": template, **options})
         return cls(template or "")
+
+    def get_info(self, **options: Any) -> e2b.SandboxInfo:
+        now = datetime.now(timezone.utc)
+        return e2b.SandboxInfo(
+            sandbox_id=self.sandbox_id, sandbox_domain=None, template_id=f"tmpl-{self.template_name}",
+            name=self.template_name, metadata=RECORD.created[-1].get("metadata", {}), started_at=now,
+            end_at=now + timedelta(seconds=RECORD.created[-1].get("timeout", 300)), state=e2b.SandboxState.RUNNING,
+            cpu_count=self.template.cpu_count, memory_mb=self.template.memory_mb, envd_version="0.2.0",
+        )  # fmt: skip
 
     @staticmethod
     def list(query: Any = None, **options: Any) -> _Paginator:
@@ -123,10 +155,36 @@ class Sandbox:
         return True
 
 
+def _refusal(cpu_count: int | None, memory_mb: int | None) -> str | None:
+    """The service's message for CPUs or memory it will not build with (infra `team.LimitResources`)."""
+    if cpu_count is not None:
+        if cpu_count < 1:
+            return "CPU count must be at least 1"
+        if cpu_count != 1 and cpu_count % 2:
+            return "CPU count must be 1 or an even number"
+        if cpu_count > TEAM_MAX_VCPU:
+            return f"CPU count can't be higher than {TEAM_MAX_VCPU}{_ASK_SUPPORT}"
+    if memory_mb is not None:
+        if memory_mb < 128:
+            return "Memory must be at least 128 MiB"
+        if memory_mb % 2:
+            return "Memory must be divisible by 2"
+        if memory_mb > TEAM_MAX_RAM_MB:
+            return f"Memory can't be higher than {TEAM_MAX_RAM_MB} MiB{_ASK_SUPPORT}"
+    return None
+
+
 class Template(e2b.Template):
     @staticmethod
-    def build(template: Any, name: str | None = None, **options: Any) -> Any:
-        RECORD.builds.append({"template": template, "name": name, **options})
+    def build(template: Any, name: str | None = None, cpu_count: int | None = None, memory_mb: int | None = None,
+              **options: Any) -> Any:  # fmt: skip
+        RECORD.builds.append({"template": template, "name": name, "cpu_count": cpu_count, "memory_mb": memory_mb,
+                              **options})  # fmt: skip
+        refusal = _refusal(cpu_count, memory_mb)
+        if refusal:
+            raise BuildException(f"400: {refusal}")
+        collection = (Path(template._template._file_context_path) / "documents").resolve()
+        RECORD.templates[name or ""] = FakeTemplate(collection, cpu_count or 2, memory_mb or 1024)
         return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": "build-1"})()
 
     @staticmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -17,16 +18,26 @@ import yaml
 import tests.fake_e2b as fake_e2b
 from harness.sandboxes import SandboxSettings
 from harness.sandboxes.docker import LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, DockerSandbox, cleanup_orphans
-from harness.sandboxes.e2b import E2BSandbox, reap_orphans, template_definition, template_name
+from harness.sandboxes.e2b import (
+    E2BSandbox,
+    TemplateResources,
+    reap_orphans,
+    template_definition,
+    template_name,
+)
+from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
 from tests.conftest import REPO
 
 DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's default: never a live process
+MINI_TEMPLATE = template_name("mini", TemplateResources(2, 4096))
+"""The template a run with the default limits uses."""
 
 
 @pytest.fixture
 def fake_sdk(monkeypatch, mini):
     """The fake SDK installed as `e2b`, with a template for the mini domain, and an API key."""
-    fake_e2b.RECORD = fake_e2b.Recorder(templates={template_name("mini"): mini.root / "collections" / "mini"})
+    template = fake_e2b.FakeTemplate(mini.root / "collections" / "mini", cpu_count=2, memory_mb=4096)
+    fake_e2b.RECORD = fake_e2b.Recorder(templates={MINI_TEMPLATE: template})
     monkeypatch.setitem(sys.modules, "e2b", fake_e2b)
     monkeypatch.setenv("E2B_API_KEY", "e2b-test-key")
     return fake_e2b.RECORD
@@ -69,17 +80,19 @@ def test_e2b_sandboxes_are_created_offline_short_lived_labelled_and_killed(mini,
     outcome = mini.run("--model", mini.script(EPISODE[:2] + EPISODE[-1:]), "--sandbox", "e2b", "--time-limit", "300")
     assert outcome.rows[0]["verdict"] == "correct"
     [created] = fake_sdk.created
-    assert created["template"] == "harness-mini"
+    assert created["template"] == MINI_TEMPLATE == "harness-mini-2cpu-4096mb"
     assert created["allow_internet_access"] is False
     assert created["timeout"] == 300 + 120
     assert created["metadata"][LABEL_RUN] == "run" and created["metadata"][LABEL_EPISODE] == "mini-t1"
     assert created["api_key"] == "e2b-test-key"
     assert "E2B_API_KEY" not in created["envs"] and "e2b-test-key" not in created["envs"].values()
-    assert all(c["user"] == "agent" and c["cwd"] == "/workspace" for c in fake_sdk.commands)
-    assert all(c["cmd"].startswith("harness-exec ") for c in fake_sdk.commands)
+    assert all(c["user"] == "agent" for c in fake_sdk.commands)
+    commands = [c for c in fake_sdk.commands if c["cmd"].startswith("harness-exec ")]
+    assert len(commands) == 2 and all(c["cwd"] == "/workspace" for c in commands)
+    assert [c["cmd"] for c in fake_sdk.commands[1::2]] == [shlex.join(KILL_AGENT_PROCESSES)] * 2  # after each command
     assert fake_sdk.killed == ["fake-" + fake_sdk.killed[0].split("-")[1]]
     recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
-    assert recorded["sandbox"]["backend"] == "e2b" and recorded["sandbox"]["templates"] == {"mini": "harness-mini"}
+    assert recorded["sandbox"]["backend"] == "e2b" and recorded["sandbox"]["templates"] == {"mini": MINI_TEMPLATE}
 
 
 def test_e2b_missing_template_says_how_to_build_it(mini, fake_sdk):
@@ -115,10 +128,71 @@ def test_e2b_template_bakes_the_collection_in_read_only(tmp_path, mini, fake_sdk
 def test_e2b_template_build_goes_through_the_sdk(tmp_path, mini, fake_sdk):
     from harness.sandboxes.e2b import build_template
 
-    template_id = build_template(fake_e2b, "mini", mini.root / "collections" / "mini", lambda line: None)
+    resources = TemplateResources(2, 4096)
+    template_id = build_template(fake_e2b, "mini", mini.root / "collections" / "mini", resources, lambda line: None)
     [build] = fake_sdk.builds
     assert (build["name"], build["cpu_count"], build["memory_mb"], template_id) == (
-        "harness-mini", 2, 4096, "tmpl-harness-mini")  # fmt: skip
+        MINI_TEMPLATE, 2, 4096, f"tmpl-{MINI_TEMPLATE}")  # fmt: skip
+
+
+def build_e2b(mini, *arguments: str) -> tuple[int, str]:
+    from harness.cli import main
+
+    collections = str(mini.root / "collections")
+    code = main(["sandbox", "build", "e2b", "--domain", "mini", "--collections-dir", collections, *arguments])
+    captured = mini.capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_e2b_build_bakes_the_requested_cpus_and_memory_into_the_template(mini, fake_sdk):
+    code, output = build_e2b(mini, "--cpus", "4", "--memory-mb", "8192")
+    assert code == 0, output
+    [build] = fake_sdk.builds
+    assert (build["name"], build["cpu_count"], build["memory_mb"]) == ("harness-mini-4cpu-8192mb", 4, 8192)
+
+
+@pytest.mark.parametrize(
+    ("cpus", "memory_mb", "message", "requested"),
+    [
+        ("3", "4096", "--cpus 3: E2B gives 1 or an even number of whole CPUs", False),
+        ("2", "1001", "--memory-mb 1001: E2B wants an even number of megabytes", False),
+        ("16", "4096", "400: CPU count can't be higher than 8", True),
+        ("2", "16384", "400: Memory can't be higher than 8192 MiB", True),
+    ],
+)
+def test_e2b_build_refuses_sizes_e2b_does_not_offer_in_one_line(mini, fake_sdk, cpus, memory_mb, message, requested):
+    code, output = build_e2b(mini, "--cpus", cpus, "--memory-mb", memory_mb)
+    assert code == 2
+    [line] = output.strip().splitlines()
+    assert message in line
+    assert len(fake_sdk.builds) == int(requested)
+
+
+def test_e2b_run_uses_the_template_of_its_size_and_records_what_the_sandbox_reports(mini, fake_sdk):
+    collection = mini.root / "collections" / "mini"
+    fake_sdk.templates = {"harness-mini-4cpu-8192mb": fake_e2b.FakeTemplate(collection, cpu_count=4, memory_mb=8192)}
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b", "--cpus", "4", "--memory-mb", "8192")
+    assert outcome.rows[0]["verdict"] == "correct", outcome.output
+    applied = {"mechanism": "e2b template", "cpus": 4, "memory_mb": 8192}
+    assert outcome.trajectory("t1")[0]["sandbox"]["limits"] == applied
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
+    assert recorded["sandbox"]["templates"] == {"mini": "harness-mini-4cpu-8192mb"}
+    assert recorded["sandbox"]["limits"] == applied
+
+
+def test_e2b_sandbox_smaller_than_its_template_name_says_is_a_sandbox_error(mini, fake_sdk):
+    # A template of that name built by hand with less memory: the run must not claim 4096 MB for it.
+    fake_sdk.templates[MINI_TEMPLATE].memory_mb = 2048
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    [row] = outcome.rows
+    assert row["status"] == "sandbox_error"
+    assert "gives 2 CPUs and 2048 MB, not the 2 and 4096" in row["detail"]
+
+
+def test_e2b_run_with_limits_no_template_offers_says_which_to_build(mini, fake_sdk):
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b", "--cpus", "4")
+    assert outcome.exit_code == 2 and not outcome.run_dir.exists()
+    assert "sandbox build e2b --domain mini --cpus 4 --memory-mb 4096" in outcome.output
 
 
 def test_e2b_sandbox_kills_the_command_on_cancel(mini, fake_sdk):
@@ -126,7 +200,7 @@ def test_e2b_sandbox_kills_the_command_on_cancel(mini, fake_sdk):
 
     cancel = threading.Event()
     cancel.set()
-    box = E2BSandbox(fake_e2b, "harness-mini", "key", "run", "ep", SandboxSettings(), 60, cancel)
+    box = E2BSandbox(fake_e2b, MINI_TEMPLATE, "key", "run", "ep", SandboxSettings(), 60, cancel)
     box.start()
     result = box.execute("echo hi", 10)
     box.close()

@@ -99,7 +99,7 @@ def docker_client() -> Any:
 
 
 def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> DockerBackend:
-    from harness.sandboxes.docker import cleanup_orphans, docker_facts
+    from harness.sandboxes.docker import check_image, cleanup_orphans, docker_facts
     from harness.sandboxes.recipe import default_image
 
     client = docker_client()
@@ -110,6 +110,7 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
         raise InputError(
             f"--sandbox docker: image {image} not found; build it with `python -m harness sandbox build docker`"
         ) from None
+    check_image(client, image)
     cleanup_orphans(client)
     return DockerBackend(settings, client, image, run_id, docker_facts(image, image_id, settings.limits))
 
@@ -117,21 +118,24 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
 def _e2b(
     settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, sdk: Any = None
 ) -> E2BBackend:
-    from harness.sandboxes.e2b import reap_orphans, require_api_key, template_name
+    from harness.sandboxes.e2b import TemplateResources, reap_orphans, require_api_key, template_name
 
     try:
         api_key = require_api_key()
+        resources = TemplateResources.from_limits(settings.limits)
     except SandboxError as error:
         raise InputError(str(error)) from None
     if sdk is None:
         import e2b as sdk
-    templates = {domain: template_name(domain) for domain in domains}
+    templates = {domain: template_name(domain, resources) for domain in domains}
     for domain, name in templates.items():
         if not sdk.Template.exists(name, api_key=api_key):
             raise InputError(
-                f"--sandbox e2b: template {name} not found; build it with "
-                f"`python -m harness sandbox build e2b --domain {domain}`"
+                f"--sandbox e2b: template {name} not found; build it with `python -m harness sandbox build e2b "
+                f"--domain {domain} --cpus {resources.cpu_count} --memory-mb {resources.memory_mb}`"
             )
     reap_orphans(sdk, api_key)
-    facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s}
+    # Each trajectory records what its sandbox reports; the template was built with exactly these.
+    limits = {"mechanism": "e2b template", "memory_mb": resources.memory_mb, "cpus": resources.cpu_count}
+    facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits}
     return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts)

@@ -2,19 +2,22 @@
 
 The container keeps `sleep infinity` (root, under docker-init) alive; commands run as the `agent` user
 through `harness-exec`, which enforces the time limit inside the container and kills every process the
-command left behind, so a timeout takes the whole tree down, not just the client.
+command left behind, so a timeout takes the whole tree down, not just the client. A second exec then
+kills every `agent` process from outside, for a command that killed its own `harness-exec`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import socket
 import threading
-import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import docker.errors
+
+from harness.errors import InputError
 from harness.sandboxes import (
     IMAGE_PATH,
     ExecResult,
@@ -23,30 +26,20 @@ from harness.sandboxes import (
     sandbox_environment,
 )
 from harness.sandboxes.limits import ResourceLimits
-from harness.sandboxes.output import HeadTail, capped_result, harness_exec_timed_out
+from harness.sandboxes.output import HeadTail
+from harness.sandboxes.remote_exec import (
+    AGENT,
+    KILL_AGENT_PROCESSES,
+    LABEL_EPISODE,
+    LABEL_OWNER,
+    LABEL_RUN,
+    harness_exec_argv,
+    owner_is_dead,
+    owner_label,
+    run_remote,
+)
 
-LABEL_RUN, LABEL_EPISODE, LABEL_OWNER = "harness.run", "harness.episode", "harness.owner"
-AGENT = "agent"
-_GRACE_S = 30.0
-_POLL_S = 0.2
-
-
-def owner_label() -> str:
-    """`host:pid` of this runner, so a later cleanup can tell orphans of dead runs from live ones."""
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def owner_is_dead(owner: str) -> bool:
-    host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return False  # another machine's run: not ours to judge
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+_PROBE = "echo harness-exec works"
 
 
 def cleanup_orphans(client: Any) -> list[str]:
@@ -54,7 +47,12 @@ def cleanup_orphans(client: Any) -> list[str]:
     removed = []
     for container in client.containers.list(all=True, filters={"label": LABEL_RUN}):
         if owner_is_dead(container.labels.get(LABEL_OWNER, "")):
-            container.remove(force=True)
+            try:
+                container.remove(force=True)
+            except docker.errors.APIError as error:  # NotFound is one too
+                if error.status_code not in (404, 409):  # another runner's cleanup removed it, or is removing it
+                    raise
+                continue
             removed.append(container.name)
     return removed
 
@@ -122,30 +120,30 @@ class DockerSandbox:
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         if self._container is None:
             raise SandboxError("sandbox not started")
+        return run_remote(
+            lambda limit: self._start(command, limit), self._kill_agent_processes, timeout_s, self._settings,
+            self._cancel,
+        )  # fmt: skip
+
+    def _start(self, command: str, limit_s: float) -> _DockerCommand:
         api = self._client.api
-        limit = max(timeout_s, 0.01)
-        stdout, stderr = HeadTail(self._settings.output_limit_bytes), HeadTail(self._settings.output_limit_bytes)
-        started = time.monotonic()
         try:
             exec_id = api.exec_create(
-                self._container.id, ["harness-exec", f"{limit:.3f}", command], user=AGENT, workdir="/workspace"
+                self._container.id, harness_exec_argv(command, limit_s), user=AGENT, workdir="/workspace"
             )["Id"]
             stream = api.exec_start(exec_id, stream=True, demux=True)
         except Exception as error:
             raise SandboxError(f"docker exec failed: {error}") from error
-        reader = threading.Thread(target=_drain, args=(stream, stdout, stderr), daemon=True)
-        reader.start()
-        killed = False
-        while reader.is_alive():
-            if self._cancel.is_set() and not killed:
-                self._container.exec_run(["pkill", "-KILL", "-u", AGENT], user=AGENT)
-                killed = True
-            elif time.monotonic() - started > limit + _GRACE_S:
-                raise SandboxError("harness-exec did not stop the command in time")
-            reader.join(_POLL_S)
-        duration = time.monotonic() - started
-        code = None if self._cancel.is_set() else api.exec_inspect(exec_id)["ExitCode"]
-        return capped_result(stdout, stderr, code, harness_exec_timed_out(code, duration, limit), duration)
+        return _DockerCommand(api, exec_id, stream, self._kill_agent_processes)
+
+    def _kill_agent_processes(self) -> None:
+        """SIGKILL every process of the agent user, from a second exec (`kill -1` spares only itself)."""
+        try:
+            code, output = self._container.exec_run(list(KILL_AGENT_PROCESSES), user=AGENT)
+        except Exception as error:
+            raise SandboxError(f"docker exec failed: {error}") from error
+        if code not in (0, 1):  # 1: nothing left to kill
+            raise SandboxError(f"cannot kill the agent's processes: {output.decode(errors='replace').strip()}")
 
     def close(self) -> None:
         if self._container is not None:
@@ -154,9 +152,43 @@ class DockerSandbox:
             self._container = None
 
 
-def _drain(stream: Any, stdout: HeadTail, stderr: HeadTail) -> None:
-    for out, err in stream:
-        if out:
-            stdout.feed(out)
-        if err:
-            stderr.feed(err)
+@dataclass
+class _DockerCommand:
+    api: Any
+    exec_id: str
+    stream: Any
+    kill: Callable[[], None]
+    """Kills every agent process: Docker has no call that signals one exec."""
+
+    def wait(self, stdout: HeadTail, stderr: HeadTail) -> int | None:
+        for out, err in self.stream:
+            if out:
+                stdout.feed(out)
+            if err:
+                stderr.feed(err)
+        return self.api.exec_inspect(self.exec_id)["ExitCode"]
+
+
+def check_image(client: Any, image: str) -> None:
+    """Refuse an image that cannot run a command the way every episode does (`harness-exec` as `agent`)."""
+    container = None
+    try:
+        container = client.containers.create(
+            image, harness_exec_argv(_PROBE, 10), user=AGENT, working_dir="/workspace", network_mode="none",
+            labels={LABEL_RUN: "image-check", LABEL_OWNER: owner_label()},
+        )  # fmt: skip
+        container.start()
+        container.wait(timeout=60)
+        output = container.logs(stdout=True, stderr=True).decode(errors="replace").strip()
+    except Exception as error:  # docker.errors.APIError ("unable to find user agent"), timeouts
+        output = str(getattr(error, "explanation", None) or error)
+    finally:
+        if container is not None:
+            with contextlib.suppress(Exception):
+                container.remove(force=True)
+    if output != _PROBE.removeprefix("echo "):
+        detail = output.splitlines()[-1] if output else "no output"
+        raise InputError(
+            f"--image {image}: cannot run `harness-exec` as user {AGENT} in /workspace ({detail}); "
+            "use an image built from sandbox_templates/ (`python -m harness sandbox build docker`) or derived from it"
+        )

@@ -1,5 +1,6 @@
 """The E2B cloud sandbox: one sandbox per episode from the domain's template (the recipe plus the
-collection baked in read-only), no internet, commands through `harness-exec` like Docker.
+collection baked in read-only), no internet, commands through `harness-exec` like Docker. A template's
+CPUs and memory are fixed when E2B builds it, so each size is its own template.
 
 The SDK is injected (`sdk`), so tests drive this exact code against a recording fake of its classes.
 """
@@ -12,8 +13,8 @@ import re
 import shlex
 import tempfile
 import threading
-import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,16 +25,28 @@ from harness.sandboxes import (
     SandboxSettings,
     sandbox_environment,
 )
-from harness.sandboxes.docker import AGENT, LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, owner_is_dead, owner_label
-from harness.sandboxes.output import HeadTail, capped_result, harness_exec_timed_out
+from harness.sandboxes.limits import ResourceLimits
+from harness.sandboxes.output import HeadTail
 from harness.sandboxes.recipe import RECIPE_DIR, write_build_context
+from harness.sandboxes.remote_exec import (
+    AGENT,
+    GRACE_S,
+    KILL_AGENT_PROCESSES,
+    LABEL_EPISODE,
+    LABEL_OWNER,
+    LABEL_RUN,
+    harness_exec_argv,
+    owner_is_dead,
+    owner_label,
+    run_remote,
+)
 
 API_KEY_VARIABLE = "E2B_API_KEY"
 LIFETIME_MARGIN_S = 120
 """A sandbox lives this much longer than the episode's time limit, never hours more."""
 LABEL_APP = "harness.app"
-_GRACE_S = 30.0
-_POLL_S = 0.2
+MIN_MEMORY_MB = 128
+"""E2B's smallest template memory; it also wants 1 or an even number of CPUs and even megabytes."""
 
 
 def require_api_key() -> str:
@@ -43,8 +56,30 @@ def require_api_key() -> str:
     return key
 
 
-def template_name(domain: str) -> str:
-    return "harness-" + re.sub(r"[^a-z0-9-]", "-", domain.lower())
+@dataclass(frozen=True)
+class TemplateResources:
+    """The CPUs and memory a template is built with: every sandbox from it gets exactly these."""
+
+    cpu_count: int
+    memory_mb: int
+
+    @classmethod
+    def from_limits(cls, limits: ResourceLimits) -> TemplateResources:
+        """E2B's rules for a template build (the service refuses anything else); raises `SandboxError`."""
+        cpus, memory = limits.cpus, limits.memory_mb
+        if not float(cpus).is_integer() or not (cpus == 1 or (cpus >= 2 and cpus % 2 == 0)):
+            raise SandboxError(f"e2b: --cpus {cpus:g}: E2B gives 1 or an even number of whole CPUs")
+        if memory < MIN_MEMORY_MB or memory % 2:
+            raise SandboxError(
+                f"e2b: --memory-mb {memory}: E2B wants an even number of megabytes, at least {MIN_MEMORY_MB}"
+            )
+        return cls(int(cpus), memory)
+
+
+def template_name(domain: str, resources: TemplateResources) -> str:
+    """One template per domain and size: a run finds the template built with the limits it asks for."""
+    slug = re.sub(r"[^a-z0-9-]", "-", domain.lower())
+    return f"harness-{slug}-{resources.cpu_count}cpu-{resources.memory_mb}mb"
 
 
 def template_definition(sdk: Any, context: Path, collection: Path) -> Any:
@@ -65,15 +100,20 @@ def template_definition(sdk: Any, context: Path, collection: Path) -> Any:
     )
 
 
-def build_template(sdk: Any, domain: str, collection: Path, log: Callable[[str], None]) -> str:
-    """Build the domain's template in E2B's cloud; returns its template id."""
+def build_template(
+    sdk: Any, domain: str, collection: Path, resources: TemplateResources, log: Callable[[str], None]
+) -> str:
+    """Build the domain's template in E2B's cloud with these CPUs and memory; returns its template id."""
     require_api_key()
     with tempfile.TemporaryDirectory(prefix="harness-e2b-") as context:
         template = template_definition(sdk, Path(context), collection)
-        info = sdk.Template.build(
-            template, name=template_name(domain), cpu_count=2, memory_mb=4096,
-            on_build_logs=lambda entry: log(str(entry)),
-        )  # fmt: skip
+        try:
+            info = sdk.Template.build(
+                template, name=template_name(domain, resources), cpu_count=resources.cpu_count,
+                memory_mb=resources.memory_mb, on_build_logs=lambda entry: log(str(entry)),
+            )  # fmt: skip
+        except sdk.BuildException as error:  # the service's refusal ("400: ...") or a failed build step
+            raise SandboxError(f"E2B template build failed: {error}") from None
     return info.template_id
 
 
@@ -110,15 +150,15 @@ class E2BSandbox:
         self._lifetime_s = int(time_limit_s + LIFETIME_MARGIN_S)
         self._cancel = cancel or threading.Event()
         self._sandbox: Any = None
+        self._applied: dict[str, object] = {"memory_mb": None, "cpus": None}
 
     def describe(self) -> dict[str, object]:
-        limits = self._settings.limits
         return {
             "backend": "e2b",
             "template": self._template,
             "sandbox_id": getattr(self._sandbox, "sandbox_id", None),
             "lifetime_s": self._lifetime_s,
-            "limits": {"mechanism": "e2b template", "memory_mb": limits.memory_mb, "cpus": limits.cpus},
+            "limits": {"mechanism": "e2b template", **self._applied},
         }
 
     def start(self) -> None:
@@ -131,41 +171,47 @@ class E2BSandbox:
                 allow_internet_access=False,
                 api_key=self._api_key,
             )
+            info = self._sandbox.get_info()
         except Exception as error:
             raise SandboxError(f"cannot create an E2B sandbox from {self._template}: {error}") from error
+        # Recorded as the service reports it: what the sandbox has, not what the run asked for.
+        self._applied = {"memory_mb": info.memory_mb, "cpus": info.cpu_count}
+        wanted = TemplateResources.from_limits(self._settings.limits)
+        if (info.cpu_count, info.memory_mb) != (wanted.cpu_count, wanted.memory_mb):
+            raise SandboxError(
+                f"template {self._template} gives {info.cpu_count} CPUs and {info.memory_mb} MB, not the "
+                f"{wanted.cpu_count} and {wanted.memory_mb} its name says; rebuild it with `python -m harness "
+                "sandbox build e2b`"
+            )
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         if self._sandbox is None:
             raise SandboxError("sandbox not started")
-        limit = max(timeout_s, 0.01)
-        stdout, stderr = HeadTail(self._settings.output_limit_bytes), HeadTail(self._settings.output_limit_bytes)
-        started = time.monotonic()
+        return run_remote(
+            lambda limit: self._start(command, limit), self._kill_agent_processes, timeout_s, self._settings,
+            self._cancel,
+        )  # fmt: skip
+
+    def _start(self, command: str, limit_s: float) -> _E2BCommand:
         try:
             handle = self._sandbox.commands.run(
-                f"harness-exec {limit:.3f} {shlex.quote(command)}",
+                shlex.join(harness_exec_argv(command, limit_s)),
                 background=True,
                 user=AGENT,
                 cwd="/workspace",
-                timeout=limit + _GRACE_S,
+                timeout=limit_s + GRACE_S,
             )
         except Exception as error:
             raise SandboxError(f"E2B command failed to start: {error}") from error
-        outcome: dict[str, Any] = {}
-        waiter = threading.Thread(target=_wait, args=(self._sdk, handle, stdout, stderr, outcome), daemon=True)
-        waiter.start()
-        while waiter.is_alive():
-            if self._cancel.is_set():
-                handle.kill()
-                with contextlib.suppress(Exception):
-                    self._sandbox.commands.run(f"pkill -KILL -u {AGENT}", user=AGENT, timeout=10)
-                waiter.join(10)
-                break
-            waiter.join(_POLL_S)
-        if "error" in outcome:
-            raise SandboxError(f"E2B command failed: {outcome['error']}")
-        duration = time.monotonic() - started
-        code = None if self._cancel.is_set() else outcome.get("exit_code")
-        return capped_result(stdout, stderr, code, harness_exec_timed_out(code, duration, limit), duration)
+        return _E2BCommand(self._sdk, handle)
+
+    def _kill_agent_processes(self) -> None:
+        try:
+            self._sandbox.commands.run(shlex.join(KILL_AGENT_PROCESSES), user=AGENT, timeout=10)
+        except self._sdk.CommandExitException:
+            pass  # exit 1: nothing left to kill
+        except Exception as error:
+            raise SandboxError(f"E2B command failed: {error}") from error
 
     def close(self) -> None:
         if self._sandbox is not None:
@@ -174,13 +220,22 @@ class E2BSandbox:
             self._sandbox = None
 
 
-def _wait(sdk: Any, handle: Any, stdout: HeadTail, stderr: HeadTail, outcome: dict[str, Any]) -> None:
-    """Wait for the command; a non-zero exit arrives as the SDK's CommandExitException."""
-    try:
-        result = handle.wait(on_stdout=lambda text: stdout.feed(text.encode()),
-                             on_stderr=lambda text: stderr.feed(text.encode()))  # fmt: skip
-        outcome["exit_code"] = result.exit_code
-    except sdk.CommandExitException as error:
-        outcome["exit_code"] = error.exit_code
-    except Exception as error:  # timeouts, lost connections
-        outcome["error"] = f"{type(error).__name__}: {error}"
+@dataclass
+class _E2BCommand:
+    sdk: Any
+    handle: Any
+
+    def wait(self, stdout: HeadTail, stderr: HeadTail) -> int | None:
+        """A non-zero exit arrives as the SDK's CommandExitException."""
+        try:
+            result = self.handle.wait(on_stdout=lambda text: stdout.feed(text.encode()),
+                                      on_stderr=lambda text: stderr.feed(text.encode()))  # fmt: skip
+        except self.sdk.CommandExitException as error:
+            return error.exit_code
+        return result.exit_code
+
+    def kill(self) -> None:
+        try:
+            self.handle.kill()
+        except Exception as error:
+            raise SandboxError(f"E2B command kill failed: {error}") from error

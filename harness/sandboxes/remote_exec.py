@@ -1,0 +1,105 @@
+"""The exec loop Docker and E2B share: one `harness-exec` per command, drained on a thread, cancellable.
+
+Each backend supplies only its primitives: start the command, wait for it (feeding its output), and
+kill every process of the sandbox user from outside. The last runs after every command too, because a
+command can kill its own `harness-exec` (`pkill harness-exec`) before that reaps the command's children.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from harness.sandboxes import ExecResult, SandboxError, SandboxSettings
+from harness.sandboxes.output import HeadTail, capped_result, harness_exec_timed_out
+
+LABEL_RUN, LABEL_EPISODE, LABEL_OWNER = "harness.run", "harness.episode", "harness.owner"
+AGENT = "agent"
+"""The unprivileged user commands run as in the recipe image and template."""
+GRACE_S = 30.0
+"""How long past its limit a command may take before the sandbox counts as broken."""
+CANCEL_WAIT_S = 10.0
+"""How long a cancelled command's output is still drained after the kill."""
+POLL_S = 0.2
+KILL_AGENT_PROCESSES = ("kill", "-KILL", "-1")
+"""Run as the agent: signals every process of the agent but itself (never root's, e.g. E2B's envd)."""
+
+
+def owner_label() -> str:
+    """`host:pid` of this runner, so a later cleanup can tell orphans of dead runs from live ones."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def owner_is_dead(owner: str) -> bool:
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine's run: not ours to judge
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def harness_exec_argv(command: str, limit_s: float) -> list[str]:
+    return ["harness-exec", f"{limit_s:.3f}", command]
+
+
+class RemoteCommand(Protocol):
+    def wait(self, stdout: HeadTail, stderr: HeadTail) -> int | None:
+        """Feed the command's output until it ends; its exit code. Raises when the sandbox fails."""
+
+    def kill(self) -> None:
+        """Stop the command now (the run is cancelled); raises only `SandboxError`."""
+
+
+def run_remote(
+    start: Callable[[float], RemoteCommand],
+    kill_agent_processes: Callable[[], None],
+    timeout_s: float,
+    settings: SandboxSettings,
+    cancel: threading.Event,
+) -> ExecResult:
+    """Run one command through `start(limit_s)` and return its capped result."""
+    limit = max(timeout_s, 0.01)
+    stdout, stderr = HeadTail(settings.output_limit_bytes), HeadTail(settings.output_limit_bytes)
+    started = time.monotonic()
+    command = start(limit)
+    outcome: dict[str, Any] = {}
+    reader = threading.Thread(target=_wait, args=(command, stdout, stderr, outcome), daemon=True)
+    reader.start()
+    while reader.is_alive():
+        if cancel.is_set():
+            with contextlib.suppress(SandboxError):
+                command.kill()
+            reader.join(CANCEL_WAIT_S)
+            break
+        if time.monotonic() - started > limit + GRACE_S:
+            with contextlib.suppress(SandboxError):
+                command.kill()
+            raise SandboxError("harness-exec did not stop the command in time")
+        reader.join(POLL_S)
+    duration = time.monotonic() - started
+    if cancel.is_set():
+        with contextlib.suppress(SandboxError):  # the episode ends as cancelled; its sandbox is removed anyway
+            kill_agent_processes()
+        return capped_result(stdout, stderr, None, False, duration)
+    if "error" in outcome:
+        raise SandboxError(f"command failed: {outcome['error']}")
+    kill_agent_processes()
+    code = outcome["exit_code"]
+    return capped_result(stdout, stderr, code, harness_exec_timed_out(code, duration, limit), duration)
+
+
+def _wait(command: RemoteCommand, stdout: HeadTail, stderr: HeadTail, outcome: dict[str, Any]) -> None:
+    try:
+        outcome["exit_code"] = command.wait(stdout, stderr)
+    except Exception as error:  # lost connections, SDK timeouts: the sandbox failed, not the command
+        outcome["error"] = f"{type(error).__name__}: {error}"
