@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+from contextlib import contextmanager
 
 import pytest
 
 from harness.cli import main
 from harness.report import paired_counts
 from harness.stats import mcnemar_exact, wilson_interval
+from harness.trajectory import read_jsonl
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -83,20 +85,34 @@ def test_paired_counts_use_shared_tasks_only():
     assert paired_counts(rows, "a", "b") == {"both": 0, "only_first": 1, "only_second": 0, "neither": 0}
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="the viewer test needs Debian's chromium (apt-get install chromium)")
-def test_viewer_filters_and_shows_an_episode_step_in_headless_chromium(mini):
+@contextmanager
+def headless_chromium():
     from playwright.sync_api import sync_playwright
 
-    two_domain_project(mini)
-    outcome = run_all(mini, [{"bash": "echo viewer-step-output"}, "<answer>42</answer>"], "seen")
-    assert main(["view", str(outcome.run_dir)]) == 0
-    page_path = outcome.run_dir / "viewer.html"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--no-first-run"],
         )  # fmt: skip
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="the viewer test needs Debian's chromium (apt-get install chromium)"
+)
+
+
+@needs_chromium
+def test_viewer_filters_and_shows_an_episode_step_in_headless_chromium(mini):
+    two_domain_project(mini)
+    outcome = run_all(mini, [{"bash": "echo viewer-step-output"}, "<answer>42</answer>"], "seen")
+    assert main(["view", str(outcome.run_dir)]) == 0
+    page_path = outcome.run_dir / "viewer.html"
+    with headless_chromium() as browser:
         page = browser.new_page()
         page.goto(page_path.as_uri())
         assert page.locator("tr.episode").count() == 3
@@ -111,7 +127,6 @@ def test_viewer_filters_and_shows_an_episode_step_in_headless_chromium(mini):
         assert "viewer-step-output" in step.locator("pre.stdout").inner_text()
         assert "exit code 0" in step.inner_text() and "turns and" in step.inner_text()
         assert "Q2?" in page.locator("#main").inner_text()
-        browser.close()
 
 
 def test_report_shows_accuracy_at_tolerance_apart_from_the_headline(mini):
@@ -125,3 +140,42 @@ def test_report_shows_accuracy_at_tolerance_apart_from_the_headline(mini):
     assert "## accuracy@tol" in (out / "report.md").read_text()
     rows = {row["domain"]: row for row in csv.DictReader((out / "accuracy.csv").open())}
     assert (rows["mini"]["accuracy_at_tol"], rows["mini"]["accuracy_default"]) == ("1.0", "0.0")
+
+
+# Markup that ends or hides a <script> element, HTML entities, JavaScript line breaks and rich markup.
+HOSTILE = "<!--<script>x</script>&amp;\u2028\u2029[/x]"
+
+
+@needs_chromium
+def test_viewer_shows_hostile_text_literally_in_every_field_in_headless_chromium(mini):
+    domain, task_id = "d" + HOSTILE.replace("/", ""), "t" + HOSTILE  # a domain names a folder: no `/`
+    task = {"id": task_id, "domain": domain, "question": "Q " + HOSTILE, "answer": "42"}
+    (mini.tasks_dir / f"{domain}.jsonl").write_text(json.dumps(task) + "\n")
+    (mini.root / "collections" / domain).mkdir()
+    command = f"echo '{HOSTILE}'; echo '{HOSTILE}' >&2"
+    replies = [{"text": "R " + HOSTILE, "bash": command}, f"<answer>42 {HOSTILE}</answer>"]
+    outcome = mini.run("--model", mini.script(replies), "--domain", domain)
+    assert outcome.exit_code == 0, outcome.output
+    [row] = outcome.rows
+    assert (row["status"], row["answer"]) == ("answered", f"42 {HOSTILE}"), row["detail"]
+    trajectory = next((outcome.run_dir / "episodes").glob("*/*.jsonl"))
+    events = read_jsonl(trajectory)
+    events[-1]["detail"] = "D " + HOSTILE  # no scripted ending writes free text here; the viewer shows any
+    trajectory.write_text("".join(json.dumps(event) + "\n" for event in events))
+    assert main(["view", str(outcome.run_dir)]) == 0
+    with headless_chromium() as browser:
+        page = browser.new_page()
+        page.goto((outcome.run_dir / "viewer.html").as_uri())
+        assert page.title() == "harness run " + outcome.run_dir.name
+        assert page.locator("tr.episode").count() == 1
+        cells = page.locator("tr.episode td")
+        assert (cells.nth(0).text_content(), cells.nth(1).text_content()) == (domain, task_id)
+        page.locator("tr.episode").click()
+        main_text = page.locator("#main").text_content()
+        for shown in (f"{domain} / {task_id}", "Q " + HOSTILE, f"answer 42 {HOSTILE}", f"(D {HOSTILE})"):
+            assert shown in main_text
+        step = page.locator(".step").first
+        assert step.locator("pre.model-text").text_content() == "R " + HOSTILE
+        assert step.locator("pre.command").text_content() == command
+        assert step.locator("pre.stdout").text_content() == HOSTILE + "\n"
+        assert step.locator("pre.stderr").text_content() == HOSTILE + "\n"
