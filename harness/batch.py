@@ -120,7 +120,7 @@ def run_batch(
     )
     results: list[EpisodeResult] = []
     columns = (
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),  # model and domain names as written
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("correct {task.fields[correct]} · running {task.fields[running]}"),

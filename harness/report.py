@@ -65,7 +65,7 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     markdown += "![turn of submission](submission_turns.png)\n"
     (out / "report.md").write_text(markdown, encoding="utf-8")
     console.print(markdown, markup=False, highlight=False, soft_wrap=True)
-    console.print(f"report written to {out}")
+    console.print(f"report written to {out}", markup=False, highlight=False)
     return out
 
 

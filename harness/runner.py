@@ -132,7 +132,9 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     if plan.run_dir.exists():
         kept, total = len(plan.kept), len(plan.tasks)
-        console.print(f"resuming {plan.run_id}: {kept} of {total} episodes kept, {len(plan.pending)} to run")
+        console.print(
+            f"resuming {plan.run_id}: {kept} of {total} episodes kept, {len(plan.pending)} to run", markup=False
+        )
     _write_run_record(plan, collection_hashes, config_hash)
     for task in plan.pending:
         _keep_previous_attempt(trajectory_path(plan.run_dir, task.domain, task.id))
@@ -214,7 +216,7 @@ def _finish(plan: RunPlan, console: Console) -> None:
     summaries = summarize(rows)
     _write_atomic(plan.run_dir / "summary.json", json.dumps(summary_to_dict(summaries), indent=2) + "\n")
     print_table(summaries, console, title=f"run {plan.run_id}")
-    console.print(f"results: {plan.run_dir}")
+    console.print(f"results: {plan.run_dir}", markup=False)
 
 
 def _write_atomic(path: Path, text: str) -> None:

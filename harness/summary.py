@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from harness.outcome import Status
 from harness.stats import wilson_interval
@@ -111,14 +112,14 @@ def summary_to_dict(summaries: list[DomainSummary]) -> dict[str, Any]:
 
 
 def print_table(summaries: list[DomainSummary], console: Console, title: str) -> None:
-    table = Table(title=title)
+    table = Table(title=Text(title))  # names are user data, never rich markup
     columns = ("domain", "tasks", "correct", "strict", "default", "lenient", "statuses", "mean turns", "tokens", "cost",
                "time")  # fmt: skip
     for column in columns:
         table.add_column(column, justify="left" if column in ("domain", "statuses") else "right")
     for summary in summaries:
         table.add_row(
-            summary.domain,
+            Text(summary.domain),
             str(summary.tasks),
             str(summary.correct),
             f"{summary.accuracy_strict:.1%}",
