@@ -1,4 +1,4 @@
-"""Finding the `<answer>` tag in a submission (GRADING.md section 2.2)."""
+"""Finding the `<answer>` tag in a submission (docs/GRADING.md §2.2)."""
 
 from __future__ import annotations
 

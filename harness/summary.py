@@ -40,7 +40,7 @@ class Cell:
         return wilson_interval(self.correct(mode), self.n)
 
     def accuracy_at_tolerance(self) -> float | None:
-        """Over the tasks that set `rel_tol` (GRADING.md accuracy@tol); None when none does."""
+        """Over the tasks that set `rel_tol` (docs/GRADING.md §2.7, accuracy@tol); None when none does."""
         graded = [row["correct_at_tolerance"] for row in self.rows if row.get("correct_at_tolerance") is not None]
         return sum(graded) / len(graded) if graded else None
 

@@ -1,4 +1,4 @@
-"""Answer extraction (GRADING.md 2.2) and action parsing."""
+"""Answer extraction (docs/GRADING.md §2.2) and action parsing."""
 
 from __future__ import annotations
 
