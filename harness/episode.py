@@ -38,6 +38,8 @@ class EpisodeResult:
     reasons: list[str]
     correct_at_tolerance: bool | None
     parsed_value: str | None
+    unit: str | None
+    """The unit read with the number, normalised (`pp`, `%`, `billion`); "" for none, None when unread."""
     turns: int
     duration_s: float
     input_tokens: int
@@ -154,5 +156,6 @@ def grade_fields(grade: Grade) -> dict[str, Any]:
         "reasons": grade.reasons,
         "correct_at_tolerance": grade.correct_at_tolerance,
         "parsed_value": grade.parsed_value,
+        "unit": grade.unit,
         "grader_version": grade.grader_version,
     }

@@ -76,6 +76,33 @@ def test_report_of_shards_merges_them(mini):
     assert rows["all"]["n"] == "3"
 
 
+def test_report_gives_the_rate_of_each_reason_code(mini):
+    two_domain_project(mini)
+    outcome = run_all(mini, ["<answer>about 42</answer>"], "hedged")
+    assert [row["reasons"] for row in outcome.rows] == [["HEDGE"]] * 3  # misc's gold is 7: wrong, still hedged
+    out = mini.root / "report"
+    assert main(["report", str(outcome.run_dir), "--out", str(out)]) == 0
+    mini.capsys.readouterr()
+    assert "| HEDGE | 100.0 (3) |" in (out / "report.md").read_text()
+    rows = {(row["domain"], row["reason"]): row for row in csv.DictReader((out / "reasons.csv").open())}
+    assert (rows[("all", "HEDGE")]["episodes"], rows[("mini", "HEDGE")]["rate"]) == ("3", "1.0")
+
+
+def test_results_row_holds_the_output_record_of_the_grading_specification(mini):
+    """docs/GRADING.md §2.7: verdicts in three modes, reasons, tag content, parsed value, unit, grader version."""
+    task = {"id": "t1", "domain": "mini", "question": "Q?", "answer": "-1.50 pp"}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    [row] = mini.run("--model", mini.script(["<answer>(1.5) p.p.</answer>"])).rows
+    assert {key: row[key] for key in ("answer", "parsed_value", "unit", "verdict", "verdict_strict", "reasons")} == {
+        "answer": "(1.5) p.p.",
+        "parsed_value": "-1.5",
+        "unit": "pp",
+        "verdict": "correct",
+        "verdict_strict": "format_violation",
+        "reasons": ["DECIMALS", "SIGN_STYLE"],
+    }
+
+
 def test_paired_counts_use_shared_tasks_only():
     rows = [
         {"model": "a", "domain": "d", "task_id": "1", "verdict": "correct"},
