@@ -3,8 +3,8 @@
 CommonMark's rules, so both readers agree on where a block starts and ends: an opening fence is a line
 with at most 3 spaces of indent and 3 or more backticks or tildes (a backtick fence's info string holds
 no backtick); a closing fence uses the same character, is at least as long, and has nothing after it
-but spaces; an unclosed block runs to the end of the text. One pass over the lines, each line read a
-bounded number of times, so the scan is linear in the text's length whatever the text holds.
+but spaces or tabs; an unclosed block runs to the end of the text. One pass over the lines, each line
+read a bounded number of times, so the scan is linear in the text's length whatever the text holds.
 """
 
 from __future__ import annotations
