@@ -49,5 +49,5 @@ def has_closed_answer(text: str) -> bool:
 
 
 def command_submits_answer(command: str) -> bool:
-    """A command that itself contains `<answer>` is an echo submission (DESIGN.md)."""
+    """A command that itself contains `<answer>` is an echo submission (docs/GRADING.md §2.2.1)."""
     return _OPEN_TAG.search(command) is not None
