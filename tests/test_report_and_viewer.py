@@ -13,6 +13,7 @@ from harness.cli import main
 from harness.report import paired_counts
 from harness.stats import mcnemar_exact, wilson_interval
 from harness.trajectory import read_jsonl
+from harness.viewer import embedded_json
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -206,3 +207,10 @@ def test_viewer_shows_hostile_text_literally_in_every_field_in_headless_chromium
         assert step.locator("pre.command").text_content() == command
         assert step.locator("pre.stdout").text_content() == HOSTILE + "\n"
         assert step.locator("pre.stderr").text_content() == HOSTILE + "\n"
+
+
+def test_embedded_json_holds_no_markup_character_and_keeps_its_value():
+    data = {"text": HOSTILE + "\ud800 é"}  # a lone surrogate cannot even be written as UTF-8
+    text = embedded_json(data)
+    assert not set(text) & set("<>&\u2028\u2029") and text.isascii()
+    assert json.loads(text) == data
