@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 
+from harness.fences import scan_fences
 from harness.models import ModelReply
 
-_BASH_BLOCK = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*(bash|sh|shell)[ \t]*\n(.*?)^ {0,3}\1[ \t]*$", re.M | re.S)
+MAX_TEXT_REPLY_CHARS = 1_000_000
+"""Longer `text` replies are a format error: no command needs that much, and parsing stays bounded."""
+_SHELLS = ("bash", "sh", "shell")
 
 
 class FormatError(ValueError):
@@ -40,11 +42,17 @@ def _from_tool_calls(reply: ModelReply) -> str:
 
 
 def _from_text(text: str) -> str:
-    blocks = [match.group(3) for match in _BASH_BLOCK.finditer(text)]
+    if len(text) > MAX_TEXT_REPLY_CHARS:
+        raise FormatError(
+            f"the reply is {len(text):,} characters, over the limit of {MAX_TEXT_REPLY_CHARS:,}; write a shorter reply"
+        )
+    blocks = [block for block in scan_fences(text).blocks if block.language in _SHELLS]
     if not blocks:
         raise FormatError("no ```bash block and no answer")
     if len(blocks) > 1:
         raise FormatError(f"{len(blocks)} bash blocks in one reply; write exactly one")
-    if not blocks[0].strip():
+    if not blocks[0].closed:
+        raise FormatError("the ```bash block is not closed; end it with a ``` line")
+    if not blocks[0].body.strip():
         raise FormatError("the bash block is empty")
-    return blocks[0].rstrip("\n")
+    return blocks[0].body.rstrip("\n")

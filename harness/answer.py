@@ -1,13 +1,14 @@
-"""Finding the `<answer>` tag in a submission (GRADING.md section 2.2)."""
+"""Finding the `<answer>` tag in a submission (docs/GRADING.md §2.2)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from harness.fences import scan_fences
+
 _OPEN_TAG = re.compile(r"<answer\s*>", re.IGNORECASE)
 _CLOSE_TAG = re.compile(r"</answer\s*>", re.IGNORECASE)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True)
@@ -21,25 +22,9 @@ class TagResult:
 def strip_code_blocks(text: str) -> str:
     """Remove fenced code blocks (``` or ~~~), so a tag inside a quoted command never counts.
 
-    Line-based, linear time; an unclosed fence runs to the end of the text, as in CommonMark.
+    The same scanner as the action parser (`harness.fences`); an unclosed fence runs to the end.
     """
-    kept: list[str] = []
-    fence: str | None = None
-    for line in text.splitlines(keepends=True):
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                fence = match.group(1)
-            else:
-                kept.append(line)
-        elif (
-            match
-            and match.group(1)[0] == fence[0]
-            and len(match.group(1)) >= len(fence)
-            and not line.strip().lstrip(fence[0])
-        ):
-            fence = None
-    return "".join(kept)
+    return scan_fences(text).prose
 
 
 def find_answer_tag(submission: str) -> TagResult:
@@ -64,5 +49,5 @@ def has_closed_answer(text: str) -> bool:
 
 
 def command_submits_answer(command: str) -> bool:
-    """A command that itself contains `<answer>` is an echo submission (DESIGN.md)."""
+    """A command that itself contains `<answer>` is an echo submission (docs/GRADING.md §2.2.1)."""
     return _OPEN_TAG.search(command) is not None

@@ -78,7 +78,7 @@ def run_batch(
     bounded = replace(context, slots=Slots.of(limits.max_sandboxes, limits.max_connections))
     results: list[EpisodeResult] = []
     columns = (
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),  # model and domain names as written
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("correct {task.fields[correct]} · running {task.fields[running]}"),

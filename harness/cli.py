@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from harness.config import add_setting_flags, build_config, load_yaml_settings
 from harness.errors import InputError
@@ -118,7 +119,8 @@ def _console() -> Console:
 
 
 def _report_input_error(error: InputError) -> int:
-    Console(stderr=True).print(f"[red]error:[/red] {error}", markup=True, highlight=False, soft_wrap=True)
+    message = Text.assemble(("error:", "red"), f" {error}")  # the message quotes user data: no markup
+    Console(stderr=True).print(message, highlight=False, soft_wrap=True)
     return EXIT_INPUT_ERROR
 
 
@@ -184,7 +186,7 @@ def _view(arguments: argparse.Namespace) -> int:
         path = write_viewer(arguments.run, arguments.out)
     except InputError as error:
         return _report_input_error(error)
-    _console().print(f"viewer written to {path}")
+    _console().print(f"viewer written to {path}", markup=False)
     return 0
 
 

@@ -45,6 +45,8 @@ class EpisodeResult:
     reasons: list[str]
     correct_at_tolerance: bool | None
     parsed_value: str | None
+    unit: str | None
+    """The unit read with the number, normalised (`pp`, `%`, `billion`); "" for none, None when unread."""
     turns: int
     duration_s: float
     """The agent's own time: from the sandbox being up to the end, without waits for our slots."""
@@ -240,7 +242,7 @@ def _grade(task: Task, outcome: LoopOutcome) -> Grade:
 
 _UNGRADED = {
     "answer": None, "verdict": "no_answer", "verdict_strict": "no_answer", "verdict_lenient": "no_answer",
-    "reasons": ["NOT_GRADED"], "correct_at_tolerance": None, "parsed_value": None, "grader_version": "",
+    "reasons": ["NOT_GRADED"], "correct_at_tolerance": None, "parsed_value": None, "unit": None, "grader_version": "",
 }  # fmt: skip
 """The grade fields of a row whose grading itself failed (a harness_error)."""
 
@@ -278,5 +280,6 @@ def grade_fields(grade: Grade) -> dict[str, Any]:
         "reasons": grade.reasons,
         "correct_at_tolerance": grade.correct_at_tolerance,
         "parsed_value": grade.parsed_value,
+        "unit": grade.unit,
         "grader_version": grade.grader_version,
     }

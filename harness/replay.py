@@ -82,11 +82,13 @@ def regrade(path: Path, console: Console) -> int:
         if any(row[key] != end.get(key) for key in _VERDICTS):
             changed += 1
             name = f"{episode.key[0]}/{episode.key[1]}"
-            console.print(f"changed {name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True)
+            console.print(f"changed {name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True, markup=False)
         rows.append(row)
     target = folder.path / "results.regraded.jsonl"
     target.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
-    console.print(f"regraded {len(rows)} episodes: {changed} verdicts changed; wrote {target}", soft_wrap=True)
+    console.print(
+        f"regraded {len(rows)} episodes: {changed} verdicts changed; wrote {target}", soft_wrap=True, markup=False
+    )
     return 0
 
 
@@ -118,12 +120,13 @@ def reexecute(path: Path, console: Console) -> int:
         mismatches += problem is not None
         verdict = "differs" if problem else "matches"
         line = f"{verdict} {episode.key[0]}/{episode.key[1]}: {problem or 'every observation and the verdict'}"
-        console.print(line, soft_wrap=True, highlight=False)
+        console.print(line, soft_wrap=True, highlight=False, markup=False)
     console.print(
         f"replayed {len(episodes)} episodes: {len(episodes) - mismatches} reproduced exactly, {mismatches} differ"
         f"{f', {skipped} skipped' if skipped else ''}; new run {plan.run_dir}",
         soft_wrap=True,
         highlight=False,
+        markup=False,
     )
     return 1 if mismatches else 0
 

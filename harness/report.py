@@ -62,7 +62,7 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     markdown += "![turn of submission](submission_turns.png)\n"
     (out / "report.md").write_text(markdown, encoding="utf-8")
     console.print(markdown, markup=False, highlight=False, soft_wrap=True)
-    console.print(f"report written to {out}")
+    console.print(f"report written to {out}", markup=False, highlight=False)
     return out
 
 
@@ -90,6 +90,7 @@ def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: li
                 cells_text.append(f"{_percent(cell.accuracy(mode))} [{_percent(low)}, {_percent(high)}] (n={cell.n})")
             lines.append(f"| {domain} | " + " | ".join(cells_text) + " |")
         lines.append("")
+    lines += _reason_rates(table, models)
     tolerance = {key: cell.accuracy_at_tolerance() for key, cell in table.items()}
     if any(value is not None for value in tolerance.values()):
         lines += ["## accuracy@tol (tasks with rel_tol; never the headline)", "", "| model | domain | accuracy@tol |",
@@ -116,6 +117,25 @@ def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: li
     for first, second in itertools.combinations(models, 2):
         lines += _paired(rows, first, second)
     return "\n".join(lines) + "\n"
+
+
+def reason_counts(cell: Cell) -> Counter[str]:
+    """How many of the cell's episodes carry each reason code (a code appears once per episode)."""
+    return Counter(code for row in cell.rows for code in set(row.get("reasons") or []))
+
+
+def _reason_rates(table: dict[tuple[str, str], Cell], models: list[str]) -> list[str]:
+    """docs/GRADING.md §2.7: the rate of each reason code, which shows where the modes' gaps come from."""
+    counts = {model: reason_counts(table[(model, ALL)]) for model in models}
+    codes = sorted(set().union(*counts.values()))
+    if not codes:
+        return []
+    lines = ["## Reason codes, % of episodes (count)", "", "| reason | " + " | ".join(models) + " |",
+             "|---|" + "---|" * len(models)]  # fmt: skip
+    for code in codes:
+        rates = [f"{_percent(counts[m][code] / table[(m, ALL)].n)} ({counts[m][code]})" for m in models]
+        lines.append(f"| {code} | " + " | ".join(rates) + " |")
+    return [*lines, ""]
 
 
 def paired_counts(rows: list[dict[str, Any]], first: str, second: str) -> dict[str, int]:
@@ -165,6 +185,12 @@ def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[dict[s
             line += [round(cell.mean_turns(), 3), cell.input_tokens(), cell.output_tokens(),
                      "" if cost is None else round(cost, 6)]  # fmt: skip
             writer.writerow(line)
+    with (out / "reasons.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "domain", "reason", "episodes", "rate"])
+        for (model, domain), cell in table.items():
+            for code, count in sorted(reason_counts(cell).items()):
+                writer.writerow([model, domain, code, count, round(count / cell.n, 6)])
     models = sorted({row["model"] for row in rows})
     with (out / "paired.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 from harness.errors import InputError
 from harness.sandboxes import SandboxError
 from harness.sandboxes.backends import docker_client
 from harness.sandboxes.limits import ResourceLimits
 from harness.tasks import collection_path
+
+
+def _plain_printer(console: Console) -> Callable[[str], None]:
+    """Build logs are printed as written, never read as rich markup."""
+    return lambda line: console.print(line, markup=False, highlight=False)
 
 
 def build_sandbox(
@@ -27,9 +34,9 @@ def build_sandbox(
         from harness.sandboxes.recipe import build_image
 
         try:
-            tag = build_image(docker_client(), base, console.print)
+            tag = build_image(docker_client(), base, _plain_printer(console))
         except (RuntimeError, OSError) as error:
-            console.print(f"[red]error:[/red] {error}")
+            console.print(Text.assemble(("error:", "red"), f" {error}"))
             return 1
         console.print(f"image ready: {tag}")
         return 0
@@ -42,7 +49,7 @@ def build_sandbox(
     folder = collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
     try:
         resources = TemplateResources.from_limits(limits or ResourceLimits())
-        template_id = build_template(e2b, domain, collection_path(folder, domain), resources, console.print)
+        template_id = build_template(e2b, domain, collection_path(folder, domain), resources, _plain_printer(console))
     except SandboxError as error:
         raise InputError(str(error)) from None
     console.print(f"template ready: {template_id}")
@@ -60,7 +67,7 @@ def cleanup_sandboxes(console: Console) -> int:
         removed = cleanup_orphans(docker_client())
         console.print(f"docker: removed {len(removed)} orphaned containers {' '.join(removed)}".rstrip())
     except InputError as error:
-        console.print(f"docker: skipped ({error})")
+        console.print(f"docker: skipped ({error})", markup=False)
     if os.environ.get("E2B_API_KEY"):
         import e2b
 

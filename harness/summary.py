@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from harness.outcome import Status
 from harness.stats import wilson_interval
@@ -39,7 +40,7 @@ class Cell:
         return wilson_interval(self.correct(mode), self.n)
 
     def accuracy_at_tolerance(self) -> float | None:
-        """Over the tasks that set `rel_tol` (docs/GRADING.md accuracy@tol); None when none does."""
+        """Over the tasks that set `rel_tol` (docs/GRADING.md §2.7, accuracy@tol); None when none does."""
         graded = [row["correct_at_tolerance"] for row in self.rows if row.get("correct_at_tolerance") is not None]
         return sum(graded) / len(graded) if graded else None
 
@@ -117,14 +118,14 @@ def summary_to_dict(summaries: list[DomainSummary]) -> dict[str, Any]:
 
 
 def print_table(summaries: list[DomainSummary], console: Console, title: str) -> None:
-    table = Table(title=title)
+    table = Table(title=Text(title))  # names are user data, never rich markup
     columns = ("domain", "tasks", "pending", "correct", "strict", "default", "lenient", "statuses", "mean turns",
                "tokens", "cost", "time")  # fmt: skip
     for column in columns:
         table.add_column(column, justify="left" if column in ("domain", "statuses") else "right")
     for summary in summaries:
         table.add_row(
-            summary.domain,
+            Text(summary.domain),
             str(summary.tasks),
             str(summary.pending),
             str(summary.correct),

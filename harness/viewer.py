@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,10 @@ from harness.run_folder import RunFolder
 from harness.trajectory import is_finished, read_trajectory
 
 TEMPLATE = Path(__file__).with_name("templates") / "viewer.html"
+_PLACEHOLDER = re.compile(r"__(TITLE|DATA)__")
+# Inside <script>, `<!--`, `<script` and `</script` change how the HTML parser reads the rest of the
+# page; `\u` escapes keep the JSON's value while no markup character is left in its text.
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
 
 
 def episode_view(events: list[dict[str, Any]], max_turns: int, time_limit: float) -> dict[str, Any]:
@@ -46,14 +52,22 @@ def episode_view(events: list[dict[str, Any]], max_turns: int, time_limit: float
     }
 
 
+def embedded_json(data: object) -> str:
+    """JSON that is safe as the text of a `<script>` element whatever strings it holds.
+
+    ASCII only: U+2028/U+2029 (line breaks to older JavaScript) and lone surrogates become escapes too.
+    """
+    return json.dumps(data, ensure_ascii=True).translate(_SCRIPT_SAFE)
+
+
 def write_viewer(run_dir: Path, out: Path | None) -> Path:
     folder = RunFolder(run_dir)
     config = folder.read_record()["config"]
     files = folder.trajectories()
     episodes = [episode_view(events, config["max_turns"], config["time_limit"])
                 for events in map(read_trajectory, files) if events]  # fmt: skip
-    payload = json.dumps({"run": run_dir.name, "episodes": episodes}, ensure_ascii=False).replace("</", "<\\/")
-    html = TEMPLATE.read_text(encoding="utf-8").replace("__TITLE__", run_dir.name).replace("__DATA__", payload)
+    values = {"TITLE": html.escape(run_dir.name), "DATA": embedded_json({"run": run_dir.name, "episodes": episodes})}
+    page = _PLACEHOLDER.sub(lambda match: values[match.group(1)], TEMPLATE.read_text(encoding="utf-8"))
     out = out or run_dir / "viewer.html"
-    out.write_text(html, encoding="utf-8")
+    out.write_text(page, encoding="utf-8")
     return out

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from harness.cli import main
+from harness.trajectory import read_jsonl
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -23,8 +24,7 @@ class RunOutcome:
     output: str
 
     def trajectory(self, task_id: str, domain: str = "mini") -> list[dict[str, Any]]:
-        path = self.run_dir / "episodes" / domain / f"{task_id}.jsonl"
-        return [json.loads(line) for line in path.read_text().splitlines()]
+        return read_jsonl(self.run_dir / "episodes" / domain / f"{task_id}.jsonl")
 
 
 @dataclass
@@ -61,7 +61,7 @@ class MiniProject:
         captured = self.capsys.readouterr()
         run_dir = self.results_dir / run_id
         results = run_dir / "results.jsonl"
-        rows = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
+        rows = read_jsonl(results) if results.exists() else []  # not splitlines(): U+2028 is no line end
         return RunOutcome(code, rows, run_dir, captured.out + captured.err)
 
 

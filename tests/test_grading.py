@@ -1,4 +1,4 @@
-"""Every rule of GRADING.md, one case per row: gold, answer_format, submission -> verdicts and reasons."""
+"""Every rule of docs/GRADING.md, one case per row: gold, answer_format, submission -> verdicts and reasons."""
 
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ CASES = [
     ("12", None, "1,23,4", U, U, U, ["BAD_NUMBER"]),
     ("12", None, "nan", U, U, U, ["NON_FINITE"]),
     ("12", None, "∞", U, U, U, ["NON_FINITE"]),
+    ("12", None, "Infinity", U, U, U, ["NON_FINITE"]),
+    ("12", None, "12 info", F, F, F, ["EXTRA_TEXT", "UNIT_MISMATCH"]),  # `inf` only as a word
     ("12", None, "twelve", U, U, U, ["NO_NUMBER"]),
     ("12", None, "12 or 13", U, U, U, ["MULTIPLE_NUMBERS"]),
     ("12", None, "12-13", U, U, U, ["MULTIPLE_NUMBERS"]),
@@ -53,12 +55,22 @@ CASES = [
     ("12", None, "12 " + "x" * 260, U, U, U, ["TOO_LONG"]),
     # prefix: sign, parentheses, currency, hedges, extra text
     ("-5.00", None, "(5.00)", F, C, C, ["SIGN_STYLE"]),
+    ("-18.03 pp", None, "(18.03) pp", F, C, C, ["SIGN_STYLE"]),  # parentheses without the unit
+    ("-18.03 pp", None, "(18.03 pp)", F, C, C, ["SIGN_STYLE"]),  # parentheses with the unit
+    ("-5.00", None, "$(5.00)", F, C, C, ["SIGN_STYLE"]),
+    ("-5.00", None, "($5.00)", F, C, C, ["SIGN_STYLE"]),
+    ("-5.00", None, "(5.00", W, W, W, ["EXTRA_TEXT"]),  # an unclosed parenthesis is text, not a sign
+    ("$5.00", None, "€5.00", F, F, F, ["UNIT_MISMATCH"]),  # currencies that conflict
     ("-5.00", None, "-$5.00", C, C, C, []),
     ("-5.00", None, "$-5.00", C, C, C, []),
     ("1234", None, "$1,234", C, C, C, []),
     ("1234", None, "1,234 USD", C, C, C, []),
     ("12", None, "approximately 12", F, C, C, ["HEDGE"]),
     ("12", None, "~12", F, C, C, ["HEDGE"]),
+    ("12", None, "≈ 12", F, C, C, ["HEDGE"]),
+    ("12", None, "= 12", F, C, C, ["HEDGE"]),
+    ("12", None, "approx. 12", F, C, C, ["HEDGE"]),
+    ("12", None, "approx 12", F, F, F, ["EXTRA_TEXT"]),  # the hedge list has `approx.` only
     ("12", None, "Answer: 12", F, C, C, ["HEDGE"]),
     ("12", None, "the total is 12", F, F, F, ["EXTRA_TEXT"]),
     ("12", None, "12 apples", F, F, F, ["EXTRA_TEXT", "UNIT_MISMATCH"]),
@@ -72,6 +84,12 @@ CASES = [
     ("1.250 pp/year", None, "1.250 pp per year", C, C, C, []),
     ("1.250 pp/year", None, "1.250 % per year", F, F, F, ["UNIT_MISMATCH"]),
     ("2.104 years", None, "2.104 yrs", C, C, C, []),
+    # a gold unit holding digits: its words are no number, however its spaces are written
+    ("3.5 t CO2", None, "3.5 t CO2", C, C, C, []),
+    ("3.5 t CO2", None, "3.5 tCO2", C, C, C, []),
+    ("3.5 m2/year", None, "3.5 m2 per year", C, C, C, []),
+    ("3.5 m2", None, "3.5 m3", U, U, U, ["MULTIPLE_NUMBERS"]),
+    ("12.5 pp", None, "$\\mathrm{12.5}\\text{ pp}$", C, C, C, []),
     # comparison: half-ULP interval, decimals, coarse answers, wrong values
     ("-17.050", None, "-17.0505", F, C, C, ["DECIMALS"]),
     ("-17.050", None, "-17.0506", W, W, W, []),
@@ -175,3 +193,23 @@ def test_choice_gold_must_be_one_letter():
 
     with pytest.raises(GoldAnswerError, match="option letter"):
         get_grader("choice").validate("AB", None, None)
+
+
+@pytest.mark.parametrize(
+    ("gold", "content", "at_tolerance"),
+    [
+        ("100.0", "about 104", True),  # HEDGE is tolerated by the default mode
+        ("100.0", "104 apples", False),  # EXTRA_TEXT never is
+        ("12.50%", "12.9 pp", False),  # % and pp are never converted
+        ("12.50%", "0.129", False),  # a fraction for a percent is lenient-only
+    ],
+)
+def test_accuracy_at_tolerance_is_the_default_mode_with_a_wider_interval(gold, content, at_tolerance):
+    assert grade(gold, content, rel_tol=0.05).correct_at_tolerance is at_tolerance
+
+
+@pytest.mark.parametrize("submission", ["no tag", "<answer>12 or 13</answer>"])
+def test_unanswered_task_with_rel_tol_counts_as_wrong_at_tolerance(submission):
+    """accuracy@tol is over every task with rel_tol: an episode without a number is not left out."""
+    result = grade_submission(submission, parse_gold("100.0", None, 0.05))
+    assert result.correct_at_tolerance is False

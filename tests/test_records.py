@@ -136,7 +136,7 @@ def test_the_protocol_records_every_grader_in_use_and_a_resume_refuses_a_changed
     script = mini.script(["<answer>B</answer>"])
     first = mini.run("--model", script)
     graders = yaml.safe_load((first.run_dir / "run.yaml").read_text())["protocol"]["graders"]
-    assert graders == {"choice": "choice-1.0", "numeric": "numeric-1.0"}
+    assert graders == {"choice": "choice-1.0", "numeric": "numeric-1.1"}
     from harness.grading import GRADERS
 
     monkeypatch.setattr(GRADERS["choice"], "version", "choice-2.0")

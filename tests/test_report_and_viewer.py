@@ -5,12 +5,15 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+from contextlib import contextmanager
 
 import pytest
 
 from harness.cli import main
 from harness.report import paired_counts
 from harness.stats import mcnemar_exact, wilson_interval
+from harness.trajectory import read_jsonl
+from harness.viewer import embedded_json
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -74,6 +77,33 @@ def test_report_of_shards_merges_them(mini):
     assert rows["all"]["n"] == "3"
 
 
+def test_report_gives_the_rate_of_each_reason_code(mini):
+    two_domain_project(mini)
+    outcome = run_all(mini, ["<answer>about 42</answer>"], "hedged")
+    assert [row["reasons"] for row in outcome.rows] == [["HEDGE"]] * 3  # misc's gold is 7: wrong, still hedged
+    out = mini.root / "report"
+    assert main(["report", str(outcome.run_dir), "--out", str(out)]) == 0
+    mini.capsys.readouterr()
+    assert "| HEDGE | 100.0 (3) |" in (out / "report.md").read_text()
+    rows = {(row["domain"], row["reason"]): row for row in csv.DictReader((out / "reasons.csv").open())}
+    assert (rows[("all", "HEDGE")]["episodes"], rows[("mini", "HEDGE")]["rate"]) == ("3", "1.0")
+
+
+def test_results_row_holds_the_output_record_of_the_grading_specification(mini):
+    """docs/GRADING.md §2.7: verdicts in three modes, reasons, tag content, parsed value, unit, grader version."""
+    task = {"id": "t1", "domain": "mini", "question": "Q?", "answer": "-1.50 pp"}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    [row] = mini.run("--model", mini.script(["<answer>(1.5) p.p.</answer>"])).rows
+    assert {key: row[key] for key in ("answer", "parsed_value", "unit", "verdict", "verdict_strict", "reasons")} == {
+        "answer": "(1.5) p.p.",
+        "parsed_value": "-1.5",
+        "unit": "pp",
+        "verdict": "correct",
+        "verdict_strict": "format_violation",
+        "reasons": ["DECIMALS", "SIGN_STYLE"],
+    }
+
+
 def test_paired_counts_use_shared_tasks_only():
     rows = [
         {"model": "a", "domain": "d", "task_id": "1", "verdict": "correct"},
@@ -83,20 +113,34 @@ def test_paired_counts_use_shared_tasks_only():
     assert paired_counts(rows, "a", "b") == {"both": 0, "only_first": 1, "only_second": 0, "neither": 0}
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="the viewer test needs Debian's chromium (apt-get install chromium)")
-def test_viewer_filters_and_shows_an_episode_step_in_headless_chromium(mini):
+@contextmanager
+def headless_chromium():
     from playwright.sync_api import sync_playwright
 
-    two_domain_project(mini)
-    outcome = run_all(mini, [{"bash": "echo viewer-step-output"}, "<answer>42</answer>"], "seen")
-    assert main(["view", str(outcome.run_dir)]) == 0
-    page_path = outcome.run_dir / "viewer.html"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                   "--disable-sync", "--no-first-run"],
         )  # fmt: skip
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="the viewer test needs Debian's chromium (apt-get install chromium)"
+)
+
+
+@needs_chromium
+def test_viewer_filters_and_shows_an_episode_step_in_headless_chromium(mini):
+    two_domain_project(mini)
+    outcome = run_all(mini, [{"bash": "echo viewer-step-output"}, "<answer>42</answer>"], "seen")
+    assert main(["view", str(outcome.run_dir)]) == 0
+    page_path = outcome.run_dir / "viewer.html"
+    with headless_chromium() as browser:
         page = browser.new_page()
         page.goto(page_path.as_uri())
         assert page.locator("tr.episode").count() == 3
@@ -111,7 +155,6 @@ def test_viewer_filters_and_shows_an_episode_step_in_headless_chromium(mini):
         assert "viewer-step-output" in step.locator("pre.stdout").inner_text()
         assert "exit code 0" in step.inner_text() and "turns and" in step.inner_text()
         assert "Q2?" in page.locator("#main").inner_text()
-        browser.close()
 
 
 def test_report_shows_accuracy_at_tolerance_apart_from_the_headline(mini):
@@ -125,3 +168,51 @@ def test_report_shows_accuracy_at_tolerance_apart_from_the_headline(mini):
     assert "## accuracy@tol" in (out / "report.md").read_text()
     rows = {row["domain"]: row for row in csv.DictReader((out / "accuracy.csv").open())}
     assert (rows["mini"]["accuracy_at_tol"], rows["mini"]["accuracy_default"]) == ("1.0", "0.0")
+
+
+# Markup that ends or hides a <script> element, HTML entities, JavaScript line breaks and rich markup.
+HOSTILE = "<!--<script>x</script>&amp;\u2028\u2029[/x]"
+
+
+@needs_chromium
+def test_viewer_shows_hostile_text_literally_in_every_field_in_headless_chromium(mini):
+    # a run refuses a domain that is not a plain name, so the hostile domain is written into the log below
+    domain, task_id = "d" + HOSTILE, "t" + HOSTILE
+    task = {"id": task_id, "domain": "plain", "question": "Q " + HOSTILE, "answer": "42"}
+    (mini.tasks_dir / "plain.jsonl").write_text(json.dumps(task) + "\n")
+    (mini.root / "collections" / "plain").mkdir()
+    command = f"echo '{HOSTILE}'; echo '{HOSTILE}' >&2"
+    replies = [{"text": "R " + HOSTILE, "bash": command}, f"<answer>42 {HOSTILE}</answer>"]
+    outcome = mini.run("--model", mini.script(replies), "--domain", "plain")
+    assert outcome.exit_code == 0, outcome.output
+    [row] = outcome.rows
+    assert (row["status"], row["answer"]) == ("answered", f"42 {HOSTILE}"), row["detail"]
+    trajectory = next((outcome.run_dir / "episodes").glob("*/*.jsonl"))
+    events = read_jsonl(trajectory)
+    events[-1]["detail"] = "D " + HOSTILE  # no scripted ending writes free text here; the viewer shows any
+    events[0]["domain"] = events[-1]["domain"] = domain
+    trajectory.write_text("".join(json.dumps(event) + "\n" for event in events))
+    assert main(["view", str(outcome.run_dir)]) == 0
+    with headless_chromium() as browser:
+        page = browser.new_page()
+        page.goto((outcome.run_dir / "viewer.html").as_uri())
+        assert page.title() == "harness run " + outcome.run_dir.name
+        assert page.locator("tr.episode").count() == 1
+        cells = page.locator("tr.episode td")
+        assert (cells.nth(0).text_content(), cells.nth(1).text_content()) == (domain, task_id)
+        page.locator("tr.episode").click()
+        main_text = page.locator("#main").text_content()
+        for shown in (f"{domain} / {task_id}", "Q " + HOSTILE, f"answer 42 {HOSTILE}", f"(D {HOSTILE})"):
+            assert shown in main_text
+        step = page.locator(".step").first
+        assert step.locator("pre.model-text").text_content() == "R " + HOSTILE
+        assert step.locator("pre.command").text_content() == command
+        assert step.locator("pre.stdout").text_content() == HOSTILE + "\n"
+        assert step.locator("pre.stderr").text_content() == HOSTILE + "\n"
+
+
+def test_embedded_json_holds_no_markup_character_and_keeps_its_value():
+    data = {"text": HOSTILE + "\ud800 é"}  # a lone surrogate cannot even be written as UTF-8
+    text = embedded_json(data)
+    assert not set(text) & set("<>&\u2028\u2029") and text.isascii()
+    assert json.loads(text) == data

@@ -26,7 +26,7 @@ class Grader(Protocol):
 
 
 class NumericGrader:
-    """Deterministic numeric grading, GRADING.md."""
+    """Deterministic numeric grading, docs/GRADING.md."""
 
     name = "numeric"
     version = NUMERIC_VERSION

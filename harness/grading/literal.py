@@ -1,4 +1,4 @@
-"""Parse an answer's text into one number and its unit (GRADING.md sections 2.3 and 2.4).
+"""Parse an answer's text into one number and its unit (docs/GRADING.md §2.3 and §2.4).
 
 Pure functions, `Decimal` only, and regexes without nested quantifiers so every match runs in
 linear time on the (at most 256-character) input.
@@ -50,12 +50,13 @@ _UNIT_ALIASES = {
 # Units we recognise as units (so a wrong one is UNIT_MISMATCH, not EXTRA_TEXT).
 _KNOWN_UNIT_PARTS = {"%", "pp", "x", "year", "month", "day", "quarter", "bp", *SCALES}
 _CURRENCIES = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "usd": "usd", "eur": "eur", "gbp": "gbp"}
-_HEDGES = ("approximately", "approx.", "approx", "about", "around", "roughly", "answer:", "~", "≈", "=")
+_HEDGES = ("approximately", "approx.", "about", "around", "roughly", "answer:", "~", "≈", "=")
 
 _LITERAL = re.compile(r"[0-9]+(?:[.,][0-9]+)*(?:e[-+]?[0-9]+)?")
 _NON_FINITE = re.compile(r"(?<![a-z])(?:nan|inf|infinity)(?![a-z])|∞")
 _SIGN_DASH = re.compile(r"(?<![^\s($])[\u2012\u2013](?=[0-9])")
 _LATEX_WRAPPER = re.compile(r"\\(?:boxed|text|mathrm)\{([^{}]*)\}")
+_UNIT_WORD_BREAK = re.compile(r"[\s/]+")
 _CURRENCY_WORD = re.compile(r"(?<![a-z])(?:usd|eur|gbp)(?![a-z])")
 _SEPARATOR_READINGS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$"), "us_grouping"),
@@ -83,6 +84,8 @@ class ParsedNumber:
     currency: str | None
     explicit_plus: bool
     flags: frozenset[str] = field(default_factory=frozenset)
+    unit_text: str = ""
+    """The unit as written (canonicalised, before normalising): `t co2` where `unit` is `tco2`."""
 
     @property
     def ulp(self) -> Decimal:
@@ -91,6 +94,11 @@ class ParsedNumber:
     @property
     def scale(self) -> Decimal | None:
         return SCALES.get(self.unit)
+
+    @property
+    def unit_words_with_digits(self) -> list[str]:
+        """Words of the written unit that hold digits (`co2`, `m2`): in an answer they are no number."""
+        return [word for word in _UNIT_WORD_BREAK.split(self.unit_text) if any(ch.isdigit() for ch in word)]
 
 
 def canonicalize(text: str) -> str:
@@ -126,22 +134,22 @@ def normalize_unit(text: str) -> str:
     return "/".join(_UNIT_ALIASES.get(part, part) for part in text.split("/"))
 
 
-def parse_number(content: str, gold_unit: str | None = None, gold_currency: str | None = None) -> ParsedNumber:
+def parse_number(content: str, gold: ParsedNumber | None = None) -> ParsedNumber:
     """Read exactly one number, with sign, currency, hedges and unit, from an answer tag's content.
 
-    `gold_unit` is None when parsing the gold itself, whose suffix defines the unit. Raises
-    `Unparseable` when there is not exactly one finite number of sane length.
+    `gold` is None when parsing the gold itself, whose suffix defines the unit. Raises `Unparseable`
+    when there is not exactly one finite number of sane length.
     """
     if len(content) > MAX_CONTENT_CHARS:
         raise Unparseable("TOO_LONG")
     text = canonicalize(content)
     searchable = text
-    if gold_unit and any(ch.isdigit() for ch in gold_unit):
-        searchable = text.replace(gold_unit, " " * len(gold_unit))
+    for word in gold.unit_words_with_digits if gold else []:  # docs/GRADING.md §2.4.1: the unit's digits
+        searchable = searchable.replace(word, " " * len(word))
     if _NON_FINITE.search(searchable):
         raise Unparseable("NON_FINITE")
     literals = list(_LITERAL.finditer(searchable))
-    if gold_unit is None:  # the gold names its own unit, which may hold digits (`co2`, `m2`)
+    if gold is None:  # the gold names its own unit, which may hold digits (`co2`, `m2`)
         literals = [m for m in literals if m.start() == 0 or not searchable[m.start() - 1].isalpha()]
     if not literals:
         raise Unparseable("NO_NUMBER")
@@ -155,15 +163,15 @@ def parse_number(content: str, gold_unit: str | None = None, gold_currency: str 
     negative, explicit_plus, prefix, suffix, sign_flags = _read_sign(prefix, suffix)
     flags |= sign_flags
     currency, prefix, suffix = _take_currency(prefix, suffix)
-    if currency and gold_currency and currency != gold_currency:
+    if currency and gold and gold.currency and currency != gold.currency:
         flags.add("UNIT_MISMATCH")
     flags |= _prefix_flags(prefix)
     unit = normalize_unit(suffix)
-    if gold_unit is not None and unit and unit != normalize_unit(gold_unit) and not _is_known_unit(unit):
+    if gold is not None and unit and unit != gold.unit and not _is_known_unit(unit):
         flags.add("EXTRA_TEXT")
     decimals = -magnitude.as_tuple().exponent  # type: ignore[operator]
     value = -magnitude if negative else magnitude
-    return ParsedNumber(value, decimals, unit, currency, explicit_plus, frozenset(flags))
+    return ParsedNumber(value, decimals, unit, currency, explicit_plus, frozenset(flags), suffix)
 
 
 def _read_literal(literal: str) -> tuple[Decimal, set[str]]:
@@ -185,13 +193,17 @@ def _read_literal(literal: str) -> tuple[Decimal, set[str]]:
 
 
 def _read_sign(prefix: str, suffix: str) -> tuple[bool, bool, str, str, set[str]]:
-    """Parentheses, then a `-`/`+` right before the number (a currency symbol may sit either side)."""
+    """Parentheses, then a `-`/`+` right before the number (a currency symbol may sit either side).
+
+    `(`...`)` around the number, with or without its unit (`(18.03) pp`, `(18.03 pp)`), is negative;
+    what follows the `)` is read as the unit like any suffix.
+    """
     flags: set[str] = set()
     negative = explicit_plus = False
     core = prefix.rstrip()
     if core.endswith("(") or core.endswith("($"):
         closing = suffix.find(")")
-        if closing != -1 and not suffix[closing + 1 :].strip(" )"):
+        if closing != -1:
             negative = True
             flags.add("SIGN_STYLE")
             cut = core.rfind("(")

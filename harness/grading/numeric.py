@@ -1,4 +1,4 @@
-"""The `numeric` grader: one number against the gold, three modes (GRADING.md sections 2.5-2.7)."""
+"""The `numeric` grader: one number against the gold, three modes (docs/GRADING.md §2.5-§2.7)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from harness.answer import find_answer_tag
 from harness.grading.literal import ParsedNumber, Unparseable, parse_number
 from harness.grading.record import Grade, Verdict
 
-GRADER_VERSION = "numeric-1.0"
+GRADER_VERSION = "numeric-1.1"
 
 TOLERATED_FLAGS: dict[str, frozenset[str]] = {
     "strict": frozenset(),
@@ -77,13 +77,19 @@ def _format_decimals(answer_format: str) -> list[int]:
 def grade_submission(submission: str | None, gold: GoldAnswer) -> Grade:
     """Grade the text that ended an episode (None when the episode ended without a submission)."""
     tag = find_answer_tag(submission or "")
+    # A task with rel_tol counts every episode in accuracy@tol, so no answer is `False` there, not None.
+    no_credit = None if gold.rel_tol is None else False
     if tag.reason is not None:
-        return Grade.uniform(Verdict.NO_ANSWER, [tag.reason], tag.content, GRADER_VERSION)
+        return Grade.uniform(
+            Verdict.NO_ANSWER, [tag.reason], tag.content, GRADER_VERSION, correct_at_tolerance=no_credit
+        )
     assert tag.content is not None
     try:
-        predicted = parse_number(tag.content, gold.number.unit, gold.number.currency)
+        predicted = parse_number(tag.content, gold.number)
     except Unparseable as error:
-        return Grade.uniform(Verdict.UNPARSEABLE, [error.code], tag.content, GRADER_VERSION)
+        return Grade.uniform(
+            Verdict.UNPARSEABLE, [error.code], tag.content, GRADER_VERSION, correct_at_tolerance=no_credit
+        )
     return _compare(predicted, gold, tag.content)
 
 
@@ -100,10 +106,7 @@ def _compare(predicted: ParsedNumber, gold: GoldAnswer, content: str) -> Grade:
         )
         if chosen is not None:
             chosen = Interpretation(chosen.value, chosen.ulp, chosen.flags | {"INSUFFICIENT_PRECISION"})
-    at_tolerance = None
-    if gold.rel_tol is not None:
-        bound = max(half_ulp, gold.rel_tol * abs(target.value))
-        at_tolerance = any(abs(i.value - target.value) <= bound for i in interpretations)
+    at_tolerance = _correct_at_tolerance(predicted, gold, interpretations)
     if chosen is None:
         flags = sorted(predicted.flags)
         return Grade.uniform(
@@ -129,6 +132,18 @@ def _compare(predicted: ParsedNumber, gold: GoldAnswer, content: str) -> Grade:
         grader_version=GRADER_VERSION,
         correct_at_tolerance=at_tolerance,
     )
+
+
+def _correct_at_tolerance(
+    predicted: ParsedNumber, gold: GoldAnswer, interpretations: list[Interpretation]
+) -> bool | None:
+    """The default mode with WITHIN widened to max(ULP/2, rel_tol*|G|) (docs/GRADING.md §2.7)."""
+    if gold.rel_tol is None:
+        return None
+    target = gold.number
+    bound = max(target.ulp / 2, gold.rel_tol * abs(target.value))
+    chosen = next((i for i in interpretations if abs(i.value - target.value) <= bound), None)
+    return chosen is not None and chosen.flags | predicted.flags <= TOLERATED_FLAGS["default"]
 
 
 def _interpretations(predicted: ParsedNumber, target: ParsedNumber) -> list[Interpretation]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
-from typing import Any
 
 
 class Verdict(str, Enum):
@@ -55,16 +54,3 @@ class Grade:
             grader_version,
             correct_at_tolerance,
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        row = asdict(self)
-        for key in ("verdict", "verdict_strict", "verdict_lenient"):
-            row[key] = row[key].value
-        return row
-
-    @classmethod
-    def from_dict(cls, row: dict[str, Any]) -> Grade:
-        fields = dict(row)
-        for key in ("verdict", "verdict_strict", "verdict_lenient"):
-            fields[key] = Verdict(fields[key])
-        return cls(**fields)
