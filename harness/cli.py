@@ -84,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--memory-mb", type=int, metavar="MB", help="sandbox memory limit (default: 4096)")
     add("--pids", type=int, metavar="N", help="sandbox process limit (default: 512)")
     add("--cpus", type=float, metavar="N", help="sandbox CPU limit, cgroups only (default: 2)")
+    add("--disk-mb", type=int, metavar="MB", help="sandbox scratch space, /workspace/run and /tmp (default: 2048)")
     add("--output-limit", type=int, metavar="BYTES", help="output shown per stream, head and tail (default: 20000)")
     add("--config", type=Path, metavar="FILE.yaml", help="read any of these settings from YAML; flags win")
     return parser

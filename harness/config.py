@@ -85,6 +85,8 @@ class RunConfig:
     """Sandbox process limit."""
     cpus: float = 2.0
     """Sandbox CPU limit (cgroups only)."""
+    disk_mb: int = 2048
+    """Sandbox scratch space (/workspace/run and /tmp) in megabytes."""
     output_limit: int = 20_000
     """Bytes of each output stream shown to the model (head and tail kept)."""
 
@@ -100,6 +102,7 @@ _POSITIVE = (
     "max_format_errors",
     "memory_mb",
     "pids",
+    "disk_mb",
 )
 
 

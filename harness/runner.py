@@ -87,7 +87,8 @@ def plan_run(config: RunConfig) -> RunPlan:
             kept = finished_rows(run_dir / "results.jsonl", _keys(tasks))
     finished = {(row["domain"], row["task_id"]) for row in kept}
     pending = [task for task in tasks if (task.domain, task.id) not in finished]
-    settings = SandboxSettings(ResourceLimits(config.memory_mb, config.pids, config.cpus), config.output_limit)
+    limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
+    settings = SandboxSettings(limits, config.output_limit)
     backend = prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
     return RunPlan(config, tasks, pending, kept, collections, make_model, backend, run_id, run_dir, protocol, prompts)
 
@@ -134,6 +135,9 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
         kept, total = len(plan.kept), len(plan.tasks)
         console.print(f"resuming {plan.run_id}: {kept} of {total} episodes kept, {len(plan.pending)} to run")
     _write_run_record(plan, collection_hashes, config_hash)
+    warning = (plan.backend.facts.get("limits") or {}).get("warning")
+    if warning:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
     for task in plan.pending:
         _keep_previous_attempt(trajectory_path(plan.run_dir, task.domain, task.id))
     cancel = threading.Event()
