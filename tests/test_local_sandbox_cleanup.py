@@ -146,3 +146,29 @@ def test_cleanup_removes_cgroups_and_scratch_of_dead_runners_only(collection):
             assert live_cgroups and all(CGROUP_ROOT in group.parents for group in live_cgroups)
     finally:
         live.close()
+
+
+def test_an_ordinary_user_with_a_delegated_cgroup_v2_subtree_gets_per_sandbox_limits(tmp_path, monkeypatch):
+    """A systemd user scope with Delegate=yes, as files: the runner leaves for a leaf, episodes get groups."""
+    from harness.sandboxes import limits
+
+    scope = tmp_path / "user.slice" / "app.scope"
+    scope.mkdir(parents=True)
+    for folder, controllers in ((tmp_path, "cpu memory pids"), (scope, "memory pids")):
+        (folder / "cgroup.controllers").write_text(controllers)
+        (folder / "cgroup.procs").write_text("")
+        (folder / "cgroup.subtree_control").write_text("")
+    monkeypatch.setattr(limits, "CGROUP_ROOT", tmp_path)
+    monkeypatch.setattr(limits, "own_cgroup", lambda: "/user.slice/app.scope")
+    monkeypatch.setattr(limits.os, "geteuid", lambda: 1000)
+    applied = limits.apply_limits(limits.ResourceLimits(memory_mb=256, pids=32), "mini-t1")
+    (group,) = applied.cgroup_dirs
+    assert applied.mechanism == "cgroup-v2" and applied.warning is None
+    assert group.parent == scope / "harness" and group.name.startswith(f"{os.getpid()}-mini-t1-")
+    assert (scope / limits.RUNNER_LEAF / "cgroup.procs").read_text() == str(os.getpid())
+    assert (scope / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert (group / "memory.max").read_text() == str(256 * 1024 * 1024) and (group / "pids.max").read_text() == "32"
+    assert f"echo $$ > {group}/cgroup.procs" in applied.prologue
+    stale = scope / "harness" / f"{DEAD_PID}-mini-t2-0123abcd"
+    stale.mkdir()
+    assert limits.release_stale_cgroups() == 1 and not stale.exists() and group.is_dir()

@@ -89,14 +89,21 @@ def _cgroup2_mount() -> Path | None:
     return None
 
 
+def own_cgroup() -> str:
+    """The runner's cgroup v2 path ("/user.slice/.../app.scope"), "" when it has none."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            if line.startswith("0::"):
+                return line[3:]
+    return ""
+
+
 def _delegated_base(mount: Path) -> Path | None:
     """The runner's own cgroup v2 when the user may manage it (a delegated subtree), else None."""
-    own = ""
-    with contextlib.suppress(OSError):
-        own = next((line[3:] for line in Path("/proc/self/cgroup").read_text().splitlines() if line[:3] == "0::"), "")
-    if own.strip("/") == "":
+    own = own_cgroup().strip("/")
+    if not own:
         return None
-    base = mount / own.strip("/")
+    base = mount / own
     if base.name == RUNNER_LEAF:  # we moved ourselves here earlier
         base = base.parent
     files = ("cgroup.procs", "cgroup.subtree_control")
