@@ -3,8 +3,8 @@
 Containment, and how each property is obtained:
 - collection read-only at /workspace/documents (`--ro-bind`), fresh /workspace/run and /tmp per episode
   on one tmpfs of `disk_mb` (see `scratch.py`; dropped in `close`);
-- no network (an own network namespace with nothing but loopback), own pid/ipc/uts namespaces; the
-  bwrap reads its options from a file descriptor and runs as `bwrap`, so the sandbox's pid 1 (bwrap's
+- no network (an own network namespace with nothing but loopback), own pid/ipc/uts namespaces;
+- bwrap reads its options from a file descriptor and runs as `bwrap`, so the sandbox's pid 1 (bwrap's
   reaper) shows only `bwrap --args N -- [setpriv ...] bash -c COMMAND` in /proc/1/cmdline, nothing of the
   host (mounted paths, runner pid, episode name);
 - only read-only system folders (/usr and its merged-usr links, a few /etc files) and the Python
@@ -138,6 +138,7 @@ class BubblewrapSandbox:
             self._limits.prologue + 'exec "$@"',
             "harness-sandbox",
             *self._scratch.enter(),
+            # nsenter cannot set argv[0]; `exec -a` can, and pid 1 inside is a copy of this bwrap process
             "/bin/bash",
             "-c",
             'exec -a bwrap "$0" --args "$@"',

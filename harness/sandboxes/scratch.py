@@ -99,8 +99,12 @@ def create_scratch(episode_name: str, disk_mb: int, bwrap: str) -> Scratch:
         raise SandboxError(f"bwrap cannot make the {disk_mb} MB scratch tmpfs: {reason or 'no reason given'}")
     if as_root:  # the holder made them as root; the sandbox user must own its scratch
         inside = Path(f"/proc/{scratch.holder_pid}/root{space}")
-        os.chown(inside / "run", SANDBOX_UID, SANDBOX_UID)
-        os.chown(inside / "tmp", SANDBOX_UID, SANDBOX_UID)
+        try:
+            os.chown(inside / "run", SANDBOX_UID, SANDBOX_UID)
+            os.chown(inside / "tmp", SANDBOX_UID, SANDBOX_UID)
+        except OSError as error:
+            scratch.close()
+            raise SandboxError(f"cannot hand the scratch tmpfs to the sandbox user: {error}") from error
     return scratch
 
 
