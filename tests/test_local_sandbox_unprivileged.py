@@ -3,16 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
-from harness.sandboxes.local import find_bwrap
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.unprivileged import run_unprivileged
 
 EPISODE = """
 import json, os, tempfile
@@ -46,27 +38,10 @@ print(json.dumps({
 """
 
 
-def run_as_ordinary_user() -> dict:
-    temp = Path(tempfile.mkdtemp(prefix="harness-test-temp-"))
-    temp.chmod(0o1777)
-    environment = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "TMPDIR": str(temp)}
-    environment["HARNESS_BWRAP"] = find_bwrap()
-    if os.geteuid() == 0:
-        python = shutil.which("python3", path="/usr/bin:/bin")
-        assert python, "the unprivileged path needs a system python3 that uid 65534 can run"
-        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", EPISODE]
-    else:
-        command = [sys.executable, "-c", EPISODE]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, env=environment, cwd="/", timeout=300)
-    finally:
-        subprocess.run(["rm", "-rf", str(temp)], check=True)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return json.loads(result.stdout)
-
-
 def test_an_ordinary_users_sandbox_caps_scratch_hides_the_host_and_leaves_nothing():
-    outcome = run_as_ordinary_user()
+    result = run_unprivileged(EPISODE)
+    assert result.returncode == 0, result.stderr[-2000:]
+    outcome = json.loads(result.stdout)
     results = outcome["results"]
     assert outcome["uid"] != 0 and results["id"][1] == f"{outcome['uid']}\n"
     assert "No space left on device" in results["disk"][2] and int(results["disk"][1]) <= 64
