@@ -194,12 +194,13 @@ class BubblewrapSandbox:
         return capped_result(stdout, stderr, code, timed_out, duration)
 
     def close(self) -> None:
-        if self._limits is not None:
-            self._limits.release()
-            self._limits = None
+        # the tmpfs first: its pages are charged to the episode's memory cgroup
         if self._scratch is not None:
             self._scratch.close()
             self._scratch = None
+        if self._limits is not None:
+            self._limits.release()
+            self._limits = None
 
     def _kill(self, process: subprocess.Popen[bytes]) -> None:
         with contextlib.suppress(ProcessLookupError):
