@@ -67,7 +67,8 @@ def apply_limits(limits: ResourceLimits, episode_name: str) -> AppliedLimits:
         f"the memory limit is per process, not per sandbox: cgroups unavailable "
         f"({'; '.join(errors) or 'no writable hierarchy, and no delegated cgroup v2 subtree'}), so "
         f"RLIMIT_AS caps each process at {limits.memory_mb} MB (N processes may use N times that), "
-        "RLIMIT_NPROC counts every process of the sandbox user on the host, and no CPU limit applies"
+        "RLIMIT_NPROC counts every process of the sandbox user on the host, and no CPU limit applies; "
+        "for per-sandbox limits run as root or inside `systemd-run --user --scope -p Delegate=yes`"
     )
     prologue = f"ulimit -v {limits.memory_mb * 1024} && ulimit -u {limits.pids} && "
     return AppliedLimits("rlimit", prologue, warning=warning)
