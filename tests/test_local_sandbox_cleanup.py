@@ -112,7 +112,7 @@ def test_starting_a_run_leaves_another_live_runs_scratch_and_cgroups_intact(coll
 
 
 def test_cleanup_removes_cgroups_and_scratch_of_dead_runners_only(collection):
-    from harness.sandboxes.limits import CGROUP_ROOT, release_stale_cgroups
+    from harness.sandboxes.limits import CGROUP_ROOT
 
     live = BubblewrapSandbox(collection, "live", SandboxSettings(), find_bwrap())
     live.start()
@@ -122,8 +122,7 @@ def test_cleanup_removes_cgroups_and_scratch_of_dead_runners_only(collection):
         for group in dead_cgroups:
             group.mkdir()
         dead_scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{DEAD_PID}-mini-t1-"))
-        release_stale_cgroups()
-        prepare_backend("local", SandboxSettings(), "this-run", ["mini"], 60, None)
+        prepare_backend("local", SandboxSettings(), "this-run", ["mini"], 60, None)  # a run's start-up cleanup
         assert not dead_scratch.exists()
         assert not any(group.exists() for group in dead_cgroups)
         assert all(group.is_dir() for group in live_cgroups)
