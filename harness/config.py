@@ -138,6 +138,7 @@ class RunConfig:
     memory_mb: int = setting(4096, "sandbox memory limit", bound=POSITIVE, metavar="MB")
     pids: int = setting(512, "sandbox process limit", bound=POSITIVE, metavar="N")
     cpus: float = setting(2.0, "sandbox CPU limit", bound=POSITIVE, metavar="N")
+    disk_mb: int = setting(2048, "sandbox scratch space (/workspace/run and /tmp) in MB", bound=POSITIVE, metavar="MB")
     output_limit: int = setting(
         20_000, "bytes of each output stream shown to the model (head and tail kept)", bound=POSITIVE, metavar="BYTES"
     )

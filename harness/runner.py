@@ -101,7 +101,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     resumed = folder.path.exists()
     if resumed:
         _check_resumable(folder, protocol, collection_hashes, config.allow_protocol_change)
-    settings = SandboxSettings(ResourceLimits(config.memory_mb, config.pids, config.cpus), config.output_limit)
+    limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
+    settings = SandboxSettings(limits, config.output_limit)
     backend = prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
     lock = folder.lock()
     kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)

@@ -60,7 +60,7 @@ def cleanup_sandboxes(console: Console) -> int:
     """Leftovers of runs that are gone: local scratch folders and cgroups, Docker containers, E2B sandboxes."""
     from harness.sandboxes.docker import cleanup_orphans
     from harness.sandboxes.limits import release_stale_cgroups
-    from harness.sandboxes.local import remove_orphaned_scratch
+    from harness.sandboxes.scratch import remove_orphaned_scratch
 
     console.print(f"local: removed {remove_orphaned_scratch()} scratch folders, {release_stale_cgroups()} cgroups")
     try:

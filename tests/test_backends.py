@@ -274,14 +274,14 @@ def test_cleanup_removes_local_leftovers_of_dead_runs_only(capsys):
 
     from harness.cli import main
     from harness.sandboxes.limits import CGROUP_ROOT
-    from harness.sandboxes.local import SCRATCH_PREFIX
+    from harness.sandboxes.scratch import SCRATCH_PREFIX
 
     temp = Path(tempfile.gettempdir())
     dead = temp / f"{SCRATCH_PREFIX}{2**22 + 7}-mini-t1-abc"
     live = temp / f"{SCRATCH_PREFIX}{os.getpid()}-mini-t1-abc"
     dead.mkdir()
     live.mkdir()
-    stale_cgroup = CGROUP_ROOT / "memory" / "harness" / "stale-test"
+    stale_cgroup = CGROUP_ROOT / "memory" / "harness" / f"{2**22 + 7}-mini-t1-0123abcd"
     if os.geteuid() == 0 and (CGROUP_ROOT / "memory" / "harness").is_dir():
         stale_cgroup.mkdir()
     try:

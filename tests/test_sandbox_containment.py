@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -72,6 +73,27 @@ def test_nothing_persists_from_one_episode_to_the_next(collection, make_sandbox)
         assert result.stderr.count("No such file or directory") == 2
     finally:
         second.close()
+
+
+def test_scratch_space_is_capped_at_disk_mb(collection, make_sandbox):
+    box = make_sandbox(collection, "disk", SandboxSettings(ResourceLimits(disk_mb=64)))
+    box.start()
+    try:
+        for folder in ("run", "/tmp"):
+            result = run(box, f"head -c 100M /dev/zero > {folder}/big; echo $?; du -m {folder}/big | cut -f1")
+            code, megabytes = result.stdout.split()
+            assert code != "0" and "No space left on device" in result.stderr
+            assert int(megabytes) <= 64
+            run(box, f"rm {folder}/big")
+    finally:
+        box.close()
+
+
+def test_pid_1_shows_nothing_of_the_host(sandbox, collection):
+    result = run(sandbox, "tr '\\0' ' ' < /proc/1/cmdline")
+    assert result.exit_code == 0 and result.stdout
+    for host_detail in (str(collection), "harness-scratch", tempfile.gettempdir() + "/", f" {os.getpid()} ", "test"):
+        assert host_detail not in result.stdout
 
 
 def test_each_command_is_a_fresh_process(sandbox):
@@ -216,3 +238,17 @@ def test_without_cgroups_rlimits_apply_and_say_so(monkeypatch):
     assert applied.mechanism == "rlimit"
     assert "ulimit -v 1048576" in applied.prologue and "ulimit -u 64" in applied.prologue
     assert "RLIMIT_NPROC" in (applied.warning or "")
+
+
+def test_without_cgroups_the_run_says_on_the_console_and_in_run_yaml_that_memory_is_per_process(mini, monkeypatch):
+    import yaml
+
+    from harness.sandboxes import limits
+
+    monkeypatch.setattr(limits, "CGROUP_ROOT", Path("/nonexistent-cgroup-root"))
+    outcome = mini.run("--model", "oracle", "--memory-mb", "1024")
+    assert outcome.rows[0]["verdict"] == "correct"
+    console = " ".join(outcome.output.split())
+    assert "warning: the memory limit is per process" in console and "1024 MB" in console
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["sandbox"]["limits"]
+    assert recorded["mechanism"] == "rlimit" and recorded["warning"].startswith("the memory limit is per process")

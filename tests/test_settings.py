@@ -84,4 +84,4 @@ def test_a_limit_fallback_is_said_on_the_console_at_start(mini, monkeypatch):
     monkeypatch.setattr(limits, "CGROUP_ROOT", limits.Path("/nonexistent-cgroup-root"))
     outcome = mini.run("--model", "oracle")
     assert outcome.exit_code == 0
-    assert "warning: cgroups unavailable" in outcome.output and "rlimits" in outcome.output
+    assert "warning: the memory limit is per process" in outcome.output and "cgroups unavailable" in outcome.output

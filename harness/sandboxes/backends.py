@@ -75,7 +75,8 @@ def prepare_backend(
 
 def _local(settings: SandboxSettings) -> LocalBackend:
     from harness.sandboxes.limits import release_stale_cgroups
-    from harness.sandboxes.local import BwrapUnavailable, check_bwrap, find_bwrap, remove_orphaned_scratch
+    from harness.sandboxes.local import BwrapUnavailable, check_bwrap, find_bwrap
+    from harness.sandboxes.scratch import remove_orphaned_scratch
 
     remove_orphaned_scratch()
     release_stale_cgroups()

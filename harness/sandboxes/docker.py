@@ -105,7 +105,10 @@ class DockerSandbox:
                 labels=self._labels,
                 network_mode="none",
                 read_only=True,
-                tmpfs={"/tmp": "rw,mode=1777,size=1g", "/workspace/run": "rw,uid=1000,gid=1000,mode=0755,size=2g"},
+                tmpfs={
+                    "/tmp": f"rw,mode=1777,size={limits.disk_mb}m",
+                    "/workspace/run": f"rw,uid=1000,gid=1000,mode=0755,size={limits.disk_mb}m",
+                },
                 volumes={str(self._collection): {"bind": "/workspace/documents", "mode": "ro"}},
                 mem_limit=f"{limits.memory_mb}m",
                 memswap_limit=f"{limits.memory_mb}m",

@@ -2,18 +2,24 @@
 
 The limits are applied by a tiny bash prologue that runs before `exec bwrap`, so they cover the
 sandbox's whole process tree from its first instruction without a Python `preexec_fn` (unsafe with
-threads).
+threads). Cgroups go under `<hierarchy>/harness/` as root, or under the runner's own cgroup v2 when it
+is delegated to the user (a systemd user scope with `Delegate=yes`); each is named
+`<runner pid>-<episode>-<random>`, so stale ones of dead runners can be told from a live run's.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+RUNNER_LEAF = "harness-runner"
+"""In a delegated cgroup, the runner moves into this leaf: a cgroup with processes cannot delegate controllers."""
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,8 @@ class ResourceLimits:
     """Processes and threads alive at once inside the sandbox."""
     cpus: float = 2.0
     """CPU share (cgroups only; rlimits cannot express it)."""
+    disk_mb: int = 2048
+    """Scratch space: /workspace/run and /tmp together, in megabytes."""
 
 
 @dataclass
@@ -45,7 +53,7 @@ class AppliedLimits:
 
 def apply_limits(limits: ResourceLimits, episode_name: str) -> AppliedLimits:
     """Create per-episode cgroups (v2, then v1) or fall back to rlimits with a warning."""
-    name = f"{episode_name}-{uuid.uuid4().hex[:8]}"
+    name = f"{os.getpid()}-{episode_name}-{uuid.uuid4().hex[:8]}"
     errors = []
     for attempt in (_cgroup_v2, _cgroup_v1):
         try:
@@ -56,9 +64,11 @@ def apply_limits(limits: ResourceLimits, episode_name: str) -> AppliedLimits:
         if applied is not None:
             return applied
     warning = (
-        "cgroups unavailable (" + ("; ".join(errors) or "no writable hierarchy") + "); "
-        "using rlimits: RLIMIT_AS caps each process's address space, RLIMIT_NPROC counts every process "
-        "of the sandbox user on the host, and no CPU limit applies"
+        f"the memory limit is per process, not per sandbox: cgroups unavailable "
+        f"({'; '.join(errors) or 'no writable hierarchy, and no delegated cgroup v2 subtree'}), so "
+        f"RLIMIT_AS caps each process at {limits.memory_mb} MB (N processes may use N times that), "
+        "RLIMIT_NPROC counts every process of the sandbox user on the host, and no CPU limit applies; "
+        "for per-sandbox limits run as root or inside `systemd-run --user --scope -p Delegate=yes`"
     )
     prologue = f"ulimit -v {limits.memory_mb * 1024} && ulimit -u {limits.pids} && "
     return AppliedLimits("rlimit", prologue, warning=warning)
@@ -72,17 +82,56 @@ def _join_prologue(procs_files: list[Path]) -> str:
     return "".join(f"echo $$ > {shlex.quote(str(p))} && " for p in procs_files)
 
 
-def _cgroup_v2(limits: ResourceLimits, name: str) -> AppliedLimits | None:
-    if not (CGROUP_ROOT / "cgroup.controllers").exists():
+def _cgroup2_mount() -> Path | None:
+    """The cgroup v2 hierarchy: all of CGROUP_ROOT, or its `unified` part on a hybrid machine."""
+    for mount in (CGROUP_ROOT, CGROUP_ROOT / "unified"):
+        if (mount / "cgroup.controllers").exists():
+            return mount
+    return None
+
+
+def own_cgroup() -> str:
+    """The runner's cgroup v2 path ("/user.slice/.../app.scope"), "" when it has none."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            if line.startswith("0::"):
+                return line[3:]
+    return ""
+
+
+def _delegated_base(mount: Path) -> Path | None:
+    """The runner's own cgroup v2 when the user may manage it (a delegated subtree), else None."""
+    own = own_cgroup().strip("/")
+    if not own:
         return None
-    parent = CGROUP_ROOT / "harness"
+    base = mount / own
+    if base.name == RUNNER_LEAF:  # we moved ourselves here earlier
+        base = base.parent
+    files = ("cgroup.procs", "cgroup.subtree_control")
+    if not (os.access(base, os.W_OK) and all(os.access(base / name, os.W_OK) for name in files)):
+        return None
+    return base
+
+
+def _cgroup_v2(limits: ResourceLimits, name: str) -> AppliedLimits | None:
+    mount = _cgroup2_mount()
+    if mount is None:
+        return None
+    base = mount if os.geteuid() == 0 else _delegated_base(mount)
+    if base is None:
+        return None
     needed = {"memory", "pids", "cpu"}
-    available = set((CGROUP_ROOT / "cgroup.controllers").read_text().split())
+    available = set((base / "cgroup.controllers").read_text().split())
     if not {"memory", "pids"} <= available:
         return None
+    if base != mount:
+        leaf = base / RUNNER_LEAF
+        leaf.mkdir(exist_ok=True)
+        _write(leaf / "cgroup.procs", str(os.getpid()))
+    parent = base / "harness"
     parent.mkdir(exist_ok=True)
     enable = " ".join(f"+{c}" for c in sorted(needed & available))
-    _write(CGROUP_ROOT / "cgroup.subtree_control", enable)
+    _write(base / "cgroup.subtree_control", enable)
     _write(parent / "cgroup.subtree_control", enable)
     group = parent / name
     group.mkdir()
@@ -132,14 +181,20 @@ def _cgroup_v1(limits: ResourceLimits, name: str) -> AppliedLimits | None:
 
 
 def release_stale_cgroups() -> int:
-    """Remove per-episode cgroups left by runs killed before `close` (a cgroup still in use stays)."""
+    """Remove per-episode cgroups left by runners that are gone; those of a live runner are never touched."""
+    parents = [CGROUP_ROOT / "harness", *CGROUP_ROOT.glob("*/harness")]
+    mount = _cgroup2_mount()
+    delegated = _delegated_base(mount) if mount is not None and os.geteuid() != 0 else None
+    if delegated is not None:
+        parents.append(delegated / "harness")
     removed = 0
-    for parent in (CGROUP_ROOT / "harness", *(CGROUP_ROOT.glob("*/harness"))):
+    for parent in parents:
         for group in parent.glob("*") if parent.is_dir() else []:
-            if group.is_dir():
+            pid = group.name.split("-", 1)[0]
+            if group.is_dir() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
                 try:
                     group.rmdir()
                     removed += 1
                 except OSError:
-                    pass  # busy: an episode of a live run
+                    pass  # still holds a process: left for a later cleanup
     return removed

@@ -2,8 +2,11 @@
 
 Containment, and how each property is obtained:
 - collection read-only at /workspace/documents (`--ro-bind`), fresh /workspace/run and /tmp per episode
-  (host temp folders removed in `close`);
+  on one tmpfs of `disk_mb` (see `scratch.py`; dropped in `close`);
 - no network (an own network namespace with nothing but loopback), own pid/ipc/uts namespaces;
+- bwrap reads its options from a file descriptor and runs as `bwrap`, so the sandbox's pid 1 (bwrap's
+  reaper) shows only `bwrap --args N -- [setpriv ...] bash -c COMMAND` in /proc/1/cmdline, nothing of the
+  host (mounted paths, runner pid, episode name);
 - only read-only system folders (/usr and its merged-usr links, a few /etc files) and the Python
   environment are visible; /etc/passwd is synthesized, so host accounts and secrets are not;
 - commands run as an unprivileged user: as root we drop to uid 65534 with `setpriv` after bwrap set
@@ -29,12 +32,10 @@ from pathlib import Path
 from harness.sandboxes import ExecResult, SandboxError, SandboxSettings, sandbox_environment
 from harness.sandboxes.limits import AppliedLimits, apply_limits
 from harness.sandboxes.output import PipeReader, capped_result
+from harness.sandboxes.scratch import DISK_ENFORCEMENT, SANDBOX_UID, Scratch, create_scratch
 
-SANDBOX_UID = 65534
 WORKDIR = "/workspace"
 _POLL_S = 0.2
-SCRATCH_PREFIX = "harness-scratch-"
-"""Scratch folders are named harness-scratch-<runner pid>-<episode>-*, so orphans can be told apart."""
 _MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "mime.types")
 
@@ -93,7 +94,7 @@ class BubblewrapSandbox:
         self._settings = settings
         self._bwrap = bwrap
         self._as_root = os.geteuid() == 0
-        self._scratch: Path | None = None
+        self._scratch: Scratch | None = None
         self._limits: AppliedLimits | None = None
 
     def describe(self) -> dict[str, object]:
@@ -107,40 +108,42 @@ class BubblewrapSandbox:
                 "memory_mb": self._settings.limits.memory_mb,
                 "pids": self._settings.limits.pids,
                 "cpus": self._settings.limits.cpus,
+                "disk_mb": self._settings.limits.disk_mb,
+                "disk": DISK_ENFORCEMENT,
                 "warning": limits.warning if limits else None,
             },
         }
 
     def start(self) -> None:
-        self._scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{self._episode_name}-"))
+        self._scratch = create_scratch(self._episode_name, self._settings.limits.disk_mb, self._bwrap)
         uid = SANDBOX_UID if self._as_root else os.getuid()
         gid = SANDBOX_UID if self._as_root else os.getgid()
-        for name in ("run", "tmp", "etc"):
-            (self._scratch / name).mkdir()
-        etc = self._scratch / "etc"
+        etc = self._scratch.folder / "etc"
+        etc.mkdir()
         (etc / "passwd").write_text(f"root:x:0:0::/:/usr/sbin/nologin\nagent:x:{uid}:{gid}::/tmp:/bin/bash\n")
         (etc / "group").write_text(f"root:x:0:\nagent:x:{gid}:\n")
         (etc / "hosts").write_text("127.0.0.1 localhost sandbox\n")
         (etc / "hostname").write_text("sandbox\n")
-        if self._as_root:
-            for name in ("run", "tmp"):
-                os.chown(self._scratch / name, uid, gid)
-        os.chmod(self._scratch / "tmp", 0o1777)
         self._limits = apply_limits(self._settings.limits, self._episode_name)
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         if self._scratch is None or self._limits is None:
             raise SandboxError("sandbox not started")
         status_read, status_write = os.pipe()
+        options = ["--json-status-fd", str(status_write), *self._bwrap_arguments(self._scratch)]
+        arguments_fd = _arguments_file(options)
         argv = [
             "/bin/bash",
             "-c",
             self._limits.prologue + 'exec "$@"',
             "harness-sandbox",
+            *self._scratch.enter(),
+            # nsenter cannot set argv[0]; `exec -a` can, and pid 1 inside is a copy of this bwrap process
+            "/bin/bash",
+            "-c",
+            'exec -a bwrap "$0" --args "$@"',
             self._bwrap,
-            "--json-status-fd",
-            str(status_write),
-            *self._bwrap_arguments(),
+            str(arguments_fd),
             "--",
             *self._privilege_drop(),
             _host_bash(),
@@ -156,7 +159,7 @@ class BubblewrapSandbox:
                 stderr=subprocess.PIPE,
                 env={"PATH": "/usr/bin:/bin"},
                 cwd="/",
-                pass_fds=(status_write,),
+                pass_fds=(status_write, arguments_fd),
                 start_new_session=True,
             )
         except OSError as error:
@@ -164,6 +167,7 @@ class BubblewrapSandbox:
             raise SandboxError(f"cannot start bwrap: {error}") from error
         finally:
             os.close(status_write)
+            os.close(arguments_fd)
         limit = self._settings.output_limit_bytes
         stdout = PipeReader(process.stdout, limit)  # type: ignore[arg-type]
         stderr = PipeReader(process.stderr, limit)  # type: ignore[arg-type]
@@ -190,12 +194,13 @@ class BubblewrapSandbox:
         return capped_result(stdout, stderr, code, timed_out, duration)
 
     def close(self) -> None:
+        # the tmpfs first: its pages are charged to the episode's memory cgroup
+        if self._scratch is not None:
+            self._scratch.close()
+            self._scratch = None
         if self._limits is not None:
             self._limits.release()
             self._limits = None
-        if self._scratch is not None:
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            self._scratch = None
 
     def _kill(self, process: subprocess.Popen[bytes]) -> None:
         with contextlib.suppress(ProcessLookupError):
@@ -219,8 +224,7 @@ class BubblewrapSandbox:
             "--",
         ]
 
-    def _bwrap_arguments(self) -> list[str]:
-        assert self._scratch is not None
+    def _bwrap_arguments(self, scratch: Scratch) -> list[str]:
         if self._as_root:
             namespaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
             namespaces += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
@@ -239,16 +243,16 @@ class BubblewrapSandbox:
             if (Path("/etc") / name).exists():
                 arguments += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
         for name in ("passwd", "group", "hosts", "hostname"):
-            arguments += ["--ro-bind", str(self._scratch / "etc" / name), f"/etc/{name}"]
+            arguments += ["--ro-bind", str(scratch.folder / "etc" / name), f"/etc/{name}"]
         # /tmp first: a Python environment living under the host's /tmp is then mounted on top of it
-        arguments += ["--bind", str(self._scratch / "tmp"), "/tmp"]
+        arguments += ["--bind", str(scratch.space / "tmp"), "/tmp"]
         created: set[str] = {"/", "/usr", "/etc", "/tmp"}
         for prefix in _python_prefixes():
             arguments += _make_parents(prefix, created)
             arguments += ["--ro-bind", prefix, prefix]
         arguments += ["--perms", "0755", "--dir", WORKDIR]
         arguments += ["--ro-bind", str(self._collection), f"{WORKDIR}/documents"]
-        arguments += ["--bind", str(self._scratch / "run"), f"{WORKDIR}/run"]
+        arguments += ["--bind", str(scratch.space / "run"), f"{WORKDIR}/run"]
         arguments += ["--chdir", WORKDIR, "--clearenv"]
         for name, value in self._environment().items():
             arguments += ["--setenv", name, value]
@@ -257,17 +261,6 @@ class BubblewrapSandbox:
     def _environment(self) -> dict[str, str]:
         path = [f"{prefix}/bin" for prefix in _python_prefixes()] + ["/usr/local/bin", "/usr/bin", "/bin"]
         return sandbox_environment(":".join(dict.fromkeys(path)))
-
-
-def remove_orphaned_scratch() -> int:
-    """Delete scratch folders of runners that are gone (killed before `close`); returns how many."""
-    removed = 0
-    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*"):
-        pid = folder.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(folder, ignore_errors=True)
-            removed += 1
-    return removed
 
 
 def _python_prefixes() -> list[str]:
@@ -288,6 +281,14 @@ def _make_parents(path: str, created: set[str]) -> list[str]:
             created.add(str(parent))
             arguments += ["--perms", "0755", "--dir", str(parent)]
     return arguments
+
+
+def _arguments_file(arguments: list[str]) -> int:
+    """An in-memory file of NUL-terminated arguments for `bwrap --args FD`, positioned at its start."""
+    fd = os.memfd_create("bwrap-arguments")
+    os.write(fd, b"".join(argument.encode() + b"\0" for argument in arguments))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _host_bash() -> str:

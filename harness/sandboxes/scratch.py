@@ -1,0 +1,191 @@
+"""A local episode's scratch space: a host folder plus a size-capped tmpfs, and their removal.
+
+`/workspace/run` and `/tmp` live on one tmpfs of `disk_mb` megabytes (bwrap `--size`, bwrap >= 0.10). Each
+command is a fresh bwrap, so the tmpfs is held for the whole episode by a *holder*: a bwrap process in its
+own mount namespace (the host's tree plus the tmpfs) that waits on a pipe. Every command's bwrap is
+started inside that namespace with `nsenter`. The holder dies with the runner (`--die-with-parent`, and
+the pipe's end), so a killed runner leaves no mount behind, and nothing of the tmpfs ever lands on the
+host disk. The tmpfs is memory: where cgroups apply, its pages count toward the episode's memory limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.sandboxes import SandboxError
+
+SANDBOX_UID = 65534
+SCRATCH_PREFIX = "harness-scratch-"
+"""Scratch folders are named harness-scratch-<runner pid>-<episode>-*, so orphans can be told apart."""
+DISK_ENFORCEMENT = "tmpfs of disk_mb for /workspace/run and /tmp together (bwrap --size), held per episode"
+
+
+@dataclass
+class Scratch:
+    """One episode's scratch: `folder` on the host (synthesized /etc files) and the holder's tmpfs."""
+
+    folder: Path
+    holder: subprocess.Popen[bytes]
+    holder_pid: int
+    """The process whose mount namespace holds the tmpfs (bwrap's child, not bwrap itself)."""
+    as_root: bool
+
+    @property
+    def space(self) -> Path:
+        """The tmpfs mount point; its `run` and `tmp` exist only inside the holder's namespace."""
+        return self.folder / "space"
+
+    def enter(self) -> list[str]:
+        """The command prefix that runs what follows inside the holder's mount namespace."""
+        nsenter = shutil.which("nsenter", path="/usr/bin:/bin:/usr/sbin:/sbin")
+        if nsenter is None:
+            raise SandboxError("the local sandbox needs nsenter (util-linux) to reach the episode's scratch tmpfs")
+        user = [] if self.as_root else ["--user", "--preserve-credentials"]
+        return [nsenter, f"--target={self.holder_pid}", "--mount", *user, "--"]
+
+    def close(self) -> bool:
+        """Drop the tmpfs and remove the host folder; never raises. True when nothing is left."""
+        with contextlib.suppress(OSError):
+            if self.holder.stdin is not None:
+                self.holder.stdin.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.holder.pid, signal.SIGKILL)
+        self.holder.wait()
+        for stream in (self.holder.stdout, self.holder.stderr):
+            if stream is not None:
+                stream.close()
+        return remove_tree(self.folder)
+
+
+def create_scratch(episode_name: str, disk_mb: int, bwrap: str) -> Scratch:
+    """Make the host folder and start the holder of its `disk_mb` tmpfs (with `run` and `tmp` inside)."""
+    as_root = os.geteuid() == 0
+    folder = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{episode_name}-"))
+    (folder / "space").mkdir()
+    space = str(folder / "space")
+    argv = [bwrap, *([] if as_root else ["--unshare-user"]), "--die-with-parent", "--dev-bind", "/", "/"]
+    argv += ["--perms", "0755", "--size", str(disk_mb * 1024 * 1024), "--tmpfs", space]
+    argv += ["--perms", "0755", "--dir", f"{space}/run", "--perms", "1777", "--dir", f"{space}/tmp"]
+    # the child prints its pid once the mounts exist, then waits for the pipe to close
+    argv += ["--", "/bin/sh", "-c", "echo $$ && exec cat"]
+    try:
+        holder = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={"PATH": "/usr/bin:/bin"},
+            cwd="/",
+            start_new_session=True,
+        )
+    except OSError as error:
+        remove_tree(folder)
+        raise SandboxError(f"cannot start bwrap for the scratch tmpfs: {error}") from error
+    assert holder.stdout is not None and holder.stderr is not None
+    line = holder.stdout.readline().strip()
+    scratch = Scratch(folder, holder, int(line) if line.isdigit() else 0, as_root)
+    if not scratch.holder_pid:
+        holder.kill()
+        reason = holder.stderr.read().decode(errors="replace").strip()[:300]
+        scratch.close()
+        raise SandboxError(f"bwrap cannot make the {disk_mb} MB scratch tmpfs: {reason or 'no reason given'}")
+    if as_root:  # the holder made them as root; the sandbox user must own its scratch
+        inside = Path(f"/proc/{scratch.holder_pid}/root{space}")
+        try:
+            os.chown(inside / "run", SANDBOX_UID, SANDBOX_UID)
+            os.chown(inside / "tmp", SANDBOX_UID, SANDBOX_UID)
+        except OSError as error:
+            scratch.close()
+            raise SandboxError(f"cannot hand the scratch tmpfs to the sandbox user: {error}") from error
+    return scratch
+
+
+def remove_tree(path: Path) -> bool:
+    """Delete `path` whatever its depth and permissions, never following a symlink; True if it is gone.
+
+    Iterative (a tree thousands of levels deep needs no recursion and no long paths: it walks with
+    directory descriptors, at most two open at a time), and it gives each folder back rwx to its owner
+    before entering it, so a `chmod 000` folder is removed too. Never raises.
+    """
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            os.unlink(path)
+            return True
+        os.chmod(path, 0o700)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        _empty_folder(fd)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(path)
+    except OSError:
+        return False
+    return True
+
+
+def _empty_folder(fd: int) -> None:
+    """Empty the folder open at `fd` depth-first; the stack holds names, not descriptors."""
+    stack: list[tuple[str, list[str]]] = [("", _unlink_files(fd))]
+    current = os.dup(fd)
+    try:
+        while stack:
+            name, pending = stack[-1]
+            if pending:
+                child = pending.pop()
+                if not stat.S_ISDIR(os.stat(child, dir_fd=current, follow_symlinks=False).st_mode):
+                    os.unlink(child, dir_fd=current)
+                    continue
+                os.chmod(child, 0o700, dir_fd=current)
+                entered = os.open(child, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=current)
+                os.close(current)
+                current = entered
+                stack.append((child, _unlink_files(current)))
+                continue
+            stack.pop()
+            if stack:
+                parent = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=current)
+                os.close(current)
+                current = parent
+                os.rmdir(name, dir_fd=current)
+    finally:
+        os.close(current)
+
+
+def _unlink_files(fd: int) -> list[str]:
+    """Unlink every non-folder entry (symlinks included, never followed); return the subfolders' names."""
+    folders = []
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(entry.name)
+            else:
+                os.unlink(entry.name, dir_fd=fd)
+    return folders
+
+
+def remove_orphaned_scratch() -> int:
+    """Delete scratch folders of runners that are gone (killed before `close`); returns how many.
+
+    A folder whose runner pid is alive (another run on this machine) is never touched.
+    """
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*"):
+        pid = folder.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists() and remove_tree(folder):
+            removed += 1
+    return removed
