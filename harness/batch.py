@@ -19,8 +19,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from harness.episode import EpisodeContext, EpisodeResult, run_episode
-from harness.results_store import ResultsWriter
+from harness.episode import EpisodeContext, run_episode
+from harness.results_store import ResultRow, ResultsWriter
 from harness.slots import Slots
 from harness.tasks import Task
 
@@ -71,12 +71,12 @@ def run_batch(
     console: Console,
     title: str,
     state: BatchState,
-) -> tuple[list[EpisodeResult], bool]:
+) -> tuple[list[ResultRow], bool]:
     """Run every task; returns the results in finishing order and whether Ctrl-C interrupted the batch.
 
     Raises `ResultsUnwritable` (after stopping every episode) when a results row cannot be written."""
     bounded = replace(context, slots=Slots.of(limits.max_sandboxes, limits.max_connections))
-    results: list[EpisodeResult] = []
+    results: list[ResultRow] = []
     columns = (
         TextColumn("{task.description}", style="bold", markup=False),  # model and domain names as written
         BarColumn(),
@@ -94,18 +94,18 @@ def run_batch(
             progress.update(bar, completed=state.done, **state.counts())
 
         run_one = _episode_runner(bounded, limits, state, refresh)
-        futures: list[Future[EpisodeResult | None]] = [pool.submit(run_one, task) for task in tasks]
-        recorded: set[Future[EpisodeResult | None]] = set()
+        futures: list[Future[ResultRow | None]] = [pool.submit(run_one, task) for task in tasks]
+        recorded: set[Future[ResultRow | None]] = set()
 
         unwritable: list[OSError] = []
 
-        def record(future: Future[EpisodeResult | None]) -> None:
+        def record(future: Future[ResultRow | None]) -> None:
             recorded.add(future)
             result = future.result()
             if result is None or unwritable:  # not started (spend cap, Ctrl-C), or nothing can be written
                 return
             try:
-                writer.append(result.to_dict())
+                writer.append(result)
             except OSError as error:  # a full disk: stop every episode; the rows written so far stay
                 unwritable.append(error)
                 context.cancel.set()
@@ -113,7 +113,7 @@ def run_batch(
             results.append(result)
             with state.lock:
                 state.done += 1
-                state.correct += result.verdict == "correct"
+                state.correct += result.is_correct()
             refresh()
 
         try:
@@ -134,8 +134,8 @@ def run_batch(
 
 def _episode_runner(
     context: EpisodeContext, limits: BatchLimits, state: BatchState, refresh: Callable[[], None]
-) -> Callable[[Task], EpisodeResult | None]:
-    def run_one(task: Task) -> EpisodeResult | None:
+) -> Callable[[Task], ResultRow | None]:
+    def run_one(task: Task) -> ResultRow | None:
         with state.lock:
             if context.cancel.is_set():
                 return None

@@ -8,18 +8,19 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.agent import LoopOutcome, LoopSettings, run_agent
 from harness.budget import Budget
 from harness.config import RunConfig
-from harness.grading import Grade, get_grader
+from harness.grading import Grade, Verdict, get_grader
 from harness.models import Model
 from harness.names import file_name
 from harness.outcome import EpisodeEnd, Status
 from harness.prompts import PromptSet
+from harness.results_store import ResultRow
 from harness.run_folder import RunFolder
 from harness.sandboxes import Sandbox, SandboxError
 from harness.slots import Slots, ThrottledModel, wait_for_slot
@@ -28,47 +29,6 @@ from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter
 
 SandboxFactory = Callable[[Task, str], Sandbox]
 _TRACEBACK_CHARS = 4000
-
-
-@dataclass(frozen=True)
-class EpisodeResult:
-    """One row of results.jsonl."""
-
-    task_id: str
-    domain: str
-    status: str
-    answer: str | None
-    """The answer tag's content, None when there was none."""
-    verdict: str
-    verdict_strict: str
-    verdict_lenient: str
-    reasons: list[str]
-    correct_at_tolerance: bool | None
-    parsed_value: str | None
-    unit: str | None
-    """The unit read with the number, normalised (`pp`, `%`, `billion`); "" for none, None when unread."""
-    turns: int
-    duration_s: float
-    """The agent's own time: from the sandbox being up to the end, without waits for our slots."""
-    input_tokens: int
-    output_tokens: int
-    cached_tokens: int
-    reasoning_tokens: int
-    cost_usd: float | None
-    """Sum of the calls' known prices; None when no price was known."""
-    detail: str | None
-    """Why a limit or failure ended the episode (with the traceback for a harness_error)."""
-    grader_version: str
-    queue_s: float = 0.0
-    """Time spent waiting for a sandbox slot and for model-connection slots (not the agent's time)."""
-    sandbox_start_s: float = 0.0
-    """Time the sandbox took to start (not the agent's time)."""
-    task_digest: str = ""
-    """sha256 of what was asked and graded (question, gold, format, grader, rel_tol): a resume re-runs a
-    task whose digest changed."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -99,7 +59,7 @@ def episode_name(task: Task) -> str:
     return file_name(f"{task.domain}-{task.id}")
 
 
-def run_episode(task: Task, context: EpisodeContext) -> EpisodeResult:
+def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
     """Never raises but for Ctrl-C (after the trajectory got its end): every failure becomes a row."""
     timings = _Timings()
     budget: Budget | None = None
@@ -206,7 +166,7 @@ def _failure_text(error: BaseException) -> str:
 
 def _finish(
     task: Task, outcome: LoopOutcome, budget: Budget | None, timings: _Timings, log: TrajectoryWriter | None
-) -> EpisodeResult:
+) -> ResultRow:
     """Grade and build the row; a grader bug is a harness_error row, a failing log never loses the row."""
     try:
         result = _result(task, outcome, budget, timings, grade_fields(_grade(task, outcome)))
@@ -241,7 +201,8 @@ def _grade(task: Task, outcome: LoopOutcome) -> Grade:
 
 
 _UNGRADED = {
-    "answer": None, "verdict": "no_answer", "verdict_strict": "no_answer", "verdict_lenient": "no_answer",
+    "answer": None, "verdict": Verdict.NO_ANSWER, "verdict_strict": Verdict.NO_ANSWER,
+    "verdict_lenient": Verdict.NO_ANSWER,
     "reasons": ["NOT_GRADED"], "correct_at_tolerance": None, "parsed_value": None, "unit": None, "grader_version": "",
 }  # fmt: skip
 """The grade fields of a row whose grading itself failed (a harness_error)."""
@@ -249,12 +210,12 @@ _UNGRADED = {
 
 def _result(
     task: Task, outcome: LoopOutcome, budget: Budget | None, timings: _Timings, graded: dict[str, Any]
-) -> EpisodeResult:
+) -> ResultRow:
     spent = budget or Budget(0, 0.0, None, 0)
-    return EpisodeResult(
+    return ResultRow(
         task_id=task.id,
         domain=task.domain,
-        status=outcome.status.value,
+        status=outcome.status,
         **graded,
         turns=spent.turns,
         duration_s=round(spent.elapsed_s, 3) if budget else 0.0,
@@ -274,9 +235,9 @@ def grade_fields(grade: Grade) -> dict[str, Any]:
     """The results-row fields that come from the grade (shared with re-grading)."""
     return {
         "answer": grade.tag_content,
-        "verdict": grade.verdict.value,
-        "verdict_strict": grade.verdict_strict.value,
-        "verdict_lenient": grade.verdict_lenient.value,
+        "verdict": grade.verdict,
+        "verdict_strict": grade.verdict_strict,
+        "verdict_lenient": grade.verdict_lenient,
         "reasons": grade.reasons,
         "correct_at_tolerance": grade.correct_at_tolerance,
         "parsed_value": grade.parsed_value,

@@ -17,6 +17,9 @@ class Status(str, Enum):
     """A bug of ours (the traceback is kept in the row's detail and the trajectory)."""
     CANCELLED = "cancelled"
 
+    def __str__(self) -> str:
+        return self.value
+
 
 class EpisodeEnd(Exception):
     """Raised inside the loop to end the episode; `submission` is the text to grade (answered only)."""

@@ -7,6 +7,8 @@ from typing import Any
 
 import matplotlib
 
+from harness.outcome import Status
+from harness.results_store import ResultRow
 from harness.summary import ALL, Cell
 
 matplotlib.use("Agg")
@@ -60,11 +62,11 @@ def _residual(table: dict[tuple[str, str], Cell], model: str, domain: str) -> fl
     return 100 * (cell.accuracy() - overall.accuracy())
 
 
-def submission_turns_plot(rows: list[dict[str, Any]], path: Path) -> None:
+def submission_turns_plot(rows: list[ResultRow], path: Path) -> None:
     """At which turn answers were submitted, correct and incorrect apart."""
-    answered = [row for row in rows if row["status"] == "answered"]
-    correct = [row["turns"] for row in answered if row["verdict"] == "correct"]
-    incorrect = [row["turns"] for row in answered if row["verdict"] != "correct"]
+    answered = [row for row in rows if row.status is Status.ANSWERED]
+    correct = [row.turns for row in answered if row.is_correct()]
+    incorrect = [row.turns for row in answered if not row.is_correct()]
     figure, axes = plt.subplots(figsize=(6, 4))
     top = max(correct + incorrect, default=1)
     bins = range(1, top + 2)

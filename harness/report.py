@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -13,33 +14,42 @@ from rich.console import Console
 
 from harness.errors import InputError
 from harness.outcome import Status
+from harness.results_store import MODE_FIELDS, ResultRow
 from harness.run_folder import RunFolder
 from harness.stats import mcnemar_exact
-from harness.summary import ALL, MODES, Cell
+from harness.summary import ALL, Cell
 
 RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit")
 STATUSES = tuple(status.value for status in Status)
 
 
-def load_runs(paths: list[Path]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class ModelRow:
+    """A results row with the model that produced it (report merges the run folders of several models)."""
+
+    model: str
+    row: ResultRow
+
+
+def load_runs(paths: list[Path]) -> list[ModelRow]:
     """Latest row per (model, domain, task) over all run folders; later folders win on overlap."""
-    merged: dict[tuple[str, str, str], dict[str, Any]] = {}
+    merged: dict[tuple[str, str, str], ModelRow] = {}
     for path in paths:
         folder = RunFolder(path)
         model = folder.read_record()["config"]["model"]
         for (domain, task_id), row in folder.latest_rows().items():
-            merged[(model, domain, task_id)] = {**row, "model": model, "run": path.name}
+            merged[(model, domain, task_id)] = ModelRow(model, row)
     if not merged:
         raise InputError("report: the run folders hold no results")
     return list(merged.values())
 
 
-def cells(rows: list[dict[str, Any]]) -> dict[tuple[str, str], Cell]:
+def cells(rows: list[ModelRow]) -> dict[tuple[str, str], Cell]:
     table: dict[tuple[str, str], Cell] = {}
-    for model in sorted({row["model"] for row in rows}):
-        mine = [row for row in rows if row["model"] == model]
-        for domain in sorted({row["domain"] for row in mine}):
-            table[(model, domain)] = Cell(model, domain, [row for row in mine if row["domain"] == domain])
+    for model in sorted({r.model for r in rows}):
+        mine = [r.row for r in rows if r.model == model]
+        for domain in sorted({row.domain for row in mine}):
+            table[(model, domain)] = Cell(model, domain, [row for row in mine if row.domain == domain])
         table[(model, ALL)] = Cell(model, ALL, mine)
     return table
 
@@ -57,7 +67,7 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
 
     accuracy_plot(table, models, domains[:-1], out / "accuracy_per_domain.png")
     residual_heatmap(table, models, domains[:-1], out / "residuals.png")
-    submission_turns_plot(rows, out / "submission_turns.png")
+    submission_turns_plot([r.row for r in rows], out / "submission_turns.png")
     markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n![residuals](residuals.png)\n\n"
     markdown += "![turn of submission](submission_turns.png)\n"
     (out / "report.md").write_text(markdown, encoding="utf-8")
@@ -74,9 +84,9 @@ def _percent(value: float) -> str:
     return f"{100 * value:.1f}"
 
 
-def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], rows: list[dict]) -> str:
+def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], rows: list[ModelRow]) -> str:
     lines = ["# Report", ""]
-    for mode in MODES:
+    for mode in MODE_FIELDS:
         lines += [f"## Accuracy ({mode}), % with 95% Wilson interval", ""]
         lines += ["| domain | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
         for domain in domains:
@@ -121,7 +131,7 @@ def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: li
 
 def reason_counts(cell: Cell) -> Counter[str]:
     """How many of the cell's episodes carry each reason code (a code appears once per episode)."""
-    return Counter(code for row in cell.rows for code in set(row.get("reasons") or []))
+    return Counter(code for row in cell.rows for code in set(row.reasons))
 
 
 def _reason_rates(table: dict[tuple[str, str], Cell], models: list[str]) -> list[str]:
@@ -138,9 +148,9 @@ def _reason_rates(table: dict[tuple[str, str], Cell], models: list[str]) -> list
     return [*lines, ""]
 
 
-def paired_counts(rows: list[dict[str, Any]], first: str, second: str) -> dict[str, int]:
+def paired_counts(rows: list[ModelRow], first: str, second: str) -> dict[str, int]:
     """Both / only first / only second / neither correct, over the tasks both models ran."""
-    verdicts = {(r["model"], r["domain"], r["task_id"]): r["verdict"] == "correct" for r in rows}
+    verdicts = {(r.model, *r.row.key): r.row.is_correct() for r in rows}
     shared = {(d, t) for m, d, t in verdicts if m == first} & {(d, t) for m, d, t in verdicts if m == second}
     counts = Counter()
     for domain, task_id in shared:
@@ -149,7 +159,7 @@ def paired_counts(rows: list[dict[str, Any]], first: str, second: str) -> dict[s
     return {key: counts[key] for key in ("both", "only_first", "only_second", "neither")}
 
 
-def _paired(rows: list[dict[str, Any]], first: str, second: str) -> list[str]:
+def _paired(rows: list[ModelRow], first: str, second: str) -> list[str]:
     counts = paired_counts(rows, first, second)
     shared = sum(counts.values())
     p_value = mcnemar_exact(counts["only_first"], counts["only_second"])
@@ -163,18 +173,18 @@ def _paired(rows: list[dict[str, Any]], first: str, second: str) -> list[str]:
     ]
 
 
-def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[dict[str, Any]]) -> None:
+def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[ModelRow]) -> None:
     with (out / "accuracy.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         header = ["model", "domain", "n"]
-        for mode in MODES:
+        for mode in MODE_FIELDS:
             header += [f"correct_{mode}", f"accuracy_{mode}", f"ci95_low_{mode}", f"ci95_high_{mode}"]
         writer.writerow(
             [*header, "accuracy_at_tol", *STATUSES, "mean_turns", "input_tokens", "output_tokens", "cost_usd"]
         )
         for (model, domain), cell in table.items():
             line: list[Any] = [model, domain, cell.n]
-            for mode in MODES:
+            for mode in MODE_FIELDS:
                 low, high = cell.interval(mode)
                 line += [cell.correct(mode), round(cell.accuracy(mode), 6), round(low, 6), round(high, 6)]
             at_tolerance = cell.accuracy_at_tolerance()
@@ -191,7 +201,7 @@ def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[dict[s
         for (model, domain), cell in table.items():
             for code, count in sorted(reason_counts(cell).items()):
                 writer.writerow([model, domain, code, count, round(count / cell.n, 6)])
-    models = sorted({row["model"] for row in rows})
+    models = sorted({r.model for r in rows})
     with (out / "paired.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["first", "second", "both", "only_first", "only_second", "neither", "mcnemar_p"])

@@ -9,36 +9,96 @@ from __future__ import annotations
 import json
 import os
 import threading
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from harness.grading import Verdict
 from harness.outcome import Status
 from harness.trajectory import read_jsonl
 
-RETRIED_STATUSES = frozenset(
-    status.value for status in (Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR, Status.CANCELLED)
-)
+RETRIED_STATUSES = frozenset({Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR, Status.CANCELLED})
 """Infrastructure failures (our side, not the agent's) and interrupted episodes: a resume runs these again."""
+MODE_FIELDS = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
+"""Grading mode -> the row field holding its verdict."""
 
 TaskKey = tuple[str, str]
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class ResultRow:
+    """One row of results.jsonl: how one episode attempt ended and how it was graded."""
+
+    task_id: str
+    domain: str
+    status: Status
+    answer: str | None
+    """The answer tag's content, None when there was none."""
+    verdict: Verdict
+    """The headline (`default` mode) verdict."""
+    verdict_strict: Verdict
+    verdict_lenient: Verdict
+    reasons: list[str]
+    correct_at_tolerance: bool | None
+    parsed_value: str | None
+    unit: str | None
+    """The unit read with the number, normalised (`pp`, `%`, `billion`); "" for none, None when unread."""
+    turns: int
+    duration_s: float
+    """The agent's own time: from the sandbox being up to the end, without waits for our slots."""
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    reasoning_tokens: int
+    cost_usd: float | None
+    """Sum of the calls' known prices; None when no price was known."""
+    detail: str | None
+    """Why a limit or failure ended the episode (with the traceback for a harness_error)."""
+    grader_version: str
+    queue_s: float = 0.0
+    """Time spent waiting for a sandbox slot and for model-connection slots (not the agent's time)."""
+    sandbox_start_s: float = 0.0
+    """Time the sandbox took to start (not the agent's time)."""
+    task_digest: str = ""
+    """sha256 of what was asked and graded (question, gold, format, grader, rel_tol): a resume re-runs a
+    task whose digest changed."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> ResultRow:
+        """A row as read back; fields a newer harness adds are ignored, and ones an older one lacked default."""
+        known = {name: row[name] for name in _FIELD_NAMES if name in row}
+        known["status"] = Status(known["status"])
+        for mode_field in MODE_FIELDS.values():
+            known[mode_field] = Verdict(known[mode_field])
+        known.setdefault("unit", None)
+        return cls(**known)
+
+    @property
+    def key(self) -> TaskKey:
+        return self.domain, self.task_id
+
+    def is_correct(self, mode: str = "default") -> bool:
+        return getattr(self, MODE_FIELDS[mode]) is Verdict.CORRECT
+
+    @property
+    def needs_rerun(self) -> bool:
+        """An infrastructure failure or an interrupted episode: a resume runs it again."""
+        return self.status in RETRIED_STATUSES
+
+
+_FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))
+
+
+def read_rows(path: Path) -> list[ResultRow]:
     """Every complete row, in file order (a torn last line is ignored)."""
-    return read_jsonl(path) if path.exists() else []
+    return [ResultRow.from_dict(row) for row in read_jsonl(path)] if path.exists() else []
 
 
-def latest_rows(rows: list[dict[str, Any]]) -> dict[TaskKey, dict[str, Any]]:
-    latest: dict[TaskKey, dict[str, Any]] = {}
-    for row in rows:
-        latest[(row["domain"], row["task_id"])] = row
-    return latest
-
-
-def finished_rows(path: Path, selected: set[TaskKey]) -> list[dict[str, Any]]:
-    """The latest rows of the selected tasks that a resumed run keeps (answered or ended by a limit)."""
-    latest = latest_rows(read_rows(path))
-    return [row for key, row in latest.items() if key in selected and row["status"] not in RETRIED_STATUSES]
+def latest_rows(rows: list[ResultRow]) -> dict[TaskKey, ResultRow]:
+    return {row.key: row for row in rows}
 
 
 def drop_torn_tail(path: Path) -> None:
@@ -60,9 +120,9 @@ class ResultsWriter:
         self._file = path.open("a", encoding="utf-8")
         self._lock = threading.Lock()
 
-    def append(self, row: dict[str, Any]) -> None:
+    def append(self, row: ResultRow) -> None:
         with self._lock:
-            self._file.write(json.dumps(row, ensure_ascii=False) + "\n")
+            self._file.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
             self._file.flush()
             os.fsync(self._file.fileno())
 

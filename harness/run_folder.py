@@ -22,7 +22,7 @@ import yaml
 
 from harness.errors import InputError
 from harness.names import file_name
-from harness.results_store import latest_rows, read_rows
+from harness.results_store import ResultRow, TaskKey, latest_rows, read_rows
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,11 @@ class RunFolder:
     def write_record(self, record: dict[str, Any]) -> None:
         write_atomic(self.record_path, yaml.safe_dump(record, sort_keys=False, allow_unicode=True))
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[ResultRow]:
         """Every complete results row, in file order."""
         return read_rows(self.results_path)
 
-    def latest_rows(self) -> dict[tuple[str, str], dict[str, Any]]:
+    def latest_rows(self) -> dict[TaskKey, ResultRow]:
         """The latest row per (domain, task id)."""
         return latest_rows(self.rows())
 

@@ -19,13 +19,13 @@ from rich.console import Console
 import harness
 from harness.batch import BatchLimits, BatchState, run_batch
 from harness.config import RunConfig, config_to_dict
-from harness.episode import EpisodeContext, EpisodeResult
+from harness.episode import EpisodeContext
 from harness.errors import InputError
 from harness.grading import GRADERS
 from harness.models.factory import ModelFactory, model_factory
 from harness.names import check_run_id
 from harness.prompts import PromptSet, load_prompts
-from harness.results_store import RETRIED_STATUSES, ResultsWriter
+from harness.results_store import ResultRow, ResultsWriter
 from harness.run_folder import RunFolder, RunLock, write_atomic
 from harness.sandboxes import Sandbox, SandboxSettings
 from harness.sandboxes.backends import SandboxBackend, prepare_backend
@@ -49,7 +49,7 @@ class RunPlan:
     pending: list[Task]
     """Those still to run: all of them, or on resume the unfinished ones, infrastructure failures, and tasks
     whose question or gold changed."""
-    kept: list[dict[str, Any]]
+    kept: list[ResultRow]
     """On resume, the results rows of the selected tasks that are not run again."""
     collections: dict[str, Path]
     collection_hashes: dict[str, str]
@@ -106,7 +106,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     backend = prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
     lock = folder.lock()
     kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
-    finished = {(row["domain"], row["task_id"]) for row in kept}
+    finished = {row.key for row in kept}
     pending = [task for task in tasks if (task.domain, task.id) not in finished]
     return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
                    protocol, prompts, lock, resumed, changed)  # fmt: skip
@@ -132,14 +132,14 @@ def _check_resumable(
         )
 
 
-def _kept_rows(folder: RunFolder, tasks: list[Task], redo: bool) -> tuple[list[dict[str, Any]], int]:
+def _kept_rows(folder: RunFolder, tasks: list[Task], redo: bool) -> tuple[list[ResultRow], int]:
     """The finished rows a resume keeps, and how many finished tasks changed since (those run again)."""
     if redo:
         return [], 0
     digests = {(task.domain, task.id): task_digest(task) for task in tasks}
     latest = folder.latest_rows()
-    finished = [row for key, row in latest.items() if key in digests and row["status"] not in RETRIED_STATUSES]
-    kept = [row for row in finished if row.get("task_digest") == digests[(row["domain"], row["task_id"])]]
+    finished = [row for key, row in latest.items() if key in digests and not row.needs_rerun]
+    kept = [row for row in finished if row.task_digest == digests[row.key]]
     return kept, len(finished) - len(kept)
 
 
@@ -166,7 +166,7 @@ def collection_hash(path: Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
+def execute_run(plan: RunPlan, console: Console) -> list[ResultRow]:
     """Run the pending episodes; raises KeyboardInterrupt after a clean cancel when interrupted."""
     try:
         return _execute(plan, console)
@@ -174,7 +174,7 @@ def execute_run(plan: RunPlan, console: Console) -> list[EpisodeResult]:
         plan.lock.release()
 
 
-def _execute(plan: RunPlan, console: Console) -> list[EpisodeResult]:
+def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
     config = plan.config
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     if plan.resumed:
@@ -208,7 +208,7 @@ def _execute(plan: RunPlan, console: Console) -> list[EpisodeResult]:
         max_connections=config.max_connections or config.workers,
         max_cost_usd=config.max_cost,
     )
-    state = BatchState(done=len(plan.kept), correct=sum(row["verdict"] == "correct" for row in plan.kept))
+    state = BatchState(done=len(plan.kept), correct=sum(row.is_correct() for row in plan.kept))
     writer = ResultsWriter(plan.folder.results_path)
     try:
         results, interrupted = run_batch(

@@ -11,10 +11,9 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.outcome import Status
+from harness.results_store import ResultRow
 from harness.stats import wilson_interval
 
-MODES = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
-"""Grading mode -> the results-row field holding its verdict."""
 ALL = "all"
 
 
@@ -24,14 +23,14 @@ class Cell:
 
     model: str
     domain: str
-    rows: list[dict[str, Any]]
+    rows: list[ResultRow]
 
     @property
     def n(self) -> int:
         return len(self.rows)
 
     def correct(self, mode: str = "default") -> int:
-        return sum(row[MODES[mode]] == "correct" for row in self.rows)
+        return sum(row.is_correct(mode) for row in self.rows)
 
     def accuracy(self, mode: str = "default") -> float:
         return self.correct(mode) / self.n if self.n else 0.0
@@ -41,24 +40,24 @@ class Cell:
 
     def accuracy_at_tolerance(self) -> float | None:
         """Over the tasks that set `rel_tol` (docs/GRADING.md §2.7, accuracy@tol); None when none does."""
-        graded = [row["correct_at_tolerance"] for row in self.rows if row.get("correct_at_tolerance") is not None]
+        graded = [row.correct_at_tolerance for row in self.rows if row.correct_at_tolerance is not None]
         return sum(graded) / len(graded) if graded else None
 
     def statuses(self) -> Counter[str]:
-        return Counter(row["status"] for row in self.rows)
+        return Counter(row.status.value for row in self.rows)
 
     def mean_turns(self) -> float:
-        return sum(row["turns"] for row in self.rows) / self.n if self.n else 0.0
+        return sum(row.turns for row in self.rows) / self.n if self.n else 0.0
 
     def input_tokens(self) -> int:
-        return sum(row["input_tokens"] for row in self.rows)
+        return sum(row.input_tokens for row in self.rows)
 
     def output_tokens(self) -> int:
-        return sum(row["output_tokens"] for row in self.rows)
+        return sum(row.output_tokens for row in self.rows)
 
     def cost(self) -> float | None:
         """Sum of the known costs; None when no row had a known price."""
-        known = [row["cost_usd"] for row in self.rows if row.get("cost_usd") is not None]
+        known = [row.cost_usd for row in self.rows if row.cost_usd is not None]
         return sum(known) if known else None
 
 
@@ -81,18 +80,18 @@ class DomainSummary:
     cost_usd: float | None
 
 
-def summarize(rows: list[dict[str, Any]], pending: dict[str, int] | None = None) -> list[DomainSummary]:
+def summarize(rows: list[ResultRow], pending: dict[str, int] | None = None) -> list[DomainSummary]:
     """One summary per domain, in name order, then `all` when there is more than one domain."""
     pending = pending or {}
-    domains = sorted({row["domain"] for row in rows} | set(pending))
-    summaries = [_summarize(domain, [row for row in rows if row["domain"] == domain], pending.get(domain, 0))
+    domains = sorted({row.domain for row in rows} | set(pending))
+    summaries = [_summarize(domain, [row for row in rows if row.domain == domain], pending.get(domain, 0))
                  for domain in domains]  # fmt: skip
     if len(domains) > 1:
         summaries.append(_summarize(ALL, rows, sum(pending.values())))
     return summaries
 
 
-def _summarize(domain: str, rows: list[dict[str, Any]], pending: int) -> DomainSummary:
+def _summarize(domain: str, rows: list[ResultRow], pending: int) -> DomainSummary:
     cell = Cell("", domain, rows)
     statuses = cell.statuses()
     cost = cell.cost()
@@ -106,7 +105,7 @@ def _summarize(domain: str, rows: list[dict[str, Any]], pending: int) -> DomainS
         accuracy_lenient=cell.accuracy("lenient"),
         statuses={status.value: statuses[status.value] for status in Status if statuses[status.value]},
         mean_turns=cell.mean_turns(),
-        total_time_s=round(sum(row["duration_s"] for row in rows), 3),
+        total_time_s=round(sum(row.duration_s for row in rows), 3),
         input_tokens=cell.input_tokens(),
         output_tokens=cell.output_tokens(),
         cost_usd=None if cost is None else round(cost, 6),

@@ -13,14 +13,20 @@ import time
 import pytest
 
 from harness.models import ModelReply, action_reply
-from harness.results_store import drop_torn_tail, read_rows
+from harness.results_store import drop_torn_tail
 from harness.sandboxes import ExecResult
 from harness.tasks import Task, shard_tasks
+from harness.trajectory import read_jsonl
 from tests.conftest import REPO
 from tests.openai_server import reply
 
 SLOW_EPISODE = [{"bash": "sleep 0.6"}, "<answer>42</answer>"]
 COMPARED = ("task_id", "domain", "status", "answer", "verdict", "verdict_strict", "verdict_lenient", "turns")
+
+
+def rows_of(path):
+    """results.jsonl as written (raw dicts; a torn last line ignored)."""
+    return read_jsonl(path) if path.exists() else []
 
 
 def many_tasks(mini, count: int) -> list[str]:
@@ -49,7 +55,7 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(mini):
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(read_rows(results)) < 3:
+    while time.monotonic() < deadline and len(rows_of(results)) < 3:
         time.sleep(0.05)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
@@ -64,12 +70,12 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(mini):
     assert after[: len([line for line in before_kill if line.endswith("\n")])] == [
         line for line in before_kill if line.endswith("\n")
     ]  # nothing finished was rewritten or lost
-    rows = read_rows(results)
+    rows = rows_of(results)
     assert sorted(row["task_id"] for row in rows) == ids  # every task exactly once: no repeats
     uninterrupted = subprocess.run(command(mini, script, "whole", "--workers", "2"), cwd=REPO, capture_output=True,
                                    text=True, timeout=120)  # fmt: skip
     assert uninterrupted.returncode == 0
-    assert comparable(rows) == comparable(read_rows(mini.results_dir / "whole" / "results.jsonl"))
+    assert comparable(rows) == comparable(rows_of(mini.results_dir / "whole" / "results.jsonl"))
     for task_id in ids:
         events = (mini.results_dir / "killed" / "episodes" / "mini" / f"{task_id}.jsonl").read_text().splitlines()
         assert json.loads(events[-1])["event"] == "episode_end"
@@ -101,7 +107,7 @@ def test_resume_with_a_changed_protocol_needs_the_flag(mini):
 def test_torn_last_row_is_dropped_before_appending(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_text('{"task_id": "a", "domain": "d"}\n{"task_id": "b", "dom')
-    assert [row["task_id"] for row in read_rows(path)] == ["a"]
+    assert [row["task_id"] for row in rows_of(path)] == ["a"]
     drop_torn_tail(path)
     assert path.read_text() == '{"task_id": "a", "domain": "d"}\n'
 

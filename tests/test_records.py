@@ -110,7 +110,7 @@ def test_results_that_cannot_be_written_stop_the_batch_cleanly(mini, monkeypatch
     def disk_fills_up(self, row):
         if len(written) == 2:
             raise OSError(28, "No space left on device")
-        written.append(row["task_id"])
+        written.append(row.task_id)
         original(self, row)
 
     monkeypatch.setattr(ResultsWriter, "append", disk_fills_up)

@@ -14,6 +14,9 @@ class Verdict(str, Enum):
     UNPARSEABLE = "unparseable"
     NO_ANSWER = "no_answer"
 
+    def __str__(self) -> str:
+        return self.value
+
 
 @dataclass(frozen=True)
 class Grade:
