@@ -75,9 +75,12 @@ def num(text, comma=False):
     text = text.replace('.', '').replace(',', '.') if comma else text.replace(',', '')
     return D(text)
 def cell(name, key, col, comma=False):
+    # the cell in the row whose first column is key; key '*' sums the whole column
     for t in tables(name):
         if col in t[0]:
             j = t[0].index(col)
+            if key == '*':
+                return sum(num(row[j], comma) for row in t[2:])
             for row in t[2:]:
                 if row and row[0] == key:
                     return num(row[j], comma)
@@ -120,6 +123,10 @@ class Table:
 
     def value(self, key: str, col: str) -> Decimal:
         j = self.header.index(col)
+        if any(row[0].startswith(f"{key} #") for row in self.rows):
+            raise KeyError(f"{self.name}: {key!r} names several rows; a task must not depend on their order")
+        if key == "*":
+            return sum((num(row[j], self.comma) for row in self.rows), D(0))
         matches = [row for row in self.rows if row[0] == key]
         if len(matches) != 1:
             raise KeyError(f"{self.name}: {len(matches)} rows with key {key!r}")
@@ -168,7 +175,9 @@ def evaluate(expr: str, values: list[Decimal]) -> Decimal:
 
 
 def number(value: object, places: int, lang: str = "en") -> str:
-    """A figure as printed: fixed decimals, decimal comma (no grouping) in COMMA_LANGS."""
+    """A figure as printed: fixed decimals, decimal comma (no grouping) in COMMA_LANGS; NA when missing."""
+    if value is None or value != value:
+        return "NA"
     text = f"{D(str(value)):.{places}f}" if places else str(round(float(value)))
     return text.replace(".", ",") if lang in COMMA_LANGS else text
 
@@ -321,10 +330,13 @@ def split_docs(
     out = []
     for index, group in enumerate(groups):
         part = data[data[by] == group].sort_values(key)
-        rows = [
-            [str(r[key])] + [number(r[col], places, lang) if places >= 0 else str(r[col]) for col, _, places in columns]
-            for _, r in part.iterrows()
-        ]
+        rows, seen = [], {}
+        for _, r in part.iterrows():
+            label = str(r[key])
+            seen[label] = seen.get(label, 0) + 1
+            if seen[label] > 1:  # a repeated name (two cars of one model): keys stay unique
+                label = f"{label} #{seen[label]}"
+            rows.append([label] + [number(r[c], p, lang) if p >= 0 else str(r[c]) for c, _, p in columns])
         kind = fmt(index) if callable(fmt) else fmt
         header = [key_label] + [label for _, label, _ in columns]
         out.append(Table(source, stem(group), kind, title(group), intro, header, rows, lang))
@@ -457,8 +469,739 @@ def build_law(debs: Debs) -> Domain:
     return dom
 
 
+# ---------------------------------------------------------------- shared shapes
+def quarter(t: float) -> str:
+    year = int(t + 1e-6)
+    return f"{year} Q{round((t - year) * 4) + 1}"
+
+
+def month(t: float) -> str:
+    year = int(t + 1e-6)
+    return f"{year}-{round((t - year) * 12) + 1:02d}"
+
+
+def series_docs(
+    data, label: Callable[[float], str], periods: list[tuple[int, int]], value: tuple[str, int], **kw
+) -> list[Table]:
+    """A time series (`time`, `value`) cut into periods, one document each, rows keyed by `label(time)`."""
+    data = data.copy()
+    data["key"] = [label(t) for t in data.time]
+    data["period"] = [next((f"{a}-{b}" for a, b in periods if a <= int(t + 1e-6) <= b), "") for t in data.time]
+    groups = [f"{a}-{b}" for a, b in periods]
+    return split_docs(data, "period", groups, "key", [("value", *value)], **kw)
+
+
+def quarters(year: int) -> list[str]:
+    return [f"{year} Q{q}" for q in (1, 2, 3, 4)]
+
+
+def months(year: int) -> list[str]:
+    return [f"{year}-{m:02d}" for m in range(1, 13)]
+
+
+def pdfs(dom: Domain, debs: Debs, package: str, folder: str, names: list[str], source: str) -> None:
+    for name in names:
+        dom.copies.append(Copy(source, f"{name}.pdf", debs.file(package, f"{folder}/{name}.pdf")))
+
+
+def rdocs(dom: Domain, items: list[tuple[str, str, str]]) -> None:
+    for package, item, source in items:
+        doc_copy(dom, source, f"r-documentation-{slug(item)}", rdoc(package, item))
+
+
+SITE_LIB = "usr/lib/R/site-library"
+
+
+# ---------------------------------------------------------------- agri
+def build_agri(debs: Debs) -> Domain:
+    dom = Domain()
+    gas = rdata("AER", "NaturalGas")
+    state_names = {"NY": "New York", "FL": "Florida", "MI": "Michigan", "TX": "Texas", "UT": "Utah", "CA": "California"}
+    ng = split_docs(
+        gas, "state", list(state_names), "year",
+        [("consumption", "Residential gas consumption", 0), ("price", "Gas price", 2),
+         ("eprice", "Electricity price", 2), ("oprice", "Oil price", 2), ("heating", "Heating degree days", 0),
+         ("income", "Real per-capita income (USD)", 2)],
+        source="aer-naturalgas", stem=lambda st: f"natural-gas-demand-{slug(state_names[st])}-1967-1989",
+        fmt="xlsx", title=lambda st: f"Residential natural gas demand in {state_names[st]}, 1967-1989",
+        intro="Natural gas demand panel of six US states (AER package, data set NaturalGas, from Maddala et al.).",
+        key_label="Year",
+    )  # fmt: skip
+    barley = rdata("lattice", "barley")
+    wide = barley.pivot_table(index=["site", "variety"], columns="year", values="yield").reset_index()
+    wide.columns = [str(c) for c in wide.columns]
+    sites = ["University Farm", "Waseca", "Morris", "Crookston", "Grand Rapids", "Duluth"]
+    bar = split_docs(
+        wide, "site", sites, "variety",
+        [("1931", "Ertrag 1931 (Scheffel je Acre)", 3), ("1932", "Ertrag 1932 (Scheffel je Acre)", 3)],
+        source="lattice-barley", stem=lambda site: f"gerstenertraege-versuchsstation-{slug(site)}-1931-1932",
+        fmt="html", title=lambda site: f"Gerstenerträge der Versuchsstation {site} (Minnesota), 1931 und 1932",
+        intro="Feldversuch mit zehn Gerstensorten an sechs Standorten in Minnesota (Immer et al. 1934), "
+        "Datensatz barley des R-Pakets lattice. Erträge in Scheffel (bushel) je Acre, Dezimalkomma.",
+        key_label="Sorte", lang="de",
+    )  # fmt: skip
+    decades = [(1956, 1965), (1966, 1975), (1976, 1985), (1986, 1995), (1996, 2005), (2006, 2010)]
+    elec = series_docs(
+        rdata("fpp2", "qauselec"), quarter, decades, ("Electricity production (billion kWh)", 3),
+        source="fpp2-qauselec", stem=lambda p: f"australia-quarterly-electricity-production-{p}", fmt="md",
+        title=lambda p: f"Australia: quarterly electricity production, {p}",
+        intro="Total quarterly electricity production in Australia, billion kWh (fpp2 package, data set "
+        "qauselec; source: Australian Bureau of Statistics).", key_label="Quarter",
+    )  # fmt: skip
+    gasp = series_docs(
+        rdata("fpp2", "qgas"), quarter, decades, ("Gas production (petajoules)", 3),
+        source="fpp2-qgas", stem=lambda p: f"australia-quarterly-gas-production-{p}", fmt="csv",
+        title=lambda p: f"Australia: quarterly gas production, {p}",
+        intro="Quarterly gas production in Australia (fpp2, qgas; Australian Bureau of Statistics).",
+        key_label="Quarter",
+    )  # fmt: skip
+    agr = rdata("cluster", "agriculture")
+    names = {"B": "Belgique", "DK": "Danemark", "D": "Allemagne", "GR": "Grèce", "E": "Espagne", "F": "France",
+             "IRL": "Irlande", "I": "Italie", "L": "Luxembourg", "NL": "Pays-Bas", "P": "Portugal",
+             "UK": "Royaume-Uni"}  # fmt: skip
+    agr["pays"] = [names[c] for c in agr.rownames]
+    agr["groupe"] = ["fondateurs" if c in ("B", "D", "F", "I", "L", "NL") else "adhesions" for c in agr.rownames]
+    fr = split_docs(
+        agr, "groupe", ["fondateurs", "adhesions"], "pays",
+        [("x", "PNB par habitant (milliers d'écus)", 1), ("y", "Population active agricole (%)", 1)],
+        source="cluster-agriculture", stem=lambda g: f"population-active-agricole-ue-1993-pays-{g}", fmt="html",
+        title=lambda g: "Population active agricole dans l'Union européenne, 1993 : "
+        + ("pays fondateurs" if g == "fondateurs" else "pays entrés de 1973 à 1986"),
+        intro="PNB par habitant et part de la population travaillant dans l'agriculture (jeu de données "
+        "agriculture du paquet R cluster ; source : Eurostat). Chiffres avec virgule décimale.",
+        key_label="Pays", lang="fr",
+    )  # fmt: skip
+    dom.add(*ng, *bar, *elec, *gasp, *fr)
+    rdocs(dom, [("AER", "NaturalGas", "aer-naturalgas"), ("lattice", "barley", "lattice-barley"),
+                ("fpp2", "qauselec", "fpp2-qauselec"), ("fpp2", "qgas", "fpp2-qgas")])  # fmt: skip
+
+    n = dict(zip(state_names, ng, strict=True))
+    b = dict(zip(sites, bar, strict=True))
+    e = dict(zip([a for a, _ in decades], elec, strict=True))
+    g = dict(zip([a for a, _ in decades], gasp, strict=True))
+    cons = "Residential gas consumption"
+    dom.task(
+        "In 1989, how many times larger was residential natural gas consumption in California than in New York?",
+        [Ref(n["CA"], "1989", cons), Ref(n["NY"], "1989", cons)], "v[0] / v[1]", "x.xxx x",
+    )  # fmt: skip
+    y32 = "Ertrag 1932 (Scheffel je Acre)"
+    dom.task(
+        "In 1932, by what percentage was the Trebi barley yield at the Waseca station higher or lower than at the "
+        "Morris station (relative to Morris)?",
+        [Ref(b["Waseca"], "Trebi", y32), Ref(b["Morris"], "Trebi", y32)], "(v[0] / v[1] - 1) * 100", "[sign]x.xxx%",
+    )  # fmt: skip
+    kwh = "Electricity production (billion kWh)"
+    dom.task(
+        "What was the compound annual growth rate of Australia's quarterly electricity production between the "
+        "first quarter of 1960 and the first quarter of 2000?",
+        [Ref(e[1956], "1960 Q1", kwh), Ref(e[1996], "2000 Q1", kwh)],
+        "((v[1] / v[0]) ** (D(1) / D(40)) - 1) * 100", "x.xxx%",
+    )  # fmt: skip
+    pj = "Gas production (petajoules)"
+    dom.task(
+        "By what percentage did Australia's annual gas production (sum of the four quarters) grow from 1970 to 1990?",
+        [Ref(g[1966], k, pj) for k in quarters(1970)] + [Ref(g[1986], k, pj) for k in quarters(1990)],
+        "(sum(v[4:]) / sum(v[:4]) - 1) * 100", "x.xxx%",
+    )  # fmt: skip
+    share = "Population active agricole (%)"
+    dom.task(
+        "In 1993, by how many percentage points did the share of the population working in agriculture in Greece "
+        "exceed that in Italy?",
+        [Ref(fr[1], "Grèce", share), Ref(fr[0], "Italie", share)], "v[0] - v[1]", "[sign]x.xx pp",
+    )  # fmt: skip
+    price = "Gas price"
+    dom.task(
+        "What was the average residential natural gas price of Texas, Utah and Florida in 1980? Give the plain "
+        "number with two decimals.",
+        [Ref(n["TX"], "1980", price), Ref(n["UT"], "1980", price), Ref(n["FL"], "1980", price)],
+        "sum(v) / 3", "x.xx",
+    )  # fmt: skip
+    y31 = "Ertrag 1931 (Scheffel je Acre)"
+    dom.task(
+        "What was the total 1931 yield of all ten barley varieties at Duluth and Grand Rapids together, in bushels "
+        "per acre (sum of the twenty figures)?",
+        [Ref(b["Duluth"], "*", y31), Ref(b["Grand Rapids"], "*", y31)], "v[0] + v[1]", "x.xxx",
+    )  # fmt: skip
+    return dom
+
+
+# ---------------------------------------------------------------- arch
+def build_arch(debs: Debs) -> Domain:
+    dom = Domain()
+    tx = rdata("ggplot2", "txhousing")
+    tx["key"] = [f"{int(y)}-{int(m):02d}" for y, m in zip(tx.year, tx.month, strict=True)]
+    cities = ["Austin", "Dallas", "Houston", "San Antonio", "El Paso", "Fort Worth", "Lubbock", "Corpus Christi",
+              "Arlington", "Amarillo", "Waco", "Tyler", "Beaumont", "Abilene", "Killeen-Fort Hood",
+              "Laredo"]  # fmt: skip
+    house = split_docs(
+        tx, "city", cities, "key",
+        [("sales", "Sales", 0), ("volume", "Dollar volume (USD)", 0), ("median", "Median price (USD)", 0),
+         ("listings", "Active listings", 0), ("inventory", "Months of inventory", 1)],
+        source="ggplot2-txhousing", stem=lambda c: f"texas-housing-market-{slug(c)}-2000-2015",
+        fmt=rotate("csv", "xlsx"), title=lambda c: f"Texas housing market: {c}, monthly, 2000-2015",
+        intro="Monthly home sales by city from the TAMU Real Estate Center (ggplot2 package, data set "
+        "txhousing). NA: not reported.", key_label="Month",
+    )  # fmt: skip
+    decades = [(1956, 1965), (1966, 1975), (1976, 1985), (1986, 1995), (1996, 2005), (2006, 2014)]
+    cement = series_docs(
+        rdata("fpp2", "qcement"), quarter, decades, ("Producción de cemento (millones de toneladas)", 3),
+        source="fpp2-qcement", stem=lambda p: f"produccion-trimestral-de-cemento-australia-{p}", fmt="html",
+        title=lambda p: f"Australia: producción trimestral de cemento portland, {p}",
+        intro="Producción total trimestral de cemento portland en Australia, en millones de toneladas (paquete "
+        "fpp2, conjunto qcement; fuente: Oficina Australiana de Estadística). Cifras con coma decimal.",
+        key_label="Trimestre", lang="es",
+    )  # fmt: skip
+    hp = rdata("AER", "HousePrices")
+    hp["id"] = [f"House {i}" for i in hp.rownames]
+    windsor = split_docs(
+        hp, "stories", [1, 2, 3, 4], "id",
+        [("price", "Sale price (CAD)", 0), ("lotsize", "Lot size (sq ft)", 0), ("bedrooms", "Bedrooms", 0),
+         ("bathrooms", "Bathrooms", 0), ("garage", "Garage places", 0), ("aircon", "Air conditioning", -1)],
+        source="aer-houseprices", stem=lambda k: f"windsor-ontario-house-sales-1987-{k}-storey-houses", fmt="md",
+        title=lambda k: f"House sales in Windsor, Ontario, 1987: {k}-storey houses",
+        intro="Sales prices of houses sold in Windsor, Canada, July-September 1987 (AER package, data set "
+        "HousePrices, from Anglin and Gencay 1996).", key_label="House",
+    )  # fmt: skip
+    dom.add(*house, *cement, *windsor)
+    rdocs(dom, [("ggplot2", "txhousing", "ggplot2-txhousing"), ("fpp2", "qcement", "fpp2-qcement"),
+                ("AER", "HousePrices", "aer-houseprices")])  # fmt: skip
+
+    h = dict(zip(cities, house, strict=True))
+    c = dict(zip([a for a, _ in decades], cement, strict=True))
+    dom.task(
+        "How many times more homes were sold in Houston than in Dallas over the calendar year 2014?",
+        [Ref(h["Houston"], k, "Sales") for k in months(2014)] + [Ref(h["Dallas"], k, "Sales") for k in months(2014)],
+        "sum(v[:12]) / sum(v[12:])", "x.xxx x",
+    )  # fmt: skip
+    med = "Median price (USD)"
+    dom.task(
+        "In June 2015, by what percentage was the median home price in Austin above the one in San Antonio?",
+        [Ref(h["Austin"], "2015-06", med), Ref(h["San Antonio"], "2015-06", med)], "(v[0] / v[1] - 1) * 100",
+        "x.xxx%",
+    )  # fmt: skip
+    mt = "Producción de cemento (millones de toneladas)"
+    dom.task(
+        "By what percentage did Australia's annual Portland cement production (four quarters) grow from 1970 "
+        "to 2010?",
+        [Ref(c[1966], k, mt) for k in quarters(1970)] + [Ref(c[2006], k, mt) for k in quarters(2010)],
+        "(sum(v[4:]) / sum(v[:4]) - 1) * 100", "x.xxx%",
+    )  # fmt: skip
+    dom.task(
+        "What was the compound annual growth rate of Australia's quarterly cement production between the first "
+        "quarter of 1960 and the first quarter of 2010?",
+        [Ref(c[1956], "1960 Q1", mt), Ref(c[2006], "2010 Q1", mt)],
+        "((v[1] / v[0]) ** (D(1) / D(50)) - 1) * 100", "x.xxx%",
+    )  # fmt: skip
+    dom.task(
+        "How many active home listings did El Paso and Lubbock have together in December 2010?",
+        [Ref(h["El Paso"], "2010-12", "Active listings"), Ref(h["Lubbock"], "2010-12", "Active listings")],
+        "v[0] + v[1]", "integer",
+    )  # fmt: skip
+    inv = "Months of inventory"
+    dom.task(
+        "In December 2012, how many more months of inventory did the Houston housing market have than Austin's? "
+        "Give the difference with its sign and one decimal.",
+        [Ref(h["Houston"], "2012-12", inv), Ref(h["Austin"], "2012-12", inv)], "v[0] - v[1]", "[sign]x.x months",
+    )  # fmt: skip
+    price = "Sale price (CAD)"
+    dom.task(
+        "What was the average sale price of all two-storey houses in the Windsor 1987 sample minus the average "
+        "sale price of all one-storey houses, in Canadian dollars with two decimals?",
+        [Ref(windsor[1], "*", price), Ref(windsor[0], "*", price)],
+        f"v[0] / {len(windsor[1].rows)} - v[1] / {len(windsor[0].rows)}", "[sign]x.xx CAD",
+    )  # fmt: skip
+    return dom
+
+
+# ---------------------------------------------------------------- biz
+def build_biz(debs: Debs) -> Domain:
+    dom = Domain()
+    jr = rdata("AER", "Journals")
+    publishers = ["Elsevier", "Blackwell", "Kluwer", "Springer", "Academic Press", "Univ of Chicago Press",
+                  "Wiley", "Oxford Univ Press"]  # fmt: skip
+    journals = split_docs(
+        jr, "publisher", publishers, "title",
+        [("price", "Library subscription price (USD)", 0), ("pages", "Pages per year", 0),
+         ("charpp", "Characters per page", 0), ("citations", "Citations", 0), ("foundingyear", "Founded", 0),
+         ("subs", "Library subscriptions", 0), ("field", "Field", -1)],
+        source="aer-journals", stem=lambda p: f"economics-journals-price-list-2000-{slug(p)}", fmt="xlsx",
+        title=lambda p: f"Economics journals published by {p}: prices and subscriptions, 2000",
+        intro="Subscription data of economics journals in the year 2000 (AER package, data set Journals, from "
+        "Bergstrom 2001).", key_label="Journal",
+    )  # fmt: skip
+    from vega_datasets import local_data
+
+    emp = local_data.us_employment()
+    emp["key"] = emp.month.astype(str).str[:7]
+    emp["year"] = emp.key.str[:4].astype(int)
+    cols = [("nonfarm", "Total nonfarm"), ("private", "Total private"), ("construction", "Construction"),
+            ("manufacturing", "Manufacturing"), ("retail_trade", "Retail trade"), ("information", "Information"),
+            ("financial_activities", "Financial activities"),
+            ("professional_and_business_services", "Professional and business services"),
+            ("leisure_and_hospitality", "Leisure and hospitality"), ("government", "Government")]  # fmt: skip
+    years = list(range(2006, 2016))
+    jobs = split_docs(
+        emp, "year", years, "key", [(c, label, 0) for c, label in cols],
+        source="vega-datasets-us-employment", stem=lambda y: f"us-employment-by-industry-{y}", fmt="csv",
+        title=lambda y: f"US employment by industry, {y}", intro="", key_label="Month",
+    )  # fmt: skip
+    decades = [(1956, 1965), (1966, 1975), (1976, 1985), (1986, 1995), (1996, 2005), (2006, 2010)]
+    beer = series_docs(
+        rdata("fpp2", "ausbeer"), quarter, decades, ("Beer production (megalitres)", 0),
+        source="fpp2-ausbeer", stem=lambda p: f"australia-quarterly-beer-production-{p}", fmt="md",
+        title=lambda p: f"Australia: quarterly beer production, {p}",
+        intro="Total quarterly beer production in Australia, megalitres (fpp2 package, data set ausbeer; source: "
+        "Australian Bureau of Statistics).", key_label="Quarter",
+    )  # fmt: skip
+    dom.add(*journals, *jobs, *beer)
+    pdfs(dom, debs, "r-cran-aer", f"{SITE_LIB}/AER/doc", ["Sweave-journals", "AER"], "r-cran-aer-vignettes")
+    rdocs(dom, [("AER", "Journals", "aer-journals"), ("fpp2", "ausbeer", "fpp2-ausbeer")])
+
+    p = dict(zip(publishers, journals, strict=True))
+    j = dict(zip(years, jobs, strict=True))
+    q = dict(zip([a for a, _ in decades], beer, strict=True))
+    price, pages = "Library subscription price (USD)", "Pages per year"
+    dom.task(
+        "In 2000, how many times higher was the library price per page of the Journal of Econometrics (Elsevier) "
+        "than that of the Journal of Political Economy (University of Chicago Press)?",
+        [Ref(p["Elsevier"], "Journal of Econometrics", price), Ref(p["Elsevier"], "Journal of Econometrics", pages),
+         Ref(p["Univ of Chicago Press"], "Journal of Political Economy", price),
+         Ref(p["Univ of Chicago Press"], "Journal of Political Economy", pages)],
+        "(v[0] / v[1]) / (v[2] / v[3])", "x.xxx x",
+    )  # fmt: skip
+    dom.task(
+        "By what percentage did US manufacturing employment change from January 2008 to January 2010?",
+        [Ref(j[2008], "2008-01", "Manufacturing"), Ref(j[2010], "2010-01", "Manufacturing")],
+        "(v[1] / v[0] - 1) * 100", "[sign]x.xxx%",
+    )  # fmt: skip
+    dom.task(
+        "By how many percentage points did construction's share of total US nonfarm employment change from "
+        "December 2006 to December 2011?",
+        [Ref(j[2006], "2006-12", "Construction"), Ref(j[2006], "2006-12", "Total nonfarm"),
+         Ref(j[2011], "2011-12", "Construction"), Ref(j[2011], "2011-12", "Total nonfarm")],
+        "(v[2] / v[3] - v[0] / v[1]) * 100", "[sign]x.xx pp",
+    )  # fmt: skip
+    beer_col = "Beer production (megalitres)"
+    dom.task(
+        "By what percentage did Australia's annual beer production (four quarters) change from 1975 to 2005?",
+        [Ref(q[1966], k, beer_col) for k in quarters(1975)] + [Ref(q[1996], k, beer_col) for k in quarters(2005)],
+        "(sum(v[4:]) / sum(v[:4]) - 1) * 100", "[sign]x.xxx%",
+    )  # fmt: skip
+    subs = "Library subscriptions"
+    dom.task(
+        "How many library subscriptions did the Journal of Econometrics and the Journal of Political Economy "
+        "have together in 2000?",
+        [Ref(p["Elsevier"], "Journal of Econometrics", subs),
+         Ref(p["Univ of Chicago Press"], "Journal of Political Economy", subs)],
+        "v[0] + v[1]", "integer",
+    )  # fmt: skip
+    dom.task(
+        "How much higher or lower was the average monthly total US nonfarm employment in 2009 than in 2007, in "
+        "thousands of jobs (two decimals)?",
+        [Ref(j[2009], "*", "Total nonfarm"), Ref(j[2007], "*", "Total nonfarm")], "(v[0] - v[1]) / 12",
+        "[sign]x.xx",
+    )  # fmt: skip
+    return dom
+
+
+# ---------------------------------------------------------------- edu
+def build_edu(debs: Debs) -> Domain:
+    dom = Domain()
+    ca = rdata("AER", "CASchools")
+    counties = ["Sonoma", "Kern", "Los Angeles", "Tulare", "San Diego", "Santa Clara", "San Mateo", "Humboldt",
+                "Shasta", "Fresno", "Merced", "Santa Barbara", "Orange", "Placer"]  # fmt: skip
+    schools = split_docs(
+        ca, "county", counties, "school",
+        [("district", "District code", 0), ("grades", "Grade span", -1), ("students", "Students", 0),
+         ("teachers", "Teachers (FTE)", 2), ("lunch", "Free or reduced-price lunch (%)", 2),
+         ("english", "English learners (%)", 2), ("expenditure", "Expenditure per student (USD)", 2),
+         ("read", "Average reading score", 1), ("math", "Average math score", 1)],
+        source="aer-caschools", stem=lambda c: f"california-school-districts-{slug(c)}-county-1998-1999",
+        fmt=rotate("csv", "xlsx"), title=lambda c: f"California test score data: {c} County, 1998-1999",
+        intro="California Standardized Testing and Reporting (STAR) results for K-6 and K-8 districts (AER "
+        "package, data set CASchools; source: California Department of Education).", key_label="School",
+    )  # fmt: skip
+    ma = rdata("AER", "MASchools")
+    ma["part"] = ["A-F" if m < "G" else "G-M" if m < "N" else "N-R" if m < "S" else "S-Z" for m in ma.municipality]
+    parts = ["A-F", "G-M", "N-R", "S-Z"]
+    mass = split_docs(
+        ma, "part", parts, "municipality",
+        [("exptot", "Expenditure per pupil (USD)", 0), ("stratio", "Students per teacher", 1),
+         ("lunch", "Free or reduced-price lunch (%)", 1), ("score4", "Grade 4 score", 0),
+         ("score8", "Grade 8 score", 0)],
+        source="aer-maschools", stem=lambda pt: f"massachusetts-school-districts-1997-1998-{pt.lower()}", fmt="md",
+        title=lambda pt: f"Massachusetts school districts {pt}: spending and test scores, 1997-1998",
+        intro="Massachusetts Comprehensive Assessment System results and district spending (AER package, data set "
+        "MASchools; source: Massachusetts Department of Education). NA: not reported.", key_label="Municipality",
+    )  # fmt: skip
+    rf = rdata("dslabs", "research_funding_rates")
+    dutch = {"Chemical sciences": "Chemische wetenschappen", "Physical sciences": "Natuurkunde",
+             "Physics": "Fysica", "Humanities": "Geesteswetenschappen",
+             "Technical sciences": "Technische wetenschappen",
+             "Interdisciplinary": "Interdisciplinair", "Earth/life sciences": "Aard- en levenswetenschappen",
+             "Social sciences": "Sociale wetenschappen", "Medical sciences": "Medische wetenschappen"}  # fmt: skip
+    rf["discipline_nl"] = [dutch[d] for d in rf.discipline]
+    rf["doc"] = "x"
+    nl_counts = split_docs(
+        rf, "doc", ["x"], "discipline_nl",
+        [("applications_total", "Aanvragen totaal", 0), ("applications_men", "Aanvragen mannen", 0),
+         ("applications_women", "Aanvragen vrouwen", 0), ("awards_total", "Toekenningen totaal", 0),
+         ("awards_men", "Toekenningen mannen", 0), ("awards_women", "Toekenningen vrouwen", 0)],
+        source="dslabs-research-funding-rates", stem=lambda _: "nwo-aanvragen-en-toekenningen-per-discipline",
+        fmt="html", title=lambda _: "NWO Vernieuwingsimpuls: aanvragen en toekenningen per discipline",
+        intro="Aanvragen en toekenningen van onderzoeksfinanciering bij NWO per discipline en geslacht (Van der Lee "
+        "en Ellemers 2015, PNAS; dataset research_funding_rates van het R-pakket dslabs).",
+        key_label="Discipline", lang="nl",
+    )  # fmt: skip
+    nl_rates = split_docs(
+        rf, "doc", ["x"], "discipline_nl",
+        [("success_rates_total", "Slagingspercentage totaal (%)", 1),
+         ("success_rates_men", "Slagingspercentage mannen (%)", 1),
+         ("success_rates_women", "Slagingspercentage vrouwen (%)", 1)],
+        source="dslabs-research-funding-rates", stem=lambda _: "nwo-slagingspercentages-per-discipline",
+        fmt="md", title=lambda _: "NWO Vernieuwingsimpuls: slagingspercentages per discipline",
+        intro="Slagingspercentages (toekenningen als percentage van de aanvragen) per discipline en geslacht, "
+        "met decimale komma (bron: Van der Lee en Ellemers 2015, PNAS; R-pakket dslabs).",
+        key_label="Discipline", lang="nl",
+    )  # fmt: skip
+    dom.add(*schools, *mass, *nl_counts, *nl_rates)
+    chapters = ["Ch_introduction_to_R", "Ch_simple_inference", "Ch_analysis_of_variance",
+                "Ch_multiple_linear_regression", "Ch_logistic_regression_glm", "Ch_meta_analysis"]  # fmt: skip
+    pdfs(dom, debs, "r-cran-hsaur3", f"{SITE_LIB}/HSAUR3/doc", chapters, "r-cran-hsaur3-book-chapters")
+    rdocs(dom, [("AER", "CASchools", "aer-caschools"), ("AER", "MASchools", "aer-maschools")])
+
+    c = dict(zip(counties, schools, strict=True))
+    m = dict(zip(parts, mass, strict=True))
+    dom.task(
+        "How many more students per full-time teacher did Lennox Elementary (Los Angeles County) have than "
+        "Vineland Elementary (Kern County)? Give the difference with two decimals.",
+        [Ref(c["Los Angeles"], "Lennox Elementary", "Students"),
+         Ref(c["Los Angeles"], "Lennox Elementary", "Teachers (FTE)"),
+         Ref(c["Kern"], "Vineland Elementary", "Students"), Ref(c["Kern"], "Vineland Elementary", "Teachers (FTE)")],
+        "v[0] / v[1] - v[2] / v[3]", "[sign]x.xx",
+    )  # fmt: skip
+    math = "Average math score"
+    dom.task(
+        "What is the average of the math scores of Lennox Elementary (Los Angeles County) and Lost Hills Union "
+        "Elementary (Kern County)? Two decimals.",
+        [Ref(c["Los Angeles"], "Lennox Elementary", math), Ref(c["Kern"], "Lost Hills Union Elementary", math)],
+        "(v[0] + v[1]) / 2", "x.xx",
+    )  # fmt: skip
+    exp = "Expenditure per pupil (USD)"
+    dom.task(
+        "In 1997-1998, how many times higher was the expenditure per pupil in Cambridge than in Worcester "
+        "(Massachusetts)?",
+        [Ref(m["A-F"], "Cambridge", exp), Ref(m["S-Z"], "Worcester", exp)], "v[0] / v[1]", "x.xxx x",
+    )  # fmt: skip
+    dom.task(
+        "For Medical sciences, compute the women's success rate from the numbers of applications and awards, and "
+        "give how many percentage points it lies above or below the published total success rate.",
+        [Ref(nl_counts[0], "Medische wetenschappen", "Toekenningen vrouwen"),
+         Ref(nl_counts[0], "Medische wetenschappen", "Aanvragen vrouwen"),
+         Ref(nl_rates[0], "Medische wetenschappen", "Slagingspercentage totaal (%)")],
+        "v[0] / v[1] * 100 - v[2]", "[sign]x.xx pp",
+    )  # fmt: skip
+    dom.task(
+        "How many students were enrolled in Lennox Elementary (Los Angeles County) and Vineland Elementary (Kern "
+        "County) together?",
+        [Ref(c["Los Angeles"], "Lennox Elementary", "Students"), Ref(c["Kern"], "Vineland Elementary", "Students")],
+        "v[0] + v[1]", "integer",
+    )  # fmt: skip
+    dom.task(
+        "By what percentage was the expenditure per student of Lennox Elementary (California, 1998-1999) higher "
+        "or lower than the expenditure per pupil of Boston (Massachusetts, 1997-1998), relative to Boston?",
+        [Ref(c["Los Angeles"], "Lennox Elementary", "Expenditure per student (USD)"), Ref(m["A-F"], "Boston", exp)],
+        "(v[0] / v[1] - 1) * 100", "[sign]x.xxx%",
+    )  # fmt: skip
+    return dom
+
+
+# ---------------------------------------------------------------- fin
+def build_fin(debs: Debs) -> Domain:
+    dom = Domain()
+    gs = rdata("AER", "GoldSilver")
+    gs["year"] = gs.rownames.str[:4].astype(int)
+    years = list(range(2000, 2012))
+    metals = split_docs(
+        gs, "year", years, "rownames",
+        [("gold", "Gold spot price", 2), ("silver", "Silver spot price", 2)],
+        source="aer-goldsilver", stem=lambda y: f"gold-and-silver-daily-spot-prices-{y}", fmt=rotate("csv", "xlsx"),
+        title=lambda y: f"Gold and silver daily spot prices, {y}",
+        intro="Daily spot prices of gold and silver (AER package, data set GoldSilver, from Franses, van Dijk and "
+        "Opschoor 2014).", key_label="Date",
+    )  # fmt: skip
+    arg = series_docs(
+        rdata("AER", "ArgentinaCPI"), quarter, [(1970, 1979), (1980, 1989)], ("Índice de precios al consumidor", 2),
+        source="aer-argentinacpi", stem=lambda p: f"argentina-indice-de-precios-al-consumidor-trimestral-{p}",
+        fmt="html", title=lambda p: f"Argentina: índice de precios al consumidor trimestral, {p}",
+        intro="Índice de precios al consumidor de Argentina, datos trimestrales (paquete AER, conjunto "
+        "ArgentinaCPI, de De Santis 1998). Cifras con coma decimal.", key_label="Trimestre", lang="es",
+    )  # fmt: skip
+    bonds = series_docs(
+        rdata("AER", "BondYield"), month, [(y, y) for y in range(1990, 1995)], ("Yield (%)", 2),
+        source="aer-bondyield", stem=lambda p: f"baa-corporate-bond-yield-monthly-{p[:4]}", fmt="md",
+        title=lambda p: f"Monthly averages of the yield on a Baa-rated corporate bond, {p[:4]}",
+        intro="Moody's Baa corporate bond yield, monthly averages (AER package, data set BondYield, from "
+        "Franses 1998).", key_label="Month",
+    )  # fmt: skip
+    import statsmodels.api as sm
+
+    macro = sm.datasets.macrodata.load_pandas().data
+    macro["key"] = [f"{int(y)} Q{int(q)}" for y, q in zip(macro.year, macro.quarter, strict=True)]
+    macro["decade"] = [f"{int(y) // 10 * 10}s" for y in macro.year]
+    decades = ["1950s", "1960s", "1970s", "1980s", "1990s", "2000s"]
+    us = split_docs(
+        macro, "decade", decades, "key",
+        [("realgdp", "Real GDP (bn 2005 USD)", 3), ("cpi", "CPI", 3), ("unemp", "Unemployment rate (%)", 1),
+         ("tbilrate", "3-month T-bill rate (%)", 2), ("m1", "M1 (bn USD)", 1)],
+        source="statsmodels-macrodata", stem=lambda d: f"us-macroeconomic-quarterly-data-{d}", fmt="xlsx",
+        title=lambda d: f"US macroeconomic quarterly data, {d}",
+        intro="US quarterly macroeconomic series (statsmodels data set macrodata; sources: Federal Reserve Bank "
+        "of St. Louis FRED, Bureau of Economic Analysis, Bureau of Labor Statistics).", key_label="Quarter",
+    )  # fmt: skip
+    dom.add(*metals, *arg, *bonds, *us)
+    pdfs(dom, debs, "r-cran-sandwich", f"{SITE_LIB}/sandwich/doc", ["sandwich"], "r-cran-sandwich-vignettes")
+    pdfs(dom, debs, "r-cran-zoo", f"{SITE_LIB}/zoo/doc", ["zoo", "zoo-quickref"], "r-cran-zoo-vignettes")
+
+    g = dict(zip(years, metals, strict=True))
+    b = dict(zip(range(1990, 1995), bonds, strict=True))
+    u = dict(zip(decades, us, strict=True))
+    first01, last11 = g[2001].rows[0][0], g[2011].rows[-1][0]
+    dom.task(
+        f"By what percentage did the gold spot price rise from the first trading day of 2001 ({first01}) to the "
+        f"last trading day of 2011 ({last11})?",
+        [Ref(g[2001], first01, "Gold spot price"), Ref(g[2011], last11, "Gold spot price")],
+        "(v[1] / v[0] - 1) * 100", "x.xxx%",
+    )  # fmt: skip
+    end05, end10 = g[2005].rows[-1][0], g[2010].rows[-1][0]
+    dom.task(
+        f"How many times larger was the gold-to-silver price ratio on {end05} than on {end10}?",
+        [Ref(g[2005], end05, "Gold spot price"), Ref(g[2005], end05, "Silver spot price"),
+         Ref(g[2010], end10, "Gold spot price"), Ref(g[2010], end10, "Silver spot price")],
+        "(v[0] / v[1]) / (v[2] / v[3])", "x.xxx x",
+    )  # fmt: skip
+    cpi = "Índice de precios al consumidor"
+    dom.task(
+        "By what factor did Argentina's consumer price index multiply between the fourth quarter of 1975 and the "
+        "fourth quarter of 1985?",
+        [Ref(arg[0], "1975 Q4", cpi), Ref(arg[1], "1985 Q4", cpi)], "v[1] / v[0]", "x.xxx x",
+    )  # fmt: skip
+    dom.task(
+        "By how many percentage points did the Baa corporate bond yield change from January 1990 to December 1994?",
+        [Ref(b[1990], "1990-01", "Yield (%)"), Ref(b[1994], "1994-12", "Yield (%)")], "v[1] - v[0]",
+        "[sign]x.xx pp",
+    )  # fmt: skip
+    gdp = "Real GDP (bn 2005 USD)"
+    dom.task(
+        "What was the compound annual growth rate of US real GDP between 1960 Q1 and 1990 Q1?",
+        [Ref(u["1960s"], "1960 Q1", gdp), Ref(u["1990s"], "1990 Q1", gdp)],
+        "((v[1] / v[0]) ** (D(1) / D(30)) - 1) * 100", "x.xxx%",
+    )  # fmt: skip
+    un = "Unemployment rate (%)"
+    dom.task(
+        "By how many percentage points was the average US unemployment rate of the four quarters of 1982 higher "
+        "than that of the four quarters of 1975?",
+        [Ref(u["1980s"], k, un) for k in quarters(1982)] + [Ref(u["1970s"], k, un) for k in quarters(1975)],
+        "(sum(v[:4]) - sum(v[4:])) / 4", "[sign]x.xx pp",
+    )  # fmt: skip
+    return dom
+
+
+# ---------------------------------------------------------------- health
+def build_health(debs: Debs) -> Domain:
+    dom = Domain()
+    male, female = rdata("datasets", "mdeaths"), rdata("datasets", "fdeaths")
+    lung = male.rename(columns={"value": "male"})
+    lung["female"] = female.value.to_numpy()
+    lung["key"] = [month(t) for t in lung.time]
+    lung["year"] = [int(t + 1e-6) for t in lung.time]
+    years = list(range(1974, 1980))
+    deaths = split_docs(
+        lung, "year", years, "key", [("male", "Male deaths", 0), ("female", "Female deaths", 0)],
+        source="r-datasets-uklungdeaths", stem=lambda y: f"uk-monthly-deaths-from-lung-diseases-{y}", fmt="csv",
+        title=lambda y: f"UK monthly deaths from bronchitis, emphysema and asthma, {y}", intro="", key_label="Month",
+    )  # fmt: skip
+    dis = rdata("dslabs", "us_contagious_diseases")
+    diseases = ["Measles", "Mumps", "Pertussis", "Polio", "Rubella", "Hepatitis A", "Smallpox"]
+    disease_docs = []
+    for name in diseases:
+        part = dis[(dis.disease == name) & (dis.year % 5 == 0)]
+        wide = part.pivot_table(index="state", columns="year", values="count", aggfunc="sum").reset_index()
+        year_cols = [c for c in wide.columns if c != "state"]
+        wide["doc"] = name
+        disease_docs += split_docs(
+            wide, "doc", [name], "state", [(y, f"Cases {y}", 0) for y in year_cols],
+            source="dslabs-us-contagious-diseases", stem=lambda d: f"reported-{slug(d)}-cases-by-us-state",
+            fmt="xlsx", title=lambda d: f"Reported {d.lower()} cases by US state, every fifth year",
+            intro="Weekly case reports summed over each year, as compiled by Project Tycho (dslabs package, data set "
+            "us_contagious_diseases). NA: no report that year.", key_label="State",
+        )  # fmt: skip
+    life = rdata("dslabs", "death_prob")
+    life["key"] = life.age.astype(str)
+    tables = split_docs(
+        life, "sex", ["Male", "Female"], "key", [("prob", "Probability of dying within one year", 6)],
+        source="dslabs-death-prob", stem=lambda s: f"us-period-life-table-2015-{s.lower()}", fmt="html",
+        title=lambda s: f"US period life table 2015: {s.lower()} death probabilities by age",
+        intro="Probability that a person of the given exact age dies within one year (US Social Security "
+        "Administration period life table 2015; dslabs package, data set death_prob).", key_label="Age",
+    )  # fmt: skip
+    drivers = rdata("datasets", "UKDriverDeaths")
+    drivers["key"] = [month(t) for t in drivers.time]
+    drivers["year"] = [int(t + 1e-6) for t in drivers.time]
+    dyears = list(range(1977, 1985))
+    road = split_docs(
+        drivers, "year", dyears, "key", [("value", "Drivers killed or seriously injured", 0)],
+        source="r-datasets-ukdriverdeaths", stem=lambda y: f"great-britain-car-drivers-killed-or-seriously-injured-{y}",
+        fmt="md", title=lambda y: f"Great Britain: car drivers killed or seriously injured, monthly, {y}",
+        intro="Monthly totals of car drivers in Great Britain killed or seriously injured (R datasets package, "
+        "UKDriverDeaths, from Harvey and Durbin 1986). Wearing front seat belts became compulsory on 31 January "
+        "1983.", key_label="Month",
+    )  # fmt: skip
+    dom.add(*deaths, *disease_docs, *tables, *road)
+    pdfs(dom, debs, "r-cran-survival", "usr/lib/R/library/survival/doc",
+         ["survival", "timedep", "compete", "population"], "r-cran-survival-vignettes")  # fmt: skip
+    rdocs(dom, [("dslabs", "us_contagious_diseases", "dslabs-us-contagious-diseases")])
+
+    d = dict(zip(years, deaths, strict=True))
+    s = dict(zip(diseases, disease_docs, strict=True))
+    r = dict(zip(dyears, road, strict=True))
+    both = [Ref(d[1974], "*", "Male deaths"), Ref(d[1974], "*", "Female deaths"),
+            Ref(d[1979], "*", "Male deaths"), Ref(d[1979], "*", "Female deaths")]  # fmt: skip
+    dom.task(
+        "By what percentage did the total number of UK deaths from lung diseases (men and women) change from 1974 "
+        "to 1979?",
+        both, "((v[2] + v[3]) / (v[0] + v[1]) - 1) * 100", "[sign]x.xxx%",
+    )  # fmt: skip
+    dom.task(
+        "By how many percentage points did women's share of UK lung-disease deaths change from January 1976 to "
+        "January 1978?",
+        [Ref(d[1976], "1976-01", "Female deaths"), Ref(d[1976], "1976-01", "Male deaths"),
+         Ref(d[1978], "1978-01", "Female deaths"), Ref(d[1978], "1978-01", "Male deaths")],
+        "(v[2] / (v[2] + v[3]) - v[0] / (v[0] + v[1])) * 100", "[sign]x.xx pp",
+    )  # fmt: skip
+    dom.task(
+        "In 1970, how many times more measles cases than mumps cases were reported in California?",
+        [Ref(s["Measles"], "California", "Cases 1970"), Ref(s["Mumps"], "California", "Cases 1970")],
+        "v[0] / v[1]", "x.xxx x",
+    )  # fmt: skip
+    prob = "Probability of dying within one year"
+    dom.task(
+        "According to the 2015 US period life table, how many times higher is a 65-year-old man's probability of "
+        "dying within a year than a 65-year-old woman's?",
+        [Ref(tables[0], "65", prob), Ref(tables[1], "65", prob)], "v[0] / v[1]", "x.xxx x",
+    )  # fmt: skip
+    road_col = "Drivers killed or seriously injured"
+    dom.task(
+        "By what percentage did the yearly number of car drivers killed or seriously injured in Great Britain "
+        "change from 1982 to 1984?",
+        [Ref(r[1982], "*", road_col), Ref(r[1984], "*", road_col)], "(v[1] / v[0] - 1) * 100", "[sign]x.xxx%",
+    )  # fmt: skip
+    dom.task(
+        "How many pertussis and polio cases together were reported in New York in 1950?",
+        [Ref(s["Pertussis"], "New York", "Cases 1950"), Ref(s["Polio"], "New York", "Cases 1950")],
+        "v[0] + v[1]", "integer",
+    )  # fmt: skip
+    return dom
+
+
+# ---------------------------------------------------------------- tech
+def build_tech(debs: Debs) -> Domain:
+    dom = Domain()
+    from vega_datasets import local_data
+
+    cars = local_data.cars()
+    cars["year"] = cars.Year.dt.year
+    years = sorted(cars.year.unique())
+    models = split_docs(
+        cars, "year", years, "Name",
+        [("Miles_per_Gallon", "Miles per gallon", 1), ("Cylinders", "Cylinders", 0),
+         ("Displacement", "Displacement (cu in)", 1), ("Horsepower", "Horsepower", 0),
+         ("Weight_in_lbs", "Weight (lb)", 0), ("Acceleration", "0-60 mph (s)", 1), ("Origin", "Origin", -1)],
+        source="vega-datasets-cars", stem=lambda y: f"car-models-technical-specifications-{y}",
+        fmt=rotate("csv", "md"), title=lambda y: f"Car models of {y}: technical specifications",
+        intro="Technical specifications of car models (vega_datasets cars, from the StatLib auto-mpg data of "
+        "Carnegie Mellon University). NA: not reported.", key_label="Model",
+    )  # fmt: skip
+    br = rdata("Ecdat", "HHSCyberSecurityBreaches")
+    br["year"] = br["Breach.Submission.Date"].str[:4].astype(int)
+    br["entity"] = br["Name.of.Covered.Entity"].str.strip()
+    byears = list(range(2009, 2016))
+    breaches = split_docs(
+        br, "year", byears, "entity",
+        [("State", "State", -1), ("Covered.Entity.Type", "Entity type", -1),
+         ("Individuals.Affected", "Individuals affected", 0), ("Breach.Submission.Date", "Submitted", -1),
+         ("Type.of.Breach", "Type of breach", -1), ("Location.of.Breached.Information", "Location", -1)],
+        source="ecdat-hhs-cybersecurity-breaches", stem=lambda y: f"health-data-breaches-reported-to-hhs-{y}",
+        fmt="html", title=lambda y: f"Breaches of unsecured health information reported to HHS, {y}",
+        intro="Breaches affecting 500 or more individuals reported to the US Department of Health and Human "
+        "Services Office for Civil Rights (Ecdat package, data set HHSCyberSecurityBreaches, which covers the "
+        "reports submitted from October 2009 to February 2015).",
+        key_label="Covered entity",
+    )  # fmt: skip
+    prod = rdata("AER", "USProdIndex")
+    prod["key"] = [quarter(1960 + i / 4) for i in range(len(prod))]
+    prod["part"] = ["1960-1975" if i < 64 else "1976-1991" for i in range(len(prod))]
+    index = split_docs(
+        prod, "part", ["1960-1975", "1976-1991"], "key",
+        [("unadjusted", "Index, unadjusted", 1), ("adjusted", "Index, seasonally adjusted", 1)],
+        source="aer-usprodindex", stem=lambda p: f"us-industrial-production-index-quarterly-{p}", fmt="xlsx",
+        title=lambda p: f"US industrial production index, quarterly, {p}",
+        intro="Index of US industrial production (1985 = 100), quarterly (AER package, data set USProdIndex, "
+        "from Franses 1998; source: OECD).", key_label="Quarter",
+    )  # fmt: skip
+    dom.add(*models, *breaches, *index)
+    pdfs(dom, debs, "r-cran-vcd", f"{SITE_LIB}/vcd/doc", ["strucplot", "residual-shadings"], "r-cran-vcd-vignettes")
+    pdfs(dom, debs, "r-cran-zoo", f"{SITE_LIB}/zoo/doc", ["zoo-design"], "r-cran-zoo-vignettes")
+    rdocs(dom, [("Ecdat", "HHSCyberSecurityBreaches", "ecdat-hhs-cybersecurity-breaches"),
+                ("AER", "USProdIndex", "aer-usprodindex")])  # fmt: skip
+
+    c = dict(zip(years, models, strict=True))
+    h = dict(zip(byears, breaches, strict=True))
+    mpg = "Miles per gallon"
+    dom.task(
+        "By what percentage did the fuel economy (miles per gallon) of the Honda Civic improve from the 1974 model "
+        "to the 1982 model?",
+        [Ref(c[1974], "honda civic", mpg), Ref(c[1982], "honda civic", mpg)], "(v[1] / v[0] - 1) * 100", "x.xxx%",
+    )  # fmt: skip
+    dom.task(
+        "What is the ratio of the power-to-weight ratio (horsepower per pound) of the 1970 Ford Mustang Boss 302 to "
+        "that of the 1980 Toyota Corolla?",
+        [Ref(c[1970], "ford mustang boss 302", "Horsepower"), Ref(c[1970], "ford mustang boss 302", "Weight (lb)"),
+         Ref(c[1980], "toyota corolla", "Horsepower"), Ref(c[1980], "toyota corolla", "Weight (lb)")],
+        "(v[0] / v[1]) / (v[2] / v[3])", "x.xxx x",
+    )  # fmt: skip
+    ind = "Individuals affected"
+    dom.task(
+        "By what percentage did the total number of individuals affected by health data breaches reported to HHS "
+        "change from 2012 to 2013?",
+        [Ref(h[2012], "*", ind), Ref(h[2013], "*", ind)], "(v[1] / v[0] - 1) * 100", "[sign]x.xxx%",
+    )  # fmt: skip
+    dom.task(
+        "How many individuals were affected in total by the health data breaches reported to HHS in 2010 and "
+        "2011 together?",
+        [Ref(h[2010], "*", ind), Ref(h[2011], "*", ind)], "v[0] + v[1]", "integer",
+    )  # fmt: skip
+    adj = "Index, seasonally adjusted"
+    dom.task(
+        "What was the compound annual growth rate of the seasonally adjusted US industrial production index "
+        "between 1970 Q1 and 1985 Q1?",
+        [Ref(index[0], "1970 Q1", adj), Ref(index[1], "1985 Q1", adj)],
+        "((v[1] / v[0]) ** (D(1) / D(15)) - 1) * 100", "x.xxx%",
+    )  # fmt: skip
+    dom.task(
+        "How much longer (in seconds, one decimal) did the 1976 Toyota Corolla take to reach 60 mph than the 1971 "
+        "Toyota Corolla 1200?",
+        [Ref(c[1976], "toyota corolla", "0-60 mph (s)"), Ref(c[1971], "toyota corolla 1200", "0-60 mph (s)")],
+        "v[0] - v[1]", "[sign]x.x s",
+    )  # fmt: skip
+    return dom
+
+
 # ---------------------------------------------------------------- build, verify, write
-BUILDERS: dict[str, Callable[[Debs], Domain]] = {"law": build_law}
+BUILDERS: dict[str, Callable[[Debs], Domain]] = {
+    "agri": build_agri, "arch": build_arch, "biz": build_biz, "edu": build_edu, "fin": build_fin,
+    "health": build_health, "law": build_law, "tech": build_tech,
+}  # fmt: skip
 
 
 def solution(task: Task) -> str:
