@@ -87,10 +87,11 @@ def _refuse_ole(path: Path) -> None:
             return
     import msoffcrypto
 
-    try:
-        encrypted = msoffcrypto.OfficeFile(path.open("rb")).is_encrypted()
-    except Exception:
-        encrypted = False
+    with path.open("rb") as handle:
+        try:
+            encrypted = msoffcrypto.OfficeFile(handle).is_encrypted()
+        except Exception:  # not even a valid OLE container: then it is not an encrypted package either
+            encrypted = False
     raise Unconvertible(
         "encrypted Office file (password-protected)" if encrypted else "an old binary Office file under a new suffix"
     )
