@@ -129,11 +129,17 @@ def _delimited(path: Path, delimiter: str | None) -> str:
         raise Unconvertible(f"malformed {'TSV' if delimiter == chr(9) else 'CSV'}: {error}") from None
 
 
-def _markitdown(path: Path) -> str:
+@functools.cache
+def _markitdown_converter() -> object:
+    """One per process: building it loads magika's file-type model, which takes about a third of a second."""
     from markitdown import MarkItDown
 
+    return MarkItDown(enable_plugins=False)
+
+
+def _markitdown(path: Path) -> str:
     try:
-        result = MarkItDown(enable_plugins=False).convert_local(str(path))
+        result = _markitdown_converter().convert_local(str(path))
     except Exception as error:
         reason = str(error).strip().splitlines()
         raise Unconvertible(f"corrupt or unreadable: {type(error).__name__}: {reason[-1] if reason else ''}") from None
