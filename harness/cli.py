@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -23,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m harness",
         description="Run an LLM agent on every task of a domain inside an isolated sandbox and grade the answers.",
         epilog="Example: python -m harness --model oracle --domain demo. Other commands (each with --help): "
-        "python -m harness replay | report | view | sandbox build | sandbox cleanup",
+        "python -m harness replay | report | view | sandbox build | sandbox cleanup | collection build "
+        "| collection stats",
         argument_default=argparse.SUPPRESS,
     )
     add = parser.add_argument
@@ -138,6 +140,33 @@ def build_view_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_collection_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness collection", description="Build a collection from raw documents; show sizes."
+    )
+    commands = parser.add_subparsers(dest="action", required=True)
+    build = commands.add_parser(
+        "build",
+        help="convert a folder of PDF, XLSX/XLS, CSV/TSV, DOCX, PPTX, HTML, Markdown and text files to Markdown",
+        description="Exit code 0: all built; 1: some sources skipped (listed with the reason); 2: bad input.",
+    )
+    build.add_argument("source_dir", type=Path, metavar="SRC_DIR", help="raw documents; first-level folders = sources")
+    build.add_argument("--domain", required=True, help="the collection's name (collections/NAME/)")
+    build.add_argument("--out", type=Path, help="the collection folder (default: COLLECTIONS_DIR/NAME)")
+    build.add_argument(
+        "--collections-dir", type=Path, default=None, help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    build.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1), help="processes (default: up to 4)")
+    build.add_argument("--prune", action="store_true", help="delete collection files no current source produces")
+    build.add_argument("--ocr", action="store_true", help="read PDF pages without a text layer by OCR (Tesseract)")
+    stats = commands.add_parser("stats", help="documents, bytes, tokens and formats per domain")
+    stats.add_argument("domain", nargs="?", default="all", help="a domain or 'all' (default)")
+    stats.add_argument(
+        "--collections-dir", type=Path, default=None, help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["replay"]:
@@ -148,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         return _report(build_report_parser().parse_args(argv[1:]))
     if argv[:1] == ["view"]:
         return _view(build_view_parser().parse_args(argv[1:]))
+    if argv[:1] == ["collection"]:
+        return _collection(build_collection_parser().parse_args(argv[1:]))
     return _run(vars(build_parser().parse_args(argv)))
 
 
@@ -217,6 +248,15 @@ def _view(arguments: argparse.Namespace) -> int:
         return _report_input_error(error)
     _console().print(f"viewer written to {path}")
     return 0
+
+
+def _collection(arguments: argparse.Namespace) -> int:
+    from harness.collection.command import run_collection_command
+
+    try:
+        return run_collection_command(arguments, _console())
+    except InputError as error:
+        return _report_input_error(error)
 
 
 def _replay(arguments: argparse.Namespace) -> int:

@@ -1,0 +1,334 @@
+"""`collection build` and `collection stats` on small real files of each format, made here (the old binary
+.xls is a fixture: nothing in our dependencies writes one)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import openpyxl
+import pymupdf
+import pytest
+import yaml
+from rich.console import Console
+
+from harness.cli import main
+from harness.collection.build import BuildRequest, build_collection
+from harness.collection.hashing import collection_hash
+from harness.collection.manifest import manifest_path, read_manifest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def build(source: Path, out: Path, **options: object):
+    request = BuildRequest(source_dir=source, domain=out.name, out=out, **options)
+    return build_collection(request, Console(quiet=True))
+
+
+def make_pdf(path: Path, pages: int = 2) -> None:
+    """A report with a heading, a sentence and a ruled 3x3 table on each page."""
+    document = pymupdf.open()
+    for number in range(1, pages + 1):
+        page = document.new_page()
+        page.insert_text((72, 72), f"Annual report page {number}", fontsize=16)
+        page.insert_text((72, 100), "Revenue grew by 12.5% in 2023.")
+        rows = [["Region", "2022", "2023"], ["North", "1,200", "1,350"], ["South", "980", "1,010"]]
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
+                rect = pymupdf.Rect(72 + c * 100, 140 + r * 20, 172 + c * 100, 160 + r * 20)
+                page.draw_rect(rect)
+                page.insert_text((rect.x0 + 4, rect.y1 - 6), cell)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document.save(path)
+
+
+def make_scanned_pdf(path: Path) -> None:
+    """A PDF whose only page is a picture of text: no text layer."""
+    text = pymupdf.open()
+    text.new_page().insert_text((72, 72), "Harvest volume 4821 tonnes", fontsize=20)
+    picture = text[0].get_pixmap(dpi=200)
+    scanned = pymupdf.open()
+    page = scanned.new_page()
+    page.insert_image(page.rect, pixmap=picture)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scanned.save(path)
+
+
+def make_xlsx(path: Path) -> None:
+    """A merged header over two year columns, thousands and percent formats, and an empty sheet."""
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.title = "Revenue"
+    sheet["A1"], sheet["B1"] = "Region", "Revenue (EUR)"
+    sheet.merge_cells("B1:C1")
+    sheet.append(["", "2022", "2023"])
+    sheet.append(["North", 1234567, 1350000.4])
+    sheet.append(["South", 980000, 1010000])
+    for row in sheet["B3:C4"]:
+        for cell in row:
+            cell.number_format = "#,##0"
+    shares = workbook.create_sheet("Shares")
+    shares.append(["Region", "Share"])
+    shares.append(["North", 0.5567])
+    shares["B2"].number_format = "0.0%"
+    workbook.create_sheet("Empty")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    workbook.save(path)
+
+
+def test_pdf_becomes_markdown_with_a_page_marker_per_page_and_tables(tmp_path):
+    make_pdf(tmp_path / "src" / "agency" / "Annual Report 2023.pdf", pages=2)
+    report = build(tmp_path / "src", tmp_path / "out" / "d")
+    text = (tmp_path / "out" / "d" / "agency_annual-report-2023.md").read_text()
+    assert report.converted == ["agency_annual-report-2023.md"]
+    assert "--- page 1 of 2 ---" in text and "--- page 2 of 2 ---" in text
+    assert text.index("--- page 1 of 2 ---") < text.index("Annual report page 1") < text.index("--- page 2 of 2 ---")
+    assert "|North|1,200|1,350|" in text.replace(" ", "")
+    assert read_manifest(manifest_path(tmp_path / "out" / "d")).documents[0].pages == 2
+
+
+def test_xlsx_sheets_are_tables_under_their_names_with_merged_headers_and_formats_as_displayed(tmp_path):
+    make_xlsx(tmp_path / "src" / "stats" / "Umsätze Straße.xlsx")
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    text = (tmp_path / "out" / "d" / "stats_umsatze-strasse.md").read_text()
+    assert "## Revenue\n\n| Region | Revenue (EUR) | Revenue (EUR) |" in text
+    assert "| North | 1,234,567 | 1,350,000 |" in text
+    assert "## Shares" in text and "| North | 55.7% |" in text
+    assert "## Empty" not in text
+    assert read_manifest(manifest_path(tmp_path / "out" / "d")).documents[0].sheets == 2
+
+
+def test_old_binary_xls_is_read(tmp_path):
+    (tmp_path / "src").mkdir()
+    shutil.copy(FIXTURES / "nowcast-spec.xls", tmp_path / "src" / "spec.xls")
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    text = (tmp_path / "out" / "d" / "src_spec.md").read_text()
+    assert text.startswith("## spec\n\n| Model | SeriesID | SeriesName |")
+    assert "| 1 | GDPC1 | Real Gross Domestic Product | q |" in text
+
+
+def test_csv_and_tsv_become_complete_tables(tmp_path):
+    source = tmp_path / "src" / "bureau"
+    source.mkdir(parents=True)
+    (source / "semicolons.csv").write_text("Jahr;Wert|x\n2020;1,5\n2021;2,5\n", encoding="utf-8")
+    (source / "big.csv").write_text("id,value\n" + "".join(f"{i},{i * 3}\n" for i in range(20000)))
+    (source / "tabs.tsv").write_text("a\tb\n1\t2\n")
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    out = tmp_path / "out" / "d"
+    assert (
+        out / "bureau_semicolons.md"
+    ).read_text() == "| Jahr | Wert\\|x |\n|---|---|\n| 2020 | 1,5 |\n| 2021 | 2,5 |\n"
+    big = (out / "bureau_big.md").read_text().splitlines()
+    assert len(big) == 20002 and big[-1] == "| 19999 | 59997 |"
+    assert (out / "bureau_tabs.md").read_text() == "| a | b |\n|---|---|\n| 1 | 2 |\n"
+
+
+def test_docx_pptx_and_html_go_through_markitdown(tmp_path):
+    import docx
+    import pptx
+
+    source = tmp_path / "src" / "office"
+    source.mkdir(parents=True)
+    memo = docx.Document()
+    memo.add_heading("Budget memo", 1)
+    memo.add_paragraph("The 2024 budget is 4.2 million.")
+    memo.save(source / "memo.docx")
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Quarterly results"
+    slide.placeholders[1].text = "Sales rose 7%"
+    deck.save(source / "deck.pptx")
+    (source / "page.html").write_text(
+        "<html><body><h1>Tariffs</h1><table><tr><th>item</th><th>rate</th></tr>"
+        "<tr><td>steel</td><td>25%</td></tr></table></body></html>"
+    )
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    out = tmp_path / "out" / "d"
+    assert "# Budget memo" in (out / "office_memo.md").read_text()
+    assert "The 2024 budget is 4.2 million." in (out / "office_memo.md").read_text()
+    assert "Quarterly results" in (out / "office_deck.md").read_text()
+    assert "Sales rose 7%" in (out / "office_deck.md").read_text()
+    html = (out / "office_page.md").read_text()
+    assert "# Tariffs" in html and "| steel | 25% |" in html
+    converters = {entry.format: entry.converter for entry in read_manifest(manifest_path(out)).documents}
+    assert converters == {"docx": "markitdown", "pptx": "markitdown", "html": "markitdown"}
+
+
+def test_markdown_and_text_are_copied_as_is(tmp_path):
+    source = tmp_path / "src"
+    (source / "notes").mkdir(parents=True)
+    markdown = "# Notizen\n\nÜber | alles\n\n\ttabbed line  \n".encode()
+    (source / "notes" / "Notizen.md").write_bytes(markdown)
+    (source / "top.txt").write_bytes(b"plain\r\ntext without newline")
+    build(source, tmp_path / "out" / "d")
+    assert (tmp_path / "out" / "d" / "notes_notizen.md").read_bytes() == markdown
+    assert (tmp_path / "out" / "d" / "src_top.md").read_bytes() == b"plain\r\ntext without newline"
+
+
+def test_colliding_names_get_a_hash_suffix_whatever_the_order(tmp_path):
+    source = tmp_path / "src"
+    for relative in ("a/x/data.csv", "a/y/data.csv", "a/data.tsv", "a/other.csv"):
+        (source / relative).parent.mkdir(parents=True, exist_ok=True)
+        (source / relative).write_text("k,v\n1,2\n")
+    build(source, tmp_path / "out" / "d")
+    names = sorted(path.name for path in (tmp_path / "out" / "d").iterdir())
+    assert "a_other.md" in names
+    suffixed = [name for name in names if name.startswith("a_data-")]
+    assert len(suffixed) == 3 and all(len(name) == len("a_data-123456.md") for name in suffixed)
+    again = build(source, tmp_path / "out2" / "d")
+    assert sorted(again.unchanged + again.converted) == names
+
+
+def test_corrupt_encrypted_and_unsupported_files_are_listed_and_the_rest_is_built(tmp_path, capsys):
+    from msoffcrypto.format.ooxml import OOXMLFile
+
+    source = tmp_path / "src" / "mixed"
+    source.mkdir(parents=True)
+    make_pdf(source / "good.pdf", pages=1)
+    (source / "broken.pdf").write_bytes(b"%PDF-1.4 this is not a pdf")
+    locked = pymupdf.open()
+    locked.new_page().insert_text((72, 72), "secret")
+    locked.save(source / "locked.pdf", encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="user", owner_pw="owner")
+    make_xlsx(tmp_path / "plain.xlsx")
+    with (tmp_path / "plain.xlsx").open("rb") as plain, (source / "locked.xlsx").open("wb") as encrypted:
+        OOXMLFile(plain).encrypt("secret", encrypted)
+    (source / "broken.xlsx").write_bytes(b"PK\x03\x04 truncated zip")
+    (source / "image.bin").write_bytes(b"\x00\x01")
+    (source / ".DS_Store").write_bytes(b"\x00")
+    code = main(["collection", "build", str(tmp_path / "src"), "--domain", "d", "--out", str(tmp_path / "out" / "d")])
+    output = capsys.readouterr().out
+    assert code == 1
+    assert sorted(path.name for path in (tmp_path / "out" / "d").iterdir()) == ["mixed_good.md"]
+    skipped = {item.source: item.reason for item in read_manifest(manifest_path(tmp_path / "out" / "d")).skipped}
+    assert skipped == {
+        "mixed/broken.pdf": skipped["mixed/broken.pdf"],
+        "mixed/broken.xlsx": skipped["mixed/broken.xlsx"],
+        "mixed/image.bin": "unsupported format (.bin)",
+        "mixed/locked.pdf": "encrypted PDF (needs a password)",
+        "mixed/locked.xlsx": "encrypted Office file (password-protected)",
+    }
+    assert skipped["mixed/broken.pdf"].startswith("corrupt PDF")
+    assert skipped["mixed/broken.xlsx"].startswith("corrupt or unreadable workbook")
+    assert "skipped mixed/locked.pdf: encrypted PDF (needs a password)" in output
+
+
+def test_pdf_without_text_layer_is_reported_and_read_by_ocr_when_asked(tmp_path):
+    if shutil.which("tesseract") is None:
+        pytest.skip("the optional OCR engine's language data (Debian tesseract-ocr) is not installed")
+    make_scanned_pdf(tmp_path / "src" / "scans" / "harvest.pdf")
+    plain = build(tmp_path / "src", tmp_path / "out" / "d")
+    assert [(item.source, item.reason.split(":")[0]) for item in plain.skipped] == [
+        ("scans/harvest.pdf", "PDF without a text layer (scanned?)")
+    ]
+    with_ocr = build(tmp_path / "src", tmp_path / "out" / "d", ocr=True)
+    assert with_ocr.converted == ["scans_harvest.md"] and not with_ocr.skipped
+    assert "Harvest volume 4821 tonnes" in (tmp_path / "out" / "d" / "scans_harvest.md").read_text()
+    entry = read_manifest(manifest_path(tmp_path / "out" / "d")).documents[0]
+    assert entry.ocr and entry.textless_pages == 1
+
+
+def test_unchanged_sources_are_not_converted_again(tmp_path):
+    make_pdf(tmp_path / "src" / "a" / "report.pdf")
+    make_xlsx(tmp_path / "src" / "b" / "table.xlsx")
+    (tmp_path / "src" / "b" / "notes.md").write_text("# n\n")
+    out = tmp_path / "out" / "d"
+    first = build(tmp_path / "src", out)
+    stamps = {path.name: path.stat().st_mtime_ns for path in out.iterdir()}
+    manifest_before = manifest_path(out).read_text()
+    second = build(tmp_path / "src", out)
+    assert len(first.converted) == 3
+    assert second.converted == [] and sorted(second.unchanged) == sorted(first.converted)
+    assert {path.name: path.stat().st_mtime_ns for path in out.iterdir()} == stamps
+    assert manifest_path(out).read_text() == manifest_before
+
+
+def test_a_changed_source_is_converted_again_and_a_removed_one_kept_until_prune(tmp_path):
+    source, out = tmp_path / "src", tmp_path / "out" / "d"
+    (source / "a").mkdir(parents=True)
+    (source / "a" / "one.csv").write_text("k,v\n1,2\n")
+    (source / "a" / "two.csv").write_text("k,v\n3,4\n")
+    build(source, out)
+    (source / "a" / "one.csv").write_text("k,v\n1,20\n")
+    (source / "a" / "two.csv").unlink()
+    rebuilt = build(source, out)
+    assert rebuilt.converted == ["a_one.md"] and "| 1 | 20 |" in (out / "a_one.md").read_text()
+    assert (out / "a_two.md").exists()
+    assert {entry.name for entry in read_manifest(manifest_path(out)).documents} == {"a_one.md", "a_two.md"}
+    pruned = build(source, out, prune=True)
+    assert pruned.pruned == ["a_two.md"] and sorted(path.name for path in out.iterdir()) == ["a_one.md"]
+
+
+def test_parallel_build_equals_serial_build(tmp_path):
+    for index in range(3):
+        make_pdf(tmp_path / "src" / "p" / f"r{index}.pdf", pages=1)
+    (tmp_path / "src" / "q").mkdir()
+    (tmp_path / "src" / "q" / "t.csv").write_text("a,b\n1,2\n")
+    serial = build(tmp_path / "src", tmp_path / "serial" / "d", workers=1)
+    parallel = build(tmp_path / "src", tmp_path / "parallel" / "d", workers=2)
+    assert len(parallel.converted) == 4 and parallel.hash == serial.hash
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["MISSING", "--domain", "d"], "source folder not found"),
+        (["SRC", "--domain", "bad name"], "is not a domain name"),
+        (["SRC", "--domain", "d", "--out", "SRC/inside"], "must not nest"),
+        (["SRC", "--domain", "d", "--workers", "0"], "--workers: 0"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, arguments, message):
+    source = tmp_path / "src"
+    (source / "a").mkdir(parents=True)
+    (source / "a" / "x.md").write_text("x\n")
+    arguments = [
+        argument.replace("SRC", str(source)).replace("MISSING", str(tmp_path / "nope")) for argument in arguments
+    ]
+    collections = tmp_path / "collections"
+    code = main(["collection", "build", *arguments, "--collections-dir", str(collections)])
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and message in error and len(error.splitlines()) == 1
+    assert not collections.exists() and sorted(p.name for p in source.rglob("*")) == ["a", "x.md"]
+
+
+def test_manifest_hash_equals_the_hash_run_yaml_records_and_the_manifest_stays_outside(tmp_path, capsys):
+    make_pdf(tmp_path / "raw" / "agency" / "report.pdf")
+    make_xlsx(tmp_path / "raw" / "agency" / "table.xlsx")
+    (tmp_path / "raw" / "other").mkdir()
+    (tmp_path / "raw" / "other" / "data.csv").write_text("a,b\n1,2\n")
+    collections, tasks = tmp_path / "collections", tmp_path / "tasks"
+    assert main(["collection", "build", str(tmp_path / "raw"), "--domain", "built",
+                 "--collections-dir", str(collections)]) == 0  # fmt: skip
+    tasks.mkdir()
+    task = {"id": "count", "domain": "built", "question": "How many files?", "answer": "3",
+            "answer_format": "integer", "solution": "ls -A /workspace/documents | wc -l"}  # fmt: skip
+    (tasks / "built.jsonl").write_text(json.dumps(task) + "\n")
+    results = tmp_path / "results"
+    code = main(["--model", "oracle", "--domain", "built", "--tasks-dir", str(tasks),
+                 "--collections-dir", str(collections), "--results-dir", str(results), "--run-id", "r"])  # fmt: skip
+    capsys.readouterr()
+    manifest = read_manifest(manifest_path(collections / "built"))
+    recorded = yaml.safe_load((tmp_path / "results" / "r" / "run.yaml").read_text())["collections"]["built"]
+    row = json.loads((tmp_path / "results" / "r" / "results.jsonl").read_text())
+    assert code == 0 and row["verdict"] == "correct"  # the sandbox sees the 3 documents, not the manifest
+    assert manifest.hash == recorded["hash"] == collection_hash(collections / "built")
+    assert (collections / "built.manifest.json").is_file()
+
+
+def test_stats_reads_the_manifest_or_counts_the_files(tmp_path, capsys):
+    make_pdf(tmp_path / "src" / "a" / "r.pdf")
+    (tmp_path / "src" / "a" / "t.csv").write_text("a,b\n1,2\n")
+    collections = tmp_path / "collections"
+    build(tmp_path / "src", collections / "built")
+    (collections / "plain").mkdir()
+    (collections / "plain" / "doc.md").write_text("hello world\n")
+    code = main(["collection", "stats", "all", "--collections-dir", str(collections)])
+    lines = capsys.readouterr().out.splitlines()
+    built = next(line for line in lines if "built" in line)
+    plain = next(line for line in lines if "plain" in line)
+    tokens = sum(entry.tokens for entry in read_manifest(manifest_path(collections / "built")).documents)
+    assert code == 0
+    assert "csv 1, pdf 1" in built and f"{tokens:,}" in built and "manifest" in built
+    assert "md 1" in plain and "files" in plain
+    assert main(["collection", "stats", "nope", "--collections-dir", str(collections)]) == 2
