@@ -234,6 +234,21 @@ def write_xlsx(table: Table, path: Path) -> None:
     notes.append([table.title])
     notes.append([table.intro])
     book.save(path)
+    _reproducible_zip(path)
+
+
+def _reproducible_zip(path: Path) -> None:
+    """openpyxl stamps the save time into docProps/core.xml and the zip entries: fix both, so that a rebuild
+    gives the same bytes (and the incremental builder converts nothing)."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        entries = [(info.filename, archive.read(info)) for info in archive.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries:
+            if name == "docProps/core.xml":
+                data = re.sub(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*", rb"\g<1>2000-01-01T00:00:00Z", data)
+            archive.writestr(zipfile.ZipInfo(name, date_time=(2000, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
 
 
 # ---------------------------------------------------------------- sources
