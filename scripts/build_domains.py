@@ -1124,7 +1124,7 @@ def build_health(debs: Debs) -> Domain:
         "(v[2] / (v[2] + v[3]) - v[0] / (v[0] + v[1])) * 100", "[sign]x.xx pp",
     )  # fmt: skip
     dom.task(
-        "In 1970, how many times more measles cases than mumps cases were reported in California?",
+        "What was the ratio of reported measles cases to reported mumps cases in California in 1970?",
         [Ref(s["Measles"], "California", "Cases 1970"), Ref(s["Mumps"], "California", "Cases 1970")],
         "v[0] / v[1]", "x.xxx x",
     )  # fmt: skip
@@ -1235,8 +1235,8 @@ def build_tech(debs: Debs) -> Domain:
         "((v[1] / v[0]) ** (D(1) / D(15)) - 1) * 100", "x.xxx%",
     )  # fmt: skip
     dom.task(
-        "How much longer (in seconds, one decimal) did the 1976 Toyota Corolla take to reach 60 mph than the 1971 "
-        "Toyota Corolla 1200?",
+        "How many seconds longer (negative if shorter; one decimal) did the 1976 Toyota Corolla take to reach 60 mph "
+        "than the 1971 Toyota Corolla 1200?",
         [Ref(c[1976], "toyota corolla", "0-60 mph (s)"), Ref(c[1971], "toyota corolla 1200", "0-60 mph (s)")],
         "v[0] - v[1]", "[sign]x.x s",
     )  # fmt: skip
