@@ -289,10 +289,11 @@ def doc_copy(domain: Domain, source: str, name: str, text: str) -> None:
     domain.copies.append(Copy(source, name, _text_file(text)))
 
 
-_TMP = Path(tempfile.mkdtemp(prefix="build-domains-"))
+_TMP = Path(tempfile.gettempdir()) / "harness-build-domains" / "work"  # emptied by main()
 
 
 def _text_file(text: str) -> Path:
+    _TMP.mkdir(parents=True, exist_ok=True)
     path = _TMP / f"text-{len(list(_TMP.iterdir()))}.md"
     path.write_text(text.strip() + "\n", encoding="utf-8")
     return path
@@ -333,6 +334,7 @@ def gunzipped(path: Path) -> Path:
 
     if path.suffix != ".gz":
         return path
+    _TMP.mkdir(parents=True, exist_ok=True)
     out = _TMP / path.stem
     out.write_bytes(gzip.decompress(path.read_bytes()))
     return out
@@ -1335,6 +1337,7 @@ def main() -> None:
     args = parser.parse_args()
     # a stable default path: the manifest records where the sources were
     raw_root = args.raw or Path(tempfile.gettempdir()) / "harness-build-domains" / "raw"
+    shutil.rmtree(_TMP, ignore_errors=True)  # text files left by an interrupted build
     debs = Debs(args.debs or _TMP / "debs")
     try:
         for name in args.domain or DOMAINS:
