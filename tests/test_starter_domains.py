@@ -4,6 +4,7 @@ task's reference solution, run in the sandbox over the converted Markdown) gets 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,14 @@ def test_domain_has_the_promised_shape(domain: str) -> None:
     for task in tasks:
         assert len(task["evidence"]) >= 2 and task["solution"]
         assert all((collection / name).is_file() for name in task["evidence"]), task["id"]
+
+
+def test_at_least_three_domains_have_documents_in_another_language() -> None:
+    """The non-English tables print their figures with a decimal comma (`| 55,200 |`)."""
+    decimal_comma = re.compile(r"\| -?\d+,\d+ \|")
+    with_comma = [
+        domain
+        for domain in DOMAINS
+        if any(decimal_comma.search(path.read_text()) for path in (REPO / "collections" / domain).glob("*.md"))
+    ]
+    assert len(with_comma) >= 3, with_comma
