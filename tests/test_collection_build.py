@@ -56,16 +56,20 @@ def make_scanned_pdf(path: Path) -> None:
 
 
 def make_xlsx(path: Path) -> None:
-    """A merged header over two year columns, thousands and percent formats, and an empty sheet."""
+    """A merged title row, a header merged over two year columns, thousands and percent formats, and an
+    empty sheet."""
     workbook = openpyxl.Workbook()
     sheet = workbook.active
     sheet.title = "Revenue"
-    sheet["A1"], sheet["B1"] = "Region", "Revenue (EUR)"
-    sheet.merge_cells("B1:C1")
-    sheet.append(["", "2022", "2023"])
+    sheet["A1"] = "Table 1. Revenue by region"
+    sheet.merge_cells("A1:C1")
+    sheet["A2"], sheet["B2"] = "Region", "Revenue (EUR)"
+    sheet.merge_cells("A2:A3")
+    sheet.merge_cells("B2:C2")
+    sheet["B3"], sheet["C3"] = "2022", "2023"
     sheet.append(["North", 1234567, 1350000.4])
     sheet.append(["South", 980000, 1010000])
-    for row in sheet["B3:C4"]:
+    for row in sheet["B4:C5"]:
         for cell in row:
             cell.number_format = "#,##0"
     shares = workbook.create_sheet("Shares")
@@ -88,12 +92,15 @@ def test_pdf_becomes_markdown_with_a_page_marker_per_page_and_tables(tmp_path):
     assert read_manifest(manifest_path(tmp_path / "out" / "d")).documents[0].pages == 2
 
 
-def test_xlsx_sheets_are_tables_under_their_names_with_merged_headers_and_formats_as_displayed(tmp_path):
+def test_xlsx_sheets_are_tables_under_their_names_with_title_merged_header_and_formats_as_displayed(tmp_path):
     make_xlsx(tmp_path / "src" / "stats" / "Umsätze Straße.xlsx")
     build(tmp_path / "src", tmp_path / "out" / "d")
     text = (tmp_path / "out" / "d" / "stats_umsatze-strasse.md").read_text()
-    assert "## Revenue\n\n| Region | Revenue (EUR) | Revenue (EUR) |" in text
-    assert "| North | 1,234,567 | 1,350,000 |" in text
+    assert text.startswith(
+        "## Revenue\n\nTable 1. Revenue by region\n\n"
+        "| Region | Revenue (EUR) 2022 | Revenue (EUR) 2023 |\n|---|---|---|\n"
+        "| North | 1,234,567 | 1,350,000 |\n| South | 980,000 | 1,010,000 |\n"
+    )
     assert "## Shares" in text and "| North | 55.7% |" in text
     assert "## Empty" not in text
     assert read_manifest(manifest_path(tmp_path / "out" / "d")).documents[0].sheets == 2
