@@ -283,15 +283,18 @@ def test_parallel_build_equals_serial_build(tmp_path):
         (["SRC", "--domain", "bad name"], "is not a domain name"),
         (["SRC", "--domain", "d", "--out", "SRC/inside"], "must not nest"),
         (["SRC", "--domain", "d", "--workers", "0"], "--workers: 0"),
+        (["EMPTY", "--domain", "d"], "no files to build from"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, arguments, message):
     source = tmp_path / "src"
     (source / "a").mkdir(parents=True)
     (source / "a" / "x.md").write_text("x\n")
-    arguments = [
-        argument.replace("SRC", str(source)).replace("MISSING", str(tmp_path / "nope")) for argument in arguments
-    ]
+    (tmp_path / "empty" / ".git").mkdir(parents=True)  # hidden: ignored
+    (tmp_path / "empty" / ".git" / "HEAD").write_text("ref\n")
+    replacements = {"SRC": source, "MISSING": tmp_path / "nope", "EMPTY": tmp_path / "empty"}
+    for key, value in replacements.items():
+        arguments = [argument.replace(key, str(value)) for argument in arguments]
     collections = tmp_path / "collections"
     code = main(["collection", "build", *arguments, "--collections-dir", str(collections)])
     error = capsys.readouterr().err.strip()
@@ -339,3 +342,12 @@ def test_stats_reads_the_manifest_or_counts_the_files(tmp_path, capsys):
     assert "csv 1, pdf 1" in built and f"{tokens:,}" in built and "manifest" in built
     assert "md 1" in plain and "files" in plain
     assert main(["collection", "stats", "nope", "--collections-dir", str(collections)]) == 2
+
+
+def test_the_collection_goes_under_harness_collections_dir_like_the_runners(tmp_path, monkeypatch):
+    (tmp_path / "src" / "a").mkdir(parents=True)
+    (tmp_path / "src" / "a" / "x.csv").write_text("k,v\n1,2\n")
+    monkeypatch.setenv("HARNESS_COLLECTIONS_DIR", str(tmp_path / "elsewhere"))
+    assert main(["collection", "build", str(tmp_path / "src"), "--domain", "d", "--workers", "1"]) == 0
+    assert (tmp_path / "elsewhere" / "d" / "a_x.md").is_file()
+    assert (tmp_path / "elsewhere" / "d.manifest.json").is_file()

@@ -95,6 +95,8 @@ def build_collection(request: BuildRequest, console: Console) -> BuildReport:
     previous = read_manifest(manifest_path(out))
     previous_entries = {entry.name: entry for entry in previous.documents} if previous else {}
     jobs, report.skipped = _plan(request.source_dir)
+    if not jobs and not report.skipped:
+        raise InputError(f"{request.source_dir}: no files to build from (hidden files and folders are ignored)")
     out.mkdir(parents=True, exist_ok=True)
     entries: dict[str, Entry] = {}
     pending = []
