@@ -3,8 +3,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import openpyxl
@@ -351,3 +359,59 @@ def test_the_collection_goes_under_harness_collections_dir_like_the_runners(tmp_
     assert main(["collection", "build", str(tmp_path / "src"), "--domain", "d", "--workers", "1"]) == 0
     assert (tmp_path / "elsewhere" / "d" / "a_x.md").is_file()
     assert (tmp_path / "elsewhere" / "d.manifest.json").is_file()
+
+
+def test_file_names_that_look_like_markup_do_not_break_the_progress_bar(tmp_path, monkeypatch):
+    errors: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda hook: errors.append(hook.exc_value))
+    (tmp_path / "src" / "x" / "a[").mkdir(parents=True)
+    (tmp_path / "src" / "x" / "a[" / "]b.csv").write_text("k,v\n1,2\n")
+    request = BuildRequest(source_dir=tmp_path / "src", domain="d", out=tmp_path / "out" / "d")
+    report = build_collection(request, Console(file=io.StringIO(), force_terminal=True))
+    assert report.converted == ["x_b.md"] and errors == []
+
+
+@pytest.mark.parametrize(
+    ("workers", "interrupt"), [(1, "ctrl-c"), (2, "ctrl-c"), (2, "sigterm")], ids=["serial", "pool", "pool-sigterm"]
+)
+def test_an_interrupt_stops_at_once_and_keeps_and_records_what_was_converted(tmp_path, workers, interrupt):
+    """Conversions of a minute each are running when the interrupt comes: the build ends without waiting for
+    them (the timeout below is half their time) and leaves no worker behind."""
+    import psutil
+
+    for index in range(2):
+        make_pdf(tmp_path / "src" / "a" / f"small-{index}.pdf", pages=1)
+    make_pdf(tmp_path / "page.pdf", pages=1)
+    long_pdf, page = pymupdf.open(), pymupdf.open(tmp_path / "page.pdf")
+    for _ in range(4000):
+        long_pdf.insert_pdf(page)
+    (tmp_path / "src" / "b").mkdir()
+    long_pdf.save(tmp_path / "src" / "b" / "long-0.pdf")
+    shutil.copy(tmp_path / "src" / "b" / "long-0.pdf", tmp_path / "src" / "b" / "long-1.pdf")
+    out = tmp_path / "out" / "d"
+    command = [sys.executable, "-m", "harness", "collection", "build", str(tmp_path / "src"), "--domain", "d",
+               "--out", str(out), "--workers", str(workers)]  # fmt: skip
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (out.is_dir() and any(out.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    children = psutil.Process(process.pid).children(recursive=True)
+    if interrupt == "ctrl-c":
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole process group
+    else:
+        process.terminate()  # the runner only
+    try:
+        _, stderr = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:  # a failing build must not outlive the test
+        for leftover in [psutil.Process(process.pid), *children]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                leftover.kill()
+        raise
+    _, alive = psutil.wait_procs(children, timeout=10)
+    for leftover in alive:
+        leftover.kill()
+    manifest = read_manifest(manifest_path(out))
+    assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
+    assert alive == []
+    assert {entry.name for entry in manifest.documents} == {path.name for path in out.iterdir()}
+    assert {entry.name for entry in manifest.documents} <= {"a_small-0.md", "a_small-1.md"}

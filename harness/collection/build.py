@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import multiprocessing
 import re
+import signal
+from collections.abc import Generator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from harness.collection.convert import Conversion, Unconvertible, convert, converter, source_format
@@ -107,31 +110,35 @@ def build_collection(request: BuildRequest, console: Console) -> BuildReport:
             report.unchanged.append(job.name)
         else:
             pending.append(job)
+    outcomes = _convert_all(pending, request, console)
     try:
-        for outcome in _convert_all(pending, request, console):
+        for outcome in outcomes:
             if outcome.conversion is None:
                 report.skipped.append(Skipped(outcome.job.source, outcome.reason or "unknown error"))
                 continue
             entries[outcome.job.name] = _write_output(out, outcome)
             report.converted.append(outcome.job.name)
-    finally:  # also on Ctrl-C: what was converted is recorded, so the next build keeps it
-        current = {job.name for job in jobs}
         if request.prune:
-            report.pruned = _prune(out, current)
-        entries = _entries_on_disk(out, entries, previous_entries)
-        report.skipped.sort(key=lambda skipped: skipped.source)
-        report.hash = collection_hash(out)
-        report.manifest = manifest_path(out)
-        manifest = Manifest(
-            domain=request.domain,
-            source_dir=str(request.source_dir),
-            tokenizer=tokenizer()[0],
-            hash=report.hash,
-            documents=[entries[name] for name in sorted(entries)],
-            skipped=report.skipped,
-        )
-        write_manifest(report.manifest, manifest)
+            report.pruned = _prune(out, {job.name for job in jobs})
+    finally:  # also on Ctrl-C: the workers stop now, and what was converted is recorded for the next build
+        outcomes.close()
+        _record(request, report, _entries_on_disk(out, entries, previous_entries))
     return report
+
+
+def _record(request: BuildRequest, report: BuildReport, entries: dict[str, Entry]) -> None:
+    report.skipped.sort(key=lambda skipped: skipped.source)
+    report.hash = collection_hash(request.out)
+    report.manifest = manifest_path(request.out)
+    manifest = Manifest(
+        domain=request.domain,
+        source_dir=str(request.source_dir),
+        tokenizer=tokenizer()[0],
+        hash=report.hash,
+        documents=[entries[name] for name in sorted(entries)],
+        skipped=report.skipped,
+    )
+    write_manifest(report.manifest, manifest)
 
 
 def _plan(source_dir: Path) -> tuple[list[Job], list[Skipped]]:
@@ -160,7 +167,7 @@ def _unchanged(entry: Entry, job: Job, output: Path, ocr: bool) -> bool:
     return same_source and same_converter and same_ocr and output.is_file() and file_sha256(output) == entry.sha256
 
 
-def _convert_all(jobs: list[Job], request: BuildRequest, console: Console):
+def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Generator[Outcome, None, None]:
     if not jobs:
         return
     columns = (TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
@@ -169,23 +176,41 @@ def _convert_all(jobs: list[Job], request: BuildRequest, console: Console):
         bar = progress.add_task("", total=len(jobs))
         if request.workers == 1 or len(jobs) == 1:
             for job in jobs:
-                progress.update(bar, description=job.source)
+                progress.update(bar, description=escape(job.source))
                 yield convert_job(job, request.ocr)
                 progress.advance(bar)
             return
         # spawn, not fork: the parent runs rich's refresh thread, and a forked lock could hang a worker
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=request.workers, mp_context=context) as pool:
-            futures: list[Future[Outcome]] = [pool.submit(convert_job, job, request.ocr) for job in jobs]
-            try:
-                for future in as_completed(futures):
-                    outcome = future.result()
-                    progress.update(bar, description=outcome.job.source)
-                    yield outcome
-                    progress.advance(bar)
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+        pool = ProcessPoolExecutor(request.workers, mp_context=context, initializer=_leave_interrupts_to_parent)
+        futures: list[Future[Outcome]] = [pool.submit(convert_job, job, request.ocr) for job in jobs]
+        try:
+            for future in as_completed(futures):
+                outcome = future.result()
+                progress.update(bar, description=escape(outcome.job.source))
+                yield outcome
+                progress.advance(bar)
+        except BaseException:
+            _stop_workers(pool)
+            raise
+        pool.shutdown()
+
+
+def _leave_interrupts_to_parent() -> None:
+    """Ctrl-C reaches the whole process group; the parent stops the workers, so they ignore it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the running conversions now, not when they finish."""
+    if hasattr(pool, "terminate_workers"):  # Python 3.14+
+        pool.terminate_workers()
+        return
+    workers = list((pool._processes or {}).values())  # before 3.14 the only handle on them; shutdown drops it
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in workers:
+        process.terminate()
+    pool.shutdown(wait=True)
 
 
 def convert_job(job: Job, ocr: bool) -> Outcome:
