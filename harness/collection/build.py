@@ -4,11 +4,10 @@ version: kept). Skipped files are listed with their reason; nothing is deleted u
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
+import functools
 import re
-import signal
 from collections.abc import Generator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -29,6 +28,7 @@ from harness.collection.manifest import (
 )
 from harness.collection.naming import output_names
 from harness.collection.tokens import tokenizer
+from harness.collection.workers import run_in_pool
 from harness.errors import InputError
 
 DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -180,37 +180,16 @@ def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Ge
                 yield convert_job(job, request.ocr)
                 progress.advance(bar)
             return
-        # spawn, not fork: the parent runs rich's refresh thread, and a forked lock could hang a worker
-        context = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(request.workers, mp_context=context, initializer=_leave_interrupts_to_parent)
-        futures: list[Future[Outcome]] = [pool.submit(convert_job, job, request.ocr) for job in jobs]
-        try:
-            for future in as_completed(futures):
-                outcome = future.result()
+        work = functools.partial(convert_job, ocr=request.ocr)
+        with contextlib.closing(run_in_pool(jobs, request.workers, work, _died)) as outcomes:
+            for outcome in outcomes:
                 progress.update(bar, description=escape(outcome.job.source))
                 yield outcome
                 progress.advance(bar)
-        except BaseException:
-            _stop_workers(pool)
-            raise
-        pool.shutdown()
 
 
-def _leave_interrupts_to_parent() -> None:
-    """Ctrl-C reaches the whole process group; the parent stops the workers, so they ignore it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Cancel what has not started and end the running conversions now, not when they finish."""
-    if hasattr(pool, "terminate_workers"):  # Python 3.14+
-        pool.terminate_workers()
-        return
-    workers = list((pool._processes or {}).values())  # before 3.14 the only handle on them; shutdown drops it
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in workers:
-        process.terminate()
-    pool.shutdown(wait=True)
+def _died(job: Job, reason: str) -> Outcome:
+    return Outcome(job, None, reason)
 
 
 def convert_job(job: Job, ocr: bool) -> Outcome:
