@@ -480,3 +480,17 @@ def test_a_file_whose_converter_always_dies_is_skipped_with_the_reason(tmp_path)
     assert process.returncode == 1 and killed >= 2
     assert skipped == {f"b/long-{i}.pdf": "the converter's process died (a crash, or out of memory)" for i in range(2)}
     assert "skipped b/long-0.pdf: the converter's process died" in stdout
+
+
+def test_an_output_changed_by_hand_is_converted_again_and_a_hand_placed_file_is_recorded(tmp_path):
+    (tmp_path / "src" / "a").mkdir(parents=True)
+    (tmp_path / "src" / "a" / "t.csv").write_text("k,v\n1,2\n")
+    out = tmp_path / "out" / "d"
+    build(tmp_path / "src", out)
+    (out / "a_t.md").write_text("edited\n")
+    (out / "extra.md").write_text("put here by hand\n")
+    again = build(tmp_path / "src", out)
+    entries = {entry.name: entry for entry in read_manifest(manifest_path(out)).documents}
+    assert again.converted == ["a_t.md"] and (out / "a_t.md").read_text().startswith("| k | v |")
+    assert entries["extra.md"].source is None and entries["extra.md"].bytes == len("put here by hand\n")
+    assert again.hash == collection_hash(out)

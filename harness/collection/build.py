@@ -243,7 +243,10 @@ def _entries_on_disk(out: Path, entries: dict[str, Entry], previous: dict[str, E
     count = tokenizer()[1]
     result = {}
     for path in sorted(p for p in out.iterdir() if p.is_file()):
-        entry = entries.get(path.name) or previous.get(path.name)
+        if path.name in entries:  # written or checked by this build: its sha256 is known
+            result[path.name] = entries[path.name]
+            continue
+        entry = previous.get(path.name)
         sha256 = file_sha256(path)
         if entry is None or entry.sha256 != sha256:
             text = path.read_bytes().decode("utf-8", errors="replace")
