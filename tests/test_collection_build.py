@@ -310,7 +310,12 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, argum
     assert not collections.exists() and sorted(p.name for p in source.rglob("*")) == ["a", "x.md"]
 
 
-def test_manifest_hash_equals_the_hash_run_yaml_records_and_the_manifest_stays_outside(tmp_path, capsys):
+@pytest.mark.parametrize("sandbox", ["local", "docker"])
+def test_manifest_hash_equals_the_hash_run_yaml_records_and_the_manifest_stays_outside(
+    tmp_path, capsys, request, sandbox
+):
+    if sandbox == "docker":
+        request.getfixturevalue("docker_image")  # skips, saying why, where there is no engine or image
     make_pdf(tmp_path / "raw" / "agency" / "report.pdf")
     make_xlsx(tmp_path / "raw" / "agency" / "table.xlsx")
     (tmp_path / "raw" / "other").mkdir()
@@ -324,7 +329,8 @@ def test_manifest_hash_equals_the_hash_run_yaml_records_and_the_manifest_stays_o
     (tasks / "built.jsonl").write_text(json.dumps(task) + "\n")
     results = tmp_path / "results"
     code = main(["--model", "oracle", "--domain", "built", "--tasks-dir", str(tasks),
-                 "--collections-dir", str(collections), "--results-dir", str(results), "--run-id", "r"])  # fmt: skip
+                 "--collections-dir", str(collections), "--results-dir", str(results), "--run-id", "r",
+                 "--sandbox", sandbox])  # fmt: skip
     capsys.readouterr()
     manifest = read_manifest(manifest_path(collections / "built"))
     recorded = yaml.safe_load((tmp_path / "results" / "r" / "run.yaml").read_text())["collections"]["built"]
