@@ -253,10 +253,15 @@ def _view(arguments: argparse.Namespace) -> int:
 def _collection(arguments: argparse.Namespace) -> int:
     from harness.collection.command import run_collection_command
 
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
         return run_collection_command(arguments, _console())
     except InputError as error:
         return _report_input_error(error)
+    except KeyboardInterrupt:
+        Console(stderr=True).print("interrupted; the files converted so far are kept and in the manifest")
+        return EXIT_INTERRUPTED
 
 
 def _replay(arguments: argparse.Namespace) -> int:

@@ -3,8 +3,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import openpyxl
@@ -56,16 +64,20 @@ def make_scanned_pdf(path: Path) -> None:
 
 
 def make_xlsx(path: Path) -> None:
-    """A merged header over two year columns, thousands and percent formats, and an empty sheet."""
+    """A merged title row, a header merged over two year columns, thousands and percent formats, and an
+    empty sheet."""
     workbook = openpyxl.Workbook()
     sheet = workbook.active
     sheet.title = "Revenue"
-    sheet["A1"], sheet["B1"] = "Region", "Revenue (EUR)"
-    sheet.merge_cells("B1:C1")
-    sheet.append(["", "2022", "2023"])
+    sheet["A1"] = "Table 1. Revenue by region"
+    sheet.merge_cells("A1:C1")
+    sheet["A2"], sheet["B2"] = "Region", "Revenue (EUR)"
+    sheet.merge_cells("A2:A3")
+    sheet.merge_cells("B2:C2")
+    sheet["B3"], sheet["C3"] = "2022", "2023"
     sheet.append(["North", 1234567, 1350000.4])
     sheet.append(["South", 980000, 1010000])
-    for row in sheet["B3:C4"]:
+    for row in sheet["B4:C5"]:
         for cell in row:
             cell.number_format = "#,##0"
     shares = workbook.create_sheet("Shares")
@@ -88,12 +100,15 @@ def test_pdf_becomes_markdown_with_a_page_marker_per_page_and_tables(tmp_path):
     assert read_manifest(manifest_path(tmp_path / "out" / "d")).documents[0].pages == 2
 
 
-def test_xlsx_sheets_are_tables_under_their_names_with_merged_headers_and_formats_as_displayed(tmp_path):
+def test_xlsx_sheets_are_tables_under_their_names_with_title_merged_header_and_formats_as_displayed(tmp_path):
     make_xlsx(tmp_path / "src" / "stats" / "Umsätze Straße.xlsx")
     build(tmp_path / "src", tmp_path / "out" / "d")
     text = (tmp_path / "out" / "d" / "stats_umsatze-strasse.md").read_text()
-    assert "## Revenue\n\n| Region | Revenue (EUR) | Revenue (EUR) |" in text
-    assert "| North | 1,234,567 | 1,350,000 |" in text
+    assert text.startswith(
+        "## Revenue\n\nTable 1. Revenue by region\n\n"
+        "| Region | Revenue (EUR) 2022 | Revenue (EUR) 2023 |\n|---|---|---|\n"
+        "| North | 1,234,567 | 1,350,000 |\n| South | 980,000 | 1,010,000 |\n"
+    )
     assert "## Shares" in text and "| North | 55.7% |" in text
     assert "## Empty" not in text
     assert read_manifest(manifest_path(tmp_path / "out" / "d")).documents[0].sheets == 2
@@ -276,15 +291,18 @@ def test_parallel_build_equals_serial_build(tmp_path):
         (["SRC", "--domain", "bad name"], "is not a domain name"),
         (["SRC", "--domain", "d", "--out", "SRC/inside"], "must not nest"),
         (["SRC", "--domain", "d", "--workers", "0"], "--workers: 0"),
+        (["EMPTY", "--domain", "d"], "no files to build from"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, arguments, message):
     source = tmp_path / "src"
     (source / "a").mkdir(parents=True)
     (source / "a" / "x.md").write_text("x\n")
-    arguments = [
-        argument.replace("SRC", str(source)).replace("MISSING", str(tmp_path / "nope")) for argument in arguments
-    ]
+    (tmp_path / "empty" / ".git").mkdir(parents=True)  # hidden: ignored
+    (tmp_path / "empty" / ".git" / "HEAD").write_text("ref\n")
+    replacements = {"SRC": source, "MISSING": tmp_path / "nope", "EMPTY": tmp_path / "empty"}
+    for key, value in replacements.items():
+        arguments = [argument.replace(key, str(value)) for argument in arguments]
     collections = tmp_path / "collections"
     code = main(["collection", "build", *arguments, "--collections-dir", str(collections)])
     error = capsys.readouterr().err.strip()
@@ -292,7 +310,12 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, argum
     assert not collections.exists() and sorted(p.name for p in source.rglob("*")) == ["a", "x.md"]
 
 
-def test_manifest_hash_equals_the_hash_run_yaml_records_and_the_manifest_stays_outside(tmp_path, capsys):
+@pytest.mark.parametrize("sandbox", ["local", "docker"])
+def test_manifest_hash_equals_the_hash_run_yaml_records_and_the_manifest_stays_outside(
+    tmp_path, capsys, request, sandbox
+):
+    if sandbox == "docker":
+        request.getfixturevalue("docker_image")  # skips, saying why, where there is no engine or image
     make_pdf(tmp_path / "raw" / "agency" / "report.pdf")
     make_xlsx(tmp_path / "raw" / "agency" / "table.xlsx")
     (tmp_path / "raw" / "other").mkdir()
@@ -306,7 +329,8 @@ def test_manifest_hash_equals_the_hash_run_yaml_records_and_the_manifest_stays_o
     (tasks / "built.jsonl").write_text(json.dumps(task) + "\n")
     results = tmp_path / "results"
     code = main(["--model", "oracle", "--domain", "built", "--tasks-dir", str(tasks),
-                 "--collections-dir", str(collections), "--results-dir", str(results), "--run-id", "r"])  # fmt: skip
+                 "--collections-dir", str(collections), "--results-dir", str(results), "--run-id", "r",
+                 "--sandbox", sandbox])  # fmt: skip
     capsys.readouterr()
     manifest = read_manifest(manifest_path(collections / "built"))
     recorded = yaml.safe_load((tmp_path / "results" / "r" / "run.yaml").read_text())["collections"]["built"]
@@ -332,3 +356,147 @@ def test_stats_reads_the_manifest_or_counts_the_files(tmp_path, capsys):
     assert "csv 1, pdf 1" in built and f"{tokens:,}" in built and "manifest" in built
     assert "md 1" in plain and "files" in plain
     assert main(["collection", "stats", "nope", "--collections-dir", str(collections)]) == 2
+
+
+def test_the_collection_goes_under_harness_collections_dir_like_the_runners(tmp_path, monkeypatch):
+    (tmp_path / "src" / "a").mkdir(parents=True)
+    (tmp_path / "src" / "a" / "x.csv").write_text("k,v\n1,2\n")
+    monkeypatch.setenv("HARNESS_COLLECTIONS_DIR", str(tmp_path / "elsewhere"))
+    assert main(["collection", "build", str(tmp_path / "src"), "--domain", "d", "--workers", "1"]) == 0
+    assert (tmp_path / "elsewhere" / "d" / "a_x.md").is_file()
+    assert (tmp_path / "elsewhere" / "d.manifest.json").is_file()
+
+
+def test_file_names_that_look_like_markup_do_not_break_the_progress_bar(tmp_path, monkeypatch):
+    errors: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda hook: errors.append(hook.exc_value))
+    (tmp_path / "src" / "x" / "a[").mkdir(parents=True)
+    (tmp_path / "src" / "x" / "a[" / "]b.csv").write_text("k,v\n1,2\n")
+    request = BuildRequest(source_dir=tmp_path / "src", domain="d", out=tmp_path / "out" / "d")
+    report = build_collection(request, Console(file=io.StringIO(), force_terminal=True))
+    assert report.converted == ["x_b.md"] and errors == []
+
+
+@pytest.mark.parametrize(
+    ("workers", "interrupt"), [(1, "ctrl-c"), (2, "ctrl-c"), (2, "sigterm")], ids=["serial", "pool", "pool-sigterm"]
+)
+def test_an_interrupt_stops_at_once_and_keeps_and_records_what_was_converted(tmp_path, workers, interrupt):
+    """Conversions of a minute each are running when the interrupt comes: the build ends without waiting for
+    them (the timeout below is half their time) and leaves no worker behind."""
+    import psutil
+
+    for index in range(2):
+        make_pdf(tmp_path / "src" / "a" / f"small-{index}.pdf", pages=1)
+    make_pdf(tmp_path / "page.pdf", pages=1)
+    long_pdf, page = pymupdf.open(), pymupdf.open(tmp_path / "page.pdf")
+    for _ in range(4000):
+        long_pdf.insert_pdf(page)
+    (tmp_path / "src" / "b").mkdir()
+    long_pdf.save(tmp_path / "src" / "b" / "long-0.pdf")
+    shutil.copy(tmp_path / "src" / "b" / "long-0.pdf", tmp_path / "src" / "b" / "long-1.pdf")
+    out = tmp_path / "out" / "d"
+    command = [sys.executable, "-m", "harness", "collection", "build", str(tmp_path / "src"), "--domain", "d",
+               "--out", str(out), "--workers", str(workers)]  # fmt: skip
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (out.is_dir() and any(out.iterdir())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    children = psutil.Process(process.pid).children(recursive=True)
+    if interrupt == "ctrl-c":
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole process group
+    else:
+        process.terminate()  # the runner only
+    try:
+        _, stderr = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:  # a failing build must not outlive the test
+        for leftover in [psutil.Process(process.pid), *children]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                leftover.kill()
+        raise
+    _, alive = psutil.wait_procs(children, timeout=10)
+    for leftover in alive:
+        leftover.kill()
+    manifest = read_manifest(manifest_path(out))
+    assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
+    assert alive == []
+    assert {entry.name for entry in manifest.documents} == {path.name for path in out.iterdir()}
+    assert {entry.name for entry in manifest.documents} <= {"a_small-0.md", "a_small-1.md"}
+
+
+def make_long_pdf(path: Path, pages: int) -> None:
+    """Many copies of one report page: a PDF that takes its converter a while."""
+    make_pdf(path.with_suffix(".page.pdf"), pages=1)
+    document, page = pymupdf.open(), pymupdf.open(path.with_suffix(".page.pdf"))
+    for _ in range(pages):
+        document.insert_pdf(page)
+    document.save(path)
+    path.with_suffix(".page.pdf").unlink()
+
+
+def worker_processes(pid: int) -> list:
+    import psutil
+
+    workers = []
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process(pid).children(recursive=True):
+            with contextlib.suppress(psutil.Error):  # a worker that just ended
+                if "spawn_main" in " ".join(child.cmdline()):
+                    workers.append(child)
+    return workers
+
+
+def test_a_worker_killed_mid_conversion_costs_nothing_its_files_go_again(tmp_path):
+    """As the out-of-memory killer would: the files the pool was converting are converted again alone."""
+    for index in range(2):
+        make_pdf(tmp_path / "src" / "a" / f"small-{index}.pdf", pages=1)
+    for index in range(2):
+        make_long_pdf(tmp_path / "src" / "b" / f"long-{index}.pdf", pages=300)
+    out = tmp_path / "out" / "d"
+    command = [sys.executable, "-m", "harness", "collection", "build", str(tmp_path / "src"), "--domain", "d",
+               "--out", str(out), "--workers", "2"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(list(out.glob("a_*.md")) if out.is_dir() else []) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    worker_processes(process.pid)[0].kill()
+    _, stderr = process.communicate(timeout=120)
+    names = sorted(path.name for path in out.iterdir())
+    assert process.returncode == 0, stderr
+    assert names == ["a_small-0.md", "a_small-1.md", "b_long-0.md", "b_long-1.md"]
+    assert (out / "b_long-1.md").read_text().count("--- page ") == 300
+
+
+def test_a_file_whose_converter_always_dies_is_skipped_with_the_reason(tmp_path):
+    make_long_pdf(tmp_path / "src" / "b" / "long-0.pdf", pages=300)
+    make_long_pdf(tmp_path / "src" / "b" / "long-1.pdf", pages=300)
+    out = tmp_path / "out" / "d"
+    command = [sys.executable, "-m", "harness", "collection", "build", str(tmp_path / "src"), "--domain", "d",
+               "--out", str(out), "--workers", "2"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = 0
+    while process.poll() is None:  # a worker dies as soon as it opens a source: a converter that always crashes
+        for worker in worker_processes(process.pid) if process.poll() is None else []:
+            with contextlib.suppress(Exception):
+                if any(str(tmp_path / "src") in file.path for file in worker.open_files()):
+                    worker.kill()
+                    killed += 1
+        time.sleep(0.01)
+    stdout, _ = process.communicate()
+    skipped = {item.source: item.reason for item in read_manifest(manifest_path(out)).skipped}
+    assert process.returncode == 1 and killed >= 2
+    assert skipped == {f"b/long-{i}.pdf": "the converter's process died (a crash, or out of memory)" for i in range(2)}
+    assert "skipped b/long-0.pdf: the converter's process died" in stdout
+
+
+def test_an_output_changed_by_hand_is_converted_again_and_a_hand_placed_file_is_recorded(tmp_path):
+    (tmp_path / "src" / "a").mkdir(parents=True)
+    (tmp_path / "src" / "a" / "t.csv").write_text("k,v\n1,2\n")
+    out = tmp_path / "out" / "d"
+    build(tmp_path / "src", out)
+    (out / "a_t.md").write_text("edited\n")
+    (out / "extra.md").write_text("put here by hand\n")
+    again = build(tmp_path / "src", out)
+    entries = {entry.name: entry for entry in read_manifest(manifest_path(out)).documents}
+    assert again.converted == ["a_t.md"] and (out / "a_t.md").read_text().startswith("| k | v |")
+    assert entries["extra.md"].source is None and entries["extra.md"].bytes == len("put here by hand\n")
+    assert again.hash == collection_hash(out)

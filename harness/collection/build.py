@@ -4,13 +4,15 @@ version: kept). Skipped files are listed with their reason; nothing is deleted u
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
+import functools
 import re
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from harness.collection.convert import Conversion, Unconvertible, convert, converter, source_format
@@ -26,6 +28,7 @@ from harness.collection.manifest import (
 )
 from harness.collection.naming import output_names
 from harness.collection.tokens import tokenizer
+from harness.collection.workers import run_in_pool
 from harness.errors import InputError
 
 DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -95,6 +98,8 @@ def build_collection(request: BuildRequest, console: Console) -> BuildReport:
     previous = read_manifest(manifest_path(out))
     previous_entries = {entry.name: entry for entry in previous.documents} if previous else {}
     jobs, report.skipped = _plan(request.source_dir)
+    if not jobs and not report.skipped:
+        raise InputError(f"{request.source_dir}: no files to build from (hidden files and folders are ignored)")
     out.mkdir(parents=True, exist_ok=True)
     entries: dict[str, Entry] = {}
     pending = []
@@ -105,31 +110,35 @@ def build_collection(request: BuildRequest, console: Console) -> BuildReport:
             report.unchanged.append(job.name)
         else:
             pending.append(job)
+    outcomes = _convert_all(pending, request, console)
     try:
-        for outcome in _convert_all(pending, request, console):
+        for outcome in outcomes:
             if outcome.conversion is None:
                 report.skipped.append(Skipped(outcome.job.source, outcome.reason or "unknown error"))
                 continue
             entries[outcome.job.name] = _write_output(out, outcome)
             report.converted.append(outcome.job.name)
-    finally:  # also on Ctrl-C: what was converted is recorded, so the next build keeps it
-        current = {job.name for job in jobs}
         if request.prune:
-            report.pruned = _prune(out, current)
-        entries = _entries_on_disk(out, entries, previous_entries)
-        report.skipped.sort(key=lambda skipped: skipped.source)
-        report.hash = collection_hash(out)
-        report.manifest = manifest_path(out)
-        manifest = Manifest(
-            domain=request.domain,
-            source_dir=str(request.source_dir),
-            tokenizer=tokenizer()[0],
-            hash=report.hash,
-            documents=[entries[name] for name in sorted(entries)],
-            skipped=report.skipped,
-        )
-        write_manifest(report.manifest, manifest)
+            report.pruned = _prune(out, {job.name for job in jobs})
+    finally:  # also on Ctrl-C: the workers stop now, and what was converted is recorded for the next build
+        outcomes.close()
+        _record(request, report, _entries_on_disk(out, entries, previous_entries))
     return report
+
+
+def _record(request: BuildRequest, report: BuildReport, entries: dict[str, Entry]) -> None:
+    report.skipped.sort(key=lambda skipped: skipped.source)
+    report.hash = collection_hash(request.out)
+    report.manifest = manifest_path(request.out)
+    manifest = Manifest(
+        domain=request.domain,
+        source_dir=str(request.source_dir),
+        tokenizer=tokenizer()[0],
+        hash=report.hash,
+        documents=[entries[name] for name in sorted(entries)],
+        skipped=report.skipped,
+    )
+    write_manifest(report.manifest, manifest)
 
 
 def _plan(source_dir: Path) -> tuple[list[Job], list[Skipped]]:
@@ -158,7 +167,7 @@ def _unchanged(entry: Entry, job: Job, output: Path, ocr: bool) -> bool:
     return same_source and same_converter and same_ocr and output.is_file() and file_sha256(output) == entry.sha256
 
 
-def _convert_all(jobs: list[Job], request: BuildRequest, console: Console):
+def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Generator[Outcome, None, None]:
     if not jobs:
         return
     columns = (TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
@@ -167,23 +176,20 @@ def _convert_all(jobs: list[Job], request: BuildRequest, console: Console):
         bar = progress.add_task("", total=len(jobs))
         if request.workers == 1 or len(jobs) == 1:
             for job in jobs:
-                progress.update(bar, description=job.source)
+                progress.update(bar, description=escape(job.source))
                 yield convert_job(job, request.ocr)
                 progress.advance(bar)
             return
-        # spawn, not fork: the parent runs rich's refresh thread, and a forked lock could hang a worker
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=request.workers, mp_context=context) as pool:
-            futures: list[Future[Outcome]] = [pool.submit(convert_job, job, request.ocr) for job in jobs]
-            try:
-                for future in as_completed(futures):
-                    outcome = future.result()
-                    progress.update(bar, description=outcome.job.source)
-                    yield outcome
-                    progress.advance(bar)
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+        work = functools.partial(convert_job, ocr=request.ocr)
+        with contextlib.closing(run_in_pool(jobs, request.workers, work, _died)) as outcomes:
+            for outcome in outcomes:
+                progress.update(bar, description=escape(outcome.job.source))
+                yield outcome
+                progress.advance(bar)
+
+
+def _died(job: Job, reason: str) -> Outcome:
+    return Outcome(job, None, reason)
 
 
 def convert_job(job: Job, ocr: bool) -> Outcome:
@@ -237,7 +243,10 @@ def _entries_on_disk(out: Path, entries: dict[str, Entry], previous: dict[str, E
     count = tokenizer()[1]
     result = {}
     for path in sorted(p for p in out.iterdir() if p.is_file()):
-        entry = entries.get(path.name) or previous.get(path.name)
+        if path.name in entries:  # written or checked by this build: its sha256 is known
+            result[path.name] = entries[path.name]
+            continue
+        entry = previous.get(path.name)
         sha256 = file_sha256(path)
         if entry is None or entry.sha256 != sha256:
             text = path.read_bytes().decode("utf-8", errors="replace")
