@@ -353,13 +353,14 @@ def split_docs(
     *,
     source: str,
     stem: Callable[[object], str],
-    fmt: str | Callable[[int], str],
+    kind: str | Callable[[int], str],
     title: Callable[[object], str],
     intro: str,
     key_label: str,
     lang: str = "en",
 ) -> list[Table]:
-    """One table document per value of `by`: rows keyed by `key`, `columns` = (data column, header, decimals)."""
+    """One table document per value of `by`: rows keyed by `key`, `columns` = (data column, header, decimals;
+    -1 for text); `kind` is the raw format (csv, xlsx, html, md), or a function of the document's index."""
     out = []
     for index, group in enumerate(groups):
         part = data[data[by] == group].sort_values(key)
@@ -370,9 +371,9 @@ def split_docs(
             if seen[label] > 1:  # a repeated name (two cars of one model): keys stay unique
                 label = f"{label} #{seen[label]}"
             rows.append([label] + [number(r[c], p, lang) if p >= 0 else str(r[c]) for c, _, p in columns])
-        kind = fmt(index) if callable(fmt) else fmt
         header = [key_label] + [label for _, label, _ in columns]
-        out.append(Table(source, stem(group), kind, title(group), intro, header, rows, lang))
+        raw = kind(index) if callable(kind) else kind
+        out.append(Table(source, stem(group), raw, title(group), intro, header, rows, lang))
     return out
 
 
@@ -384,7 +385,6 @@ def rotate(*formats: str) -> Callable[[int], str]:
 US_STATES = {
     "al": "Alabama", "az": "Arizona", "ca": "California", "fl": "Florida", "ga": "Georgia", "il": "Illinois",
     "ma": "Massachusetts", "mi": "Michigan", "ny": "New York", "oh": "Ohio", "pa": "Pennsylvania", "tx": "Texas",
-    "wa": "Washington", "va": "Virginia",
 }  # fmt: skip
 
 
@@ -401,7 +401,7 @@ def build_law(debs: Debs) -> Domain:
          ("service", "Mandatory community service", -1), ("unemp", "Unemployment rate (%)", 1)],
         source="aer-fatalities",
         stem=lambda s: f"traffic-fatalities-and-drunk-driving-laws-{slug(US_STATES[s])}-1982-1988",
-        fmt="csv", title=lambda s: f"{US_STATES[s]}: traffic fatalities and drunk driving laws, 1982-1988",
+        kind="csv", title=lambda s: f"{US_STATES[s]}: traffic fatalities and drunk driving laws, 1982-1988",
         intro="US traffic fatalities panel (AER package, data set Fatalities; sources: US Department of "
         "Transportation Fatal Accident Reporting System, US Bureau of Labor Statistics).",
         key_label="Year",
@@ -414,7 +414,7 @@ def build_law(debs: Debs) -> Domain:
          ("robbery", "Robbery rate (per 100,000)", 1), ("prisoners", "Incarceration rate (per 100,000)", 0),
          ("population", "Population (millions)", 3), ("law", "Shall-carry law in effect", -1)],
         source="aer-guns", stem=lambda y: f"crime-rates-and-shall-carry-laws-by-state-{y}",
-        fmt="xlsx", title=lambda y: f"Crime rates and shall-carry laws by state, {y}",
+        kind="xlsx", title=lambda y: f"Crime rates and shall-carry laws by state, {y}",
         intro="More Guns, Less Crime? panel of the 50 US states and the District of Columbia (AER package, data "
         "set Guns; sources: FBI Uniform Crime Reports, Bureau of Justice Statistics, US Census).",
         key_label="State",
@@ -429,7 +429,7 @@ def build_law(debs: Debs) -> Domain:
          ("hs_grad", "Graduados de secundaria (%)", 1), ("poverty", "Población bajo el umbral de pobreza (%)", 1),
          ("urban", "Población urbana (%)", 2)],
         source="statsmodels-statecrime", stem=lambda h: f"delincuencia-y-pobreza-por-estado-2009-estados-{h.lower()}",
-        fmt="html", title=lambda h: f"Delincuencia y pobreza por estado, Estados Unidos 2009 (estados {h})",
+        kind="html", title=lambda h: f"Delincuencia y pobreza por estado, Estados Unidos 2009 (estados {h})",
         intro="Estadísticas estatales de 2009 (conjunto de datos statecrime de statsmodels; fuentes: FBI Uniform "
         "Crime Reports y US Census Bureau, American Community Survey). Cifras con coma decimal.",
         key_label="Estado", lang="es",
@@ -558,7 +558,7 @@ def build_agri(debs: Debs) -> Domain:
          ("eprice", "Electricity price", 2), ("oprice", "Oil price", 2), ("heating", "Heating degree days", 0),
          ("income", "Real per-capita income (USD)", 2)],
         source="aer-naturalgas", stem=lambda st: f"natural-gas-demand-{slug(state_names[st])}-1967-1989",
-        fmt="xlsx", title=lambda st: f"Residential natural gas demand in {state_names[st]}, 1967-1989",
+        kind="xlsx", title=lambda st: f"Residential natural gas demand in {state_names[st]}, 1967-1989",
         intro="Natural gas demand panel of six US states (AER package, data set NaturalGas, from Maddala et al.).",
         key_label="Year",
     )  # fmt: skip
@@ -570,7 +570,7 @@ def build_agri(debs: Debs) -> Domain:
         wide, "site", sites, "variety",
         [("1931", "Ertrag 1931 (Scheffel je Acre)", 3), ("1932", "Ertrag 1932 (Scheffel je Acre)", 3)],
         source="lattice-barley", stem=lambda site: f"gerstenertraege-versuchsstation-{slug(site)}-1931-1932",
-        fmt="html", title=lambda site: f"Gerstenerträge der Versuchsstation {site} (Minnesota), 1931 und 1932",
+        kind="html", title=lambda site: f"Gerstenerträge der Versuchsstation {site} (Minnesota), 1931 und 1932",
         intro="Feldversuch mit zehn Gerstensorten an sechs Standorten in Minnesota (Immer et al. 1934), "
         "Datensatz barley des R-Pakets lattice. Erträge in Scheffel (bushel) je Acre, Dezimalkomma.",
         key_label="Sorte", lang="de",
@@ -578,14 +578,14 @@ def build_agri(debs: Debs) -> Domain:
     decades = [(1956, 1965), (1966, 1975), (1976, 1985), (1986, 1995), (1996, 2005), (2006, 2010)]
     elec = series_docs(
         rdata("fpp2", "qauselec"), quarter, decades, ("Electricity production (billion kWh)", 3),
-        source="fpp2-qauselec", stem=lambda p: f"australia-quarterly-electricity-production-{p}", fmt="md",
+        source="fpp2-qauselec", stem=lambda p: f"australia-quarterly-electricity-production-{p}", kind="md",
         title=lambda p: f"Australia: quarterly electricity production, {p}",
         intro="Total quarterly electricity production in Australia, billion kWh (fpp2 package, data set "
         "qauselec; source: Australian Bureau of Statistics).", key_label="Quarter",
     )  # fmt: skip
     gasp = series_docs(
         rdata("fpp2", "qgas"), quarter, decades, ("Gas production (petajoules)", 3),
-        source="fpp2-qgas", stem=lambda p: f"australia-quarterly-gas-production-{p}", fmt="csv",
+        source="fpp2-qgas", stem=lambda p: f"australia-quarterly-gas-production-{p}", kind="csv",
         title=lambda p: f"Australia: quarterly gas production, {p}",
         intro="Quarterly gas production in Australia (fpp2, qgas; Australian Bureau of Statistics).",
         key_label="Quarter",
@@ -599,7 +599,7 @@ def build_agri(debs: Debs) -> Domain:
     fr = split_docs(
         agr, "groupe", ["fondateurs", "adhesions"], "pays",
         [("x", "PNB par habitant (milliers d'écus)", 1), ("y", "Population active agricole (%)", 1)],
-        source="cluster-agriculture", stem=lambda g: f"population-active-agricole-ue-1993-pays-{g}", fmt="html",
+        source="cluster-agriculture", stem=lambda g: f"population-active-agricole-ue-1993-pays-{g}", kind="html",
         title=lambda g: "Population active agricole dans l'Union européenne, 1993 : "
         + ("pays fondateurs" if g == "fondateurs" else "pays entrés de 1973 à 1986"),
         intro="PNB par habitant et part de la population travaillant dans l'agriculture (jeu de données "
@@ -673,14 +673,14 @@ def build_arch(debs: Debs) -> Domain:
         [("sales", "Sales", 0), ("volume", "Dollar volume (USD)", 0), ("median", "Median price (USD)", 0),
          ("listings", "Active listings", 0), ("inventory", "Months of inventory", 1)],
         source="ggplot2-txhousing", stem=lambda c: f"texas-housing-market-{slug(c)}-2000-2015",
-        fmt=rotate("csv", "xlsx"), title=lambda c: f"Texas housing market: {c}, monthly, 2000-2015",
+        kind=rotate("csv", "xlsx"), title=lambda c: f"Texas housing market: {c}, monthly, 2000-2015",
         intro="Monthly home sales by city from the TAMU Real Estate Center (ggplot2 package, data set "
         "txhousing). NA: not reported.", key_label="Month",
     )  # fmt: skip
     decades = [(1956, 1965), (1966, 1975), (1976, 1985), (1986, 1995), (1996, 2005), (2006, 2014)]
     cement = series_docs(
         rdata("fpp2", "qcement"), quarter, decades, ("Producción de cemento (millones de toneladas)", 3),
-        source="fpp2-qcement", stem=lambda p: f"produccion-trimestral-de-cemento-australia-{p}", fmt="html",
+        source="fpp2-qcement", stem=lambda p: f"produccion-trimestral-de-cemento-australia-{p}", kind="html",
         title=lambda p: f"Australia: producción trimestral de cemento portland, {p}",
         intro="Producción total trimestral de cemento portland en Australia, en millones de toneladas (paquete "
         "fpp2, conjunto qcement; fuente: Oficina Australiana de Estadística). Cifras con coma decimal.",
@@ -692,7 +692,7 @@ def build_arch(debs: Debs) -> Domain:
         hp, "stories", [1, 2, 3, 4], "id",
         [("price", "Sale price (CAD)", 0), ("lotsize", "Lot size (sq ft)", 0), ("bedrooms", "Bedrooms", 0),
          ("bathrooms", "Bathrooms", 0), ("garage", "Garage places", 0), ("aircon", "Air conditioning", -1)],
-        source="aer-houseprices", stem=lambda k: f"windsor-ontario-house-sales-1987-{k}-storey-houses", fmt="md",
+        source="aer-houseprices", stem=lambda k: f"windsor-ontario-house-sales-1987-{k}-storey-houses", kind="md",
         title=lambda k: f"House sales in Windsor, Ontario, 1987: {k}-storey houses",
         intro="Sales prices of houses sold in Windsor, Canada, July-September 1987 (AER package, data set "
         "HousePrices, from Anglin and Gencay 1996).", key_label="House",
@@ -759,7 +759,7 @@ def build_biz(debs: Debs) -> Domain:
         [("price", "Library subscription price (USD)", 0), ("pages", "Pages per year", 0),
          ("charpp", "Characters per page", 0), ("citations", "Citations", 0), ("foundingyear", "Founded", 0),
          ("subs", "Library subscriptions", 0), ("field", "Field", -1)],
-        source="aer-journals", stem=lambda p: f"economics-journals-price-list-2000-{slug(p)}", fmt="xlsx",
+        source="aer-journals", stem=lambda p: f"economics-journals-price-list-2000-{slug(p)}", kind="xlsx",
         title=lambda p: f"Economics journals published by {p}: prices and subscriptions, 2000",
         intro="Subscription data of economics journals in the year 2000 (AER package, data set Journals, from "
         "Bergstrom 2001).", key_label="Journal",
@@ -777,13 +777,13 @@ def build_biz(debs: Debs) -> Domain:
     years = list(range(2006, 2016))
     jobs = split_docs(
         emp, "year", years, "key", [(c, label, 0) for c, label in cols],
-        source="vega-datasets-us-employment", stem=lambda y: f"us-employment-by-industry-{y}", fmt="csv",
+        source="vega-datasets-us-employment", stem=lambda y: f"us-employment-by-industry-{y}", kind="csv",
         title=lambda y: f"US employment by industry, {y}", intro="", key_label="Month",
     )  # fmt: skip
     decades = [(1956, 1965), (1966, 1975), (1976, 1985), (1986, 1995), (1996, 2005), (2006, 2010)]
     beer = series_docs(
         rdata("fpp2", "ausbeer"), quarter, decades, ("Beer production (megalitres)", 0),
-        source="fpp2-ausbeer", stem=lambda p: f"australia-quarterly-beer-production-{p}", fmt="md",
+        source="fpp2-ausbeer", stem=lambda p: f"australia-quarterly-beer-production-{p}", kind="md",
         title=lambda p: f"Australia: quarterly beer production, {p}",
         intro="Total quarterly beer production in Australia, megalitres (fpp2 package, data set ausbeer; source: "
         "Australian Bureau of Statistics).", key_label="Quarter",
@@ -863,7 +863,7 @@ def build_edu(debs: Debs) -> Domain:
          ("english", "English learners (%)", 2), ("expenditure", "Expenditure per student (USD)", 2),
          ("read", "Average reading score", 1), ("math", "Average math score", 1)],
         source="aer-caschools", stem=lambda c: f"california-school-districts-{slug(c)}-county-1998-1999",
-        fmt=rotate("csv", "xlsx"), title=lambda c: f"California test score data: {c} County, 1998-1999",
+        kind=rotate("csv", "xlsx"), title=lambda c: f"California test score data: {c} County, 1998-1999",
         intro="California Standardized Testing and Reporting (STAR) results for K-6 and K-8 districts (AER "
         "package, data set CASchools; source: California Department of Education).", key_label="School",
     )  # fmt: skip
@@ -875,7 +875,7 @@ def build_edu(debs: Debs) -> Domain:
         [("exptot", "Expenditure per pupil (USD)", 0), ("stratio", "Students per teacher", 1),
          ("lunch", "Free or reduced-price lunch (%)", 1), ("score4", "Grade 4 score", 0),
          ("score8", "Grade 8 score", 0)],
-        source="aer-maschools", stem=lambda pt: f"massachusetts-school-districts-1997-1998-{pt.lower()}", fmt="md",
+        source="aer-maschools", stem=lambda pt: f"massachusetts-school-districts-1997-1998-{pt.lower()}", kind="md",
         title=lambda pt: f"Massachusetts school districts {pt}: spending and test scores, 1997-1998",
         intro="Massachusetts Comprehensive Assessment System results and district spending (AER package, data set "
         "MASchools; source: Massachusetts Department of Education). NA: not reported.", key_label="Municipality",
@@ -894,7 +894,7 @@ def build_edu(debs: Debs) -> Domain:
          ("applications_women", "Aanvragen vrouwen", 0), ("awards_total", "Toekenningen totaal", 0),
          ("awards_men", "Toekenningen mannen", 0), ("awards_women", "Toekenningen vrouwen", 0)],
         source="dslabs-research-funding-rates", stem=lambda _: "nwo-aanvragen-en-toekenningen-per-discipline",
-        fmt="html", title=lambda _: "NWO Vernieuwingsimpuls: aanvragen en toekenningen per discipline",
+        kind="html", title=lambda _: "NWO Vernieuwingsimpuls: aanvragen en toekenningen per discipline",
         intro="Aanvragen en toekenningen van onderzoeksfinanciering bij NWO per discipline en geslacht (Van der Lee "
         "en Ellemers 2015, PNAS; dataset research_funding_rates van het R-pakket dslabs).",
         key_label="Discipline", lang="nl",
@@ -905,7 +905,7 @@ def build_edu(debs: Debs) -> Domain:
          ("success_rates_men", "Slagingspercentage mannen (%)", 1),
          ("success_rates_women", "Slagingspercentage vrouwen (%)", 1)],
         source="dslabs-research-funding-rates", stem=lambda _: "nwo-slagingspercentages-per-discipline",
-        fmt="md", title=lambda _: "NWO Vernieuwingsimpuls: slagingspercentages per discipline",
+        kind="md", title=lambda _: "NWO Vernieuwingsimpuls: slagingspercentages per discipline",
         intro="Slagingspercentages (toekenningen als percentage van de aanvragen) per discipline en geslacht, "
         "met decimale komma (bron: Van der Lee en Ellemers 2015, PNAS; R-pakket dslabs).",
         key_label="Discipline", lang="nl",
@@ -971,7 +971,7 @@ def build_fin(debs: Debs) -> Domain:
     metals = split_docs(
         gs, "year", years, "rownames",
         [("gold", "Gold spot price", 2), ("silver", "Silver spot price", 2)],
-        source="aer-goldsilver", stem=lambda y: f"gold-and-silver-daily-spot-prices-{y}", fmt=rotate("csv", "xlsx"),
+        source="aer-goldsilver", stem=lambda y: f"gold-and-silver-daily-spot-prices-{y}", kind=rotate("csv", "xlsx"),
         title=lambda y: f"Gold and silver daily spot prices, {y}",
         intro="Daily spot prices of gold and silver (AER package, data set GoldSilver, from Franses, van Dijk and "
         "Opschoor 2014).", key_label="Date",
@@ -979,13 +979,13 @@ def build_fin(debs: Debs) -> Domain:
     arg = series_docs(
         rdata("AER", "ArgentinaCPI"), quarter, [(1970, 1979), (1980, 1989)], ("Índice de precios al consumidor", 2),
         source="aer-argentinacpi", stem=lambda p: f"argentina-indice-de-precios-al-consumidor-trimestral-{p}",
-        fmt="html", title=lambda p: f"Argentina: índice de precios al consumidor trimestral, {p}",
+        kind="html", title=lambda p: f"Argentina: índice de precios al consumidor trimestral, {p}",
         intro="Índice de precios al consumidor de Argentina, datos trimestrales (paquete AER, conjunto "
         "ArgentinaCPI, de De Santis 1998). Cifras con coma decimal.", key_label="Trimestre", lang="es",
     )  # fmt: skip
     bonds = series_docs(
         rdata("AER", "BondYield"), month, [(y, y) for y in range(1990, 1995)], ("Yield (%)", 2),
-        source="aer-bondyield", stem=lambda p: f"baa-corporate-bond-yield-monthly-{p[:4]}", fmt="md",
+        source="aer-bondyield", stem=lambda p: f"baa-corporate-bond-yield-monthly-{p[:4]}", kind="md",
         title=lambda p: f"Monthly averages of the yield on a Baa-rated corporate bond, {p[:4]}",
         intro="Moody's Baa corporate bond yield, monthly averages (AER package, data set BondYield, from "
         "Franses 1998).", key_label="Month",
@@ -1000,7 +1000,7 @@ def build_fin(debs: Debs) -> Domain:
         macro, "decade", decades, "key",
         [("realgdp", "Real GDP (bn 2005 USD)", 3), ("cpi", "CPI", 3), ("unemp", "Unemployment rate (%)", 1),
          ("tbilrate", "3-month T-bill rate (%)", 2), ("m1", "M1 (bn USD)", 1)],
-        source="statsmodels-macrodata", stem=lambda d: f"us-macroeconomic-quarterly-data-{d}", fmt="xlsx",
+        source="statsmodels-macrodata", stem=lambda d: f"us-macroeconomic-quarterly-data-{d}", kind="xlsx",
         title=lambda d: f"US macroeconomic quarterly data, {d}",
         intro="US quarterly macroeconomic series (statsmodels data set macrodata; sources: Federal Reserve Bank "
         "of St. Louis FRED, Bureau of Economic Analysis, Bureau of Labor Statistics).", key_label="Quarter",
@@ -1064,7 +1064,7 @@ def build_health(debs: Debs) -> Domain:
     years = list(range(1974, 1980))
     deaths = split_docs(
         lung, "year", years, "key", [("male", "Male deaths", 0), ("female", "Female deaths", 0)],
-        source="r-datasets-uklungdeaths", stem=lambda y: f"uk-monthly-deaths-from-lung-diseases-{y}", fmt="csv",
+        source="r-datasets-uklungdeaths", stem=lambda y: f"uk-monthly-deaths-from-lung-diseases-{y}", kind="csv",
         title=lambda y: f"UK monthly deaths from bronchitis, emphysema and asthma, {y}", intro="", key_label="Month",
     )  # fmt: skip
     dis = rdata("dslabs", "us_contagious_diseases")
@@ -1078,7 +1078,7 @@ def build_health(debs: Debs) -> Domain:
         disease_docs += split_docs(
             wide, "doc", [name], "state", [(y, f"Cases {y}", 0) for y in year_cols],
             source="dslabs-us-contagious-diseases", stem=lambda d: f"reported-{slug(d)}-cases-by-us-state",
-            fmt="xlsx", title=lambda d: f"Reported {d.lower()} cases by US state, every fifth year",
+            kind="xlsx", title=lambda d: f"Reported {d.lower()} cases by US state, every fifth year",
             intro="Weekly case reports summed over each year, as compiled by Project Tycho (dslabs package, data set "
             "us_contagious_diseases). NA: no report that year.", key_label="State",
         )  # fmt: skip
@@ -1086,7 +1086,7 @@ def build_health(debs: Debs) -> Domain:
     life["key"] = life.age.astype(str)
     tables = split_docs(
         life, "sex", ["Male", "Female"], "key", [("prob", "Probability of dying within one year", 6)],
-        source="dslabs-death-prob", stem=lambda s: f"us-period-life-table-2015-{s.lower()}", fmt="html",
+        source="dslabs-death-prob", stem=lambda s: f"us-period-life-table-2015-{s.lower()}", kind="html",
         title=lambda s: f"US period life table 2015: {s.lower()} death probabilities by age",
         intro="Probability that a person of the given exact age dies within one year (US Social Security "
         "Administration period life table 2015; dslabs package, data set death_prob).", key_label="Age",
@@ -1098,7 +1098,7 @@ def build_health(debs: Debs) -> Domain:
     road = split_docs(
         drivers, "year", dyears, "key", [("value", "Drivers killed or seriously injured", 0)],
         source="r-datasets-ukdriverdeaths", stem=lambda y: f"great-britain-car-drivers-killed-or-seriously-injured-{y}",
-        fmt="md", title=lambda y: f"Great Britain: car drivers killed or seriously injured, monthly, {y}",
+        kind="md", title=lambda y: f"Great Britain: car drivers killed or seriously injured, monthly, {y}",
         intro="Monthly totals of car drivers in Great Britain killed or seriously injured (R datasets package, "
         "UKDriverDeaths, from Harvey and Durbin 1986). Wearing front seat belts became compulsory on 31 January "
         "1983.", key_label="Month",
@@ -1164,7 +1164,7 @@ def build_tech(debs: Debs) -> Domain:
          ("Displacement", "Displacement (cu in)", 1), ("Horsepower", "Horsepower", 0),
          ("Weight_in_lbs", "Weight (lb)", 0), ("Acceleration", "0-60 mph (s)", 1), ("Origin", "Origin", -1)],
         source="vega-datasets-cars", stem=lambda y: f"car-models-technical-specifications-{y}",
-        fmt=rotate("csv", "md"), title=lambda y: f"Car models of {y}: technical specifications",
+        kind=rotate("csv", "md"), title=lambda y: f"Car models of {y}: technical specifications",
         intro="Technical specifications of car models (vega_datasets cars, from the StatLib auto-mpg data of "
         "Carnegie Mellon University). NA: not reported.", key_label="Model",
     )  # fmt: skip
@@ -1178,7 +1178,7 @@ def build_tech(debs: Debs) -> Domain:
          ("Individuals.Affected", "Individuals affected", 0), ("Breach.Submission.Date", "Submitted", -1),
          ("Type.of.Breach", "Type of breach", -1), ("Location.of.Breached.Information", "Location", -1)],
         source="ecdat-hhs-cybersecurity-breaches", stem=lambda y: f"health-data-breaches-reported-to-hhs-{y}",
-        fmt="html", title=lambda y: f"Breaches of unsecured health information reported to HHS, {y}",
+        kind="html", title=lambda y: f"Breaches of unsecured health information reported to HHS, {y}",
         intro="Breaches affecting 500 or more individuals reported to the US Department of Health and Human "
         "Services Office for Civil Rights (Ecdat package, data set HHSCyberSecurityBreaches, which covers the "
         "reports submitted from October 2009 to February 2015).",
@@ -1190,7 +1190,7 @@ def build_tech(debs: Debs) -> Domain:
     index = split_docs(
         prod, "part", ["1960-1975", "1976-1991"], "key",
         [("unadjusted", "Index, unadjusted", 1), ("adjusted", "Index, seasonally adjusted", 1)],
-        source="aer-usprodindex", stem=lambda p: f"us-industrial-production-index-quarterly-{p}", fmt="xlsx",
+        source="aer-usprodindex", stem=lambda p: f"us-industrial-production-index-quarterly-{p}", kind="xlsx",
         title=lambda p: f"US industrial production index, quarterly, {p}",
         intro="Index of US industrial production (1985 = 100), quarterly (AER package, data set USProdIndex, "
         "from Franses 1998; source: OECD).", key_label="Quarter",
