@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.cli import main
 
@@ -31,6 +32,9 @@ def run_oracle(domain: str, results: Path, *extra: str) -> list[dict]:
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_oracle_answers_every_task_in_the_local_sandbox(domain: str, tmp_path: Path) -> None:
     rows = run_oracle(domain, tmp_path)
+    run = yaml.safe_load((tmp_path / "oracle" / "run.yaml").read_text())
+    manifest = json.loads((REPO / "collections" / f"{domain}.manifest.json").read_text())
+    assert run["collections"][domain]["hash"] == manifest["hash"]  # the committed manifest is the collection's
     assert sorted(row["task_id"] for row in rows) == sorted(task["id"] for task in tasks_of(domain))
     assert [(r["task_id"], r["status"], r["answer"], r["detail"]) for r in rows if r["verdict"] != "correct"] == []
 
