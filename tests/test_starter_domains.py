@@ -39,7 +39,7 @@ def test_oracle_answers_every_task_in_the_local_sandbox(domain: str, tmp_path: P
     assert [(r["task_id"], r["status"], r["answer"], r["detail"]) for r in rows if r["verdict"] != "correct"] == []
 
 
-@pytest.mark.parametrize("domain", ["law", "fin"])
+@pytest.mark.parametrize("domain", ["law", "biz", "fin"])
 def test_oracle_answers_every_task_in_docker(domain: str, tmp_path: Path, docker_image) -> None:
     _, image = docker_image
     rows = run_oracle(domain, tmp_path, "--sandbox", "docker", "--image", image)
