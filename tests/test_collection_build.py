@@ -506,3 +506,13 @@ def test_an_output_changed_by_hand_is_converted_again_and_a_hand_placed_file_is_
     assert again.converted == ["a_t.md"] and (out / "a_t.md").read_text().startswith("| k | v |")
     assert entries["extra.md"].source is None and entries["extra.md"].bytes == len("put here by hand\n")
     assert again.hash == collection_hash(out)
+
+
+def test_ocr_without_the_language_data_says_what_to_install(tmp_path, monkeypatch):
+    make_scanned_pdf(tmp_path / "src" / "scans" / "harvest.pdf")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no tesseract on it
+    monkeypatch.delenv("TESSDATA_PREFIX", raising=False)
+    report = build(tmp_path / "src", tmp_path / "out" / "d", ocr=True)
+    assert [(item.source, item.reason) for item in report.skipped] == [
+        ("scans/harvest.pdf", "--ocr: no Tesseract language data found (install Debian's tesseract-ocr)")
+    ]

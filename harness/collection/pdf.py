@@ -80,7 +80,10 @@ def _pymupdf4llm() -> object:
 def _ocr_pages(document: object, numbers: list[int]) -> dict[int, str]:
     import pymupdf
 
-    tessdata = pymupdf.get_tessdata()
+    try:
+        tessdata = pymupdf.get_tessdata()  # TESSDATA_PREFIX, else asks the tesseract program where its data is
+    except RuntimeError:
+        tessdata = None
     if not tessdata:
         raise Unconvertible("--ocr: no Tesseract language data found (install Debian's tesseract-ocr)")
     texts = {}
