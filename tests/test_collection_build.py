@@ -90,14 +90,20 @@ def make_xlsx(path: Path) -> None:
 
 
 def test_pdf_becomes_markdown_with_a_page_marker_per_page_and_tables(tmp_path):
-    make_pdf(tmp_path / "src" / "agency" / "Annual Report 2023.pdf", pages=2)
+    path = tmp_path / "src" / "agency" / "Annual Report 2023.pdf"
+    make_pdf(path, pages=2)
+    document = pymupdf.open(path)
+    document.new_page(1).insert_text((72, 72), "A page of prose between the tables, no drawings.")
+    document.saveIncr()
     report = build(tmp_path / "src", tmp_path / "out" / "d")
     text = (tmp_path / "out" / "d" / "agency_annual-report-2023.md").read_text()
+    markers = [text.index(f"--- page {number} of 3 ---") for number in (1, 2, 3)]
     assert report.converted == ["agency_annual-report-2023.md"]
-    assert "--- page 1 of 2 ---" in text and "--- page 2 of 2 ---" in text
-    assert text.index("--- page 1 of 2 ---") < text.index("Annual report page 1") < text.index("--- page 2 of 2 ---")
-    assert "|North|1,200|1,350|" in text.replace(" ", "")
-    assert read_manifest(manifest_path(tmp_path / "out" / "d")).documents[0].pages == 2
+    assert markers[0] < text.index("Annual report page 1") < markers[1]
+    assert markers[1] < text.index("A page of prose between the tables") < markers[2]
+    assert markers[2] < text.index("Annual report page 2")
+    assert text.replace(" ", "").count("|North|1,200|1,350|") == 2
+    assert read_manifest(manifest_path(tmp_path / "out" / "d")).documents[0].pages == 3
 
 
 def test_xlsx_sheets_are_tables_under_their_names_with_title_merged_header_and_formats_as_displayed(tmp_path):
@@ -500,3 +506,13 @@ def test_an_output_changed_by_hand_is_converted_again_and_a_hand_placed_file_is_
     assert again.converted == ["a_t.md"] and (out / "a_t.md").read_text().startswith("| k | v |")
     assert entries["extra.md"].source is None and entries["extra.md"].bytes == len("put here by hand\n")
     assert again.hash == collection_hash(out)
+
+
+def test_ocr_without_the_language_data_says_what_to_install(tmp_path, monkeypatch):
+    make_scanned_pdf(tmp_path / "src" / "scans" / "harvest.pdf")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no tesseract on it
+    monkeypatch.delenv("TESSDATA_PREFIX", raising=False)
+    report = build(tmp_path / "src", tmp_path / "out" / "d", ocr=True)
+    assert [(item.source, item.reason) for item in report.skipped] == [
+        ("scans/harvest.pdf", "--ocr: no Tesseract language data found (install Debian's tesseract-ocr)")
+    ]

@@ -50,11 +50,23 @@ def convert_pdf(path: Path, ocr: bool) -> Conversion:
 
 
 def _markdown_pages(document: object) -> list[str]:
-    try:
-        chunks = _pymupdf4llm().to_markdown(document, page_chunks=True, show_progress=False)
-    except Exception as error:
-        raise Unconvertible(f"corrupt PDF: {type(error).__name__}: {error}") from None
-    return [chunk["text"] for chunk in chunks]
+    """Finding tables is most of the cost, and the default strategy needs ruling lines: a page without
+    vector drawings skips it (same output, about a third faster on real reports)."""
+    engine = _pymupdf4llm()
+    drawn = {page.number for page in document if page.get_cdrawings()}
+    plain = [number for number in range(document.page_count) if number not in drawn]
+    headers = engine.IdentifyHeaders(document)  # heading levels from the whole document, as in one call
+    texts: dict[int, str] = {}
+    for numbers, strategy in ((sorted(drawn), "lines_strict"), (plain, None)):
+        if not numbers:
+            continue
+        try:
+            chunks = engine.to_markdown(document, pages=numbers, page_chunks=True, show_progress=False,
+                                        hdr_info=headers, table_strategy=strategy)  # fmt: skip
+        except Exception as error:
+            raise Unconvertible(f"corrupt PDF: {type(error).__name__}: {error}") from None
+        texts |= {chunk["metadata"]["page"] - 1: chunk["text"] for chunk in chunks}
+    return [texts[number] for number in range(document.page_count)]
 
 
 @functools.cache
@@ -68,7 +80,10 @@ def _pymupdf4llm() -> object:
 def _ocr_pages(document: object, numbers: list[int]) -> dict[int, str]:
     import pymupdf
 
-    tessdata = pymupdf.get_tessdata()
+    try:
+        tessdata = pymupdf.get_tessdata()  # TESSDATA_PREFIX, else asks the tesseract program where its data is
+    except RuntimeError:
+        tessdata = None
     if not tessdata:
         raise Unconvertible("--ocr: no Tesseract language data found (install Debian's tesseract-ocr)")
     texts = {}
