@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -95,18 +96,46 @@ def build_view_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_collection_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness collection", description="Build a collection from raw documents; show sizes."
+    )
+    commands = parser.add_subparsers(dest="action", required=True)
+    build = commands.add_parser(
+        "build",
+        help="convert a folder of PDF, XLSX/XLS, CSV/TSV, DOCX, PPTX, HTML, Markdown and text files to Markdown",
+        description="Exit code 0: all built; 1: some sources skipped (listed with the reason); 2: bad input.",
+    )
+    build.add_argument("source_dir", type=Path, metavar="SRC_DIR", help="raw documents; first-level folders = sources")
+    build.add_argument("--domain", required=True, help="the collection's name (collections/NAME/)")
+    build.add_argument("--out", type=Path, help="the collection folder (default: COLLECTIONS_DIR/NAME)")
+    build.add_argument(
+        "--collections-dir", type=Path, default=None, help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    build.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1), help="processes (default: up to 4)")
+    build.add_argument("--prune", action="store_true", help="delete collection files no current source produces")
+    build.add_argument("--ocr", action="store_true", help="read PDF pages without a text layer by OCR (Tesseract)")
+    stats = commands.add_parser("stats", help="documents, bytes, tokens and formats per domain")
+    stats.add_argument("domain", nargs="?", default="all", help="a domain or 'all' (default)")
+    stats.add_argument(
+        "--collections-dir", type=Path, default=None, help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    return parser
+
+
 SUBCOMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], str]] = {
     "replay": (build_replay_parser, "re-execute logged episodes and compare, or re-grade them from the logs"),
     "report": (build_report_parser, "accuracy tables (Markdown, CSV) and plots from run folders"),
     "view": (build_view_parser, "a self-contained HTML viewer of a run"),
     "sandbox": (build_sandbox_parser, "build the Docker image or an E2B template; clean up leftovers"),
+    "collection": (build_collection_parser, "build a collection from raw documents; documents, bytes and tokens"),
 }
 """Every command besides running a batch: name -> (its parser, its one-line summary)."""
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    handlers = {"replay": _replay, "sandbox": _sandbox, "report": _report, "view": _view}
+    handlers = {"replay": _replay, "sandbox": _sandbox, "report": _report, "view": _view, "collection": _collection}
     if argv[:1] and argv[0] in handlers:
         return handlers[argv[0]](SUBCOMMANDS[argv[0]][0]().parse_args(argv[1:]))
     arguments = vars(build_parser().parse_args(argv))
@@ -188,6 +217,20 @@ def _view(arguments: argparse.Namespace) -> int:
         return _report_input_error(error)
     _console().print(f"viewer written to {path}", markup=False)
     return 0
+
+
+def _collection(arguments: argparse.Namespace) -> int:
+    from harness.collection.command import run_collection_command
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return run_collection_command(arguments, _console())
+    except InputError as error:
+        return _report_input_error(error)
+    except KeyboardInterrupt:
+        Console(stderr=True).print("interrupted; the files converted so far are kept and in the manifest")
+        return EXIT_INTERRUPTED
 
 
 def _replay(arguments: argparse.Namespace) -> int:

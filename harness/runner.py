@@ -18,6 +18,7 @@ from rich.console import Console
 
 import harness
 from harness.batch import BatchLimits, BatchState, run_batch
+from harness.collection.hashing import collection_hash
 from harness.config import RunConfig, config_to_dict
 from harness.episode import EpisodeContext
 from harness.errors import InputError
@@ -148,22 +149,6 @@ def default_run_id(config: RunConfig) -> str:
     model = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.model.replace("scripted:", "scripted-"))
     domain = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.domain)
     return f"{stamp}_{model}_{domain}"[:120]
-
-
-def collection_hash(path: Path) -> str:
-    """sha256 over every file's relative path and content, in name order."""
-    digest = hashlib.sha256()
-    for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        relative = str(file.relative_to(path))
-        try:
-            digest.update(relative.encode() + b"\0")
-        except UnicodeEncodeError:
-            raise InputError(f"{path}: file name {relative!r} is not UTF-8; rename it") from None
-        with file.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        digest.update(b"\0")
-    return "sha256:" + digest.hexdigest()
 
 
 def execute_run(plan: RunPlan, console: Console) -> list[ResultRow]:

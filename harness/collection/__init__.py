@@ -1,0 +1,2 @@
+"""`collection build` and `collection stats`: raw documents (PDF, spreadsheets, CSV, Office, HTML, Markdown)
+to a flat folder of Markdown with a manifest beside it."""

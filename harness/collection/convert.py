@@ -1,0 +1,147 @@
+"""One source file to Markdown. A file that cannot be converted (corrupt, encrypted, no text layer, nothing
+in it) raises `Unconvertible` with the reason; the builder lists it and goes on."""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.collection.spreadsheets import SpreadsheetError, sheets_markdown, xls_sheets, xlsx_sheets
+from harness.collection.tables import markdown_table
+
+FORMATS = {
+    ".pdf": "pdf", ".xlsx": "xlsx", ".xlsm": "xlsx", ".xls": "xls", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
+    ".docx": "docx", ".pptx": "pptx", ".html": "html", ".htm": "html", ".xhtml": "html",
+    ".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt",
+}  # fmt: skip
+"""File suffix (lower case) to format; any other suffix is unsupported."""
+
+_CONVERTERS = {
+    "pdf": ("pymupdf4llm", "pymupdf", 1), "xlsx": ("openpyxl", "openpyxl", 2), "xls": ("xlrd", "xlrd", 2),
+    "csv": ("csv", None, 1), "tsv": ("csv", None, 1), "docx": ("markitdown", "markitdown", 1),
+    "pptx": ("markitdown", "markitdown", 1), "html": ("markitdown", "markitdown", 1), "md": ("copy", None, 1),
+    "txt": ("copy", None, 1),
+}  # fmt: skip
+"""Format to (converter, the package whose version counts, our revision). The revision is bumped when our
+own rendering around a library changes, so that an incremental build converts those files again."""
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+class Unconvertible(Exception):
+    """The reason a source is skipped, e.g. `encrypted PDF (needs a password)`."""
+
+
+@dataclass
+class Conversion:
+    markdown: str
+    pages: int | None = None
+    sheets: int | None = None
+    textless_pages: int = 0
+    ocr: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def source_format(path: Path) -> str | None:
+    return FORMATS.get(path.suffix.lower())
+
+
+@functools.cache
+def converter(fmt: str) -> tuple[str, str]:
+    """(converter name, version) of a format: the library's version and our revision."""
+    name, package, revision = _CONVERTERS[fmt]
+    version = importlib.metadata.version(package) if package else "stdlib"
+    return name, f"{version}+r{revision}"
+
+
+def convert(path: Path, fmt: str, ocr: bool = False) -> Conversion:
+    if fmt == "pdf":
+        from harness.collection.pdf import convert_pdf
+
+        return convert_pdf(path, ocr)
+    if fmt in ("xlsx", "xls"):
+        if fmt == "xlsx":
+            _refuse_ole(path)
+        try:
+            markdown, sheets = sheets_markdown(xlsx_sheets(path) if fmt == "xlsx" else xls_sheets(path))
+        except SpreadsheetError as error:
+            raise Unconvertible(str(error)) from None
+        if not sheets:
+            raise Unconvertible("every sheet is empty")
+        return Conversion(markdown, sheets=sheets)
+    if fmt in ("csv", "tsv"):
+        return Conversion(_delimited(path, "\t" if fmt == "tsv" else None))
+    if fmt in ("docx", "pptx"):
+        _refuse_ole(path)
+    if fmt in ("docx", "pptx", "html"):
+        return Conversion(_markitdown(path))
+    return Conversion(_decode(path.read_bytes()))
+
+
+def _refuse_ole(path: Path) -> None:
+    """An encrypted OOXML file is an OLE container holding the encrypted package, not a zip."""
+    with path.open("rb") as handle:
+        if handle.read(8) != _OLE_MAGIC:
+            return
+    import msoffcrypto
+
+    with path.open("rb") as handle:
+        try:
+            encrypted = msoffcrypto.OfficeFile(handle).is_encrypted()
+        except Exception:  # not even a valid OLE container: then it is not an encrypted package either
+            encrypted = False
+    raise Unconvertible(
+        "encrypted Office file (password-protected)" if encrypted else "an old binary Office file under a new suffix"
+    )
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    if best is None:
+        raise Unconvertible("not text: no character encoding fits")
+    return str(best)
+
+
+def _delimited(path: Path, delimiter: str | None) -> str:
+    import csv
+    import io
+
+    text = _decode(path.read_bytes())
+    if not text.strip():
+        raise Unconvertible("empty file")
+    if delimiter is None:
+        try:
+            delimiter = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|").delimiter
+        except csv.Error:
+            delimiter = ","
+    csv.field_size_limit(2**31 - 1)  # a long text cell is data, not an error
+    try:
+        return markdown_table(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    except csv.Error as error:
+        raise Unconvertible(f"malformed {'TSV' if delimiter == chr(9) else 'CSV'}: {error}") from None
+
+
+@functools.cache
+def _markitdown_converter() -> object:
+    """One per process: building it loads magika's file-type model, which takes about a third of a second."""
+    from markitdown import MarkItDown
+
+    return MarkItDown(enable_plugins=False)
+
+
+def _markitdown(path: Path) -> str:
+    try:
+        result = _markitdown_converter().convert_local(str(path))
+    except Exception as error:
+        reason = str(error).strip().splitlines()
+        raise Unconvertible(f"corrupt or unreadable: {type(error).__name__}: {reason[-1] if reason else ''}") from None
+    if not result.markdown.strip():
+        raise Unconvertible("no text")
+    return result.markdown.strip() + "\n"

@@ -1,0 +1,95 @@
+"""The manifest beside a collection (`collections/NAME.manifest.json`, never inside the folder the agent
+sees): one entry per output file, the files that were skipped and why, the tokenizer, and the collection's
+content hash, equal to the one `run.yaml` records."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+SCHEMA = "harness-collection-manifest/1"
+
+
+@dataclass
+class Entry:
+    """One output file of the collection."""
+
+    name: str
+    source: str | None
+    """The source's path relative to SRC_DIR; None for a file that no build made (put there by hand)."""
+    source_sha256: str | None
+    sha256: str
+    bytes: int
+    tokens: int
+    format: str
+    """The source format (pdf, xlsx, csv, ...), or the file's own suffix for a hand-placed file."""
+    converter: str | None = None
+    converter_version: str | None = None
+    ocr: bool = False
+    """Pages of this PDF were read by OCR."""
+    textless_pages: int = 0
+    """Pages of this PDF without a text layer (read by OCR when `ocr`)."""
+    pages: int | None = None
+    sheets: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Skipped:
+    source: str
+    reason: str
+
+
+@dataclass
+class Manifest:
+    domain: str
+    source_dir: str
+    tokenizer: str
+    hash: str
+    documents: list[Entry]
+    skipped: list[Skipped]
+    schema: str = SCHEMA
+
+
+def manifest_path(collection: Path) -> Path:
+    return collection.parent / f"{collection.name}.manifest.json"
+
+
+def read_manifest(path: Path) -> Manifest | None:
+    """None when there is none or it cannot be read (the next build then converts everything again)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        known = {item.name for item in fields(Entry)}
+        return Manifest(
+            domain=data["domain"],
+            source_dir=data["source_dir"],
+            tokenizer=data["tokenizer"],
+            hash=data["hash"],
+            documents=[Entry(**{k: v for k, v in item.items() if k in known}) for item in data["documents"]],
+            skipped=[Skipped(**item) for item in data["skipped"]],
+            schema=data.get("schema", SCHEMA),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def write_manifest(path: Path, manifest: Manifest) -> None:
+    data: dict[str, Any] = {"schema": manifest.schema} | {k: v for k, v in asdict(manifest).items() if k != "schema"}
+    write_atomic(path, (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode())
+
+
+def write_atomic(path: Path, content: bytes, scratch: Path | None = None) -> None:
+    """Write into `scratch` (default: the target's folder; same file system) and rename, so a killed build
+    never leaves a half-written file."""
+    handle, temporary = tempfile.mkstemp(dir=scratch or path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
