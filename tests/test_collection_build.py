@@ -516,3 +516,15 @@ def test_ocr_without_the_language_data_says_what_to_install(tmp_path, monkeypatc
     assert [(item.source, item.reason) for item in report.skipped] == [
         ("scans/harvest.pdf", "--ocr: no Tesseract language data found (install Debian's tesseract-ocr)")
     ]
+
+
+def test_legacy_encodings_are_read_and_written_as_utf8(tmp_path):
+    (tmp_path / "src" / "old").mkdir(parents=True)
+    (tmp_path / "src" / "old" / "es.csv").write_bytes("Año;Población\nEspaña;47.000.000\n".encode("latin-1"))
+    (tmp_path / "src" / "old" / "ru.txt").write_bytes("Привет, как дела? Это тест кодировки.\n".encode("cp1251"))
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    out = tmp_path / "out" / "d"
+    assert (out / "old_es.md").read_text(
+        encoding="utf-8"
+    ) == "| Año | Población |\n|---|---|\n| España | 47.000.000 |\n"
+    assert (out / "old_ru.md").read_text(encoding="utf-8") == "Привет, как дела? Это тест кодировки.\n"
