@@ -356,3 +356,19 @@ def test_legacy_encodings_are_read_and_written_as_utf8(tmp_path):
         encoding="utf-8"
     ) == "| Año | Población |\n|---|---|\n| España | 47.000.000 |\n"
     assert (out / "old_ru.md").read_text(encoding="utf-8") == "Привет, как дела? Это тест кодировки.\n"
+
+
+def test_a_formula_without_a_computed_value_shows_the_formula(tmp_path):
+    """Libraries write formulas without the value a spreadsheet program would have saved beside them."""
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.append(["item", "value"])
+    sheet.append(["a", 2])
+    sheet.append(["b", 3])
+    sheet.append(["total", "=SUM(B2:B3)"])
+    (tmp_path / "src" / "x").mkdir(parents=True)
+    workbook.save(tmp_path / "src" / "x" / "book.xlsx")
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    assert "| total | =SUM(B2:B3) |" in (tmp_path / "out" / "d" / "x_book.md").read_text()

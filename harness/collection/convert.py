@@ -19,7 +19,7 @@ FORMATS = {
 """File suffix (lower case) to format; any other suffix is unsupported."""
 
 _CONVERTERS = {
-    "pdf": ("pymupdf4llm", "pymupdf", 1), "xlsx": ("openpyxl", "openpyxl", 2), "xls": ("xlrd", "xlrd", 2),
+    "pdf": ("pymupdf4llm", "pymupdf", 1), "xlsx": ("openpyxl", "openpyxl", 3), "xls": ("xlrd", "xlrd", 2),
     "csv": ("csv", None, 2), "tsv": ("csv", None, 2), "docx": ("markitdown", "markitdown", 1),
     "pptx": ("markitdown", "markitdown", 1), "html": ("markitdown", "markitdown", 1), "md": ("copy", None, 2),
     "txt": ("copy", None, 2),

@@ -1,11 +1,13 @@
 """XLSX and XLS: every sheet with a value, as a Markdown table under `## <sheet name>`. Values are shown as
-the spreadsheet displays them (number formats kept). A merged cell's value fills its whole range; leading
+the spreadsheet displays them (number formats kept; a formula's saved value, else the formula). A merged
+cell's value fills its whole range; leading
 title rows (one value across the sheet) become lines above the table, and a header row with cells merged
 across columns is joined with the row under it (`Revenue` over `2022`, `2023` -> `Revenue 2022`,
 `Revenue 2023`)."""
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,12 +38,32 @@ def xlsx_sheets(path: Path) -> list[Sheet]:
         workbook = openpyxl.load_workbook(path, data_only=True)
     except Exception as error:
         raise SpreadsheetError(f"corrupt or unreadable workbook: {type(error).__name__}: {error}") from None
+    # A library that writes a formula saves no computed value beside it: show the formula itself then.
+    formulas = openpyxl.load_workbook(path, data_only=False) if _has_formulas(path) else None
     sheets = []
     for sheet in workbook.worksheets:
         grid = [[display(cell.value, cell.number_format) for cell in row] for row in sheet.iter_rows()]
+        if formulas is not None:
+            _show_uncomputed_formulas(grid, formulas[sheet.title])
         merges = [(m.min_row - 1, m.max_row, m.min_col - 1, m.max_col) for m in sheet.merged_cells.ranges]
         sheets.append(_filled(Sheet(sheet.title, grid, merges)))
     return sheets
+
+
+def _has_formulas(path: Path) -> bool:
+    with zipfile.ZipFile(path) as package:
+        names = [name for name in package.namelist() if name.startswith("xl/worksheets/") and name.endswith(".xml")]
+        return any(b"<f" in package.read(name) for name in names)
+
+
+def _show_uncomputed_formulas(grid: list[list[str]], sheet: object) -> None:
+    for row_index, row in enumerate(grid):
+        for column_index, text in enumerate(row):
+            if text:
+                continue
+            value = sheet.cell(row_index + 1, column_index + 1).value
+            if isinstance(value, str) and value.startswith("="):
+                row[column_index] = value
 
 
 def xls_sheets(path: Path) -> list[Sheet]:
