@@ -1,9 +1,8 @@
 """XLSX and XLS: every sheet with a value, as a Markdown table under `## <sheet name>`. Values are shown as
 the spreadsheet displays them (number formats kept; a formula's saved value, else the formula). A merged
-cell's value fills its whole range; leading
-title rows (one value across the sheet) become lines above the table, and a header row with cells merged
-across columns is joined with the row under it (`Revenue` over `2022`, `2023` -> `Revenue 2022`,
-`Revenue 2023`)."""
+cell's value fills its whole range; leading title rows (one value across the sheet) become lines above
+the table, and a header row with cells merged across columns is joined with the row under it (`Revenue`
+over `2022`, `2023` -> `Revenue 2022`, `Revenue 2023`)."""
 
 from __future__ import annotations
 
