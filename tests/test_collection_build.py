@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -372,3 +373,20 @@ def test_a_formula_without_a_computed_value_shows_the_formula(tmp_path):
     workbook.save(tmp_path / "src" / "x" / "book.xlsx")
     build(tmp_path / "src", tmp_path / "out" / "d")
     assert "| total | =SUM(B2:B3) |" in (tmp_path / "out" / "d" / "x_book.md").read_text()
+
+
+def test_xlsx_with_a_wrong_saved_size_is_read_to_its_last_cell(tmp_path):
+    """Some writers save `<dimension ref="A1"/>` whatever the sheet holds; every cell is read all the same."""
+    import zipfile
+
+    make_xlsx(tmp_path / "book.xlsx")
+    (tmp_path / "src" / "x").mkdir(parents=True)
+    with zipfile.ZipFile(tmp_path / "book.xlsx") as old, zipfile.ZipFile(tmp_path / "src" / "x" / "b.xlsx", "w") as new:
+        for item in old.infolist():
+            data = old.read(item)
+            if item.filename.startswith("xl/worksheets/"):
+                data = re.sub(rb'<dimension ref="[^"]*"', b'<dimension ref="A1"', data)
+            new.writestr(item, data)
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    text = (tmp_path / "out" / "d" / "x_b.md").read_text()
+    assert "| South | 980,000 | 1,010,000 |" in text and "| North | 55.7% |" in text
