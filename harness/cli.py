@@ -104,21 +104,24 @@ def build_collection_parser() -> argparse.ArgumentParser:
     build = commands.add_parser(
         "build",
         help="convert a folder of PDF, XLSX/XLS, CSV/TSV, DOCX, PPTX, HTML, Markdown and text files to Markdown",
-        description="Exit code 0: all built; 1: some sources skipped (listed with the reason); 2: bad input.",
+        description="Exit code 0: all built; 1: some sources skipped (listed with the reason); 2: bad input; "
+        "130: interrupted (what was converted is kept and recorded).",
     )
     build.add_argument("source_dir", type=Path, metavar="SRC_DIR", help="raw documents; first-level folders = sources")
-    build.add_argument("--domain", required=True, help="the collection's name (collections/NAME/)")
-    build.add_argument("--out", type=Path, help="the collection folder (default: COLLECTIONS_DIR/NAME)")
+    build.add_argument("--domain", required=True, metavar="NAME", help="the collection's name (collections/NAME/)")
+    build.add_argument("--out", type=Path, metavar="DIR", help="the collection folder (default: COLLECTIONS_DIR/NAME)")
     build.add_argument(
-        "--collections-dir", type=Path, default=None, help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+        "--collections-dir", type=Path, metavar="DIR", help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
     )
-    build.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1), help="processes (default: up to 4)")
+    build.add_argument(
+        "--workers", type=int, metavar="N", default=min(4, os.cpu_count() or 1), help="processes (default: up to 4)"
+    )
     build.add_argument("--prune", action="store_true", help="delete collection files no current source produces")
     build.add_argument("--ocr", action="store_true", help="read PDF pages without a text layer by OCR (Tesseract)")
     stats = commands.add_parser("stats", help="documents, bytes, tokens and formats per domain")
     stats.add_argument("domain", nargs="?", default="all", help="a domain or 'all' (default)")
     stats.add_argument(
-        "--collections-dir", type=Path, default=None, help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+        "--collections-dir", type=Path, metavar="DIR", help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
     )
     return parser
 

@@ -1322,8 +1322,6 @@ def build_domain(name: str, root: Path, raw_root: Path, debs: Debs) -> None:
     result = subprocess.run([*command, "--prune"], cwd=raw, env=env)
     if result.returncode != 0:
         raise SystemExit(f"{name}: collection build failed (exit {result.returncode})")
-    for path in out.glob("*.md"):  # the sandbox's unprivileged user must read them (git keeps only +x anyway)
-        path.chmod(0o644)
     rows = task_rows(name, domain)
     verify(rows, out)
     with (root / "tasks" / f"{name}.jsonl").open("w", encoding="utf-8") as handle:

@@ -3,19 +3,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
-import os
+import re
 import shutil
-import signal
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
-import openpyxl
 import pymupdf
 import pytest
 import yaml
@@ -25,6 +19,7 @@ from harness.cli import main
 from harness.collection.build import BuildRequest, build_collection
 from harness.collection.hashing import collection_hash
 from harness.collection.manifest import manifest_path, read_manifest
+from tests.collection_files import make_pdf, make_scanned_pdf, make_xlsx
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -32,61 +27,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def build(source: Path, out: Path, **options: object):
     request = BuildRequest(source_dir=source, domain=out.name, out=out, **options)
     return build_collection(request, Console(quiet=True))
-
-
-def make_pdf(path: Path, pages: int = 2) -> None:
-    """A report with a heading, a sentence and a ruled 3x3 table on each page."""
-    document = pymupdf.open()
-    for number in range(1, pages + 1):
-        page = document.new_page()
-        page.insert_text((72, 72), f"Annual report page {number}", fontsize=16)
-        page.insert_text((72, 100), "Revenue grew by 12.5% in 2023.")
-        rows = [["Region", "2022", "2023"], ["North", "1,200", "1,350"], ["South", "980", "1,010"]]
-        for r, row in enumerate(rows):
-            for c, cell in enumerate(row):
-                rect = pymupdf.Rect(72 + c * 100, 140 + r * 20, 172 + c * 100, 160 + r * 20)
-                page.draw_rect(rect)
-                page.insert_text((rect.x0 + 4, rect.y1 - 6), cell)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    document.save(path)
-
-
-def make_scanned_pdf(path: Path) -> None:
-    """A PDF whose only page is a picture of text: no text layer."""
-    text = pymupdf.open()
-    text.new_page().insert_text((72, 72), "Harvest volume 4821 tonnes", fontsize=20)
-    picture = text[0].get_pixmap(dpi=200)
-    scanned = pymupdf.open()
-    page = scanned.new_page()
-    page.insert_image(page.rect, pixmap=picture)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    scanned.save(path)
-
-
-def make_xlsx(path: Path) -> None:
-    """A merged title row, a header merged over two year columns, thousands and percent formats, and an
-    empty sheet."""
-    workbook = openpyxl.Workbook()
-    sheet = workbook.active
-    sheet.title = "Revenue"
-    sheet["A1"] = "Table 1. Revenue by region"
-    sheet.merge_cells("A1:C1")
-    sheet["A2"], sheet["B2"] = "Region", "Revenue (EUR)"
-    sheet.merge_cells("A2:A3")
-    sheet.merge_cells("B2:C2")
-    sheet["B3"], sheet["C3"] = "2022", "2023"
-    sheet.append(["North", 1234567, 1350000.4])
-    sheet.append(["South", 980000, 1010000])
-    for row in sheet["B4:C5"]:
-        for cell in row:
-            cell.number_format = "#,##0"
-    shares = workbook.create_sheet("Shares")
-    shares.append(["Region", "Share"])
-    shares.append(["North", 0.5567])
-    shares["B2"].number_format = "0.0%"
-    workbook.create_sheet("Empty")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    workbook.save(path)
 
 
 def test_pdf_becomes_markdown_with_a_page_marker_per_page_and_tables(tmp_path):
@@ -383,117 +323,6 @@ def test_file_names_that_look_like_markup_do_not_break_the_progress_bar(tmp_path
     assert report.converted == ["x_b.md"] and errors == []
 
 
-@pytest.mark.parametrize(
-    ("workers", "interrupt"), [(1, "ctrl-c"), (2, "ctrl-c"), (2, "sigterm")], ids=["serial", "pool", "pool-sigterm"]
-)
-def test_an_interrupt_stops_at_once_and_keeps_and_records_what_was_converted(tmp_path, workers, interrupt):
-    """Conversions of a minute each are running when the interrupt comes: the build ends without waiting for
-    them (the timeout below is half their time) and leaves no worker behind."""
-    import psutil
-
-    for index in range(2):
-        make_pdf(tmp_path / "src" / "a" / f"small-{index}.pdf", pages=1)
-    make_pdf(tmp_path / "page.pdf", pages=1)
-    long_pdf, page = pymupdf.open(), pymupdf.open(tmp_path / "page.pdf")
-    for _ in range(4000):
-        long_pdf.insert_pdf(page)
-    (tmp_path / "src" / "b").mkdir()
-    long_pdf.save(tmp_path / "src" / "b" / "long-0.pdf")
-    shutil.copy(tmp_path / "src" / "b" / "long-0.pdf", tmp_path / "src" / "b" / "long-1.pdf")
-    out = tmp_path / "out" / "d"
-    command = [sys.executable, "-m", "harness", "collection", "build", str(tmp_path / "src"), "--domain", "d",
-               "--out", str(out), "--workers", str(workers)]  # fmt: skip
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not (out.is_dir() and any(out.iterdir())) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    children = psutil.Process(process.pid).children(recursive=True)
-    if interrupt == "ctrl-c":
-        os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole process group
-    else:
-        process.terminate()  # the runner only
-    try:
-        _, stderr = process.communicate(timeout=30)
-    except subprocess.TimeoutExpired:  # a failing build must not outlive the test
-        for leftover in [psutil.Process(process.pid), *children]:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                leftover.kill()
-        raise
-    _, alive = psutil.wait_procs(children, timeout=10)
-    for leftover in alive:
-        leftover.kill()
-    manifest = read_manifest(manifest_path(out))
-    assert process.returncode == 130 and "interrupted" in stderr and "Traceback" not in stderr
-    assert alive == []
-    assert {entry.name for entry in manifest.documents} == {path.name for path in out.iterdir()}
-    assert {entry.name for entry in manifest.documents} <= {"a_small-0.md", "a_small-1.md"}
-
-
-def make_long_pdf(path: Path, pages: int) -> None:
-    """Many copies of one report page: a PDF that takes its converter a while."""
-    make_pdf(path.with_suffix(".page.pdf"), pages=1)
-    document, page = pymupdf.open(), pymupdf.open(path.with_suffix(".page.pdf"))
-    for _ in range(pages):
-        document.insert_pdf(page)
-    document.save(path)
-    path.with_suffix(".page.pdf").unlink()
-
-
-def worker_processes(pid: int) -> list:
-    import psutil
-
-    workers = []
-    with contextlib.suppress(psutil.Error):
-        for child in psutil.Process(pid).children(recursive=True):
-            with contextlib.suppress(psutil.Error):  # a worker that just ended
-                if "spawn_main" in " ".join(child.cmdline()):
-                    workers.append(child)
-    return workers
-
-
-def test_a_worker_killed_mid_conversion_costs_nothing_its_files_go_again(tmp_path):
-    """As the out-of-memory killer would: the files the pool was converting are converted again alone."""
-    for index in range(2):
-        make_pdf(tmp_path / "src" / "a" / f"small-{index}.pdf", pages=1)
-    for index in range(2):
-        make_long_pdf(tmp_path / "src" / "b" / f"long-{index}.pdf", pages=300)
-    out = tmp_path / "out" / "d"
-    command = [sys.executable, "-m", "harness", "collection", "build", str(tmp_path / "src"), "--domain", "d",
-               "--out", str(out), "--workers", "2"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while len(list(out.glob("a_*.md")) if out.is_dir() else []) < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    worker_processes(process.pid)[0].kill()
-    _, stderr = process.communicate(timeout=120)
-    names = sorted(path.name for path in out.iterdir())
-    assert process.returncode == 0, stderr
-    assert names == ["a_small-0.md", "a_small-1.md", "b_long-0.md", "b_long-1.md"]
-    assert (out / "b_long-1.md").read_text().count("--- page ") == 300
-
-
-def test_a_file_whose_converter_always_dies_is_skipped_with_the_reason(tmp_path):
-    make_long_pdf(tmp_path / "src" / "b" / "long-0.pdf", pages=300)
-    make_long_pdf(tmp_path / "src" / "b" / "long-1.pdf", pages=300)
-    out = tmp_path / "out" / "d"
-    command = [sys.executable, "-m", "harness", "collection", "build", str(tmp_path / "src"), "--domain", "d",
-               "--out", str(out), "--workers", "2"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    killed = 0
-    while process.poll() is None:  # a worker dies as soon as it opens a source: a converter that always crashes
-        for worker in worker_processes(process.pid) if process.poll() is None else []:
-            with contextlib.suppress(Exception):
-                if any(str(tmp_path / "src") in file.path for file in worker.open_files()):
-                    worker.kill()
-                    killed += 1
-        time.sleep(0.01)
-    stdout, _ = process.communicate()
-    skipped = {item.source: item.reason for item in read_manifest(manifest_path(out)).skipped}
-    assert process.returncode == 1 and killed >= 2
-    assert skipped == {f"b/long-{i}.pdf": "the converter's process died (a crash, or out of memory)" for i in range(2)}
-    assert "skipped b/long-0.pdf: the converter's process died" in stdout
-
-
 def test_an_output_changed_by_hand_is_converted_again_and_a_hand_placed_file_is_recorded(tmp_path):
     (tmp_path / "src" / "a").mkdir(parents=True)
     (tmp_path / "src" / "a" / "t.csv").write_text("k,v\n1,2\n")
@@ -516,3 +345,58 @@ def test_ocr_without_the_language_data_says_what_to_install(tmp_path, monkeypatc
     assert [(item.source, item.reason) for item in report.skipped] == [
         ("scans/harvest.pdf", "--ocr: no Tesseract language data found (install Debian's tesseract-ocr)")
     ]
+
+
+def test_legacy_encodings_are_read_and_written_as_utf8(tmp_path):
+    (tmp_path / "src" / "old").mkdir(parents=True)
+    (tmp_path / "src" / "old" / "es.csv").write_bytes("Año;Población\nEspaña;47.000.000\n".encode("latin-1"))
+    (tmp_path / "src" / "old" / "ru.txt").write_bytes("Привет, как дела? Это тест кодировки.\n".encode("cp1251"))
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    out = tmp_path / "out" / "d"
+    assert (out / "old_es.md").read_text(
+        encoding="utf-8"
+    ) == "| Año | Población |\n|---|---|\n| España | 47.000.000 |\n"
+    assert (out / "old_ru.md").read_text(encoding="utf-8") == "Привет, как дела? Это тест кодировки.\n"
+
+
+def test_a_formula_without_a_computed_value_shows_the_formula(tmp_path):
+    """Libraries write formulas without the value a spreadsheet program would have saved beside them."""
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet.append(["item", "value"])
+    sheet.append(["a", 2])
+    sheet.append(["b", 3])
+    sheet.append(["total", "=SUM(B2:B3)"])
+    (tmp_path / "src" / "x").mkdir(parents=True)
+    workbook.save(tmp_path / "src" / "x" / "book.xlsx")
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    assert "| total | =SUM(B2:B3) |" in (tmp_path / "out" / "d" / "x_book.md").read_text()
+
+
+def test_xlsx_with_a_wrong_saved_size_is_read_to_its_last_cell(tmp_path):
+    """Some writers save `<dimension ref="A1"/>` whatever the sheet holds; every cell is read all the same."""
+    import zipfile
+
+    make_xlsx(tmp_path / "book.xlsx")
+    (tmp_path / "src" / "x").mkdir(parents=True)
+    with zipfile.ZipFile(tmp_path / "book.xlsx") as old, zipfile.ZipFile(tmp_path / "src" / "x" / "b.xlsx", "w") as new:
+        for item in old.infolist():
+            data = old.read(item)
+            if item.filename.startswith("xl/worksheets/"):
+                data = re.sub(rb'<dimension ref="[^"]*"', b'<dimension ref="A1"', data)
+            new.writestr(item, data)
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    text = (tmp_path / "out" / "d" / "x_b.md").read_text()
+    assert "| South | 980,000 | 1,010,000 |" in text and "| North | 55.7% |" in text
+
+
+def test_built_files_are_readable_by_the_sandbox_user(tmp_path):
+    """The sandbox runs commands as an unprivileged user: a 0600 collection file would be unreadable there."""
+    source = tmp_path / "src" / "notes"
+    source.mkdir(parents=True)
+    (source / "a.md").write_text("# a\n")
+    build(tmp_path / "src", tmp_path / "out" / "d")
+    modes = {path.name: path.stat().st_mode & 0o777 for path in (tmp_path / "out").rglob("*") if path.is_file()}
+    assert modes and all(mode & 0o044 == 0o044 for mode in modes.values()), modes

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import re
 from collections.abc import Generator
 from dataclasses import dataclass, field
@@ -214,7 +215,7 @@ def _write_output(out: Path, outcome: Outcome) -> Entry:
         name=job.name,
         source=job.source,
         source_sha256=job.sha256,
-        sha256=file_sha256(out / job.name),
+        sha256=hashlib.sha256(content).hexdigest(),
         bytes=len(content),
         tokens=outcome.tokens,
         format=job.fmt,

@@ -19,10 +19,10 @@ FORMATS = {
 """File suffix (lower case) to format; any other suffix is unsupported."""
 
 _CONVERTERS = {
-    "pdf": ("pymupdf4llm", "pymupdf", 1), "xlsx": ("openpyxl", "openpyxl", 2), "xls": ("xlrd", "xlrd", 2),
-    "csv": ("csv", None, 1), "tsv": ("csv", None, 1), "docx": ("markitdown", "markitdown", 1),
-    "pptx": ("markitdown", "markitdown", 1), "html": ("markitdown", "markitdown", 1), "md": ("copy", None, 1),
-    "txt": ("copy", None, 1),
+    "pdf": ("pymupdf4llm", "pymupdf", 1), "xlsx": ("openpyxl", "openpyxl", 3), "xls": ("xlrd", "xlrd", 2),
+    "csv": ("csv", None, 2), "tsv": ("csv", None, 2), "docx": ("markitdown", "markitdown", 1),
+    "pptx": ("markitdown", "markitdown", 1), "html": ("markitdown", "markitdown", 1), "md": ("copy", None, 2),
+    "txt": ("copy", None, 2),
 }  # fmt: skip
 """Format to (converter, the package whose version counts, our revision). The revision is bumped when our
 own rendering around a library changes, so that an incremental build converts those files again."""
@@ -97,16 +97,20 @@ def _refuse_ole(path: Path) -> None:
 
 
 def _decode(data: bytes) -> str:
+    """UTF-8, else the encoding charset-normalizer finds; among equally plausible ones Windows-1252 wins,
+    because on a short text it cannot tell Western European code pages apart (`Año` would read `Ańo`)."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         pass
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data).best()
+    matches = from_bytes(data)
+    best = matches.best()
     if best is None:
         raise Unconvertible("not text: no character encoding fits")
-    return str(best)
+    western = next((match for match in matches if match.encoding == "cp1252" and match.chaos <= best.chaos), None)
+    return str(western or best)
 
 
 def _delimited(path: Path, delimiter: str | None) -> str:

@@ -77,6 +77,9 @@ def read_manifest(path: Path) -> Manifest | None:
         return None
 
 
+COLLECTION_FILE_MODE = 0o644
+
+
 def write_manifest(path: Path, manifest: Manifest) -> None:
     data: dict[str, Any] = {"schema": manifest.schema} | {k: v for k, v in asdict(manifest).items() if k != "schema"}
     write_atomic(path, (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode())
@@ -84,11 +87,13 @@ def write_manifest(path: Path, manifest: Manifest) -> None:
 
 def write_atomic(path: Path, content: bytes, scratch: Path | None = None) -> None:
     """Write into `scratch` (default: the target's folder; same file system) and rename, so a killed build
-    never leaves a half-written file."""
+    never leaves a half-written file. The file is world-readable (mkstemp's 0600 would keep the sandbox's
+    unprivileged user out of the collection)."""
     handle, temporary = tempfile.mkstemp(dir=scratch or path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(content)
+        os.chmod(temporary, COLLECTION_FILE_MODE)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -1,18 +1,24 @@
 """XLSX and XLS: every sheet with a value, as a Markdown table under `## <sheet name>`. Values are shown as
-the spreadsheet displays them (number formats kept). A merged cell's value fills its whole range; leading
-title rows (one value across the sheet) become lines above the table, and a header row with cells merged
-across columns is joined with the row under it (`Revenue` over `2022`, `2023` -> `Revenue 2022`,
-`Revenue 2023`)."""
+the spreadsheet displays them (number formats kept; a formula's saved value, else the formula). A merged
+cell's value fills its whole range; leading title rows (one value across the sheet) become lines above
+the table, and a header row with cells merged across columns is joined with the row under it (`Revenue`
+over `2022`, `2023` -> `Revenue 2022`, `Revenue 2023`)."""
 
 from __future__ import annotations
 
+import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
 
 from harness.collection.numformat import display
 from harness.collection.tables import drop_empty, markdown_table
 
 _MAX_TITLE_ROWS = 5
+_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_RELATIONSHIPS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
 
 class SpreadsheetError(Exception):
@@ -29,19 +35,62 @@ class Sheet:
 
 
 def xlsx_sheets(path: Path) -> list[Sheet]:
+    """Read-only mode: memory stays flat on a large workbook (the normal mode takes ~150x the file)."""
     import openpyxl
 
+    workbooks = []
     try:
+        merges, has_formulas = _package_facts(path)
         # data_only: a formula shows its last computed value, as in the spreadsheet program
-        workbook = openpyxl.load_workbook(path, data_only=True)
+        workbooks.append(openpyxl.load_workbook(path, data_only=True, read_only=True))
+        # a library that writes a formula saves no computed value beside it: then the formula is shown
+        workbooks.append(openpyxl.load_workbook(path, read_only=True) if has_formulas else None)
+        values, formulas = workbooks
+        return [
+            _filled(Sheet(sheet.title, _xlsx_grid(sheet, formulas[sheet.title] if formulas else None),
+                          merges.get(sheet.title, [])))
+            for sheet in values.worksheets
+        ]  # fmt: skip
     except Exception as error:
         raise SpreadsheetError(f"corrupt or unreadable workbook: {type(error).__name__}: {error}") from None
-    sheets = []
-    for sheet in workbook.worksheets:
-        grid = [[display(cell.value, cell.number_format) for cell in row] for row in sheet.iter_rows()]
-        merges = [(m.min_row - 1, m.max_row, m.min_col - 1, m.max_col) for m in sheet.merged_cells.ranges]
-        sheets.append(_filled(Sheet(sheet.title, grid, merges)))
-    return sheets
+    finally:
+        for workbook in workbooks:
+            if workbook is not None:
+                workbook.close()
+
+
+def _xlsx_grid(sheet: Any, formulas: Any) -> list[list[str]]:
+    sheet.reset_dimensions()  # the saved size can be wrong: read to the last cell
+    grid = [[display(cell.value, getattr(cell, "number_format", None)) for cell in row] for row in sheet.iter_rows()]
+    if formulas is not None:
+        formulas.reset_dimensions()
+        for row, formula_row in zip(grid, formulas.iter_rows(values_only=True), strict=False):
+            for index, value in enumerate(formula_row[: len(row)]):
+                if not row[index] and isinstance(value, str) and value.startswith("="):
+                    row[index] = value
+    width = max((len(row) for row in grid), default=0)
+    return [row + [""] * (width - len(row)) for row in grid]
+
+
+def _package_facts(path: Path) -> tuple[dict[str, list[tuple[int, int, int, int]]], bool]:
+    """Each sheet's merged ranges (read-only mode does not give them) and whether any cell has a formula."""
+    from openpyxl.utils.cell import range_boundaries
+
+    with zipfile.ZipFile(path) as package:
+        workbook = ElementTree.fromstring(package.read("xl/workbook.xml"))
+        relations = ElementTree.fromstring(package.read("xl/_rels/workbook.xml.rels"))
+        targets = {relation.get("Id"): relation.get("Target", "") for relation in relations}
+        merges, has_formulas = {}, False
+        for sheet in workbook.iter(f"{{{_MAIN}}}sheet"):
+            target = targets.get(sheet.get(f"{{{_RELATIONSHIPS}}}id"), "")
+            part = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+            if part not in package.namelist():
+                continue
+            xml = package.read(part)
+            has_formulas = has_formulas or re.search(rb"<(\w+:)?f[ >/]", xml) is not None
+            ranges = [range_boundaries(ref.decode()) for ref in re.findall(rb'<(?:\w+:)?mergeCell ref="([^"]+)"', xml)]
+            merges[sheet.get("name")] = [(top - 1, bottom, left - 1, right) for left, top, right, bottom in ranges]
+    return merges, has_formulas
 
 
 def xls_sheets(path: Path) -> list[Sheet]:
