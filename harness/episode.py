@@ -72,11 +72,8 @@ def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
             outcome, budget = _run_in_sandbox(task, context, log, timings)
     except EpisodeEnd as end:  # cancelled while waiting for a slot
         outcome = LoopOutcome(end.status, None, end.detail)
-    except (SandboxError, OSError) as error:  # the sandbox could not start, or the log could not be written
-        outcome = LoopOutcome(Status.SANDBOX_ERROR if isinstance(error, SandboxError) else Status.HARNESS_ERROR,
-                              None, _failure_text(error))  # fmt: skip
-    except Exception as error:  # a bug of ours: the row says so, the batch goes on
-        outcome = LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))
+    except Exception as error:  # the log could not be written, or a bug of ours: the row says so, the batch goes on
+        outcome = _outcome_of_failure(error)
     except BaseException as error:  # Ctrl-C: the trajectory still gets its end, then it propagates
         outcome = LoopOutcome(Status.CANCELLED, None, f"interrupted: {type(error).__name__}: {error}")
         raise
@@ -138,13 +135,15 @@ def _run_in_sandbox(
         try:
             sandbox.close()
         except Exception as error:  # cleanup is ours: the row keeps the agent's outcome and says what failed
-            log.write("harness_error", during="sandbox cleanup", error=_failure_text(error))
+            with contextlib.suppress(OSError, ValueError):
+                log.write("harness_error", during="sandbox cleanup", error=_failure_text(error))
             outcome = _with_detail(outcome, f"sandbox cleanup failed: {type(error).__name__}")
     assert outcome is not None
     return outcome, budget
 
 
 def _outcome_of_failure(error: Exception) -> LoopOutcome:
+    """The sandbox failing is a sandbox_error; anything else unexpected is ours, with its traceback."""
     if isinstance(error, SandboxError):
         return LoopOutcome(Status.SANDBOX_ERROR, None, str(error))
     return LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))
@@ -211,24 +210,33 @@ _UNGRADED = {
 def _result(
     task: Task, outcome: LoopOutcome, budget: Budget | None, timings: _Timings, graded: dict[str, Any]
 ) -> ResultRow:
-    spent = budget or Budget(0, 0.0, None, 0)
     return ResultRow(
         task_id=task.id,
         domain=task.domain,
         status=outcome.status,
         **graded,
-        turns=spent.turns,
-        duration_s=round(spent.elapsed_s, 3) if budget else 0.0,
-        input_tokens=spent.input_tokens,
-        output_tokens=spent.output_tokens,
-        cached_tokens=spent.cached_tokens,
-        reasoning_tokens=spent.reasoning_tokens,
-        cost_usd=spent.cost_usd,
+        **_spent(budget),
         detail=outcome.detail,
         queue_s=round(timings.queue_s, 3),
         sandbox_start_s=round(timings.sandbox_start_s, 3),
         task_digest=task_digest(task),
     )
+
+
+def _spent(budget: Budget | None) -> dict[str, Any]:
+    """What the agent used; nothing when its sandbox never came up (no budget was opened)."""
+    if budget is None:
+        return {"turns": 0, "duration_s": 0.0, "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0,
+                "reasoning_tokens": 0, "cost_usd": None}  # fmt: skip
+    return {
+        "turns": budget.turns,
+        "duration_s": round(budget.elapsed_s, 3),
+        "input_tokens": budget.input_tokens,
+        "output_tokens": budget.output_tokens,
+        "cached_tokens": budget.cached_tokens,
+        "reasoning_tokens": budget.reasoning_tokens,
+        "cost_usd": budget.cost_usd,
+    }
 
 
 def grade_fields(grade: Grade) -> dict[str, Any]:
