@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.agent import LoopOutcome, LoopSettings, run_agent
+from harness.annotations import annotate
 from harness.budget import Budget
 from harness.config import RunConfig
 from harness.grading import Grade, Verdict, get_grader
@@ -25,7 +26,7 @@ from harness.run_folder import RunFolder
 from harness.sandboxes import Sandbox, SandboxError
 from harness.slots import Slots, ThrottledModel, wait_for_slot
 from harness.tasks import Task, task_digest
-from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter
+from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter, read_trajectory
 
 SandboxFactory = Callable[[Task, str], Sandbox]
 _TRACEBACK_CHARS = 4000
@@ -47,6 +48,8 @@ class EpisodeContext:
     """The run's sandbox and connection throttles (unbounded unless the batch sets them)."""
     sandbox_facts: dict[str, Any] = field(default_factory=dict)
     """The backend's facts, for episode_start (before this episode's sandbox exists)."""
+    collections: dict[str, Path] = field(default_factory=dict)
+    """Domain -> collection folder, to name the documents an episode touched."""
 
 
 @dataclass
@@ -81,7 +84,7 @@ def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
         outcome = LoopOutcome(Status.CANCELLED, None, f"interrupted: {type(error).__name__}: {error}")
         raise
     finally:
-        result = _finish(task, outcome, budget, timings, log)
+        result = _finish(task, outcome, budget, timings, log, context.collections.get(task.domain))
     return result
 
 
@@ -165,7 +168,12 @@ def _failure_text(error: BaseException) -> str:
 
 
 def _finish(
-    task: Task, outcome: LoopOutcome, budget: Budget | None, timings: _Timings, log: TrajectoryWriter | None
+    task: Task,
+    outcome: LoopOutcome,
+    budget: Budget | None,
+    timings: _Timings,
+    log: TrajectoryWriter | None,
+    collection: Path | None,
 ) -> ResultRow:
     """Grade and build the row; a grader bug is a harness_error row, a failing log never loses the row."""
     try:
@@ -174,9 +182,23 @@ def _finish(
         outcome = LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))
         result = _result(task, outcome, budget, timings, _UNGRADED)
     if log is not None:
+        result = _annotated(task, result, log, collection)
         with contextlib.suppress(OSError, ValueError):  # a full disk: the row still reaches the batch
             log.write("episode_end", **result.to_dict(), submission=_graded_text(outcome))
             log.close()
+    return result
+
+
+def _annotated(task: Task, result: ResultRow, log: TrajectoryWriter, collection: Path | None) -> ResultRow:
+    """Evidence, failure mode and refused attempts from what the loop logged; a failure here keeps the row."""
+    try:
+        events = read_trajectory(log.path)
+        result, evidence = annotate(result, events, task, collection)
+        if any(event["event"] == "sandbox_ready" for event in events):  # nothing to record if the agent never ran
+            log.write("evidence", **evidence)
+    except Exception as error:  # a bug here must not cost the episode its row
+        with contextlib.suppress(OSError, ValueError):
+            log.write("harness_error", during="evidence record", error=_failure_text(error))
     return result
 
 

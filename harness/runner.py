@@ -186,6 +186,7 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         collection_hashes=plan.collection_hashes,
         cancel=cancel,
         sandbox_facts=plan.backend.facts,
+        collections=plan.collections,
     )
     limits = BatchLimits(
         workers=config.workers,

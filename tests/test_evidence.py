@@ -1,0 +1,138 @@
+"""Evidence records: documents touched per episode, evidence recall, failure modes, refused attempts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from harness.evidence import DocumentIndex, touched_documents
+from harness.failure_modes import failure_mode
+from harness.leakage import refused_attempts
+from harness.outcome import Status
+from tests.conftest import REPO
+
+DOCS = ["a.md", "sub/b.md", "c.md", "with space.md"]
+
+
+def action(turn, command):
+    return {"event": "action", "turn": turn, "command": command}
+
+
+def observation(turn, stdout, stderr=""):
+    return {"event": "observation", "turn": turn, "stdout": stdout, "stderr": stderr}
+
+
+def test_documents_are_named_shown_or_listed_with_their_first_turn():
+    events = [
+        action(1, "ls /workspace/documents"),
+        observation(1, "a.md\nc.md\nwith space.md\n"),
+        action(2, "grep -r units /workspace/documents"),
+        observation(2, "/workspace/documents/sub/b.md:| 2020 | 40 |\n"),
+        action(3, "cat 'with space.md'; head -3 /workspace/documents/a.md"),
+        observation(3, "x\n"),
+    ]
+    record = touched_documents(events, DocumentIndex(DOCS), ["a.md", "sub/b.md", "c.md"])
+    by_name = {touch.document: touch.to_dict() for touch in record.touches}
+    assert by_name == {
+        "a.md": {"document": "a.md", "first_turn": 1, "reached_turn": 3, "how": ["listed", "named"]},
+        "c.md": {"document": "c.md", "first_turn": 1, "reached_turn": None, "how": ["listed"]},
+        "with space.md": {"document": "with space.md", "first_turn": 1, "reached_turn": 3, "how": ["listed", "named"]},
+        "sub/b.md": {"document": "sub/b.md", "first_turn": 2, "reached_turn": 2, "how": ["shown"]},
+    }
+    assert record.evidence_reached == {"a.md": 3, "sub/b.md": 2}
+    assert record.recall == pytest.approx(2 / 3)
+    assert record.row_fields()["files_touched"] == 3
+
+
+def test_a_name_inside_a_longer_name_is_not_a_touch():
+    events = [action(1, "cat /workspace/documents/a.md.bak data.md")]
+    assert touched_documents(events, DocumentIndex(["a.md", "ata.md"]), ["a.md"]).touches == []
+
+
+def test_head_headers_show_content():
+    events = [action(1, "head -n1 *"), observation(1, "==> a.md <==\nx\n\n==> c.md <==\ny\n")]
+    record = touched_documents(events, DocumentIndex(DOCS), ["a.md", "c.md"])
+    assert record.recall == 1.0 and record.evidence_reached == {"a.md": 1, "c.md": 1}
+
+
+def test_a_task_without_evidence_has_no_recall():
+    assert touched_documents([action(1, "cat a.md")], DocumentIndex(DOCS), []).recall is None
+
+
+@pytest.mark.parametrize(
+    ("status", "correct", "recall", "mode"),
+    [
+        (Status.ANSWERED, True, 0.0, None),
+        (Status.SANDBOX_ERROR, False, 0.0, None),
+        (Status.TURN_LIMIT, False, 1.0, "resource_exhaustion"),
+        (Status.CONTEXT_LIMIT, False, None, "resource_exhaustion"),
+        (Status.ANSWERED, False, 0.5, "incomplete_inspection"),
+        (Status.FORMAT_ERRORS, False, 0.0, "incomplete_inspection"),
+        (Status.ANSWERED, False, 1.0, "evidence_misidentification"),
+        (Status.ANSWERED, False, None, "unclassified"),
+        (Status.FORMAT_ERRORS, False, 1.0, "unclassified"),
+    ],
+)
+def test_failure_mode_rule(status, correct, recall, mode):
+    assert failure_mode(status, correct, recall) == mode
+
+
+def test_refused_attempts_are_counted_once_per_command():
+    events = [
+        observation(1, "", "curl: (6) Could not resolve host: example.com\nCould not resolve host: x"),
+        observation(2, "", "touch: cannot touch 'x': Read-only file system\n"),
+        observation(3, "fine\n"),
+    ]
+    assert refused_attempts(events) == {"refused_network": 1, "refused_writes": 1}
+
+
+def demo_project(mini, task_ids):
+    """The demo domain's tasks and collection, copied (the run reads them, the repository stays untouched)."""
+    tasks = [json.loads(line) for line in (REPO / "tasks" / "demo.jsonl").read_text().splitlines() if line.strip()]
+    chosen = [task for task in tasks if task["id"] in task_ids]
+    (mini.tasks_dir / "demo.jsonl").write_text("".join(json.dumps(task) + "\n" for task in chosen))
+    shutil.copytree(REPO / "collections" / "demo", mini.root / "collections" / "demo")
+    return {task["id"]: task for task in chosen}
+
+
+@pytest.mark.parametrize("sandbox", ["local", "docker"])
+def test_recall_on_the_demo_domain_with_the_oracle_and_a_partial_reader(mini, sandbox, request):
+    if sandbox == "docker":
+        request.getfixturevalue("docker_image")
+    tasks = demo_project(mini, ["demo-001"])
+    first, second = tasks["demo-001"]["evidence"]
+    oracle = mini.run("--model", "oracle", "--domain", "demo", "--sandbox", sandbox, run_id="oracle")
+    assert oracle.exit_code == 0, oracle.output
+    [row] = oracle.rows
+    assert (row["verdict"], row["evidence_recall"], row["failure_mode"]) == ("correct", 1.0, None)
+    assert set(row["evidence_reached"]) == {first, second}
+    assert row["evidence_method"] == "commands-and-output (approximation)"
+    replies = [
+        {"bash": "ls /workspace/documents | head -50"},
+        {"bash": f"grep -n 1965 /workspace/documents/{first} | head -3"},
+        "<answer>1</answer>",
+    ]
+    partial = mini.run("--model", mini.script(replies), "--domain", "demo", "--sandbox", sandbox, run_id="partial")
+    [row] = partial.rows
+    assert (row["evidence_recall"], row["evidence_reached"]) == (0.5, {first: 2})
+    assert (row["verdict"], row["failure_mode"]) == ("wrong_value", "incomplete_inspection")
+    assert row["files_touched"] == 1
+    [event] = [e for e in partial.trajectory("demo-001", "demo") if e["event"] == "evidence"]
+    listed = {touch["document"] for touch in event["touches"] if touch["how"] == ["listed"]}
+    assert second in listed and first not in listed
+
+
+@pytest.mark.parametrize("sandbox", ["local", "docker"])
+def test_refused_network_and_collection_writes_are_counted_per_episode(mini, sandbox, request):
+    if sandbox == "docker":
+        request.getfixturevalue("docker_image")
+    replies = [
+        {"bash": "echo x > /workspace/documents/ledger.md"},
+        {"bash": "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), 3)\""},
+        "<answer>42</answer>",
+    ]
+    outcome = mini.run("--model", mini.script(replies), "--sandbox", sandbox)
+    [row] = outcome.rows
+    assert (row["refused_writes"], row["refused_network"]) == (1, 1), outcome.trajectory("t1")
