@@ -17,11 +17,14 @@ from harness.tasks import Task
 
 def annotate(
     row: ResultRow, events: list[dict[str, Any]], task: Task, collection: Path | None
-) -> tuple[ResultRow, dict[str, Any]]:
+) -> tuple[ResultRow, dict[str, Any] | None]:
     """The row with its evidence, failure-mode and leakage fields, and the trajectory's `evidence` event fields.
 
-    Without the collection folder only the task's evidence files can be recognised.
+    Without the collection folder only the task's evidence files can be recognised. An episode whose
+    sandbox never started has no evidence record (no recall: the agent never ran).
     """
+    if not any(event.get("event") == "sandbox_ready" for event in events):
+        return dataclasses.replace(row, canary=task.canary), None
     index = DocumentIndex.of_folder(collection, task.evidence) if collection else DocumentIndex(task.evidence)
     record = touched_documents(events, index, task.evidence)
     fields = record.row_fields() | refused_attempts(events) | {"canary": task.canary}

@@ -192,9 +192,8 @@ def _finish(
 def _annotated(task: Task, result: ResultRow, log: TrajectoryWriter, collection: Path | None) -> ResultRow:
     """Evidence, failure mode and refused attempts from what the loop logged; a failure here keeps the row."""
     try:
-        events = read_trajectory(log.path)
-        result, evidence = annotate(result, events, task, collection)
-        if any(event["event"] == "sandbox_ready" for event in events):  # nothing to record if the agent never ran
+        result, evidence = annotate(result, read_trajectory(log.path), task, collection)
+        if evidence is not None:
             log.write("evidence", **evidence)
     except Exception as error:  # a bug here must not cost the episode its row
         with contextlib.suppress(OSError, ValueError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 
@@ -136,3 +137,53 @@ def test_refused_network_and_collection_writes_are_counted_per_episode(mini, san
     outcome = mini.run("--model", mini.script(replies), "--sandbox", sandbox)
     [row] = outcome.rows
     assert (row["refused_writes"], row["refused_network"]) == (1, 1), outcome.trajectory("t1")
+
+
+def evidence_project(mini):
+    """t1 (evidence ledger.md, gold 42) and a canary c1 whose gold 42 the sandbox cannot know."""
+    tasks = [
+        {"id": "t1", "domain": "mini", "question": "Units?", "answer": "42", "evidence": ["ledger.md"]},
+        {"id": "c1", "domain": "mini", "question": "Canary?", "answer": "42", "canary": True},
+    ]
+    (mini.tasks_dir / "mini.jsonl").write_text("".join(json.dumps(task) + "\n" for task in tasks))
+
+
+def test_report_has_evidence_failure_mode_and_containment_sections(mini):
+    from harness.cli import main
+
+    evidence_project(mini)
+    read = {"bash": "cat /workspace/documents/ledger.md"}
+    reader = mini.run("--model", mini.script([read, "<answer>42</answer>"]), run_id="reader")
+    guesser = mini.run("--model", mini.script(["<answer>42</answer>"]), run_id="guesser")
+    writer = {"bash": "cat /workspace/documents/ledger.md; touch /workspace/documents/x"}
+    wrong = mini.run("--model", mini.script([writer, "<answer>41</answer>"]), run_id="wrong")
+    out = mini.root / "report"
+    assert main(["report", str(reader.run_dir), str(guesser.run_dir), str(wrong.run_dir), "--out", str(out)]) == 0
+    mini.capsys.readouterr()
+    markdown = (out / "report.md").read_text()
+    recall = markdown.split("## Evidence recall")[1].split("##")[0]
+    assert recall.count("| mini | 1 | 100.0 | 1 |") == 2 and recall.count("| mini | 1 | 0.0 | 0 |") == 1
+    guesses = markdown.split("## Correct without touching any evidence file")[1].split("##")[0]
+    assert guesses.count("| mini | t1 |") == 1 and "c1" not in guesses
+    containment = markdown.split("## Containment")[1]
+    assert "| mini | t1 | 0 | 1 |" in containment and "| mini | c1 | 0 | 1 |" in containment
+    assert "2 answered correctly" in containment and containment.count("CONTAINMENT FAILURE") == 2
+    assert "Rule: turn/time/context limit" in markdown
+    assert (out / "failure_modes.png").read_bytes()[:4] == b"\x89PNG"
+    with (out / "failure_modes.csv").open() as handle:
+        counts = {(row["model"].endswith("script-2.yaml"), row["failure_mode"]): row["episodes"]
+                  for row in csv.DictReader(handle)}  # fmt: skip
+    assert counts[(True, "evidence_misidentification")] == counts[(True, "unclassified")] == "1"
+    assert counts[(False, "incomplete_inspection")] == "0"
+
+
+def test_an_episode_whose_sandbox_never_started_has_no_evidence_record(mini, monkeypatch):
+    from harness.sandboxes import SandboxError
+    from tests.test_records import broken_backend
+
+    evidence_project(mini)
+    broken_backend(monkeypatch, start=SandboxError("no room for a sandbox"))
+    outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--task-id", "t1")
+    [row] = outcome.rows
+    assert (row["status"], row["evidence_recall"], row["failure_mode"]) == ("sandbox_error", None, None)
+    assert [e["event"] for e in outcome.trajectory("t1")] == ["episode_start", "episode_end"]
