@@ -187,3 +187,35 @@ def test_an_episode_whose_sandbox_never_started_has_no_evidence_record(mini, mon
     [row] = outcome.rows
     assert (row["status"], row["evidence_recall"], row["failure_mode"]) == ("sandbox_error", None, None)
     assert [e["event"] for e in outcome.trajectory("t1")] == ["episode_start", "episode_end"]
+
+
+def test_viewer_shows_header_failure_mode_search_and_touched_files_in_headless_chromium(mini):
+    from harness.cli import main
+    from tests.test_report_and_viewer import CHROMIUM, headless_chromium
+
+    if CHROMIUM is None:
+        pytest.fail("the viewer test needs Debian's chromium (apt-get install chromium)")
+    evidence_project(mini)
+    (mini.root / "collections" / "mini" / "<i>odd&amp;.md").write_text("odd\n")
+    replies = [{"bash": "ls /workspace/documents; echo needle-42"}, "<answer>41</answer>"]
+    outcome = mini.run("--model", mini.script(replies))
+    assert main(["view", str(outcome.run_dir)]) == 0
+    with headless_chromium() as browser:
+        page = browser.new_page()
+        page.goto((outcome.run_dir / "viewer.html").as_uri())
+        header = page.locator("#header").inner_text()
+        assert "model scripted" in header and "default 0" in header and "max_turns=200" in header
+        page.fill("#search", "NEEDLE-42")
+        assert page.locator("tr.episode").count() == 2
+        page.fill("#search", "no-such-output")
+        assert page.locator("tr.episode").count() == 0
+        page.fill("#search", "")
+        page.select_option("#filter-failure_mode", "incomplete_inspection")
+        assert page.locator("tr.episode").count() == 1
+        page.locator('tr.episode[data-key="mini/t1"]').click()
+        graded = page.locator("#main p.graded").inner_text()
+        assert graded == "graded answer 41 → wrong_value · failure mode incomplete_inspection"
+        missed = page.locator("li.evidence.missed")
+        assert missed.count() == 1 and missed.inner_text() == "ledger.md · listed · turn 1 · evidence"
+        assert page.locator("ul.touched li", has_text="<i>odd&amp;.md · listed").count() == 1
+        assert "evidence recall 0%" in page.locator(".touched-files").inner_text()
