@@ -153,6 +153,20 @@ def build_export_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_leakage_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness leakage",
+        description="Tasks whose gold answer, solution or id is printed in their collection. Exit code 0: none "
+        "(or only golds a task allows with `leak_allow`); 1: some; 2: bad input.",
+    )
+    parser.add_argument("--domain", default="all", metavar="LIST", help="domains, comma-separated, or all (default)")
+    parser.add_argument("--tasks-dir", type=Path, metavar="DIR", help="default: tasks/ (HARNESS_TASKS_DIR)")
+    parser.add_argument(
+        "--collections-dir", type=Path, metavar="DIR", help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    return parser
+
+
 SUBCOMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], str]] = {
     "replay": (build_replay_parser, "re-execute logged episodes and compare, or re-grade them from the logs"),
     "report": (build_report_parser, "accuracy tables (Markdown, CSV) and plots from run folders"),
@@ -161,6 +175,7 @@ SUBCOMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], str]] = {
     "collection": (build_collection_parser, "build a collection from raw documents; documents, bytes and tokens"),
     "import": (build_import_parser, "a run folder from mini-swe-agent trajectory files"),
     "export": (build_export_parser, "a run's episodes as mini-swe-agent trajectory files"),
+    "leakage": (build_leakage_parser, "tasks whose gold, solution or id is printed in their collection"),
 }
 """Every command besides running a batch: name -> (its parser, its one-line summary)."""
 
@@ -168,7 +183,7 @@ SUBCOMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], str]] = {
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     handlers = {"replay": _replay, "sandbox": _sandbox, "report": _report, "view": _view, "collection": _collection,
-                "import": _import, "export": _export}  # fmt: skip
+                "import": _import, "export": _export, "leakage": _leakage}  # fmt: skip
     if argv[:1] and argv[0] in handlers:
         return handlers[argv[0]](SUBCOMMANDS[argv[0]][0]().parse_args(argv[1:]))
     arguments = vars(build_parser().parse_args(argv))
@@ -285,6 +300,28 @@ def _export(arguments: argparse.Namespace) -> int:
         return export_run(arguments.run, arguments.out, _console())
     except InputError as error:
         return _report_input_error(error)
+
+
+def _leakage(arguments: argparse.Namespace) -> int:
+    from harness.leakage import find_leaks
+    from harness.tasks import collection_path, load_task_file, resolve_domains
+
+    tasks_dir = arguments.tasks_dir or Path(os.environ.get("HARNESS_TASKS_DIR", "tasks"))
+    collections_dir = arguments.collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
+    try:
+        domains = resolve_domains(arguments.domain, tasks_dir)
+        tasks = [task for domain in domains for task in load_task_file(tasks_dir / f"{domain}.jsonl")]
+        hits = find_leaks(tasks, {domain: collection_path(collections_dir, domain) for domain in domains})
+    except InputError as error:
+        return _report_input_error(error)
+    console = _console()
+    for hit in hits:
+        note = f" (allowed: {hit.allowed})" if hit.allowed else ""
+        console.print(f"{hit.domain}/{hit.task_id}: {hit.what} printed in {hit.document}{note}",
+                      markup=False, highlight=False, soft_wrap=True)  # fmt: skip
+    counted = sum(hit.allowed is None for hit in hits)
+    console.print(f"{len(tasks)} tasks checked: {counted} leaks, {len(hits) - counted} allowed", markup=False)
+    return 1 if counted else 0
 
 
 def _replay(arguments: argparse.Namespace) -> int:
