@@ -219,3 +219,20 @@ def test_viewer_shows_header_failure_mode_search_and_touched_files_in_headless_c
         assert missed.count() == 1 and missed.inner_text() == "ledger.md · listed · turn 1 · evidence"
         assert page.locator("ul.touched li", has_text="<i>odd&amp;.md · listed").count() == 1
         assert "evidence recall 0%" in page.locator(".touched-files").inner_text()
+
+
+def test_regrading_recomputes_the_failure_mode(mini):
+    from harness.cli import main
+    from harness.trajectory import read_jsonl
+
+    evidence_project(mini)
+    outcome = mini.run("--model", mini.script([{"bash": "cat /workspace/documents/ledger.md"}, "<answer>41</answer>"]),
+                       "--task-id", "t1")  # fmt: skip
+    assert outcome.rows[0]["failure_mode"] == "evidence_misidentification"
+    path = outcome.run_dir / "episodes" / "mini" / "t1.jsonl"
+    events = read_jsonl(path)
+    events[0]["task"]["answer"] = "41"  # a corrected gold: the episode is now correct
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    assert main(["replay", "--regrade", str(outcome.run_dir)]) == 0
+    [row] = read_jsonl(outcome.run_dir / "results.regraded.jsonl")
+    assert (row["verdict"], row["failure_mode"]) == ("correct", None)
