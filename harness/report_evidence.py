@@ -36,7 +36,7 @@ def _with_evidence(rows: list[ResultRow]) -> list[ResultRow]:
 def _recall_table(table: dict[tuple[str, str], Cell]) -> list[str]:
     lines = ["## Evidence recall (evidence files reached / evidence files), mean %", "",
              f"Method: {METHOD}: a document is reached when a command names it or an output shows its content "
-             "under its name (docs/DESIGN.md, evidence records).", "",
+             "under its name (README, Evidence records).", "",
              "| model | domain | episodes with evidence | mean recall | all evidence reached |",
              "|---|---|---|---|---|"]  # fmt: skip
     for (model, domain), cell in table.items():
