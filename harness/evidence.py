@@ -10,6 +10,7 @@ name written inside a script counts as named even if the script never opens it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -89,14 +90,20 @@ class DocumentIndex:
 
     @classmethod
     def of_folder(cls, folder: Path, extra: Iterable[str] = ()) -> DocumentIndex:
-        files = [str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file()]
-        return cls([*files, *extra])
+        return cls([*_files(folder, folder.stat().st_mtime_ns), *extra])
 
     def named_in(self, text: str) -> list[str]:
         """Documents whose file name occurs in the text as a whole word (paths and quotes around it allowed)."""
         found = [doc for token in set(_TOKEN.findall(text)) for doc in self._by_name.get(token, [])]
         found += [doc for name, doc in self._odd_names if name in text]
         return sorted(set(found))
+
+
+@functools.lru_cache(maxsize=64)
+def _files(folder: Path, mtime_ns: int) -> tuple[str, ...]:
+    """A collection's files, listed once while its folder is unchanged (adding or removing a file changes
+    the folder's mtime; collections are flat folders)."""
+    return tuple(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
 
 
 def _shown(line: str, document: str) -> bool:
