@@ -16,6 +16,7 @@ from harness.agent import LoopOutcome, LoopSettings, run_agent
 from harness.annotations import annotate
 from harness.budget import Budget
 from harness.config import RunConfig
+from harness.file_opens import WatchedSandbox, exact_opens_possible, watched
 from harness.grading import Grade, Verdict, get_grader
 from harness.models import Model
 from harness.names import file_name
@@ -56,6 +57,8 @@ class EpisodeContext:
 class _Timings:
     queue_s: float = 0.0
     sandbox_start_s: float = 0.0
+    opens: dict[str, int] | None = None
+    """Collection files the host saw opened, with the first turn (None where it cannot see them)."""
 
 
 def episode_name(task: Task) -> str:
@@ -120,6 +123,9 @@ def _run_in_sandbox(
     sandbox = context.make_sandbox(task, episode_name(task))
     budget: Budget | None = None
     outcome: LoopOutcome | None = None
+    collection = context.collections.get(task.domain)
+    if collection and exact_opens_possible(config):
+        sandbox = watched(sandbox, collection, lambda: budget.turns if budget else 0)
     try:
         started = time.monotonic()
         sandbox.start()
@@ -138,6 +144,8 @@ def _run_in_sandbox(
     except Exception as error:
         outcome = _outcome_of_failure(error)
     finally:
+        if isinstance(sandbox, WatchedSandbox):
+            timings.opens = sandbox.opens()
         try:
             sandbox.close()
         except Exception as error:  # cleanup is ours: the row keeps the agent's outcome and says what failed
@@ -182,17 +190,19 @@ def _finish(
         outcome = LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))
         result = _result(task, outcome, budget, timings, _UNGRADED)
     if log is not None:
-        result = _annotated(task, result, log, collection)
+        result = _annotated(task, result, log, collection, timings.opens)
         with contextlib.suppress(OSError, ValueError):  # a full disk: the row still reaches the batch
             log.write("episode_end", **result.to_dict(), submission=_graded_text(outcome))
             log.close()
     return result
 
 
-def _annotated(task: Task, result: ResultRow, log: TrajectoryWriter, collection: Path | None) -> ResultRow:
+def _annotated(
+    task: Task, result: ResultRow, log: TrajectoryWriter, collection: Path | None, opens: dict[str, int] | None
+) -> ResultRow:
     """Evidence, failure mode and refused attempts from what the loop logged; a failure here keeps the row."""
     try:
-        result, evidence = annotate(result, read_trajectory(log.path), task, collection)
+        result, evidence = annotate(result, read_trajectory(log.path), task, collection, opens)
         if evidence is not None:
             log.write("evidence", **evidence)
     except Exception as error:  # a bug here must not cost the episode its row

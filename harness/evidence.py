@@ -5,7 +5,8 @@ a command contains its file name, *shown* when an output line carries its conten
 grep/rg hit `name:...`, a `head`/`tail` header `==> name <==`), and *listed* when its name appears in an
 output otherwise (`ls`, `find`, `grep -l`). Named and shown documents count as reached; listed-only ones
 are recorded but do not count, or one `ls` would reach every document. Globs are not expanded, and a
-name written inside a script counts as named even if the script never opens it.
+name written inside a script counts as named even if the script never opens it. Where the host saw the
+exact file opens (`--watch-opens`, harness/file_opens.py), only *opened* documents count as reached.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 METHOD = "commands-and-output (approximation)"
+OPENS_METHOD = "inotify on the collection folder (exact opens)"
 REACHING = ("named", "shown")
 """The ways of touching a document that count as reaching it (evidence recall)."""
 _TOKEN = re.compile(r"[\w.\-]+")
@@ -112,14 +114,22 @@ def _shown(line: str, document: str) -> bool:
     return re.match(rf"(?:==> )?(?:\S*/)?{name}(?::| <==|-\d+-)", line) is not None
 
 
-def touched_documents(events: list[dict[str, Any]], index: DocumentIndex, evidence: list[str]) -> EvidenceRecord:
-    """Every document the logged commands named or the outputs showed or listed, in order of first touch."""
+def touched_documents(
+    events: list[dict[str, Any]], index: DocumentIndex, evidence: list[str], opens: dict[str, int] | None = None
+) -> EvidenceRecord:
+    """Every document the logged commands named or the outputs showed or listed, in order of first touch.
+
+    With `opens` (file -> first turn it was opened, seen by the host: harness/file_opens.py) only opened
+    documents are reached, and the record names that method.
+    """
     touches: dict[str, Touch] = {}
+    reaching = ("opened",) if opens is not None else REACHING
 
     def touch(document: str, turn: int, how: str) -> None:
         record = touches.setdefault(document, Touch(document, turn))
+        record.first_turn = min(record.first_turn, turn)
         record.how.add(how)
-        if how in REACHING and record.reached_turn is None:
+        if how in reaching and (record.reached_turn is None or turn < record.reached_turn):
             record.reached_turn = turn
 
     for event in events:
@@ -131,4 +141,8 @@ def touched_documents(events: list[dict[str, Any]], index: DocumentIndex, eviden
             for line in (event.get("stdout") or "").splitlines():
                 for document in index.named_in(line):
                     touch(document, turn, "shown" if _shown(line, document) else "listed")
-    return EvidenceRecord(list(touches.values()), list(dict.fromkeys(evidence)))
+    for document, turn in (opens or {}).items():
+        touch(document, turn, "opened")
+    ordered = sorted(touches.values(), key=lambda record: record.first_turn)  # stable: log order within a turn
+    method = OPENS_METHOD if opens is not None else METHOD
+    return EvidenceRecord(ordered, list(dict.fromkeys(evidence)), method)

@@ -237,3 +237,33 @@ def test_regrading_recomputes_the_failure_mode(mini):
     assert main(["replay", "--regrade", str(outcome.run_dir)]) == 0
     [row] = read_jsonl(outcome.run_dir / "results.regraded.jsonl")
     assert (row["verdict"], row["failure_mode"]) == ("correct", None)
+
+
+@pytest.mark.parametrize("sandbox", ["local", "docker"])
+def test_watched_opens_reach_a_file_no_command_names(mini, sandbox, request):
+    if sandbox == "docker":
+        request.getfixturevalue("docker_image")
+    first, second = demo_project(mini, ["demo-001"])["demo-001"]["evidence"]
+    replies = [
+        {"bash": "ls /workspace/documents"},  # lists both: opens neither
+        {"bash": f"head -1 /workspace/documents/{first}"},
+        {"bash": 'f=$(ls /workspace/documents/*1970-1979*); wc -c < "$f"'},  # opens the second, never names it
+        "<answer>1</answer>",
+    ]
+    script = mini.script(replies)
+    runs = {}
+    for mode, extra in (("approximate", ()), ("exact", ("--watch-opens",))):
+        outcome = mini.run("--model", script, "--domain", "demo", "--sandbox", sandbox, *extra, run_id=mode)
+        [runs[mode]] = outcome.rows
+    approximate, exact = runs["approximate"], runs["exact"]
+    assert (approximate["evidence_recall"], approximate["evidence_reached"]) == (0.5, {first: 2})
+    assert approximate["failure_mode"] == "incomplete_inspection"
+    assert exact["evidence_method"] == "inotify on the collection folder (exact opens)"
+    assert (exact["evidence_recall"], exact["evidence_reached"]) == (1.0, {first: 2, second: 3})
+    assert (exact["files_touched"], exact["failure_mode"]) == (2, "evidence_misidentification")
+
+
+def test_watching_opens_needs_one_sandbox_at_a_time(mini):
+    demo_project(mini, ["demo-001"])
+    outcome = mini.run("--model", "oracle", "--domain", "demo", "--watch-opens", "--workers", "2")
+    assert outcome.rows[0]["evidence_method"] == "commands-and-output (approximation)"

@@ -87,8 +87,9 @@ def test_import_of_real_mini_swe_agent_trajectories_grades_and_records_evidence(
 def test_export_then_import_gives_the_same_rows(mini, minisweagent):
     two_tasks(mini)
     replies = [{"bash": "cat /workspace/documents/ledger.md; echo x > /workspace/documents/y"}, "<answer>42</answer>"]
-    ours = mini.run("--model", mini.script(replies), "--max-turns", "5")
+    ours = mini.run("--model", mini.script(replies), "--max-turns", "5", "--watch-opens")
     assert ours.exit_code == 0 and len(ours.rows) == 2
+    assert {row["evidence_method"] for row in ours.rows} == {"inotify on the collection folder (exact opens)"}
     out = mini.root / "exported"
     assert main(["export", "mini-swe-agent", str(ours.run_dir), str(out)]) == 0
     assert main(import_args(mini, "back", out)) == 0

@@ -174,7 +174,7 @@ def _import_episode(
     grade = get_grader(task.grader).grade(episode.submission, task.answer, task.answer_format, task.rel_tol)
     row = ResultRow(task_id=task.id, domain=task.domain, status=episode.status, **grade_fields(grade),
                     detail=episode.detail, task_digest=task_digest(task), **episode.row)  # fmt: skip
-    row, evidence = annotate(row, read_trajectory(log.path), task, collection)
+    row, evidence = annotate(row, read_trajectory(log.path), task, collection, episode.opens)
     if evidence is not None:
         log.write("evidence", **evidence)
     log.write("episode_end", **row.to_dict(), submission=episode.submission)

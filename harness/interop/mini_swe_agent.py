@@ -74,12 +74,17 @@ def export_episode(events: list[dict[str, Any]], config: dict[str, Any]) -> dict
                     "wall_time_limit_seconds": int(config.get("time_limit", 0)),
                 },
             },
-            "harness": {key: end.get(key) for key in _KEPT_IN_EXTENSION},
+            "harness": {key: end.get(key) for key in _KEPT_IN_EXTENSION} | {"opens": _opens(events)},
         },
         "messages": messages,
         "trajectory_format": FORMAT,
         "instance_id": start["task_id"],
     }
+
+
+def _opens(events: list[dict[str, Any]]) -> dict[str, int] | None:
+    """The exact file opens the host saw (--watch-opens), from the evidence event."""
+    return next((event.get("opens") for event in events if event["event"] == "evidence"), None)
 
 
 def _earlier_messages(new: list[dict[str, Any]], observation: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -135,6 +140,8 @@ class ImportedEpisode:
     submission: str | None = None
     detail: str | None = None
     row: dict[str, Any] = field(default_factory=dict)
+    opens: dict[str, int] | None = None
+    """Exact file opens recorded by our export (--watch-opens); None for peers' files."""
 
 
 def instance_id(data: dict[str, Any]) -> str | None:
@@ -176,6 +183,7 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
     episode.status = Status(extension["status"]) if extension.get("status") else status_of(exit_status)
     episode.submission = info.get("submission") if episode.status is Status.ANSWERED else None
     episode.detail = extension.get("detail") if "detail" in extension else _detail(exit_status, episode.status)
+    episode.opens = extension.get("opens")
     stats = info.get("model_stats") or {}
     episode.row = tokens | {
         "turns": int(stats.get("api_calls") or turn),
