@@ -134,3 +134,12 @@ def test_import_rejects_a_file_that_is_not_a_trajectory_and_writes_nothing(mini,
     assert main(import_args(mini, "bad", bad)) == 2
     assert "t1.traj.json: field 'trajectory_format'" in mini.capsys.readouterr().err
     assert not (mini.results_dir / "bad").exists()
+
+
+def test_import_rejects_malformed_messages_and_writes_nothing(mini, minisweagent):
+    two_tasks(mini)
+    bad = mini.root / "t1.traj.json"
+    bad.write_text(json.dumps({"trajectory_format": "mini-swe-agent-1.1", "info": {}, "messages": ["not a message"]}))
+    assert main(import_args(mini, "bad", bad)) == 2
+    assert "t1.traj.json: field 'messages': malformed" in mini.capsys.readouterr().err
+    assert not (mini.results_dir / "bad").exists()

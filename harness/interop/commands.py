@@ -14,7 +14,7 @@ from harness.annotations import annotate
 from harness.episode import grade_fields
 from harness.errors import InputError
 from harness.grading import get_grader
-from harness.interop.mini_swe_agent import FORMAT, export_episode, import_messages, instance_id
+from harness.interop.mini_swe_agent import FORMAT, ImportedEpisode, export_episode, import_messages, instance_id
 from harness.names import check_run_id, file_name
 from harness.results_store import ResultRow, ResultsWriter
 from harness.run_folder import RunFolder
@@ -58,10 +58,10 @@ def import_run(options: ImportOptions, console: Console) -> int:
         raise InputError(f"{folder.path}: already exists; pick another --run-id")
     tasks = _tasks_by_id(options.tasks_dir)
     files = _trajectory_files(options.paths)
-    loaded = [(path, _load(path)) for path in files]  # every file is read before anything is written
-    matched: dict[tuple[str, str], tuple[Path, dict[str, Any], Task]] = {}
+    loaded = [(path, _load(path)) for path in files]  # every file is read and parsed before anything is written
+    matched: dict[tuple[str, str], tuple[Path, dict[str, Any], ImportedEpisode, Task]] = {}
     unmatched: list[str] = []
-    for path, data in loaded:
+    for path, (data, episode) in loaded:
         task, why = _match(path, data, tasks)
         if task is None:
             unmatched.append(f"{path}: {why}")
@@ -70,7 +70,7 @@ def import_run(options: ImportOptions, console: Console) -> int:
                 f"{path}: task {task.domain}/{task.id} already imported from {matched[(task.domain, task.id)][0]}"
             )
         else:
-            matched[(task.domain, task.id)] = (path, data, task)
+            matched[(task.domain, task.id)] = (path, data, episode, task)
     if not matched:
         raise InputError(f"no trajectory matched a task in {options.tasks_dir}: " + "; ".join(unmatched[:3]))
     folder.path.mkdir(parents=True)
@@ -78,11 +78,10 @@ def import_run(options: ImportOptions, console: Console) -> int:
     folder.write_record(_record(options, first, len(matched)))
     writer = ResultsWriter(folder.results_path)
     try:
-        for path, data, task in matched.values():
+        for path, data, episode, task in matched.values():
             collection = options.collections_dir / task.domain if options.collections_dir else None
-            writer.append(
-                _import_episode(folder, path, data, task, collection if collection and collection.is_dir() else None)
-            )
+            found = collection if collection and collection.is_dir() else None
+            writer.append(_import_episode(folder, path, data, episode, task, found))
     finally:
         writer.close()
     for line in unmatched:
@@ -116,16 +115,19 @@ def _trajectory_files(paths: list[Path]) -> list[Path]:
     return files
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load(path: Path) -> tuple[dict[str, Any], ImportedEpisode]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise InputError(f"{path}: not a JSON trajectory: {error}") from None
     if not isinstance(data, dict) or not str(data.get("trajectory_format", "")).startswith("mini-swe-agent"):
         raise InputError(f"{path}: field 'trajectory_format': not a mini-swe-agent trajectory")
     if not isinstance(data.get("messages"), list) or not isinstance(data.get("info"), dict):
         raise InputError(f"{path}: field 'messages' or 'info': missing")
-    return data
+    try:
+        return data, import_messages(data)
+    except (AttributeError, TypeError, ValueError, KeyError) as error:
+        raise InputError(f"{path}: field 'messages': malformed ({type(error).__name__}: {error})") from None
 
 
 def _match(path: Path, data: dict[str, Any], tasks: dict[str, list[Task]]) -> tuple[Task | None, str]:
@@ -159,9 +161,8 @@ def _record(options: ImportOptions, data: dict[str, Any], count: int) -> dict[st
 
 
 def _import_episode(
-    folder: RunFolder, path: Path, data: dict[str, Any], task: Task, collection: Path | None
+    folder: RunFolder, path: Path, data: dict[str, Any], episode: ImportedEpisode, task: Task, collection: Path | None
 ) -> ResultRow:
-    episode = import_messages(data)
     log = TrajectoryWriter(folder.trajectory_path(task.domain, task.id))
     model = ((data["info"].get("config") or {}).get("model") or {}).get("model_name")
     log.write("episode_start", schema_version=SCHEMA_VERSION, task_id=task.id, domain=task.domain,
