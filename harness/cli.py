@@ -126,19 +126,64 @@ def build_collection_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_import_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness import",
+        description="A run folder from another agent's trajectory files: rows graded by our graders; "
+        "files matching no task are listed.",
+    )
+    parser.add_argument("format", choices=("mini-swe-agent",), help="the files' format")
+    parser.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="*.traj.json files or folders of them")
+    parser.add_argument("--run-id", required=True, metavar="ID", help="the new run folder's name")
+    parser.add_argument("--tasks-dir", type=Path, metavar="DIR", help="default: tasks/ (HARNESS_TASKS_DIR)")
+    parser.add_argument(
+        "--collections-dir", type=Path, metavar="DIR", help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    parser.add_argument("--results-dir", type=Path, default=Path("results"), metavar="DIR", help="default: results/")
+    return parser
+
+
+def build_export_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness export", description="A run's finished episodes as another agent's trajectory files."
+    )
+    parser.add_argument("format", choices=("mini-swe-agent",), help="the files' format")
+    parser.add_argument("run", type=Path, metavar="RUN_DIR", help="a run folder")
+    parser.add_argument("out", type=Path, metavar="OUT_DIR", help="where <domain>/<task>.traj.json files go")
+    return parser
+
+
+def build_leakage_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness leakage",
+        description="Tasks whose gold answer, solution or id is printed in their collection. Exit code 0: none "
+        "(or only golds a task allows with `leak_allow`); 1: some; 2: bad input.",
+    )
+    parser.add_argument("--domain", default="all", metavar="LIST", help="domains, comma-separated, or all (default)")
+    parser.add_argument("--tasks-dir", type=Path, metavar="DIR", help="default: tasks/ (HARNESS_TASKS_DIR)")
+    parser.add_argument(
+        "--collections-dir", type=Path, metavar="DIR", help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    return parser
+
+
 SUBCOMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], str]] = {
     "replay": (build_replay_parser, "re-execute logged episodes and compare, or re-grade them from the logs"),
     "report": (build_report_parser, "accuracy tables (Markdown, CSV) and plots from run folders"),
     "view": (build_view_parser, "a self-contained HTML viewer of a run"),
     "sandbox": (build_sandbox_parser, "build the Docker image or an E2B template; clean up leftovers"),
     "collection": (build_collection_parser, "build a collection from raw documents; documents, bytes and tokens"),
+    "import": (build_import_parser, "a run folder from mini-swe-agent trajectory files"),
+    "export": (build_export_parser, "a run's episodes as mini-swe-agent trajectory files"),
+    "leakage": (build_leakage_parser, "tasks whose gold, solution or id is printed in their collection"),
 }
 """Every command besides running a batch: name -> (its parser, its one-line summary)."""
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    handlers = {"replay": _replay, "sandbox": _sandbox, "report": _report, "view": _view, "collection": _collection}
+    handlers = {"replay": _replay, "sandbox": _sandbox, "report": _report, "view": _view, "collection": _collection,
+                "import": _import, "export": _export, "leakage": _leakage}  # fmt: skip
     if argv[:1] and argv[0] in handlers:
         return handlers[argv[0]](SUBCOMMANDS[argv[0]][0]().parse_args(argv[1:]))
     arguments = vars(build_parser().parse_args(argv))
@@ -234,6 +279,49 @@ def _collection(arguments: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         Console(stderr=True).print("interrupted; the files converted so far are kept and in the manifest")
         return EXIT_INTERRUPTED
+
+
+def _import(arguments: argparse.Namespace) -> int:
+    from harness.interop.commands import ImportOptions, import_run
+
+    tasks_dir = arguments.tasks_dir or Path(os.environ.get("HARNESS_TASKS_DIR", "tasks"))
+    collections_dir = arguments.collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
+    options = ImportOptions(arguments.paths, tasks_dir, collections_dir, arguments.results_dir, arguments.run_id)
+    try:
+        return import_run(options, _console())
+    except InputError as error:
+        return _report_input_error(error)
+
+
+def _export(arguments: argparse.Namespace) -> int:
+    from harness.interop.commands import export_run
+
+    try:
+        return export_run(arguments.run, arguments.out, _console())
+    except InputError as error:
+        return _report_input_error(error)
+
+
+def _leakage(arguments: argparse.Namespace) -> int:
+    from harness.leakage import find_leaks
+    from harness.tasks import collection_path, load_task_file, resolve_domains
+
+    tasks_dir = arguments.tasks_dir or Path(os.environ.get("HARNESS_TASKS_DIR", "tasks"))
+    collections_dir = arguments.collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
+    try:
+        domains = resolve_domains(arguments.domain, tasks_dir)
+        tasks = [task for domain in domains for task in load_task_file(tasks_dir / f"{domain}.jsonl")]
+        hits = find_leaks(tasks, {domain: collection_path(collections_dir, domain) for domain in domains})
+    except InputError as error:
+        return _report_input_error(error)
+    console = _console()
+    for hit in hits:
+        note = f" (allowed: {hit.allowed})" if hit.allowed else ""
+        console.print(f"{hit.domain}/{hit.task_id}: {hit.what} printed in {hit.document}{note}",
+                      markup=False, highlight=False, soft_wrap=True)  # fmt: skip
+    counted = sum(hit.allowed is None for hit in hits)
+    console.print(f"{len(tasks)} tasks checked: {counted} leaks, {len(hits) - counted} allowed", markup=False)
+    return 1 if counted else 0
 
 
 def _replay(arguments: argparse.Namespace) -> int:

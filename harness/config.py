@@ -142,6 +142,10 @@ class RunConfig:
     output_limit: int = setting(
         20_000, "bytes of each output stream shown to the model (head and tail kept)", bound=POSITIVE, metavar="BYTES"
     )
+    watch_opens: bool = setting(
+        False, "record exactly which collection files each episode opens (inotify; used only with one sandbox at "
+        "a time on local or a local Docker engine, and nothing else may read the collection folder meanwhile)",
+    )  # fmt: skip
 
 
 def setting_fields() -> tuple[dataclasses.Field[Any], ...]:

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.agent import LoopOutcome, LoopSettings, run_agent
+from harness.annotations import annotate
 from harness.budget import Budget
 from harness.config import RunConfig
+from harness.file_opens import WatchedSandbox, exact_opens_possible, watched
 from harness.grading import Grade, Verdict, get_grader
 from harness.models import Model
 from harness.names import file_name
@@ -25,7 +27,7 @@ from harness.run_folder import RunFolder
 from harness.sandboxes import Sandbox, SandboxError
 from harness.slots import Slots, ThrottledModel, wait_for_slot
 from harness.tasks import Task, task_digest
-from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter
+from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter, read_trajectory
 
 SandboxFactory = Callable[[Task, str], Sandbox]
 _TRACEBACK_CHARS = 4000
@@ -47,12 +49,16 @@ class EpisodeContext:
     """The run's sandbox and connection throttles (unbounded unless the batch sets them)."""
     sandbox_facts: dict[str, Any] = field(default_factory=dict)
     """The backend's facts, for episode_start (before this episode's sandbox exists)."""
+    collections: dict[str, Path] = field(default_factory=dict)
+    """Domain -> collection folder, to name the documents an episode touched."""
 
 
 @dataclass
 class _Timings:
     queue_s: float = 0.0
     sandbox_start_s: float = 0.0
+    opens: dict[str, int] | None = None
+    """Collection files the host saw opened, with the first turn (None where it cannot see them)."""
 
 
 def episode_name(task: Task) -> str:
@@ -78,7 +84,7 @@ def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
         outcome = LoopOutcome(Status.CANCELLED, None, f"interrupted: {type(error).__name__}: {error}")
         raise
     finally:
-        result = _finish(task, outcome, budget, timings, log)
+        result = _finish(task, outcome, budget, timings, log, context.collections.get(task.domain))
     return result
 
 
@@ -114,6 +120,9 @@ def _run_in_sandbox(
     sandbox = context.make_sandbox(task, episode_name(task))
     budget: Budget | None = None
     outcome: LoopOutcome | None = None
+    collection = context.collections.get(task.domain)
+    if collection and exact_opens_possible(config):
+        sandbox = watched(sandbox, collection, lambda: budget.turns if budget else 0)
     try:
         started = time.monotonic()
         sandbox.start()
@@ -132,6 +141,8 @@ def _run_in_sandbox(
     except Exception as error:
         outcome = _outcome_of_failure(error)
     finally:
+        if isinstance(sandbox, WatchedSandbox):
+            timings.opens = sandbox.opens()
         try:
             sandbox.close()
         except Exception as error:  # cleanup is ours: the row keeps the agent's outcome and says what failed
@@ -164,7 +175,12 @@ def _failure_text(error: BaseException) -> str:
 
 
 def _finish(
-    task: Task, outcome: LoopOutcome, budget: Budget | None, timings: _Timings, log: TrajectoryWriter | None
+    task: Task,
+    outcome: LoopOutcome,
+    budget: Budget | None,
+    timings: _Timings,
+    log: TrajectoryWriter | None,
+    collection: Path | None,
 ) -> ResultRow:
     """Grade and build the row; a grader bug is a harness_error row, a failing log never loses the row."""
     try:
@@ -173,9 +189,24 @@ def _finish(
         outcome = LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))
         result = _result(task, outcome, budget, timings, _UNGRADED)
     if log is not None:
+        result = _annotated(task, result, log, collection, timings.opens)
         with contextlib.suppress(OSError, ValueError):  # a full disk: the row still reaches the batch
             log.write("episode_end", **result.to_dict(), submission=_graded_text(outcome))
             log.close()
+    return result
+
+
+def _annotated(
+    task: Task, result: ResultRow, log: TrajectoryWriter, collection: Path | None, opens: dict[str, int] | None
+) -> ResultRow:
+    """Evidence, failure mode and refused attempts from what the loop logged; a failure here keeps the row."""
+    try:
+        result, evidence = annotate(result, read_trajectory(log.path), task, collection, opens)
+        if evidence is not None:
+            log.write("evidence", **evidence)
+    except Exception as error:  # a bug here must not cost the episode its row
+        with contextlib.suppress(OSError, ValueError):
+            log.write("harness_error", during="evidence record", error=_failure_text(error))
     return result
 
 

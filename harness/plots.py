@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,18 @@ def submission_turns_plot(rows: list[ResultRow], path: Path) -> None:
 def _save(figure: Any, path: Path) -> None:
     figure.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(figure)
+
+
+def failure_mode_plot(counts: dict[str, Counter[str]], models: list[str], path: Path) -> None:
+    """Wrong episodes per failure mode, one bar group per mode, one bar per model."""
+    from harness.failure_modes import MODES
+
+    figure, axes = plt.subplots(figsize=(max(6, 1.5 * len(MODES) * max(len(models), 1) / 2), 4))
+    width = 0.8 / max(len(models), 1)
+    for index, model in enumerate(models):
+        axes.bar([p + index * width for p in range(len(MODES))], [counts[model][m] for m in MODES], width, label=model)
+    axes.set_xticks([p + width * (len(models) - 1) / 2 for p in range(len(MODES))],
+                    [mode.replace("_", "\n") for mode in MODES])  # fmt: skip
+    axes.set_ylabel("wrong episodes")
+    axes.legend(fontsize="small")
+    _save(figure, path)

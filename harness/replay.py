@@ -18,7 +18,9 @@ from rich.console import Console
 from harness.config import build_config
 from harness.episode import grade_fields
 from harness.errors import InputError
-from harness.grading import get_grader
+from harness.failure_modes import failure_mode
+from harness.grading import Verdict, get_grader
+from harness.outcome import Status
 from harness.run_folder import RunFolder, find_run_folder
 from harness.runner import execute_run, plan_run
 from harness.trajectory import is_finished, read_trajectory
@@ -79,6 +81,9 @@ def regrade(path: Path, console: Console) -> int:
                                                  task["rel_tol"])  # fmt: skip
         row = {key: value for key, value in end.items() if key not in ("event", "time", "submission")}
         row |= grade_fields(grade)
+        if "failure_mode" in row:  # logged with an evidence record: the mode follows the new verdict
+            correct = row["verdict"] == Verdict.CORRECT
+            row["failure_mode"] = failure_mode(Status(row["status"]), correct, row.get("evidence_recall"))
         if any(row[key] != end.get(key) for key in _VERDICTS):
             changed += 1
             name = f"{episode.key[0]}/{episode.key[1]}"

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from harness.errors import InputError
 from harness.outcome import Status
+from harness.report_evidence import evidence_sections
 from harness.results_store import MODE_FIELDS, ResultRow
 from harness.run_folder import RunFolder
 from harness.stats import mcnemar_exact
@@ -70,6 +71,7 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     submission_turns_plot([r.row for r in rows], out / "submission_turns.png")
     markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n![residuals](residuals.png)\n\n"
     markdown += "![turn of submission](submission_turns.png)\n"
+    markdown += "\n" + evidence_sections(table, models, rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     console.print(markdown, markup=False, highlight=False, soft_wrap=True)
     console.print(f"report written to {out}", markup=False, highlight=False)

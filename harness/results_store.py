@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,22 @@ class ResultRow:
     task_digest: str = ""
     """sha256 of what was asked and graded (question, gold, format, grader, rel_tol): a resume re-runs a
     task whose digest changed."""
+    evidence_recall: float | None = None
+    """Task evidence files reached / evidence files (harness/evidence.py); None when the task lists none."""
+    evidence_reached: dict[str, int] = field(default_factory=dict)
+    """Evidence file -> the turn it was first reached."""
+    files_touched: int = 0
+    """Collection documents reached (named in a command or shown in an output)."""
+    evidence_method: str = ""
+    """How the touched documents were found ("" in rows written before evidence records)."""
+    failure_mode: str | None = None
+    """A wrong episode's failure mode (harness/failure_modes.py); None when correct or an infrastructure failure."""
+    refused_network: int = 0
+    """Commands whose output shows a refused network connect (harness/leakage.py, a lower bound)."""
+    refused_writes: int = 0
+    """Commands whose output shows a refused write ("Read-only file system")."""
+    canary: bool = False
+    """The task is a canary: its answer exists only on the host, so a correct answer is a containment failure."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -23,6 +23,7 @@ from harness.config import RunConfig, config_to_dict
 from harness.episode import EpisodeContext
 from harness.errors import InputError
 from harness.grading import GRADERS
+from harness.leakage import find_leaks, leak_summary
 from harness.models.factory import ModelFactory, model_factory
 from harness.names import check_run_id
 from harness.prompts import PromptSet, load_prompts
@@ -65,6 +66,8 @@ class RunPlan:
     resumed: bool
     changed_tasks: int = 0
     """On resume, finished tasks run again because what they ask or grade changed."""
+    leak_warning: str | None = None
+    """Tasks whose gold, solution or id is printed in their collection (harness/leakage.py), None if none."""
 
     @property
     def run_dir(self) -> Path:
@@ -109,8 +112,9 @@ def plan_run(config: RunConfig) -> RunPlan:
     kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
     finished = {row.key for row in kept}
     pending = [task for task in tasks if (task.domain, task.id) not in finished]
+    leaks = leak_summary(find_leaks(tasks, collections))
     return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
-                   protocol, prompts, lock, resumed, changed)  # fmt: skip
+                   protocol, prompts, lock, resumed, changed, leaks)  # fmt: skip
 
 
 def _check_resumable(
@@ -170,8 +174,8 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
             console.print(f"{plan.changed_tasks} finished tasks changed their question or gold since: run again",
                           markup=False, highlight=False)  # fmt: skip
     _write_run_record(plan, config_hash)
-    warning = (plan.backend.facts.get("limits") or {}).get("warning")
-    if warning:
+    warnings = [(plan.backend.facts.get("limits") or {}).get("warning"), plan.leak_warning]
+    for warning in filter(None, warnings):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
         plan.folder.keep_previous_attempt(task.domain, task.id)
@@ -186,6 +190,7 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         collection_hashes=plan.collection_hashes,
         cancel=cancel,
         sandbox_facts=plan.backend.facts,
+        collections=plan.collections,
     )
     limits = BatchLimits(
         workers=config.workers,
@@ -237,6 +242,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
             "sandbox": plan.backend.facts,
             "collections": collections,
             "tasks": len(plan.tasks),
+            "leakage_warning": plan.leak_warning,
         }
     plan.folder.write_record(record)
 

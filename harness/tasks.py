@@ -22,6 +22,8 @@ _OPTIONAL = {
     "evidence": list,
     "metadata": dict,
     "rel_tol": (int, float),
+    "canary": bool,
+    "leak_allow": str,
 }
 
 
@@ -39,6 +41,10 @@ class Task:
     evidence: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     rel_tol: float | None = None
+    canary: bool = False
+    """The answer exists only on the host: a correct answer means the sandbox leaked it (containment failure)."""
+    leak_allow: str | None = None
+    """Why the gold may appear verbatim in the collection (the pre-run leakage check then allows it)."""
 
 
 def task_digest(task: Task) -> str:
@@ -127,6 +133,8 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
         if row.get(name) is not None and not isinstance(row[name], kinds):
             raise InputError(f"{where}: field '{name}': wrong type {type(row[name]).__name__}")
     check_task_id(row["id"], where)
+    if row.get("leak_allow") is not None and not row["leak_allow"].strip():
+        raise InputError(f"{where}: field 'leak_allow': must give the reason the gold may appear in the collection")
     rel_tol = row.get("rel_tol")
     if rel_tol is not None and (isinstance(rel_tol, bool) or not math.isfinite(rel_tol) or rel_tol < 0):
         raise InputError(f"{where}: field 'rel_tol': {rel_tol!r} is not a finite non-negative number")
@@ -151,6 +159,8 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
         evidence=list(row.get("evidence") or []),
         metadata=dict(row.get("metadata") or {}),
         rel_tol=row.get("rel_tol"),
+        canary=bool(row.get("canary")),
+        leak_allow=row.get("leak_allow"),
     )
 
 

@@ -13,10 +13,11 @@ from typing import Any
 
 SCHEMA_VERSION = 2
 """2: episode_start comes before the sandbox starts (its facts are in sandbox_ready); observations carry
-the text the model was shown; harness_error events."""
+the text the model was shown; harness_error events. An `evidence` event (the documents touched, see
+harness/evidence.py) comes just before episode_end; older logs lack it."""
 EVENTS = (
     "episode_start", "sandbox_ready", "model_call", "model_error", "action", "observation", "format_error",
-    "harness_error", "episode_end",
+    "harness_error", "evidence", "episode_end",
 )  # fmt: skip
 
 

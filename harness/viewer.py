@@ -8,7 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from harness.results_store import MODE_FIELDS
 from harness.run_folder import RunFolder
+from harness.summary import ALL, Cell
 from harness.trajectory import is_finished, read_trajectory
 
 TEMPLATE = Path(__file__).with_name("templates") / "viewer.html"
@@ -37,6 +39,7 @@ def episode_view(events: list[dict[str, Any]], max_turns: int, time_limit: float
         elif kind == "format_error" and steps:
             steps[-1]["problem"] = event["problem"]
     task = start.get("task", {})
+    evidence = next((event for event in events if event["event"] == "evidence"), {})
     return {
         "key": f"{start['domain']}/{start['task_id']}",
         "domain": start["domain"],
@@ -48,7 +51,31 @@ def episode_view(events: list[dict[str, Any]], max_turns: int, time_limit: float
         "answer": end.get("answer"),
         "turns": end.get("turns", len(steps)),
         "detail": end.get("detail"),
+        "reasons": end.get("reasons") or [],
+        "failure_mode": end.get("failure_mode"),
+        "evidence_recall": end.get("evidence_recall"),
+        "evidence": evidence.get("evidence", []),
+        "touches": evidence.get("touches", []),
+        "evidence_method": evidence.get("method"),
         "steps": steps,
+    }
+
+
+def run_header(folder: RunFolder) -> dict[str, Any]:
+    """Model, protocol, accuracy by grading mode, tokens and cost of the run's latest rows."""
+    record = folder.read_record()
+    rows = list(folder.latest_rows().values())
+    cell = Cell(record["config"]["model"], ALL, rows)
+    costs = cell.cost()
+    protocol = record.get("protocol") or {}
+    return {
+        "model": record["config"]["model"],
+        "protocol": {key: value for key, value in protocol.items() if not isinstance(value, dict)},
+        "episodes": cell.n,
+        "accuracy": {mode: round(100 * cell.accuracy(mode), 1) for mode in MODE_FIELDS},
+        "input_tokens": cell.input_tokens(),
+        "output_tokens": cell.output_tokens(),
+        "cost_usd": None if costs is None else round(costs, 4),
     }
 
 
@@ -66,7 +93,8 @@ def write_viewer(run_dir: Path, out: Path | None) -> Path:
     files = folder.trajectories()
     episodes = [episode_view(events, config["max_turns"], config["time_limit"])
                 for events in map(read_trajectory, files) if events]  # fmt: skip
-    values = {"TITLE": html.escape(run_dir.name), "DATA": embedded_json({"run": run_dir.name, "episodes": episodes})}
+    data = {"run": run_dir.name, "header": run_header(folder), "episodes": episodes}
+    values = {"TITLE": html.escape(run_dir.name), "DATA": embedded_json(data)}
     page = _PLACEHOLDER.sub(lambda match: values[match.group(1)], TEMPLATE.read_text(encoding="utf-8"))
     out = out or run_dir / "viewer.html"
     out.write_text(page, encoding="utf-8")

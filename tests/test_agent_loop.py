@@ -79,7 +79,7 @@ def test_trajectory_records_every_event_in_order(mini):
     outcome = mini.run("--model", model)
     events = [e["event"] for e in outcome.trajectory("t1")]
     assert events == ["episode_start", "sandbox_ready", "model_call", "action", "observation", "model_call",
-                      "episode_end"]  # fmt: skip
+                      "evidence", "episode_end"]  # fmt: skip
     observation = outcome.trajectory("t1")[4]
     assert (observation["stdout"], observation["exit_code"]) == ("hi\n", 0)
     end = outcome.trajectory("t1")[-1]

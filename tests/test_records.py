@@ -46,7 +46,7 @@ def test_a_bug_in_cleanup_keeps_the_agents_outcome_and_every_row(mini, monkeypat
     ]
     assert all("sandbox cleanup failed: RecursionError" in r["detail"] for r in outcome.rows)
     events = [e["event"] for e in outcome.trajectory("t00")]
-    assert events[-2:] == ["harness_error", "episode_end"]
+    assert events[-3:] == ["harness_error", "evidence", "episode_end"]
     assert (outcome.run_dir / "summary.json").exists()
 
 

@@ -37,6 +37,7 @@ def test_oracle_answers_every_task_in_the_local_sandbox(domain: str, tmp_path: P
     assert run["collections"][domain]["hash"] == manifest["hash"]  # the committed manifest is the collection's
     assert sorted(row["task_id"] for row in rows) == sorted(task["id"] for task in tasks_of(domain))
     assert [(r["task_id"], r["status"], r["answer"], r["detail"]) for r in rows if r["verdict"] != "correct"] == []
+    assert {r["task_id"]: r["evidence_recall"] for r in rows} == {t["id"]: 1.0 for t in tasks_of(domain)}
 
 
 @pytest.mark.parametrize("domain", ["law", "biz", "fin"])
@@ -45,6 +46,7 @@ def test_oracle_answers_every_task_in_docker(domain: str, tmp_path: Path, docker
     rows = run_oracle(domain, tmp_path, "--sandbox", "docker", "--image", image)
     assert len(rows) == len(tasks_of(domain))
     assert [(r["task_id"], r["status"], r["answer"], r["detail"]) for r in rows if r["verdict"] != "correct"] == []
+    assert {r["task_id"]: r["evidence_recall"] for r in rows} == {t["id"]: 1.0 for t in tasks_of(domain)}
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

@@ -1,0 +1,1 @@
+"""Trajectories in other agents' formats: import them as run folders, export our episodes to them."""

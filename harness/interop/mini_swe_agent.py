@@ -1,0 +1,238 @@
+"""mini-swe-agent's trajectory format (`trajectory_format: "mini-swe-agent-1.1"`), both ways (pure functions).
+
+A file holds `info` (`exit_status`, `submission`, `model_stats` with `instance_cost` and `api_calls`,
+`config`) and `messages`: OpenAI-style messages whose `extra` holds, for an assistant message, its
+`actions` (`[{"command": ...}]`), `cost` and the provider `response` (with `usage`), and for an
+observation its `raw_output` and `returncode`; a last `exit` message ends it. Our export adds
+`info.harness` (what the format has no place for: domain, our status, timings) and `extra.stderr`
+(mini-swe-agent merges stderr into the output); peers' files are read without them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.outcome import Status
+
+FORMAT = "mini-swe-agent-1.1"
+EXIT_STATUSES = {
+    Status.ANSWERED: "Submitted",
+    Status.TURN_LIMIT: "LimitsExceeded",
+    Status.TIME_LIMIT: "TimeExceeded",
+    Status.CONTEXT_LIMIT: "ContextWindowExceededError",
+    Status.FORMAT_ERRORS: "RepeatedFormatError",
+    Status.MODEL_ERROR: "ModelError",
+    Status.SANDBOX_ERROR: "SandboxError",
+    Status.HARNESS_ERROR: "HarnessError",
+    Status.CANCELLED: "UserInterruption",
+}
+_STATUSES = {name: status for status, name in EXIT_STATUSES.items()} | {
+    "FormatError": Status.FORMAT_ERRORS,
+    "KeyboardInterrupt": Status.CANCELLED,
+    "TimeoutExpired": Status.TIME_LIMIT,
+}
+_KEPT_IN_EXTENSION = ("domain", "task_id", "status", "detail", "duration_s", "queue_s", "sandbox_start_s", "cost_usd")
+
+
+def status_of(exit_status: str) -> Status:
+    """Our status for a mini-swe-agent exit status; an unknown one (an uncaught exception's name) is a model error."""
+    return _STATUSES.get(exit_status, Status.MODEL_ERROR)
+
+
+# --- export -------------------------------------------------------------------------------------------------
+
+
+def export_episode(events: list[dict[str, Any]], config: dict[str, Any]) -> dict[str, Any]:
+    """One finished episode of ours (run with `config`, run.yaml's) as a mini-swe-agent trajectory."""
+    start, end = events[0], events[-1]
+    messages: list[dict[str, Any]] = []
+    last_observation: dict[str, Any] | None = None
+    for event in events:
+        kind = event["event"]
+        if kind == "model_call":
+            messages += _earlier_messages(event["messages"], last_observation)
+            messages.append(_assistant(event))
+        elif kind == "action":
+            messages[-1]["extra"]["actions"].append({"command": event["command"]})
+        elif kind in ("observation", "format_error"):
+            last_observation = event
+    status = Status(end["status"])
+    submission = end.get("submission") or ""
+    messages.append({"role": "exit", "content": submission,
+                     "extra": {"exit_status": EXIT_STATUSES[status], "submission": submission}})  # fmt: skip
+    calls = sum(event["event"] == "model_call" for event in events)
+    return {
+        "info": {
+            "exit_status": EXIT_STATUSES[status],
+            "submission": submission,
+            "model_stats": {"instance_cost": end.get("cost_usd") or 0.0, "api_calls": calls},
+            "config": {
+                "model": {"model_name": start.get("model")},
+                "agent": {
+                    "step_limit": config.get("max_turns", 0),
+                    "wall_time_limit_seconds": int(config.get("time_limit", 0)),
+                },
+            },
+            "harness": {key: end.get(key) for key in _KEPT_IN_EXTENSION} | {"opens": _opens(events)},
+        },
+        "messages": messages,
+        "trajectory_format": FORMAT,
+        "instance_id": start["task_id"],
+    }
+
+
+def _opens(events: list[dict[str, Any]]) -> dict[str, int] | None:
+    """The exact file opens the host saw (--watch-opens), from the evidence event."""
+    return next((event.get("opens") for event in events if event["event"] == "evidence"), None)
+
+
+def _earlier_messages(new: list[dict[str, Any]], observation: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The messages the loop added since the last reply; an observation gets the command's output as `extra`."""
+    out = []
+    for message in new:
+        message = dict(message)
+        if message["role"] in ("user", "tool") and observation is not None:
+            if observation["event"] == "observation":
+                message["extra"] = {
+                    "raw_output": observation["stdout"],
+                    "stderr": observation["stderr"],
+                    "returncode": observation["exit_code"],
+                    "timed_out": observation["timed_out"],
+                }
+            else:
+                message["extra"] = {"interrupt_type": "FormatError", "problem": observation["problem"]}
+        out.append(message)
+    return out
+
+
+def _assistant(event: dict[str, Any]) -> dict[str, Any]:
+    response = event["response"]
+    usage = response.get("usage") or {}
+    message: dict[str, Any] = {"role": "assistant", "content": response.get("text") or ""}
+    if response.get("tool_calls"):
+        message["tool_calls"] = [{"id": call["id"], "type": "function",
+                                  "function": {"name": call["name"], "arguments": call["arguments"]}}
+                                 for call in response["tool_calls"]]  # fmt: skip
+    message["extra"] = {
+        "actions": [],
+        "cost": response.get("cost_usd") or 0.0,
+        "timestamp": event["time"],
+        "response": {"usage": {
+            "prompt_tokens": usage.get("input_tokens", 0),
+            "completion_tokens": usage.get("output_tokens", 0),
+            "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
+            "completion_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
+        }},
+    }  # fmt: skip
+    return message
+
+
+# --- import -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ImportedEpisode:
+    """A peer trajectory as our events (without episode_start and episode_end) and the row fields it gives."""
+
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    status: Status = Status.ANSWERED
+    submission: str | None = None
+    detail: str | None = None
+    row: dict[str, Any] = field(default_factory=dict)
+    opens: dict[str, int] | None = None
+    """Exact file opens recorded by our export (--watch-opens); None for peers' files."""
+
+
+def instance_id(data: dict[str, Any]) -> str | None:
+    info = data.get("info") or {}
+    found = data.get("instance_id") or info.get("instance_id") or (info.get("harness") or {}).get("task_id")
+    return str(found) if found else None
+
+
+def import_messages(data: dict[str, Any]) -> ImportedEpisode:
+    """Our events and row fields from a mini-swe-agent trajectory's messages and info."""
+    info = data.get("info") or {}
+    extension = info.get("harness") or {}
+    episode = ImportedEpisode()
+    pending: list[dict[str, Any]] = []
+    turn = 0
+    tokens = {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "reasoning_tokens": 0}
+    for message in data.get("messages") or []:
+        role, extra = message.get("role"), message.get("extra") or {}
+        if role == "assistant":
+            turn += 1
+            usage = _usage(extra)
+            tokens = {key: tokens[key] + usage[key] for key in tokens}
+            response = {"text": _text(message.get("content")), "tool_calls": _tool_calls(message), "usage": usage,
+                        "cost_usd": extra.get("cost"), "attempts": []}  # fmt: skip
+            episode.events.append(("model_call", {"turn": turn, "messages": pending, "response": response}))
+            pending = []
+            for action in extra.get("actions") or []:
+                episode.events.append(("action", {"turn": turn, "command": action.get("command", "")}))
+        elif role == "exit":
+            break
+        else:
+            pending.append({key: value for key, value in message.items() if key != "extra"})
+            if extra.get("interrupt_type") == "FormatError":
+                problem = extra.get("problem") or _text(message.get("content"))
+                episode.events.append(("format_error", {"turn": turn, "problem": problem}))
+            elif turn and ("raw_output" in extra or "returncode" in extra):
+                episode.events.append(("observation", _observation(turn, message, extra)))
+    exit_status = str(info.get("exit_status") or "")
+    episode.status = Status(extension["status"]) if extension.get("status") else status_of(exit_status)
+    episode.submission = info.get("submission") if episode.status is Status.ANSWERED else None
+    episode.detail = extension.get("detail") if "detail" in extension else _detail(exit_status, episode.status)
+    episode.opens = extension.get("opens")
+    stats = info.get("model_stats") or {}
+    episode.row = tokens | {
+        "turns": int(stats.get("api_calls") or turn),
+        "cost_usd": extension["cost_usd"] if "cost_usd" in extension else stats.get("instance_cost"),
+        "duration_s": float(extension.get("duration_s") or 0.0),
+        "queue_s": float(extension.get("queue_s") or 0.0),
+        "sandbox_start_s": float(extension.get("sandbox_start_s") or 0.0),
+    }
+    return episode
+
+
+def _detail(exit_status: str, status: Status) -> str | None:
+    return None if status is Status.ANSWERED else f"mini-swe-agent exit_status {exit_status or '(none)'}"
+
+
+def _observation(turn: int, message: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    stdout = extra.get("raw_output")
+    return {
+        "turn": turn,
+        "exit_code": extra.get("returncode"),
+        "stdout": _text(message.get("content")) if stdout is None else stdout,
+        "stderr": extra.get("stderr") or "",
+        "timed_out": bool(extra.get("timed_out")),
+        "truncated": False,
+        "raw_bytes": None,
+        "duration_s": None,
+        "text": _text(message.get("content")),
+    }
+
+
+def _usage(extra: dict[str, Any]) -> dict[str, int]:
+    response = extra.get("response")
+    usage = (response.get("usage") if isinstance(response, dict) else None) or {}
+    return {
+        "input_tokens": int(usage.get("prompt_tokens") or 0),
+        "output_tokens": int(usage.get("completion_tokens") or 0),
+        "cached_tokens": int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0),
+        "reasoning_tokens": int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0),
+    }
+
+
+def _tool_calls(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"id": call.get("id", ""), "name": call.get("function", {}).get("name", ""),
+             "arguments": call.get("function", {}).get("arguments", "")}
+            for call in message.get("tool_calls") or []]  # fmt: skip
+
+
+def _text(content: Any) -> str:
+    """Message content as text (multimodal content is a list of parts)."""
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content or ""

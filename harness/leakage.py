@@ -1,0 +1,82 @@
+"""Leakage checks: tasks whose gold, solution or id is printed in their collection (before a run), and
+refused escape attempts seen in an episode's outputs (during a run).
+
+Refused attempts: the sandbox has no network route and a read-only collection, so an attempt fails with
+a known error text; we count the observations whose stderr or stdout holds one. Attempts that print no
+error (a silenced `2>/dev/null`, a library that swallows it) are missed: the counts are a lower bound.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.tasks import Task
+
+METHOD = "error texts in command outputs (lower bound)"
+_NETWORK = re.compile(
+    r"Network is unreachable|Temporary failure in name resolution|Could not resolve host|No route to host|"
+    r"Name or service not known|Connection refused|nodename nor servname"
+)
+_WRITE = re.compile(r"Read-only file system")
+
+
+def refused_attempts(events: list[dict[str, Any]]) -> dict[str, int]:
+    """Commands whose output shows a refused network connect or a refused write (at most one each per command)."""
+    network = writes = 0
+    for event in events:
+        if event.get("event") != "observation":
+            continue
+        text = f"{event.get('stdout') or ''}\n{event.get('stderr') or ''}"
+        network += bool(_NETWORK.search(text))
+        writes += bool(_WRITE.search(text))
+    return {"refused_network": network, "refused_writes": writes}
+
+
+@dataclass(frozen=True)
+class LeakHit:
+    """A task's gold, solution or id found verbatim in a document of its collection."""
+
+    domain: str
+    task_id: str
+    what: str
+    """gold, solution or id."""
+    document: str
+    allowed: str | None
+    """The task's `leak_allow` reason when the hit is its gold; None when the hit counts."""
+
+
+def find_leaks(tasks: list[Task], collections: dict[str, Path]) -> list[LeakHit]:
+    """Every (task, what, document) where the gold (as a whole word), the solution or the task id is printed."""
+    hits: list[LeakHit] = []
+    for domain, folder in collections.items():
+        mine = [task for task in tasks if task.domain == domain]
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            document = str(path.relative_to(folder))
+            for task in mine:
+                for what, needle in (("gold", task.answer), ("solution", task.solution), ("id", task.id)):
+                    if needle and _printed(needle, text, whole_word=what != "solution"):
+                        allowed = task.leak_allow if what == "gold" else None
+                        hits.append(LeakHit(domain, task.id, what, document, allowed))
+    return hits
+
+
+def _printed(needle: str, text: str, whole_word: bool) -> bool:
+    if not whole_word:
+        return needle.strip() in text
+    # "42" must not match inside "1425", "4.2" or "1,42"; a sign or unit written with the gold is part of it
+    return re.search(rf"(?<![\w.,]){re.escape(needle.strip())}(?![\w]|[.,]\d)", text) is not None
+
+
+def leak_summary(hits: list[LeakHit]) -> str | None:
+    """One warning line for a run's start, None when nothing counts."""
+    counted = [hit for hit in hits if hit.allowed is None]
+    if not counted:
+        return None
+    tasks = sorted({f"{hit.domain}/{hit.task_id}" for hit in counted})
+    shown = ", ".join(tasks[:5]) + (f" and {len(tasks) - 5} more" if len(tasks) > 5 else "")
+    return (f"leakage check: {len(tasks)} tasks have their gold, solution or id printed in their collection "
+            f"({shown}); see python -m harness leakage")  # fmt: skip

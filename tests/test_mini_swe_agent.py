@@ -1,0 +1,145 @@
+"""mini-swe-agent trajectories both ways, with files written by the real package (pinned in the `test` extra)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from harness.cli import main
+from harness.trajectory import read_jsonl
+
+
+@pytest.fixture
+def minisweagent(monkeypatch, tmp_path):
+    """The real package, kept from writing its global config under the home folder or printing a banner."""
+    monkeypatch.setenv("MSWEA_GLOBAL_CONFIG_DIR", str(tmp_path / "mswea-config"))
+    monkeypatch.setenv("MSWEA_SILENT_STARTUP", "1")
+    import minisweagent
+
+    return minisweagent
+
+
+def two_tasks(mini):
+    tasks = [
+        {"id": "t1", "domain": "mini", "question": "Units in total?", "answer": "42", "evidence": ["ledger.md"]},
+        {"id": "t2", "domain": "mini", "question": "Units in 2021?", "answer": "2", "evidence": ["ledger.md"]},
+    ]
+    (mini.tasks_dir / "mini.jsonl").write_text("".join(json.dumps(task) + "\n" for task in tasks))
+
+
+def run_mini_swe_agent(mini, task_id, question, commands, step_limit):
+    """One episode of the real DefaultAgent with its deterministic test model over its local environment."""
+    from minisweagent.agents.default import DefaultAgent
+    from minisweagent.environments.local import LocalEnvironment
+    from minisweagent.models.test_models import DeterministicModel, make_output
+
+    outputs = [make_output(f"step {i}", [{"command": command}]) for i, command in enumerate(commands)]
+    path = mini.root / "mswea" / task_id / f"{task_id}.traj.json"
+    agent = DefaultAgent(
+        DeterministicModel(outputs=outputs),
+        LocalEnvironment(cwd=str(mini.root / "collections" / "mini")),
+        system_template="Answer from the documents.",
+        instance_template="{{task}}",
+        step_limit=step_limit,
+        output_path=path,
+    )
+    agent.run(task=question)
+    return path
+
+
+def import_args(mini, run_id, *paths):
+    return ["import", "mini-swe-agent", *map(str, paths), "--tasks-dir", str(mini.tasks_dir),
+            "--collections-dir", str(mini.root / "collections"), "--results-dir", str(mini.results_dir),
+            "--run-id", run_id]  # fmt: skip
+
+
+def comparable(rows):
+    return sorted(rows, key=lambda row: (row["domain"], row["task_id"]))
+
+
+def test_import_of_real_mini_swe_agent_trajectories_grades_and_records_evidence(mini, minisweagent):
+    two_tasks(mini)
+    submit = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo '<answer>42</answer>'"
+    first = run_mini_swe_agent(mini, "t1", "Units?", ["cat ledger.md", submit], step_limit=5)
+    run_mini_swe_agent(mini, "t2", "Units?", ["grep 2021 ledger.md", "true"], step_limit=2)
+    stray = mini.root / "mswea" / "zz" / "zz.traj.json"
+    stray.parent.mkdir()
+    stray.write_text(first.read_text())
+    data = json.loads(first.read_text())
+    assert data["trajectory_format"] == "mini-swe-agent-1.1" and data["info"]["exit_status"] == "Submitted"
+    assert main(import_args(mini, "imported", mini.root / "mswea")) == 0
+    output = mini.capsys.readouterr().out
+    assert "imported 2 episodes" in output and "unmatched:" in output and "zz.traj.json" in output
+    rows = {row["task_id"]: row for row in read_jsonl(mini.results_dir / "imported" / "results.jsonl")}
+    assert (rows["t1"]["status"], rows["t1"]["verdict"], rows["t1"]["turns"], rows["t1"]["cost_usd"]) == (
+        "answered", "correct", 2, 2.0)  # fmt: skip
+    assert (rows["t1"]["evidence_recall"], rows["t1"]["evidence_reached"]) == (1.0, {"ledger.md": 1})
+    assert (rows["t2"]["status"], rows["t2"]["failure_mode"]) == ("turn_limit", "resource_exhaustion")
+    run_dir = mini.results_dir / "imported"
+    assert main(["report", str(run_dir)]) == 0
+    assert main(["view", str(run_dir)]) == 0
+    assert main(["replay", "--regrade", str(run_dir)]) == 0
+    assert "regraded 2 episodes: 0 verdicts changed" in mini.capsys.readouterr().out
+
+
+def test_export_then_import_gives_the_same_rows(mini, minisweagent):
+    two_tasks(mini)
+    replies = [{"bash": "cat /workspace/documents/ledger.md; echo x > /workspace/documents/y"}, "<answer>42</answer>"]
+    ours = mini.run("--model", mini.script(replies), "--max-turns", "5", "--watch-opens")
+    assert ours.exit_code == 0 and len(ours.rows) == 2
+    assert {row["evidence_method"] for row in ours.rows} == {"inotify on the collection folder (exact opens)"}
+    out = mini.root / "exported"
+    assert main(["export", "mini-swe-agent", str(ours.run_dir), str(out)]) == 0
+    assert main(import_args(mini, "back", out)) == 0
+    back = read_jsonl(mini.results_dir / "back" / "results.jsonl")
+    assert comparable(back) == comparable(ours.rows)
+    assert {row["refused_writes"] for row in back} == {1}
+    assert main(["export", "mini-swe-agent", str(mini.results_dir / "back"), str(mini.root / "again")]) == 0
+    assert main(import_args(mini, "again", mini.root / "again")) == 0
+    assert comparable(read_jsonl(mini.results_dir / "again" / "results.jsonl")) == comparable(back)
+
+
+def test_the_peer_inspector_opens_exported_files(mini, minisweagent):
+    from minisweagent.run.utilities.inspector import TrajectoryInspector
+
+    two_tasks(mini)
+    ours = mini.run("--model", mini.script([{"bash": "echo seen-by-inspector"}, "<answer>42</answer>"]))
+    out = mini.root / "exported"
+    assert main(["export", "mini-swe-agent", str(ours.run_dir), str(out)]) == 0
+    files = sorted(out.rglob("*.traj.json"))
+    assert len(files) == 2
+
+    async def shown_steps():
+        app = TrajectoryInspector(files)
+        async with app.run_test() as pilot:
+            shown = []
+            for _ in range(app.n_steps):
+                shown.append(" ".join(str(static.render()) for static in app.query(".message-content")))
+                app.action_next_step()
+                await pilot.pause()
+            return app.n_steps, shown
+
+    steps, shown = asyncio.run(shown_steps())
+    assert steps == 3  # the prompt; the command and its output; the answer and the exit
+    assert "echo seen-by-inspector" in shown[1] and "<stdout>\nseen-by-inspector\n" in shown[1]
+    assert "<answer>42</answer>" in shown[2]
+
+
+def test_import_rejects_a_file_that_is_not_a_trajectory_and_writes_nothing(mini, minisweagent):
+    two_tasks(mini)
+    bad = mini.root / "t1.traj.json"
+    bad.write_text('{"messages": []}')
+    assert main(import_args(mini, "bad", bad)) == 2
+    assert "t1.traj.json: field 'trajectory_format'" in mini.capsys.readouterr().err
+    assert not (mini.results_dir / "bad").exists()
+
+
+def test_import_rejects_malformed_messages_and_writes_nothing(mini, minisweagent):
+    two_tasks(mini)
+    bad = mini.root / "t1.traj.json"
+    bad.write_text(json.dumps({"trajectory_format": "mini-swe-agent-1.1", "info": {}, "messages": ["not a message"]}))
+    assert main(import_args(mini, "bad", bad)) == 2
+    assert "t1.traj.json: field 'messages': malformed" in mini.capsys.readouterr().err
+    assert not (mini.results_dir / "bad").exists()
