@@ -24,7 +24,7 @@ from harness.results_store import ResultRow
 from harness.run_folder import RunFolder
 from harness.sandboxes import Sandbox, SandboxError
 from harness.slots import Slots, ThrottledModel, wait_for_slot
-from harness.tasks import Task, task_digest
+from harness.tasks import Task, collection_of, task_digest
 from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter
 
 SandboxFactory = Callable[[Task, str], Sandbox]
@@ -96,7 +96,7 @@ def _write_start(log: TrajectoryWriter, task: Task, context: EpisodeContext) -> 
         task_digest=task_digest(task),
         model=context.config.model,
         sandbox=context.sandbox_facts,
-        collection_hash=context.collection_hashes.get(task.domain),
+        collection_hash=context.collection_hashes.get(collection_of(task)),
         **context.run_facts,
     )
 
@@ -188,6 +188,9 @@ def _task_record(task: Task) -> dict[str, Any]:
         "answer_format": task.answer_format,
         "grader": task.grader,
         "rel_tol": task.rel_tol,
+        "abs_tol": task.abs_tol,
+        "type": task.type,
+        "collection": task.collection,
     }
 
 
@@ -197,13 +200,14 @@ def _graded_text(outcome: LoopOutcome) -> str | None:
 
 
 def _grade(task: Task, outcome: LoopOutcome) -> Grade:
-    return get_grader(task.grader).grade(_graded_text(outcome), task.answer, task.answer_format, task.rel_tol)
+    return get_grader(task.grader).grade(_graded_text(outcome), task.gold)
 
 
 _UNGRADED = {
     "answer": None, "verdict": Verdict.NO_ANSWER, "verdict_strict": Verdict.NO_ANSWER,
     "verdict_lenient": Verdict.NO_ANSWER,
     "reasons": ["NOT_GRADED"], "correct_at_tolerance": None, "parsed_value": None, "unit": None, "grader_version": "",
+    "item_f1": None,
 }  # fmt: skip
 """The grade fields of a row whose grading itself failed (a harness_error)."""
 
@@ -228,6 +232,7 @@ def _result(
         queue_s=round(timings.queue_s, 3),
         sandbox_start_s=round(timings.sandbox_start_s, 3),
         task_digest=task_digest(task),
+        task_type=task.type,
     )
 
 
@@ -243,4 +248,5 @@ def grade_fields(grade: Grade) -> dict[str, Any]:
         "parsed_value": grade.parsed_value,
         "unit": grade.unit,
         "grader_version": grade.grader_version,
+        "item_f1": grade.item_f1,
     }

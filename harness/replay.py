@@ -18,7 +18,7 @@ from rich.console import Console
 from harness.config import build_config
 from harness.episode import grade_fields
 from harness.errors import InputError
-from harness.grading import get_grader
+from harness.grading import GoldSpec, get_grader
 from harness.run_folder import RunFolder, find_run_folder
 from harness.runner import execute_run, plan_run
 from harness.trajectory import is_finished, read_trajectory
@@ -75,8 +75,7 @@ def regrade(path: Path, console: Console) -> int:
     rows = []
     for episode in episodes:
         task, end = episode.start["task"], episode.end
-        grade = get_grader(task["grader"]).grade(end.get("submission"), task["answer"], task["answer_format"],
-                                                 task["rel_tol"])  # fmt: skip
+        grade = get_grader(task["grader"]).grade(end.get("submission"), GoldSpec.from_record(task))
         row = {key: value for key, value in end.items() if key not in ("event", "time", "submission")}
         row |= grade_fields(grade)
         if any(row[key] != end.get(key) for key in _VERDICTS):

@@ -62,6 +62,10 @@ class ResultRow:
     task_digest: str = ""
     """sha256 of what was asked and graded (question, gold, format, grader, rel_tol): a resume re-runs a
     task whose digest changed."""
+    item_f1: float | None = None
+    """The `set` and `list` graders' item-level F1; None for other graders."""
+    task_type: str | None = None
+    """The task's `type`, for per-type accuracy; None when the task has none."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -32,7 +32,16 @@ from harness.sandboxes import Sandbox, SandboxSettings
 from harness.sandboxes.backends import SandboxBackend, prepare_backend
 from harness.sandboxes.limits import ResourceLimits
 from harness.summary import print_table, summarize, summary_to_dict
-from harness.tasks import Task, collection_path, load_task_file, resolve_domains, select_tasks, shard_tasks, task_digest
+from harness.tasks import (
+    Task,
+    collection_of,
+    collection_path,
+    load_task_file,
+    resolve_domains,
+    select_tasks,
+    shard_tasks,
+    task_digest,
+)
 
 PROTOCOL_KEYS = (
     "model", "max_turns", "time_limit", "command_timeout", "context_window", "output_reserve", "action_format",
@@ -91,7 +100,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     for domain in domains:
         tasks += load_task_file(config.tasks_dir / f"{domain}.jsonl")
     tasks = shard_tasks(select_tasks(tasks, config.task_ids, config.limit), config.shard)
-    collections = {domain: collection_path(config.collections_dir, domain) for domain in domains}
+    names = sorted({collection_of(task) for task in tasks}) or domains
+    collections = {name: collection_path(config.collections_dir, name) for name in names}
     collection_hashes = {domain: collection_hash(path) for domain, path in collections.items()}
     make_model = model_factory(config, tasks)
     prompts = load_prompts(config.prompts)
@@ -104,7 +114,7 @@ def plan_run(config: RunConfig) -> RunPlan:
         _check_resumable(folder, protocol, collection_hashes, config.allow_protocol_change)
     limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
     settings = SandboxSettings(limits, config.output_limit)
-    backend = prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
+    backend = prepare_backend(config.sandbox, settings, run_id, names, config.time_limit, config.image)
     lock = folder.lock()
     kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
     finished = {row.key for row in kept}
@@ -260,4 +270,4 @@ def _finish(plan: RunPlan, console: Console) -> None:
 
 
 def _new_sandbox(plan: RunPlan, cancel: threading.Event, task: Task, name: str) -> Sandbox:
-    return plan.backend.new_sandbox(task.domain, plan.collections[task.domain], name, cancel)
+    return plan.backend.new_sandbox(collection_of(task), plan.collections[collection_of(task)], name, cancel)

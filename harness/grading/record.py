@@ -33,6 +33,8 @@ class Grade:
     grader_version: str
     correct_at_tolerance: bool | None = None
     """Only for tasks with `rel_tol`: within max(ULP/2, rel_tol*|gold|); never the headline."""
+    item_f1: float | None = None
+    """Only for the `set` and `list` graders: F1 of the submitted items against the gold items."""
 
     @classmethod
     def uniform(
