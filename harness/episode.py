@@ -16,6 +16,7 @@ from harness.agent import LoopOutcome, LoopSettings, run_agent
 from harness.budget import Budget
 from harness.config import RunConfig
 from harness.grading import Grade, Verdict, get_grader
+from harness.grading.judge import JudgeLog, JudgePanel
 from harness.models import Model
 from harness.names import file_name
 from harness.outcome import EpisodeEnd, Status
@@ -47,6 +48,8 @@ class EpisodeContext:
     """The run's sandbox and connection throttles (unbounded unless the batch sets them)."""
     sandbox_facts: dict[str, Any] = field(default_factory=dict)
     """The backend's facts, for episode_start (before this episode's sandbox exists)."""
+    judge: JudgePanel | None = None
+    """Grades tasks whose grader is `judge`."""
 
 
 @dataclass
@@ -81,7 +84,7 @@ def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
         outcome = LoopOutcome(Status.CANCELLED, None, f"interrupted: {type(error).__name__}: {error}")
         raise
     finally:
-        result = _finish(task, outcome, budget, timings, log)
+        result = _finish(task, outcome, budget, timings, log, context.judge)
     return result
 
 
@@ -165,11 +168,16 @@ def _failure_text(error: BaseException) -> str:
 
 
 def _finish(
-    task: Task, outcome: LoopOutcome, budget: Budget | None, timings: _Timings, log: TrajectoryWriter | None
+    task: Task,
+    outcome: LoopOutcome,
+    budget: Budget | None,
+    timings: _Timings,
+    log: TrajectoryWriter | None,
+    judge: JudgePanel | None,
 ) -> ResultRow:
     """Grade and build the row; a grader bug is a harness_error row, a failing log never loses the row."""
     try:
-        result = _result(task, outcome, budget, timings, grade_fields(_grade(task, outcome)))
+        result = _result(task, outcome, budget, timings, grade_fields(_grade(task, outcome, judge, log)))
     except Exception as error:
         outcome = LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))
         result = _result(task, outcome, budget, timings, _UNGRADED)
@@ -199,15 +207,25 @@ def _graded_text(outcome: LoopOutcome) -> str | None:
     return outcome.submission if outcome.status is Status.ANSWERED else None
 
 
-def _grade(task: Task, outcome: LoopOutcome) -> Grade:
+def _grade(task: Task, outcome: LoopOutcome, judge: JudgePanel | None, log: TrajectoryWriter | None) -> Grade:
+    if task.grader == "judge" and judge is not None:
+        return judge.grade(_graded_text(outcome), task.gold, None if log is None else _judge_log(log))
     return get_grader(task.grader).grade(_graded_text(outcome), task.gold)
+
+
+def _judge_log(log: TrajectoryWriter) -> JudgeLog:
+    def write(event: dict[str, Any]) -> None:
+        with contextlib.suppress(OSError, ValueError):  # a full disk never costs the grade
+            log.write("judge_call", **event)
+
+    return write
 
 
 _UNGRADED = {
     "answer": None, "verdict": Verdict.NO_ANSWER, "verdict_strict": Verdict.NO_ANSWER,
     "verdict_lenient": Verdict.NO_ANSWER,
     "reasons": ["NOT_GRADED"], "correct_at_tolerance": None, "parsed_value": None, "unit": None, "grader_version": "",
-    "item_f1": None,
+    "item_f1": None, "judge_cost_usd": None,
 }  # fmt: skip
 """The grade fields of a row whose grading itself failed (a harness_error)."""
 
@@ -249,4 +267,5 @@ def grade_fields(grade: Grade) -> dict[str, Any]:
         "unit": grade.unit,
         "grader_version": grade.grader_version,
         "item_f1": grade.item_f1,
+        "judge_cost_usd": grade.judge_cost_usd,
     }

@@ -64,6 +64,8 @@ class ResultRow:
     task whose digest changed."""
     item_f1: float | None = None
     """The `set` and `list` graders' item-level F1; None for other graders."""
+    judge_cost_usd: float | None = None
+    """What the judge calls grading this row cost (apart from the agent's `cost_usd`); None when none was paid."""
     task_type: str | None = None
     """The task's `type`, for per-type accuracy; None when the task has none."""
 
@@ -89,8 +91,8 @@ class ResultRow:
 
     @property
     def needs_rerun(self) -> bool:
-        """An infrastructure failure or an interrupted episode: a resume runs it again."""
-        return self.status in RETRIED_STATUSES
+        """An infrastructure failure, an interrupted episode or a failed judge: a resume runs it again."""
+        return self.status in RETRIED_STATUSES or self.verdict is Verdict.JUDGE_ERROR
 
 
 _FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))

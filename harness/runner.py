@@ -23,6 +23,8 @@ from harness.config import RunConfig, config_to_dict
 from harness.episode import EpisodeContext
 from harness.errors import InputError
 from harness.grading import GRADERS
+from harness.grading.judge import JudgePanel
+from harness.grading.judge_cache import JudgeCache
 from harness.models.factory import ModelFactory, model_factory
 from harness.names import check_run_id
 from harness.prompts import PromptSet, load_prompts
@@ -74,6 +76,8 @@ class RunPlan:
     resumed: bool
     changed_tasks: int = 0
     """On resume, finished tasks run again because what they ask or grade changed."""
+    judge: JudgePanel | None = None
+    """The judges of tasks graded by `judge`; None when no selected task is."""
 
     @property
     def run_dir(self) -> Path:
@@ -84,6 +88,21 @@ def protocol_of(config: RunConfig, prompts: PromptSet, tasks: list[Task]) -> dic
     settings = {key: getattr(config, key) for key in PROTOCOL_KEYS}
     graders = {name: GRADERS[name].version for name in sorted({task.grader for task in tasks})}
     return settings | {"graders": graders, "prompts": prompts.digest, "model_digest": _model_digest(config.model)}
+
+
+def judge_panel(config: RunConfig, tasks: list[Task]) -> JudgePanel | None:
+    """The panel from `--judge`, when a selected task needs one; its cache is shared by every run in results_dir."""
+    judged = [task for task in tasks if task.grader == "judge"]
+    if not judged:
+        return None
+    models = [name.strip() for name in (config.judge or "").split(",") if name.strip()]
+    if not models:
+        raise InputError(f"--judge: required: task {judged[0].domain}/{judged[0].id} is graded by 'judge'")
+    quorum = config.judge_quorum or len(models) // 2 + 1
+    if quorum > len(models):
+        raise InputError(f"--judge-quorum: {quorum} is more than the {len(models)} judges of --judge")
+    return JudgePanel(models, quorum, JudgeCache(config.results_dir / ".judge-cache"), config.judge_api_base,
+                      config.judge_timeout, config.max_retries)  # fmt: skip
 
 
 def _model_digest(spec: str) -> str | None:
@@ -108,7 +127,10 @@ def plan_run(config: RunConfig) -> RunPlan:
     run_id = config.run_id or default_run_id(config)
     check_run_id(run_id)
     folder = RunFolder(config.results_dir / run_id)
+    judge = judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
+    if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
+        protocol["judge"] = judge.describe()
     resumed = folder.path.exists()
     if resumed:
         _check_resumable(folder, protocol, collection_hashes, config.allow_protocol_change)
@@ -120,7 +142,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     finished = {row.key for row in kept}
     pending = [task for task in tasks if (task.domain, task.id) not in finished]
     return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
-                   protocol, prompts, lock, resumed, changed)  # fmt: skip
+                   protocol, prompts, lock, resumed, changed, judge)  # fmt: skip
 
 
 def _check_resumable(
@@ -196,6 +218,7 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         collection_hashes=plan.collection_hashes,
         cancel=cancel,
         sandbox_facts=plan.backend.facts,
+        judge=plan.judge,
     )
     limits = BatchLimits(
         workers=config.workers,

@@ -8,6 +8,7 @@ from harness.grading.choice import GRADER_VERSION as CHOICE_VERSION
 from harness.grading.choice import grade_choice, parse_gold_choice
 from harness.grading.gold import GoldSpec
 from harness.grading.items import ItemsGrader
+from harness.grading.judge import JudgeGrader
 from harness.grading.multi_choice import MultiChoiceGrader
 from harness.grading.numeric import GRADER_VERSION as NUMERIC_VERSION
 from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gold
@@ -64,6 +65,7 @@ GRADERS: dict[str, Grader] = {
         ToleranceGrader(),
         ItemsGrader("set"),
         ItemsGrader("list"),
+        JudgeGrader(),
     )
 }
 
