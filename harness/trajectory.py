@@ -16,7 +16,7 @@ SCHEMA_VERSION = 2
 the text the model was shown; harness_error events."""
 EVENTS = (
     "episode_start", "sandbox_ready", "model_call", "model_error", "action", "observation", "format_error",
-    "harness_error", "episode_end",
+    "harness_error", "judge_call", "episode_end",
 )  # fmt: skip
 
 
