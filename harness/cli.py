@@ -126,19 +126,43 @@ def build_collection_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_tasks_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness tasks", description="Import other benchmarks' tasks.")
+    commands = parser.add_subparsers(dest="action", required=True)
+    imports = commands.add_parser("import", help="write a task file and its collections from a benchmark's data")
+    formats = imports.add_subparsers(dest="format", required=True)
+    muda = formats.add_parser(
+        "mudabench",
+        help="MuDABench data/simple.json or complex.json and its PDFs: judge-graded tasks, one collection per "
+        "document set",
+        description="Exit code 0: all imported; 1: some tasks skipped (listed with the reason); 2: bad input.",
+    )
+    muda.add_argument("data", type=Path, nargs="+", metavar="DATA_JSON", help="MuDABench data files (one per split)")
+    muda.add_argument("--pdf-dir", type=Path, required=True, metavar="DIR", help="the PDFs, named <metadata id>.pdf")
+    muda.add_argument("--domain", required=True, metavar="NAME", help="the task file's domain (tasks/NAME.jsonl)")
+    muda.add_argument("--tasks-dir", type=Path, metavar="DIR", help="default: tasks/ (HARNESS_TASKS_DIR)")
+    muda.add_argument(
+        "--collections-dir", type=Path, metavar="DIR", help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    muda.add_argument("--workers", type=int, default=1, metavar="N", help="conversion processes (default: 1)")
+    return parser
+
+
 SUBCOMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], str]] = {
     "replay": (build_replay_parser, "re-execute logged episodes and compare, or re-grade them from the logs"),
     "report": (build_report_parser, "accuracy tables (Markdown, CSV) and plots from run folders"),
     "view": (build_view_parser, "a self-contained HTML viewer of a run"),
     "sandbox": (build_sandbox_parser, "build the Docker image or an E2B template; clean up leftovers"),
     "collection": (build_collection_parser, "build a collection from raw documents; documents, bytes and tokens"),
+    "tasks": (build_tasks_parser, "import another benchmark's tasks and collections (MuDABench)"),
 }
 """Every command besides running a batch: name -> (its parser, its one-line summary)."""
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    handlers = {"replay": _replay, "sandbox": _sandbox, "report": _report, "view": _view, "collection": _collection}
+    handlers = {"replay": _replay, "sandbox": _sandbox, "report": _report, "view": _view, "collection": _collection,
+                "tasks": _tasks}  # fmt: skip
     if argv[:1] and argv[0] in handlers:
         return handlers[argv[0]](SUBCOMMANDS[argv[0]][0]().parse_args(argv[1:]))
     arguments = vars(build_parser().parse_args(argv))
@@ -234,6 +258,17 @@ def _collection(arguments: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         Console(stderr=True).print("interrupted; the files converted so far are kept and in the manifest")
         return EXIT_INTERRUPTED
+
+
+def _tasks(arguments: argparse.Namespace) -> int:
+    from harness.tasks_import.command import request_from, run_mudabench_import
+
+    try:
+        if arguments.workers < 1:
+            raise InputError(f"--workers: {arguments.workers} is not a positive number")
+        return run_mudabench_import(request_from(arguments), _console())
+    except InputError as error:
+        return _report_input_error(error)
 
 
 def _replay(arguments: argparse.Namespace) -> int:
