@@ -88,6 +88,14 @@ def test_resume_retries_a_judge_error(mixed, openai_server):
     assert len(openai_server.requests) == 2
 
 
+def test_resume_under_other_judges_is_refused(mixed, openai_server):
+    openai_server.push(reply(json.dumps({"verdict": "CORRECT"})))
+    assert mixed.run(*judge_args(openai_server), "--task-id", "open").exit_code == 0
+    other = ("--model", "oracle", "--judge", "openai/other-judge", "--judge-api-base", openai_server.url)
+    outcome = mixed.run(*other, "--task-id", "open")
+    assert outcome.exit_code == 2 and "judge" in outcome.output and len(openai_server.requests) == 1
+
+
 def test_judged_task_without_judge_is_an_input_error(mixed):
     outcome = mixed.run("--model", "oracle")
     assert outcome.exit_code == 2 and "--judge: required: task mini/open is graded by 'judge'" in outcome.output

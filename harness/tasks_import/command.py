@@ -1,5 +1,5 @@
 """`python -m harness tasks import mudabench DATA_JSON... --pdf-dir DIR --domain NAME`: check everything, build
-one collection per document set with the collection builder, then write the task file (docs/GRADERS.md §5)."""
+one collection per document set with the collection builder, then write the task file (docs/GRADERS.md §6)."""
 
 from __future__ import annotations
 

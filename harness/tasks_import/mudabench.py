@@ -1,4 +1,4 @@
-"""MuDABench items to tasks, one collection per distinct document set (docs/GRADERS.md §5).
+"""MuDABench items to tasks, one collection per distinct document set (docs/GRADERS.md §6).
 
 Pure planning: read and check the data, drop identical items, name tasks and document sets, and count
 every kind of duplicate. Building the collections and writing files is `command.py`'s job.
