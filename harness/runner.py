@@ -25,7 +25,7 @@ from harness.errors import InputError
 from harness.grading import GRADERS
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
-from harness.models.factory import ModelFactory, model_factory
+from harness.models.factory import ModelFactory, model_factory, resolve_model
 from harness.names import check_run_id
 from harness.prompts import PromptSet, load_prompts
 from harness.results_store import ResultRow, ResultsWriter
@@ -95,14 +95,23 @@ def judge_panel(config: RunConfig, tasks: list[Task]) -> JudgePanel | None:
     judged = [task for task in tasks if task.grader == "judge"]
     if not judged:
         return None
-    models = [name.strip() for name in (config.judge or "").split(",") if name.strip()]
-    if not models:
+    names = [name.strip() for name in (config.judge or "").split(",") if name.strip()]
+    if not names:
         raise InputError(f"--judge: required: task {judged[0].domain}/{judged[0].id} is graded by 'judge'")
+    models = [_judge_model(name, config.model_aliases) for name in names]
     quorum = config.judge_quorum or len(models) // 2 + 1
     if quorum > len(models):
         raise InputError(f"--judge-quorum: {quorum} is more than the {len(models)} judges of --judge")
     return JudgePanel(models, quorum, JudgeCache(config.results_dir / ".judge-cache"), config.judge_api_base,
                       config.judge_timeout, config.max_retries)  # fmt: skip
+
+
+def _judge_model(name: str, aliases: dict[str, str]) -> str:
+    try:
+        return resolve_model(name, aliases).model
+    except InputError:
+        message = f"--judge: unknown model {name!r}: write provider/model as litellm does, or an alias"
+        raise InputError(message) from None
 
 
 def _model_digest(spec: str) -> str | None:

@@ -96,6 +96,12 @@ def test_resume_under_other_judges_is_refused(mixed, openai_server):
     assert outcome.exit_code == 2 and "judge" in outcome.output and len(openai_server.requests) == 1
 
 
+def test_unknown_judge_model_is_an_input_error(mixed):
+    outcome = mixed.run("--model", "oracle", "--judge", "openai/a,gpt")
+    assert outcome.exit_code == 2 and "--judge: unknown model 'gpt'" in outcome.output
+    assert not outcome.run_dir.exists()
+
+
 def test_judged_task_without_judge_is_an_input_error(mixed):
     outcome = mixed.run("--model", "oracle")
     assert outcome.exit_code == 2 and "--judge: required: task mini/open is graded by 'judge'" in outcome.output
