@@ -154,3 +154,11 @@ def test_refused_temperature_is_dropped_and_recorded(openai_server, tmp_path):
 def test_no_answer_tag_never_calls_a_judge(openai_server, tmp_path):
     grade = panel(openai_server, tmp_path).grade("It rose by 12.3%", GOLD)
     assert (grade.verdict, grade.reasons, openai_server.requests) == (Verdict.NO_ANSWER, ["NO_TAG"], [])
+
+
+def test_unwritable_cache_never_costs_the_grade(openai_server, tmp_path):
+    blocked = tmp_path / "cache"
+    blocked.write_text("a file where the cache folder should be")
+    openai_server.push(verdict("CORRECT"))
+    judges = JudgePanel(["openai/judge-a"], 1, JudgeCache(blocked), openai_server.url)
+    assert judges.grade(SUBMISSION, GOLD).verdict is Verdict.CORRECT

@@ -7,6 +7,7 @@ wrong answer), which a resume grades again. Every call (or cache hit) is handed 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -122,7 +123,9 @@ class JudgePanel:
                             "latency_s": round(time.monotonic() - started, 3)}  # fmt: skip
         verdict = parse_verdict(reply.text)
         if verdict is not None:
-            self.cache.put(key, {"model": model, "verdict": verdict, "reply": reply.text, "dropped_params": dropped})
+            entry = {"model": model, "verdict": verdict, "reply": reply.text, "dropped_params": dropped}
+            with contextlib.suppress(OSError):  # a cache that cannot be written costs a call later, never the grade
+                self.cache.put(key, entry)
         return event | {"cached": False, "verdict": verdict, "reply": reply.text, "dropped_params": dropped,
                         "failure": None if verdict else "JUDGE_MALFORMED", "attempts": reply.attempts,
                         "input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens,
