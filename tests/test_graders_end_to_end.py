@@ -60,6 +60,9 @@ def test_mixed_run_grades_each_family_and_reports_by_type(mixed, openai_server):
     [call] = [event for event in outcome.trajectory("open") if event["event"] == "judge_call"]
     assert (call["verdict"], call["cached"], call["input_tokens"], call["output_tokens"]) == ("CORRECT", False, 120, 30)
     assert "accuracy by task type" in outcome.output
+    [summary] = json.loads((outcome.run_dir / "summary.json").read_text())["domains"]
+    assert summary["accuracy_by_type"]["set"] == 0.5 and summary["macro_accuracy"] == round(5.5 / 6, 6)
+    assert summary["judge_cost_usd"] == rows["open"]["judge_cost_usd"] and summary["cost_usd"] is None
     record = (outcome.run_dir / "run.yaml").read_text()
     assert PROMPT_DIGEST in record and JUDGE_MODEL in record  # the judges and their prompt are the protocol
     assert main(["report", str(outcome.run_dir), "--out", str(mixed.root / "report")]) == 0
