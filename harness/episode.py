@@ -209,11 +209,13 @@ def _graded_text(outcome: LoopOutcome) -> str | None:
 
 def _grade(task: Task, outcome: LoopOutcome, judge: JudgePanel | None, log: TrajectoryWriter | None) -> Grade:
     if task.grader == "judge" and judge is not None:
-        return judge.grade(_graded_text(outcome), task.gold, None if log is None else _judge_log(log))
+        return judge.grade(_graded_text(outcome), task.gold, None if log is None else judge_log(log))
     return get_grader(task.grader).grade(_graded_text(outcome), task.gold)
 
 
-def _judge_log(log: TrajectoryWriter) -> JudgeLog:
+def judge_log(log: TrajectoryWriter) -> JudgeLog:
+    """Judge calls into the trajectory as `judge_call` events."""
+
     def write(event: dict[str, Any]) -> None:
         with contextlib.suppress(OSError, ValueError):  # a full disk never costs the grade
             log.write("judge_call", **event)

@@ -91,8 +91,13 @@ class ResultRow:
 
     @property
     def needs_rerun(self) -> bool:
-        """An infrastructure failure, an interrupted episode or a failed judge: a resume runs it again."""
-        return self.status in RETRIED_STATUSES or self.verdict is Verdict.JUDGE_ERROR
+        """An infrastructure failure or an interrupted episode: a resume runs it again."""
+        return self.status in RETRIED_STATUSES
+
+    @property
+    def needs_regrade(self) -> bool:
+        """The judges failed: a resume asks them again about the logged answer (the agent is not run again)."""
+        return self.verdict is Verdict.JUDGE_ERROR
 
 
 _FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))

@@ -25,6 +25,7 @@ from harness.errors import InputError
 from harness.grading import GRADERS
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
+from harness.judge_retry import regrade_judge_errors
 from harness.models.factory import ModelFactory, model_factory, resolve_model
 from harness.names import check_run_id
 from harness.prompts import PromptSet, load_prompts
@@ -235,9 +236,10 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         max_connections=config.max_connections or config.workers,
         max_cost_usd=config.max_cost,
     )
-    state = BatchState(done=len(plan.kept), correct=sum(row.is_correct() for row in plan.kept))
     writer = ResultsWriter(plan.folder.results_path)
     try:
+        kept = _regraded(plan, writer, console)
+        state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept))
         results, interrupted = run_batch(
             plan.pending, context, limits, writer, console, f"{config.model} on {config.domain}", state
         )
@@ -249,6 +251,17 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
     if interrupted:
         raise KeyboardInterrupt
     return results
+
+
+def _regraded(plan: RunPlan, writer: ResultsWriter, console: Console) -> list[ResultRow]:
+    """The kept rows, those whose judges failed graded again first (only the judges are asked)."""
+    failed = [row for row in plan.kept if row.needs_regrade]
+    if not failed or plan.judge is None:
+        return plan.kept
+    regraded = {row.key: row for row in regrade_judge_errors(failed, plan.tasks, plan.folder, plan.judge, writer)}
+    console.print(f"graded {len(regraded)} judge errors again: {sum(r.is_correct() for r in regraded.values())} "
+                  "correct", markup=False, highlight=False)  # fmt: skip
+    return [regraded.get(row.key, row) for row in plan.kept]
 
 
 def _write_run_record(plan: RunPlan, config_hash: str) -> None:

@@ -21,10 +21,11 @@ EVENTS = (
 
 
 class TrajectoryWriter:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, append: bool = False):
+        """`append`: add to a finished trajectory (a resume grading it again), else start a new one."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._file = path.open("w", encoding="utf-8")
+        self._file = path.open("a" if append else "w", encoding="utf-8")
 
     def write(self, event: str, **fields: Any) -> None:
         assert event in EVENTS, event

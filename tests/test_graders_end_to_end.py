@@ -81,14 +81,23 @@ def test_regrade_asks_the_judge_nothing_new(mixed, openai_server):
     assert row["verdict"] == "correct"
 
 
-def test_resume_retries_a_judge_error(mixed, openai_server):
+def test_resume_asks_the_judges_again_without_running_the_agent_again(mixed, openai_server):
     openai_server.push(reply("I think it is CORRECT"))
     first = mixed.run(*judge_args(openai_server), "--task-id", "open")
     assert (first.rows[0]["verdict"], first.rows[0]["reasons"]) == ("judge_error", ["JUDGE_MALFORMED", "NO_QUORUM"])
     openai_server.push(reply(json.dumps({"verdict": "INCORRECT"})))
     resumed = mixed.run(*judge_args(openai_server), "--task-id", "open")
     assert [row["verdict"] for row in resumed.rows] == ["judge_error", "wrong_value"]
-    assert len(openai_server.requests) == 2
+    assert resumed.rows[1]["answer"] == resumed.rows[0]["answer"] and len(openai_server.requests) == 2
+    events = resumed.trajectory("open")
+    # One episode (one action), then the judges asked again and a second episode_end with the new grade.
+    assert [e["event"] for e in events if e["event"] in ("action", "judge_call", "episode_end")] == [
+        "action", "judge_call", "episode_end", "judge_call", "episode_end",
+    ]  # fmt: skip
+    assert events[-1]["regraded"] is True and events[-1]["verdict"] == "wrong_value"
+    assert "graded 1 judge errors again: 0 correct" in resumed.output
+    assert mixed.run(*judge_args(openai_server), "--task-id", "open").rows[-1]["verdict"] == "wrong_value"
+    assert len(openai_server.requests) == 2  # a finished grade is kept: nothing asked a third time
 
 
 def test_resume_under_other_judges_is_refused(mixed, openai_server):
