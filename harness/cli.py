@@ -167,6 +167,28 @@ def build_leakage_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_tasks_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness tasks", description="Import other benchmarks' tasks.")
+    commands = parser.add_subparsers(dest="action", required=True)
+    imports = commands.add_parser("import", help="write a task file and its collections from a benchmark's data")
+    formats = imports.add_subparsers(dest="format", required=True)
+    muda = formats.add_parser(
+        "mudabench",
+        help="MuDABench data/simple.json or complex.json and its PDFs: judge-graded tasks, one collection per "
+        "document set",
+        description="Exit code 0: all imported; 1: some tasks skipped (listed with the reason); 2: bad input.",
+    )
+    muda.add_argument("data", type=Path, nargs="+", metavar="DATA_JSON", help="MuDABench data files (one per split)")
+    muda.add_argument("--pdf-dir", type=Path, required=True, metavar="DIR", help="the PDFs, named <metadata id>.pdf")
+    muda.add_argument("--domain", required=True, metavar="NAME", help="the task file's domain (tasks/NAME.jsonl)")
+    muda.add_argument("--tasks-dir", type=Path, metavar="DIR", help="default: tasks/ (HARNESS_TASKS_DIR)")
+    muda.add_argument(
+        "--collections-dir", type=Path, metavar="DIR", help="default: collections/ (HARNESS_COLLECTIONS_DIR)"
+    )
+    muda.add_argument("--workers", type=int, default=1, metavar="N", help="conversion processes (default: 1)")
+    return parser
+
+
 SUBCOMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], str]] = {
     "replay": (build_replay_parser, "re-execute logged episodes and compare, or re-grade them from the logs"),
     "report": (build_report_parser, "accuracy tables (Markdown, CSV) and plots from run folders"),
@@ -176,6 +198,7 @@ SUBCOMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], str]] = {
     "import": (build_import_parser, "a run folder from mini-swe-agent trajectory files"),
     "export": (build_export_parser, "a run's episodes as mini-swe-agent trajectory files"),
     "leakage": (build_leakage_parser, "tasks whose gold, solution or id is printed in their collection"),
+    "tasks": (build_tasks_parser, "import another benchmark's tasks and collections (MuDABench)"),
 }
 """Every command besides running a batch: name -> (its parser, its one-line summary)."""
 
@@ -183,7 +206,8 @@ SUBCOMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], str]] = {
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     handlers = {"replay": _replay, "sandbox": _sandbox, "report": _report, "view": _view, "collection": _collection,
-                "import": _import, "export": _export, "leakage": _leakage}  # fmt: skip
+                "import": _import, "export": _export, "leakage": _leakage,
+                "tasks": _tasks}  # fmt: skip
     if argv[:1] and argv[0] in handlers:
         return handlers[argv[0]](SUBCOMMANDS[argv[0]][0]().parse_args(argv[1:]))
     arguments = vars(build_parser().parse_args(argv))
@@ -289,6 +313,17 @@ def _import(arguments: argparse.Namespace) -> int:
     options = ImportOptions(arguments.paths, tasks_dir, collections_dir, arguments.results_dir, arguments.run_id)
     try:
         return import_run(options, _console())
+    except InputError as error:
+        return _report_input_error(error)
+
+
+def _tasks(arguments: argparse.Namespace) -> int:
+    from harness.tasks_import.command import request_from, run_mudabench_import
+
+    try:
+        if arguments.workers < 1:
+            raise InputError(f"--workers: {arguments.workers} is not a positive number")
+        return run_mudabench_import(request_from(arguments), _console())
     except InputError as error:
         return _report_input_error(error)
 

@@ -75,6 +75,16 @@ class RunConfig:
     model_aliases: dict[str, str] = setting(
         factory=dict, help="extra short names for litellm model strings (config file only)", cli=False
     )
+    judge: str | None = setting(
+        None, "litellm model(s) that grade tasks with grader 'judge', comma-separated for a panel",
+        metavar="MODEL[,MODEL...]",
+    )  # fmt: skip
+    judge_quorum: int | None = setting(
+        None, "valid judge verdicts a grade needs; fewer is judge_error (default: a majority of the panel)",
+        bound=POSITIVE, metavar="N",
+    )  # fmt: skip
+    judge_api_base: str | None = setting(None, "the judges' endpoint (default: each provider's own)", metavar="URL")
+    judge_timeout: float = setting(120.0, "seconds per judge call, retries included", bound=POSITIVE, metavar="SECONDS")
     domain: str = setting("", "a domain name, a comma-separated list, or 'all'")
     task_ids: list[str] = setting(factory=list, help="run only this task (repeatable)", metavar="ID", flag="--task-id")
     limit: int | None = setting(None, "at most N tasks per domain (default: all)", bound=POSITIVE, metavar="N")

@@ -18,6 +18,7 @@ from harness.budget import Budget
 from harness.config import RunConfig
 from harness.file_opens import WatchedSandbox, exact_opens_possible, watched
 from harness.grading import Grade, Verdict, get_grader
+from harness.grading.judge import JudgeLog, JudgePanel
 from harness.models import Model
 from harness.names import file_name
 from harness.outcome import EpisodeEnd, Status
@@ -26,7 +27,7 @@ from harness.results_store import ResultRow
 from harness.run_folder import RunFolder
 from harness.sandboxes import Sandbox, SandboxError
 from harness.slots import Slots, ThrottledModel, wait_for_slot
-from harness.tasks import Task, task_digest
+from harness.tasks import Task, collection_of, task_digest
 from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter, read_trajectory
 
 SandboxFactory = Callable[[Task, str], Sandbox]
@@ -51,6 +52,8 @@ class EpisodeContext:
     """The backend's facts, for episode_start (before this episode's sandbox exists)."""
     collections: dict[str, Path] = field(default_factory=dict)
     """Domain -> collection folder, to name the documents an episode touched."""
+    judge: JudgePanel | None = None
+    """Grades tasks whose grader is `judge`."""
 
 
 @dataclass
@@ -84,7 +87,9 @@ def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
         outcome = LoopOutcome(Status.CANCELLED, None, f"interrupted: {type(error).__name__}: {error}")
         raise
     finally:
-        result = _finish(task, outcome, budget, timings, log, context.collections.get(task.domain))
+        result = _finish(
+            task, outcome, budget, timings, log, context.collections.get(collection_of(task)), context.judge
+        )
     return result
 
 
@@ -99,7 +104,7 @@ def _write_start(log: TrajectoryWriter, task: Task, context: EpisodeContext) -> 
         task_digest=task_digest(task),
         model=context.config.model,
         sandbox=context.sandbox_facts,
-        collection_hash=context.collection_hashes.get(task.domain),
+        collection_hash=context.collection_hashes.get(collection_of(task)),
         **context.run_facts,
     )
 
@@ -120,7 +125,7 @@ def _run_in_sandbox(
     sandbox = context.make_sandbox(task, episode_name(task))
     budget: Budget | None = None
     outcome: LoopOutcome | None = None
-    collection = context.collections.get(task.domain)
+    collection = context.collections.get(collection_of(task))
     if collection and exact_opens_possible(config):
         sandbox = watched(sandbox, collection, lambda: budget.turns if budget else 0)
     try:
@@ -181,10 +186,11 @@ def _finish(
     timings: _Timings,
     log: TrajectoryWriter | None,
     collection: Path | None,
+    judge: JudgePanel | None,
 ) -> ResultRow:
     """Grade and build the row; a grader bug is a harness_error row, a failing log never loses the row."""
     try:
-        result = _result(task, outcome, budget, timings, grade_fields(_grade(task, outcome)))
+        result = _result(task, outcome, budget, timings, grade_fields(_grade(task, outcome, judge, log)))
     except Exception as error:
         outcome = LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))
         result = _result(task, outcome, budget, timings, _UNGRADED)
@@ -218,6 +224,9 @@ def _task_record(task: Task) -> dict[str, Any]:
         "answer_format": task.answer_format,
         "grader": task.grader,
         "rel_tol": task.rel_tol,
+        "abs_tol": task.abs_tol,
+        "type": task.type,
+        "collection": task.collection,
     }
 
 
@@ -226,14 +235,27 @@ def _graded_text(outcome: LoopOutcome) -> str | None:
     return outcome.submission if outcome.status is Status.ANSWERED else None
 
 
-def _grade(task: Task, outcome: LoopOutcome) -> Grade:
-    return get_grader(task.grader).grade(_graded_text(outcome), task.answer, task.answer_format, task.rel_tol)
+def _grade(task: Task, outcome: LoopOutcome, judge: JudgePanel | None, log: TrajectoryWriter | None) -> Grade:
+    if task.grader == "judge" and judge is not None:
+        return judge.grade(_graded_text(outcome), task.gold, None if log is None else judge_log(log))
+    return get_grader(task.grader).grade(_graded_text(outcome), task.gold)
+
+
+def judge_log(log: TrajectoryWriter) -> JudgeLog:
+    """Judge calls into the trajectory as `judge_call` events."""
+
+    def write(event: dict[str, Any]) -> None:
+        with contextlib.suppress(OSError, ValueError):  # a full disk never costs the grade
+            log.write("judge_call", **event)
+
+    return write
 
 
 _UNGRADED = {
     "answer": None, "verdict": Verdict.NO_ANSWER, "verdict_strict": Verdict.NO_ANSWER,
     "verdict_lenient": Verdict.NO_ANSWER,
     "reasons": ["NOT_GRADED"], "correct_at_tolerance": None, "parsed_value": None, "unit": None, "grader_version": "",
+    "item_f1": None, "judge_cost_usd": None,
 }  # fmt: skip
 """The grade fields of a row whose grading itself failed (a harness_error)."""
 
@@ -251,6 +273,7 @@ def _result(
         queue_s=round(timings.queue_s, 3),
         sandbox_start_s=round(timings.sandbox_start_s, 3),
         task_digest=task_digest(task),
+        task_type=task.type,
     )
 
 
@@ -282,4 +305,6 @@ def grade_fields(grade: Grade) -> dict[str, Any]:
         "parsed_value": grade.parsed_value,
         "unit": grade.unit,
         "grader_version": grade.grader_version,
+        "item_f1": grade.item_f1,
+        "judge_cost_usd": grade.judge_cost_usd,
     }

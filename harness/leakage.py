@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.tasks import Task
+from harness.tasks import Task, collection_of
 
 METHOD = "error texts in command outputs (lower bound)"
 _NETWORK = re.compile(
@@ -52,7 +52,7 @@ def find_leaks(tasks: list[Task], collections: dict[str, Path]) -> list[LeakHit]
     """Every (task, what, document) where the gold (as a whole word), the solution or the task id is printed."""
     hits: list[LeakHit] = []
     for domain, folder in collections.items():
-        mine = [task for task in tasks if task.domain == domain]
+        mine = [task for task in tasks if collection_of(task) == domain]
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             text = path.read_text(encoding="utf-8", errors="replace")
             document = str(path.relative_to(folder))

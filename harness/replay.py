@@ -19,7 +19,9 @@ from harness.config import build_config
 from harness.episode import grade_fields
 from harness.errors import InputError
 from harness.failure_modes import failure_mode
-from harness.grading import Verdict, get_grader
+from harness.grading import GoldSpec, Verdict, get_grader
+from harness.grading.judge import JudgePanel
+from harness.grading.judge_cache import JudgeCache
 from harness.outcome import Status
 from harness.run_folder import RunFolder, find_run_folder
 from harness.runner import execute_run, plan_run
@@ -75,10 +77,15 @@ def regrade(path: Path, console: Console) -> int:
     folder, episodes = load_episodes(path)
     changed = 0
     rows = []
+    judge = _recorded_judge(folder) if any(e.start["task"]["grader"] == "judge" for e in episodes) else None
+    judge_calls: list[dict[str, Any]] = []
     for episode in episodes:
         task, end = episode.start["task"], episode.end
-        grade = get_grader(task["grader"]).grade(end.get("submission"), task["answer"], task["answer_format"],
-                                                 task["rel_tol"])  # fmt: skip
+        gold = GoldSpec.from_record(task)
+        if task["grader"] == "judge" and judge is not None:
+            grade = judge.grade(end.get("submission"), gold, judge_calls.append)
+        else:
+            grade = get_grader(task["grader"]).grade(end.get("submission"), gold)
         row = {key: value for key, value in end.items() if key not in ("event", "time", "submission")}
         row |= grade_fields(grade)
         if "failure_mode" in row:  # logged with an evidence record: the mode follows the new verdict
@@ -94,7 +101,21 @@ def regrade(path: Path, console: Console) -> int:
     console.print(
         f"regraded {len(rows)} episodes: {changed} verdicts changed; wrote {target}", soft_wrap=True, markup=False
     )
+    if judge_calls:
+        paid = sum(not call["cached"] for call in judge_calls)
+        console.print(f"judge: {paid} new calls, {len(judge_calls) - paid} from the cache", markup=False)
     return 0
+
+
+def _recorded_judge(folder: RunFolder) -> JudgePanel:
+    """The run's own judges (from run.yaml), with the cache next to the run folder: known verdicts cost nothing."""
+    record = folder.read_record()
+    judge, config = record.get("protocol", {}).get("judge"), record.get("config", {})
+    if not judge:
+        raise InputError(f"{folder.record_path}: the run grades with 'judge' but records no judges")
+    return JudgePanel(judge["models"], judge["quorum"], JudgeCache(folder.path.parent / ".judge-cache"),
+                      config.get("judge_api_base"), config.get("judge_timeout", 120.0),
+                      config.get("max_retries", 2))  # fmt: skip
 
 
 def reexecute(path: Path, console: Console) -> int:

@@ -109,6 +109,7 @@ def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: li
                   "|---|---|---|"]  # fmt: skip
         lines += [f"| {m} | {d} | {_percent(v)} |" for (m, d), v in tolerance.items() if v is not None]
         lines.append("")
+    lines += _by_type(table)
     lines += ["## Outcomes", "", "| model | domain | " + " | ".join(STATUSES) + " | resource limits |",
               "|---|---|" + "---|" * (len(STATUSES) + 1)]  # fmt: skip
     for (model, domain), cell in table.items():
@@ -129,6 +130,25 @@ def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: li
     for first, second in itertools.combinations(models, 2):
         lines += _paired(rows, first, second)
     return "\n".join(lines) + "\n"
+
+
+def _by_type(table: dict[tuple[str, str], Cell]) -> list[str]:
+    """Per-type accuracy (default mode) and their macro average, when tasks carry a `type`; judge cost apart."""
+    typed = {key: cell for key, cell in table.items() if cell.by_type()}
+    if not typed:
+        return []
+    types = sorted({name for cell in typed.values() for name in cell.by_type()})
+    lines = ["## Accuracy by task type (default mode; macro average = mean over types)", "",
+             "| model | domain | " + " | ".join(types) + " | macro average | judge cost (USD) |",
+             "|---|---|" + "---|" * (len(types) + 2)]  # fmt: skip
+    for (model, domain), cell in typed.items():
+        by_type = cell.by_type()
+        shares = [f"{_percent(by_type[t][0] / by_type[t][1])} (n={by_type[t][1]})" if t in by_type else "–"
+                  for t in types]  # fmt: skip
+        macro, judge = cell.macro_accuracy(), cell.judge_cost()
+        lines.append(f"| {model} | {domain} | " + " | ".join(shares) + f" | {_percent(macro or 0.0)} | "
+                     f"{'–' if judge is None else f'{judge:.4f}'} |")  # fmt: skip
+    return [*lines, ""]
 
 
 def reason_counts(cell: Cell) -> Counter[str]:

@@ -78,6 +78,12 @@ class ResultRow:
     """Commands whose output shows a refused write ("Read-only file system")."""
     canary: bool = False
     """The task is a canary: its answer exists only on the host, so a correct answer is a containment failure."""
+    item_f1: float | None = None
+    """The `set` and `list` graders' item-level F1; None for other graders."""
+    judge_cost_usd: float | None = None
+    """What the judge calls grading this row cost (apart from the agent's `cost_usd`); None when none was paid."""
+    task_type: str | None = None
+    """The task's `type`, for per-type accuracy; None when the task has none."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -103,6 +109,11 @@ class ResultRow:
     def needs_rerun(self) -> bool:
         """An infrastructure failure or an interrupted episode: a resume runs it again."""
         return self.status in RETRIED_STATUSES
+
+    @property
+    def needs_regrade(self) -> bool:
+        """The judges failed: a resume asks them again about the logged answer (the agent is not run again)."""
+        return self.verdict is Verdict.JUDGE_ERROR
 
 
 _FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))

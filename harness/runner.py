@@ -23,8 +23,11 @@ from harness.config import RunConfig, config_to_dict
 from harness.episode import EpisodeContext
 from harness.errors import InputError
 from harness.grading import GRADERS
+from harness.grading.judge import JudgePanel
+from harness.grading.judge_cache import JudgeCache
+from harness.judge_retry import regrade_judge_errors
 from harness.leakage import find_leaks, leak_summary
-from harness.models.factory import ModelFactory, model_factory
+from harness.models.factory import ModelFactory, model_factory, resolve_model
 from harness.names import check_run_id
 from harness.prompts import PromptSet, load_prompts
 from harness.results_store import ResultRow, ResultsWriter
@@ -33,7 +36,16 @@ from harness.sandboxes import Sandbox, SandboxSettings
 from harness.sandboxes.backends import SandboxBackend, prepare_backend
 from harness.sandboxes.limits import ResourceLimits
 from harness.summary import print_table, summarize, summary_to_dict
-from harness.tasks import Task, collection_path, load_task_file, resolve_domains, select_tasks, shard_tasks, task_digest
+from harness.tasks import (
+    Task,
+    collection_of,
+    collection_path,
+    load_task_file,
+    resolve_domains,
+    select_tasks,
+    shard_tasks,
+    task_digest,
+)
 
 PROTOCOL_KEYS = (
     "model", "max_turns", "time_limit", "command_timeout", "context_window", "output_reserve", "action_format",
@@ -68,6 +80,8 @@ class RunPlan:
     """On resume, finished tasks run again because what they ask or grade changed."""
     leak_warning: str | None = None
     """Tasks whose gold, solution or id is printed in their collection (harness/leakage.py), None if none."""
+    judge: JudgePanel | None = None
+    """The judges of tasks graded by `judge`; None when no selected task is."""
 
     @property
     def run_dir(self) -> Path:
@@ -78,6 +92,30 @@ def protocol_of(config: RunConfig, prompts: PromptSet, tasks: list[Task]) -> dic
     settings = {key: getattr(config, key) for key in PROTOCOL_KEYS}
     graders = {name: GRADERS[name].version for name in sorted({task.grader for task in tasks})}
     return settings | {"graders": graders, "prompts": prompts.digest, "model_digest": _model_digest(config.model)}
+
+
+def judge_panel(config: RunConfig, tasks: list[Task]) -> JudgePanel | None:
+    """The panel from `--judge`, when a selected task needs one; its cache is shared by every run in results_dir."""
+    judged = [task for task in tasks if task.grader == "judge"]
+    if not judged:
+        return None
+    names = [name.strip() for name in (config.judge or "").split(",") if name.strip()]
+    if not names:
+        raise InputError(f"--judge: required: task {judged[0].domain}/{judged[0].id} is graded by 'judge'")
+    models = [_judge_model(name, config.model_aliases) for name in names]
+    quorum = config.judge_quorum or len(models) // 2 + 1
+    if quorum > len(models):
+        raise InputError(f"--judge-quorum: {quorum} is more than the {len(models)} judges of --judge")
+    return JudgePanel(models, quorum, JudgeCache(config.results_dir / ".judge-cache"), config.judge_api_base,
+                      config.judge_timeout, config.max_retries)  # fmt: skip
+
+
+def _judge_model(name: str, aliases: dict[str, str]) -> str:
+    try:
+        return resolve_model(name, aliases).model
+    except InputError:
+        message = f"--judge: unknown model {name!r}: write provider/model as litellm does, or an alias"
+        raise InputError(message) from None
 
 
 def _model_digest(spec: str) -> str | None:
@@ -94,27 +132,31 @@ def plan_run(config: RunConfig) -> RunPlan:
     for domain in domains:
         tasks += load_task_file(config.tasks_dir / f"{domain}.jsonl")
     tasks = shard_tasks(select_tasks(tasks, config.task_ids, config.limit), config.shard)
-    collections = {domain: collection_path(config.collections_dir, domain) for domain in domains}
+    names = sorted({collection_of(task) for task in tasks}) or domains
+    collections = {name: collection_path(config.collections_dir, name) for name in names}
     collection_hashes = {domain: collection_hash(path) for domain, path in collections.items()}
     make_model = model_factory(config, tasks)
     prompts = load_prompts(config.prompts)
     run_id = config.run_id or default_run_id(config)
     check_run_id(run_id)
     folder = RunFolder(config.results_dir / run_id)
+    judge = judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
+    if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
+        protocol["judge"] = judge.describe()
     resumed = folder.path.exists()
     if resumed:
         _check_resumable(folder, protocol, collection_hashes, config.allow_protocol_change)
     limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
     settings = SandboxSettings(limits, config.output_limit)
-    backend = prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
+    backend = prepare_backend(config.sandbox, settings, run_id, names, config.time_limit, config.image)
     lock = folder.lock()
     kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
     finished = {row.key for row in kept}
     pending = [task for task in tasks if (task.domain, task.id) not in finished]
     leaks = leak_summary(find_leaks(tasks, collections))
     return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
-                   protocol, prompts, lock, resumed, changed, leaks)  # fmt: skip
+                   protocol, prompts, lock, resumed, changed, leaks, judge)  # fmt: skip
 
 
 def _check_resumable(
@@ -191,6 +233,7 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         cancel=cancel,
         sandbox_facts=plan.backend.facts,
         collections=plan.collections,
+        judge=plan.judge,
     )
     limits = BatchLimits(
         workers=config.workers,
@@ -198,9 +241,10 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         max_connections=config.max_connections or config.workers,
         max_cost_usd=config.max_cost,
     )
-    state = BatchState(done=len(plan.kept), correct=sum(row.is_correct() for row in plan.kept))
     writer = ResultsWriter(plan.folder.results_path)
     try:
+        kept = _regraded(plan, writer, console)
+        state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept))
         results, interrupted = run_batch(
             plan.pending, context, limits, writer, console, f"{config.model} on {config.domain}", state
         )
@@ -212,6 +256,17 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
     if interrupted:
         raise KeyboardInterrupt
     return results
+
+
+def _regraded(plan: RunPlan, writer: ResultsWriter, console: Console) -> list[ResultRow]:
+    """The kept rows, those whose judges failed graded again first (only the judges are asked)."""
+    failed = [row for row in plan.kept if row.needs_regrade]
+    if not failed or plan.judge is None:
+        return plan.kept
+    regraded = {row.key: row for row in regrade_judge_errors(failed, plan.tasks, plan.folder, plan.judge, writer)}
+    console.print(f"graded {len(regraded)} judge errors again: {sum(r.is_correct() for r in regraded.values())} "
+                  "correct", markup=False, highlight=False)  # fmt: skip
+    return [regraded.get(row.key, row) for row in plan.kept]
 
 
 def _write_run_record(plan: RunPlan, config_hash: str) -> None:
@@ -266,4 +321,4 @@ def _finish(plan: RunPlan, console: Console) -> None:
 
 
 def _new_sandbox(plan: RunPlan, cancel: threading.Event, task: Task, name: str) -> Sandbox:
-    return plan.backend.new_sandbox(task.domain, plan.collections[task.domain], name, cancel)
+    return plan.backend.new_sandbox(collection_of(task), plan.collections[collection_of(task)], name, cancel)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rich.console import Console
@@ -43,6 +43,25 @@ class Cell:
         graded = [row.correct_at_tolerance for row in self.rows if row.correct_at_tolerance is not None]
         return sum(graded) / len(graded) if graded else None
 
+    def by_type(self, mode: str = "default") -> dict[str, tuple[int, int]]:
+        """Task type -> (correct, episodes), over the rows whose task has a `type`."""
+        types: dict[str, tuple[int, int]] = {}
+        for row in self.rows:
+            if row.task_type is not None:
+                correct, n = types.get(row.task_type, (0, 0))
+                types[row.task_type] = (correct + row.is_correct(mode), n + 1)
+        return dict(sorted(types.items()))
+
+    def macro_accuracy(self, mode: str = "default") -> float | None:
+        """The mean of the per-type accuracies (each type weighs the same); None when no task has a type."""
+        types = self.by_type(mode)
+        return sum(correct / n for correct, n in types.values()) / len(types) if types else None
+
+    def judge_cost(self) -> float | None:
+        """What the judges cost (never part of `cost`, the agent's); None when no judge call was paid."""
+        known = [row.judge_cost_usd for row in self.rows if row.judge_cost_usd is not None]
+        return sum(known) if known else None
+
     def statuses(self) -> Counter[str]:
         return Counter(row.status.value for row in self.rows)
 
@@ -78,6 +97,11 @@ class DomainSummary:
     input_tokens: int
     output_tokens: int
     cost_usd: float | None
+    accuracy_by_type: dict[str, float] = field(default_factory=dict)
+    """Default-mode accuracy per task type (tasks with a `type` only)."""
+    macro_accuracy: float | None = None
+    """The mean of `accuracy_by_type`; None when no task has a type."""
+    judge_cost_usd: float | None = None
 
 
 def summarize(rows: list[ResultRow], pending: dict[str, int] | None = None) -> list[DomainSummary]:
@@ -109,7 +133,14 @@ def _summarize(domain: str, rows: list[ResultRow], pending: int) -> DomainSummar
         input_tokens=cell.input_tokens(),
         output_tokens=cell.output_tokens(),
         cost_usd=None if cost is None else round(cost, 6),
+        accuracy_by_type={name: round(correct / n, 6) for name, (correct, n) in cell.by_type().items()},
+        macro_accuracy=_rounded(cell.macro_accuracy()),
+        judge_cost_usd=_rounded(cell.judge_cost()),
     )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
 
 
 def summary_to_dict(summaries: list[DomainSummary]) -> dict[str, Any]:
@@ -137,4 +168,21 @@ def print_table(summaries: list[DomainSummary], console: Console, title: str) ->
             "–" if summary.cost_usd is None else f"${summary.cost_usd:.4f}",
             f"{summary.total_time_s:.1f} s",
         )
+    console.print(table)
+    typed = [summary for summary in summaries if summary.accuracy_by_type]
+    if typed:
+        _print_types(typed, console)
+
+
+def _print_types(summaries: list[DomainSummary], console: Console) -> None:
+    """Per-type accuracy and the macro average, for task files whose tasks carry a `type`."""
+    types = sorted({name for summary in summaries for name in summary.accuracy_by_type})
+    table = Table(title=Text("accuracy by task type (default mode)"))
+    for column in ("domain", *types, "macro average", "judge cost"):
+        table.add_column(Text(column), justify="left" if column == "domain" else "right")
+    for summary in summaries:
+        by_type = summary.accuracy_by_type
+        judge = "–" if summary.judge_cost_usd is None else f"${summary.judge_cost_usd:.4f}"
+        table.add_row(Text(summary.domain), *[f"{by_type[t]:.1%}" if t in by_type else "–" for t in types],
+                      f"{summary.macro_accuracy:.1%}", judge)  # fmt: skip
     console.print(table)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
-from harness.grading import GRADERS, GoldAnswerError
+from harness.grading import GRADERS, GoldAnswerError, GoldSpec
 from harness.names import check_domain_name, check_task_id, file_name, is_domain_name
 
 _REQUIRED = {"id": str, "domain": str, "question": str, "answer": str}
@@ -24,6 +24,9 @@ _OPTIONAL = {
     "rel_tol": (int, float),
     "canary": bool,
     "leak_allow": str,
+    "abs_tol": (int, float),
+    "type": str,
+    "collection": str,
 }
 
 
@@ -45,12 +48,24 @@ class Task:
     """The answer exists only on the host: a correct answer means the sandbox leaked it (containment failure)."""
     leak_allow: str | None = None
     """Why the gold may appear verbatim in the collection (the pre-run leakage check then allows it)."""
+    abs_tol: float | None = None
+    """Absolute tolerance for the `numeric_tol` grader (the tolerance of a zero gold)."""
+    type: str | None = None
+    """The task's type (e.g. `multiple_choice`): the report gives per-type accuracy and their mean."""
+    collection: str | None = None
+    """The task's own collection folder under the collections dir; None means the domain's."""
+
+    @property
+    def gold(self) -> GoldSpec:
+        return GoldSpec(self.answer, self.answer_format, self.rel_tol, self.abs_tol, self.question)
 
 
 def task_digest(task: Task) -> str:
     """sha256 of what the task asks and how it is graded; a resume re-runs a task whose digest changed."""
     asked = {"question": task.question, "answer": task.answer, "answer_format": task.answer_format,
              "grader": task.grader, "rel_tol": task.rel_tol}  # fmt: skip
+    # Newer fields enter only when set, so the digests of older tasks (and resumes of their runs) stay the same.
+    asked |= {key: value for key, value in (("abs_tol", task.abs_tol), ("collection", task.collection)) if value}
     return "sha256:" + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -135,9 +150,15 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
     check_task_id(row["id"], where)
     if row.get("leak_allow") is not None and not row["leak_allow"].strip():
         raise InputError(f"{where}: field 'leak_allow': must give the reason the gold may appear in the collection")
-    rel_tol = row.get("rel_tol")
-    if rel_tol is not None and (isinstance(rel_tol, bool) or not math.isfinite(rel_tol) or rel_tol < 0):
-        raise InputError(f"{where}: field 'rel_tol': {rel_tol!r} is not a finite non-negative number")
+    for name in ("rel_tol", "abs_tol"):
+        tolerance = row.get(name)
+        if tolerance is not None and (isinstance(tolerance, bool) or not math.isfinite(tolerance) or tolerance < 0):
+            raise InputError(f"{where}: field '{name}': {tolerance!r} is not a finite non-negative number")
+    for name in ("type", "collection"):
+        if row.get(name) is not None and not row[name].strip():
+            raise InputError(f"{where}: field '{name}': must be a non-empty string")
+    if row.get("collection") is not None:
+        check_domain_name(row["collection"], f"{where}: field 'collection'")
     unknown = sorted(set(row) - set(_REQUIRED) - set(_OPTIONAL))
     if unknown:
         raise InputError(f"{where}: field '{unknown[0]}': unknown field")
@@ -145,7 +166,9 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
     if grader_name not in GRADERS:
         raise InputError(f"{where}: field 'grader': unknown grader {grader_name!r} (known: {', '.join(GRADERS)})")
     try:
-        GRADERS[grader_name].validate(row["answer"], row.get("answer_format"), row.get("rel_tol"))
+        GRADERS[grader_name].validate(
+            GoldSpec(row["answer"], row.get("answer_format"), row.get("rel_tol"), row.get("abs_tol"), row["question"])
+        )
     except GoldAnswerError as error:
         raise InputError(f"{where}: field 'answer': {error}") from None
     return Task(
@@ -161,7 +184,15 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
         rel_tol=row.get("rel_tol"),
         canary=bool(row.get("canary")),
         leak_allow=row.get("leak_allow"),
+        abs_tol=row.get("abs_tol"),
+        type=row.get("type"),
+        collection=row.get("collection"),
     )
+
+
+def collection_of(task: Task) -> str:
+    """The collection a task's sandbox mounts: its own when it names one, else its domain's."""
+    return task.collection or task.domain
 
 
 def collection_path(collections_dir: Path, domain: str) -> Path:

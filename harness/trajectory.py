@@ -17,15 +17,16 @@ the text the model was shown; harness_error events. An `evidence` event (the doc
 harness/evidence.py) comes just before episode_end; older logs lack it."""
 EVENTS = (
     "episode_start", "sandbox_ready", "model_call", "model_error", "action", "observation", "format_error",
-    "harness_error", "evidence", "episode_end",
+    "harness_error", "judge_call", "evidence", "episode_end",
 )  # fmt: skip
 
 
 class TrajectoryWriter:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, append: bool = False):
+        """`append`: add to a finished trajectory (a resume grading it again), else start a new one."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._file = path.open("w", encoding="utf-8")
+        self._file = path.open("a" if append else "w", encoding="utf-8")
 
     def write(self, event: str, **fields: Any) -> None:
         assert event in EVENTS, event

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from harness.grading import GoldSpec
 from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gold
 
 C, W, F, U, N = "correct", "wrong_value", "format_violation", "unparseable", "no_answer"
@@ -184,7 +185,7 @@ def test_unusable_gold_is_a_dataset_error(gold, answer_format, problem):
 def test_choice_grader(content, strict, default, reasons):
     from harness.grading import get_grader
 
-    result = get_grader("choice").grade(f"<answer>{content}</answer>", "B", None, None)
+    result = get_grader("choice").grade(f"<answer>{content}</answer>", GoldSpec("B"))
     assert (result.verdict_strict.value, result.verdict.value, result.reasons) == (strict, default, reasons)
 
 
@@ -192,7 +193,7 @@ def test_choice_gold_must_be_one_letter():
     from harness.grading import get_grader
 
     with pytest.raises(GoldAnswerError, match="option letter"):
-        get_grader("choice").validate("AB", None, None)
+        get_grader("choice").validate(GoldSpec("AB"))
 
 
 @pytest.mark.parametrize(

@@ -6,11 +6,16 @@ from typing import Protocol
 
 from harness.grading.choice import GRADER_VERSION as CHOICE_VERSION
 from harness.grading.choice import grade_choice, parse_gold_choice
+from harness.grading.gold import GoldSpec
+from harness.grading.items import ItemsGrader
+from harness.grading.judge import JudgeGrader
+from harness.grading.multi_choice import MultiChoiceGrader
 from harness.grading.numeric import GRADER_VERSION as NUMERIC_VERSION
 from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gold
 from harness.grading.record import Grade, Verdict
+from harness.grading.tolerance import ToleranceGrader
 
-__all__ = ["GRADERS", "GoldAnswerError", "Grade", "Grader", "Verdict", "get_grader"]
+__all__ = ["GRADERS", "GoldAnswerError", "GoldSpec", "Grade", "Grader", "Verdict", "get_grader"]
 
 
 class Grader(Protocol):
@@ -18,10 +23,10 @@ class Grader(Protocol):
     version: str
     """Recorded in the protocol: a resume under another version of a grader in use is refused."""
 
-    def validate(self, answer: str, answer_format: str | None, rel_tol: float | None) -> None:
+    def validate(self, gold: GoldSpec) -> None:
         """Raise `GoldAnswerError` when the gold answer cannot be graded against."""
 
-    def grade(self, submission: str | None, answer: str, answer_format: str | None, rel_tol: float | None) -> Grade:
+    def grade(self, submission: str | None, gold: GoldSpec) -> Grade:
         """Grade the submission text that ended an episode."""
 
 
@@ -31,11 +36,11 @@ class NumericGrader:
     name = "numeric"
     version = NUMERIC_VERSION
 
-    def validate(self, answer: str, answer_format: str | None, rel_tol: float | None) -> None:
-        parse_gold(answer, answer_format, rel_tol)
+    def validate(self, gold: GoldSpec) -> None:
+        parse_gold(gold.answer, gold.answer_format, gold.rel_tol)
 
-    def grade(self, submission: str | None, answer: str, answer_format: str | None, rel_tol: float | None) -> Grade:
-        return grade_submission(submission, parse_gold(answer, answer_format, rel_tol))
+    def grade(self, submission: str | None, gold: GoldSpec) -> Grade:
+        return grade_submission(submission, parse_gold(gold.answer, gold.answer_format, gold.rel_tol))
 
 
 class ChoiceGrader:
@@ -44,14 +49,25 @@ class ChoiceGrader:
     name = "choice"
     version = CHOICE_VERSION
 
-    def validate(self, answer: str, answer_format: str | None, rel_tol: float | None) -> None:
-        parse_gold_choice(answer)
+    def validate(self, gold: GoldSpec) -> None:
+        parse_gold_choice(gold.answer)
 
-    def grade(self, submission: str | None, answer: str, answer_format: str | None, rel_tol: float | None) -> Grade:
-        return grade_choice(submission, answer)
+    def grade(self, submission: str | None, gold: GoldSpec) -> Grade:
+        return grade_choice(submission, gold.answer)
 
 
-GRADERS: dict[str, Grader] = {"numeric": NumericGrader(), "choice": ChoiceGrader()}
+GRADERS: dict[str, Grader] = {
+    grader.name: grader
+    for grader in (
+        NumericGrader(),
+        ChoiceGrader(),
+        MultiChoiceGrader(),
+        ToleranceGrader(),
+        ItemsGrader("set"),
+        ItemsGrader("list"),
+        JudgeGrader(),
+    )
+}
 
 
 def get_grader(name: str) -> Grader:

@@ -95,7 +95,7 @@ def grade_submission(submission: str | None, gold: GoldAnswer) -> Grade:
 
 def _compare(predicted: ParsedNumber, gold: GoldAnswer, content: str) -> Grade:
     target = gold.number
-    interpretations = _interpretations(predicted, target)
+    interpretations = readings_in_gold_units(predicted, target)
     half_ulp = target.ulp / 2
     chosen = next((i for i in interpretations if abs(i.value - target.value) <= half_ulp), None)
     within = chosen is not None
@@ -146,7 +146,7 @@ def _correct_at_tolerance(
     return chosen is not None and chosen.flags | predicted.flags <= TOLERATED_FLAGS["default"]
 
 
-def _interpretations(predicted: ParsedNumber, target: ParsedNumber) -> list[Interpretation]:
+def readings_in_gold_units(predicted: ParsedNumber, target: ParsedNumber) -> list[Interpretation]:
     value, ulp = predicted.value, predicted.ulp
     if predicted.unit == target.unit:
         return [Interpretation(value, ulp, frozenset())]

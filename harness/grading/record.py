@@ -13,6 +13,8 @@ class Verdict(str, Enum):
     FORMAT_VIOLATION = "format_violation"
     UNPARSEABLE = "unparseable"
     NO_ANSWER = "no_answer"
+    JUDGE_ERROR = "judge_error"
+    """The judges could not grade (calls failed, malformed verdicts, no quorum): not a wrong answer."""
 
     def __str__(self) -> str:
         return self.value
@@ -33,6 +35,10 @@ class Grade:
     grader_version: str
     correct_at_tolerance: bool | None = None
     """Only for tasks with `rel_tol`: within max(ULP/2, rel_tol*|gold|); never the headline."""
+    item_f1: float | None = None
+    """Only for the `set` and `list` graders: F1 of the submitted items against the gold items."""
+    judge_cost_usd: float | None = None
+    """Only for the `judge` grader: what this grade's judge calls cost (cache hits are free)."""
 
     @classmethod
     def uniform(

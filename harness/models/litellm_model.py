@@ -23,7 +23,8 @@ class ProviderSettings:
     api_base: str | None = None
     api_key: str | None = None
     """None: litellm reads the provider's usual variable (DEEPSEEK_API_KEY, OPENAI_API_KEY, ...)."""
-    temperature: float = 1.0
+    temperature: float | None = 1.0
+    """None: not sent (for a model that refuses the parameter, e.g. a judge's reasoning model)."""
     model_args: dict[str, Any] = field(default_factory=dict)
     """Passed through to litellm.completion, e.g. reasoning_effort=high."""
     max_retries: int = 5
@@ -60,13 +61,14 @@ class LiteLLMModel:
         request: dict[str, Any] = {
             "model": settings.model,
             "messages": messages,
-            "temperature": settings.temperature,
             "api_base": settings.api_base,
             "api_key": settings.api_key,
             "num_retries": 0,  # retries are ours (retries.py), so they are logged and bounded by the clock
             "max_retries": 0,
             **settings.model_args,
         }
+        if settings.temperature is not None:
+            request["temperature"] = settings.temperature
         if settings.action_format == "toolcall":
             request["tools"] = [BASH_TOOL]
 

@@ -1,0 +1,132 @@
+"""The `judge` grader: a panel of LLM judges through litellm, majority with a quorum (docs/GRADERS.md §4).
+
+A verdict needs at least `quorum` judges that returned a valid verdict; fewer is `judge_error` (never a
+wrong answer), which a resume grades again. Every call (or cache hit) is handed to `log` as a
+`judge_call` event with its tokens and cost; the cost is the row's `judge_cost_usd`, apart from the agent's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from harness.answer import find_answer_tag
+from harness.grading.gold import GoldSpec
+from harness.grading.judge_cache import JudgeCache, cache_key
+from harness.grading.judge_prompt import PROMPT_DIGEST, judge_prompt, parse_verdict
+from harness.grading.record import Grade, Verdict
+from harness.models import ContextOverflow, ModelError
+from harness.models.litellm_model import LiteLLMModel, ProviderSettings
+
+GRADER_VERSION = "judge-1.0"
+JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
+"""Asked of every judge; a model that refuses a parameter is asked without it (`dropped_params` in its call)."""
+JudgeLog = Callable[[dict[str, Any]], None]
+
+
+class JudgeNotConfigured(RuntimeError):
+    """A judge-graded task reached a grader without a panel (a harness bug: plan_run requires --judge)."""
+
+
+class JudgeGrader:
+    """In the registry for its name, version and gold check; grading goes through a `JudgePanel`."""
+
+    name = "judge"
+    version = GRADER_VERSION
+
+    def validate(self, gold: GoldSpec) -> None:
+        """Any non-empty reference answer can be judged (tasks.py already requires one)."""
+
+    def grade(self, submission: str | None, gold: GoldSpec) -> Grade:
+        raise JudgeNotConfigured("the judge grader needs a judge panel (--judge)")
+
+
+@dataclass(frozen=True)
+class JudgePanel:
+    models: list[str]
+    quorum: int
+    """Valid verdicts needed for a grade; fewer is judge_error."""
+    cache: JudgeCache
+    api_base: str | None = None
+    timeout_s: float = 120.0
+    max_retries: int = 2
+
+    def describe(self) -> dict[str, Any]:
+        """For the protocol: what can change a verdict."""
+        return {"models": self.models, "quorum": self.quorum, "prompt": PROMPT_DIGEST, "params": JUDGE_PARAMS}
+
+    def grade(self, submission: str | None, gold: GoldSpec, log: JudgeLog | None = None) -> Grade:
+        tag = find_answer_tag(submission or "")
+        if tag.reason is not None:
+            return Grade.uniform(Verdict.NO_ANSWER, [tag.reason], tag.content, GRADER_VERSION)
+        answer = (tag.content or "").strip()
+        verdicts: list[str] = []
+        failures: list[str] = []
+        costs: list[float] = []
+        for model in self.models:
+            event = self._ask(model, gold, answer)
+            if log is not None:
+                log(event)
+            if event["verdict"]:
+                verdicts.append(event["verdict"])
+            else:
+                failures.append(event["failure"])
+            if event["cost_usd"] is not None and not event["cached"]:
+                costs.append(event["cost_usd"])
+        cost = round(sum(costs), 8) if costs else None
+        tally = f"{verdicts.count('CORRECT')}/{len(verdicts)} CORRECT"
+        if len(verdicts) < self.quorum:
+            reasons = [*sorted(set(failures)), "NO_QUORUM"]
+            return Grade(Verdict.JUDGE_ERROR, Verdict.JUDGE_ERROR, Verdict.JUDGE_ERROR, reasons, tag.content, tally,
+                         None, GRADER_VERSION, judge_cost_usd=cost)  # fmt: skip
+        # A strict majority of the valid verdicts; a tie is not correct.
+        verdict = Verdict.CORRECT if 2 * verdicts.count("CORRECT") > len(verdicts) else Verdict.WRONG_VALUE
+        reasons = ["JUDGES_DISAGREE"] if len(set(verdicts)) > 1 else []
+        reasons += sorted(set(failures))
+        return Grade(verdict, verdict, verdict, reasons, tag.content, tally, None, GRADER_VERSION,
+                     judge_cost_usd=cost)  # fmt: skip
+
+    def _client(self, model: str, temperature: float | None) -> LiteLLMModel:
+        settings = ProviderSettings(model, action_format="text", api_base=self.api_base, temperature=temperature,
+                                    max_retries=self.max_retries, call_timeout_s=self.timeout_s)  # fmt: skip
+        return LiteLLMModel(settings, None)
+
+    def _ask(self, model: str, gold: GoldSpec, answer: str) -> dict[str, Any]:
+        """One judge's verdict, from the cache or a call: the `judge_call` event."""
+        key = cache_key(model, PROMPT_DIGEST, JUDGE_PARAMS, gold.question, gold.answer, answer)
+        event: dict[str, Any] = {"model": model, "prompt": PROMPT_DIGEST,
+                                 "params": JUDGE_PARAMS, "cache_key": key}  # fmt: skip
+        hit = self.cache.get(key)
+        if hit is not None:
+            return event | {"cached": True, "verdict": hit["verdict"], "reply": hit["reply"], "failure": None,
+                            "dropped_params": hit.get("dropped_params", []), "input_tokens": 0, "output_tokens": 0,
+                            "cost_usd": None, "latency_s": 0.0}  # fmt: skip
+        messages = [{"role": "user", "content": judge_prompt(gold.question, gold.answer, answer)}]
+        started = time.monotonic()
+        dropped: list[str] = []
+        try:
+            try:
+                reply = self._client(model, JUDGE_PARAMS["temperature"]).query(messages, self.timeout_s)
+            except ModelError as error:
+                if "temperature" not in str(error).lower() or isinstance(error, ContextOverflow):
+                    raise
+                # The model takes no temperature (some reasoning models): asked again without it, and recorded.
+                dropped = ["temperature"]
+                reply = self._client(model, None).query(messages, self.timeout_s)
+        except ModelError as error:
+            return event | {"cached": False, "verdict": None, "reply": None, "failure": "JUDGE_CALL_FAILED",
+                            "dropped_params": dropped, "error": str(error), "attempts": error.attempts,
+                            "input_tokens": 0, "output_tokens": 0, "cost_usd": None,
+                            "latency_s": round(time.monotonic() - started, 3)}  # fmt: skip
+        verdict = parse_verdict(reply.text)
+        if verdict is not None:
+            entry = {"model": model, "verdict": verdict, "reply": reply.text, "dropped_params": dropped}
+            with contextlib.suppress(OSError):  # a cache that cannot be written costs a call later, never the grade
+                self.cache.put(key, entry)
+        return event | {"cached": False, "verdict": verdict, "reply": reply.text, "dropped_params": dropped,
+                        "failure": None if verdict else "JUDGE_MALFORMED", "attempts": reply.attempts,
+                        "input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens,
+                        "cost_usd": reply.cost_usd, "latency_s": round(time.monotonic() - started, 3)}  # fmt: skip

@@ -1,0 +1,52 @@
+"""The judge's prompt template (versioned; its digest is part of a run's protocol) and its verdict parser."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+PROMPT_VERSION = "judge-prompt-1.0"
+TEMPLATE = """You grade one answer to a question about a set of documents against a reference answer.
+
+Question:
+<<QUESTION>>
+
+Reference answer:
+<<REFERENCE>>
+
+Candidate answer:
+<<ANSWER>>
+
+The candidate is CORRECT when it contains the key information of the reference answer and does not
+contradict it; extra explanation is fine. Numbers match when their integer digits and their first
+decimal agree (3.14159 matches 3.1; 3.2 does not match 3.1); units and scale words must agree. Otherwise
+the candidate is INCORRECT.
+
+Reply with one JSON object and nothing else:
+{"verdict": "CORRECT" or "INCORRECT", "reason": "<one sentence>"}
+"""
+PROMPT_DIGEST = "sha256:" + hashlib.sha256(f"{PROMPT_VERSION}\n{TEMPLATE}".encode()).hexdigest()[:16]
+VERDICTS = ("CORRECT", "INCORRECT")
+_FENCED = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
+
+
+def judge_prompt(question: str, reference: str, answer: str) -> str:
+    # Placeholders are replaced in one pass, so an answer that holds `<<REFERENCE>>` cannot pull the gold in.
+    values = {"<<QUESTION>>": question, "<<REFERENCE>>": reference, "<<ANSWER>>": answer}
+    return re.sub("|".join(map(re.escape, values)), lambda match: values[match.group()], TEMPLATE)
+
+
+def parse_verdict(reply: str) -> str | None:
+    """`CORRECT` or `INCORRECT` from a strict JSON reply (one object, optionally in one ```json fence); None
+    for anything else, so `INCORRECT` inside prose, `"verdict": "correct"` or a bare word never counts."""
+    body = reply.strip()
+    fenced = _FENCED.fullmatch(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    verdict = data.get("verdict") if isinstance(data, dict) else None
+    return verdict if verdict in VERDICTS else None

@@ -1,0 +1,1 @@
+"""`python -m harness tasks import FORMAT ...`: task files and collections from other benchmarks' data."""
