@@ -100,7 +100,7 @@ def _write_start(log: TrajectoryWriter, task: Task, context: EpisodeContext) -> 
         schema_version=SCHEMA_VERSION,
         task_id=task.id,
         domain=task.domain,
-        task=_task_record(task),
+        task=task_record(task),
         task_digest=task_digest(task),
         model=context.config.model,
         sandbox=context.sandbox_facts,
@@ -216,7 +216,7 @@ def _annotated(
     return result
 
 
-def _task_record(task: Task) -> dict[str, Any]:
+def task_record(task: Task) -> dict[str, Any]:
     """What regrading needs from the logs alone (the trajectory is a host file; it never enters the sandbox)."""
     return {
         "question": task.question,

@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from harness.annotations import annotate
-from harness.episode import grade_fields
+from harness.episode import grade_fields, task_record
 from harness.errors import InputError
 from harness.grading import get_grader
 from harness.interop.mini_swe_agent import FORMAT, ImportedEpisode, export_episode, import_messages, instance_id
@@ -166,13 +166,12 @@ def _import_episode(
     log = TrajectoryWriter(folder.trajectory_path(task.domain, task.id))
     model = ((data["info"].get("config") or {}).get("model") or {}).get("model_name")
     log.write("episode_start", schema_version=SCHEMA_VERSION, task_id=task.id, domain=task.domain,
-              task={"question": task.question, "answer": task.answer, "answer_format": task.answer_format,
-                    "grader": task.grader, "rel_tol": task.rel_tol},
+              task=task_record(task),
               task_digest=task_digest(task), model=model, imported_from=str(path))  # fmt: skip
     log.write("sandbox_ready", sandbox={"backend": f"imported ({FORMAT})"}, start_s=episode.row["sandbox_start_s"])
     for kind, fields in episode.events:
         log.write(kind, **fields)
-    grade = get_grader(task.grader).grade(episode.submission, task.answer, task.answer_format, task.rel_tol)
+    grade = get_grader(task.grader).grade(episode.submission, task.gold)
     row = ResultRow(task_id=task.id, domain=task.domain, status=episode.status, **grade_fields(grade),
                     detail=episode.detail, task_digest=task_digest(task), **episode.row)  # fmt: skip
     row, evidence = annotate(row, read_trajectory(log.path), task, collection, episode.opens)
