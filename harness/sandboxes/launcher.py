@@ -1,0 +1,140 @@
+"""One command through the episode's launcher (see `scratch.py`): request, output, exit, kill.
+
+The runner thread that runs the command does all the waiting itself in one `poll` over the launcher's
+answers and the output pipes, so a command costs no thread and no sleep: it returns as soon as the
+launcher reports the exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import threading
+import time
+from dataclasses import dataclass
+
+from harness.sandboxes import SandboxError
+from harness.sandboxes.output import HeadTail
+from harness.sandboxes.scratch import Scratch
+
+_TICK_S = 0.2
+"""How often a running command notices the runner's cancel event."""
+_KILL_WAIT_S = 10.0
+"""How long a killed command's bwrap may take to be reported gone."""
+_CHUNK = 65536
+
+
+@dataclass
+class Finished:
+    """What the launcher reports for one command."""
+
+    stdout: HeadTail
+    stderr: HeadTail
+    returncode: int | None
+    """bwrap's exit status (128+N when killed by signal N); None when the command was killed."""
+    timed_out: bool
+    started: bool
+    """bwrap set the sandbox up (its status said `child-pid`)."""
+
+
+class Launch:
+    """Runs commands through one scratch's launcher, one at a time."""
+
+    def __init__(self, scratch: Scratch, cancel: threading.Event):
+        assert scratch.holder.stdin is not None and scratch.holder.stdout is not None
+        self._scratch = scratch
+        self._cancel = cancel
+        self._requests = scratch.holder.stdin
+        self._answers = scratch.holder.stdout.fileno()
+        self._pending = b""
+        self._number = 0
+
+    def run(self, command: list[str], limit_bytes: int, deadline: float) -> Finished:
+        """Run `command` (the argv after bwrap's `--`) with the options already in the `arguments` file."""
+        self._number += 1
+        (self._scratch.folder / "command").write_bytes(b"".join(part.encode() + b"\0" for part in command))
+        try:
+            self._requests.write(f"{self._number}\n".encode())
+            self._requests.flush()
+        except OSError as error:
+            raise SandboxError(f"the episode's sandbox launcher is gone: {error}") from None
+        return self._wait(limit_bytes, deadline)
+
+    def _wait(self, limit_bytes: int, deadline: float) -> Finished:
+        stdout, stderr, status_fd = self._scratch.outputs
+        sinks = {stdout: HeadTail(limit_bytes), stderr: HeadTail(limit_bytes), status_fd: HeadTail(4096)}
+        poller = select.poll()
+        for fd in (self._answers, *sinks):
+            poller.register(fd, select.POLLIN)
+        pidfd: int | None = None
+        returncode: int | None = None
+        killed = timed_out = False
+        kill_deadline = float("inf")
+        try:
+            while returncode is None:
+                now = time.monotonic()
+                if killed and now >= kill_deadline:
+                    raise SandboxError("the launcher did not report a killed command's end")
+                if not killed and (now >= deadline or self._cancel.is_set()):
+                    timed_out = not self._cancel.is_set()
+                    killed, kill_deadline = True, now + _KILL_WAIT_S
+                    _kill(pidfd)
+                wait_s = kill_deadline - now if killed else min(_TICK_S, max(deadline - now, 0.0))
+                for fd, _ in poller.poll(wait_s * 1000):
+                    if fd != self._answers:
+                        _drain(fd, sinks[fd])
+                        continue
+                    for kind, value in self._answers_read():
+                        if kind == "pid" and pidfd is None:
+                            pidfd = _pidfd(value)
+                            if killed:
+                                _kill(pidfd)
+                        elif kind == "exit":
+                            returncode = value
+            # every writer is gone: what is left in the pipes is the rest of the output
+            for fd, sink in sinks.items():
+                _drain(fd, sink)
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+        started = b"child-pid" in sinks[status_fd].text().encode()
+        return Finished(sinks[stdout], sinks[stderr], None if killed else returncode, timed_out, started)
+
+    def _answers_read(self) -> list[tuple[str, int]]:
+        """This command's complete answer lines; an end of file means the launcher died."""
+        chunk = os.read(self._answers, 4096)
+        if not chunk:
+            raise SandboxError("the episode's sandbox launcher died (out of memory or processes?)")
+        self._pending += chunk
+        *lines, self._pending = self._pending.split(b"\n")
+        answers = []
+        for line in lines:
+            number, kind, value = line.decode().split()
+            if int(number) == self._number:
+                answers.append((kind, int(value)))
+        return answers
+
+
+def _drain(fd: int, sink: HeadTail) -> None:
+    """Everything readable now (the pipes are non-blocking and stay open between commands)."""
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(fd, _CHUNK):
+            sink.feed(chunk)
+
+
+def _kill(pidfd: int | None) -> None:
+    if pidfd is not None:
+        with contextlib.suppress(ProcessLookupError):
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+
+def _pidfd(pid: int) -> int | None:
+    """A handle on the command's bwrap, so a kill can never hit another process that reused its pid.
+
+    The launcher reaps bwrap only after it exits; None when that already happened (nothing to kill)."""
+    try:
+        return os.pidfd_open(pid)
+    except ProcessLookupError:
+        return None
