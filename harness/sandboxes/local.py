@@ -148,7 +148,9 @@ class BubblewrapSandbox:
         return capped_result(finished.stdout, finished.stderr, code, finished.timed_out, duration)
 
     def close(self) -> None:
-        self._launch = None
+        if self._launch is not None:
+            self._launch.close()
+            self._launch = None
         # the tmpfs first: its pages are charged to the episode's memory cgroup
         if self._scratch is not None:
             self._scratch.close()

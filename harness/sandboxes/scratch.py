@@ -30,18 +30,19 @@ DISK_ENFORCEMENT = "tmpfs of disk_mb for /workspace/run and /tmp together (bwrap
 
 
 # Runs in the holder, in the scratch folder, with the write ends of three pipes (stdout, stderr, bwrap's
-# status; fd numbers in $2 $3 $4, moved above 9 out of the way of 0-4) that the runner reads for every command. For each request line (a
-# command number) it forks the command's bwrap with argv[0] "bwrap" (pid 1 inside shows nothing of the
-# host), its options from `arguments` (fd 3) and its command from `command` (NUL-separated); it answers
-# "<n> pid <pid>" at once and "<n> exit <code>" when bwrap has exited, by which time every process of
-# the command is gone (pid 1 of a pid namespace takes them all with it), so all output is in the pipes.
+# status; fd numbers in $2 $3 $4, moved above 9 out of the way of 0-4) that the runner reads for every
+# command. For each request line (the command's number and argument count) it forks the command's bwrap
+# with argv[0] "bwrap" (pid 1 inside shows nothing of the host), its options from `arguments` (fd 3) and
+# its command from the first `count` NUL-terminated arguments in `command`. It answers "<n> pid <pid>" at
+# once and "<n> exit <code>" when bwrap has exited, by which time every process of the command is gone
+# (pid 1 of a pid namespace takes them all with it), so all of the output is in the pipes.
 LAUNCHER = """echo $$
 exec 2>/dev/null
 o=$2 e=$3 s=$4
 exec {out}>&"$o" {err}>&"$e" {status}>&"$s"
 exec {o}>&- {e}>&- {s}>&-
-while read -r n; do
-  mapfile -d '' -t argv < command
+while read -r n count; do
+  mapfile -d '' -t -n "$count" argv < command
   { exec -a bwrap "$1" --args 3 -- "${argv[@]}"; } 3< arguments 4>&"$status" >&"$out" 2>&"$err" \\
     {out}>&- {err}>&- {status}>&- < /dev/null &
   echo "$n pid $!"
