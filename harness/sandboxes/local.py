@@ -3,7 +3,8 @@
 Containment, and how each property is obtained:
 - collection read-only at /workspace/documents (`--ro-bind`), fresh /workspace/run and /tmp per episode
   on one tmpfs of `disk_mb` (see `scratch.py`; dropped in `close`);
-- no network (an own network namespace with nothing but loopback), own pid/ipc/uts namespaces;
+- no network: the episode's own network namespace with nothing but loopback (made once by the scratch
+  holder, see `scratch.py`: a new one per command cost ~2 ms), and per command own pid/ipc/uts namespaces;
 - bwrap reads its options from a file descriptor and runs as `bwrap`, so the sandbox's pid 1 (bwrap's
   reaper) shows only `bwrap --args N -- [setpriv ...] bash -c COMMAND` in /proc/1/cmdline, nothing of the
   host (mounted paths, runner pid, episode name);
@@ -178,10 +179,11 @@ class BubblewrapSandbox:
 
     def _bwrap_arguments(self, scratch: Scratch) -> list[str]:
         if self._as_root:
-            namespaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+            namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
             namespaces += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
-            namespaces = ["--unshare-all", "--unshare-user"]
+            namespaces = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        # no --unshare-net: the holder made the episode's network namespace (nothing but loopback) once
         arguments = [*namespaces, "--die-with-parent", "--new-session", "--hostname", "sandbox"]
         arguments += ["--ro-bind", "/usr", "/usr"]
         for name in _MERGED_USR_LINKS:

@@ -5,6 +5,8 @@ command is a fresh bwrap, so the tmpfs is held for the whole episode by a *holde
 own mount namespace (the host's tree plus the tmpfs) running a small bash launcher (`launcher.py` talks
 to it) that forks each command's bwrap on request. The holder starts inside the episode's limits (cgroup
 or rlimits), so every command inherits them and its mount namespace with one fork and no `nsenter`.
+The holder also makes the episode's network namespace (loopback only, so no network), which the commands
+share: what a command could leave there is at most loopback's packet counters, no process or socket.
 The holder dies with the runner (`--die-with-parent`, and the pipe's end), so a killed runner leaves no
 mount behind, and nothing of the tmpfs ever lands on the host disk. The tmpfs is memory: where cgroups
 apply, its pages count toward the episode's memory limit.
@@ -97,7 +99,9 @@ def create_scratch(episode_name: str, disk_mb: int, bwrap: str, prologue: str = 
     (folder / "space").mkdir()
     space = str(folder / "space")
     argv = ["/bin/bash", "-c", prologue + 'exec "$@"', "harness-sandbox"]
-    argv += [bwrap, *([] if as_root else ["--unshare-user"]), "--die-with-parent", "--dev-bind", "/", "/"]
+    # the episode's network namespace too (loopback only), which every command's bwrap inherits
+    argv += [bwrap, *([] if as_root else ["--unshare-user"]), "--unshare-net", "--die-with-parent"]
+    argv += ["--dev-bind", "/", "/"]
     argv += ["--perms", "0755", "--size", str(disk_mb * 1024 * 1024), "--tmpfs", space]
     argv += ["--perms", "0755", "--dir", f"{space}/run", "--perms", "1777", "--dir", f"{space}/tmp"]
     # the launcher prints its pid once the mounts exist, then serves commands until the pipe closes
