@@ -24,10 +24,10 @@ from typing import Any
 from rich.console import Console
 
 sys.path.insert(0, str(Path(__file__).parent))
-from batch_throughput import SCRIPT, project  # noqa: E402
+from batch_throughput import SCRIPT, project
 
-from harness.config import build_config  # noqa: E402
-from harness.runner import execute_run, plan_run  # noqa: E402
+from harness.config import build_config
+from harness.runner import execute_run, plan_run
 
 DELAY_S = 1.0
 
@@ -91,7 +91,7 @@ def main(worker_counts: list[int]) -> None:
     alone = statistics.median(measure(1, 1)["wall_s"] for _ in range(3))
     calls = len(SCRIPT)
     print(f"one episode alone: {alone:.2f} s ({calls} model calls of {DELAY_S:.0f} s, {calls - 1} commands)")
-    print("| workers | episodes | wall | ideal | of ideal speed-up | runner CPU | sandboxes' CPU | runner peak memory |")
+    print("| workers | episodes | wall | ideal | of ideal speed-up | runner CPU | sandboxes' CPU | runner peak RSS |")
     print("|---|---|---|---|---|---|---|---|")
     for workers in worker_counts:
         episodes = 2 * workers
