@@ -89,11 +89,26 @@ class Scratch:
         return remove_tree(self.folder)
 
 
+_ATTEMPTS = 3
+
+
 def create_scratch(episode_name: str, disk_mb: int, bwrap: str, prologue: str = "") -> Scratch:
     """Make the host folder and start the holder of its `disk_mb` tmpfs (with `run` and `tmp` inside).
 
     `prologue` (shell, from `limits.py`) puts the holder, and so every command, under the episode's limits.
+    The holder binds the host's whole tree, so a mount that vanishes meanwhile (a container another
+    program removes) can fail it: that is tried again.
     """
+    for _ in range(_ATTEMPTS - 1):
+        try:
+            return _create_scratch(episode_name, disk_mb, bwrap, prologue)
+        except SandboxError as error:
+            if "Can't bind mount /oldroot/" not in str(error):
+                raise
+    return _create_scratch(episode_name, disk_mb, bwrap, prologue)
+
+
+def _create_scratch(episode_name: str, disk_mb: int, bwrap: str, prologue: str) -> Scratch:
     as_root = os.geteuid() == 0
     folder = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{episode_name}-"))
     (folder / "space").mkdir()
