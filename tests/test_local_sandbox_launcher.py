@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -61,3 +62,15 @@ def test_a_holder_that_loses_the_race_with_a_vanishing_mount_is_started_again(tm
         assert tried.exists() and scratch.holder_pid > 0
     finally:
         assert scratch.close()
+
+
+def test_a_timed_out_commands_processes_are_all_gone_when_it_returns(tmp_path: Path):
+    box = BubblewrapSandbox(tmp_path, "teardown", SandboxSettings(), find_bwrap())
+    box.start()
+    try:
+        result = box.execute("for i in $(seq 200); do sleep 319 & done; wait", 1)
+        leftovers = subprocess.run(["pgrep", "-f", "sleep 319"], capture_output=True, text=True).stdout.split()
+    finally:
+        box.close()
+    assert result.timed_out
+    assert leftovers == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import select
 import signal
 import threading
@@ -74,7 +75,7 @@ class Launch:
         poller = select.poll()
         for fd in (self._answers, *sinks):
             poller.register(fd, select.POLLIN)
-        pidfd: int | None = None
+        target = _Target()
         returncode: int | None = None
         killed = timed_out = False
         kill_deadline = float("inf")
@@ -86,25 +87,26 @@ class Launch:
                 if not killed and (now >= deadline or self._cancel.is_set()):
                     timed_out = not self._cancel.is_set()
                     killed, kill_deadline = True, now + _KILL_WAIT_S
-                    _kill(pidfd)
+                    target.kill()
                 wait_s = kill_deadline - now if killed else min(_TICK_S, max(deadline - now, 0.0))
                 for fd, _ in poller.poll(wait_s * 1000):
                     if fd != self._answers:
                         _drain(fd, sinks[fd])
+                        if fd == status_fd and target.init is None and target.found_init(sinks[fd]) and killed:
+                            target.kill()
                         continue
                     for kind, value in self._answers_read():
-                        if kind == "pid" and pidfd is None:
-                            pidfd = _pidfd(value)
+                        if kind == "pid" and target.bwrap is None:
+                            target.bwrap = _pidfd(value)
                             if killed:
-                                _kill(pidfd)
+                                target.kill()
                         elif kind == "exit":
                             returncode = value
             # every writer is gone: what is left in the pipes is the rest of the output
             for fd, sink in sinks.items():
                 _drain(fd, sink)
         finally:
-            if pidfd is not None:
-                os.close(pidfd)
+            target.close()
         started = b"child-pid" in sinks[status_fd].text().encode()
         return Finished(sinks[stdout], sinks[stderr], None if killed else returncode, timed_out, started)
 
@@ -123,6 +125,36 @@ class Launch:
         return answers
 
 
+@dataclass
+class _Target:
+    """Where a kill goes: the sandbox's pid 1 once bwrap has reported it, else bwrap.
+
+    Killing pid 1 tears its pid namespace down before bwrap (which reaps it) exits, so when the launcher
+    reports the exit every process of the command is gone. Killing bwrap first would leave pid 1 to die
+    of `--die-with-parent` a moment later, after the report.
+    """
+
+    bwrap: int | None = None
+    init: int | None = None
+
+    def found_init(self, status: HeadTail) -> bool:
+        found = re.search(r'"child-pid": *(\d+)', status.text())
+        if found is not None:
+            self.init = _pidfd(int(found.group(1)))
+        return self.init is not None
+
+    def kill(self) -> None:
+        pidfd = self.init if self.init is not None else self.bwrap
+        if pidfd is not None:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+    def close(self) -> None:
+        for pidfd in (self.bwrap, self.init):
+            if pidfd is not None:
+                os.close(pidfd)
+
+
 def _drain(fd: int, sink: HeadTail) -> None:
     """Everything readable now (the pipes are non-blocking and stay open between commands)."""
     with contextlib.suppress(BlockingIOError):
@@ -130,16 +162,10 @@ def _drain(fd: int, sink: HeadTail) -> None:
             sink.feed(chunk)
 
 
-def _kill(pidfd: int | None) -> None:
-    if pidfd is not None:
-        with contextlib.suppress(ProcessLookupError):
-            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-
-
 def _pidfd(pid: int) -> int | None:
-    """A handle on the command's bwrap, so a kill can never hit another process that reused its pid.
+    """A handle on bwrap or the sandbox's pid 1, so a kill never hits another process that reused its pid.
 
-    The launcher reaps bwrap only after it exits; None when that already happened (nothing to kill)."""
+    Each is reaped only after it exits (by the launcher, by bwrap); None when that already happened."""
     try:
         return os.pidfd_open(pid)
     except ProcessLookupError:

@@ -28,6 +28,10 @@ from harness.sandboxes import SandboxError
 SANDBOX_UID = 65534
 SCRATCH_PREFIX = "harness-scratch-"
 """Scratch folders are named harness-scratch-<runner pid>-<episode>-*, so orphans can be told apart."""
+_ATTEMPTS = 3
+"""Tries to start a holder (see `create_scratch`)."""
+_EXIT_WAIT_S = 1.0
+"""How long the holder may take to end by itself at close before it is killed."""
 DISK_ENFORCEMENT = "tmpfs of disk_mb for /workspace/run and /tmp together (bwrap --size), held per episode"
 
 
@@ -77,9 +81,14 @@ class Scratch:
         with contextlib.suppress(OSError):
             if self.holder.stdin is not None:
                 self.holder.stdin.close()
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.holder.pid, signal.SIGKILL)
-        self.holder.wait()
+        try:
+            # the launcher ends at the end of its requests, and the holder with it: every process is then
+            # reaped by its parent, so the sandbox's CPU time shows in the runner's RUSAGE_CHILDREN
+            self.holder.wait(_EXIT_WAIT_S)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.holder.pid, signal.SIGKILL)
+            self.holder.wait()
         for stream in (self.holder.stdout, self.holder.stderr):
             if stream is not None:
                 stream.close()
@@ -87,9 +96,6 @@ class Scratch:
             with contextlib.suppress(OSError):
                 os.close(fd)
         return remove_tree(self.folder)
-
-
-_ATTEMPTS = 3
 
 
 def create_scratch(episode_name: str, disk_mb: int, bwrap: str, prologue: str = "") -> Scratch:
