@@ -2,8 +2,10 @@
 
 Run: python bench/batch_throughput.py [TASKS]
 Each episode runs three commands and answers, so the figure is the runner's own overhead per episode
-(sandbox set-up, logging, grading), not a model's speed. CPU per episode (this process and the sandbox
-processes it reaped) is the figure to compare on a busy machine: wall time there mostly measures others.
+(sandbox set-up, logging, grading), not a model's speed. CPU per episode counts this process and the
+processes it reaped (bwrap's set-up), not the commands themselves: bwrap exits without reaping the
+sandbox's pid 1. Still, on a busy machine it compares versions better than wall time, which there mostly
+measures the others.
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ import io
 import json
 import logging
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -59,7 +58,7 @@ class Ours:
     def __init__(self, root: Path, sandbox: str):
         self._root, self._sandbox, self._runs = root, sandbox, 0
 
-    def episode(self, steps: int) -> tuple[float, float]:
+    def episode(self, steps: int) -> float:
         self._runs += 1
         script = self._root / f"script-{steps}.yaml"
         script.write_text(yaml.safe_dump([{"bash": "true"}] * steps + ["<answer>42</answer>"]))
@@ -69,9 +68,9 @@ class Ours:
             "run_id": f"{self._sandbox}-{self._runs}", "sandbox": self._sandbox,
         })  # fmt: skip
         plan = plan_run(config)
-        clock = Clock()
+        started = time.perf_counter()
         execute_run(plan, Console(file=io.StringIO()))
-        return clock.read()
+        return time.perf_counter() - started
 
 
 class Peer:
@@ -80,13 +79,13 @@ class Peer:
     def __init__(self, environment: Callable[[], object]):
         self._environment = environment
 
-    def episode(self, steps: int) -> tuple[float, float]:
+    def episode(self, steps: int) -> float:
         from minisweagent.agents.default import DefaultAgent
         from minisweagent.models.test_models import DeterministicModel, make_output
 
         outputs = [make_output("step", [{"command": "true"}]) for _ in range(steps)]
         outputs.append(make_output("submit", [{"command": SUBMIT}]))
-        clock = Clock()
+        started = time.perf_counter()
         env = self._environment()
         agent = DefaultAgent(
             DeterministicModel(outputs=outputs), env, system_template="You solve tasks.",
@@ -94,24 +93,9 @@ class Peer:
         )  # fmt: skip
         result = agent.run("Q?")
         _cleanup(env)
-        figures = clock.read()
+        elapsed = time.perf_counter() - started
         assert result.get("exit_status") == "Submitted", result
-        return figures
-
-
-class Clock:
-    """Wall time, and CPU time of this process and of the reaped processes it started (sandboxes)."""
-
-    def __init__(self) -> None:
-        self._wall, self._cpu = time.perf_counter(), _cpu()
-
-    def read(self) -> tuple[float, float]:
-        return time.perf_counter() - self._wall, _cpu() - self._cpu
-
-
-def _cpu() -> float:
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+        return elapsed
 
 
 def _cleanup(env: object) -> None:
@@ -120,17 +104,17 @@ def _cleanup(env: object) -> None:
         cleanup()
 
 
-def interleaved(sides: dict[str, Ours | Peer], rounds: int) -> dict[str, tuple[float, float]]:
-    """Per side, the medians over rounds of (STEPS-step episode - 0-step episode) / STEPS: wall, CPU seconds."""
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+def interleaved(sides: dict[str, Ours | Peer], rounds: int) -> dict[str, float]:
+    """Per side, the median over rounds of (STEPS-step episode - 0-step episode) / STEPS, in seconds.
+
+    Wall time only: CPU from RUSAGE_CHILDREN would miss every command run in a pid namespace (bwrap
+    exits without reaping the sandbox's pid 1), which is ours and not the peer's.
+    """
+    samples: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(rounds):
         for name, side in sides.items():
-            (wall, cpu), (wall0, cpu0) = side.episode(STEPS), side.episode(0)
-            samples[name].append(((wall - wall0) / STEPS, (cpu - cpu0) / STEPS))
-    return {
-        name: (statistics.median(w for w, _ in values), statistics.median(c for _, c in values))
-        for name, values in samples.items()
-    }
+            samples[name].append((side.episode(STEPS) - side.episode(0)) / STEPS)
+    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def bwrap_floor(rounds: int) -> float:
@@ -190,14 +174,12 @@ def main(rounds: int) -> None:
                 "ours": Ours(small, "docker"),
             }, rounds)))  # fmt: skip
         floor = bwrap_floor(rounds)
-        print(f"per step ({STEPS} steps of `true` minus a 0-step episode, median of {rounds} interleaved rounds;")
-        print("CPU: this process and the sandbox processes it reaped, so not the Docker engine's)")
-        print("| per step | mini-swe-agent | this project | ratio | CPU: peer | CPU: ours |\n|---|---|---|---|---|---|")
+        print(f"per step ({STEPS} steps of `true` minus a 0-step episode, median of {rounds} interleaved rounds)")
+        print("| per step | mini-swe-agent | this project | ratio |\n|---|---|---|---|")
         for name, figures in rows:
-            (peer, peer_cpu), (ours, ours_cpu) = figures["peer"], figures["ours"]
-            print(f"| {name} | {peer * 1000:.1f} ms | {ours * 1000:.1f} ms | {ours / peer:.2f}× | "
-                  f"{peer_cpu * 1000:.1f} ms | {ours_cpu * 1000:.1f} ms |")  # fmt: skip
-        print(f"| floor: `bwrap --unshare-all … bash -c true` | | {floor * 1000:.1f} ms | | | |")
+            peer, ours = figures["peer"] * 1000, figures["ours"] * 1000
+            print(f"| {name} | {peer:.1f} ms | {ours:.1f} ms | {ours / peer:.2f}× |")
+        print(f"| floor: `bwrap --unshare-all … bash -c true` | | {floor * 1000:.1f} ms | |")
         print("\n| sandbox start per episode | 1 MB collection | 2 GB collection |\n|---|---|---|")
         for backend in ["local"] + (["docker"] if image is not None else []):
             figures = [sandbox_start(backend, root / "collections" / "bench", rounds) for root in (small, large)]
