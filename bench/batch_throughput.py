@@ -2,7 +2,10 @@
 
 Run: python bench/batch_throughput.py [TASKS]
 Each episode runs three commands and answers, so the figure is the runner's own overhead per episode
-(sandbox set-up, logging, grading), not a model's speed.
+(sandbox set-up, logging, grading), not a model's speed. CPU per episode counts this process and the
+processes it reaped (bwrap's set-up), not the commands themselves: bwrap exits without reaping the
+sandbox's pid 1. Still, on a busy machine it compares versions better than wall time, which there mostly
+measures the others.
 """
 
 from __future__ import annotations
@@ -35,6 +38,11 @@ def project(root: Path, tasks: int) -> None:
     (root / "script.yaml").write_text(yaml.safe_dump(SCRIPT))
 
 
+def _cpu() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def main(tasks: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -46,11 +54,11 @@ def main(tasks: int) -> None:
                 "run_id": f"w{workers}", "workers": workers,
             })  # fmt: skip
             plan = plan_run(config)
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), _cpu()
             execute_run(plan, Console(file=io.StringIO()))
-            elapsed = time.perf_counter() - started
+            elapsed, cpu = time.perf_counter() - started, _cpu() - cpu
             print(f"workers {workers}: {tasks} episodes ({len(SCRIPT) - 1} commands each) in {elapsed:.2f} s, "
-                  f"{tasks / elapsed:.1f} episodes/s")  # fmt: skip
+                  f"{tasks / elapsed:.1f} episodes/s, {cpu / tasks * 1000:.0f} ms CPU per episode")  # fmt: skip
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak runner memory: {peak_mb:.0f} MB")
 

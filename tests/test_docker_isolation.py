@@ -67,3 +67,32 @@ def test_cleanup_skips_orphans_another_runner_removed_meanwhile(docker_image, tm
         containers = type("Containers", (), {"list": lambda self, **filters: listed})()
 
     assert len(listed) == 1 and cleanup_orphans(ListedBeforeTheRemoval()) == []
+
+
+def test_a_command_that_ends_normally_costs_one_exec(docker_image, tmp_path, monkeypatch):
+    client, image = docker_image
+    box = DockerSandbox(client, image, tmp_path, "exec-count", "ep", SandboxSettings())
+    box.start()
+    created = []
+    exec_create = client.api.exec_create
+    monkeypatch.setattr(client.api, "exec_create", lambda *a, **k: created.append(a) or exec_create(*a, **k))
+    try:
+        result = box.execute("sleep 300 > /dev/null 2>&1 & echo started", 10)
+        processes = box.execute("ps -u agent -o comm=", 10)
+    finally:
+        box.close()
+    assert result.stdout == "started\n" and "sleep" not in processes.stdout.split()
+    assert len(created) == 2  # one per command: harness-exec swept the background sleep itself
+
+
+def test_agent_processes_left_from_before_are_gone_when_a_command_starts(docker_image, tmp_path):
+    client, image = docker_image
+    box = DockerSandbox(client, image, tmp_path, "leftover", "ep", SandboxSettings())
+    box.start()
+    try:
+        # as if a command had made its harness-exec exit without its final sweep
+        box._container.exec_run(["sleep", "300"], user="agent", detach=True)
+        processes = box.execute("ps -u agent -o comm=", 10)
+    finally:
+        box.close()
+    assert processes.exit_code == 0 and "sleep" not in processes.stdout.split()

@@ -24,6 +24,7 @@ commands = {
     "kept": "ls run",
     "pid1": "tr '\\\\0' ' ' < /proc/1/cmdline",
     "mess": "mkdir -p /tmp/locked/inner && chmod 000 /tmp/locked/inner /tmp/locked",
+    "network": "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '",
 }
 results = {name: box.execute(command, 60) for name, command in commands.items()}
 facts = box.describe()
@@ -48,6 +49,7 @@ def test_an_ordinary_users_sandbox_caps_scratch_hides_the_host_and_leaves_nothin
     assert results["kept"][1] == "big\n"
     assert results["pid1"][1].startswith("bwrap --args") and outcome["collection"] not in results["pid1"][1]
     assert results["mess"][0] == 0
+    assert results["network"][1] == "lo\n"
     assert outcome["leftovers"] == []
     limits = outcome["limits"]
     assert limits["disk_mb"] == 64 and "tmpfs" in limits["disk"]

@@ -85,6 +85,7 @@ class DockerSandbox:
         self._settings = settings
         self._cancel = cancel or threading.Event()
         self._container: Any = None
+        self._command: _DockerCommand | None = None
 
     def describe(self) -> dict[str, object]:
         image_id = self._container.attrs.get("Image") if self._container is not None else None
@@ -124,9 +125,8 @@ class DockerSandbox:
         if self._container is None:
             raise SandboxError("sandbox not started")
         return run_remote(
-            lambda limit: self._start(command, limit), self._kill_agent_processes, timeout_s, self._settings,
-            self._cancel,
-        )  # fmt: skip
+            lambda limit: self._start(command, limit), self._sweep, timeout_s, self._settings, self._cancel
+        )
 
     def _start(self, command: str, limit_s: float) -> _DockerCommand:
         api = self._client.api
@@ -137,7 +137,21 @@ class DockerSandbox:
             stream = api.exec_start(exec_id, stream=True, demux=True)
         except Exception as error:
             raise SandboxError(f"docker exec failed: {error}") from error
-        return _DockerCommand(api, exec_id, stream, self._kill_agent_processes)
+        self._command = _DockerCommand(api, exec_id, stream, self._kill_agent_processes)
+        return self._command
+
+    def _sweep(self) -> None:
+        """After a command: a second exec kills what is left, unless harness-exec finished its own sweep.
+
+        harness-exec exits below 128 only by itself, after killing every other agent process; at 128 and
+        above it may have been killed by the command (`pkill harness-exec`), leaving children running.
+        Skipping the exec saves three API round trips per step; were harness-exec ever made to exit low
+        without sweeping, the next command's harness-exec still kills the leftovers before it starts.
+        """
+        code = self._command.exit_code if self._command is not None else None
+        self._command = None
+        if code is None or code >= 128:
+            self._kill_agent_processes()
 
     def _kill_agent_processes(self) -> None:
         """SIGKILL every process of the agent user, from a second exec (`kill -1` spares only itself)."""
@@ -162,6 +176,7 @@ class _DockerCommand:
     stream: Any
     kill: Callable[[], None]
     """Kills every agent process: Docker has no call that signals one exec."""
+    exit_code: int | None = None
 
     def wait(self, stdout: HeadTail, stderr: HeadTail) -> int | None:
         for out, err in self.stream:
@@ -169,7 +184,8 @@ class _DockerCommand:
                 stdout.feed(out)
             if err:
                 stderr.feed(err)
-        return self.api.exec_inspect(self.exec_id)["ExitCode"]
+        self.exit_code = self.api.exec_inspect(self.exec_id)["ExitCode"]
+        return self.exit_code
 
 
 def check_image(client: Any, image: str) -> None:

@@ -3,7 +3,8 @@
 Containment, and how each property is obtained:
 - collection read-only at /workspace/documents (`--ro-bind`), fresh /workspace/run and /tmp per episode
   on one tmpfs of `disk_mb` (see `scratch.py`; dropped in `close`);
-- no network (an own network namespace with nothing but loopback), own pid/ipc/uts namespaces;
+- no network: the episode's own network namespace with nothing but loopback (made once by the scratch
+  holder, see `scratch.py`: a new one per command cost ~2 ms), and per command own pid/ipc/uts namespaces;
 - bwrap reads its options from a file descriptor and runs as `bwrap`, so the sandbox's pid 1 (bwrap's
   reaper) shows only `bwrap --args N -- [setpriv ...] bash -c COMMAND` in /proc/1/cmdline, nothing of the
   host (mounted paths, runner pid, episode name);
@@ -18,11 +19,8 @@ Containment, and how each property is obtained:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -30,12 +28,12 @@ import time
 from pathlib import Path
 
 from harness.sandboxes import ExecResult, SandboxError, SandboxSettings, sandbox_environment
+from harness.sandboxes.launcher import Launch
 from harness.sandboxes.limits import AppliedLimits, apply_limits
-from harness.sandboxes.output import PipeReader, capped_result
+from harness.sandboxes.output import capped_result
 from harness.sandboxes.scratch import DISK_ENFORCEMENT, SANDBOX_UID, Scratch, create_scratch
 
 WORKDIR = "/workspace"
-_POLL_S = 0.2
 _MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "mime.types")
 
@@ -96,6 +94,8 @@ class BubblewrapSandbox:
         self._as_root = os.geteuid() == 0
         self._scratch: Scratch | None = None
         self._limits: AppliedLimits | None = None
+        self._launch: Launch | None = None
+        self._privilege: list[str] = []
 
     def describe(self) -> dict[str, object]:
         limits = self._limits
@@ -115,7 +115,10 @@ class BubblewrapSandbox:
         }
 
     def start(self) -> None:
-        self._scratch = create_scratch(self._episode_name, self._settings.limits.disk_mb, self._bwrap)
+        self._limits = apply_limits(self._settings.limits, self._episode_name)
+        self._scratch = create_scratch(
+            self._episode_name, self._settings.limits.disk_mb, self._bwrap, self._limits.prologue
+        )
         uid = SANDBOX_UID if self._as_root else os.getuid()
         gid = SANDBOX_UID if self._as_root else os.getgid()
         etc = self._scratch.folder / "etc"
@@ -124,76 +127,31 @@ class BubblewrapSandbox:
         (etc / "group").write_text(f"root:x:0:\nagent:x:{gid}:\n")
         (etc / "hosts").write_text("127.0.0.1 localhost sandbox\n")
         (etc / "hostname").write_text("sandbox\n")
-        self._limits = apply_limits(self._settings.limits, self._episode_name)
+        # the same options for every command: bwrap reads them from this file (fd 3), its status goes to fd 4
+        options = ["--json-status-fd", "4", *self._bwrap_arguments(self._scratch)]
+        (self._scratch.folder / "arguments").write_bytes(b"".join(o.encode() + b"\0" for o in options))
+        self._launch = Launch(self._scratch, self._cancel)
+        self._privilege = self._privilege_drop()
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
-        if self._scratch is None or self._limits is None:
+        if self._launch is None:
             raise SandboxError("sandbox not started")
-        status_read, status_write = os.pipe()
-        options = ["--json-status-fd", str(status_write), *self._bwrap_arguments(self._scratch)]
-        arguments_fd = _arguments_file(options)
-        argv = [
-            "/bin/bash",
-            "-c",
-            self._limits.prologue + 'exec "$@"',
-            "harness-sandbox",
-            *self._scratch.enter(),
-            # nsenter cannot set argv[0]; `exec -a` can, and pid 1 inside is a copy of this bwrap process
-            "/bin/bash",
-            "-c",
-            'exec -a bwrap "$0" --args "$@"',
-            self._bwrap,
-            str(arguments_fd),
-            "--",
-            *self._privilege_drop(),
-            _host_bash(),
-            "-c",
-            command,
-        ]
         started = time.monotonic()
-        try:
-            process = subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env={"PATH": "/usr/bin:/bin"},
-                cwd="/",
-                pass_fds=(status_write, arguments_fd),
-                start_new_session=True,
-            )
-        except OSError as error:
-            os.close(status_read)
-            raise SandboxError(f"cannot start bwrap: {error}") from error
-        finally:
-            os.close(status_write)
-            os.close(arguments_fd)
-        limit = self._settings.output_limit_bytes
-        stdout = PipeReader(process.stdout, limit)  # type: ignore[arg-type]
-        stderr = PipeReader(process.stderr, limit)  # type: ignore[arg-type]
-        timed_out = False
-        deadline = started + max(timeout_s, 0.0)
-        try:
-            while process.poll() is None and not self._cancel.is_set():
-                if time.monotonic() >= deadline:
-                    timed_out = True
-                    break
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(timeout=min(_POLL_S, max(deadline - time.monotonic(), 0.0)))
-        finally:
-            if process.returncode is None:  # timed out, cancelled or interrupted: never leave it running
-                self._kill(process)
-        stdout.wait(10)
-        stderr.wait(10)
+        finished = self._launch.run(
+            [*self._privilege, _host_bash(), "-c", command],
+            self._settings.output_limit_bytes,
+            started + max(timeout_s, 0.0),
+        )
         duration = time.monotonic() - started
-        with os.fdopen(status_read) as status_file:
-            started_ok = "child-pid" in status_file.read()
-        if not started_ok and not timed_out and not self._cancel.is_set():
-            raise SandboxError(f"bwrap failed to set up the sandbox: {stderr.text().strip()[:300]}")
-        code = None if self._cancel.is_set() else _exit_code(process.returncode)
-        return capped_result(stdout, stderr, code, timed_out, duration)
+        if not finished.started and not finished.timed_out and not self._cancel.is_set():
+            raise SandboxError(f"bwrap failed to set up the sandbox: {finished.stderr.text().strip()[:300]}")
+        code = None if self._cancel.is_set() or finished.returncode is None else finished.returncode
+        return capped_result(finished.stdout, finished.stderr, code, finished.timed_out, duration)
 
     def close(self) -> None:
+        if self._launch is not None:
+            self._launch.close()
+            self._launch = None
         # the tmpfs first: its pages are charged to the episode's memory cgroup
         if self._scratch is not None:
             self._scratch.close()
@@ -201,11 +159,6 @@ class BubblewrapSandbox:
         if self._limits is not None:
             self._limits.release()
             self._limits = None
-
-    def _kill(self, process: subprocess.Popen[bytes]) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
 
     def _privilege_drop(self) -> list[str]:
         if not self._as_root:
@@ -226,10 +179,11 @@ class BubblewrapSandbox:
 
     def _bwrap_arguments(self, scratch: Scratch) -> list[str]:
         if self._as_root:
-            namespaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+            namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
             namespaces += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
-            namespaces = ["--unshare-all", "--unshare-user"]
+            namespaces = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        # no --unshare-net: the holder made the episode's network namespace (nothing but loopback) once
         arguments = [*namespaces, "--die-with-parent", "--new-session", "--hostname", "sandbox"]
         arguments += ["--ro-bind", "/usr", "/usr"]
         for name in _MERGED_USR_LINKS:
@@ -283,17 +237,5 @@ def _make_parents(path: str, created: set[str]) -> list[str]:
     return arguments
 
 
-def _arguments_file(arguments: list[str]) -> int:
-    """An in-memory file of NUL-terminated arguments for `bwrap --args FD`, positioned at its start."""
-    fd = os.memfd_create("bwrap-arguments")
-    os.write(fd, b"".join(argument.encode() + b"\0" for argument in arguments))
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
 def _host_bash() -> str:
     return shutil.which("bash", path="/usr/bin:/bin") or "/bin/bash"
-
-
-def _exit_code(returncode: int) -> int:
-    return 128 - returncode if returncode < 0 else returncode

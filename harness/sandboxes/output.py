@@ -5,13 +5,9 @@ Every backend feeds its bytes through `HeadTail`, so the model sees the same cap
 
 from __future__ import annotations
 
-import threading
 from collections import deque
-from typing import BinaryIO
 
 from harness.sandboxes import TIMEOUT_EXIT_CODE, ExecResult
-
-_CHUNK = 65536
 
 
 class HeadTail:
@@ -50,24 +46,6 @@ class HeadTail:
         marker = f"\n[... output truncated: {omitted} bytes omitted of {self.total_bytes} ...]\n"
         head = bytes(self._head).decode("utf-8", errors="ignore")
         return head + marker + tail.decode("utf-8", errors="ignore")
-
-
-class PipeReader(HeadTail):
-    """Reads a pipe on a thread until EOF into a `HeadTail`."""
-
-    def __init__(self, stream: BinaryIO, limit_bytes: int):
-        super().__init__(limit_bytes)
-        self._stream = stream
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
-
-    def _read(self) -> None:
-        while chunk := self._stream.read1(_CHUNK):  # type: ignore[attr-defined]
-            self.feed(chunk)
-        self._stream.close()
-
-    def wait(self, timeout_s: float) -> None:
-        self._thread.join(timeout_s)
 
 
 def capped_result(

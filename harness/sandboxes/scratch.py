@@ -2,17 +2,20 @@
 
 `/workspace/run` and `/tmp` live on one tmpfs of `disk_mb` megabytes (bwrap `--size`, bwrap >= 0.10). Each
 command is a fresh bwrap, so the tmpfs is held for the whole episode by a *holder*: a bwrap process in its
-own mount namespace (the host's tree plus the tmpfs) that waits on a pipe. Every command's bwrap is
-started inside that namespace with `nsenter`. The holder dies with the runner (`--die-with-parent`, and
-the pipe's end), so a killed runner leaves no mount behind, and nothing of the tmpfs ever lands on the
-host disk. The tmpfs is memory: where cgroups apply, its pages count toward the episode's memory limit.
+own mount namespace (the host's tree plus the tmpfs) running a small bash launcher (`launcher.py` talks
+to it) that forks each command's bwrap on request. The holder starts inside the episode's limits (cgroup
+or rlimits), so every command inherits them and its mount namespace with one fork and no `nsenter`.
+The holder also makes the episode's network namespace (loopback only, so no network), which the commands
+share: what a command could leave there is at most loopback's packet counters, no process or socket.
+The holder dies with the runner (`--die-with-parent`, and the pipe's end), so a killed runner leaves no
+mount behind, and nothing of the tmpfs ever lands on the host disk. The tmpfs is memory: where cgroups
+apply, its pages count toward the episode's memory limit.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import stat
 import subprocess
@@ -25,57 +28,110 @@ from harness.sandboxes import SandboxError
 SANDBOX_UID = 65534
 SCRATCH_PREFIX = "harness-scratch-"
 """Scratch folders are named harness-scratch-<runner pid>-<episode>-*, so orphans can be told apart."""
+_ATTEMPTS = 3
+"""Tries to start a holder (see `create_scratch`)."""
+_EXIT_WAIT_S = 1.0
+"""How long the holder may take to end by itself at close before it is killed."""
 DISK_ENFORCEMENT = "tmpfs of disk_mb for /workspace/run and /tmp together (bwrap --size), held per episode"
+
+
+# Runs in the holder, in the scratch folder, with the write ends of three pipes (stdout, stderr, bwrap's
+# status; fd numbers in $2 $3 $4, moved above 9 out of the way of 0-4) that the runner reads for every
+# command. For each request line (the command's number and argument count) it forks the command's bwrap
+# with argv[0] "bwrap" (pid 1 inside shows nothing of the host), its options from `arguments` (fd 3) and
+# its command from the first `count` NUL-terminated arguments in `command`. It answers "<n> pid <pid>" at
+# once and "<n> exit <code>" when bwrap has exited, by which time every process of the command is gone
+# (pid 1 of a pid namespace takes them all with it), so all of the output is in the pipes.
+LAUNCHER = """echo $$
+exec 2>/dev/null
+o=$2 e=$3 s=$4
+exec {out}>&"$o" {err}>&"$e" {status}>&"$s"
+exec {o}>&- {e}>&- {s}>&-
+while read -r n count; do
+  mapfile -d '' -t -n "$count" argv < command
+  { exec -a bwrap "$1" --args 3 -- "${argv[@]}"; } 3< arguments 4>&"$status" >&"$out" 2>&"$err" \\
+    {out}>&- {err}>&- {status}>&- < /dev/null &
+  echo "$n pid $!"
+  wait "$!"
+  echo "$n exit $?"
+done
+"""
 
 
 @dataclass
 class Scratch:
-    """One episode's scratch: `folder` on the host (synthesized /etc files) and the holder's tmpfs."""
+    """One episode's scratch: `folder` on the host (synthesized /etc files, the launcher's files) and
+    the holder's tmpfs."""
 
     folder: Path
     holder: subprocess.Popen[bytes]
     holder_pid: int
-    """The process whose mount namespace holds the tmpfs (bwrap's child, not bwrap itself)."""
+    """The launcher: the process whose mount namespace holds the tmpfs (bwrap's child, not bwrap)."""
     as_root: bool
+    outputs: tuple[int, int, int]
+    """The read ends of the launcher's stdout, stderr and bwrap status pipes (non-blocking)."""
 
     @property
     def space(self) -> Path:
         """The tmpfs mount point; its `run` and `tmp` exist only inside the holder's namespace."""
         return self.folder / "space"
 
-    def enter(self) -> list[str]:
-        """The command prefix that runs what follows inside the holder's mount namespace."""
-        nsenter = shutil.which("nsenter", path="/usr/bin:/bin:/usr/sbin:/sbin")
-        if nsenter is None:
-            raise SandboxError("the local sandbox needs nsenter (util-linux) to reach the episode's scratch tmpfs")
-        user = [] if self.as_root else ["--user", "--preserve-credentials"]
-        return [nsenter, f"--target={self.holder_pid}", "--mount", *user, "--"]
-
     def close(self) -> bool:
         """Drop the tmpfs and remove the host folder; never raises. True when nothing is left."""
         with contextlib.suppress(OSError):
             if self.holder.stdin is not None:
                 self.holder.stdin.close()
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.holder.pid, signal.SIGKILL)
-        self.holder.wait()
+        try:
+            # the launcher ends at the end of its requests, and the holder with it: every process is then
+            # reaped by its parent, so the sandbox's CPU time shows in the runner's RUSAGE_CHILDREN
+            self.holder.wait(_EXIT_WAIT_S)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.holder.pid, signal.SIGKILL)
+            self.holder.wait()
         for stream in (self.holder.stdout, self.holder.stderr):
             if stream is not None:
                 stream.close()
+        for fd in self.outputs:
+            with contextlib.suppress(OSError):
+                os.close(fd)
         return remove_tree(self.folder)
 
 
-def create_scratch(episode_name: str, disk_mb: int, bwrap: str) -> Scratch:
-    """Make the host folder and start the holder of its `disk_mb` tmpfs (with `run` and `tmp` inside)."""
+def create_scratch(episode_name: str, disk_mb: int, bwrap: str, prologue: str = "") -> Scratch:
+    """Make the host folder and start the holder of its `disk_mb` tmpfs (with `run` and `tmp` inside).
+
+    `prologue` (shell, from `limits.py`) puts the holder, and so every command, under the episode's limits.
+    The holder binds the host's whole tree, so a mount that vanishes meanwhile (a container another
+    program removes) can fail it: that is tried again.
+    """
+    for _ in range(_ATTEMPTS - 1):
+        try:
+            return _create_scratch(episode_name, disk_mb, bwrap, prologue)
+        except SandboxError as error:
+            if "Can't bind mount /oldroot/" not in str(error):
+                raise
+    return _create_scratch(episode_name, disk_mb, bwrap, prologue)
+
+
+def _create_scratch(episode_name: str, disk_mb: int, bwrap: str, prologue: str) -> Scratch:
     as_root = os.geteuid() == 0
     folder = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{episode_name}-"))
     (folder / "space").mkdir()
     space = str(folder / "space")
-    argv = [bwrap, *([] if as_root else ["--unshare-user"]), "--die-with-parent", "--dev-bind", "/", "/"]
+    argv = ["/bin/bash", "-c", prologue + 'exec "$@"', "harness-sandbox"]
+    # the episode's network namespace too (loopback only), which every command's bwrap inherits
+    argv += [bwrap, *([] if as_root else ["--unshare-user"]), "--unshare-net", "--die-with-parent"]
+    argv += ["--dev-bind", "/", "/"]
     argv += ["--perms", "0755", "--size", str(disk_mb * 1024 * 1024), "--tmpfs", space]
     argv += ["--perms", "0755", "--dir", f"{space}/run", "--perms", "1777", "--dir", f"{space}/tmp"]
-    # the child prints its pid once the mounts exist, then waits for the pipe to close
-    argv += ["--", "/bin/sh", "-c", "echo $$ && exec cat"]
+    # the launcher prints its pid once the mounts exist, then serves commands until the pipe closes
+    argv += ["--chdir", str(folder), "--", "/bin/bash", "-c", LAUNCHER, "harness-launcher", bwrap]
+    pipes = [os.pipe() for _ in range(3)]
+    argv += [str(write) for _, write in pipes]
+    for read, _ in pipes:
+        os.set_blocking(read, False)
+    outputs = (pipes[0][0], pipes[1][0], pipes[2][0])
     try:
         holder = subprocess.Popen(
             argv,
@@ -85,13 +141,19 @@ def create_scratch(episode_name: str, disk_mb: int, bwrap: str) -> Scratch:
             env={"PATH": "/usr/bin:/bin"},
             cwd="/",
             start_new_session=True,
+            pass_fds=[write for _, write in pipes],
         )
     except OSError as error:
+        for fd in outputs:
+            os.close(fd)
         remove_tree(folder)
         raise SandboxError(f"cannot start bwrap for the scratch tmpfs: {error}") from error
+    finally:
+        for _, write in pipes:
+            os.close(write)
     assert holder.stdout is not None and holder.stderr is not None
-    line = holder.stdout.readline().strip()
-    scratch = Scratch(folder, holder, int(line) if line.isdigit() else 0, as_root)
+    line = _first_line(holder.stdout.fileno())
+    scratch = Scratch(folder, holder, int(line) if line.isdigit() else 0, as_root, outputs)
     if not scratch.holder_pid:
         holder.kill()
         reason = holder.stderr.read().decode(errors="replace").strip()[:300]
@@ -106,6 +168,14 @@ def create_scratch(episode_name: str, disk_mb: int, bwrap: str) -> Scratch:
             scratch.close()
             raise SandboxError(f"cannot hand the scratch tmpfs to the sandbox user: {error}") from error
     return scratch
+
+
+def _first_line(fd: int) -> bytes:
+    """The holder's first line, read unbuffered: the launcher's later answers are read from the same fd."""
+    line = b""
+    while not line.endswith(b"\n") and (byte := os.read(fd, 1)):
+        line += byte
+    return line.strip()
 
 
 def remove_tree(path: Path) -> bool:
