@@ -24,7 +24,7 @@ from typing import Any
 import e2b
 
 from harness.sandboxes import ExecResult, SandboxSettings
-from harness.sandboxes.e2b import LOCKDOWN
+from harness.sandboxes.e2b import LOCKED
 from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
 from harness.sandboxes.recipe import RECIPE_DIR
 from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
@@ -122,7 +122,7 @@ class _Commands:
             timeout: float | None = 60, **options: Any) -> Any:  # fmt: skip
         RECORD.commands.append({"cmd": cmd, "background": background, "user": user, "cwd": cwd, "timeout": timeout,
                                 **options})  # fmt: skip
-        if cmd == LOCKDOWN:
+        if cmd.endswith(f"echo {LOCKED}"):
             assert user == "root" and not background, "the lock-down runs as root before anything else"
             return e2b.CommandResult("", "locked\n", 0, None)
         if cmd == shlex.join(KILL_AGENT_PROCESSES):
@@ -130,8 +130,9 @@ class _Commands:
             no_process = ExecResult("", "kill: (-1) - No such process\n", 1, False, False, 29, 0.0)
             handle = _Handle(no_process)
         else:
-            ulimit, option, pids, joined, exec_, program, limit, command = shlex.split(cmd)
-            assert (ulimit, option, joined, exec_, program) == ("ulimit", "-u", "&&", "exec", "harness-exec"), cmd
+            ulimit, option, pids, joined, exec_, env, clear, *environment, program, limit, command = shlex.split(cmd)
+            assert (ulimit, option, joined, exec_, env, clear) == ("ulimit", "-u", "&&", "exec", "env", "-i"), cmd
+            assert program == "harness-exec" and all("=" in pair for pair in environment), cmd
             harness_exec = f"bash -c {shlex.quote(HARNESS_EXEC)} harness-exec {limit} {shlex.quote(command)}"
             script = f"ulimit -u {pids} && {harness_exec}"
             handle = _Handle(self._sandbox.box.execute(script, timeout or 60))

@@ -19,7 +19,7 @@ import tests.fake_e2b as fake_e2b
 from harness.sandboxes import SandboxSettings
 from harness.sandboxes.docker import LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, DockerSandbox, cleanup_orphans
 from harness.sandboxes.e2b import (
-    LOCKDOWN,
+    LOCKED,
     E2BSandbox,
     TemplateResources,
     reap_orphans,
@@ -88,7 +88,7 @@ def test_e2b_sandboxes_are_created_offline_short_lived_labelled_and_killed(mini,
     assert created["api_key"] == "e2b-test-key"
     assert "E2B_API_KEY" not in created["envs"] and "e2b-test-key" not in created["envs"].values()
     lockdown, *agent_commands = fake_sdk.commands
-    assert lockdown["cmd"] == LOCKDOWN and lockdown["user"] == "root"  # first, before any agent command
+    assert lockdown["cmd"].endswith(f"echo {LOCKED}") and lockdown["user"] == "root"  # before any agent command
     assert all(c["user"] == "agent" and c["retain_output"] is False for c in agent_commands)
     commands = [c for c in agent_commands if " harness-exec " in c["cmd"]]
     assert len(commands) == 2 and all(c["cwd"] == "/workspace" for c in commands)

@@ -41,6 +41,7 @@ from harness.sandboxes.recipe import RECIPE_DIR, write_build_context
 from harness.sandboxes.remote_exec import (
     AGENT,
     AGENT_HOME,
+    AGENT_UID,
     GRACE_S,
     KILL_AGENT_PROCESSES,
     LABEL_EPISODE,
@@ -66,21 +67,30 @@ SIGNAL_EXIT_CODE = -1
 """envd reports -1 for a process ended by a signal (its `ProcessState.ExitCode()`)."""
 DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc")
 """What a login bash and E2B's `/etc/profile` line source from the home, before our command runs."""
-LOCKDOWN = f"""set -e
+LOCKED = "locked"
+
+
+def lockdown_script(disk_mb: int) -> str:
+    """Run as root when a sandbox starts, before any agent command: lock root's and `user`'s empty
+    passwords, drop the sudoers entry, strip every setuid/setgid bit (no `su`, `sudo`, `passwd` to climb
+    through), undo the build's `chmod -R 777 /usr/local` so `harness-exec` cannot be replaced, give /tmp
+    and /workspace/run `disk_mb` each (tmpfs, as on Docker), and put root-owned, empty, read-only startup
+    files in the agent's home (sticky /tmp: the agent can neither edit nor replace them)."""
+    tmpfs = f"tmpfs -o size={disk_mb}m"
+    return f"""set -e
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 for account in root user; do if id -u "$account" >/dev/null 2>&1; then usermod -L "$account"; fi; done
 if [ -f /etc/sudoers ]; then sed -i '/NOPASSWD/d' /etc/sudoers; fi
 rm -f /etc/sudoers.d/*
 find / -xdev -type f -perm /6000 -exec chmod ug-s {{}} +
-chmod -R go-w /usr/local /code 2>/dev/null || true
+chmod -R go-w /usr/local
+if [ -d /code ]; then chmod -R go-w /code; fi
 chmod 0755 /usr/local/bin/harness-exec
-chmod 1777 {AGENT_HOME}
+mount -t {tmpfs},mode=1777 tmpfs {AGENT_HOME}
+mount -t {tmpfs},mode=0755,uid={AGENT_UID},gid={AGENT_UID} tmpfs /workspace/run
 cd {AGENT_HOME}
-for name in {" ".join(DOTFILES)}; do rm -rf "$name"; : > "$name"; chmod 0444 "$name"; done
-echo locked"""
-"""Run as root when a sandbox starts, before any agent command: lock root's and `user`'s empty passwords,
-drop the sudoers entry, strip every setuid/setgid bit (no `su`, `sudo`, `passwd` to climb through), undo
-the build's `chmod -R 777 /usr/local` so `harness-exec` cannot be replaced, and put root-owned, empty,
-read-only startup files in the agent's home (sticky /tmp: the agent can neither edit nor replace them)."""
+for name in {" ".join(DOTFILES)}; do : > "$name"; chmod 0444 "$name"; done
+echo {LOCKED}"""
 
 
 @dataclass(frozen=True)
@@ -269,6 +279,7 @@ class E2BSandbox:
         self._metadata = {LABEL_APP: "harness", LABEL_RUN: run_id, LABEL_EPISODE: episode_name,
                           LABEL_OWNER: owner_label()}  # fmt: skip
         self._settings = settings
+        self._environment = sandbox_environment(IMAGE_PATH)
         self._lifetime_s = sandbox_lifetime(time_limit_s, plan or current_plan())
         self._cancel = cancel or threading.Event()
         self._sandbox: Any = None
@@ -315,7 +326,7 @@ class E2BSandbox:
                     template=self._template,
                     timeout=self._lifetime_s,
                     metadata=self._metadata,
-                    envs=sandbox_environment(IMAGE_PATH),
+                    envs=self._environment,
                     allow_internet_access=False,
                     api_key=self._api_key,
                 )
@@ -326,10 +337,11 @@ class E2BSandbox:
 
     def _lock_down(self) -> None:
         try:
-            result = self._sandbox.commands.run(LOCKDOWN, user="root", timeout=120)
+            script = lockdown_script(self._settings.limits.disk_mb)
+            result = self._sandbox.commands.run(script, user="root", timeout=120)
         except self._sdk.CommandExitException as error:
             raise SandboxError(f"cannot lock the E2B sandbox down: {' '.join(str(error).split())}") from None
-        if result.stdout.strip() != "locked":
+        if result.stdout.strip() != LOCKED:
             raise SandboxError(f"cannot lock the E2B sandbox down: {result.stdout.strip()!r}")
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
@@ -341,8 +353,11 @@ class E2BSandbox:
         )  # fmt: skip
 
     def command_line(self, command: str, limit_s: float) -> str:
-        """What E2B's `bash -l -c` runs: the process limit (harness-exec does not set one), then harness-exec."""
-        return f"ulimit -u {self._settings.limits.pids} && exec {shlex.join(harness_exec_argv(command, limit_s))}"
+        """What E2B's `bash -l -c` runs: the process limit (harness-exec sets none), then harness-exec with
+        exactly the allow-listed environment (the login shell and envd add SHELL, PS1, USER and more)."""
+        environment = [f"{name}={value}" for name, value in self._environment.items()]
+        argv = ["env", "-i", *environment, *harness_exec_argv(command, limit_s)]
+        return f"ulimit -u {self._settings.limits.pids} && exec {shlex.join(argv)}"
 
     def _start(self, command: str, limit_s: float) -> _E2BCommand:
         try:
