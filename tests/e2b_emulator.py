@@ -18,6 +18,7 @@ The image layers are cached by Docker, so only the first build of the recipe's s
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import itertools
 import os
@@ -149,6 +150,39 @@ def dockerfile_and_context(template: Any, work: Path) -> str:
     return "".join(lines)
 
 
+def inputs_hash(work: Path) -> str:
+    """What the image is built from: the base image, the Dockerfile and every packed file's name, mode and
+    bytes (not its mtime, new in each test's collection), so a template is built once, then found by tag."""
+    digest = hashlib.sha256(client().images.get(DEBOOTSTRAP_IMAGE).id.encode())
+    for path in sorted(work.iterdir()):
+        digest.update(path.name.encode() + b"\0")
+        if path.suffix != ".tar":
+            digest.update(path.read_bytes())
+            continue
+        with tarfile.open(path) as packed:
+            for member in sorted(packed.getmembers(), key=lambda m: m.name):
+                digest.update(f"{member.name}\0{member.mode}\0{member.type!r}\0{member.linkname}\0".encode())
+                if member.isfile():
+                    digest.update(packed.extractfile(member).read())  # type: ignore[union-attr]
+    return digest.hexdigest()[:16]
+
+
+def _image_exists(image: str) -> bool:
+    try:
+        client().images.get(image)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
+
+
+def _docker_build(work: str, image: str, on_build_logs: Any) -> None:
+    for chunk in client().api.build(path=work, tag=image, rm=True, decode=True, labels={LABEL: "1"}):
+        if "error" in chunk:
+            raise BuildException(f"emulator build failed: {chunk['error'].strip()}")
+        if on_build_logs and chunk.get("stream", "").strip():
+            on_build_logs(chunk["stream"].strip())
+
+
 class Template(e2b.Template):
     @staticmethod
     def build(template: Any, name: str | None = None, cpu_count: int | None = None, memory_mb: int | None = None,
@@ -157,15 +191,12 @@ class Template(e2b.Template):
         context = Path(template._template._file_context_path)
         if ca is not None and (context / "extra-ca.crt").exists():  # this host reaches PyPI through a proxy
             (context / "extra-ca.crt").write_bytes(ca.read_bytes())
-        image = f"{IMAGE_REPOSITORY}:{name}"
         with tempfile.TemporaryDirectory(prefix="e2b-emulator-") as work:
             dockerfile = dockerfile_and_context(template, Path(work))
             (Path(work) / "Dockerfile").write_text(dockerfile)
-            for chunk in client().api.build(path=work, tag=image, rm=True, decode=True, labels={LABEL: "1"}):
-                if "error" in chunk:
-                    raise BuildException(f"emulator build failed: {chunk['error'].strip()}")
-                if on_build_logs and chunk.get("stream", "").strip():
-                    on_build_logs(chunk["stream"].strip())
+            image = f"{IMAGE_REPOSITORY}:{inputs_hash(Path(work))}"
+            if not _image_exists(image):
+                _docker_build(work, image, on_build_logs)
         REGISTRY.templates[name or ""] = BuiltTemplate(image, cpu_count or 2, memory_mb or 1024)
         return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": "build-1", "name": name})()
 
@@ -270,8 +301,15 @@ class Sandbox:
         REGISTRY.sandboxes[self.sandbox_id] = self
 
     @classmethod
-    def create(cls, template: str | None = None, timeout: int | None = None, metadata: dict[str, str] | None = None,
-               envs: dict[str, str] | None = None, allow_internet_access: bool = True, **options: Any) -> Sandbox:  # fmt: skip
+    def create(
+        cls,
+        template: str | None = None,
+        timeout: int | None = None,
+        metadata: dict[str, str] | None = None,
+        envs: dict[str, str] | None = None,
+        allow_internet_access: bool = True,
+        **options: Any,
+    ) -> Sandbox:
         return cls(template or "base", timeout or 300, envs or {}, allow_internet_access, metadata or {})
 
     def get_info(self, **options: Any) -> e2b.SandboxInfo:

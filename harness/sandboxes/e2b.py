@@ -73,7 +73,8 @@ LOCKED = "locked"
 def lockdown_script(disk_mb: int) -> str:
     """Run as root when a sandbox starts, before any agent command: lock root's and `user`'s empty
     passwords, drop the sudoers entry, strip every setuid/setgid bit (no `su`, `sudo`, `passwd` to climb
-    through), undo the build's `chmod -R 777 /usr/local` so `harness-exec` cannot be replaced, give /tmp
+    through), undo the build's `chmod -R 777 /usr/local` so `harness-exec` cannot be replaced, mount the
+    collection read-only (as on Docker, a write fails with "Read-only file system"), give /tmp
     and /workspace/run `disk_mb` each (tmpfs, as on Docker), and put root-owned, empty, read-only startup
     files in the agent's home (sticky /tmp: the agent can neither edit nor replace them)."""
     tmpfs = f"tmpfs -o size={disk_mb}m"
@@ -86,6 +87,8 @@ find / -xdev -type f -perm /6000 -exec chmod ug-s {{}} +
 chmod -R go-w /usr/local
 if [ -d /code ]; then chmod -R go-w /code; fi
 chmod 0755 /usr/local/bin/harness-exec
+mount --bind /workspace/documents /workspace/documents
+mount -o remount,bind,ro /workspace/documents
 mount -t {tmpfs},mode=1777 tmpfs {AGENT_HOME}
 mount -t {tmpfs},mode=0755,uid={AGENT_UID},gid={AGENT_UID} tmpfs /workspace/run
 cd {AGENT_HOME}
