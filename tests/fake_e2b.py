@@ -72,6 +72,10 @@ class Recorder:
     """SandboxInfo-like objects that `Sandbox.list` returns."""
     rate_limited: int = 0
     """How many of the next `Sandbox.create` calls the service refuses with 429."""
+    failures: dict[str, BaseException] = field(default_factory=dict)
+    """What the service raises instead of answering: keys "build", "exists", "list"."""
+    build_logs: list[str] = field(default_factory=list)
+    """Lines a build streams to `on_build_logs`."""
 
 
 RECORD = Recorder()
@@ -171,6 +175,7 @@ class Sandbox:
     @staticmethod
     def list(query: Any = None, **options: Any) -> _Paginator:
         RECORD.listed.append({"query": query, **options})
+        _fail("list")
         wanted = query.metadata if query is not None else {}
         return _Paginator([i for i in RECORD.existing if all(i.metadata.get(k) == v for k, v in wanted.items())])
 
@@ -210,6 +215,9 @@ class Template(e2b.Template):
               **options: Any) -> Any:  # fmt: skip
         RECORD.builds.append({"template": template, "name": name, "cpu_count": cpu_count, "memory_mb": memory_mb,
                               **options})  # fmt: skip
+        _fail("build")
+        for line in RECORD.build_logs:
+            options["on_build_logs"](line)
         refusal = _refusal(cpu_count, memory_mb)
         if refusal:
             raise BuildException(f"400: {refusal}")
@@ -219,4 +227,10 @@ class Template(e2b.Template):
 
     @staticmethod
     def exists(name: str, **options: Any) -> bool:
+        _fail("exists")
         return name in RECORD.templates
+
+
+def _fail(call: str) -> None:
+    if call in RECORD.failures:
+        raise RECORD.failures[call]

@@ -152,5 +152,5 @@ def _e2b(
     if warning:
         limits["warning"] = warning
     facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits,
-             "plan": plan.name}  # fmt: skip
+             "plan": plan.name, "max_sandboxes": plan.max_sandboxes}  # fmt: skip
     return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts)
