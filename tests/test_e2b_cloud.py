@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import inspect
 import io
+import json
 import re
 import stat
+import sys
 import tarfile
 from importlib.metadata import version
 from pathlib import Path
@@ -228,3 +230,19 @@ def test_creation_still_refused_after_the_backoff_is_a_sandbox_error(mini, fake_
     fake_sdk.rate_limited = 5
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
     assert outcome.rows[0]["status"] == "sandbox_error" and "rate limit" in outcome.rows[0]["detail"].lower()
+
+
+def test_the_oracle_solves_every_demo_task_on_the_emulator(e2b_emulator, monkeypatch, tmp_path, capsys):
+    """The README's main job with `--sandbox e2b`: `sandbox build e2b`, then the run, through our CLI."""
+    from harness.cli import main
+
+    monkeypatch.setitem(sys.modules, "e2b", e2b_emulator)
+    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+    monkeypatch.chdir(REPO)
+    assert main(["sandbox", "build", "e2b", "--domain", "demo"]) == 0
+    code = main(["--model", "oracle", "--domain", "demo", "--sandbox", "e2b", "--workers", "2",
+                 "--results-dir", str(tmp_path), "--run-id", "demo-e2b"])  # fmt: skip
+    output = capsys.readouterr().out
+    rows = [json.loads(line) for line in (tmp_path / "demo-e2b" / "results.jsonl").read_text().splitlines()]
+    assert code == 0 and len(rows) == 13, output
+    assert [row["task_id"] for row in rows if row["verdict"] != "correct"] == [], output
