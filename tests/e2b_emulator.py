@@ -49,6 +49,7 @@ AuthenticationException = e2b.AuthenticationException
 RateLimitException = e2b.RateLimitException
 NotFoundException = e2b.NotFoundException
 ServiceBusyException = e2b.ServiceBusyException
+SandboxNotRunningException = e2b.SandboxNotRunningException
 
 CHUNK = 32 * 1024
 IMAGE_REPOSITORY = "harness-e2b-emulator"

@@ -38,6 +38,7 @@ AuthenticationException = e2b.AuthenticationException
 RateLimitException = e2b.RateLimitException
 NotFoundException = e2b.NotFoundException
 ServiceBusyException = e2b.ServiceBusyException
+SandboxNotRunningException = e2b.SandboxNotRunningException
 CHUNK = 32 * 1024
 """envd streams a process's output in chunks of at most this many bytes."""
 PLAN_MAX_LIFETIME_S = 3600

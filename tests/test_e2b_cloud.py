@@ -201,6 +201,8 @@ def test_the_sdks_timeout_is_exit_124_and_a_signal_kill_has_no_exit_code(fake_sd
     streams = (HeadTail(100), HeadTail(100))
     assert _E2BCommand(fake_e2b, _Handle(e2b.TimeoutException("deadline"))).wait(*streams) == TIMEOUT_EXIT_CODE
     assert _E2BCommand(fake_e2b, _Handle(e2b.CommandExitException("", "", -1, None))).wait(*streams) is None
+    with pytest.raises(SandboxError, match="sandbox is gone"):  # its lifetime ran out: not a command timeout
+        _E2BCommand(fake_e2b, _Handle(e2b.SandboxNotRunningException("sandbox not running"))).wait(*streams)
     with pytest.raises(SandboxError, match="kill failed"):
         _E2BCommand(fake_e2b, _Handle(e2b.NotFoundException("sandbox gone"))).kill()
 

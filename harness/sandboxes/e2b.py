@@ -405,9 +405,15 @@ class _E2BCommand:
         except self.sdk.CommandExitException as error:
             # -1: ended by a signal (e.g. the agent killed its own harness-exec); no exit status to report.
             return None if error.exit_code == SIGNAL_EXIT_CODE else error.exit_code
+        except self._sandbox_gone() as error:  # subclasses of TimeoutException: not the command's timeout
+            raise SandboxError(f"the E2B sandbox is gone: {explain(self.sdk, error)}") from None
         except self.sdk.TimeoutException:
             return TIMEOUT_EXIT_CODE
         return result.exit_code
+
+    def _sandbox_gone(self) -> tuple[type[BaseException], ...]:
+        names = ("SandboxNotRunningException", "SandboxUnreachableException")
+        return tuple(getattr(self.sdk, name) for name in names if hasattr(self.sdk, name))
 
     def kill(self) -> None:
         try:
