@@ -235,9 +235,16 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         collections=plan.collections,
         judge=plan.judge,
     )
+    max_sandboxes = config.max_sandboxes or config.workers
+    plan_cap = plan.backend.facts.get("max_sandboxes")  # E2B: the plan's concurrent sandboxes (429 above)
+    if plan_cap is not None and max_sandboxes > plan_cap:
+        cap_of = f"the cap of E2B's {plan.backend.facts.get('plan')} plan"
+        console.print(f"--max-sandboxes {max_sandboxes}: at most {plan_cap} at once, {cap_of}", markup=False,
+                      highlight=False)  # fmt: skip
+        max_sandboxes = plan_cap
     limits = BatchLimits(
         workers=config.workers,
-        max_sandboxes=config.max_sandboxes or config.workers,
+        max_sandboxes=max_sandboxes,
         max_connections=config.max_connections or config.workers,
         max_cost_usd=config.max_cost,
     )

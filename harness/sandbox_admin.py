@@ -73,7 +73,11 @@ def cleanup_sandboxes(console: Console) -> int:
 
         from harness.sandboxes.e2b import reap_orphans
 
-        killed = reap_orphans(e2b, os.environ["E2B_API_KEY"])
+        try:
+            killed = reap_orphans(e2b, os.environ["E2B_API_KEY"])
+        except SandboxError as error:
+            console.print(f"e2b: skipped ({error})", markup=False)
+            return 1
         console.print(f"e2b: killed {len(killed)} orphaned sandboxes")
     else:
         console.print("e2b: skipped (E2B_API_KEY not set)")

@@ -113,12 +113,48 @@ def docker_image() -> tuple[Any, str]:
     return client, image
 
 
-@pytest.fixture(params=["local", "local-rlimit", "docker"])
+@pytest.fixture(scope="session")
+def e2b_emulator() -> Any:
+    """tests/e2b_emulator.py, where the Docker engine and the offline base image are there."""
+    from harness.errors import InputError
+    from harness.sandboxes.backends import docker_client
+    from harness.sandboxes.recipe import DEBOOTSTRAP_IMAGE
+
+    try:
+        client = docker_client()
+    except InputError as error:
+        pytest.skip(f"the E2B emulator needs a running Docker engine: {error}")
+    try:
+        client.images.get(DEBOOTSTRAP_IMAGE)
+    except Exception:
+        pytest.skip(f"the E2B emulator builds on {DEBOOTSTRAP_IMAGE}: run `python -m harness sandbox build docker "
+                    "--base debootstrap`")  # fmt: skip
+    import tests.e2b_emulator as emulator
+
+    return emulator
+
+
+def emulated_e2b_sandbox(emulator: Any, collection: Path, name: str, settings: Any) -> Any:
+    """An E2B sandbox from a template built by the emulator over `collection` (cached layers: seconds)."""
+    from harness.sandboxes.e2b import E2BSandbox, TemplateResources, build_template, template_name
+
+    resources = TemplateResources.from_limits(settings.limits)
+    build_template(emulator, "containment", collection, resources, lambda line: None)
+    return E2BSandbox(emulator, template_name("containment", resources), "emulator-key", "test-run", name,
+                      settings, 600)  # fmt: skip
+
+
+@pytest.fixture(params=["local", "local-rlimit", "docker", "e2b-emulator"])
 def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
     """A constructor of fresh sandboxes on each real backend: (collection, name, settings) -> Sandbox.
 
-    `local-rlimit` is the local sandbox where no cgroup may be created (a non-root user on most machines).
+    `local-rlimit` is the local sandbox where no cgroup may be created (a non-root user on most machines);
+    `e2b-emulator` is our E2B code against tests/e2b_emulator.py.
     """
+    if request.param == "e2b-emulator":
+        emulator = request.getfixturevalue("e2b_emulator")
+        monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+        return lambda collection, name, settings: emulated_e2b_sandbox(emulator, collection, name, settings)
     if request.param.startswith("local"):
         from harness.sandboxes import limits
         from harness.sandboxes.local import BubblewrapSandbox, find_bwrap

@@ -2,7 +2,10 @@
 
 The cloud is unreachable here. `Sandbox.create` records its arguments; commands really run, through the
 recipe's `harness-exec`, inside a local bubblewrap sandbox over the template's collection, and come
-back as the SDK's own `CommandResult` / `CommandExitException`. `Template` is the real template builder
+back as the SDK's own `CommandResult` / `CommandExitException`, their output in envd's 32 KiB chunks. The
+service's refusals are the SDK's own exceptions: 400 for a lifetime above the plan's cap, 429 while
+`Recorder.rate_limited` creations remain, `NotFoundException` for a sandbox already killed. The root
+lock-down command is recorded and answered (bubblewrap has no root to lock). `Template` is the real template builder
 (it works offline) with the network calls `build` and `exists` answered here: a build is checked as the
 service checks CPUs and memory (e2b-dev/infra `team.LimitResources`, for a team allowed 8 vCPUs and
 8 GiB) and refused as the SDK reports it (`BuildException("400: <message>")`); a sandbox's `get_info`
@@ -21,6 +24,7 @@ from typing import Any
 import e2b
 
 from harness.sandboxes import ExecResult, SandboxSettings
+from harness.sandboxes.e2b import LOCKED
 from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
 from harness.sandboxes.recipe import RECIPE_DIR
 from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
@@ -28,6 +32,17 @@ from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
 BuildException = e2b.BuildException
 CommandExitException = e2b.CommandExitException
 SandboxQuery = e2b.SandboxQuery
+SandboxException = e2b.SandboxException
+TimeoutException = e2b.TimeoutException
+AuthenticationException = e2b.AuthenticationException
+RateLimitException = e2b.RateLimitException
+NotFoundException = e2b.NotFoundException
+ServiceBusyException = e2b.ServiceBusyException
+SandboxNotRunningException = e2b.SandboxNotRunningException
+CHUNK = 32 * 1024
+"""envd streams a process's output in chunks of at most this many bytes."""
+PLAN_MAX_LIFETIME_S = 3600
+"""The hobby plan's longest sandbox: `Sandbox.create(timeout=...)` above it is a 400."""
 TEAM_MAX_VCPU, TEAM_MAX_RAM_MB = 8, 8192
 _ASK_SUPPORT = " (if you need to increase this limit, please contact support)"
 HARNESS_EXEC = (RECIPE_DIR / "harness-exec").read_text()
@@ -56,6 +71,12 @@ class Recorder:
     listed: list[Any] = field(default_factory=list)
     existing: list[Any] = field(default_factory=list)
     """SandboxInfo-like objects that `Sandbox.list` returns."""
+    rate_limited: int = 0
+    """How many of the next `Sandbox.create` calls the service refuses with 429."""
+    failures: dict[str, BaseException] = field(default_factory=dict)
+    """What the service raises instead of answering: keys "build", "exists", "list"."""
+    build_logs: list[str] = field(default_factory=list)
+    """Lines a build streams to `on_build_logs`."""
 
 
 RECORD = Recorder()
@@ -85,10 +106,10 @@ class _Handle:
 
     def wait(self, on_pty: Any = None, on_stdout: Any = None, on_stderr: Any = None) -> e2b.CommandResult:
         result = self._result
-        if on_stdout and result.stdout:
-            on_stdout(result.stdout)
-        if on_stderr and result.stderr:
-            on_stderr(result.stderr)
+        for text, callback in ((result.stdout, on_stdout), (result.stderr, on_stderr)):
+            for start in range(0, len(text), CHUNK):
+                if callback:
+                    callback(text[start : start + CHUNK])
         if result.exit_code != 0:
             raise CommandExitException(result.stderr, result.stdout, result.exit_code or -1, None)
         return e2b.CommandResult(result.stderr, result.stdout, 0, None)
@@ -104,15 +125,21 @@ class _Commands:
 
     def run(self, cmd: str, background: bool | None = None, user: str | None = None, cwd: str | None = None,
             timeout: float | None = 60, **options: Any) -> Any:  # fmt: skip
-        RECORD.commands.append({"cmd": cmd, "background": background, "user": user, "cwd": cwd, "timeout": timeout})
+        RECORD.commands.append({"cmd": cmd, "background": background, "user": user, "cwd": cwd, "timeout": timeout,
+                                **options})  # fmt: skip
+        if cmd.endswith(f"echo {LOCKED}"):
+            assert user == "root" and not background, "the lock-down runs as root before anything else"
+            return e2b.CommandResult("", "locked\n", 0, None)
         if cmd == shlex.join(KILL_AGENT_PROCESSES):
             # Each bwrap command has its own pid namespace, so nothing is left: kill(-1) fails with ESRCH.
             no_process = ExecResult("", "kill: (-1) - No such process\n", 1, False, False, 29, 0.0)
             handle = _Handle(no_process)
         else:
-            program, limit, command = shlex.split(cmd)
-            assert program == "harness-exec", cmd
-            script = f"bash -c {shlex.quote(HARNESS_EXEC)} harness-exec {limit} {shlex.quote(command)}"
+            ulimit, option, pids, joined, exec_, env, clear, *environment, program, limit, command = shlex.split(cmd)
+            assert (ulimit, option, joined, exec_, env, clear) == ("ulimit", "-u", "&&", "exec", "env", "-i"), cmd
+            assert program == "harness-exec" and all("=" in pair for pair in environment), cmd
+            harness_exec = f"bash -c {shlex.quote(HARNESS_EXEC)} harness-exec {limit} {shlex.quote(command)}"
+            script = f"ulimit -u {pids} && {harness_exec}"
             handle = _Handle(self._sandbox.box.execute(script, timeout or 60))
         return handle if background else handle.wait()
 
@@ -127,8 +154,14 @@ class Sandbox:
         self.commands = _Commands(self)
 
     @classmethod
-    def create(cls, template: str | None = None, **options: Any) -> Sandbox:
-        RECORD.created.append({"template": template, **options})
+    def create(cls, template: str | None = None, timeout: int | None = None, **options: Any) -> Sandbox:
+        RECORD.created.append({"template": template, "timeout": timeout, **options})
+        if timeout is not None and timeout > PLAN_MAX_LIFETIME_S:
+            hours = PLAN_MAX_LIFETIME_S // 3600
+            raise SandboxException(f"400: Timeout cannot be greater than {hours} hours", status_code=400)
+        if RECORD.rate_limited:
+            RECORD.rate_limited -= 1
+            raise RateLimitException("429: Rate limit exceeded, please try again later.")
         return cls(template or "")
 
     def get_info(self, **options: Any) -> e2b.SandboxInfo:
@@ -143,6 +176,7 @@ class Sandbox:
     @staticmethod
     def list(query: Any = None, **options: Any) -> _Paginator:
         RECORD.listed.append({"query": query, **options})
+        _fail("list")
         wanted = query.metadata if query is not None else {}
         return _Paginator([i for i in RECORD.existing if all(i.metadata.get(k) == v for k, v in wanted.items())])
 
@@ -150,6 +184,8 @@ class Sandbox:
         if isinstance(self, str):  # called as Sandbox.kill(sandbox_id, ...), like the SDK allows
             RECORD.killed.append(self)
             return True
+        if self.sandbox_id in RECORD.killed:
+            raise NotFoundException(f"Sandbox {self.sandbox_id} not found")
         RECORD.killed.append(self.sandbox_id)
         self.box.close()
         return True
@@ -180,6 +216,9 @@ class Template(e2b.Template):
               **options: Any) -> Any:  # fmt: skip
         RECORD.builds.append({"template": template, "name": name, "cpu_count": cpu_count, "memory_mb": memory_mb,
                               **options})  # fmt: skip
+        _fail("build")
+        for line in RECORD.build_logs:
+            options["on_build_logs"](line)
         refusal = _refusal(cpu_count, memory_mb)
         if refusal:
             raise BuildException(f"400: {refusal}")
@@ -189,4 +228,10 @@ class Template(e2b.Template):
 
     @staticmethod
     def exists(name: str, **options: Any) -> bool:
+        _fail("exists")
         return name in RECORD.templates
+
+
+def _fail(call: str) -> None:
+    if call in RECORD.failures:
+        raise RECORD.failures[call]

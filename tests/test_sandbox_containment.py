@@ -1,4 +1,5 @@
-"""Every containment property, checked by a command run inside a real sandbox: bubblewrap and Docker."""
+"""Every containment property, checked by a command run inside a real sandbox: bubblewrap, Docker, and our
+E2B code on the E2B emulator (tests/e2b_emulator.py)."""
 
 from __future__ import annotations
 
@@ -226,7 +227,7 @@ def test_python_toolset_and_search_tools_are_available(sandbox):
 
 def test_limits_are_recorded(sandbox):
     limits = sandbox.describe()["limits"]
-    assert limits["mechanism"] in ("cgroup-v1", "cgroup-v2", "rlimit", "docker")
+    assert limits["mechanism"] in ("cgroup-v1", "cgroup-v2", "rlimit", "docker", "e2b template")
     assert (limits["memory_mb"], limits["pids"]) == (ResourceLimits().memory_mb, ResourceLimits().pids)
 
 

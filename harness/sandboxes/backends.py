@@ -119,24 +119,38 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
 def _e2b(
     settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, sdk: Any = None
 ) -> E2BBackend:
-    from harness.sandboxes.e2b import TemplateResources, reap_orphans, require_api_key, template_name
+    from harness.sandboxes import e2b
 
     try:
-        api_key = require_api_key()
-        resources = TemplateResources.from_limits(settings.limits)
+        api_key = e2b.require_api_key()
+        resources = e2b.TemplateResources.from_limits(settings.limits)
+        plan = e2b.current_plan()
+        e2b.sandbox_lifetime(time_limit_s, plan)  # refused here, before any episode, when the plan cannot
     except SandboxError as error:
         raise InputError(str(error)) from None
     if sdk is None:
         import e2b as sdk
-    templates = {domain: template_name(domain, resources) for domain in domains}
-    for domain, name in templates.items():
-        if not sdk.Template.exists(name, api_key=api_key):
-            raise InputError(
-                f"--sandbox e2b: template {name} not found; build it with `python -m harness sandbox build e2b "
-                f"--domain {domain} --cpus {resources.cpu_count} --memory-mb {resources.memory_mb}`"
-            )
-    reap_orphans(sdk, api_key)
+    templates = {domain: e2b.template_name(domain, resources) for domain in domains}
+    try:
+        for domain, name in templates.items():
+            if not e2b.template_exists(sdk, name, api_key):
+                raise InputError(
+                    f"--sandbox e2b: template {name} not found; build it with `python -m harness sandbox build e2b "
+                    f"--domain {domain} --cpus {resources.cpu_count} --memory-mb {resources.memory_mb}`"
+                )
+        e2b.reap_orphans(sdk, api_key)
+    except SandboxError as error:
+        raise InputError(f"--sandbox e2b: {error}") from None
     # Each trajectory records what its sandbox reports; the template was built with exactly these.
-    limits = {"mechanism": "e2b template", "memory_mb": resources.memory_mb, "cpus": resources.cpu_count}
-    facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits}
+    limits: dict[str, Any] = {
+        "mechanism": "e2b template",
+        "memory_mb": resources.memory_mb,
+        "cpus": resources.cpu_count,
+        "pids": settings.limits.pids,
+    }
+    warning = e2b.lifetime_warning(time_limit_s, plan)
+    if warning:
+        limits["warning"] = warning
+    facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits,
+             "plan": plan.name, "max_sandboxes": plan.max_sandboxes}  # fmt: skip
     return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts)

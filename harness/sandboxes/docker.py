@@ -29,6 +29,7 @@ from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
 from harness.sandboxes.remote_exec import (
     AGENT,
+    AGENT_UID,
     KILL_AGENT_PROCESSES,
     LABEL_EPISODE,
     LABEL_OWNER,
@@ -108,7 +109,7 @@ class DockerSandbox:
                 read_only=True,
                 tmpfs={
                     "/tmp": f"rw,mode=1777,size={limits.disk_mb}m",
-                    "/workspace/run": f"rw,uid=1000,gid=1000,mode=0755,size={limits.disk_mb}m",
+                    "/workspace/run": f"rw,uid={AGENT_UID},gid={AGENT_UID},mode=0755,size={limits.disk_mb}m",
                 },
                 volumes={str(self._collection): {"bind": "/workspace/documents", "mode": "ro"}},
                 mem_limit=f"{limits.memory_mb}m",

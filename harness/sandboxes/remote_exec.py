@@ -21,6 +21,10 @@ from harness.sandboxes.output import HeadTail, capped_result, harness_exec_timed
 LABEL_RUN, LABEL_EPISODE, LABEL_OWNER = "harness.run", "harness.episode", "harness.owner"
 AGENT = "agent"
 """The unprivileged user commands run as in the recipe image and template."""
+AGENT_UID = 2000
+"""The recipe's `useradd --uid`: not 1000, which E2B's build gives its own default user `user` before our
+steps (e2b-dev/infra template build, `useradd -m -s /bin/bash user`), so 1000 would fail the build."""
+AGENT_HOME = "/tmp"
 GRACE_S = 30.0
 """How long past its limit a command may take before the sandbox counts as broken."""
 CANCEL_WAIT_S = 10.0

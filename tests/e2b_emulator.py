@@ -1,0 +1,337 @@
+"""An E2B emulator on the local Docker engine, installed as `e2b` for our E2B code.
+
+`Template.build` replays what E2B's build service does with a template (e2b-dev/infra,
+packages/orchestrator/pkg/template/build/): the base phase (`phases/base/provision.sh`: sudo installed,
+root's password removed, `/etc/profile` sourcing `~/.bashrc` and `~/.profile`, and the default user `user`
+created with `useradd -m`, a passwordless sudoer), then the template's own steps exactly as the real SDK
+records them (`Template._instructions_with_hashes`), with every COPY packed by the SDK's own
+`tar_file_stream`, then the finalize phase (`phases/finalize/configure.sh`: ends with
+`chmod -R 777 /usr/local` and `/code`). `Sandbox.create` starts a container from that image with the
+template's CPUs and memory and, without internet, no network; root in it may mount (a VM's root can).
+`commands.run` runs `/bin/bash -l -c CMD` as the given user with the sandbox's envs, as envd does
+(e2b `sandbox_sync/commands/command.py: Commands._start`), output in 32 KiB chunks, a signal-killed
+command as exit -1, the SDK's TimeoutException past `timeout`.
+
+The image layers are cached by Docker, so only the first build of the recipe's steps takes minutes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import itertools
+import os
+import signal
+import tarfile
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import docker
+import e2b
+from e2b.template.consts import RESOLVE_SYMLINKS
+from e2b.template.utils import read_dockerignore, tar_file_stream
+
+from harness.sandboxes.recipe import DEBOOTSTRAP_IMAGE, host_ca_bundle
+
+BuildException = e2b.BuildException
+CommandExitException = e2b.CommandExitException
+CommandResult = e2b.CommandResult
+SandboxQuery = e2b.SandboxQuery
+SandboxException = e2b.SandboxException
+TimeoutException = e2b.TimeoutException
+AuthenticationException = e2b.AuthenticationException
+RateLimitException = e2b.RateLimitException
+NotFoundException = e2b.NotFoundException
+ServiceBusyException = e2b.ServiceBusyException
+SandboxNotRunningException = e2b.SandboxNotRunningException
+
+CHUNK = 32 * 1024
+IMAGE_REPOSITORY = "harness-e2b-emulator"
+LABEL = "harness.e2b-emulator"
+SIGNAL_EXIT_CODE = -1
+
+BASE_PHASE = r"""set -eu
+if ! dpkg-query -W -f='${Status}' sudo 2>/dev/null | grep -q 'install ok installed'; then
+  apt-get -q update && DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends sudo
+  rm -rf /var/lib/apt/lists/*
+fi
+echo "export SHELL='/bin/bash'" >/etc/profile.d/shell.sh
+echo "export PS1='\w \$ '" >/etc/profile.d/prompt.sh
+echo "export PS1='\w \$ '" >>/etc/profile
+echo "if [ -f ~/.bashrc ]; then source ~/.bashrc; fi; if [ -f ~/.profile ]; then source ~/.profile; fi" >>/etc/profile
+passwd -d root
+if ! id -u user >/dev/null 2>&1; then useradd -m -s /bin/bash user; fi
+usermod -aG sudo user
+passwd -d user
+echo "user ALL=(ALL:ALL) NOPASSWD: ALL" >>/etc/sudoers
+"""
+FINALIZE_PHASE = r"""set -eu
+if ! id -u user >/dev/null 2>&1; then useradd -m -s /bin/bash user; fi
+grep -q '^user ALL=(ALL:ALL) NOPASSWD: ALL' /etc/sudoers || echo "user ALL=(ALL:ALL) NOPASSWD: ALL" >>/etc/sudoers
+mkdir -p /home/user && chown -R user:user /home/user
+chmod -R 777 /usr/local
+mkdir -p /code && chmod -R 777 /code
+"""
+
+
+@dataclass
+class BuiltTemplate:
+    image: str
+    cpu_count: int
+    memory_mb: int
+
+
+@dataclass
+class Registry:
+    """The emulated account: its templates and live sandboxes."""
+
+    templates: dict[str, BuiltTemplate] = field(default_factory=dict)
+    sandboxes: dict[str, Sandbox] = field(default_factory=dict)
+
+
+REGISTRY = Registry()
+_ids = itertools.count(1)
+
+
+def client() -> Any:
+    return docker.from_env()
+
+
+def _run_as(user: str, script: str) -> str:
+    """A Dockerfile RUN of a shell script (heredoc-free: the script travels base64-encoded)."""
+    import base64
+
+    encoded = base64.b64encode(script.encode()).decode()
+    return f"USER {user}\nRUN echo {encoded} | base64 -d > /tmp/step.sh && bash /tmp/step.sh; rm -f /tmp/step.sh\n"
+
+
+def dockerfile_and_context(template: Any, work: Path) -> str:
+    """Translate the SDK's recorded steps into a Dockerfile over `work` (COPY sources packed by the SDK)."""
+    inner = template._template
+    context = inner._file_context_path
+    ignore = [*read_dockerignore(context), *inner._file_ignore_patterns]
+    lines = [f"FROM {DEBOOTSTRAP_IMAGE}\n", _run_as("root", BASE_PHASE)]
+    user = "root"
+    for index, step in enumerate(inner._instructions_with_hashes()):
+        kind, args = step["type"].value, step["args"]
+        if kind == "USER":
+            user = args[0]
+            lines.append(f"USER {user}\n")
+        elif kind == "WORKDIR":
+            lines.append(f"WORKDIR {args[0]}\n")
+        elif kind == "ENV":
+            pairs = " ".join(f'{args[i]}="{args[i + 1]}"' for i in range(0, len(args), 2))
+            lines.append(f"ENV {pairs}\n")
+        elif kind == "RUN":
+            lines.append(f"USER {args[1] if len(args) > 1 and args[1] else user}\nRUN {args[0]}\nUSER {user}\n")
+        elif kind == "COPY":
+            src, dest, owner = args[0], args[1], args[2] or user
+            resolve = step.get("resolveSymlinks")
+            packed = tar_file_stream(src, context, ignore, RESOLVE_SYMLINKS if resolve is None else resolve, False)
+            staging = f"/tmp/e2b-copy-{index}"
+            (work / f"copy-{index}.tar").write_bytes(packed.read())
+            # E2B copies a folder's contents to dest, a file to dest (or into it when dest ends with /).
+            source = f"{staging}/{src}"
+            lines.append(
+                f"USER root\nADD copy-{index}.tar {staging}/\n"
+                f"RUN if [ -d {source} ]; then mkdir -p {dest} && cp -a {source}/. {dest}; "
+                f"else case {dest} in */) mkdir -p {dest} ;; *) mkdir -p $(dirname {dest}) ;; esac "
+                f"&& cp -a {source} {dest}; fi "
+                f"&& chown -R {owner}: {dest} && rm -rf {staging}\nUSER {user}\n"
+            )
+        else:
+            raise BuildException(f"emulator: step {kind} not emulated")
+    lines.append(_run_as("root", FINALIZE_PHASE))
+    return "".join(lines)
+
+
+def inputs_hash(work: Path) -> str:
+    """What the image is built from: the base image, the Dockerfile and every packed file's name, mode and
+    bytes (not its mtime, new in each test's collection), so a template is built once, then found by tag."""
+    digest = hashlib.sha256(client().images.get(DEBOOTSTRAP_IMAGE).id.encode())
+    for path in sorted(work.iterdir()):
+        digest.update(path.name.encode() + b"\0")
+        if path.suffix != ".tar":
+            digest.update(path.read_bytes())
+            continue
+        with tarfile.open(path) as packed:
+            for member in sorted(packed.getmembers(), key=lambda m: m.name):
+                digest.update(f"{member.name}\0{member.mode}\0{member.type!r}\0{member.linkname}\0".encode())
+                if member.isfile():
+                    digest.update(packed.extractfile(member).read())  # type: ignore[union-attr]
+    return digest.hexdigest()[:16]
+
+
+def _image_exists(image: str) -> bool:
+    try:
+        client().images.get(image)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
+
+
+def _docker_build(work: str, image: str, on_build_logs: Any) -> None:
+    for chunk in client().api.build(path=work, tag=image, rm=True, decode=True, labels={LABEL: "1"}):
+        if "error" in chunk:
+            raise BuildException(f"emulator build failed: {chunk['error'].strip()}")
+        if on_build_logs and chunk.get("stream", "").strip():
+            on_build_logs(chunk["stream"].strip())
+
+
+class Template(e2b.Template):
+    @staticmethod
+    def build(template: Any, name: str | None = None, cpu_count: int | None = None, memory_mb: int | None = None,
+              on_build_logs: Any = None, **options: Any) -> Any:  # fmt: skip
+        ca = host_ca_bundle()
+        context = Path(template._template._file_context_path)
+        if ca is not None and (context / "extra-ca.crt").exists():  # this host reaches PyPI through a proxy
+            (context / "extra-ca.crt").write_bytes(ca.read_bytes())
+        with tempfile.TemporaryDirectory(prefix="e2b-emulator-") as work:
+            dockerfile = dockerfile_and_context(template, Path(work))
+            (Path(work) / "Dockerfile").write_text(dockerfile)
+            image = f"{IMAGE_REPOSITORY}:{inputs_hash(Path(work))}"
+            if not _image_exists(image):
+                _docker_build(work, image, on_build_logs)
+        REGISTRY.templates[name or ""] = BuiltTemplate(image, cpu_count or 2, memory_mb or 1024)
+        return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": "build-1", "name": name})()
+
+    @staticmethod
+    def exists(name: str, **options: Any) -> bool:
+        return name in REGISTRY.templates
+
+
+class _Handle:
+    """A running command: its docker exec, read on a thread into 32 KiB chunks."""
+
+    def __init__(self, exec_id: str, timeout: float | None):
+        self._exec_id = exec_id
+        self._deadline = None if not timeout else time.monotonic() + timeout
+        self._chunks: list[tuple[str, bytes]] = []
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._killed = False
+        self._stream = client().api.exec_start(exec_id, stream=True, demux=True)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        with contextlib.suppress(Exception):
+            for out, err in self._stream:
+                for name, data in (("stdout", out), ("stderr", err)):
+                    for start in range(0, len(data or b""), CHUNK):
+                        with self._lock:
+                            self._chunks.append((name, data[start : start + CHUNK]))
+        self._done.set()
+
+    def wait(self, on_pty: Any = None, on_stdout: Any = None, on_stderr: Any = None) -> CommandResult:
+        stdout, stderr = io.StringIO(), io.StringIO()
+        while True:
+            finished = self._done.wait(0.05)
+            with self._lock:
+                chunks, self._chunks = self._chunks, []
+            for name, data in chunks:
+                text = data.decode(errors="replace")
+                (stdout if name == "stdout" else stderr).write(text)
+                callback = on_stdout if name == "stdout" else on_stderr
+                if callback:
+                    callback(text)
+            if finished and not chunks:
+                break
+            if self._deadline is not None and time.monotonic() > self._deadline:
+                raise TimeoutException("context deadline exceeded: the command's timeout passed")
+        code = client().api.exec_inspect(self._exec_id)["ExitCode"]
+        if self._killed:
+            code = SIGNAL_EXIT_CODE
+        if code != 0:
+            raise CommandExitException(stderr.getvalue(), stdout.getvalue(), code, None)
+        return CommandResult(stderr.getvalue(), stdout.getvalue(), 0, None)
+
+    def kill(self) -> bool:
+        """SIGKILL to the command's process (envd's `SendSignal`), from the host."""
+        pid = client().api.exec_inspect(self._exec_id).get("Pid")
+        if not pid:
+            return False
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+            self._killed = True
+        return True
+
+
+class _Commands:
+    def __init__(self, sandbox: Sandbox):
+        self._sandbox = sandbox
+
+    def run(self, cmd: str, background: bool | None = None, envs: dict[str, str] | None = None,
+            user: str | None = None, cwd: str | None = None, timeout: float | None = 60,
+            retain_output: bool = True, **options: Any) -> Any:  # fmt: skip
+        box = self._sandbox
+        if box.container is None:
+            raise e2b.SandboxNotFoundException(f"sandbox {box.sandbox_id} is not running")
+        exec_id = client().api.exec_create(
+            box.container.id, ["/bin/bash", "-l", "-c", cmd], user=user or "user",
+            environment={**box.envs, **(envs or {})}, workdir=cwd or "/home/user",
+        )["Id"]  # fmt: skip
+        handle = _Handle(exec_id, timeout)
+        return handle if background else handle.wait()
+
+
+class Sandbox:
+    def __init__(self, template: str, timeout: int, envs: dict[str, str], internet: bool,
+                 metadata: dict[str, str]):  # fmt: skip
+        if template not in REGISTRY.templates:
+            raise NotFoundException(f"404: template '{template}' not found")
+        self.sandbox_id = f"emulated-{os.getpid()}-{next(_ids)}"
+        self.template = REGISTRY.templates[template]
+        self.template_name = template
+        self.envs = envs
+        self.metadata = metadata
+        self.started_at = datetime.now(timezone.utc)
+        self.timeout = timeout
+        self.container: Any = client().containers.run(
+            self.template.image, ["sleep", "infinity"], detach=True, init=True, user="0:0", hostname="e2b",
+            network_mode="bridge" if internet else "none", mem_limit=f"{self.template.memory_mb}m",
+            memswap_limit=f"{self.template.memory_mb}m", nano_cpus=self.template.cpu_count * 10**9,
+            cap_add=["SYS_ADMIN"], labels={LABEL: self.sandbox_id},
+        )  # fmt: skip
+        self.commands = _Commands(self)
+        REGISTRY.sandboxes[self.sandbox_id] = self
+
+    @classmethod
+    def create(
+        cls,
+        template: str | None = None,
+        timeout: int | None = None,
+        metadata: dict[str, str] | None = None,
+        envs: dict[str, str] | None = None,
+        allow_internet_access: bool = True,
+        **options: Any,
+    ) -> Sandbox:
+        return cls(template or "base", timeout or 300, envs or {}, allow_internet_access, metadata or {})
+
+    def get_info(self, **options: Any) -> e2b.SandboxInfo:
+        return e2b.SandboxInfo(
+            sandbox_id=self.sandbox_id, sandbox_domain=None, template_id=f"tmpl-{self.template_name}",
+            name=self.template_name, metadata=self.metadata, started_at=self.started_at,
+            end_at=self.started_at + timedelta(seconds=self.timeout), state=e2b.SandboxState.RUNNING,
+            cpu_count=self.template.cpu_count, memory_mb=self.template.memory_mb, envd_version="0.2.0",
+        )  # fmt: skip
+
+    @staticmethod
+    def list(query: Any = None, **options: Any) -> Any:
+        wanted = query.metadata if query is not None else {}
+        items = [b.get_info() for b in REGISTRY.sandboxes.values() if b.metadata.items() >= wanted.items()]
+        return type("Paginator", (), {"has_next": False, "next_items": lambda self: items})()
+
+    def kill(self, **options: Any) -> bool:
+        if self.container is None:
+            raise e2b.SandboxNotFoundException(f"sandbox {self.sandbox_id} not found")
+        with contextlib.suppress(docker.errors.NotFound):
+            self.container.remove(force=True)
+        self.container = None
+        REGISTRY.sandboxes.pop(self.sandbox_id, None)
+        return True
