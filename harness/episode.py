@@ -10,7 +10,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from harness.agent import LoopOutcome, LoopSettings, run_agent
 from harness.budget import Budget
@@ -28,6 +28,14 @@ from harness.tasks import Task, task_digest
 from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter
 
 SandboxFactory = Callable[[Task, str], Sandbox]
+
+
+class TrajectoryLog(Protocol):
+    def write(self, event: str, **fields: Any) -> None: ...
+
+    def close(self) -> None: ...
+
+
 _TRACEBACK_CHARS = 4000
 
 
@@ -47,6 +55,9 @@ class EpisodeContext:
     """The run's sandbox and connection throttles (unbounded unless the batch sets them)."""
     sandbox_facts: dict[str, Any] = field(default_factory=dict)
     """The backend's facts, for episode_start (before this episode's sandbox exists)."""
+    open_log: Callable[[Task], TrajectoryLog] | None = None
+    """Where the episode's events go (default: its trajectory file in the run folder; on a Ray node, a
+    stream to the driver, which alone writes the run folder)."""
 
 
 @dataclass
@@ -63,10 +74,13 @@ def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
     """Never raises but for Ctrl-C (after the trajectory got its end): every failure becomes a row."""
     timings = _Timings()
     budget: Budget | None = None
-    log: TrajectoryWriter | None = None
+    log: TrajectoryLog | None = None
     outcome = LoopOutcome(Status.HARNESS_ERROR, None, "the episode did not finish")
     try:
-        log = TrajectoryWriter(RunFolder(context.run_dir).trajectory_path(task.domain, task.id))
+        if context.open_log is None:
+            log = TrajectoryWriter(RunFolder(context.run_dir).trajectory_path(task.domain, task.id))
+        else:
+            log = context.open_log(task)
         _write_start(log, task, context)
         with _sandbox_slot(context, timings):
             outcome, budget = _run_in_sandbox(task, context, log, timings)
@@ -85,7 +99,12 @@ def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
     return result
 
 
-def _write_start(log: TrajectoryWriter, task: Task, context: EpisodeContext) -> None:
+def failed_row(task: Task, status: Status, detail: str) -> ResultRow:
+    """The row of an episode that ended outside `run_episode` (its Ray node was lost, twice)."""
+    return _finish(task, LoopOutcome(status, None, detail), None, _Timings(), None)
+
+
+def _write_start(log: TrajectoryLog, task: Task, context: EpisodeContext) -> None:
     """Written before the sandbox starts, so even an episode whose sandbox failed can be re-graded."""
     log.write(
         "episode_start",
@@ -111,7 +130,7 @@ def _sandbox_slot(context: EpisodeContext, timings: _Timings) -> Iterator[None]:
 
 
 def _run_in_sandbox(
-    task: Task, context: EpisodeContext, log: TrajectoryWriter, timings: _Timings
+    task: Task, context: EpisodeContext, log: TrajectoryLog, timings: _Timings
 ) -> tuple[LoopOutcome, Budget | None]:
     config = context.config
     sandbox = context.make_sandbox(task, episode_name(task))
@@ -165,7 +184,7 @@ def _failure_text(error: BaseException) -> str:
 
 
 def _finish(
-    task: Task, outcome: LoopOutcome, budget: Budget | None, timings: _Timings, log: TrajectoryWriter | None
+    task: Task, outcome: LoopOutcome, budget: Budget | None, timings: _Timings, log: TrajectoryLog | None
 ) -> ResultRow:
     """Grade and build the row; a grader bug is a harness_error row, a failing log never loses the row."""
     try:

@@ -20,6 +20,13 @@ EVENTS = (
 )  # fmt: skip
 
 
+def event_line(event: str, **fields: Any) -> str:
+    """One event as its JSON line, stamped with the time it happened."""
+    assert event in EVENTS, event
+    record = {"event": event, "time": round(time.time(), 3), **fields}
+    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+
+
 class TrajectoryWriter:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -27,9 +34,11 @@ class TrajectoryWriter:
         self._file = path.open("w", encoding="utf-8")
 
     def write(self, event: str, **fields: Any) -> None:
-        assert event in EVENTS, event
-        record = {"event": event, "time": round(time.time(), 3), **fields}
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self.append(event_line(event, **fields))
+
+    def append(self, line: str) -> None:
+        """Write one event line, possibly made elsewhere (on a Ray node, see ray_executor.py)."""
+        self._file.write(line)
         self._file.flush()
 
     def close(self) -> None:
