@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 
@@ -85,3 +84,81 @@ def test_the_connection_bound_holds_across_the_cluster(cluster, mini):
     assert outcome.exit_code == 0, outcome.output
     assert [row["status"] for row in outcome.rows] == ["answered"] * 8
     assert server.max_concurrent == 2  # four sandboxes on two nodes, never more than two calls in flight
+
+
+def ray_command(mini, script: str, run_id: str, address: str) -> list[str]:
+    return command(mini, script, run_id, "--executor", "ray", "--ray-address", address)
+
+
+def test_a_node_lost_mid_batch_loses_and_duplicates_nothing(cluster, mini):
+    head, workers = cluster
+    ids = many_tasks(mini, 12)
+    script = mini.script([{"bash": "sleep 1"}, "<answer>42</answer>"])
+    results = mini.results_dir / "lost" / "results.jsonl"
+    driver = subprocess.Popen(ray_command(mini, script, "lost", head.address), cwd=REPO, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    wait_for_rows(results, 2)
+    lost = workers.pop()
+    head.remove_node(lost)  # its two running episodes die with it
+    workers.append(worker_node(head))  # back for the next tests
+    _, errors = driver.communicate(timeout=180)
+    assert driver.returncode == 0, errors
+    rows = rows_of(results)
+    assert sorted(row["task_id"] for row in rows) == ids  # each task exactly once
+    assert {row["status"] for row in rows} == {"answered"}
+    rerun = list((mini.results_dir / "lost" / "episodes" / "mini" / "previous").glob("*.jsonl"))
+    assert rerun  # the lost attempts' partial trajectories, kept apart
+    for path in rerun:
+        events = [json.loads(line) for line in path.read_text().splitlines()]
+        assert events[0]["ray_node"] == lost.node_id and events[-1]["event"] != "episode_end"
+
+
+def test_kill_9_of_the_driver_then_resume(cluster, mini):
+    address = cluster[0].address
+    ids = many_tasks(mini, 10)
+    script = mini.script(SLOW_EPISODE)
+    results = mini.results_dir / "killed" / "results.jsonl"
+    driver = subprocess.Popen(ray_command(mini, script, "killed", address), cwd=REPO, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    wait_for_rows(results, 3)
+    os.killpg(driver.pid, signal.SIGKILL)
+    driver.wait()
+    finished = [line for line in results.read_text().splitlines(keepends=True) if line.endswith("\n")]
+    assert 3 <= len(finished) < len(ids)
+    resumed = subprocess.run(ray_command(mini, script, "killed", address), cwd=REPO, capture_output=True, text=True,
+                             timeout=180)  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert results.read_text().splitlines(keepends=True)[: len(finished)] == finished  # nothing finished lost
+    rows = rows_of(results)
+    assert sorted(row["task_id"] for row in rows) == ids  # and nothing repeated
+    assert {row["status"] for row in rows} == {"answered"}
+
+
+def test_a_node_with_another_collection_refuses_naming_itself(cluster, mini, monkeypatch):
+    many_tasks(mini, 2)
+    # the driver sees another collection than the nodes (which hash their own copy before their first episode)
+    monkeypatch.setattr("harness.runner.collection_hash", lambda path: "sha256:the-drivers-copy")
+    outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--executor", "ray", "--ray-address",
+                       cluster[0].address, run_id="refused")  # fmt: skip
+    assert outcome.exit_code == 2
+    assert "error: node 127.0.0.1 (node id " in outcome.output
+    assert "the driver's has sha256:the-drivers-copy" in outcome.output
+    assert outcome.rows == []
+
+
+def test_ctrl_c_cancels_the_episodes_on_every_node(cluster, mini):
+    many_tasks(mini, 8)
+    script = mini.script([{"bash": "sleep 120"}, "<answer>42</answer>"])
+    run_dir = mini.results_dir / "stopped"
+    driver = subprocess.Popen(ray_command(mini, script, "stopped", cluster[0].address), cwd=REPO,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(run_dir.glob("episodes/mini/*.jsonl"))) < 4:
+        time.sleep(0.05)  # four episodes running, two on each node
+    time.sleep(1)  # their commands started
+    driver.send_signal(signal.SIGINT)
+    _, errors = driver.communicate(timeout=60)
+    assert driver.returncode == 130, errors
+    rows = rows_of(run_dir / "results.jsonl")
+    assert [row["status"] for row in rows] == ["cancelled"] * 4  # the queued four never started
+    assert len(nodes_of(run_dir, [row["task_id"] for row in rows])) == 2
