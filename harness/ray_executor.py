@@ -234,7 +234,6 @@ class _Driver:
             self._unwritable(error)
             return
         self.results.append(row)
-        self.coordinator.add_cost.remote(row.cost_usd or 0.0)
         with self.state.lock:
             self.state.done += 1
             self.state.correct += row.is_correct()
@@ -352,9 +351,12 @@ def _run_on_node(
     watcher = threading.Thread(target=_watch_cancel, args=(coordinator, cancel, finished), daemon=True)
     watcher.start()
     try:
-        return run_episode(task, context)
+        row = run_episode(task, context)
     finally:
         finished.set()
+    # before this node takes its next episode, so no episode starts past --max-cost, as on one machine
+    ray.get(coordinator.add_cost.remote(row.cost_usd or 0.0))
+    return row
 
 
 def _setup(spec: NodeSpec) -> _NodeSetup:

@@ -86,6 +86,23 @@ def test_the_connection_bound_holds_across_the_cluster(cluster, mini):
     assert server.max_concurrent == 2  # four sandboxes on two nodes, never more than two calls in flight
 
 
+def test_the_spend_cap_holds_across_the_cluster(cluster, mini):
+    many_tasks(mini, 8)
+    server = ScriptedOpenAIServer()
+    server.push(*[reply("<answer>42</answer>", prompt_tokens=100000) for _ in range(8)])
+    server.start()
+    try:
+        outcome = mini.run("--model", "openai/gpt-5", "--api-base", server.url, "--executor", "ray",
+                           "--ray-address", cluster[0].address, "--max-cost", "0.01", run_id="capped")  # fmt: skip
+    finally:
+        server.stop()
+    assert outcome.exit_code == 0, outcome.output
+    # at most the four that could start before any cost came in (two sandboxes on each node) ran; no node
+    # started one after the first episode's cost reached the cap
+    assert 1 <= len(outcome.rows) <= 4 and all(row["cost_usd"] > 0.01 for row in outcome.rows)
+    assert f"{8 - len(outcome.rows)} episodes not started" in outcome.output
+
+
 def ray_command(mini, script: str, run_id: str, address: str) -> list[str]:
     return command(mini, script, run_id, "--executor", "ray", "--ray-address", address)
 
