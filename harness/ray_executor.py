@@ -164,6 +164,7 @@ class _Driver:
                     self._stop()
                     self.interrupted = True
                 progress.update(bar, completed=state.done, **state.counts())
+        self.logs.close_all()
         if self.refused:
             raise InputError(self.refused)
         if self.unwritable is not None:
@@ -253,6 +254,8 @@ class _TrajectoryFiles:
 
     folder: RunFolder
     open: dict[TaskKey, tuple[int, TrajectoryWriter]] = field(default_factory=dict)
+    started: set[TaskKey] = field(default_factory=set)
+    """Episodes whose first event arrived and whose row did not yet: the ones running."""
 
     def take(self, events: Any) -> int:
         """Write every queued event; returns how many episodes started since (their first event)."""
@@ -268,7 +271,8 @@ class _TrajectoryFiles:
                 if current is not None:  # the attempt on a lost node: kept under previous/
                     current[1].close()
                     self.folder.keep_previous_attempt(*key)
-                else:
+                if key not in self.started:
+                    self.started.add(key)
                     started += 1
                 self.open[key] = (attempt, TrajectoryWriter(self.folder.trajectory_path(*key)))
             self.open[key][1].append(line)
@@ -281,12 +285,19 @@ class _TrajectoryFiles:
         self.open[key][1].append(line)
 
     def close(self, key: TaskKey) -> int:
-        """Close (fsync) the episode's trajectory; 1 if it had one open, else 0."""
+        """Close (fsync) the episode's trajectory; 1 if it was counted as running, else 0."""
         current = self.open.pop(key, None)
-        if current is None:
-            return 0
-        current[1].close()
-        return 1
+        if current is not None:
+            current[1].close()
+        if key in self.started:
+            self.started.discard(key)
+            return 1
+        return 0
+
+    def close_all(self) -> None:
+        """After a second Ctrl-C: what the nodes sent so far stays, fsynced; those episodes stay unfinished."""
+        for key in list(self.open):
+            self.close(key)
 
 
 # --- on the nodes ---------------------------------------------------------------------------------------
