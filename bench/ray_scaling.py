@@ -31,7 +31,9 @@ from harness.ray_executor import SANDBOX_RESOURCE
 from harness.runner import execute_run, plan_run
 from tests.openai_server import ScriptedOpenAIServer, reply
 
-NODE = {"node_ip_address": "127.0.0.1", "num_cpus": 1, "include_dashboard": False}
+NODE = {"node_ip_address": "127.0.0.1", "include_dashboard": False}
+"""Worker nodes declare as many CPUs as sandboxes (episodes reserve none): Ray keeps that many idle worker
+processes alive between runs instead of killing those above its CPU count after a second."""
 
 
 def project(root: Path) -> None:
@@ -62,7 +64,7 @@ def run(root: Path, server: ScriptedOpenAIServer, address: str, episodes: int, r
 def main(episodes: int, wait_s: float, per_node: int) -> None:
     server = ScriptedOpenAIServer()
     server.start()
-    cluster = Cluster(initialize_head=True, head_node_args={**NODE, "resources": {SANDBOX_RESOURCE: 0}})
+    cluster = Cluster(initialize_head=True, head_node_args={**NODE, "num_cpus": 1, "resources": {SANDBOX_RESOURCE: 0}})
     try:
         ray.init(address=cluster.address, log_to_driver=False)  # each run joins this job, reusing its workers
         with tempfile.TemporaryDirectory() as folder:
@@ -70,9 +72,9 @@ def main(episodes: int, wait_s: float, per_node: int) -> None:
             project(root)
             speeds: dict[int, float] = {}
             for nodes in (1, 2, 3):
-                cluster.add_node(**NODE, resources={SANDBOX_RESOURCE: per_node})
+                cluster.add_node(**NODE, num_cpus=per_node, resources={SANDBOX_RESOURCE: per_node})
                 cluster.wait_for_nodes()
-                run(root, server, cluster.address, 2 * per_node, f"warm{nodes}", wait_s)
+                run(root, server, cluster.address, 2 * per_node * nodes, f"warm{nodes}", wait_s)
                 elapsed = run(root, server, cluster.address, episodes, f"n{nodes}", wait_s)
                 speeds[nodes] = episodes / elapsed
                 ideal = speeds[nodes] / (nodes * speeds[1])
