@@ -25,20 +25,25 @@ from ray.cluster_utils import Cluster  # noqa: E402
 from harness.ray_executor import SANDBOX_RESOURCE  # noqa: E402
 
 SLOW_EPISODE = [{"bash": "sleep 0.5"}, "<answer>42</answer>"]
-LOOPBACK = {"node_ip_address": "127.0.0.1", "num_cpus": 1, "include_dashboard": False}
+LOOPBACK = {"node_ip_address": "127.0.0.1", "include_dashboard": False}
 
 
 def worker_node(cluster: Cluster):
-    return cluster.add_node(**LOOPBACK, resources={SANDBOX_RESOURCE: 2})
+    # as many CPUs as sandboxes (episodes reserve none): Ray keeps that many idle worker processes between runs
+    return cluster.add_node(**LOOPBACK, num_cpus=2, resources={SANDBOX_RESOURCE: 2})
 
 
 @pytest.fixture(scope="module")
 def cluster():
     os.environ.setdefault("OPENAI_API_KEY", "sk-test")  # the nodes' environment: keys never travel with tasks
-    cluster = Cluster(initialize_head=True, head_node_args={**LOOPBACK, "resources": {SANDBOX_RESOURCE: 0}})
+    head = {**LOOPBACK, "num_cpus": 1, "resources": {SANDBOX_RESOURCE: 0}}
+    cluster = Cluster(initialize_head=True, head_node_args=head)
     workers = [worker_node(cluster), worker_node(cluster)]
     cluster.wait_for_nodes()
+    # one Ray job for the in-process runs (they join it): the nodes' worker processes serve them all
+    ray.init(address=cluster.address, log_to_driver=False)
     yield cluster, workers
+    ray.shutdown()
     cluster.shutdown()
 
 
@@ -148,7 +153,7 @@ def test_kill_9_of_the_driver_then_resume(cluster, mini):
     assert results.read_text().splitlines(keepends=True)[: len(finished)] == finished  # nothing finished lost
     rows = rows_of(results)
     assert sorted(row["task_id"] for row in rows) == ids  # and nothing repeated
-    assert {row["status"] for row in rows} == {"answered"}
+    assert [row["detail"] for row in rows if row["status"] != "answered"] == []
 
 
 def test_a_node_with_another_collection_refuses_naming_itself(cluster, mini, monkeypatch):
