@@ -371,13 +371,15 @@ def _run_on_node(
 
 
 def _setup(spec: NodeSpec) -> _NodeSetup:
-    """The node's backend, checked like the driver's (bwrap usable, Docker image present, E2B templates)."""
+    """The node's model and backend, checked like the driver's (API key, bwrap usable, Docker image, E2B
+    templates): a node that fails refuses before its first episode."""
     import ray
 
     from harness.runner import backend_of
 
     key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}"
     if key not in _SETUPS:
+        model_factory(spec.config, [])  # the model's own checks (its API key, a scripted file) on this node
         backend = backend_of(spec.config, spec.run_id, sorted(spec.collection_hashes))
         node_id = ray.get_runtime_context().get_node_id()
         _SETUPS[key] = _NodeSetup(backend, load_prompts(spec.config.prompts), node_id)
