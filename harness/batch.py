@@ -63,6 +63,21 @@ class BatchState:
         }
 
 
+def progress_bar(console: Console) -> Progress:
+    """The live bar both executors show (local threads, Ray)."""
+    columns = (
+        TextColumn("{task.description}", style="bold", markup=False),  # model and domain names as written
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("correct {task.fields[correct]} · running {task.fields[running]}"),
+        TextColumn("· {task.fields[tokens]} tokens · {task.fields[cost]}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    return Progress(*columns, console=console)
+
+
 def run_batch(
     tasks: list[Task],
     context: EpisodeContext,
@@ -77,17 +92,7 @@ def run_batch(
     Raises `ResultsUnwritable` (after stopping every episode) when a results row cannot be written."""
     bounded = replace(context, slots=Slots.of(limits.max_sandboxes, limits.max_connections))
     results: list[ResultRow] = []
-    columns = (
-        TextColumn("{task.description}", style="bold", markup=False),  # model and domain names as written
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("correct {task.fields[correct]} · running {task.fields[running]}"),
-        TextColumn("· {task.fields[tokens]} tokens · {task.fields[cost]}"),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console) as progress, ThreadPoolExecutor(limits.workers) as pool:
+    with progress_bar(console) as progress, ThreadPoolExecutor(limits.workers) as pool:
         bar = progress.add_task(title, total=len(tasks) + state.done, completed=state.done, **state.counts())
 
         def refresh() -> None:

@@ -252,6 +252,8 @@ def _run(arguments: dict[str, Any]) -> int:
     except ResultsUnwritable as error:
         Console(stderr=True).print(f"error: {error}; the rows written so far are kept", markup=False, soft_wrap=True)
         return EXIT_FAILED
+    except InputError as error:  # found on a Ray node (its collection differs): the run stops
+        return _report_input_error(error)
     return 0
 
 

@@ -111,6 +111,14 @@ class RunConfig:
     max_connections: int | None = setting(
         None, "model calls in flight at once (default: --workers)", bound=POSITIVE, metavar="N"
     )
+    executor: str = setting(
+        "local", "where episodes run: local (threads of this process) or ray (tasks on a Ray cluster)",
+        choices=("local", "ray"),
+    )  # fmt: skip
+    ray_address: str | None = setting(
+        None, "with --executor ray: auto, a ray:// client address, or HOST:PORT of the head (default: start a "
+        "local Ray instance)", metavar="ADDR",
+    )  # fmt: skip
     max_cost: float | None = setting(
         None, "USD: stop starting new episodes once the run's spend reaches it (default: no cap)",
         bound=NON_NEGATIVE, metavar="USD",

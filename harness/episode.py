@@ -10,7 +10,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from harness.agent import LoopOutcome, LoopSettings, run_agent
 from harness.annotations import annotate
@@ -28,9 +28,19 @@ from harness.run_folder import RunFolder
 from harness.sandboxes import Sandbox, SandboxError
 from harness.slots import Slots, ThrottledModel, wait_for_slot
 from harness.tasks import Task, collection_of, task_digest
-from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter, read_trajectory
+from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter
 
 SandboxFactory = Callable[[Task, str], Sandbox]
+
+
+class TrajectoryLog(Protocol):
+    def write(self, event: str, **fields: Any) -> None: ...
+
+    def events(self) -> list[dict[str, Any]]: ...
+
+    def close(self) -> None: ...
+
+
 _TRACEBACK_CHARS = 4000
 
 
@@ -54,6 +64,9 @@ class EpisodeContext:
     """Domain -> collection folder, to name the documents an episode touched."""
     judge: JudgePanel | None = None
     """Grades tasks whose grader is `judge`."""
+    open_log: Callable[[Task], TrajectoryLog] | None = None
+    """Where the episode's events go (default: its trajectory file in the run folder; on a Ray node, a
+    stream to the driver, which alone writes the run folder)."""
 
 
 @dataclass
@@ -72,10 +85,13 @@ def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
     """Never raises but for Ctrl-C (after the trajectory got its end): every failure becomes a row."""
     timings = _Timings()
     budget: Budget | None = None
-    log: TrajectoryWriter | None = None
+    log: TrajectoryLog | None = None
     outcome = LoopOutcome(Status.HARNESS_ERROR, None, "the episode did not finish")
     try:
-        log = TrajectoryWriter(RunFolder(context.run_dir).trajectory_path(task.domain, task.id))
+        if context.open_log is None:
+            log = TrajectoryWriter(RunFolder(context.run_dir).trajectory_path(task.domain, task.id))
+        else:
+            log = context.open_log(task)
         _write_start(log, task, context)
         with _sandbox_slot(context, timings):
             outcome, budget = _run_in_sandbox(task, context, log, timings)
@@ -93,7 +109,12 @@ def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
     return result
 
 
-def _write_start(log: TrajectoryWriter, task: Task, context: EpisodeContext) -> None:
+def failed_row(task: Task, status: Status, detail: str) -> ResultRow:
+    """The row of an episode that ended outside `run_episode` (its Ray node was lost, twice)."""
+    return _finish(task, LoopOutcome(status, None, detail), None, _Timings(), None)
+
+
+def _write_start(log: TrajectoryLog, task: Task, context: EpisodeContext) -> None:
     """Written before the sandbox starts, so even an episode whose sandbox failed can be re-graded."""
     log.write(
         "episode_start",
@@ -119,7 +140,7 @@ def _sandbox_slot(context: EpisodeContext, timings: _Timings) -> Iterator[None]:
 
 
 def _run_in_sandbox(
-    task: Task, context: EpisodeContext, log: TrajectoryWriter, timings: _Timings
+    task: Task, context: EpisodeContext, log: TrajectoryLog, timings: _Timings
 ) -> tuple[LoopOutcome, Budget | None]:
     config = context.config
     sandbox = context.make_sandbox(task, episode_name(task))
@@ -184,9 +205,9 @@ def _finish(
     outcome: LoopOutcome,
     budget: Budget | None,
     timings: _Timings,
-    log: TrajectoryWriter | None,
-    collection: Path | None,
-    judge: JudgePanel | None,
+    log: TrajectoryLog | None,
+    collection: Path | None = None,
+    judge: JudgePanel | None = None,
 ) -> ResultRow:
     """Grade and build the row; a grader bug is a harness_error row, a failing log never loses the row."""
     try:
@@ -203,11 +224,11 @@ def _finish(
 
 
 def _annotated(
-    task: Task, result: ResultRow, log: TrajectoryWriter, collection: Path | None, opens: dict[str, int] | None
+    task: Task, result: ResultRow, log: TrajectoryLog, collection: Path | None, opens: dict[str, int] | None
 ) -> ResultRow:
     """Evidence, failure mode and refused attempts from what the loop logged; a failure here keeps the row."""
     try:
-        result, evidence = annotate(result, read_trajectory(log.path), task, collection, opens)
+        result, evidence = annotate(result, log.events(), task, collection, opens)
         if evidence is not None:
             log.write("evidence", **evidence)
     except Exception as error:  # a bug here must not cost the episode its row
@@ -241,7 +262,7 @@ def _grade(task: Task, outcome: LoopOutcome, judge: JudgePanel | None, log: Traj
     return get_grader(task.grader).grade(_graded_text(outcome), task.gold)
 
 
-def judge_log(log: TrajectoryWriter) -> JudgeLog:
+def judge_log(log: TrajectoryLog) -> JudgeLog:
     """Judge calls into the trajectory as `judge_call` events."""
 
     def write(event: dict[str, Any]) -> None:

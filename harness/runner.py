@@ -147,9 +147,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     resumed = folder.path.exists()
     if resumed:
         _check_resumable(folder, protocol, collection_hashes, config.allow_protocol_change)
-    limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
-    settings = SandboxSettings(limits, config.output_limit)
-    backend = prepare_backend(config.sandbox, settings, run_id, names, config.time_limit, config.image)
+    backend = backend_of(config, run_id, names)
     lock = folder.lock()
     kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
     finished = {row.key for row in kept}
@@ -157,6 +155,13 @@ def plan_run(config: RunConfig) -> RunPlan:
     leaks = leak_summary(find_leaks(tasks, collections))
     return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
                    protocol, prompts, lock, resumed, changed, leaks, judge)  # fmt: skip
+
+
+def backend_of(config: RunConfig, run_id: str, domains: list[str]) -> SandboxBackend:
+    """The sandbox backend, checked (on the driver, and again on each Ray node before its first episode)."""
+    limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
+    settings = SandboxSettings(limits, config.output_limit)
+    return prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
 
 
 def _check_resumable(
@@ -252,9 +257,13 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
     try:
         kept = _regraded(plan, writer, console)
         state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept))
-        results, interrupted = run_batch(
-            plan.pending, context, limits, writer, console, f"{config.model} on {config.domain}", state
-        )
+        title = f"{config.model} on {config.domain}"
+        if config.executor == "ray":
+            from harness.ray_executor import run_batch_on_ray
+
+            results, interrupted = run_batch_on_ray(plan.pending, context, limits, writer, console, title, state)
+        else:
+            results, interrupted = run_batch(plan.pending, context, limits, writer, console, title, state)
     finally:
         writer.close()
         _finish(plan, console)

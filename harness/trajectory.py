@@ -21,6 +21,13 @@ EVENTS = (
 )  # fmt: skip
 
 
+def event_line(event: str, **fields: Any) -> str:
+    """One event as its JSON line, stamped with the time it happened."""
+    assert event in EVENTS, event
+    record = {"event": event, "time": round(time.time(), 3), **fields}
+    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+
+
 class TrajectoryWriter:
     def __init__(self, path: Path, append: bool = False):
         """`append`: add to a finished trajectory (a resume grading it again), else start a new one."""
@@ -29,10 +36,16 @@ class TrajectoryWriter:
         self._file = path.open("a" if append else "w", encoding="utf-8")
 
     def write(self, event: str, **fields: Any) -> None:
-        assert event in EVENTS, event
-        record = {"event": event, "time": round(time.time(), 3), **fields}
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self.append(event_line(event, **fields))
+
+    def append(self, line: str) -> None:
+        """Write one event line, possibly made elsewhere (on a Ray node, see ray_executor.py)."""
+        self._file.write(line)
         self._file.flush()
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every event written so far (each write is flushed)."""
+        return read_jsonl(self.path)
 
     def close(self) -> None:
         if not self._file.closed:

@@ -52,6 +52,10 @@ class ScriptedOpenAIServer:
     def __init__(self) -> None:
         self.steps: deque[Step] = deque()
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_concurrent = 0
+        """The most requests the server was answering at once."""
+        self._count_lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -77,6 +81,16 @@ class ScriptedOpenAIServer:
                 pass
 
             def do_POST(self) -> None:
+                with server._count_lock:
+                    server.in_flight += 1
+                    server.max_concurrent = max(server.max_concurrent, server.in_flight)
+                try:
+                    self._answer()
+                finally:
+                    with server._count_lock:
+                        server.in_flight -= 1
+
+            def _answer(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
                 step = server.steps.popleft() if server.steps else fault(500, "the test script ran out")

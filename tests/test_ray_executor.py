@@ -1,0 +1,186 @@
+"""`--executor ray` on a real multi-node Ray cluster on this machine (`ray.cluster_utils.Cluster`, bound to
+loopback): a head that runs no episodes and two worker nodes declaring two sandboxes each."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+
+import pytest
+
+from tests.conftest import REPO
+from tests.openai_server import ScriptedOpenAIServer, reply
+from tests.test_batch import command, comparable, many_tasks, rows_of
+
+# Ray binds to the machine's outward address and resolves 127.0.0.1 to it; with clusters "disabled" (what
+# it does on macOS) it keeps to loopback. Read when ray is imported, and inherited by the nodes and drivers.
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from harness.ray_executor import SANDBOX_RESOURCE  # noqa: E402
+
+SLOW_EPISODE = [{"bash": "sleep 0.5"}, "<answer>42</answer>"]
+LOOPBACK = {"node_ip_address": "127.0.0.1", "include_dashboard": False}
+
+
+def worker_node(cluster: Cluster):
+    # as many CPUs as sandboxes (episodes reserve none): Ray keeps that many idle worker processes between runs
+    return cluster.add_node(**LOOPBACK, num_cpus=2, resources={SANDBOX_RESOURCE: 2})
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    os.environ.setdefault("OPENAI_API_KEY", "sk-test")  # the nodes' environment: keys never travel with tasks
+    head = {**LOOPBACK, "num_cpus": 1, "resources": {SANDBOX_RESOURCE: 0}}
+    cluster = Cluster(initialize_head=True, head_node_args=head)
+    workers = [worker_node(cluster), worker_node(cluster)]
+    cluster.wait_for_nodes()
+    # one Ray job for the in-process runs (they join it): the nodes' worker processes serve them all
+    ray.init(address=cluster.address, log_to_driver=False)
+    yield cluster, workers
+    ray.shutdown()
+    cluster.shutdown()
+
+
+def nodes_of(run_dir, ids: list[str]) -> Counter:
+    """How many episodes ran on each node (the node id is in each episode_start)."""
+    starts = [json.loads((run_dir / "episodes" / "mini" / f"{i}.jsonl").read_text().splitlines()[0]) for i in ids]
+    return Counter(start["ray_node"] for start in starts)
+
+
+def wait_for_rows(path, count: int) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(rows_of(path)) < count:
+        time.sleep(0.05)
+
+
+def test_a_batch_spreads_over_both_worker_nodes_with_the_rows_of_local_threads(cluster, mini):
+    ids = many_tasks(mini, 8)
+    script = mini.script(SLOW_EPISODE)
+    on_ray = mini.run("--model", script, "--executor", "ray", "--ray-address", cluster[0].address, run_id="ray")
+    local = mini.run("--model", script, "--workers", "4", run_id="local")
+    assert on_ray.exit_code == 0 and local.exit_code == 0, on_ray.output
+    assert sorted(row["task_id"] for row in on_ray.rows) == ids
+    assert comparable(on_ray.rows) == comparable(local.rows)
+    workers = {node.node_id for node in cluster[1]}
+    assert set(nodes_of(on_ray.run_dir, ids)) == workers  # both worker nodes ran episodes, the head none
+    for task_id in ids:  # the driver wrote every trajectory, streamed from the nodes, in order
+        events = [event["event"] for event in on_ray.trajectory(task_id)]
+        assert events == [e["event"] for e in local.trajectory(task_id)]
+
+
+def test_the_connection_bound_holds_across_the_cluster(cluster, mini):
+    many_tasks(mini, 8)
+    server = ScriptedOpenAIServer()
+    server.push(*[reply(text="<answer>42</answer>") for _ in range(8)])
+    for step in server.steps:
+        step.delay_s = 0.4
+    server.start()
+    try:
+        outcome = mini.run("--model", "openai/test-model", "--api-base", server.url, "--executor", "ray",
+                           "--ray-address", cluster[0].address, "--max-connections", "2", run_id="bound")  # fmt: skip
+    finally:
+        server.stop()
+    assert outcome.exit_code == 0, outcome.output
+    assert [row["status"] for row in outcome.rows] == ["answered"] * 8
+    assert server.max_concurrent == 2  # four sandboxes on two nodes, never more than two calls in flight
+
+
+def test_the_spend_cap_holds_across_the_cluster(cluster, mini):
+    many_tasks(mini, 8)
+    server = ScriptedOpenAIServer()
+    server.push(*[reply("<answer>42</answer>", prompt_tokens=100000) for _ in range(8)])
+    server.start()
+    try:
+        outcome = mini.run("--model", "openai/gpt-5", "--api-base", server.url, "--executor", "ray",
+                           "--ray-address", cluster[0].address, "--max-cost", "0.01", run_id="capped")  # fmt: skip
+    finally:
+        server.stop()
+    assert outcome.exit_code == 0, outcome.output
+    # at most the four that could start before any cost came in (two sandboxes on each node) ran; no node
+    # started one after the first episode's cost reached the cap
+    assert 1 <= len(outcome.rows) <= 4 and all(row["cost_usd"] > 0.01 for row in outcome.rows)
+    assert f"{8 - len(outcome.rows)} episodes not started" in outcome.output
+
+
+def ray_command(mini, script: str, run_id: str, address: str) -> list[str]:
+    return command(mini, script, run_id, "--executor", "ray", "--ray-address", address)
+
+
+def test_a_node_lost_mid_batch_loses_and_duplicates_nothing(cluster, mini):
+    head, workers = cluster
+    ids = many_tasks(mini, 12)
+    script = mini.script([{"bash": "sleep 1"}, "<answer>42</answer>"])
+    results = mini.results_dir / "lost" / "results.jsonl"
+    driver = subprocess.Popen(ray_command(mini, script, "lost", head.address), cwd=REPO, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    wait_for_rows(results, 2)
+    lost = workers.pop()
+    head.remove_node(lost)  # its two running episodes die with it
+    workers.append(worker_node(head))  # back for the next tests
+    _, errors = driver.communicate(timeout=180)
+    assert driver.returncode == 0, errors
+    rows = rows_of(results)
+    assert sorted(row["task_id"] for row in rows) == ids  # each task exactly once
+    assert {row["status"] for row in rows} == {"answered"}
+    rerun = list((mini.results_dir / "lost" / "episodes" / "mini" / "previous").glob("*.jsonl"))
+    assert rerun  # the lost attempts' partial trajectories, kept apart
+    for path in rerun:
+        events = [json.loads(line) for line in path.read_text().splitlines()]
+        assert events[0]["ray_node"] == lost.node_id and events[-1]["event"] != "episode_end"
+
+
+def test_kill_9_of_the_driver_then_resume(cluster, mini):
+    address = cluster[0].address
+    ids = many_tasks(mini, 10)
+    script = mini.script(SLOW_EPISODE)
+    results = mini.results_dir / "killed" / "results.jsonl"
+    driver = subprocess.Popen(ray_command(mini, script, "killed", address), cwd=REPO, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    wait_for_rows(results, 3)
+    os.killpg(driver.pid, signal.SIGKILL)
+    driver.wait()
+    finished = [line for line in results.read_text().splitlines(keepends=True) if line.endswith("\n")]
+    assert 3 <= len(finished) < len(ids)
+    resumed = subprocess.run(ray_command(mini, script, "killed", address), cwd=REPO, capture_output=True, text=True,
+                             timeout=180)  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert results.read_text().splitlines(keepends=True)[: len(finished)] == finished  # nothing finished lost
+    rows = rows_of(results)
+    assert sorted(row["task_id"] for row in rows) == ids  # and nothing repeated
+    assert [row["detail"] for row in rows if row["status"] != "answered"] == []
+
+
+def test_a_node_with_another_collection_refuses_naming_itself(cluster, mini, monkeypatch):
+    many_tasks(mini, 2)
+    # the driver sees another collection than the nodes (which hash their own copy before their first episode)
+    monkeypatch.setattr("harness.runner.collection_hash", lambda path: "sha256:the-drivers-copy")
+    outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--executor", "ray", "--ray-address",
+                       cluster[0].address, run_id="refused")  # fmt: skip
+    assert outcome.exit_code == 2
+    assert "error: node 127.0.0.1 (node id " in outcome.output
+    assert "the driver's has sha256:the-drivers-copy" in outcome.output
+    assert outcome.rows == []
+
+
+def test_ctrl_c_cancels_the_episodes_on_every_node(cluster, mini):
+    many_tasks(mini, 8)
+    script = mini.script([{"bash": "sleep 120"}, "<answer>42</answer>"])
+    run_dir = mini.results_dir / "stopped"
+    driver = subprocess.Popen(ray_command(mini, script, "stopped", cluster[0].address), cwd=REPO,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(run_dir.glob("episodes/mini/*.jsonl"))) < 4:
+        time.sleep(0.05)  # four episodes running, two on each node
+    time.sleep(1)  # their commands started
+    driver.send_signal(signal.SIGINT)
+    _, errors = driver.communicate(timeout=60)
+    assert driver.returncode == 130, errors
+    rows = rows_of(run_dir / "results.jsonl")
+    assert [row["status"] for row in rows] == ["cancelled"] * 4  # the queued four never started
+    assert len(nodes_of(run_dir, [row["task_id"] for row in rows])) == 2
