@@ -225,6 +225,15 @@ def _report_input_error(error: InputError) -> int:
     return EXIT_INPUT_ERROR
 
 
+def _stop_on_interrupt_signals() -> None:
+    """SIGTERM is handled like Ctrl-C, and SIGINT always stops the run cleanly, even where the runner was
+    started with it ignored (a background job of a script inherits SIGINT ignored, so `kill -INT` would
+    otherwise do nothing)."""
+    if threading.current_thread() is threading.main_thread():  # signal handlers live in the main thread only
+        signal.signal(signal.SIGTERM, _interrupt)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _interrupt(signum: int, frame: object) -> None:
     """SIGTERM is handled like Ctrl-C: no new episodes, running ones cancelled, sandboxes removed."""
     raise KeyboardInterrupt
@@ -242,8 +251,7 @@ def _run(arguments: dict[str, Any]) -> int:
         plan = plan_run(config)
     except InputError as error:
         return _report_input_error(error)
-    if threading.current_thread() is threading.main_thread():  # signal handlers live in the main thread only
-        signal.signal(signal.SIGTERM, _interrupt)
+    _stop_on_interrupt_signals()
     try:
         execute_run(plan, console)
     except KeyboardInterrupt:
@@ -296,8 +304,7 @@ def _view(arguments: argparse.Namespace) -> int:
 def _collection(arguments: argparse.Namespace) -> int:
     from harness.collection.command import run_collection_command
 
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _interrupt)
+    _stop_on_interrupt_signals()
     try:
         return run_collection_command(arguments, _console())
     except InputError as error:

@@ -8,12 +8,19 @@ import subprocess
 import sys
 import time
 
+import pytest
 import yaml
 
 from tests.conftest import REPO
 
 
-def test_ctrl_c_cancels_running_episodes_and_keeps_finished_ones(mini):
+def ignore_sigint() -> None:
+    """What a shell does to a background job: SIGINT ignored, inherited by the runner."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("started_with", ["default", "sigint-ignored"])
+def test_ctrl_c_cancels_running_episodes_and_keeps_finished_ones(mini, started_with):
     (mini.tasks_dir / "mini.jsonl").write_text(
         "".join(json.dumps({"id": f"t{i}", "domain": "mini", "question": "Q?", "answer": "42"}) + "\n" for i in (1, 2))
     )
@@ -24,6 +31,7 @@ def test_ctrl_c_cancels_running_episodes_and_keeps_finished_ones(mini):
          "--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections"),
          "--results-dir", str(mini.results_dir), "--run-id", "cut"],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=ignore_sigint if started_with == "sigint-ignored" else None,
     )  # fmt: skip
     run_dir = mini.results_dir / "cut"
     deadline = time.monotonic() + 30

@@ -68,8 +68,9 @@ def test_a_timed_out_commands_processes_are_all_gone_when_it_returns(tmp_path: P
     box = BubblewrapSandbox(tmp_path, "teardown", SandboxSettings(), find_bwrap())
     box.start()
     try:
-        result = box.execute("for i in $(seq 200); do sleep 319 & done; wait", 1)
-        leftovers = subprocess.run(["pgrep", "-f", "sleep 319"], capture_output=True, text=True).stdout.split()
+        # a sleep length no other test uses: pgrep sees every process on the machine
+        result = box.execute("for i in $(seq 200); do sleep 343 & done; wait", 1)
+        leftovers = subprocess.run(["pgrep", "-f", "sleep 343"], capture_output=True, text=True).stdout.split()
     finally:
         box.close()
     assert result.timed_out
