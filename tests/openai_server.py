@@ -21,6 +21,8 @@ class Step:
 
     text: str | None = None
     bash: str | None = None
+    reasoning: str | None = None
+    """Sent as the message's `reasoning_content`, as thinking-mode servers (DeepSeek, SGLang) do."""
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     error: str = ""
@@ -30,8 +32,9 @@ class Step:
     """Fields that replace the completion's own, for malformed replies (e.g. `{"choices": []}`)."""
 
 
-def reply(text: str | None = None, bash: str | None = None, **usage: Any) -> Step:
-    return Step(text=text, bash=bash, usage={"prompt_tokens": 120, "completion_tokens": 30, **usage})
+def reply(text: str | None = None, bash: str | None = None, reasoning: str | None = None, **usage: Any) -> Step:
+    usage = {"prompt_tokens": 120, "completion_tokens": 30, **usage}
+    return Step(text=text, bash=bash, reasoning=reasoning, usage=usage)
 
 
 def malformed(**body: Any) -> Step:
@@ -105,6 +108,8 @@ class ScriptedOpenAIServer:
 
 def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": step.text}
+    if step.reasoning is not None:
+        message["reasoning_content"] = step.reasoning
     if step.bash is not None:
         arguments = json.dumps({"command": step.bash})
         message["tool_calls"] = [

@@ -362,3 +362,18 @@ def test_resume_refuses_when_the_arguments_sent_changed(mini, openai_server):
     outcome = provider_run(mini, openai_server, "--config", str(config), "--redo", model="mine")
     assert outcome.exit_code == 2 and "model_settings" in outcome.output and "openai/model-b" in outcome.output
     assert len(openai_server.requests) == 1
+
+
+def test_thinking_mode_reasoning_goes_back_to_the_provider_with_the_reply(mini, openai_server, monkeypatch):
+    """DeepSeek's thinking mode needs each earlier reply's reasoning_content back (litellm would send a blank)."""
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
+    openai_server.push(
+        reply(bash="cat documents/ledger.md", reasoning="The ledger should hold the units."),
+        reply("<answer>42</answer>", reasoning="40 + 2."),
+    )
+    outcome = provider_run(mini, openai_server, model="deepseek-v4-pro")
+    assert outcome.rows[0]["verdict"] == "correct"
+    assistant = next(m for m in openai_server.requests[1]["messages"] if m["role"] == "assistant")
+    assert assistant["reasoning_content"] == "The ledger should hold the units."
+    calls = [e for e in outcome.trajectory("t1") if e["event"] == "model_call"]
+    assert [call["response"]["reasoning"] for call in calls] == ["The ledger should hold the units.", "40 + 2."]

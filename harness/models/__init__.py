@@ -45,10 +45,16 @@ class ModelReply:
     """None when the price is unknown."""
     attempts: list[dict[str, Any]] = field(default_factory=list)
     """Failed attempts (and the waits after them) before this reply."""
+    reasoning: str | None = None
+    """The provider's reasoning text (`reasoning_content`), None when it shows none."""
 
     def to_message(self) -> dict[str, Any]:
-        """The reply as an OpenAI-format assistant message for the conversation."""
+        """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back too, as
+        thinking-mode providers expect (DeepSeek refuses a conversation without it; litellm then sends a blank);
+        litellm removes it for providers known to refuse it."""
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
+        if self.reasoning:
+            message["reasoning_content"] = self.reasoning
         if self.tool_calls:
             message["tool_calls"] = [
                 {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
@@ -68,6 +74,7 @@ class ModelReply:
             usage=Usage(**(row.get("usage") or {})),
             cost_usd=row.get("cost_usd"),
             attempts=list(row.get("attempts") or []),
+            reasoning=row.get("reasoning"),
         )
 
 

@@ -96,8 +96,9 @@ def _reply_from(response: Any, attempts: list[dict[str, Any]]) -> ModelReply:
         for index, call in enumerate(message.tool_calls or [])
     ]
     usage = _usage(response)  # before the cost: litellm prices the cleaned counts
+    reasoning = getattr(message, "reasoning_content", None)
     return ModelReply(text=message.content or "", tool_calls=calls, usage=usage, cost_usd=_cost(response),
-                      attempts=attempts)  # fmt: skip
+                      attempts=attempts, reasoning=reasoning if isinstance(reasoning, str) else None)  # fmt: skip
 
 
 def _token_count(value: object) -> int:
