@@ -335,6 +335,14 @@ def test_published_aliases_send_their_reasoning_arguments(mini, openai_server, m
     assert run_record(outcome)["model"]["args"] == sent
 
 
+def test_missing_zai_key_fails_before_the_run(mini, openai_server, monkeypatch):
+    """litellm's own check passes zai without a key; every episode would then fail at the provider."""
+    monkeypatch.delenv("ZAI_API_KEY", raising=False)
+    outcome = provider_run(mini, openai_server, model="glm-5.1")
+    assert outcome.exit_code == 2 and "ZAI_API_KEY" in outcome.output
+    assert openai_server.requests == []
+
+
 def test_a_locally_served_alias_without_api_base_says_how_to_start_the_server(mini):
     outcome = mini.run("--model", "qwen3.5-9b")
     assert outcome.exit_code == 2
