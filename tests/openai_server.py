@@ -22,7 +22,7 @@ class Step:
     text: str | None = None
     bash: str | None = None
     reasoning: str | None = None
-    """Sent as the message's `reasoning_content`, as thinking-mode servers (DeepSeek, SGLang) do."""
+    """Sent as the message's `reasoning_content` (DeepSeek, SGLang), or as a reasoning item (Responses API)."""
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     error: str = ""
@@ -140,6 +140,10 @@ def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:
 def _response(request: dict[str, Any], step: Step) -> dict[str, Any]:
     """The same step as a Responses API object."""
     output: list[dict[str, Any]] = []
+    if step.reasoning is not None:
+        summary = [{"type": "summary_text", "text": step.reasoning}]
+        output.append({"type": "reasoning", "id": f"rs_{time.monotonic_ns()}", "summary": summary,
+                       "encrypted_content": "opaque"})  # fmt: skip
     if step.text:
         content = [{"type": "output_text", "text": step.text, "annotations": []}]
         output.append({"type": "message", "id": "msg_test", "role": "assistant", "status": "completed",

@@ -385,3 +385,13 @@ def test_thinking_mode_reasoning_goes_back_to_the_provider_with_the_reply(mini, 
     assert assistant["reasoning_content"] == "The ledger should hold the units."
     calls = [e for e in outcome.trajectory("t1") if e["event"] == "model_call"]
     assert [call["response"]["reasoning"] for call in calls] == ["The ledger should hold the units.", "40 + 2."]
+
+
+def test_responses_api_reasoning_items_go_back_with_the_reply(mini, openai_server):
+    """gpt-5.5 continues its reasoning across tool calls only when its reasoning items are sent back."""
+    first = reply(bash="cat documents/ledger.md", reasoning="Read the ledger.")
+    openai_server.push(first, reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server, model="gpt-5.5")
+    assert outcome.rows[0]["verdict"] == "correct"
+    [item] = [item for item in openai_server.requests[1]["input"] if item["type"] == "reasoning"]
+    assert item["summary"][0]["text"] == "Read the ledger." and item["encrypted_content"] == "opaque"

@@ -47,6 +47,9 @@ class ModelReply:
     """Failed attempts (and the waits after them) before this reply."""
     reasoning: str | None = None
     """The provider's reasoning text (`reasoning_content`), None when it shows none."""
+    provider_state: dict[str, Any] = field(default_factory=dict)
+    """Message fields, opaque here, that the provider needs back to continue its reasoning (the reasoning
+    items litellm replays into the next Responses API call)."""
 
     def to_message(self) -> dict[str, Any]:
         """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back too, as
@@ -60,7 +63,7 @@ class ModelReply:
                 {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
                 for call in self.tool_calls
             ]
-        return message
+        return message | self.provider_state
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -75,6 +78,7 @@ class ModelReply:
             cost_usd=row.get("cost_usd"),
             attempts=list(row.get("attempts") or []),
             reasoning=row.get("reasoning"),
+            provider_state=dict(row.get("provider_state") or {}),
         )
 
 
