@@ -52,9 +52,9 @@ class ModelReply:
     items litellm replays into the next Responses API call)."""
 
     def to_message(self) -> dict[str, Any]:
-        """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back too, as
-        thinking-mode providers expect (DeepSeek refuses a conversation without it; litellm then sends a blank);
-        litellm removes it for providers known to refuse it."""
+        """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back too:
+        DeepSeek's thinking mode requires it (litellm would send a blank in its place), and litellm removes it
+        for providers known to refuse it."""
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
         if self.reasoning:
             message["reasoning_content"] = self.reasoning
