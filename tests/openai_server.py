@@ -21,6 +21,8 @@ class Step:
 
     text: str | None = None
     bash: str | None = None
+    reasoning: str | None = None
+    """Sent as the message's `reasoning_content` (DeepSeek, SGLang), or as a reasoning item (Responses API)."""
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     error: str = ""
@@ -30,8 +32,9 @@ class Step:
     """Fields that replace the completion's own, for malformed replies (e.g. `{"choices": []}`)."""
 
 
-def reply(text: str | None = None, bash: str | None = None, **usage: Any) -> Step:
-    return Step(text=text, bash=bash, usage={"prompt_tokens": 120, "completion_tokens": 30, **usage})
+def reply(text: str | None = None, bash: str | None = None, reasoning: str | None = None, **usage: Any) -> Step:
+    usage = {"prompt_tokens": 120, "completion_tokens": 30, **usage}
+    return Step(text=text, bash=bash, reasoning=reasoning, usage=usage)
 
 
 def malformed(**body: Any) -> Step:
@@ -119,6 +122,8 @@ class ScriptedOpenAIServer:
 
 def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": step.text}
+    if step.reasoning is not None:
+        message["reasoning_content"] = step.reasoning
     if step.bash is not None:
         arguments = json.dumps({"command": step.bash})
         message["tool_calls"] = [
@@ -149,6 +154,10 @@ def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:
 def _response(request: dict[str, Any], step: Step) -> dict[str, Any]:
     """The same step as a Responses API object."""
     output: list[dict[str, Any]] = []
+    if step.reasoning is not None:
+        summary = [{"type": "summary_text", "text": step.reasoning}]
+        output.append({"type": "reasoning", "id": f"rs_{time.monotonic_ns()}", "summary": summary,
+                       "encrypted_content": "opaque"})  # fmt: skip
     if step.text:
         content = [{"type": "output_text", "text": step.text, "annotations": []}]
         output.append({"type": "message", "id": "msg_test", "role": "assistant", "status": "completed",

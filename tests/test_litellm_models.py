@@ -335,6 +335,14 @@ def test_published_aliases_send_their_reasoning_arguments(mini, openai_server, m
     assert run_record(outcome)["model"]["args"] == sent
 
 
+def test_missing_zai_key_fails_before_the_run(mini, openai_server, monkeypatch):
+    """litellm's own check passes zai without a key; every episode would then fail at the provider."""
+    monkeypatch.delenv("ZAI_API_KEY", raising=False)
+    outcome = provider_run(mini, openai_server, model="glm-5.1")
+    assert outcome.exit_code == 2 and "ZAI_API_KEY" in outcome.output
+    assert openai_server.requests == []
+
+
 def test_a_locally_served_alias_without_api_base_says_how_to_start_the_server(mini):
     outcome = mini.run("--model", "qwen3.5-9b")
     assert outcome.exit_code == 2
@@ -362,3 +370,28 @@ def test_resume_refuses_when_the_arguments_sent_changed(mini, openai_server):
     outcome = provider_run(mini, openai_server, "--config", str(config), "--redo", model="mine")
     assert outcome.exit_code == 2 and "model_settings" in outcome.output and "openai/model-b" in outcome.output
     assert len(openai_server.requests) == 1
+
+
+def test_thinking_mode_reasoning_goes_back_to_the_provider_with_the_reply(mini, openai_server, monkeypatch):
+    """DeepSeek's thinking mode needs each earlier reply's reasoning_content back (litellm would send a blank)."""
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
+    openai_server.push(
+        reply(bash="cat documents/ledger.md", reasoning="The ledger should hold the units."),
+        reply("<answer>42</answer>", reasoning="40 + 2."),
+    )
+    outcome = provider_run(mini, openai_server, model="deepseek-v4-pro")
+    assert outcome.rows[0]["verdict"] == "correct"
+    assistant = next(m for m in openai_server.requests[1]["messages"] if m["role"] == "assistant")
+    assert assistant["reasoning_content"] == "The ledger should hold the units."
+    calls = [e for e in outcome.trajectory("t1") if e["event"] == "model_call"]
+    assert [call["response"]["reasoning"] for call in calls] == ["The ledger should hold the units.", "40 + 2."]
+
+
+def test_responses_api_reasoning_items_go_back_with_the_reply(mini, openai_server):
+    """gpt-5.5 continues its reasoning across tool calls only when its reasoning items are sent back."""
+    first = reply(bash="cat documents/ledger.md", reasoning="Read the ledger.")
+    openai_server.push(first, reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server, model="gpt-5.5")
+    assert outcome.rows[0]["verdict"] == "correct"
+    [item] = [item for item in openai_server.requests[1]["input"] if item["type"] == "reasoning"]
+    assert item["summary"][0]["text"] == "Read the ledger." and item["encrypted_content"] == "opaque"

@@ -45,16 +45,25 @@ class ModelReply:
     """None when the price is unknown."""
     attempts: list[dict[str, Any]] = field(default_factory=list)
     """Failed attempts (and the waits after them) before this reply."""
+    reasoning: str | None = None
+    """The provider's reasoning text (`reasoning_content`), None when it shows none."""
+    provider_state: dict[str, Any] = field(default_factory=dict)
+    """Message fields, opaque here, that the provider needs back to continue its reasoning (the reasoning
+    items litellm replays into the next Responses API call)."""
 
     def to_message(self) -> dict[str, Any]:
-        """The reply as an OpenAI-format assistant message for the conversation."""
+        """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back too:
+        DeepSeek's thinking mode requires it (litellm would send a blank in its place), and litellm removes it
+        for providers known to refuse it."""
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
+        if self.reasoning:
+            message["reasoning_content"] = self.reasoning
         if self.tool_calls:
             message["tool_calls"] = [
                 {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
                 for call in self.tool_calls
             ]
-        return message
+        return message | self.provider_state
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -68,6 +77,8 @@ class ModelReply:
             usage=Usage(**(row.get("usage") or {})),
             cost_usd=row.get("cost_usd"),
             attempts=list(row.get("attempts") or []),
+            reasoning=row.get("reasoning"),
+            provider_state=dict(row.get("provider_state") or {}),
         )
 
 

@@ -20,6 +20,8 @@ from harness.tasks import Task
 
 ALIASES_FILE = Path(__file__).with_name("aliases.yaml")
 LOCAL_SERVER_EXAMPLE = "http://127.0.0.1:30000/v1"
+UNCHECKED_KEYS = {"zai": "ZAI_API_KEY"}
+"""Key variables of providers that litellm's environment check passes without a key."""
 
 
 @dataclass(frozen=True)
@@ -100,10 +102,13 @@ def parse_model_args(pairs: list[str]) -> dict[str, Any]:
 
 
 def _require_provider_key(name: str) -> None:
-    """Fail before the run, not as a retried 'server error' on every episode, when no key is set."""
+    """Fail before the run, not as a failed call in every episode, when no key is set."""
     import litellm
 
     check = litellm.validate_environment(model=name)
+    unchecked = UNCHECKED_KEYS.get(name.split("/", 1)[0])
+    if unchecked and not os.environ.get(unchecked):
+        check = {"keys_in_environment": False, "missing_keys": [unchecked]}
     if not check["keys_in_environment"]:
         missing = " or ".join(check["missing_keys"])
         raise InputError(f"--model {name}: no API key: set {missing} (or name the variable with --api-key-env)")

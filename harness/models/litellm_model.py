@@ -97,8 +97,19 @@ def _reply_from(response: Any, attempts: list[dict[str, Any]]) -> ModelReply:
         for index, call in enumerate(message.tool_calls or [])
     ]
     usage = _usage(response)  # before the cost: litellm prices the cleaned counts
+    reasoning = getattr(message, "reasoning_content", None)
     return ModelReply(text=message.content or "", tool_calls=calls, usage=usage, cost_usd=_cost(response),
-                      attempts=attempts)  # fmt: skip
+                      attempts=attempts, reasoning=reasoning if isinstance(reasoning, str) else None,
+                      provider_state=_responses_api_state(message))  # fmt: skip
+
+
+def _responses_api_state(message: Any) -> dict[str, Any]:
+    """A reply that came through litellm's Responses API bridge (e.g. gpt-5.5 with tools) carries reasoning
+    items and a replay record; sent back with the reply, they return the reasoning to the next call."""
+    fields = getattr(message, "provider_specific_fields", None) or {}
+    if "openai_responses_replay" not in fields:
+        return {}
+    return {"provider_specific_fields": fields, "reasoning_items": getattr(message, "reasoning_items", None) or []}
 
 
 def _token_count(value: object) -> int:
