@@ -14,7 +14,13 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from harness.config import add_setting_flags, build_config, load_yaml_settings
+from harness.config import (
+    add_setting_flags,
+    build_config,
+    default_collections_dir,
+    default_tasks_dir,
+    load_yaml_settings,
+)
 from harness.errors import InputError
 from harness.sandboxes.limits import ResourceLimits
 
@@ -317,8 +323,8 @@ def _collection(arguments: argparse.Namespace) -> int:
 def _import(arguments: argparse.Namespace) -> int:
     from harness.interop.commands import ImportOptions, import_run
 
-    tasks_dir = arguments.tasks_dir or Path(os.environ.get("HARNESS_TASKS_DIR", "tasks"))
-    collections_dir = arguments.collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
+    tasks_dir = arguments.tasks_dir or default_tasks_dir()
+    collections_dir = arguments.collections_dir or default_collections_dir()
     options = ImportOptions(arguments.paths, tasks_dir, collections_dir, arguments.results_dir, arguments.run_id)
     try:
         return import_run(options, _console())
@@ -350,8 +356,8 @@ def _leakage(arguments: argparse.Namespace) -> int:
     from harness.leakage import find_leaks
     from harness.tasks import collection_path, load_task_file, resolve_domains
 
-    tasks_dir = arguments.tasks_dir or Path(os.environ.get("HARNESS_TASKS_DIR", "tasks"))
-    collections_dir = arguments.collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
+    tasks_dir = arguments.tasks_dir or default_tasks_dir()
+    collections_dir = arguments.collections_dir or default_collections_dir()
     try:
         domains = resolve_domains(arguments.domain, tasks_dir)
         tasks = [task for domain in domains for task in load_task_file(tasks_dir / f"{domain}.jsonl")]

@@ -41,8 +41,14 @@ def setting(
     return field(default=default, metadata=metadata)
 
 
-def _env_path(variable: str, default: str) -> Any:
-    return lambda: Path(os.environ.get(variable, default))
+def default_tasks_dir() -> Path:
+    """`HARNESS_TASKS_DIR`, else tasks/: every command that reads task files starts from here."""
+    return Path(os.environ.get("HARNESS_TASKS_DIR", "tasks"))
+
+
+def default_collections_dir() -> Path:
+    """`HARNESS_COLLECTIONS_DIR`, else collections/: every command that reads or builds collections."""
+    return Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
 
 
 @dataclass
@@ -89,11 +95,11 @@ class RunConfig:
     task_ids: list[str] = setting(factory=list, help="run only this task (repeatable)", metavar="ID", flag="--task-id")
     limit: int | None = setting(None, "at most N tasks per domain (default: all)", bound=POSITIVE, metavar="N")
     tasks_dir: Path = setting(
-        factory=_env_path("HARNESS_TASKS_DIR", "tasks"),
+        factory=default_tasks_dir,
         help="task files <domain>.jsonl (default: tasks/, env HARNESS_TASKS_DIR)",
     )
     collections_dir: Path = setting(
-        factory=_env_path("HARNESS_COLLECTIONS_DIR", "collections"),
+        factory=default_collections_dir,
         help="domain collections <domain>/ (default: collections/, env HARNESS_COLLECTIONS_DIR)",
     )
     results_dir: Path = setting(Path("results"), "where run folders go")

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from harness.config import default_collections_dir
 from harness.errors import InputError
 from harness.sandboxes import SandboxError
 from harness.sandboxes.backends import docker_client
@@ -46,7 +47,7 @@ def build_sandbox(
 
     if not domain:
         raise InputError("sandbox build e2b: --domain is required (one template per domain)")
-    folder = collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
+    folder = collections_dir or default_collections_dir()
     try:
         resources = TemplateResources.from_limits(limits or ResourceLimits())
         template_id = build_template(e2b, domain, collection_path(folder, domain), resources, _plain_printer(console))

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
 from harness.collection.build import BuildRequest, build_collection
 from harness.collection.stats import collections_for, domain_stats, print_stats
+from harness.config import default_collections_dir
 
 
 def run_collection_command(arguments: argparse.Namespace, console: Console) -> int:
-    collections_dir = arguments.collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
+    collections_dir = arguments.collections_dir or default_collections_dir()
     if arguments.action == "stats":
         print_stats([domain_stats(path) for path in collections_for(arguments.domain, collections_dir)], console)
         return 0

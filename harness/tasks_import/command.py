@@ -14,6 +14,7 @@ from rich.console import Console
 
 from harness.collection.build import BuildRequest, build_collection
 from harness.collection.naming import output_names
+from harness.config import default_collections_dir, default_tasks_dir
 from harness.errors import InputError
 from harness.names import check_domain_name
 from harness.tasks import load_task_file
@@ -38,8 +39,8 @@ def request_from(arguments: argparse.Namespace) -> ImportRequest:
         data=arguments.data,
         pdf_dir=arguments.pdf_dir,
         domain=arguments.domain,
-        tasks_dir=arguments.tasks_dir or Path(os.environ.get("HARNESS_TASKS_DIR", "tasks")),
-        collections_dir=arguments.collections_dir or Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections")),
+        tasks_dir=arguments.tasks_dir or default_tasks_dir(),
+        collections_dir=arguments.collections_dir or default_collections_dir(),
         workers=arguments.workers,
     )
 
