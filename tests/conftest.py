@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,11 +145,12 @@ def emulated_e2b_sandbox(emulator: Any, collection: Path, name: str, settings: A
                       settings, 600)  # fmt: skip
 
 
-@pytest.fixture(params=["local", "local-rlimit", "docker", "e2b-emulator"])
+@pytest.fixture(params=["local", "local-rlimit", "local-setpriv", "docker", "e2b-emulator"])
 def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
     """A constructor of fresh sandboxes on each real backend: (collection, name, settings) -> Sandbox.
 
     `local-rlimit` is the local sandbox where no cgroup may be created (a non-root user on most machines);
+    `local-setpriv` is the local sandbox of a root runner where unprivileged user namespaces are refused;
     `e2b-emulator` is our E2B code against tests/e2b_emulator.py.
     """
     if request.param == "e2b-emulator":
@@ -157,13 +159,17 @@ def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         return lambda collection, name, settings: emulated_e2b_sandbox(emulator, collection, name, settings)
     if request.param.startswith("local"):
         from harness.sandboxes import limits
-        from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
+        from harness.sandboxes.local import BubblewrapSandbox, Privilege, find_bwrap
 
         if request.param == "local-rlimit":
             monkeypatch.setattr(limits, "CGROUP_ROOT", Path("/nonexistent-cgroup-root"))
-
+        if request.param == "local-setpriv" and os.geteuid() != 0:
+            pytest.skip("setpriv is how a root runner drops privileges; this runner is not root")
+        privilege = Privilege.SETPRIV if request.param == "local-setpriv" else Privilege.USER_NAMESPACE
         bwrap = find_bwrap()
-        return lambda collection, name, settings: BubblewrapSandbox(collection, name, settings, bwrap)
+        return lambda collection, name, settings: BubblewrapSandbox(
+            collection, name, settings, bwrap, privilege=privilege
+        )
     from harness.sandboxes.docker import DockerSandbox
 
     client, image = request.getfixturevalue("docker_image")

@@ -19,7 +19,7 @@ settings = SandboxSettings(ResourceLimits(memory_mb=512, disk_mb=64))
 box = BubblewrapSandbox(collection, "unprivileged", settings, os.environ["HARNESS_BWRAP"])
 box.start()
 commands = {
-    "id": "id -u",
+    "id": "id -u; touch run/owned",
     "disk": "head -c 100M /dev/zero > run/big; du -m run/big | cut -f1",
     "kept": "ls run",
     "pid1": "tr '\\\\0' ' ' < /proc/1/cmdline",
@@ -27,10 +27,13 @@ commands = {
     "network": "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '",
 }
 results = {name: box.execute(command, 60) for name, command in commands.items()}
+scratch = box._scratch
+owner = os.stat(f"/proc/{scratch.holder_pid}/root{scratch.root}/workspace/run/owned").st_uid
 facts = box.describe()
 box.close()
 print(json.dumps({
     "uid": os.getuid(),
+    "owner": owner,
     "results": {name: [r.exit_code, r.stdout, r.stderr] for name, r in results.items()},
     "limits": facts["limits"],
     "leftovers": [str(p) for p in Path(tempfile.gettempdir()).glob(f"harness-scratch-{os.getpid()}-*")],
@@ -44,9 +47,10 @@ def test_an_ordinary_users_sandbox_caps_scratch_hides_the_host_and_leaves_nothin
     assert result.returncode == 0, result.stderr[-2000:]
     outcome = json.loads(result.stdout)
     results = outcome["results"]
-    assert outcome["uid"] != 0 and results["id"][1] == f"{outcome['uid']}\n"
+    # uid 2000 (`agent`, as in the Docker image) in the command's user namespace, the caller's uid outside
+    assert outcome["uid"] != 0 and results["id"][1] == "2000\n" and outcome["owner"] == outcome["uid"]
     assert "No space left on device" in results["disk"][2] and int(results["disk"][1]) <= 64
-    assert results["kept"][1] == "big\n"
+    assert results["kept"][1] == "big\nowned\n"
     assert results["pid1"][1].startswith("bwrap --args") and outcome["collection"] not in results["pid1"][1]
     assert results["mess"][0] == 0
     assert results["network"][1] == "lo\n"

@@ -5,10 +5,13 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.errors import InputError
 from harness.sandboxes import Sandbox, SandboxError, SandboxSettings
+
+if TYPE_CHECKING:
+    from harness.sandboxes.local import Privilege
 
 
 class SandboxBackend(Protocol):
@@ -23,12 +26,13 @@ class SandboxBackend(Protocol):
 class LocalBackend:
     settings: SandboxSettings
     bwrap: str
+    privilege: Privilege
     facts: dict[str, Any]
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.local import BubblewrapSandbox
 
-        return BubblewrapSandbox(collection, episode_name, self.settings, self.bwrap, cancel)
+        return BubblewrapSandbox(collection, episode_name, self.settings, self.bwrap, cancel, self.privilege)
 
 
 @dataclass
@@ -82,10 +86,10 @@ def _local(settings: SandboxSettings) -> LocalBackend:
     release_stale_cgroups()
     try:
         bwrap = find_bwrap()
-        facts = check_bwrap(bwrap, settings)
+        privilege, facts = check_bwrap(bwrap, settings)
     except BwrapUnavailable as error:
         raise InputError(f"--sandbox local: {error}") from None
-    return LocalBackend(settings, bwrap, facts)
+    return LocalBackend(settings, bwrap, privilege, facts)
 
 
 def docker_client() -> Any:

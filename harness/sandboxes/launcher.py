@@ -51,7 +51,7 @@ class Launch:
         self._answers = scratch.holder.stdout.fileno()
         self._pending = b""
         self._number = 0
-        self._command_fd = os.open(scratch.folder / "command", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        self._command_fd = os.open(scratch.folder / "command", os.O_WRONLY | os.O_CLOEXEC)
 
     def close(self) -> None:
         os.close(self._command_fd)

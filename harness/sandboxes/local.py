@@ -1,24 +1,31 @@
-"""The local sandbox: each command is a fresh bubblewrap container over one episode's scratch space.
+"""The local sandbox: each command is a fresh bubblewrap container over one episode's file tree.
 
 Containment, and how each property is obtained:
-- collection read-only at /workspace/documents (`--ro-bind`), fresh /workspace/run and /tmp per episode
-  on one tmpfs of `disk_mb` (see `scratch.py`; dropped in `close`);
-- no network: the episode's own network namespace with nothing but loopback (made once by the scratch
-  holder, see `scratch.py`: a new one per command cost ~2 ms), and per command own pid/ipc/uts namespaces;
+- the tree is built once per episode by the scratch holder (see `scratch.py`) on a tmpfs of `disk_mb`:
+  fresh /workspace/run and /tmp on it, the collection read-only at /workspace/documents (`--ro-bind`);
+  each command's bwrap binds that tree as its `/` and mounts its own `/proc`;
+- no network: the episode's own network namespace with nothing but loopback (made once by the holder:
+  a new one per command cost ~2 ms), and per command own pid/ipc/uts namespaces;
 - bwrap reads its options from a file descriptor and runs as `bwrap`, so the sandbox's pid 1 (bwrap's
   reaper) shows only `bwrap --args N -- [setpriv ...] bash -c COMMAND` in /proc/1/cmdline, nothing of the
   host (mounted paths, runner pid, episode name);
-- only read-only system folders (/usr and its merged-usr links, a few /etc files) and the Python
-  environment are visible; /etc/passwd is synthesized, so host accounts and secrets are not;
-- commands run as an unprivileged user: as root we drop to uid 65534 with `setpriv` after bwrap set
-  up the mounts; otherwise bwrap maps the caller's own unprivileged uid;
+- only read-only system folders (/usr and its merged-usr links, a few /etc files copied into a read-only
+  /etc) and the Python environment are visible; /etc/passwd is synthesized, so host accounts and secrets
+  are not;
+- commands run as an unprivileged user with no capabilities, by one of two `Privilege`s: each command in
+  its own user namespace as uid 2000 (`agent`, as in the Docker image), mapped to the host uid that started
+  its bwrap (the launcher, dropped to uid 65534 once per episode when the runner is root, or the caller),
+  where no further user namespace may be made; or, for a root runner where unprivileged user namespaces
+  are refused (e.g. Ubuntu's AppArmor restriction), bwrap as root and `setpriv` dropping each command to
+  uid 65534 after bwrap set up the mounts;
 - the environment is cleared; only `sandbox_environment()` (fixed values plus allow-listed host ones) enters;
-- limits from `limits.py`; a timeout kills bwrap, and `--die-with-parent` plus the pid namespace take
-  every process the command started, detached ones included, down with it.
+- limits from `limits.py`; a timeout kills the sandbox's pid 1, and `--die-with-parent` plus the pid
+  namespace take every process the command started, detached ones included, down with it.
 """
 
 from __future__ import annotations
 
+import enum
 import os
 import shutil
 import sys
@@ -31,7 +38,8 @@ from harness.sandboxes import ExecResult, SandboxError, SandboxSettings, sandbox
 from harness.sandboxes.launcher import Launch
 from harness.sandboxes.limits import AppliedLimits, apply_limits
 from harness.sandboxes.output import capped_result
-from harness.sandboxes.scratch import DISK_ENFORCEMENT, SANDBOX_UID, Scratch, create_scratch
+from harness.sandboxes.remote_exec import AGENT_UID
+from harness.sandboxes.scratch import DISK_ENFORCEMENT, ROOT, SANDBOX_UID, Layout, Scratch, create_scratch
 
 WORKDIR = "/workspace"
 _MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
@@ -57,20 +65,42 @@ def find_bwrap() -> str:
         return found
 
 
-def check_bwrap(bwrap: str, settings: SandboxSettings) -> dict[str, object]:
-    """Start one throwaway sandbox and return its facts; raise `BwrapUnavailable` with bwrap's reason."""
+class Privilege(enum.Enum):
+    """How a command becomes an unprivileged user (see the module docstring)."""
+
+    USER_NAMESPACE = "user namespace"
+    SETPRIV = "setpriv"
+
+
+def check_bwrap(bwrap: str, settings: SandboxSettings) -> tuple[Privilege, dict[str, object]]:
+    """Start one throwaway sandbox and return how commands drop privileges, and the sandbox's facts.
+
+    As root, commands get their own user namespace where the kernel lets uid 65534 make one, else `setpriv`.
+    Raises `BwrapUnavailable` with bwrap's reason when neither works.
+    """
+    choices = [Privilege.USER_NAMESPACE, Privilege.SETPRIV] if os.geteuid() == 0 else [Privilege.USER_NAMESPACE]
+    reasons = []
+    for privilege in choices:
+        try:
+            return privilege, _probe(bwrap, settings, privilege)
+        except BwrapUnavailable as error:
+            reasons.append(f"{privilege.value}: {error}")
+    raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox ({'; '.join(reasons)})")
+
+
+def _probe(bwrap: str, settings: SandboxSettings, privilege: Privilege) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="harness-check-") as empty:
-        sandbox = BubblewrapSandbox(Path(empty), "check", settings, bwrap)
+        sandbox = BubblewrapSandbox(Path(empty), "check", settings, bwrap, privilege=privilege)
         try:
             sandbox.start()
             facts = sandbox.describe()
             result = sandbox.execute("true", 30)
         except (SandboxError, OSError) as error:
-            raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox: {error}") from None
+            raise BwrapUnavailable(str(error)) from None
         finally:
             sandbox.close()
     if result.exit_code != 0:
-        raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox: {result.stderr.strip()[:200]}")
+        raise BwrapUnavailable(result.stderr.strip()[:200] or f"exit code {result.exit_code}")
     return facts
 
 
@@ -84,6 +114,7 @@ class BubblewrapSandbox:
         settings: SandboxSettings,
         bwrap: str,
         cancel: threading.Event | None = None,
+        privilege: Privilege = Privilege.USER_NAMESPACE,
     ):
         self._cancel = cancel or threading.Event()
         """Set by the runner on Ctrl-C: the running command is killed at once."""
@@ -92,17 +123,24 @@ class BubblewrapSandbox:
         self._settings = settings
         self._bwrap = bwrap
         self._as_root = os.geteuid() == 0
+        if privilege is Privilege.SETPRIV and not self._as_root:
+            raise ValueError("setpriv drops privileges only when the runner is root")
+        self._privilege = privilege
         self._scratch: Scratch | None = None
         self._limits: AppliedLimits | None = None
         self._launch: Launch | None = None
-        self._privilege: list[str] = []
 
     def describe(self) -> dict[str, object]:
         limits = self._limits
+        if self._privilege is Privilege.SETPRIV:
+            user = f"uid {SANDBOX_UID} via setpriv"
+        else:
+            host = SANDBOX_UID if self._as_root else os.getuid()
+            user = f"uid {AGENT_UID} in its own user namespace (host uid {host})"
         return {
             "backend": "local",
             "bwrap": self._bwrap,
-            "user": "uid 65534 via setpriv" if self._as_root else f"caller uid {os.getuid()}",
+            "user": user,
             "limits": {
                 "mechanism": limits.mechanism if limits else None,
                 "memory_mb": self._settings.limits.memory_mb,
@@ -116,29 +154,28 @@ class BubblewrapSandbox:
 
     def start(self) -> None:
         self._limits = apply_limits(self._settings.limits, self._episode_name)
+        own_namespace = self._privilege is Privilege.USER_NAMESPACE
         self._scratch = create_scratch(
-            self._episode_name, self._settings.limits.disk_mb, self._bwrap, self._limits.prologue
+            self._episode_name,
+            self._settings.limits.disk_mb,
+            self._bwrap,
+            self._limits.prologue,
+            lay_out=self._lay_out,
+            launcher_user=SANDBOX_UID if self._as_root and own_namespace else None,
+            launcher_bwrap=_reachable_in_tree(self._bwrap),
         )
-        uid = SANDBOX_UID if self._as_root else os.getuid()
-        gid = SANDBOX_UID if self._as_root else os.getgid()
-        etc = self._scratch.folder / "etc"
-        etc.mkdir()
-        (etc / "passwd").write_text(f"root:x:0:0::/:/usr/sbin/nologin\nagent:x:{uid}:{gid}::/tmp:/bin/bash\n")
-        (etc / "group").write_text(f"root:x:0:\nagent:x:{gid}:\n")
-        (etc / "hosts").write_text("127.0.0.1 localhost sandbox\n")
-        (etc / "hostname").write_text("sandbox\n")
         # the same options for every command: bwrap reads them from this file (fd 3), its status goes to fd 4
-        options = ["--json-status-fd", "4", *self._bwrap_arguments(self._scratch)]
-        (self._scratch.folder / "arguments").write_bytes(b"".join(o.encode() + b"\0" for o in options))
+        options = ["--json-status-fd", "4", *self._command_options()]
+        with open(self._scratch.folder / "arguments", "r+b") as arguments:  # handed to the launcher: keep it
+            arguments.write(b"".join(o.encode() + b"\0" for o in options))
         self._launch = Launch(self._scratch, self._cancel)
-        self._privilege = self._privilege_drop()
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         if self._launch is None:
             raise SandboxError("sandbox not started")
         started = time.monotonic()
         finished = self._launch.run(
-            [*self._privilege, _host_bash(), "-c", command],
+            [*self._setpriv(), _host_bash(), "-c", command],
             self._settings.output_limit_bytes,
             started + max(timeout_s, 0.0),
         )
@@ -160,10 +197,10 @@ class BubblewrapSandbox:
             self._limits.release()
             self._limits = None
 
-    def _privilege_drop(self) -> list[str]:
-        if not self._as_root:
+    def _setpriv(self) -> list[str]:
+        if self._privilege is Privilege.USER_NAMESPACE:
             return []
-        setpriv = shutil.which("setpriv")
+        setpriv = shutil.which("setpriv", path="/usr/bin:/bin")
         if setpriv is None:
             raise SandboxError("running as root needs setpriv (util-linux) to drop to an unprivileged user")
         return [
@@ -177,44 +214,90 @@ class BubblewrapSandbox:
             "--",
         ]
 
-    def _bwrap_arguments(self, scratch: Scratch) -> list[str]:
-        if self._as_root:
-            namespaces = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-            namespaces += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    def _command_options(self) -> list[str]:
+        """Each command's bwrap: its namespaces, the episode's tree as `/`, its own `/proc`, the environment."""
+        if self._privilege is Privilege.USER_NAMESPACE:
+            namespaces = ["--unshare-user", "--disable-userns", "--uid", str(AGENT_UID), "--gid", str(AGENT_UID)]
         else:
-            namespaces = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+            namespaces = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         # no --unshare-net: the holder made the episode's network namespace (nothing but loopback) once
-        arguments = [*namespaces, "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-        arguments += ["--ro-bind", "/usr", "/usr"]
+        namespaces += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        # `root` is relative to the launcher's folder: its absolute path need not be reachable by the launcher
+        options = [*namespaces, "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        options += ["--dev-bind", ROOT, "/", "--proc", "/proc", "--chdir", WORKDIR, "--clearenv"]
+        for name, value in self._environment().items():
+            options += ["--setenv", name, value]
+        return options
+
+    def _lay_out(self, root: str) -> Layout:
+        """The holder's options that mount the tree's read-only rest under `root`.
+
+        /etc is a small tmpfs of copied files (`--file`, no mount each), made read-only once filled.
+        """
+        options = ["--ro-bind", "/usr", f"{root}/usr"]
         for name in _MERGED_USR_LINKS:
             host = Path("/") / name
             if host.is_symlink():
-                arguments += ["--symlink", os.readlink(host), str(host)]
+                options += ["--symlink", os.readlink(host), f"{root}/{name}"]
             elif host.is_dir():
-                arguments += ["--ro-bind", str(host), str(host)]
-        arguments += ["--proc", "/proc", "--dev", "/dev", "--perms", "0755", "--dir", "/etc"]
-        for name in _ETC_FILES:
-            if (Path("/etc") / name).exists():
-                arguments += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-        for name in ("passwd", "group", "hosts", "hostname"):
-            arguments += ["--ro-bind", str(scratch.folder / "etc" / name), f"/etc/{name}"]
-        # /tmp first: a Python environment living under the host's /tmp is then mounted on top of it
-        arguments += ["--bind", str(scratch.space / "tmp"), "/tmp"]
-        created: set[str] = {"/", "/usr", "/etc", "/tmp"}
+                options += ["--ro-bind", str(host), f"{root}/{name}"]
+        options += ["--dev", f"{root}/dev", "--perms", "0755", "--dir", f"{root}/proc"]
+        layout = Layout(options)
+        try:
+            self._lay_out_etc(f"{root}/etc", layout)
+        except OSError:
+            for fd in layout.files:
+                os.close(fd)
+            raise
+        created: set[str] = {"/", "/usr", "/etc", "/tmp", "/workspace"}
         for prefix in _python_prefixes():
-            arguments += _make_parents(prefix, created)
-            arguments += ["--ro-bind", prefix, prefix]
-        arguments += ["--perms", "0755", "--dir", WORKDIR]
-        arguments += ["--ro-bind", str(self._collection), f"{WORKDIR}/documents"]
-        arguments += ["--bind", str(scratch.space / "run"), f"{WORKDIR}/run"]
-        arguments += ["--chdir", WORKDIR, "--clearenv"]
-        for name, value in self._environment().items():
-            arguments += ["--setenv", name, value]
-        return arguments
+            options += _make_parents(prefix, created, root)
+            options += ["--ro-bind", prefix, root + prefix]
+        options += ["--ro-bind", str(self._collection), f"{root}{WORKDIR}/documents"]
+        return layout
+
+    def _lay_out_etc(self, etc: str, layout: Layout) -> None:
+        layout.options += ["--perms", "0755", "--size", str(1 << 20), "--tmpfs", etc]
+        for name in _ETC_FILES:
+            host = Path("/etc") / name
+            if host.is_symlink():
+                layout.options += ["--symlink", os.readlink(host), f"{etc}/{name}"]
+            elif host.is_dir():
+                layout.options += ["--ro-bind", str(host), f"{etc}/{name}"]
+            elif host.is_file():
+                layout.files.append(os.open(host, os.O_RDONLY | os.O_CLOEXEC))
+                layout.options += ["--perms", "0644", "--file", str(layout.files[-1]), f"{etc}/{name}"]
+        for name, text in self._synthesized_etc().items():
+            read, write = os.pipe()
+            layout.files.append(read)
+            with open(write, "w") as pipe:  # a few hundred bytes: never more than the pipe holds
+                pipe.write(text)
+            layout.options += ["--perms", "0644", "--file", str(read), f"{etc}/{name}"]
+        layout.options += ["--remount-ro", etc]
+
+    def _synthesized_etc(self) -> dict[str, str]:
+        """/etc files of the sandbox's own: its accounts (none of the host's), host name."""
+        if self._privilege is Privilege.SETPRIV:
+            passwd = f"root:x:0:0::/:/usr/sbin/nologin\nagent:x:{SANDBOX_UID}:{SANDBOX_UID}::/tmp:/bin/bash\n"
+            group = f"root:x:0:\nagent:x:{SANDBOX_UID}:\n"
+        else:  # host ids the namespace does not map (root's files) show as the overflow id, 65534
+            passwd = f"agent:x:{AGENT_UID}:{AGENT_UID}::/tmp:/bin/bash\nnobody:x:65534:65534::/:/usr/sbin/nologin\n"
+            group = f"agent:x:{AGENT_UID}:\nnogroup:x:65534:\n"
+        return {"passwd": passwd, "group": group, "hosts": "127.0.0.1 localhost sandbox\n", "hostname": "sandbox\n"}
 
     def _environment(self) -> dict[str, str]:
         path = [f"{prefix}/bin" for prefix in _python_prefixes()] + ["/usr/local/bin", "/usr/bin", "/bin"]
         return sandbox_environment(":".join(dict.fromkeys(path)))
+
+
+def _reachable_in_tree(bwrap: str) -> str:
+    """The launcher starts bwrap through the sandbox's tree when it lies there (under /usr or the Python
+    environment): a launcher dropped to uid 65534 may not reach its host path (a venv under /root)."""
+    real = os.path.realpath(bwrap)
+    for prefix in ["/usr", *_python_prefixes()]:
+        if real.startswith(prefix + "/"):
+            return f"{ROOT}{real}"
+    return bwrap
 
 
 def _python_prefixes() -> list[str]:
@@ -227,14 +310,14 @@ def _python_prefixes() -> list[str]:
     return prefixes
 
 
-def _make_parents(path: str, created: set[str]) -> list[str]:
+def _make_parents(path: str, created: set[str], root: str) -> list[str]:
     """`--dir` every missing ancestor with mode 0755, so the unprivileged user can traverse it."""
-    arguments: list[str] = []
+    options: list[str] = []
     for parent in reversed(Path(path).parents):
         if str(parent) not in created:
             created.add(str(parent))
-            arguments += ["--perms", "0755", "--dir", str(parent)]
-    return arguments
+            options += ["--perms", "0755", "--dir", root + str(parent)]
+    return options
 
 
 def _host_bash() -> str:

@@ -1,12 +1,17 @@
-"""A local episode's scratch space: a host folder plus a size-capped tmpfs, and their removal.
+"""A local episode's scratch: a host folder, the sandbox's file tree on a size-capped tmpfs, and their removal.
 
-`/workspace/run` and `/tmp` live on one tmpfs of `disk_mb` megabytes (bwrap `--size`, bwrap >= 0.10). Each
-command is a fresh bwrap, so the tmpfs is held for the whole episode by a *holder*: a bwrap process in its
-own mount namespace (the host's tree plus the tmpfs) running a small bash launcher (`launcher.py` talks
-to it) that forks each command's bwrap on request. The holder starts inside the episode's limits (cgroup
+The whole tree a command sees as `/` is built once per episode, by a *holder*: a bwrap process in its own
+mount namespace (the host's tree plus the sandbox's) that mounts a tmpfs of `disk_mb` (bwrap `--size`,
+bwrap >= 0.10) at `<folder>/root`, lays the sandbox out on it (`/tmp` and `/workspace/run` are folders of
+that tmpfs, so they share the disk cap; `/usr`, the collection and the rest are read-only binds the caller
+passes) and then runs a small bash launcher (`launcher.py` talks to it) that forks each command's bwrap on
+request. A command's bwrap then only binds that ready tree as its root and mounts its own `/proc` (a
+handful of mounts, instead of 20-odd per command). The holder starts inside the episode's limits (cgroup
 or rlimits), so every command inherits them and its mount namespace with one fork and no `nsenter`.
 The holder also makes the episode's network namespace (loopback only, so no network), which the commands
 share: what a command could leave there is at most loopback's packet counters, no process or socket.
+The launcher may run as another user (`launcher_user`: the sandbox user, when the runner is root and each
+command gets its own user namespace); it then reads only files of this folder that are handed to it.
 The holder dies with the runner (`--die-with-parent`, and the pipe's end), so a killed runner leaves no
 mount behind, and nothing of the tmpfs ever lands on the host disk. The tmpfs is memory: where cgroups
 apply, its pages count toward the episode's memory limit.
@@ -16,11 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import stat
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.sandboxes import SandboxError
@@ -33,6 +40,10 @@ _ATTEMPTS = 3
 _EXIT_WAIT_S = 1.0
 """How long the holder may take to end by itself at close before it is killed."""
 DISK_ENFORCEMENT = "tmpfs of disk_mb for /workspace/run and /tmp together (bwrap --size), held per episode"
+ROOT = "root"
+"""The sandbox's tree, `<folder>/root` in the holder's mount namespace: every command's `/`."""
+LAUNCHER_FILES = ("arguments", "command")
+"""What the launcher reads: the options of every command's bwrap, and the current command's argv."""
 
 
 # Runs in the holder, in the scratch folder, with the write ends of three pipes (stdout, stderr, bwrap's
@@ -59,6 +70,16 @@ done
 
 
 @dataclass
+class Layout:
+    """How the holder mounts the rest of the sandbox's tree (besides `/tmp` and `/workspace/run`)."""
+
+    options: list[str]
+    """The holder's bwrap options, with destinations under the tree's root."""
+    files: list[int] = field(default_factory=list)
+    """Descriptors the options read (`--file FD DEST`): passed to the holder, closed once it has started."""
+
+
+@dataclass
 class Scratch:
     """One episode's scratch: `folder` on the host (synthesized /etc files, the launcher's files) and
     the holder's tmpfs."""
@@ -72,9 +93,9 @@ class Scratch:
     """The read ends of the launcher's stdout, stderr and bwrap status pipes (non-blocking)."""
 
     @property
-    def space(self) -> Path:
-        """The tmpfs mount point; its `run` and `tmp` exist only inside the holder's namespace."""
-        return self.folder / "space"
+    def root(self) -> Path:
+        """The tmpfs mount point of the sandbox's tree; it exists only inside the holder's namespace."""
+        return self.folder / ROOT
 
     def close(self) -> bool:
         """Drop the tmpfs and remove the host folder; never raises. True when nothing is left."""
@@ -98,35 +119,73 @@ class Scratch:
         return remove_tree(self.folder)
 
 
-def create_scratch(episode_name: str, disk_mb: int, bwrap: str, prologue: str = "") -> Scratch:
-    """Make the host folder and start the holder of its `disk_mb` tmpfs (with `run` and `tmp` inside).
+def create_scratch(
+    episode_name: str,
+    disk_mb: int,
+    bwrap: str,
+    prologue: str = "",
+    lay_out: Callable[[str], Layout] = lambda root: Layout([]),
+    launcher_user: int | None = None,
+    launcher_bwrap: str | None = None,
+) -> Scratch:
+    """Make the host folder and start the holder of the sandbox's tree on its `disk_mb` tmpfs.
 
     `prologue` (shell, from `limits.py`) puts the holder, and so every command, under the episode's limits.
-    The holder binds the host's whole tree, so a mount that vanishes meanwhile (a container another
-    program removes) can fail it: that is tried again.
+    `lay_out(root)` gives how the holder mounts the rest of the tree under `root` (`<folder>/root`, which
+    already has `/tmp` and `/workspace/run`).
+    `launcher_user`: the uid the launcher drops to (root only); `launcher_bwrap`: the bwrap it starts each
+    command with, a path it can reach (default `bwrap`). The holder binds the host's whole tree, so a mount
+    that vanishes meanwhile (a container another program removes) can fail it: that is tried again.
     """
     for _ in range(_ATTEMPTS - 1):
         try:
-            return _create_scratch(episode_name, disk_mb, bwrap, prologue)
+            return _create_scratch(episode_name, disk_mb, bwrap, prologue, lay_out, launcher_user, launcher_bwrap)
         except SandboxError as error:
             if "Can't bind mount /oldroot/" not in str(error):
                 raise
-    return _create_scratch(episode_name, disk_mb, bwrap, prologue)
+    return _create_scratch(episode_name, disk_mb, bwrap, prologue, lay_out, launcher_user, launcher_bwrap)
 
 
-def _create_scratch(episode_name: str, disk_mb: int, bwrap: str, prologue: str) -> Scratch:
-    as_root = os.geteuid() == 0
+def _create_scratch(
+    episode_name: str,
+    disk_mb: int,
+    bwrap: str,
+    prologue: str,
+    lay_out: Callable[[str], Layout],
+    launcher_user: int | None,
+    launcher_bwrap: str | None,
+) -> Scratch:
+    drop = _drop_to(launcher_user)
     folder = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{episode_name}-"))
-    (folder / "space").mkdir()
-    space = str(folder / "space")
+    root = str(folder / ROOT)
+    try:
+        _prepare_folder(folder, launcher_user)
+        layout = lay_out(root)
+    except OSError as error:
+        remove_tree(folder)
+        raise SandboxError(f"cannot prepare the scratch folder {folder}: {error}") from error
+    try:
+        return _start_holder(folder, disk_mb, bwrap, prologue, layout, drop, launcher_bwrap)
+    finally:
+        for fd in layout.files:
+            os.close(fd)
+
+
+def _start_holder(
+    folder: Path, disk_mb: int, bwrap: str, prologue: str, layout: Layout, drop: list[str], launcher_bwrap: str | None
+) -> Scratch:
+    as_root = os.geteuid() == 0
+    root = str(folder / ROOT)
     argv = ["/bin/bash", "-c", prologue + 'exec "$@"', "harness-sandbox"]
     # the episode's network namespace too (loopback only), which every command's bwrap inherits
     argv += [bwrap, *([] if as_root else ["--unshare-user"]), "--unshare-net", "--die-with-parent"]
     argv += ["--dev-bind", "/", "/"]
-    argv += ["--perms", "0755", "--size", str(disk_mb * 1024 * 1024), "--tmpfs", space]
-    argv += ["--perms", "0755", "--dir", f"{space}/run", "--perms", "1777", "--dir", f"{space}/tmp"]
+    argv += ["--perms", "0755", "--size", str(disk_mb * 1024 * 1024), "--tmpfs", root]
+    argv += ["--perms", "1777", "--dir", f"{root}/tmp", "--perms", "0755", "--dir", f"{root}/workspace"]
+    argv += ["--perms", "0755", "--dir", f"{root}/workspace/run", *layout.options]
     # the launcher prints its pid once the mounts exist, then serves commands until the pipe closes
-    argv += ["--chdir", str(folder), "--", "/bin/bash", "-c", LAUNCHER, "harness-launcher", bwrap]
+    argv += ["--chdir", str(folder), "--", *drop, "/bin/bash", "-c", LAUNCHER]
+    argv += ["harness-launcher", launcher_bwrap or bwrap]
     pipes = [os.pipe() for _ in range(3)]
     argv += [str(write) for _, write in pipes]
     for read, _ in pipes:
@@ -141,7 +200,7 @@ def _create_scratch(episode_name: str, disk_mb: int, bwrap: str, prologue: str) 
             env={"PATH": "/usr/bin:/bin"},
             cwd="/",
             start_new_session=True,
-            pass_fds=[write for _, write in pipes],
+            pass_fds=[write for _, write in pipes] + layout.files,
         )
     except OSError as error:
         for fd in outputs:
@@ -160,14 +219,39 @@ def _create_scratch(episode_name: str, disk_mb: int, bwrap: str, prologue: str) 
         scratch.close()
         raise SandboxError(f"bwrap cannot make the {disk_mb} MB scratch tmpfs: {reason or 'no reason given'}")
     if as_root:  # the holder made them as root; the sandbox user must own its scratch
-        inside = Path(f"/proc/{scratch.holder_pid}/root{space}")
+        inside = Path(f"/proc/{scratch.holder_pid}/root{root}")
         try:
-            os.chown(inside / "run", SANDBOX_UID, SANDBOX_UID)
+            os.chown(inside / "workspace" / "run", SANDBOX_UID, SANDBOX_UID)
             os.chown(inside / "tmp", SANDBOX_UID, SANDBOX_UID)
         except OSError as error:
             scratch.close()
             raise SandboxError(f"cannot hand the scratch tmpfs to the sandbox user: {error}") from error
     return scratch
+
+
+def _prepare_folder(folder: Path, launcher_user: int | None) -> None:
+    """The mount point, and the launcher's files (its own when it runs as another user)."""
+    (folder / ROOT).mkdir()
+    for name in LAUNCHER_FILES:
+        fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            if launcher_user is not None:
+                os.fchown(fd, launcher_user, launcher_user)
+        finally:
+            os.close(fd)
+    if launcher_user is not None:
+        os.chmod(folder, 0o711)  # it may pass through to its files, not list the folder
+
+
+def _drop_to(uid: int | None) -> list[str]:
+    """`setpriv` to `uid` with no capabilities and no way back (once per episode, in the holder)."""
+    if uid is None:
+        return []
+    setpriv = shutil.which("setpriv", path="/usr/bin:/bin")
+    if setpriv is None:
+        raise SandboxError("running as root needs setpriv (util-linux) to drop to an unprivileged user")
+    return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--no-new-privs", "--"]  # fmt: skip
 
 
 def _first_line(fd: int) -> bytes:

@@ -1,0 +1,86 @@
+"""How a local command becomes unprivileged: its own user namespace, else (root, no user namespaces) setpriv."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from harness.sandboxes import SandboxSettings
+from harness.sandboxes.local import BubblewrapSandbox, Privilege, check_bwrap, find_bwrap
+from harness.sandboxes.scratch import SANDBOX_UID
+
+
+@pytest.fixture
+def collection(tmp_path: Path) -> Path:
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    (folder / "report.md").write_text("# Report\n")
+    return folder
+
+
+def test_a_command_in_its_own_user_namespace_is_agent_and_can_make_no_other_namespace(collection: Path):
+    box = BubblewrapSandbox(collection, "userns", SandboxSettings(), find_bwrap(), privilege=Privilege.USER_NAMESPACE)
+    box.start()
+    try:
+        result = box.execute(
+            "id -un; id -u; grep CapEff /proc/self/status; unshare -U true || echo refused; "
+            "unshare -rn true || echo refused; stat -c %U documents/report.md; touch run/mine",
+            60,
+        )
+        scratch = box._scratch
+        assert scratch is not None
+        launcher_uid = _status_uid(scratch.holder_pid)
+        owner = os.stat(f"/proc/{scratch.holder_pid}/root{scratch.root}/workspace/run/mine").st_uid
+    finally:
+        box.close()
+    lines = result.stdout.split("\n")
+    assert lines[:3] == ["agent", "2000", "CapEff:\t0000000000000000"]
+    assert lines[3:5] == ["refused", "refused"]  # no user namespace of its own, so no root in one
+    assert lines[5] == ("root" if os.geteuid() != 0 and collection.stat().st_uid == os.getuid() else "nobody")
+    if os.geteuid() == 0:  # the launcher, and so every file the agent writes, belong to uid 65534 on the host
+        assert launcher_uid == SANDBOX_UID and owner == SANDBOX_UID
+    else:
+        assert launcher_uid == os.getuid() and owner == os.getuid()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setpriv is the fallback of a root runner only")
+def test_a_root_runner_falls_back_to_setpriv_where_user_namespaces_are_refused(collection: Path):
+    # a bwrap that refuses to run for anybody but root, as where unprivileged user namespaces are off
+    folder = Path(tempfile.mkdtemp(prefix="harness-test-bwrap-"))
+    folder.chmod(0o755)
+    refusing = folder / "bwrap"
+    refusing.write_text(
+        '#!/bin/bash\nif [ "$EUID" != 0 ]; then echo "bwrap: No permissions to create new namespace" >&2; exit 1; fi\n'
+        f'exec -a "$0" {find_bwrap()} "$@"\n'
+    )
+    refusing.chmod(0o755)
+    try:
+        privilege, facts = check_bwrap(str(refusing), SandboxSettings())
+        assert privilege is Privilege.SETPRIV and facts["user"] == f"uid {SANDBOX_UID} via setpriv"
+        box = BubblewrapSandbox(collection, "fallback", SandboxSettings(), str(refusing), privilege=privilege)
+        box.start()
+        try:
+            result = box.execute("id -u; grep CapEff /proc/self/status; cat documents/report.md", 60)
+        finally:
+            box.close()
+    finally:
+        refusing.unlink()
+        folder.rmdir()
+    assert result.stdout == f"{SANDBOX_UID}\nCapEff:\t0000000000000000\n# Report\n"
+
+
+def test_the_run_records_how_commands_drop_privileges(collection: Path):
+    privilege, facts = check_bwrap(find_bwrap(), SandboxSettings())
+    assert privilege is Privilege.USER_NAMESPACE  # this machine allows unprivileged user namespaces
+    host = SANDBOX_UID if os.geteuid() == 0 else os.getuid()
+    assert facts["user"] == f"uid 2000 in its own user namespace (host uid {host})"
+
+
+def _status_uid(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Uid:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no Uid line for pid {pid}")
