@@ -11,7 +11,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.answer import find_answer_tag
 from harness.grading.gold import GoldSpec
@@ -19,7 +19,9 @@ from harness.grading.judge_cache import JudgeCache, cache_key
 from harness.grading.judge_prompt import PROMPT_DIGEST, judge_prompt, parse_verdict
 from harness.grading.record import Grade, Verdict
 from harness.models import ContextOverflow, ModelError
-from harness.models.litellm_model import LiteLLMModel, ProviderSettings
+
+if TYPE_CHECKING:
+    from harness.models.litellm_model import LiteLLMModel
 
 GRADER_VERSION = "judge-1.0"
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
@@ -90,6 +92,9 @@ class JudgePanel:
                      judge_cost_usd=cost)  # fmt: skip
 
     def _client(self, model: str, temperature: float | None) -> LiteLLMModel:
+        # litellm takes 2.5 s and 200 MB to import: only a run that grades with a judge pays for it
+        from harness.models.litellm_model import LiteLLMModel, ProviderSettings
+
         settings = ProviderSettings(model, action_format="text", api_base=self.api_base, temperature=temperature,
                                     max_retries=self.max_retries, call_timeout_s=self.timeout_s)  # fmt: skip
         return LiteLLMModel(settings, None)
