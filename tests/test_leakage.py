@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from harness.cli import main
-from harness.leakage import find_leaks
+from harness.leakage import _printed, find_leaks
 from harness.tasks import Task
 
 
@@ -59,3 +61,13 @@ def test_an_empty_leak_allow_reason_is_refused(mini):
     outcome = mini.run("--model", "oracle")
     assert outcome.exit_code == 2 and "mini.jsonl:1: field 'leak_allow'" in outcome.output
     assert not outcome.run_dir.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "gold", "printed"),
+    [("a 42 b", "42", True), ("1425", "42", False), ("x 4.2 y", "4.2", True), ("1,42", "42", False),
+     ("42.5", "42", False), ("42.", "42", True), ("-42", "42", True), ("(42)", "42", True), ("b42", "42", False),
+     ("42b", "42", False), ("4.2", "42", False), ("total 1,234.5 EUR", "1,234.5", True)],
+)  # fmt: skip
+def test_a_gold_counts_as_printed_only_as_a_whole_number(text: str, gold: str, printed: bool):
+    assert _printed(gold, text, whole_word=True) is printed
