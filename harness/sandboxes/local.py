@@ -82,9 +82,13 @@ def check_bwrap(bwrap: str, settings: SandboxSettings) -> tuple[Privilege, dict[
     reasons = []
     for privilege in choices:
         try:
-            return privilege, _probe(bwrap, settings, privilege)
+            facts = _probe(bwrap, settings, privilege)
         except BwrapUnavailable as error:
             reasons.append(f"{privilege.value}: {error}")
+            continue
+        if reasons:  # run.yaml says why each command pays for setpriv
+            facts["user"] = f"{facts['user']} ({reasons[0]})"
+        return privilege, facts
     raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox ({'; '.join(reasons)})")
 
 
