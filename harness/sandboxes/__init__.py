@@ -22,7 +22,7 @@ HOST_ENV_ALLOWED = ("TZ",)
 IMAGE_PATH = "/opt/sandbox/bin:/usr/local/bin:/usr/bin:/bin"
 """PATH inside the Docker image and E2B template (sandbox_templates/Dockerfile)."""
 TIMEOUT_EXIT_CODE = 124
-"""What `harness-exec` (in the image) exits with when it killed a command at its time limit."""
+"""The status `harness-exec` and `harness-execd` (in the image) give a command killed at its time limit."""
 
 
 def sandbox_environment(path: str) -> dict[str, str]:

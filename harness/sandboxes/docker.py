@@ -1,17 +1,23 @@
-"""The Docker sandbox: one container per episode from the recipe image, each command a `docker exec`.
+"""The Docker sandbox: one container per episode from the recipe image, its commands through one server.
 
-The container keeps `sleep infinity` (root, under docker-init) alive; commands run as the `agent` user
-through `harness-exec`, which enforces the time limit inside the container and kills every process the
-command left behind, so a timeout takes the whole tree down, not just the client. A second exec then
-kills every `agent` process from outside, for a command that killed its own `harness-exec`.
+The container keeps `sleep infinity` (root, under docker-init) alive. At start one attached `docker exec`
+starts `harness-execd` (root) in it; each command is then a request to that server, which runs it as a
+fresh `bash -c` process of the `agent` user, kills it at its time limit or on cancel, and kills every
+`agent` process (background, detached, double-forked) before it answers, so nothing outlives its command.
+A `docker exec` per command cost about 45 ms of engine and runc time; a request costs a few ms.
+
+The container has no capabilities but the three the server needs: SETUID and SETGID to become `agent`,
+KILL to kill `agent`'s processes. `agent` cannot obtain them: a process's capabilities are cleared when
+all its uids become non-zero (the server's setuid, no keep-caps bit, no ambient set), and
+`no-new-privileges` keeps any later exec (a setuid binary, file capabilities) from granting them again.
+Nor can `agent` signal, trace or write to the root server, which frames every byte a command prints.
 """
 
 from __future__ import annotations
 
 import contextlib
+import tempfile
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,22 +31,22 @@ from harness.sandboxes import (
     SandboxSettings,
     sandbox_environment,
 )
+from harness.sandboxes.execd import SERVER, ExecdConnection
 from harness.sandboxes.limits import ResourceLimits
-from harness.sandboxes.output import HeadTail
 from harness.sandboxes.remote_exec import (
     AGENT,
     AGENT_UID,
-    KILL_AGENT_PROCESSES,
     LABEL_EPISODE,
     LABEL_OWNER,
     LABEL_RUN,
-    harness_exec_argv,
     owner_is_dead,
     owner_label,
     run_remote,
 )
 
-_PROBE = "echo harness-exec works"
+SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL"]
+WORKDIR = "/workspace"
+_PROBE = "echo harness-execd works"
 
 
 def cleanup_orphans(client: Any) -> list[str]:
@@ -86,7 +92,7 @@ class DockerSandbox:
         self._settings = settings
         self._cancel = cancel or threading.Event()
         self._container: Any = None
-        self._command: _DockerCommand | None = None
+        self._server: ExecdConnection | None = None
 
     def describe(self) -> dict[str, object]:
         image_id = self._container.attrs.get("Image") if self._container is not None else None
@@ -102,7 +108,7 @@ class DockerSandbox:
                 init=True,
                 user="0:0",
                 hostname="sandbox",
-                working_dir="/workspace",
+                working_dir=WORKDIR,
                 environment=sandbox_environment(IMAGE_PATH),
                 labels=self._labels,
                 network_mode="none",
@@ -117,98 +123,50 @@ class DockerSandbox:
                 nano_cpus=int(limits.cpus * 1e9),
                 pids_limit=limits.pids,
                 cap_drop=["ALL"],
+                cap_add=SERVER_CAPABILITIES,
                 security_opt=["no-new-privileges"],
             )
         except Exception as error:  # docker.errors.* and connection failures alike
             raise SandboxError(f"cannot start a container from {self._image}: {error}") from error
+        self._server = ExecdConnection.open(self._client.api, self._container.id, AGENT, WORKDIR)
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
-        if self._container is None:
+        if self._server is None:
             raise SandboxError("sandbox not started")
-        return run_remote(
-            lambda limit: self._start(command, limit), self._sweep, timeout_s, self._settings, self._cancel
-        )
-
-    def _start(self, command: str, limit_s: float) -> _DockerCommand:
-        api = self._client.api
-        try:
-            exec_id = api.exec_create(
-                self._container.id, harness_exec_argv(command, limit_s), user=AGENT, workdir="/workspace"
-            )["Id"]
-            stream = api.exec_start(exec_id, stream=True, demux=True)
-        except Exception as error:
-            raise SandboxError(f"docker exec failed: {error}") from error
-        self._command = _DockerCommand(api, exec_id, stream, self._kill_agent_processes)
-        return self._command
-
-    def _sweep(self) -> None:
-        """After a command: a second exec kills what is left, unless harness-exec finished its own sweep.
-
-        harness-exec exits below 128 only by itself, after killing every other agent process; at 128 and
-        above it may have been killed by the command (`pkill harness-exec`), leaving children running.
-        Skipping the exec saves three API round trips per step; were harness-exec ever made to exit low
-        without sweeping, the next command's harness-exec still kills the leftovers before it starts.
-        """
-        code = self._command.exit_code if self._command is not None else None
-        self._command = None
-        if code is None or code >= 128:
-            self._kill_agent_processes()
-
-    def _kill_agent_processes(self) -> None:
-        """SIGKILL every process of the agent user, from a second exec (`kill -1` spares only itself)."""
-        try:
-            code, output = self._container.exec_run(list(KILL_AGENT_PROCESSES), user=AGENT)
-        except Exception as error:
-            raise SandboxError(f"docker exec failed: {error}") from error
-        if code not in (0, 1):  # 1: nothing left to kill
-            raise SandboxError(f"cannot kill the agent's processes: {output.decode(errors='replace').strip()}")
+        server = self._server
+        return run_remote(lambda limit: server.run(command, limit), _swept_by_the_server, timeout_s,
+                          self._settings, self._cancel)  # fmt: skip
 
     def close(self) -> None:
+        if self._server is not None:
+            with contextlib.suppress(OSError):
+                self._server.close()
+            self._server = None
         if self._container is not None:
             with contextlib.suppress(Exception):  # already gone (daemon restart, another runner's cleanup)
                 self._container.remove(force=True)
             self._container = None
 
 
-@dataclass
-class _DockerCommand:
-    api: Any
-    exec_id: str
-    stream: Any
-    kill: Callable[[], None]
-    """Kills every agent process: Docker has no call that signals one exec."""
-    exit_code: int | None = None
-
-    def wait(self, stdout: HeadTail, stderr: HeadTail) -> int | None:
-        for out, err in self.stream:
-            if out:
-                stdout.feed(out)
-            if err:
-                stderr.feed(err)
-        self.exit_code = self.api.exec_inspect(self.exec_id)["ExitCode"]
-        return self.exit_code
+def _swept_by_the_server() -> None:
+    """Nothing left to kill after a command: harness-execd killed every agent process before answering."""
 
 
 def check_image(client: Any, image: str) -> None:
-    """Refuse an image that cannot run a command the way every episode does (`harness-exec` as `agent`)."""
-    container = None
-    try:
-        container = client.containers.create(
-            image, harness_exec_argv(_PROBE, 10), user=AGENT, working_dir="/workspace", network_mode="none",
-            labels={LABEL_RUN: "image-check", LABEL_OWNER: owner_label()},
-        )  # fmt: skip
-        container.start()
-        container.wait(timeout=60)
-        output = container.logs(stdout=True, stderr=True).decode(errors="replace").strip()
-    except Exception as error:  # docker.errors.APIError ("unable to find user agent"), timeouts
-        output = str(getattr(error, "explanation", None) or error)
-    finally:
-        if container is not None:
-            with contextlib.suppress(Exception):
-                container.remove(force=True)
+    """Refuse an image that cannot run a command the way every episode does (`harness-execd`, `agent`)."""
+    with tempfile.TemporaryDirectory(prefix="harness-image-check-") as empty:
+        box = DockerSandbox(client, image, Path(empty), "image-check", "probe", SandboxSettings())
+        try:
+            box.start()
+            result = box.execute(_PROBE, 10)
+            output = (result.stdout + result.stderr).strip()
+        except SandboxError as error:
+            output = str(error)
+        finally:
+            box.close()
     if output != _PROBE.removeprefix("echo "):
         detail = output.splitlines()[-1] if output else "no output"
         raise InputError(
-            f"--image {image}: cannot run `harness-exec` as user {AGENT} in /workspace ({detail}); "
+            f"--image {image}: cannot run commands through `{SERVER}` as user {AGENT} in {WORKDIR} ({detail}); "
             "use an image built from sandbox_templates/ (`python -m harness sandbox build docker`) or derived from it"
         )

@@ -1,5 +1,5 @@
 """The E2B cloud sandbox: one sandbox per episode from the domain's template (the recipe plus the
-collection baked in read-only), no internet, commands through `harness-exec` like Docker. A template's
+collection baked in read-only), no internet, each command through `harness-exec`. A template's
 CPUs and memory are fixed when E2B builds it, so each size is its own template.
 
 What E2B adds around our recipe, and what this module undoes (e2b-dev/infra,

@@ -64,5 +64,5 @@ def capped_result(
 
 
 def harness_exec_timed_out(exit_code: int | None, duration_s: float, limit_s: float) -> bool:
-    """`harness-exec` (Docker, E2B) exits 124 when it killed the command at its limit."""
+    """`harness-exec` (E2B) and `harness-execd` (Docker) give 124 for a command they killed at its limit."""
     return exit_code == TIMEOUT_EXIT_CODE and duration_s >= limit_s * 0.95

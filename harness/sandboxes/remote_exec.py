@@ -1,8 +1,10 @@
-"""The exec loop Docker and E2B share: one `harness-exec` per command, drained on a thread, cancellable.
+"""The exec loop Docker and E2B share: one command at a time, drained on a thread, cancellable.
 
-Each backend supplies only its primitives: start the command, wait for it (feeding its output), and
-kill every process of the sandbox user from outside. The last runs after every command too, because a
-command can kill its own `harness-exec` (`pkill harness-exec`) before that reaps the command's children.
+Each backend supplies only its primitives: start the command (E2B: a `harness-exec` process; Docker: a
+request to the episode's `harness-execd`), wait for it (feeding its output), and kill every process of
+the sandbox user. On E2B the last runs after every command too, because a command can kill its own
+`harness-exec` (`pkill harness-exec`) before that reaps the command's children; on Docker the server,
+which the agent cannot kill, has done it before answering.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def run_remote(
         if time.monotonic() - started > limit + GRACE_S:
             with contextlib.suppress(SandboxError):
                 command.kill()
-            raise SandboxError("harness-exec did not stop the command in time")
+            raise SandboxError("the sandbox did not stop the command in time")
         reader.join(POLL_S)
     duration = time.monotonic() - started
     if cancel.is_set():

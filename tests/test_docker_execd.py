@@ -1,0 +1,132 @@
+"""Docker's resident command server (`harness-execd`), on the real engine: each command is a fresh agent
+process that nothing outlives, the agent cannot touch the server, and a dead server is a clear error.
+
+Each test's `sleep` has a length of its own, so the host's pgrep never sees another test's processes."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+
+import pytest
+
+from harness.sandboxes import SandboxError, SandboxSettings
+from harness.sandboxes.docker import DockerSandbox
+
+
+@pytest.fixture
+def box(docker_image, tmp_path):
+    client, image = docker_image
+    sandbox = DockerSandbox(client, image, tmp_path, "execd-run", "ep", SandboxSettings(output_limit_bytes=2000))
+    sandbox.start()
+    yield sandbox
+    sandbox.close()
+
+
+def host_processes(pattern: str) -> list[str]:
+    """Pids on the host (which sees the container's processes) whose command line matches."""
+    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
+
+
+def kill_server(box: DockerSandbox) -> None:
+    """What the OOM killer would do: end harness-execd from outside the agent (a root exec)."""
+    code, output = box._container.exec_run(["pkill", "-KILL", "-f", "harness-execd"], user="0:0")
+    assert code == 0, output
+
+
+def test_no_process_survives_its_command(box):
+    result = box.execute("sleep 4242 & setsid nohup sleep 4242 >/dev/null 2>&1 & (sleep 4242 &); echo started", 30)
+    assert result.stdout == "started\n" and result.exit_code == 0
+    assert host_processes("sleep 4242") == []  # gone when the answer came, not at the next command
+
+
+def test_a_timeout_kills_the_whole_tree_and_reports_the_timeout(box):
+    result = box.execute("setsid sleep 4243 & (sleep 4243 &); sleep 4243", 1)
+    assert result.timed_out and result.exit_code is None
+    assert host_processes("sleep 4243") == []
+
+
+def test_cancel_kills_the_running_command_at_once(docker_image, tmp_path):
+    client, image = docker_image
+    cancel = threading.Event()
+    box = DockerSandbox(client, image, tmp_path, "execd-run", "cancel", SandboxSettings(), cancel)
+    box.start()
+    try:
+        threading.Timer(0.5, cancel.set).start()
+        result = box.execute("setsid sleep 4244 & sleep 4244", 600)
+        survivors = host_processes("sleep 4244")
+    finally:
+        box.close()
+    assert result.exit_code is None and not result.timed_out and result.duration_s < 600
+    assert survivors == []
+
+
+@pytest.mark.parametrize(
+    "attack",
+    ["kill -9 -1", "pkill -KILL -f harness-execd", "pkill -KILL python3", "kill -KILL $PPID", "kill -STOP $PPID"],
+)
+def test_the_agent_cannot_stop_the_server(box, attack):
+    box.execute(f"sleep 4245 & {attack}", 30)
+    after = box.execute("echo still served; pgrep -u agent -c sleep", 30)
+    assert after.stdout == "still served\n0\n" and after.exit_code == 1  # pgrep found nothing
+
+
+def test_the_agent_cannot_trace_or_read_the_server(box):
+    result = box.execute(
+        "ls /proc/$PPID/fd; cat /proc/$PPID/environ; "
+        "python3 -c 'import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+        "print(libc.ptrace(16, os.getppid(), 0, 0), ctypes.get_errno())'",  # PTRACE_ATTACH
+        30,
+    )
+    assert result.stdout == "-1 1\n"  # EPERM
+    assert result.stderr.count("Permission denied") == 2
+
+
+def test_commands_have_no_capabilities_and_cannot_gain_any(box):
+    result = box.execute("grep -E '^(CapInh|CapPrm|CapEff|CapAmb|NoNewPrivs)' /proc/self/status", 30)
+    fields = dict(line.split(":\t") for line in result.stdout.splitlines())
+    assert fields == {"CapInh": "0" * 16, "CapPrm": "0" * 16, "CapEff": "0" * 16, "CapAmb": "0" * 16, "NoNewPrivs": "1"}
+
+
+def test_exit_codes_and_signals_come_back(box):
+    assert box.execute("exit 3", 30).exit_code == 3
+    assert box.execute("kill -TERM $$", 30).exit_code == 128 + 15
+
+
+def test_stdin_is_empty(box):
+    result = box.execute("cat; wc -c", 30)
+    assert result.stdout == "0\n" and result.exit_code == 0
+
+
+def test_huge_output_is_capped_and_counted(box):
+    result = box.execute("head -c 100000000 /dev/zero | tr '\\0' a", 60)
+    assert result.raw_bytes == 100_000_000 and result.truncated
+    assert result.stdout.startswith("a" * 1000) and "output truncated" in result.stdout and len(result.stdout) < 2200
+
+
+def test_invalid_utf8_output_is_decoded_with_replacement_characters(box):
+    result = box.execute("printf 'caf\\303\\251 \\377\\n'; printf '\\376' >&2", 30)
+    assert (result.stdout, result.stderr, result.raw_bytes) == ("café \ufffd\n", "\ufffd", 9)
+
+
+@pytest.mark.parametrize("closer", ["exec >&- 2>&-", "exec >/dev/null; kill -PIPE $$"])
+def test_a_command_that_closes_its_output_does_not_desync_the_next(box, closer):
+    box.execute(f"echo before; {closer}; sleep 0.2; echo lost", 30)
+    assert box.execute("echo next", 30).stdout == "next\n"
+
+
+def test_output_of_a_background_process_holding_stdout_does_not_hold_the_answer(box):
+    result = box.execute("(sleep 4246; echo late) & echo now", 30)
+    assert result.stdout == "now\n" and host_processes("sleep 4246") == []
+
+
+def test_a_server_that_died_between_commands_is_a_sandbox_error(box):
+    kill_server(box)
+    with pytest.raises(SandboxError, match="harness-execd ended"):
+        box.execute("echo hello", 30)
+
+
+def test_a_server_that_dies_during_a_command_is_a_sandbox_error(box):
+    threading.Timer(0.5, kill_server, [box]).start()
+    with pytest.raises(SandboxError, match="harness-execd ended"):
+        box.execute("sleep 4247", 600)
