@@ -145,6 +145,15 @@ def emulated_e2b_sandbox(emulator: Any, collection: Path, name: str, settings: A
                       settings, 600)  # fmt: skip
 
 
+@pytest.fixture
+def collection(tmp_path: Path) -> Path:
+    """A one-document collection (a heading and a small table) for sandbox tests."""
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    (folder / "report.md").write_text("# Report\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    return folder
+
+
 @pytest.fixture(params=["local", "local-rlimit", "local-setpriv", "docker", "e2b-emulator"])
 def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
     """A constructor of fresh sandboxes on each real backend: (collection, name, settings) -> Sandbox.

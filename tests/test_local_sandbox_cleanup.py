@@ -9,8 +9,6 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from harness.sandboxes import SandboxSettings
 from harness.sandboxes.backends import prepare_backend
 from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
@@ -26,14 +24,6 @@ cd {root} && bottom=deep/$(printf 'd/%.0s' $(seq 1500)) && mkdir -p $bottom && e
 mkdir -p locked/inner && echo x > locked/inner/f && chmod 000 locked/inner locked
 """
 """What a model did: a folder 1,500 levels deep, and folders nobody may read or enter."""
-
-
-@pytest.fixture
-def collection(tmp_path: Path) -> Path:
-    folder = tmp_path / "collection"
-    folder.mkdir()
-    (folder / "report.md").write_text("# Report\n")
-    return folder
 
 
 def test_closing_a_sandbox_removes_a_1500_level_tree_and_unreadable_folders(collection):

@@ -13,14 +13,6 @@ from harness.sandboxes.local import BubblewrapSandbox, Privilege, check_bwrap, f
 from harness.sandboxes.scratch import SANDBOX_UID
 
 
-@pytest.fixture
-def collection(tmp_path: Path) -> Path:
-    folder = tmp_path / "collection"
-    folder.mkdir()
-    (folder / "report.md").write_text("# Report\n")
-    return folder
-
-
 def test_a_command_in_its_own_user_namespace_is_agent_and_can_make_no_other_namespace(collection: Path):
     box = BubblewrapSandbox(collection, "userns", SandboxSettings(), find_bwrap(), privilege=Privilege.USER_NAMESPACE)
     box.start()
@@ -71,7 +63,7 @@ def test_a_root_runner_falls_back_to_setpriv_where_user_namespaces_are_refused(c
     finally:
         refusing.unlink()
         folder.rmdir()
-    assert result.stdout == f"{SANDBOX_UID}\nCapEff:\t0000000000000000\n# Report\n"
+    assert result.stdout == f"{SANDBOX_UID}\nCapEff:\t0000000000000000\n" + (collection / "report.md").read_text()
 
 
 def test_the_run_records_how_commands_drop_privileges(collection: Path):

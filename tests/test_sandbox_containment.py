@@ -18,14 +18,6 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def collection(tmp_path: Path) -> Path:
-    folder = tmp_path / "collection"
-    folder.mkdir()
-    (folder / "report.md").write_text("# Report\n| a | b |\n|---|---|\n| 1 | 2 |\n")
-    return folder
-
-
-@pytest.fixture
 def sandbox(collection: Path, make_sandbox):
     box = make_sandbox(collection, "test", SandboxSettings(output_limit_bytes=2000))
     box.start()
