@@ -8,8 +8,12 @@ error (a silenced `2>/dev/null`, a library that swallows it) are missed: the cou
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +25,8 @@ _NETWORK = re.compile(
     r"Name or service not known|Connection refused|nodename nor servname"
 )
 _WRITE = re.compile(r"Read-only file system")
+_CACHE_VERSION = 1
+"""Bumped when what counts as a leak changes, so no run reads a cache the old rule wrote."""
 
 
 def refused_attempts(events: list[dict[str, Any]]) -> dict[str, int]:
@@ -52,15 +58,45 @@ def find_leaks(tasks: list[Task], collections: dict[str, Path]) -> list[LeakHit]
     """Every (task, what, document) where the gold (as a whole word), the solution or the task id is printed."""
     hits: list[LeakHit] = []
     for domain, folder in collections.items():
+        hits += _domain_leaks(domain, folder, [task for task in tasks if collection_of(task) == domain])
+    return hits
+
+
+def find_leaks_cached(
+    tasks: list[Task], collections: dict[str, Path], hashes: dict[str, str], cache: Path
+) -> list[LeakHit]:
+    """`find_leaks`, remembered in `cache` per collection hash and task set: a 470 MB domain takes ~17 s to
+    scan (bench/start_up.py), which a resume, a replay or the next model's run on it need not pay again."""
+    hits: list[LeakHit] = []
+    for domain, folder in collections.items():
         mine = [task for task in tasks if collection_of(task) == domain]
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            text = path.read_text(encoding="utf-8", errors="replace")
-            document = str(path.relative_to(folder))
-            for task in mine:
-                for what, needle in (("gold", task.answer), ("solution", task.solution), ("id", task.id)):
-                    if needle and _printed(needle, text, whole_word=what != "solution"):
-                        allowed = task.leak_allow if what == "gold" else None
-                        hits.append(LeakHit(domain, task.id, what, document, allowed))
+        key = json.dumps([_CACHE_VERSION, hashes[domain], sorted(
+            [task.id, task.answer, task.solution, task.leak_allow] for task in mine
+        )])  # fmt: skip
+        path = cache / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
+        try:
+            found = [LeakHit(**hit) for hit in json.loads(path.read_text())]
+        except (OSError, ValueError, TypeError):  # not there yet, or unreadable: scan again
+            found = _domain_leaks(domain, folder, mine)
+            with contextlib.suppress(OSError):  # a cache we cannot write only costs the next run the scan
+                cache.mkdir(parents=True, exist_ok=True)
+                partial = path.with_suffix(f".{os.getpid()}.tmp")
+                partial.write_text(json.dumps([asdict(hit) for hit in found]))
+                partial.replace(path)
+        hits += found
+    return hits
+
+
+def _domain_leaks(domain: str, folder: Path, tasks: list[Task]) -> list[LeakHit]:
+    hits: list[LeakHit] = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        document = str(path.relative_to(folder))
+        for task in tasks:
+            for what, needle in (("gold", task.answer), ("solution", task.solution), ("id", task.id)):
+                if needle and _printed(needle, text, whole_word=what != "solution"):
+                    allowed = task.leak_allow if what == "gold" else None
+                    hits.append(LeakHit(domain, task.id, what, document, allowed))
     return hits
 
 

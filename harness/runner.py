@@ -26,7 +26,7 @@ from harness.grading import GRADERS
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
 from harness.judge_retry import regrade_judge_errors
-from harness.leakage import find_leaks, leak_summary
+from harness.leakage import find_leaks_cached, leak_summary
 from harness.models.factory import ModelFactory, model_factory, resolve_model
 from harness.names import check_run_id
 from harness.prompts import PromptSet, load_prompts
@@ -152,7 +152,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
     finished = {row.key for row in kept}
     pending = [task for task in tasks if (task.domain, task.id) not in finished]
-    leaks = leak_summary(find_leaks(tasks, collections))
+    leak_cache = config.results_dir / ".leakage-cache"
+    leaks = leak_summary(find_leaks_cached(tasks, collections, collection_hashes, leak_cache))
     return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
                    protocol, prompts, lock, resumed, changed, leaks, judge)  # fmt: skip
 

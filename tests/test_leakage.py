@@ -71,3 +71,26 @@ def test_an_empty_leak_allow_reason_is_refused(mini):
 )  # fmt: skip
 def test_a_gold_counts_as_printed_only_as_a_whole_number(text: str, gold: str, printed: bool):
     assert _printed(gold, text, whole_word=True) is printed
+
+
+def test_the_start_of_a_run_scans_a_collection_once_per_collection_and_task_set(mini, monkeypatch):
+    from harness import leakage
+
+    scans = []
+    scan = leakage._domain_leaks
+    monkeypatch.setattr(leakage, "_domain_leaks", lambda *arguments: scans.append(1) or scan(*arguments))
+    leaky_project(mini)
+    ledger = mini.root / "collections" / "mini" / "ledger.md"
+    original = ledger.read_text()
+    warning = "leakage check: 1 tasks have their gold, solution or id printed in their collection (mini/t1)"
+    for run_id in ("first", "second"):  # the second run reads the first's scan, with the same warning
+        outcome = mini.run("--model", mini.script(["<answer>40</answer>"]), run_id=run_id)
+        assert outcome.exit_code == 0 and warning in outcome.output
+    assert len(scans) == 1
+    ledger.write_text("| year | units |\n| 2020 | 41 |\n")
+    outcome = mini.run("--model", mini.script(["<answer>40</answer>"]), run_id="changed")
+    assert len(scans) == 2 and "leakage check" not in outcome.output  # a changed collection is scanned again
+    ledger.write_text(original)  # the first run's collection again, with a changed task
+    leaky_project(mini, allow="a lookup")
+    outcome = mini.run("--model", mini.script(["<answer>40</answer>"]), run_id="allowed")
+    assert len(scans) == 3 and "leakage check" not in outcome.output  # so is a changed task
