@@ -26,6 +26,7 @@ import docker.errors
 from harness.errors import InputError
 from harness.sandboxes import (
     IMAGE_PATH,
+    WORKDIR,
     ExecResult,
     SandboxError,
     SandboxSettings,
@@ -45,7 +46,6 @@ from harness.sandboxes.remote_exec import (
 )
 
 SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL"]
-WORKDIR = "/workspace"
 _PROBE = "echo harness-execd works"
 
 

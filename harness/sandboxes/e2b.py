@@ -30,6 +30,7 @@ from typing import Any
 from harness.sandboxes import (
     IMAGE_PATH,
     TIMEOUT_EXIT_CODE,
+    WORKDIR,
     ExecResult,
     SandboxError,
     SandboxSettings,
@@ -218,7 +219,7 @@ def template_definition(sdk: Any, context: Path, collection: Path) -> Any:
         .copy("documents", "/workspace/documents", user="root")
         .run_cmd("chown -R root:root /workspace/documents && chmod -R a-w,a+rX /workspace/documents", user="root")
         .set_user(AGENT)
-        .set_workdir("/workspace")
+        .set_workdir(WORKDIR)
     )
 
 
@@ -368,7 +369,7 @@ class E2BSandbox:
                 self.command_line(command, limit_s),
                 background=True,
                 user=AGENT,
-                cwd="/workspace",
+                cwd=WORKDIR,
                 timeout=limit_s + GRACE_S,
                 retain_output=False,  # the SDK would otherwise keep (and join) every chunk in memory
             )

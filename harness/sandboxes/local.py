@@ -34,14 +34,21 @@ import threading
 import time
 from pathlib import Path
 
-from harness.sandboxes import ExecResult, SandboxError, SandboxSettings, sandbox_environment
+from harness.sandboxes import WORKDIR, ExecResult, SandboxError, SandboxSettings, sandbox_environment
 from harness.sandboxes.launcher import Launch
 from harness.sandboxes.limits import AppliedLimits, apply_limits
 from harness.sandboxes.output import capped_result
 from harness.sandboxes.remote_exec import AGENT_UID
-from harness.sandboxes.scratch import DISK_ENFORCEMENT, ROOT, SANDBOX_UID, Layout, Scratch, create_scratch
+from harness.sandboxes.scratch import (
+    DISK_ENFORCEMENT,
+    ROOT,
+    SANDBOX_UID,
+    Layout,
+    Scratch,
+    create_scratch,
+    drop_to,
+)
 
-WORKDIR = "/workspace"
 _MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "mime.types")
 
@@ -133,6 +140,8 @@ class BubblewrapSandbox:
         self._scratch: Scratch | None = None
         self._limits: AppliedLimits | None = None
         self._launch: Launch | None = None
+        self._command_prefix: list[str] = []
+        """`setpriv` before each command's bash under `Privilege.SETPRIV`, else nothing."""
 
     def describe(self) -> dict[str, object]:
         limits = self._limits
@@ -157,8 +166,9 @@ class BubblewrapSandbox:
         }
 
     def start(self) -> None:
-        self._limits = apply_limits(self._settings.limits, self._episode_name)
         own_namespace = self._privilege is Privilege.USER_NAMESPACE
+        self._command_prefix = [] if own_namespace else drop_to(SANDBOX_UID)
+        self._limits = apply_limits(self._settings.limits, self._episode_name)
         self._scratch = create_scratch(
             self._episode_name,
             self._settings.limits.disk_mb,
@@ -179,7 +189,7 @@ class BubblewrapSandbox:
             raise SandboxError("sandbox not started")
         started = time.monotonic()
         finished = self._launch.run(
-            [*self._setpriv(), _host_bash(), "-c", command],
+            [*self._command_prefix, _host_bash(), "-c", command],
             self._settings.output_limit_bytes,
             started + max(timeout_s, 0.0),
         )
@@ -200,23 +210,6 @@ class BubblewrapSandbox:
         if self._limits is not None:
             self._limits.release()
             self._limits = None
-
-    def _setpriv(self) -> list[str]:
-        if self._privilege is Privilege.USER_NAMESPACE:
-            return []
-        setpriv = shutil.which("setpriv", path="/usr/bin:/bin")
-        if setpriv is None:
-            raise SandboxError("running as root needs setpriv (util-linux) to drop to an unprivileged user")
-        return [
-            setpriv,
-            f"--reuid={SANDBOX_UID}",
-            f"--regid={SANDBOX_UID}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--no-new-privs",
-            "--",
-        ]
 
     def _command_options(self) -> list[str]:
         """Each command's bwrap: its namespaces, the episode's tree as `/`, its own `/proc`, the environment."""
@@ -253,7 +246,7 @@ class BubblewrapSandbox:
             for fd in layout.files:
                 os.close(fd)
             raise
-        created: set[str] = {"/", "/usr", "/etc", "/tmp", "/workspace"}
+        created: set[str] = {"/", "/usr", "/etc", "/tmp", WORKDIR}
         for prefix in _python_prefixes():
             options += _make_parents(prefix, created, root)
             options += ["--ro-bind", prefix, root + prefix]

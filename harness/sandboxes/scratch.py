@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.sandboxes import SandboxError
+from harness.sandboxes import WORKDIR, SandboxError
 
 SANDBOX_UID = 65534
 SCRATCH_PREFIX = "harness-scratch-"
@@ -81,8 +81,7 @@ class Layout:
 
 @dataclass
 class Scratch:
-    """One episode's scratch: `folder` on the host (synthesized /etc files, the launcher's files) and
-    the holder's tmpfs."""
+    """One episode's scratch: `folder` on the host (the launcher's files) and the holder's tmpfs."""
 
     folder: Path
     holder: subprocess.Popen[bytes]
@@ -155,7 +154,7 @@ def _create_scratch(
     launcher_user: int | None,
     launcher_bwrap: str | None,
 ) -> Scratch:
-    drop = _drop_to(launcher_user)
+    drop = drop_to(launcher_user)
     folder = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{episode_name}-"))
     root = str(folder / ROOT)
     try:
@@ -181,8 +180,8 @@ def _start_holder(
     argv += [bwrap, *([] if as_root else ["--unshare-user"]), "--unshare-net", "--die-with-parent"]
     argv += ["--dev-bind", "/", "/"]
     argv += ["--perms", "0755", "--size", str(disk_mb * 1024 * 1024), "--tmpfs", root]
-    argv += ["--perms", "1777", "--dir", f"{root}/tmp", "--perms", "0755", "--dir", f"{root}/workspace"]
-    argv += ["--perms", "0755", "--dir", f"{root}/workspace/run", *layout.options]
+    argv += ["--perms", "1777", "--dir", f"{root}/tmp", "--perms", "0755", "--dir", f"{root}{WORKDIR}"]
+    argv += ["--perms", "0755", "--dir", f"{root}{WORKDIR}/run", *layout.options]
     # the launcher prints its pid once the mounts exist, then serves commands until the pipe closes
     argv += ["--chdir", str(folder), "--", *drop, "/bin/bash", "-c", LAUNCHER]
     argv += ["harness-launcher", launcher_bwrap or bwrap]
@@ -221,7 +220,7 @@ def _start_holder(
     if as_root:  # the holder made them as root; the sandbox user must own its scratch
         inside = Path(f"/proc/{scratch.holder_pid}/root{root}")
         try:
-            os.chown(inside / "workspace" / "run", SANDBOX_UID, SANDBOX_UID)
+            os.chown(f"{inside}{WORKDIR}/run", SANDBOX_UID, SANDBOX_UID)
             os.chown(inside / "tmp", SANDBOX_UID, SANDBOX_UID)
         except OSError as error:
             scratch.close()
@@ -243,8 +242,9 @@ def _prepare_folder(folder: Path, launcher_user: int | None) -> None:
         os.chmod(folder, 0o711)  # it may pass through to its files, not list the folder
 
 
-def _drop_to(uid: int | None) -> list[str]:
-    """`setpriv` to `uid` with no capabilities and no way back (once per episode, in the holder)."""
+def drop_to(uid: int | None) -> list[str]:
+    """The argv prefix that runs a program as `uid` with no capabilities and no way back (`setpriv`);
+    empty for None. The launcher takes it once per episode; a `Privilege.SETPRIV` command each time."""
     if uid is None:
         return []
     setpriv = shutil.which("setpriv", path="/usr/bin:/bin")
