@@ -9,6 +9,7 @@ import signal
 import subprocess
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -57,6 +58,19 @@ def wait_for_rows(path, count: int) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(rows_of(path)) < count:
         time.sleep(0.05)
+
+
+def wait_for_an_episode_running_on(episodes: Path, node_id: str) -> None:
+    """Until an episode's log says it started on `node_id` and has not ended yet."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        for path in episodes.glob("*.jsonl"):
+            first, newline, rest = path.read_text().partition("\n")
+            started_there = newline and json.loads(first).get("ray_node") == node_id  # a whole first line only
+            if started_there and '"episode_end"' not in rest:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"no episode ran on node {node_id} within 120 s")
 
 
 def test_a_batch_spreads_over_both_worker_nodes_with_the_rows_of_local_threads(cluster, mini):
@@ -121,7 +135,8 @@ def test_a_node_lost_mid_batch_loses_and_duplicates_nothing(cluster, mini):
                               stderr=subprocess.PIPE, text=True)  # fmt: skip
     wait_for_rows(results, 2)
     lost = workers.pop()
-    head.remove_node(lost)  # its two running episodes die with it
+    wait_for_an_episode_running_on(mini.results_dir / "lost" / "episodes" / "mini", lost.node_id)
+    head.remove_node(lost)  # its running episodes die with it
     workers.append(worker_node(head))  # back for the next tests
     _, errors = driver.communicate(timeout=180)
     assert driver.returncode == 0, errors
