@@ -14,7 +14,7 @@ from harness.budget import Budget
 from harness.models import ContextOverflow, Model, ModelError, ModelReply
 from harness.outcome import EpisodeEnd, Status
 from harness.prompts import PromptSet
-from harness.sandboxes import ExecResult, Sandbox, SandboxError
+from harness.sandboxes import ExecResult, Sandbox, SandboxError, SandboxLimitHit
 from harness.tasks import Task
 from harness.trajectory import TrajectoryWriter
 
@@ -48,6 +48,8 @@ def _ends_as_outcome(loop: Callable[P, None]) -> Callable[P, LoopOutcome]:
             return LoopOutcome(Status.CONTEXT_LIMIT, None, str(error))
         except ModelError as error:
             return LoopOutcome(Status.MODEL_ERROR, None, str(error))
+        except SandboxLimitHit as error:
+            return LoopOutcome(Status.SANDBOX_LIMIT, None, str(error))
         except SandboxError as error:
             return LoopOutcome(Status.SANDBOX_ERROR, None, str(error))
         raise AssertionError("the loop only ends by raising")  # pragma: no cover

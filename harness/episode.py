@@ -25,7 +25,7 @@ from harness.outcome import EpisodeEnd, Status
 from harness.prompts import PromptSet
 from harness.results_store import ResultRow
 from harness.run_folder import RunFolder
-from harness.sandboxes import Sandbox, SandboxError
+from harness.sandboxes import Sandbox, SandboxError, SandboxLimitHit
 from harness.slots import Slots, ThrottledModel, wait_for_slot
 from harness.tasks import Task, collection_of, task_digest
 from harness.trajectory import SCHEMA_VERSION, TrajectoryWriter
@@ -181,6 +181,8 @@ def _run_in_sandbox(
 
 def _outcome_of_failure(error: Exception) -> LoopOutcome:
     """The sandbox failing is a sandbox_error; anything else unexpected is ours, with its traceback."""
+    if isinstance(error, SandboxLimitHit):
+        return LoopOutcome(Status.SANDBOX_LIMIT, None, str(error))
     if isinstance(error, SandboxError):
         return LoopOutcome(Status.SANDBOX_ERROR, None, str(error))
     return LoopOutcome(Status.HARNESS_ERROR, None, _failure_text(error))

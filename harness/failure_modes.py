@@ -21,7 +21,7 @@ RULE = (
     "command or shown in an output) = incomplete inspection; else answered with every evidence file reached = "
     "evidence misidentification; else unclassified (instruction non-following and hallucination need a judge)."
 )
-_EXHAUSTED = frozenset({Status.TURN_LIMIT, Status.TIME_LIMIT, Status.CONTEXT_LIMIT})
+_EXHAUSTED = frozenset({Status.TURN_LIMIT, Status.TIME_LIMIT, Status.CONTEXT_LIMIT, Status.SANDBOX_LIMIT})
 _INFRASTRUCTURE = frozenset({Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR, Status.CANCELLED})
 
 

@@ -10,6 +10,8 @@ class Status(str, Enum):
     TURN_LIMIT = "turn_limit"
     TIME_LIMIT = "time_limit"
     CONTEXT_LIMIT = "context_limit"
+    SANDBOX_LIMIT = "sandbox_limit"
+    """The agent's own use of memory, disk or processes brought its sandbox down: the agent's outcome."""
     FORMAT_ERRORS = "format_errors"
     MODEL_ERROR = "model_error"
     SANDBOX_ERROR = "sandbox_error"

@@ -20,7 +20,7 @@ from harness.run_folder import RunFolder
 from harness.stats import mcnemar_exact
 from harness.summary import ALL, Cell
 
-RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit")
+RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit", "sandbox_limit")
 STATUSES = tuple(status.value for status in Status)
 
 

@@ -21,6 +21,7 @@ EXIT_STATUSES = {
     Status.TURN_LIMIT: "LimitsExceeded",
     Status.TIME_LIMIT: "TimeExceeded",
     Status.CONTEXT_LIMIT: "ContextWindowExceededError",
+    Status.SANDBOX_LIMIT: "SandboxLimitExceeded",
     Status.FORMAT_ERRORS: "RepeatedFormatError",
     Status.MODEL_ERROR: "ModelError",
     Status.SANDBOX_ERROR: "SandboxError",

@@ -60,6 +60,15 @@ class SandboxError(RuntimeError):
     """The sandbox itself failed (not the command): the episode ends as `sandbox_error`."""
 
 
+class SandboxLimitHit(SandboxError):
+    """The agent's own usage (memory, disk, processes) brought the sandbox down: the episode ends as
+    `sandbox_limit`, the agent's outcome like a turn or time limit, and a resume does not run it again."""
+
+    def __init__(self, limit: str, detail: str):
+        super().__init__(f"the sandbox's {limit} limit was hit: {detail}")
+        self.limit = limit
+
+
 class Sandbox(Protocol):
     def start(self) -> None:
         """Create the episode's fresh environment."""
