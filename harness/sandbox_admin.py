@@ -58,12 +58,12 @@ def build_sandbox(
 
 
 def cleanup_sandboxes(console: Console) -> int:
-    """Leftovers of runs that are gone: local scratch folders and cgroups, Docker containers, E2B sandboxes."""
+    """Leftovers of runs that are gone: local cgroups, Docker containers, E2B sandboxes (a local sandbox leaves
+    nothing on disk: its tree lives in its holder's namespace)."""
     from harness.sandboxes.docker import cleanup_orphans
     from harness.sandboxes.limits import release_stale_cgroups
-    from harness.sandboxes.scratch import remove_orphaned_scratch
 
-    console.print(f"local: removed {remove_orphaned_scratch()} scratch folders, {release_stale_cgroups()} cgroups")
+    console.print(f"local: removed {release_stale_cgroups()} cgroups")
     try:
         removed = cleanup_orphans(docker_client())
         console.print(f"docker: removed {len(removed)} orphaned containers {' '.join(removed)}".rstrip())

@@ -274,24 +274,12 @@ def test_docker_run_records_the_image_digest(mini, docker_image):
 
 
 def test_cleanup_removes_local_leftovers_of_dead_runs_only(capsys):
-    import tempfile
-
     from harness.cli import main
     from harness.sandboxes.limits import CGROUP_ROOT
-    from harness.sandboxes.scratch import SCRATCH_PREFIX
 
-    temp = Path(tempfile.gettempdir())
-    dead = temp / f"{SCRATCH_PREFIX}{2**22 + 7}-mini-t1-abc"
-    live = temp / f"{SCRATCH_PREFIX}{os.getpid()}-mini-t1-abc"
-    dead.mkdir()
-    live.mkdir()
     stale_cgroup = CGROUP_ROOT / "memory" / "harness" / f"{2**22 + 7}-mini-t1-0123abcd"
     if os.geteuid() == 0 and (CGROUP_ROOT / "memory" / "harness").is_dir():
         stale_cgroup.mkdir()
-    try:
-        assert main(["sandbox", "cleanup"]) == 0
-        assert not dead.exists() and live.exists()
-        assert not stale_cgroup.exists()
-        assert "local: removed" in capsys.readouterr().out
-    finally:
-        live.rmdir()
+    assert main(["sandbox", "cleanup"]) == 0
+    assert not stale_cgroup.exists()
+    assert "local: removed" in capsys.readouterr().out

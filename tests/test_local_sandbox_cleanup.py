@@ -1,4 +1,4 @@
-"""Local sandbox leftovers: cleanup removes whatever a model made, and never touches another live run."""
+"""Local sandbox leftovers: none on disk whatever a model made; cleanup never touches another live run."""
 
 from __future__ import annotations
 
@@ -6,14 +6,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 from harness.sandboxes import SandboxSettings
 from harness.sandboxes.backends import prepare_backend
 from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
-from harness.sandboxes.scratch import SCRATCH_PREFIX
-from tests.unprivileged import run_unprivileged
 
 REPO = Path(__file__).resolve().parent.parent
 DEAD_PID = 2**22 + 11
@@ -26,39 +23,22 @@ mkdir -p locked/inner && echo x > locked/inner/f && chmod 000 locked/inner locke
 """What a model did: a folder 1,500 levels deep, and folders nobody may read or enter."""
 
 
-def test_closing_a_sandbox_removes_a_1500_level_tree_and_unreadable_folders(collection):
+def test_a_sandbox_leaves_nothing_on_the_host_disk_whatever_tree_a_model_made(collection):
+    """The tree lives on a tmpfs in the holder's namespace only: a 1,500-level folder and `chmod 000` ones
+    never touch the host's disk, and are gone with the holder."""
+    temp = Path(tempfile.gettempdir())
+    before = set(temp.iterdir())
     box = BubblewrapSandbox(collection, "messy", SandboxSettings(), find_bwrap())
     box.start()
-    (scratch,) = Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}{os.getpid()}-messy-*")
+    assert box._scratch is not None
+    holder = box._scratch.holder_pid
     for root in ("/workspace/run", "/tmp"):
         result = box.execute(MESSY_TREE.format(root=root), 120)
         assert result.exit_code == 0, result.stderr
+    made = set(temp.iterdir()) - before
     box.close()
-    assert not scratch.exists()
-
-
-def test_orphan_cleanup_removes_a_deep_unreadable_tree_as_an_unprivileged_user():
-    """A dead runner's scratch with a 1,500-level tree, `chmod 000` folders and a symlink out of it.
-
-    Run as an ordinary user (uid 65534 when we are root: no root override helps it), in a temp folder of its
-    own, so that other runs' cleanups on this machine do not race with it.
-    """
-    script = textwrap.dedent(f"""
-        import subprocess, tempfile
-        from pathlib import Path
-        from harness.sandboxes.scratch import remove_orphaned_scratch
-        orphan = Path(tempfile.mkdtemp(prefix="{SCRATCH_PREFIX}{DEAD_PID}-mini-t1-"))
-        outside = Path(tempfile.mkdtemp(prefix="harness-test-outside-"))
-        (outside / "keep.txt").write_text("host file")
-        subprocess.run(["bash", "-c", {MESSY_TREE!r}.format(root=orphan)], check=True)
-        (orphan / "link-out").symlink_to(outside)
-        (orphan / "deep" / "link-file").symlink_to(outside / "keep.txt")
-        removed = remove_orphaned_scratch()
-        print(removed, orphan.exists(), sorted(p.name for p in outside.iterdir()))
-    """)
-    result = run_unprivileged(script)
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout.split(None, 2) == ["1", "False", "['keep.txt']\n"]
+    assert made == set()
+    assert not Path(f"/proc/{holder}").exists()
 
 
 RUNNER = """
@@ -70,8 +50,7 @@ from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
 box = BubblewrapSandbox(Path(sys.argv[1]), "other-run", SandboxSettings(), find_bwrap())
 box.start()
 box.execute("echo kept > run/x", 60)
-scratch = Path(tempfile.gettempdir()).glob(f"harness-scratch-{os.getpid()}-other-run-*")
-print(*scratch, *box._limits.cgroup_dirs, flush=True)
+print(box._scratch.holder_pid, *box._limits.cgroup_dirs, flush=True)
 sys.stdin.readline()
 result = box.execute("cat run/x", 60)
 print(result.exit_code, result.stdout.strip(), flush=True)
@@ -79,7 +58,7 @@ box.close()
 """
 
 
-def test_starting_a_run_leaves_another_live_runs_scratch_and_cgroups_intact(collection):
+def test_starting_a_run_leaves_another_live_runs_sandbox_and_cgroups_intact(collection):
     """Another runner process is between two commands of an episode while this one starts a local run."""
     other = subprocess.Popen(
         [sys.executable, "-c", RUNNER, str(collection)],
@@ -89,10 +68,9 @@ def test_starting_a_run_leaves_another_live_runs_scratch_and_cgroups_intact(coll
         env=os.environ | {"PYTHONPATH": str(REPO)},
     )
     try:
-        folders = [Path(p) for p in other.stdout.readline().split()]
-        assert folders and folders[0].name.startswith(f"{SCRATCH_PREFIX}{other.pid}-")
+        holder, *cgroups = other.stdout.readline().split()
         prepare_backend("local", SandboxSettings(), "this-run", ["mini"], 60, None)
-        assert all(folder.is_dir() for folder in folders)
+        assert Path(f"/proc/{holder}").exists() and all(Path(group).is_dir() for group in cgroups)
         other.stdin.write("\n")
         other.stdin.flush()
         assert other.stdout.readline().split() == ["0", "kept"]
@@ -101,7 +79,7 @@ def test_starting_a_run_leaves_another_live_runs_scratch_and_cgroups_intact(coll
         other.wait(60)
 
 
-def test_cleanup_removes_cgroups_and_scratch_of_dead_runners_only(collection):
+def test_cleanup_removes_cgroups_of_dead_runners_only(collection):
     from harness.sandboxes.limits import CGROUP_ROOT
 
     live = BubblewrapSandbox(collection, "live", SandboxSettings(), find_bwrap())
@@ -111,9 +89,7 @@ def test_cleanup_removes_cgroups_and_scratch_of_dead_runners_only(collection):
         dead_cgroups = [group.parent / f"{DEAD_PID}-mini-t1-0123abcd" for group in live_cgroups]
         for group in dead_cgroups:
             group.mkdir()
-        dead_scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{DEAD_PID}-mini-t1-"))
         prepare_backend("local", SandboxSettings(), "this-run", ["mini"], 60, None)  # a run's start-up cleanup
-        assert not dead_scratch.exists()
         assert not any(group.exists() for group in dead_cgroups)
         assert all(group.is_dir() for group in live_cgroups)
         assert live.execute("true", 60).exit_code == 0

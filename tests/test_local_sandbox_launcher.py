@@ -9,7 +9,6 @@ from pathlib import Path
 
 from harness.sandboxes import SandboxSettings
 from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
-from harness.sandboxes.scratch import create_scratch
 
 
 def test_a_running_command_costs_the_runner_no_extra_thread(tmp_path: Path):
@@ -46,22 +45,6 @@ def test_commands_see_only_anonymous_pipes_as_their_output(tmp_path: Path):
     lines = result.stdout.split()
     assert lines[0].startswith("pipe:[") and lines[1].startswith("pipe:[")
     assert lines[2:] == ["0", "1", "2", "3"]  # 3: ls's own listing of /proc/self/fd
-
-
-def test_a_holder_that_loses_the_race_with_a_vanishing_mount_is_started_again(tmp_path: Path):
-    tried = tmp_path / "tried"
-    flaky = tmp_path / "bwrap"
-    message = "bwrap: Can't bind mount /oldroot/ on /newroot/: Unable to apply mount flags: remount: Invalid argument"
-    flaky.write_text(
-        f'#!/bin/bash\nif [ ! -e {tried} ]; then touch {tried}; echo "{message}" >&2; exit 1; fi\n'
-        f'exec {find_bwrap()} "$@"\n'
-    )
-    flaky.chmod(0o755)
-    scratch = create_scratch("race", 16, str(flaky))
-    try:
-        assert tried.exists() and scratch.holder_pid > 0
-    finally:
-        assert scratch.close()
 
 
 def test_a_timed_out_commands_processes_are_all_gone_when_it_returns(tmp_path: Path):

