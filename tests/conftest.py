@@ -154,18 +154,23 @@ def collection(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture(params=["local", "local-rlimit", "local-setpriv", "docker", "e2b-emulator"])
+@pytest.fixture(params=["local", "local-rlimit", "local-setpriv", "local-caller", "docker", "e2b-emulator"])
 def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
     """A constructor of fresh sandboxes on each real backend: (collection, name, settings) -> Sandbox.
 
     `local-rlimit` is the local sandbox where no cgroup may be created (a non-root user on most machines);
     `local-setpriv` is the local sandbox of a root runner where unprivileged user namespaces are refused;
+    `local-caller` is the local sandbox of an ordinary (non-root) runner, in a server process of that user;
     `e2b-emulator` is our E2B code against tests/e2b_emulator.py.
     """
     if request.param == "e2b-emulator":
         emulator = request.getfixturevalue("e2b_emulator")
         monkeypatch.setenv("E2B_API_KEY", "emulator-key")
         return lambda collection, name, settings: emulated_e2b_sandbox(emulator, collection, name, settings)
+    if request.param == "local-caller":
+        from tests.unprivileged import CallerSandbox
+
+        return CallerSandbox
     if request.param.startswith("local"):
         from harness.sandboxes import limits
         from harness.sandboxes.local import BubblewrapSandbox, Privilege, find_bwrap

@@ -210,6 +210,10 @@ def test_output_is_capped_with_head_tail_and_a_marker(sandbox):
     assert len(result.stdout) < 2200
 
 
+# an ordinary caller's sandbox runs on the system python3 the tests can hand to uid 65534, without the toolset
+@pytest.mark.parametrize(
+    "make_sandbox", ["local", "local-rlimit", "local-setpriv", "docker", "e2b-emulator"], indirect=True
+)
 def test_python_toolset_and_search_tools_are_available(sandbox):
     modules = "pandas, numpy, scipy, openpyxl, lxml, bs4, yaml, pymupdf, pdfplumber, tabulate"
     result = run(sandbox, f"python3 -c 'import {modules}; print(\"ok\")' && rg --version | head -1 && jq --version")

@@ -1,17 +1,21 @@
 """The local sandbox: each command is a fresh bubblewrap container over one episode's file tree.
 
 Containment, and how each property is obtained:
-- the tree is built once per episode by the scratch holder (see `scratch.py`) on a tmpfs of `disk_mb`:
-  fresh /workspace/run and /tmp on it, the collection read-only at /workspace/documents (`--ro-bind`);
-  each command's bwrap binds that tree as its `/` and mounts its own `/proc`;
+- the tree is built once per episode by the holder (see `scratch.py`) on a tmpfs of `disk_mb`: fresh
+  /workspace/run and /tmp on it, the collection read-only at /workspace/documents (`--ro-bind`); each
+  command's bwrap binds that tree as its `/` and mounts its own `/proc`;
+- the launcher that starts each command's bwrap never runs or reads a file through the tree: it sees only
+  read-only host folders at their own paths (this module chooses them: /usr, the Python environments,
+  bwrap's folder) besides the tree, so nothing the agent writes can become what the launcher runs;
 - no network: the episode's own network namespace with nothing but loopback (made once by the holder:
   a new one per command cost ~2 ms), and per command own pid/ipc/uts namespaces;
 - bwrap reads its options from a file descriptor and runs as `bwrap`, so the sandbox's pid 1 (bwrap's
   reaper) shows only `bwrap --args N -- [setpriv ...] bash -c COMMAND` in /proc/1/cmdline, nothing of the
   host (mounted paths, runner pid, episode name);
 - only read-only system folders (/usr and its merged-usr links, a few /etc files copied into a read-only
-  /etc) and the Python environment are visible; /etc/passwd is synthesized, so host accounts and secrets
-  are not;
+  /etc) and the Python environment are visible, the environment's missing parent folders on read-only
+  tmpfs mounts (never folders of the agent's /tmp); /etc/passwd is synthesized, so host accounts and
+  secrets are not;
 - commands run as an unprivileged user with no capabilities, by one of two `Privilege`s: each command in
   its own user namespace as uid 2000 (`agent`, as in the Docker image), mapped to the host uid that started
   its bwrap (the launcher, dropped to uid 65534 once per episode when the runner is root, or the caller),
