@@ -7,7 +7,8 @@ created with `useradd -m`, a passwordless sudoer), then the template's own steps
 records them (`Template._instructions_with_hashes`), with every COPY packed by the SDK's own
 `tar_file_stream`, then the finalize phase (`phases/finalize/configure.sh`: ends with
 `chmod -R 777 /usr/local` and `/code`). `Sandbox.create` starts a container from that image with the
-template's CPUs and memory and, without internet, no network; root in it may mount (a VM's root can).
+template's CPUs and memory and, without internet, no network; root in it may mount and make namespaces
+(a VM's root can).
 `commands.run` runs `/bin/bash -l -c CMD` as the given user with the sandbox's envs, as envd does
 (e2b `sandbox_sync/commands/command.py: Commands._start`), output in 32 KiB chunks, a signal-killed
 command as exit -1, the SDK's TimeoutException past `timeout`.

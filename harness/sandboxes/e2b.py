@@ -1,13 +1,15 @@
 """The E2B cloud sandbox: one sandbox per episode from the domain's template (the recipe plus the
-collection baked in read-only), no internet, each command through `harness-exec`. A template's
-CPUs and memory are fixed when E2B builds it, so each size is its own template.
+collection baked in read-only), no internet, each command through `harness-exec`, started as root, which
+runs it as the agent in a pid, ipc and mount namespace of its own. A template's CPUs and memory are fixed
+when E2B builds it, so each size is its own template.
 
 What E2B adds around our recipe, and what this module undoes (e2b-dev/infra,
 packages/orchestrator/pkg/template/build/phases/base/provision.sh and phases/finalize/configure.sh):
 root's password is removed, a default user `user` is created (`useradd`, uid 1000 on Debian) and made a
 passwordless sudoer, `/etc/profile` sources `~/.bashrc` and `~/.profile`, and the build ends with
 `chmod -R 777 /usr/local` after our steps. Every command runs as `/bin/bash -l -c CMD` (the SDK's
-`Commands._start`), so a login shell's startup files run before `harness-exec`.
+`Commands._start`), so a login shell's startup files run before `harness-exec`: root's, which the agent
+cannot write, for a command; the agent's own, emptied at lock-down, for the kill after it.
 
 The SDK is injected (`sdk`), so tests drive this exact code against a fake of its classes and against a
 local emulator of the service (tests/e2b_emulator.py).
@@ -48,7 +50,6 @@ from harness.sandboxes.remote_exec import (
     LABEL_EPISODE,
     LABEL_OWNER,
     LABEL_RUN,
-    harness_exec_argv,
     owner_is_dead,
     owner_label,
     run_remote,
@@ -66,9 +67,11 @@ CREATE_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0)
 the episode's start-up, before its agent clock starts."""
 SIGNAL_EXIT_CODE = -1
 """envd reports -1 for a process ended by a signal (its `ProcessState.ExitCode()`)."""
-DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc")
-"""What a login bash and E2B's `/etc/profile` line source from the home, before our command runs."""
+DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_logout")
+"""What a login bash and E2B's `/etc/profile` line source from the home, before our command runs (and at
+`exit`): the agent's run before the kill after each command."""
 LOCKED = "locked"
+HARNESS_EXEC = "/usr/local/bin/harness-exec"
 
 
 def lockdown_script(disk_mb: int) -> str:
@@ -87,7 +90,7 @@ rm -f /etc/sudoers.d/*
 find / -xdev -type f -perm /6000 -exec chmod ug-s {{}} +
 chmod -R go-w /usr/local
 if [ -d /code ]; then chmod -R go-w /code; fi
-chmod 0755 /usr/local/bin/harness-exec
+chmod 0755 {HARNESS_EXEC}
 mount --bind /workspace/documents /workspace/documents
 mount -o remount,bind,ro /workspace/documents
 mount -t {tmpfs},mode=1777 tmpfs {AGENT_HOME}
@@ -357,10 +360,11 @@ class E2BSandbox:
         )  # fmt: skip
 
     def command_line(self, command: str, limit_s: float) -> str:
-        """What E2B's `bash -l -c` runs: the process limit (harness-exec sets none), then harness-exec with
-        exactly the allow-listed environment (the login shell and envd add SHELL, PS1, USER and more)."""
+        """What E2B's `bash -l -c` runs as root: the agent's process limit (root is exempt; harness-exec sets
+        none), then harness-exec, by absolute paths, with exactly the allow-listed environment (the login
+        shell and envd add SHELL, PS1, USER and more)."""
         environment = [f"{name}={value}" for name, value in self._environment.items()]
-        argv = ["env", "-i", *environment, *harness_exec_argv(command, limit_s)]
+        argv = ["/usr/bin/env", "-i", *environment, HARNESS_EXEC, f"{limit_s:.3f}", command]
         return f"ulimit -u {self._settings.limits.pids} && exec {shlex.join(argv)}"
 
     def _start(self, command: str, limit_s: float) -> _E2BCommand:
@@ -368,7 +372,7 @@ class E2BSandbox:
             handle = self._sandbox.commands.run(
                 self.command_line(command, limit_s),
                 background=True,
-                user=AGENT,
+                user="root",  # harness-exec drops to the agent; as root it is out of the agent's reach
                 cwd=WORKDIR,
                 timeout=limit_s + GRACE_S,
                 retain_output=False,  # the SDK would otherwise keep (and join) every chunk in memory
