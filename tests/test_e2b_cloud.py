@@ -28,6 +28,7 @@ from packaging.version import Version
 
 import tests.fake_e2b as fake_e2b
 from harness.sandboxes import TIMEOUT_EXIT_CODE, SandboxError, SandboxSettings
+from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
 from harness.sandboxes.recipe import RECIPE_DIR
 from harness.sandboxes.remote_exec import AGENT_UID
@@ -297,3 +298,42 @@ def test_shared_memory_segments_die_with_their_command(emulated):
     created = emulated.execute(f"python3 -c {shlex.quote(SHARED_MEMORY)}", 30)
     assert created.exit_code == 0 and created.stdout.strip().isdigit(), created.stderr
     assert emulated.execute("ipcs -m | grep -c agent", 30).stdout.strip() == "0"
+
+
+# 10. Scratch space: one tmpfs of --disk-mb for every folder the agent can write, well below the memory.
+def test_every_folder_the_agent_can_write_is_on_the_one_scratch_tmpfs(emulated):
+    writable = emulated.execute(
+        "find / \\( -path /proc -o -path /sys -o -path /dev/mqueue \\) -prune -o -writable ! -type l ! -type c "
+        "-printf '%D %p\\n' 2>/dev/null; stat -c '%d' /workspace/run",
+        60,
+    )
+    *paths, scratch = writable.stdout.splitlines()
+    assert paths and [p for p in paths if p.split()[0] != scratch] == [], writable.stdout
+
+
+def test_filling_every_writable_folder_leaves_the_sandbox_working(collection, e2b_emulator, monkeypatch):
+    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+    settings = SandboxSettings(ResourceLimits(memory_mb=512, disk_mb=256))
+    box = emulated_e2b_sandbox(e2b_emulator, collection, "fill", settings)
+    box.start()
+    try:
+        folders = ("/tmp", "/workspace/run", "/dev/shm", "/var/tmp", "/run/lock")
+        fill = "; ".join(f"head -c 300M /dev/zero > {folder}/fill" for folder in folders)
+        box.execute(fill, 60)
+        used = box.execute(f"du -cm {' '.join(f'{folder}/fill' for folder in folders)} | tail -1", 30)
+        assert int(used.stdout.split()[0]) <= 256, used.stdout + used.stderr
+        assert box.execute("echo alive", 30).stdout == "alive\n"
+        assert box.describe()["limits"]["disk_mb"] == 256
+    finally:
+        box.close()
+
+
+def test_scratch_space_is_at_most_half_the_sandbox_memory(collection, e2b_emulator, monkeypatch):
+    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+    box = emulated_e2b_sandbox(e2b_emulator, collection, "half", SandboxSettings(ResourceLimits(memory_mb=512)))
+    box.start()
+    try:
+        assert box.execute("df -m --output=size /tmp | tail -1", 30).stdout.strip() == "256"
+        assert box.describe()["limits"]["disk_mb"] == 256
+    finally:
+        box.close()
