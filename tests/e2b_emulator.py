@@ -7,7 +7,9 @@ created with `useradd -m`, a passwordless sudoer), then the template's own steps
 records them (`Template._instructions_with_hashes`), with every COPY packed by the SDK's own
 `tar_file_stream`, then the finalize phase (`phases/finalize/configure.sh`: ends with
 `chmod -R 777 /usr/local` and `/code`). `Sandbox.create` starts a container from that image with the
-template's CPUs and memory and, without internet, no network; root in it may mount (a VM's root can).
+template's CPUs and memory and, without internet, no network; root in it may mount and make namespaces
+(a VM's root can), and /dev/shm is half the memory, as systemd, the VM's init (envd is its service,
+e2b-dev/infra `envd.service.tpl`), mounts it (a tmpfs without a size).
 `commands.run` runs `/bin/bash -l -c CMD` as the given user with the sandbox's envs, as envd does
 (e2b `sandbox_sync/commands/command.py: Commands._start`), output in 32 KiB chunks, a signal-killed
 command as exit -1, the SDK's TimeoutException past `timeout`.
@@ -295,7 +297,8 @@ class Sandbox:
         self.container: Any = client().containers.run(
             self.template.image, ["sleep", "infinity"], detach=True, init=True, user="0:0", hostname="e2b",
             network_mode="bridge" if internet else "none", mem_limit=f"{self.template.memory_mb}m",
-            memswap_limit=f"{self.template.memory_mb}m", nano_cpus=self.template.cpu_count * 10**9,
+            memswap_limit=f"{self.template.memory_mb}m", shm_size=f"{self.template.memory_mb // 2}m",
+            nano_cpus=self.template.cpu_count * 10**9,
             cap_add=["SYS_ADMIN"], labels={LABEL: self.sandbox_id},
         )  # fmt: skip
         self.commands = _Commands(self)

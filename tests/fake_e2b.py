@@ -1,8 +1,10 @@
 """A recording fake of the e2b SDK's classes, for testing our E2B code at the SDK boundary.
 
-The cloud is unreachable here. `Sandbox.create` records its arguments; commands really run, through the
-recipe's `harness-exec`, inside a local bubblewrap sandbox over the template's collection, and come
-back as the SDK's own `CommandResult` / `CommandExitException`, their output in envd's 32 KiB chunks. The
+The cloud is unreachable here. `Sandbox.create` records its arguments; commands really run inside a local
+bubblewrap sandbox over the template's collection, with the process limit and time limit our command line
+gives `harness-exec` (which needs root; bubblewrap, like it, gives each command its own pid namespace;
+tests/e2b_emulator.py runs the real one), and come back as the SDK's own `CommandResult` /
+`CommandExitException`, their output in envd's 32 KiB chunks. The
 service's refusals are the SDK's own exceptions: 400 for a lifetime above the plan's cap, 429 while
 `Recorder.rate_limited` creations remain, `NotFoundException` for a sandbox already killed. The root
 lock-down command is recorded and answered (bubblewrap has no root to lock). `Template` is the real template builder
@@ -16,17 +18,16 @@ from __future__ import annotations
 
 import itertools
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import e2b
 
-from harness.sandboxes import ExecResult, SandboxSettings
-from harness.sandboxes.e2b import LOCKED
+from harness.sandboxes import TIMEOUT_EXIT_CODE, ExecResult, SandboxSettings
+from harness.sandboxes.e2b import HARNESS_EXEC, LOCKED
 from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
-from harness.sandboxes.recipe import RECIPE_DIR
 from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
 
 BuildException = e2b.BuildException
@@ -45,7 +46,6 @@ PLAN_MAX_LIFETIME_S = 3600
 """The hobby plan's longest sandbox: `Sandbox.create(timeout=...)` above it is a 400."""
 TEAM_MAX_VCPU, TEAM_MAX_RAM_MB = 8, 8192
 _ASK_SUPPORT = " (if you need to increase this limit, please contact support)"
-HARNESS_EXEC = (RECIPE_DIR / "harness-exec").read_text()
 _FULL_OUTPUT = SandboxSettings(output_limit_bytes=1 << 30)
 """The real SDK streams all output; capping is our code's job."""
 
@@ -136,11 +136,10 @@ class _Commands:
             handle = _Handle(no_process)
         else:
             ulimit, option, pids, joined, exec_, env, clear, *environment, program, limit, command = shlex.split(cmd)
-            assert (ulimit, option, joined, exec_, env, clear) == ("ulimit", "-u", "&&", "exec", "env", "-i"), cmd
-            assert program == "harness-exec" and all("=" in pair for pair in environment), cmd
-            harness_exec = f"bash -c {shlex.quote(HARNESS_EXEC)} harness-exec {limit} {shlex.quote(command)}"
-            script = f"ulimit -u {pids} && {harness_exec}"
-            handle = _Handle(self._sandbox.box.execute(script, timeout or 60))
+            assert (ulimit, option, joined, exec_, env, clear) == ("ulimit", "-u", "&&", "exec", "/usr/bin/env", "-i")
+            assert program == HARNESS_EXEC and user == "root" and all("=" in pair for pair in environment), cmd
+            result = self._sandbox.box.execute(f"ulimit -u {pids} && exec bash -c {shlex.quote(command)}", float(limit))
+            handle = _Handle(replace(result, exit_code=TIMEOUT_EXIT_CODE) if result.timed_out else result)
         return handle if background else handle.wait()
 
 

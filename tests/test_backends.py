@@ -89,10 +89,10 @@ def test_e2b_sandboxes_are_created_offline_short_lived_labelled_and_killed(mini,
     assert "E2B_API_KEY" not in created["envs"] and "e2b-test-key" not in created["envs"].values()
     lockdown, *agent_commands = fake_sdk.commands
     assert lockdown["cmd"].endswith(f"echo {LOCKED}") and lockdown["user"] == "root"  # before any agent command
-    assert all(c["user"] == "agent" and c["retain_output"] is False for c in agent_commands)
-    commands = [c for c in agent_commands if " harness-exec " in c["cmd"]]
-    assert len(commands) == 2 and all(c["cwd"] == "/workspace" for c in commands)
-    assert [c["cmd"] for c in agent_commands[1::2]] == [shlex.join(KILL_AGENT_PROCESSES)] * 2  # after each command
+    assert all(c["retain_output"] is False for c in agent_commands)
+    commands = [c for c in agent_commands if " /usr/local/bin/harness-exec " in c["cmd"]]
+    assert len(commands) == 2 and all(c["cwd"] == "/workspace" and c["user"] == "root" for c in commands)
+    assert [(c["cmd"], c["user"]) for c in agent_commands[1::2]] == [(shlex.join(KILL_AGENT_PROCESSES), "agent")] * 2
     assert fake_sdk.killed == ["fake-" + fake_sdk.killed[0].split("-")[1]]
     recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
     assert recorded["sandbox"]["backend"] == "e2b" and recorded["sandbox"]["templates"] == {"mini": MINI_TEMPLATE}

@@ -10,9 +10,11 @@ import inspect
 import io
 import json
 import re
+import shlex
 import stat
 import sys
 import tarfile
+import time
 from importlib.metadata import version
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from packaging.version import Version
 
 import tests.fake_e2b as fake_e2b
 from harness.sandboxes import TIMEOUT_EXIT_CODE, SandboxError, SandboxSettings
+from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
 from harness.sandboxes.recipe import RECIPE_DIR
 from harness.sandboxes.remote_exec import AGENT_UID
@@ -248,3 +251,89 @@ def test_the_oracle_solves_every_demo_task_on_the_emulator(e2b_emulator, monkeyp
     rows = [json.loads(line) for line in (tmp_path / "demo-e2b" / "results.jsonl").read_text().splitlines()]
     assert code == 0 and len(rows) == 13, output
     assert [row["task_id"] for row in rows if row["verdict"] != "correct"] == [], output
+
+
+# 9. What enforces a command's limits is out of the agent's reach, and nothing of a command lives on.
+THREADED_ZOMBIE = """
+import ctypes, threading, time
+def write():
+    with open("/tmp/zombie.log", "a") as log:
+        while True:
+            log.write("x"); log.flush(); time.sleep(0.02)
+threading.Thread(target=write).start()
+time.sleep(0.2)
+ctypes.CDLL(None).syscall(60, 0)  # SYS_exit: the main thread ends, the process shows Z, the writer runs on
+"""
+DAEMON = "setsid bash -c 'while :; do echo x >> /tmp/daemon.log; sleep 0.02; done' </dev/null >/dev/null 2>&1 &"
+
+
+def test_an_agent_cannot_stop_harness_exec_or_the_timer_of_its_command(emulated):
+    started = time.monotonic()
+    result = emulated.execute("kill -STOP $PPID $(pgrep -f harness-exec); sleep 60", 2)
+    assert result.timed_out and time.monotonic() - started < 10
+
+
+def test_a_threaded_zombie_and_a_setsid_daemon_die_with_their_command(emulated):
+    first = emulated.execute(f"(python3 -c {shlex.quote(THREADED_ZOMBIE)} &); {DAEMON} sleep 1; "
+                             "ps -o stat=,comm= -u agent | grep python3", 30)  # fmt: skip
+    assert first.stdout.split()[0].startswith("Z"), first.stdout + first.stderr  # the trick works
+    sizes = "wc -c < /tmp/zombie.log; wc -c < /tmp/daemon.log"
+    before = emulated.execute(sizes, 30).stdout
+    time.sleep(1)
+    assert emulated.execute(sizes, 30).stdout == before
+
+
+SHARED_MEMORY = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+segment = libc.shmget(0, 64 << 20, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
+address = libc.shmat(segment, None, 0)
+ctypes.memset(address, 1, 64 << 20)
+print(segment)
+"""
+
+
+def test_shared_memory_segments_die_with_their_command(emulated):
+    created = emulated.execute(f"python3 -c {shlex.quote(SHARED_MEMORY)}", 30)
+    assert created.exit_code == 0 and created.stdout.strip().isdigit(), created.stderr
+    assert emulated.execute("ipcs -m | grep -c agent", 30).stdout.strip() == "0"
+
+
+# 10. Scratch space: one tmpfs of --disk-mb for every folder the agent can write, well below the memory.
+def test_every_folder_the_agent_can_write_is_on_the_one_scratch_tmpfs(emulated):
+    writable = emulated.execute(
+        "find / \\( -path /proc -o -path /sys -o -path /dev/mqueue \\) -prune -o -writable ! -type l ! -type c "
+        "-printf '%D %p\\n' 2>/dev/null; stat -c '%d' /workspace/run",
+        60,
+    )
+    *paths, scratch = writable.stdout.splitlines()
+    assert paths and [p for p in paths if p.split()[0] != scratch] == [], writable.stdout
+
+
+def test_filling_every_writable_folder_leaves_the_sandbox_working(collection, e2b_emulator, monkeypatch):
+    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+    settings = SandboxSettings(ResourceLimits(memory_mb=512, disk_mb=256))
+    box = emulated_e2b_sandbox(e2b_emulator, collection, "fill", settings)
+    box.start()
+    try:
+        folders = ("/tmp", "/workspace/run", "/dev/shm", "/var/tmp", "/run/lock")
+        fill = "; ".join(f"head -c 300M /dev/zero > {folder}/fill" for folder in folders)
+        box.execute(fill, 60)
+        used = box.execute(f"du -cm {' '.join(f'{folder}/fill' for folder in folders)} | tail -1", 30)
+        assert int(used.stdout.split()[0]) <= 256, used.stdout + used.stderr
+        assert box.execute("echo alive", 30).stdout == "alive\n"
+        assert box.describe()["limits"]["disk_mb"] == 256
+    finally:
+        box.close()
+
+
+def test_scratch_space_is_at_most_half_the_sandbox_memory(collection, e2b_emulator, monkeypatch):
+    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+    box = emulated_e2b_sandbox(e2b_emulator, collection, "half", SandboxSettings(ResourceLimits(memory_mb=512)))
+    box.start()
+    try:
+        assert box.execute("df -m --output=size /tmp | tail -1", 30).stdout.strip() == "256"
+        assert box.describe()["limits"]["disk_mb"] == 256
+    finally:
+        box.close()

@@ -1,13 +1,15 @@
 """The E2B cloud sandbox: one sandbox per episode from the domain's template (the recipe plus the
-collection baked in read-only), no internet, each command through `harness-exec`. A template's
-CPUs and memory are fixed when E2B builds it, so each size is its own template.
+collection baked in read-only), no internet, each command through `harness-exec`, started as root, which
+runs it as the agent in a pid, ipc and mount namespace of its own. A template's CPUs and memory are fixed
+when E2B builds it, so each size is its own template.
 
 What E2B adds around our recipe, and what this module undoes (e2b-dev/infra,
 packages/orchestrator/pkg/template/build/phases/base/provision.sh and phases/finalize/configure.sh):
 root's password is removed, a default user `user` is created (`useradd`, uid 1000 on Debian) and made a
 passwordless sudoer, `/etc/profile` sources `~/.bashrc` and `~/.profile`, and the build ends with
 `chmod -R 777 /usr/local` after our steps. Every command runs as `/bin/bash -l -c CMD` (the SDK's
-`Commands._start`), so a login shell's startup files run before `harness-exec`.
+`Commands._start`), so a login shell's startup files run before `harness-exec`: root's, which the agent
+cannot write, for a command; the agent's own, emptied at lock-down, for the kill after it.
 
 The SDK is injected (`sdk`), so tests drive this exact code against a fake of its classes and against a
 local emulator of the service (tests/e2b_emulator.py).
@@ -48,7 +50,6 @@ from harness.sandboxes.remote_exec import (
     LABEL_EPISODE,
     LABEL_OWNER,
     LABEL_RUN,
-    harness_exec_argv,
     owner_is_dead,
     owner_label,
     run_remote,
@@ -66,32 +67,53 @@ CREATE_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0)
 the episode's start-up, before its agent clock starts."""
 SIGNAL_EXIT_CODE = -1
 """envd reports -1 for a process ended by a signal (its `ProcessState.ExitCode()`)."""
-DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc")
-"""What a login bash and E2B's `/etc/profile` line source from the home, before our command runs."""
+DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_logout")
+"""What a login bash and E2B's `/etc/profile` line source from the home, before our command runs (and at
+`exit`): the agent's run before the kill after each command."""
 LOCKED = "locked"
+SCRATCH = "/run/harness-scratch"
+"""Where the lock-down mounts the one scratch tmpfs (root-only); its folders are bound where the agent writes."""
+SCRATCH_FOLDERS = (("tmp", AGENT_HOME), ("run", "/workspace/run"), ("shm", "/dev/shm"), ("var-tmp", "/var/tmp"),
+                   ("lock", "/run/lock"))  # fmt: skip
+"""Every folder of the image the agent may write, on the scratch: /dev/shm is half the memory on its own
+otherwise (systemd's tmpfs), /run/lock a fifth (it is on /run), /var/tmp the sandbox's disk."""
+HARNESS_EXEC = "/usr/local/bin/harness-exec"
+
+
+def scratch_mb(limits: ResourceLimits) -> int:
+    """The scratch tmpfs: --disk-mb, at most half the sandbox's memory. Its pages are memory no kill frees,
+    and envd, which E2B's OOM killer never picks, needs some: a full scratch must leave the VM running."""
+    return min(limits.disk_mb, limits.memory_mb // 2)
 
 
 def lockdown_script(disk_mb: int) -> str:
     """Run as root when a sandbox starts, before any agent command: lock root's and `user`'s empty
     passwords, drop the sudoers entry, strip every setuid/setgid bit (no `su`, `sudo`, `passwd` to climb
-    through), undo the build's `chmod -R 777 /usr/local` so `harness-exec` cannot be replaced, mount the
-    collection read-only (as on Docker, a write fails with "Read-only file system"), give /tmp
-    and /workspace/run `disk_mb` each (tmpfs, as on Docker), and put root-owned, empty, read-only startup
-    files in the agent's home (sticky /tmp: the agent can neither edit nor replace them)."""
-    tmpfs = f"tmpfs -o size={disk_mb}m"
+    through) and every write bit for others on the root filesystem (the build's `chmod -R 777 /usr/local`
+    included, so `harness-exec` cannot be replaced), mount the collection read-only (as on Docker, a
+    write fails with "Read-only file system"), put every folder the agent may write on one tmpfs of
+    `disk_mb` (`SCRATCH_FOLDERS`), and put root-owned, empty, read-only startup files in the agent's home
+    (sticky /tmp: the agent can neither edit nor replace them)."""
+    binds = "\n".join(
+        f"if [ -d {target} ] && [ ! -L {target} ]; then mkdir -m {'0755' if name == 'run' else '1777'} "
+        f"{SCRATCH}/{name}; mount --bind {SCRATCH}/{name} {target}; fi"
+        for name, target in SCRATCH_FOLDERS
+    )
     return f"""set -e
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 for account in root user; do if id -u "$account" >/dev/null 2>&1; then usermod -L "$account"; fi; done
 if [ -f /etc/sudoers ]; then sed -i '/NOPASSWD/d' /etc/sudoers; fi
 rm -f /etc/sudoers.d/*
-find / -xdev -type f -perm /6000 -exec chmod ug-s {{}} +
+find / -xdev \\( -type f -perm /6000 -exec chmod ug-s {{}} + \\) -o \\( ! -type l -perm -0002 -exec chmod o-w {{}} + \\)
 chmod -R go-w /usr/local
 if [ -d /code ]; then chmod -R go-w /code; fi
-chmod 0755 /usr/local/bin/harness-exec
+chmod 0755 {HARNESS_EXEC}
 mount --bind /workspace/documents /workspace/documents
 mount -o remount,bind,ro /workspace/documents
-mount -t {tmpfs},mode=1777 tmpfs {AGENT_HOME}
-mount -t {tmpfs},mode=0755,uid={AGENT_UID},gid={AGENT_UID} tmpfs /workspace/run
+mkdir -m 0700 {SCRATCH}
+mount -t tmpfs -o size={disk_mb}m,mode=0700 tmpfs {SCRATCH}
+{binds}
+chown {AGENT_UID}:{AGENT_UID} /workspace/run
 cd {AGENT_HOME}
 for name in {" ".join(DOTFILES)}; do : > "$name"; chmod 0444 "$name"; done
 echo {LOCKED}"""
@@ -299,7 +321,8 @@ class E2BSandbox:
                 "mechanism": "e2b template",
                 **self._applied,
                 "pids_mechanism": "ulimit -u for the agent user",
-                "disk": "the template's disk (E2B plan), not --disk-mb",
+                "disk_mb": scratch_mb(self._settings.limits),
+                "disk": f"one tmpfs for {', '.join(target for _, target in SCRATCH_FOLDERS)}, at most half the memory",
             },
         }
 
@@ -341,7 +364,7 @@ class E2BSandbox:
 
     def _lock_down(self) -> None:
         try:
-            script = lockdown_script(self._settings.limits.disk_mb)
+            script = lockdown_script(scratch_mb(self._settings.limits))
             result = self._sandbox.commands.run(script, user="root", timeout=120)
         except self._sdk.CommandExitException as error:
             raise SandboxError(f"cannot lock the E2B sandbox down: {' '.join(str(error).split())}") from None
@@ -357,10 +380,11 @@ class E2BSandbox:
         )  # fmt: skip
 
     def command_line(self, command: str, limit_s: float) -> str:
-        """What E2B's `bash -l -c` runs: the process limit (harness-exec sets none), then harness-exec with
-        exactly the allow-listed environment (the login shell and envd add SHELL, PS1, USER and more)."""
+        """What E2B's `bash -l -c` runs as root: the agent's process limit (root is exempt; harness-exec sets
+        none), then harness-exec, by absolute paths, with exactly the allow-listed environment (the login
+        shell and envd add SHELL, PS1, USER and more)."""
         environment = [f"{name}={value}" for name, value in self._environment.items()]
-        argv = ["env", "-i", *environment, *harness_exec_argv(command, limit_s)]
+        argv = ["/usr/bin/env", "-i", *environment, HARNESS_EXEC, f"{limit_s:.3f}", command]
         return f"ulimit -u {self._settings.limits.pids} && exec {shlex.join(argv)}"
 
     def _start(self, command: str, limit_s: float) -> _E2BCommand:
@@ -368,7 +392,7 @@ class E2BSandbox:
             handle = self._sandbox.commands.run(
                 self.command_line(command, limit_s),
                 background=True,
-                user=AGENT,
+                user="root",  # harness-exec drops to the agent; as root it is out of the agent's reach
                 cwd=WORKDIR,
                 timeout=limit_s + GRACE_S,
                 retain_output=False,  # the SDK would otherwise keep (and join) every chunk in memory

@@ -1,10 +1,10 @@
 """The exec loop Docker and E2B share: one command at a time, drained on a thread, cancellable.
 
-Each backend supplies only its primitives: start the command (E2B: a `harness-exec` process; Docker: a
-request to the episode's `harness-execd`), wait for it (feeding its output), and kill every process of
-the sandbox user. On E2B the last runs after every command too, because a command can kill its own
-`harness-exec` (`pkill harness-exec`) before that reaps the command's children; on Docker the server,
-which the agent cannot kill, has done it before answering.
+Each backend supplies only its primitives: start the command (E2B: a root `harness-exec` process; Docker:
+a request to the episode's `harness-execd`), wait for it (feeding its output), and kill every process of
+the sandbox user. On both, what runs the command is root, out of the agent's reach, and has killed the
+command's processes before it answers (E2B: with the command's own pid namespace); the kill after every
+command is a second line that costs one round trip.
 """
 
 from __future__ import annotations
@@ -52,10 +52,6 @@ def owner_is_dead(owner: str) -> bool:
     except PermissionError:
         return False
     return False
-
-
-def harness_exec_argv(command: str, limit_s: float) -> list[str]:
-    return ["harness-exec", f"{limit_s:.3f}", command]
 
 
 class RemoteCommand(Protocol):
