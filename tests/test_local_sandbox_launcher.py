@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 
-from harness.sandboxes import SandboxSettings
+import pytest
+
+from harness.sandboxes import SandboxError, SandboxLimitHit, SandboxSettings
+from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
 
 
@@ -58,3 +63,34 @@ def test_a_timed_out_commands_processes_are_all_gone_when_it_returns(tmp_path: P
         box.close()
     assert result.timed_out
     assert leftovers == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the episode's own memory cgroup needs root on this machine")
+def test_an_episode_whose_memory_use_took_its_launcher_down_ends_at_its_limit_not_as_our_error(tmp_path: Path):
+    settings = SandboxSettings(ResourceLimits(memory_mb=128, disk_mb=32))
+    box = BubblewrapSandbox(tmp_path, "oom", settings, find_bwrap())
+    box.start()
+    try:
+        hog = box.execute("python3 -c 'b = bytearray(512 * 2**20)'", 60)
+        assert hog.exit_code == 137  # out of memory, the kernel takes the agent's process, not the launcher
+        assert box.execute("echo alive", 10).stdout == "alive\n"
+        assert box._scratch is not None
+        os.kill(box._scratch.holder_pid, signal.SIGKILL)  # as if the kernel had taken the launcher too
+        with pytest.raises(SandboxLimitHit) as hit:
+            box.execute("true", 10)
+        assert hit.value.limit == "memory"
+    finally:
+        box.close()
+
+
+def test_a_launcher_lost_without_running_out_of_memory_is_a_sandbox_error(tmp_path: Path):
+    box = BubblewrapSandbox(tmp_path, "lost", SandboxSettings(), find_bwrap())
+    box.start()
+    try:
+        assert box._scratch is not None
+        os.kill(box._scratch.holder_pid, signal.SIGKILL)
+        with pytest.raises(SandboxError) as lost:
+            box.execute("true", 10)
+        assert not isinstance(lost.value, SandboxLimitHit)
+    finally:
+        box.close()

@@ -207,5 +207,3 @@ def _drain(fd: int, sink: HeadTail) -> None:
     with contextlib.suppress(BlockingIOError):
         while chunk := os.read(fd, _CHUNK):
             sink.feed(chunk)
-
-

@@ -50,6 +50,17 @@ class AppliedLimits:
                 directory.rmdir()
         self.cgroup_dirs.clear()
 
+    def out_of_memory(self) -> bool:
+        """The episode's memory cgroup killed a process for memory (its `oom_kill` count, v1 or v2)."""
+        for directory in self.cgroup_dirs[:1]:  # the memory group comes first
+            for name in ("memory.events", "memory.oom_control"):
+                with contextlib.suppress(OSError, ValueError):
+                    for line in (directory / name).read_text().splitlines():
+                        key, _, value = line.partition(" ")
+                        if key == "oom_kill" and int(value) > 0:
+                            return True
+        return False
+
 
 def apply_limits(limits: ResourceLimits, episode_name: str) -> AppliedLimits:
     """Create per-episode cgroups (v2, then v1) or fall back to rlimits with a warning."""

@@ -38,7 +38,7 @@ import threading
 import time
 from pathlib import Path
 
-from harness.sandboxes import WORKDIR, ExecResult, SandboxError, SandboxSettings, sandbox_environment
+from harness.sandboxes import WORKDIR, ExecResult, SandboxError, SandboxLimitHit, SandboxSettings, sandbox_environment
 from harness.sandboxes.launcher import Launch
 from harness.sandboxes.limits import AppliedLimits, apply_limits
 from harness.sandboxes.output import capped_result
@@ -188,11 +188,16 @@ class BubblewrapSandbox:
         if self._launch is None:
             raise SandboxError("sandbox not started")
         started = time.monotonic()
-        finished = self._launch.run(
-            [*self._command_prefix, _host_bash(), "-c", command],
-            self._settings.output_limit_bytes,
-            started + max(timeout_s, 0.0),
-        )
+        try:
+            finished = self._launch.run(
+                [*self._command_prefix, _host_bash(), "-c", command],
+                self._settings.output_limit_bytes,
+                started + max(timeout_s, 0.0),
+            )
+        except SandboxError as error:  # the launcher is gone: the agent's memory use, or ours
+            if self._limits is not None and self._limits.out_of_memory():
+                raise SandboxLimitHit("memory", str(error)) from None
+            raise
         duration = time.monotonic() - started
         if not finished.started and not finished.timed_out and not self._cancel.is_set():
             raise SandboxError(f"bwrap failed to set up the sandbox: {finished.stderr.text().strip()[:300]}")

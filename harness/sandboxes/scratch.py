@@ -65,6 +65,7 @@ _SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_S
 # argv memfd, each opened afresh through /proc/self/fd (offset 0). It answers "<n> pid <pid>" at once and
 # "<n> exit <code>" when bwrap has exited, by which time every process of the command is gone (pid 1 of a
 # pid namespace takes them all with it), so all of the output is in the pipes. Pids are the holder's own.
+# Commands run with the highest oom_score_adj: out of memory, the kernel kills the agent's processes first.
 LAUNCHER = """exec 2>/dev/null
 b=$1 o=$2 e=$3 s=$4 c=$5 a=$6
 exec {out}>&"$o" {err}>&"$e" {status}>&"$s" {argv}<&"$c" {options}<&"$a"
@@ -72,8 +73,9 @@ exec {o}>&- {e}>&- {s}>&- {c}<&- {a}<&-
 echo ready
 while read -r n count; do
   mapfile -d '' -t -n "$count" command < "/proc/self/fd/$argv"
-  { exec -a bwrap "$b" --args 3 -- "${command[@]}"; } 3< "/proc/self/fd/$options" 4>&"$status" >&"$out" \\
-    2>&"$err" {out}>&- {err}>&- {status}>&- {argv}<&- {options}<&- < /dev/null &
+  { echo 1000 > /proc/self/oom_score_adj; exec -a bwrap "$b" --args 3 -- "${command[@]}"; } \\
+    3< "/proc/self/fd/$options" 4>&"$status" >&"$out" 2>&"$err" {out}>&- {err}>&- {status}>&- {argv}<&- \\
+    {options}<&- < /dev/null &
   echo "$n pid $!"
   wait "$!"
   echo "$n exit $?"
