@@ -266,7 +266,7 @@ def test_without_cgroups_the_run_says_on_the_console_and_in_run_yaml_that_memory
     from harness.sandboxes import limits
 
     monkeypatch.setattr(limits, "CGROUP_ROOT", Path("/nonexistent-cgroup-root"))
-    outcome = mini.run("--model", "oracle", "--memory-mb", "1024")
+    outcome = mini.run("--model", "oracle", "--memory-mb", "1024", "--disk-mb", "512")
     assert outcome.rows[0]["verdict"] == "correct"
     console = " ".join(outcome.output.split())
     assert "warning: the memory limit is per process" in console and "1024 MB" in console
