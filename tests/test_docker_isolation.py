@@ -12,6 +12,7 @@ import pytest
 import harness.sandboxes.docker as docker_backend
 from harness.sandboxes import SandboxSettings
 from harness.sandboxes.docker import LABEL_RUN, DockerSandbox, cleanup_orphans
+from harness.sandboxes.limits import ResourceLimits
 
 DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's default: never a live process
 
@@ -19,6 +20,7 @@ DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's defaul
 BROKEN = {
     "no-harness-execd": ("RUN rm /usr/local/bin/harness-execd", "harness-execd"),
     "no-agent-user": ("RUN /usr/sbin/userdel agent", "unable to find user agent"),
+    "own-tmp-folder": ("RUN rm /tmp && mkdir -m 1777 /tmp", "cannot touch '/tmp/.probe': Read-only file system"),
 }
 
 
@@ -85,3 +87,35 @@ def test_agent_processes_left_from_before_are_gone_when_a_command_starts(docker_
     finally:
         box.close()
     assert processes.exit_code == 0 and "sleep" not in processes.stdout.split()
+
+
+def test_run_tmp_and_dev_shm_share_one_disk_cap_below_the_memory_limit(docker_image, tmp_path):
+    client, image = docker_image
+    settings = SandboxSettings(ResourceLimits(memory_mb=160, disk_mb=64))
+    box = DockerSandbox(client, image, tmp_path, "one-cap", "ep", settings)
+    box.start()
+    try:  # three caps of 64 MB each were 192 MB of tmpfs: past the memory limit, the container was killed
+        filled = box.execute(
+            "head -c 64M /dev/zero > /tmp/a; head -c 64M /dev/zero > run/b; head -c 32M /dev/zero > /dev/shm/c; "
+            "cat /tmp/a run/b /dev/shm/c | wc -c", 60,
+        )  # fmt: skip
+        after = box.execute("echo alive", 10)
+    finally:
+        box.close()
+    assert "No space left on device" in filled.stderr and int(filled.stdout) <= 64 << 20
+    assert after.stdout == "alive\n"
+
+
+def test_python_multiprocessing_works_with_dev_shm_on_the_scratch_space(docker_image, tmp_path):
+    client, image = docker_image
+    box = DockerSandbox(client, image, tmp_path, "shm", "ep", SandboxSettings())
+    box.start()
+    program = (
+        "import multiprocessing as mp, multiprocessing.shared_memory as sm; lock = mp.Lock(); "
+        "block = sm.SharedMemory(create=True, size=1 << 20); print(mp.Pool(2).map(abs, [-1, -2])); block.unlink()"
+    )
+    try:
+        result = box.execute(f"python3 -c '{program}' && ls -d /dev/shm/. && df --output=target /dev/shm/.", 60)
+    finally:
+        box.close()
+    assert result.stdout.split() == ["[1,", "2]", "/dev/shm/.", "Mounted", "on", "/workspace"], result.stderr

@@ -36,7 +36,6 @@ from harness.sandboxes.execd import SERVER, ExecdConnection
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.remote_exec import (
     AGENT,
-    AGENT_UID,
     LABEL_EPISODE,
     LABEL_OWNER,
     LABEL_RUN,
@@ -45,8 +44,11 @@ from harness.sandboxes.remote_exec import (
     run_remote,
 )
 
-SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL"]
-_PROBE = "echo harness-execd works"
+SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
+DISK_ENFORCEMENT = "one tmpfs of disk_mb at /workspace for run/, /tmp and /dev/shm together (folders of it)"
+_PROBE_ANSWER = "harness-execd works"
+_PROBE = f"touch run/.probe /tmp/.probe /dev/shm/.probe && echo {_PROBE_ANSWER}"
+"""A command as every episode runs it, writing where an agent may write (the scratch laid out by the server)."""
 
 
 def cleanup_orphans(client: Any) -> list[str]:
@@ -70,7 +72,14 @@ def docker_facts(image: str, image_id: str | None, limits: ResourceLimits) -> di
         "backend": "docker",
         "image": image,
         "image_id": image_id,
-        "limits": {"mechanism": "docker", "memory_mb": limits.memory_mb, "pids": limits.pids, "cpus": limits.cpus},
+        "limits": {
+            "mechanism": "docker",
+            "memory_mb": limits.memory_mb,
+            "pids": limits.pids,
+            "cpus": limits.cpus,
+            "disk_mb": limits.disk_mb,
+            "disk": DISK_ENFORCEMENT,
+        },
     }
 
 
@@ -113,10 +122,8 @@ class DockerSandbox:
                 labels=self._labels,
                 network_mode="none",
                 read_only=True,
-                tmpfs={
-                    "/tmp": f"rw,mode=1777,size={limits.disk_mb}m",
-                    "/workspace/run": f"rw,uid={AGENT_UID},gid={AGENT_UID},mode=0755,size={limits.disk_mb}m",
-                },
+                tmpfs={WORKDIR: f"rw,mode=0755,size={limits.disk_mb}m"},  # harness-execd lays it out
+                ipc_mode="none",  # no /dev/shm mount of its own: harness-execd links it into the tmpfs
                 volumes={str(self._collection): {"bind": "/workspace/documents", "mode": "ro"}},
                 mem_limit=f"{limits.memory_mb}m",
                 memswap_limit=f"{limits.memory_mb}m",
@@ -164,7 +171,7 @@ def check_image(client: Any, image: str) -> None:
             output = str(error)
         finally:
             box.close()
-    if output != _PROBE.removeprefix("echo "):
+    if output != _PROBE_ANSWER:
         detail = output.splitlines()[-1] if output else "no output"
         raise InputError(
             f"--image {image}: cannot run commands through `{SERVER}` as user {AGENT} in {WORKDIR} ({detail}); "
