@@ -1,4 +1,5 @@
-"""Docker: nothing a command starts survives it, and an image without the recipe is refused at start.
+"""Docker: nothing a command starts survives it, an image without the recipe is refused at start, and what
+the agent's own use of memory and scratch space does ends as the agent's outcome, never as sandbox_error.
 
 tests/test_docker_execd.py covers the command server itself."""
 
@@ -10,7 +11,7 @@ import socket
 import pytest
 
 import harness.sandboxes.docker as docker_backend
-from harness.sandboxes import SandboxSettings
+from harness.sandboxes import SandboxLimitHit, SandboxSettings
 from harness.sandboxes.docker import LABEL_RUN, DockerSandbox, cleanup_orphans
 from harness.sandboxes.limits import ResourceLimits
 
@@ -119,3 +120,48 @@ def test_python_multiprocessing_works_with_dev_shm_on_the_scratch_space(docker_i
     finally:
         box.close()
     assert result.stdout.split() == ["[1,", "2]", "/dev/shm/.", "Mounted", "on", "/workspace"], result.stderr
+
+
+SMALL = ResourceLimits(memory_mb=256, disk_mb=64)
+SERVER_OUTWEIGHED = "for i in $(seq 40); do cat /dev/zero | tail -c 8M & done; wait"
+"""40 processes of about 9 MB each: past the 256 MB limit, each smaller than harness-execd (about 11 MB)."""
+
+
+def small_box(docker_image, tmp_path, name):
+    client, image = docker_image
+    return DockerSandbox(client, image, tmp_path, "memory", name, SandboxSettings(SMALL))
+
+
+def test_an_allocation_past_the_memory_limit_kills_only_the_command(docker_image, tmp_path):
+    box = small_box(docker_image, tmp_path, "bytearray")
+    box.start()
+    try:
+        result = box.execute("python3 -c 'b = bytearray(400 << 20); print(len(b))'", 60)
+        after = box.execute("echo alive", 10)
+    finally:
+        box.close()
+    assert result.exit_code == 137 and result.stdout == ""
+    assert after.stdout == "alive\n"
+
+
+def test_a_server_killed_for_memory_is_the_memory_limit_hit_not_a_sandbox_error(docker_image, tmp_path):
+    box = small_box(docker_image, tmp_path, "server")
+    box.start()
+    try:
+        with pytest.raises(SandboxLimitHit, match="memory limit was hit: 256 MB") as hit:
+            box.execute(f"echo 0 > /proc/self/oom_score_adj; {SERVER_OUTWEIGHED}", 120)
+    finally:
+        box.close()
+    assert hit.value.limit == "memory"
+
+
+def test_an_episode_whose_memory_use_killed_its_server_ends_as_sandbox_limit_and_is_not_run_again(mini, docker_image):
+    _, image = docker_image
+    script = mini.script([{"bash": f"echo 0 > /proc/self/oom_score_adj; {SERVER_OUTWEIGHED}"}, "<answer>42</answer>"])
+    arguments = ("--model", script, "--sandbox", "docker", "--image", image, "--memory-mb", "256", "--disk-mb", "64")
+    outcome = mini.run(*arguments)
+    [row] = outcome.rows
+    assert row["status"] == "sandbox_limit" and "memory limit" in row["detail"], row
+    events = outcome.trajectory("t1")
+    resumed = mini.run(*arguments)
+    assert resumed.exit_code == 0 and resumed.rows == outcome.rows and resumed.trajectory("t1") == events

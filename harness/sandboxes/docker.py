@@ -29,6 +29,7 @@ from harness.sandboxes import (
     WORKDIR,
     ExecResult,
     SandboxError,
+    SandboxLimitHit,
     SandboxSettings,
     sandbox_environment,
 )
@@ -46,6 +47,9 @@ from harness.sandboxes.remote_exec import (
 
 SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
 DISK_ENFORCEMENT = "one tmpfs of disk_mb at /workspace for run/, /tmp and /dev/shm together (folders of it)"
+OOM_WAIT_S = 2.0
+"""How long a failed command waits for the engine to report an OOM kill in its container (it comes within
+milliseconds of the kill); only a failure waits."""
 _PROBE_ANSWER = "harness-execd works"
 _PROBE = f"touch run/.probe /tmp/.probe /dev/shm/.probe && echo {_PROBE_ANSWER}"
 """A command as every episode runs it, writing where an agent may write (the scratch laid out by the server)."""
@@ -141,8 +145,13 @@ class DockerSandbox:
         if self._server is None:
             raise SandboxError("sandbox not started")
         server = self._server
-        return run_remote(lambda limit: server.run(command, limit), _swept_by_the_server, timeout_s,
-                          self._settings, self._cancel)  # fmt: skip
+        try:
+            return run_remote(lambda limit: server.run(command, limit), _swept_by_the_server, timeout_s,
+                              self._settings, self._cancel)  # fmt: skip
+        except SandboxError as error:
+            if killed_for_memory(self._client, self._container):  # the agent's own use: not retried
+                raise SandboxLimitHit("memory", f"{self._settings.limits.memory_mb} MB ({error})") from None
+            raise
 
     def close(self) -> None:
         if self._server is not None:
@@ -153,6 +162,30 @@ class DockerSandbox:
             with contextlib.suppress(Exception):  # already gone (daemon restart, another runner's cleanup)
                 self._container.remove(force=True)
             self._container = None
+
+
+def killed_for_memory(client: Any, container: Any) -> bool:
+    """Whether the kernel killed a process of `container` for want of memory in its cgroup during the episode:
+    Docker's `State.OOMKilled` once it has exited, else an `oom` event of the container. The agent cannot kill
+    the server itself, so a server that died after such a kill died of the agent's memory use; a kill from
+    outside (`docker kill`, an engine restart) makes neither and stays a plain `SandboxError`."""
+    try:
+        container.reload()
+        if container.attrs["State"].get("OOMKilled"):
+            return True
+        events = client.api.events(since=0, filters={"container": container.id, "event": "oom"}, decode=True)
+    except Exception:  # docker.errors.*, the engine unreachable: no proof of anything
+        return False
+    timer = threading.Timer(OOM_WAIT_S, events.close)  # the stream's past events come first, then it waits
+    timer.start()
+    try:
+        return next(events, None) is not None
+    except Exception:  # the stream cut at a bad moment
+        return False
+    finally:
+        timer.cancel()
+        with contextlib.suppress(Exception):
+            events.close()
 
 
 def _swept_by_the_server() -> None:
