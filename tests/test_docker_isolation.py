@@ -123,8 +123,9 @@ def test_python_multiprocessing_works_with_dev_shm_on_the_scratch_space(docker_i
 
 
 SMALL = ResourceLimits(memory_mb=256, disk_mb=64)
-SERVER_OUTWEIGHED = "for i in $(seq 40); do cat /dev/zero | tail -c 8M & done; wait"
-"""40 processes of about 9 MB each: past the 256 MB limit, each smaller than harness-execd (about 11 MB)."""
+MANY_SMALL = "for i in $(seq 40); do (head -c 8M /dev/zero; sleep 3) | tail -c 8M >/dev/null & done; wait"
+"""40 `tail`s holding about 9 MB each for 3 s: past the 256 MB limit, each smaller than harness-execd (11 MB),
+which the OOM killer, going by size alone, would kill first."""
 
 
 def small_box(docker_image, tmp_path, name):
@@ -144,12 +145,24 @@ def test_an_allocation_past_the_memory_limit_kills_only_the_command(docker_image
     assert after.stdout == "alive\n"
 
 
+def test_many_small_processes_past_the_memory_limit_are_killed_before_the_server(docker_image, tmp_path):
+    box = small_box(docker_image, tmp_path, "many")
+    box.start()
+    try:
+        result = box.execute(f"{MANY_SMALL}; echo waited", 60)
+        after = box.execute("echo alive", 10)
+    finally:
+        box.close()
+    assert result.stdout == "waited\n" and after.stdout == "alive\n"
+
+
 def test_a_server_killed_for_memory_is_the_memory_limit_hit_not_a_sandbox_error(docker_image, tmp_path):
     box = small_box(docker_image, tmp_path, "server")
     box.start()
     try:
         with pytest.raises(SandboxLimitHit, match="memory limit was hit: 256 MB") as hit:
-            box.execute(f"echo 0 > /proc/self/oom_score_adj; {SERVER_OUTWEIGHED}", 120)
+            # the agent may undo its commands' precedence with the OOM killer, back to the server's own score
+            box.execute(f"echo 0 > /proc/self/oom_score_adj; {MANY_SMALL}", 120)
     finally:
         box.close()
     assert hit.value.limit == "memory"
@@ -157,7 +170,7 @@ def test_a_server_killed_for_memory_is_the_memory_limit_hit_not_a_sandbox_error(
 
 def test_an_episode_whose_memory_use_killed_its_server_ends_as_sandbox_limit_and_is_not_run_again(mini, docker_image):
     _, image = docker_image
-    script = mini.script([{"bash": f"echo 0 > /proc/self/oom_score_adj; {SERVER_OUTWEIGHED}"}, "<answer>42</answer>"])
+    script = mini.script([{"bash": f"echo 0 > /proc/self/oom_score_adj; {MANY_SMALL}"}, "<answer>42</answer>"])
     arguments = ("--model", script, "--sandbox", "docker", "--image", image, "--memory-mb", "256", "--disk-mb", "64")
     outcome = mini.run(*arguments)
     [row] = outcome.rows
@@ -165,3 +178,16 @@ def test_an_episode_whose_memory_use_killed_its_server_ends_as_sandbox_limit_and
     events = outcome.trajectory("t1")
     resumed = mini.run(*arguments)
     assert resumed.exit_code == 0 and resumed.rows == outcome.rows and resumed.trajectory("t1") == events
+
+
+def test_a_fork_bomb_fills_the_pid_limit_and_the_next_command_runs(docker_image, tmp_path):
+    client, image = docker_image
+    box = DockerSandbox(client, image, tmp_path, "pids", "bomb", SandboxSettings(ResourceLimits(pids=128)))
+    box.start()
+    try:
+        bombed = box.execute("bomb() { bomb | bomb & }; bomb; sleep 2; echo still here", 30)
+        after = box.execute("echo alive; ps -u agent -o comm= | grep -c bash", 10)
+    finally:
+        box.close()
+    assert "Resource temporarily unavailable" in bombed.stderr and bombed.stdout == "still here\n"
+    assert after.stdout == "alive\n1\n"  # the bomb's shells are gone: the one left is this command's
