@@ -6,11 +6,18 @@ fresh `bash -c` process of the `agent` user, kills it at its time limit or on ca
 `agent` process (background, detached, double-forked) before it answers, so nothing outlives its command.
 A `docker exec` per command cost about 45 ms of engine and runc time; a request costs a few ms.
 
-The container has no capabilities but the three the server needs: SETUID and SETGID to become `agent`,
-KILL to kill `agent`'s processes. `agent` cannot obtain them: a process's capabilities are cleared when
-all its uids become non-zero (the server's setuid, no keep-caps bit, no ambient set), and
-`no-new-privileges` keeps any later exec (a setuid binary, file capabilities) from granting them again.
-Nor can `agent` signal, trace or write to the root server, which frames every byte a command prints.
+The container has no capabilities but the four the server needs: SETUID and SETGID to become `agent`,
+KILL to kill `agent`'s processes, CHOWN to give `agent` its `run/` at start. `agent` cannot obtain them: a
+process's capabilities are cleared when all its uids become non-zero (the server's setuid, no keep-caps
+bit, no ambient set), and `no-new-privileges` keeps any later exec (a setuid binary, file capabilities)
+from granting them again. Nor can `agent` signal, trace or write to the root server, which frames every
+byte a command prints.
+
+Everything `agent` may write is on one tmpfs of `disk_mb` at /workspace, below the memory limit (the
+config refuses a `disk_mb` not below it): the server makes `run/`, `.tmp/` (the image's /tmp links there)
+and `.shm/` (/dev/shm; `--ipc none` mounts no other). A command's processes are the OOM killer's first
+choice (the server starts them at oom_score_adj 1000); a server or container killed for memory all the
+same raises `SandboxLimitHit("memory")`, the agent's outcome, and any other failure `SandboxError`.
 """
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def lockdown_script(disk_mb: int) -> str:
     passwords, drop the sudoers entry, strip every setuid/setgid bit (no `su`, `sudo`, `passwd` to climb
     through), undo the build's `chmod -R 777 /usr/local` so `harness-exec` cannot be replaced, mount the
     collection read-only (as on Docker, a write fails with "Read-only file system"), give /tmp
-    and /workspace/run `disk_mb` each (tmpfs, as on Docker), and put root-owned, empty, read-only startup
+    and /workspace/run `disk_mb` each (tmpfs; Docker's share one), and put root-owned, empty, read-only startup
     files in the agent's home (sticky /tmp: the agent can neither edit nor replace them)."""
     tmpfs = f"tmpfs -o size={disk_mb}m"
     return f"""set -e
