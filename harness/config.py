@@ -162,7 +162,10 @@ class RunConfig:
     memory_mb: int = setting(4096, "sandbox memory limit", bound=POSITIVE, metavar="MB")
     pids: int = setting(512, "sandbox process limit", bound=POSITIVE, metavar="N")
     cpus: float = setting(2.0, "sandbox CPU limit", bound=POSITIVE, metavar="N")
-    disk_mb: int = setting(2048, "sandbox scratch space (/workspace/run and /tmp) in MB", bound=POSITIVE, metavar="MB")
+    disk_mb: int = setting(
+        2048, "sandbox scratch space (/workspace/run and /tmp together) in MB, below --memory-mb", bound=POSITIVE,
+        metavar="MB",
+    )  # fmt: skip
     output_limit: int = setting(
         20_000, "bytes of each output stream shown to the model (head and tail kept)", bound=POSITIVE, metavar="BYTES"
     )
@@ -244,6 +247,12 @@ def build_config(file_settings: dict[str, Any], cli_settings: dict[str, Any]) ->
         raise InputError("--model: required (e.g. --model oracle)")
     if not config.domain:
         raise InputError("--domain: required (a name, a comma list, or all)")
+    if config.disk_mb >= config.memory_mb:  # refused, not clamped: both are limits the user set or can see
+        origin = "file" if "disk_mb" in file_settings and "disk_mb" not in cli_settings else "cli"
+        raise InputError(
+            f"{_where(origin, 'disk_mb', source)}: {config.disk_mb} MB must be below {flag_of('memory_mb')} "
+            f"({config.memory_mb} MB): the scratch space is kept in memory, within that limit"
+        )
     return config
 
 

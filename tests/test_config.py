@@ -79,3 +79,14 @@ def test_yaml_syntax_errors_are_one_line_with_file_and_line(mini):
     message = outcome.output.strip()
     assert outcome.exit_code == 2 and len(message.splitlines()) == 1
     assert "prompts.yaml:3: invalid YAML" in message
+
+
+def test_scratch_space_not_below_the_memory_limit_is_refused_naming_the_setting(mini):
+    outcome = mini.run("--model", "oracle", "--memory-mb", "1024")
+    assert outcome.exit_code == 2 and not outcome.run_dir.exists()
+    [message] = outcome.output.strip().splitlines()
+    assert message.startswith("error: --disk-mb: 2048 MB must be below --memory-mb (1024 MB)"), message
+    config = mini.root / "run.yaml"
+    config.write_text("model: oracle\nmemory-mb: 512\ndisk_mb: 512\n")
+    outcome = mini.run("--config", str(config))
+    assert outcome.exit_code == 2 and "run.yaml:3: field 'disk_mb': 512 MB must be below" in outcome.output

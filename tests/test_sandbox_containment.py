@@ -200,6 +200,33 @@ def test_background_processes_do_not_outlive_their_command(sandbox):
     assert host_processes("sleep 318") == []
 
 
+THREAD_OUTLIVES_MAIN = """
+import ctypes, threading, time
+def stamp():
+    while True:
+        with open("/tmp/stamps", "a") as stamps:
+            stamps.write(f"{time.time()}\\n")
+        time.sleep(0.01)
+threading.Thread(target=stamp).start()
+time.sleep(0.1)
+ctypes.CDLL(None).syscall(60, 0)
+"""
+"""The main thread ends by the raw SYS_exit (60 on x86_64), not exit_group: the process shows `State: Z`
+while its other thread goes on stamping the time into /tmp/stamps."""
+
+
+def test_a_process_whose_main_thread_exited_does_not_outlive_its_command(sandbox):
+    background = f"nohup python3 -c '{THREAD_OUTLIVES_MAIN}' >/dev/null 2>&1 &"
+    started = run(sandbox, f"{background} sleep 0.5; tail -n 1 /tmp/stamps")
+    returned = time.time()
+    assert started.exit_code == 0 and float(started.stdout) > returned - 60, started.stdout + started.stderr
+    time.sleep(0.3)
+    later = run(sandbox, 'tail -n 1 /tmp/stamps; sleep 0.2; tail -n 1 /tmp/stamps; ps -u "$(id -u)" -o stat=,comm=')
+    first, second, *processes = later.stdout.splitlines()
+    assert first == second and float(second) <= returned  # stopped before the first command's answer came
+    assert "python3" not in " ".join(processes), processes
+
+
 def test_output_is_capped_with_head_tail_and_a_marker(sandbox):
     result = run(sandbox, "seq 1 100000")
     assert result.truncated
@@ -243,7 +270,7 @@ def test_without_cgroups_the_run_says_on_the_console_and_in_run_yaml_that_memory
     from harness.sandboxes import limits
 
     monkeypatch.setattr(limits, "CGROUP_ROOT", Path("/nonexistent-cgroup-root"))
-    outcome = mini.run("--model", "oracle", "--memory-mb", "1024")
+    outcome = mini.run("--model", "oracle", "--memory-mb", "1024", "--disk-mb", "512")
     assert outcome.rows[0]["verdict"] == "correct"
     console = " ".join(outcome.output.split())
     assert "warning: the memory limit is per process" in console and "1024 MB" in console

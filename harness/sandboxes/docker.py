@@ -6,11 +6,18 @@ fresh `bash -c` process of the `agent` user, kills it at its time limit or on ca
 `agent` process (background, detached, double-forked) before it answers, so nothing outlives its command.
 A `docker exec` per command cost about 45 ms of engine and runc time; a request costs a few ms.
 
-The container has no capabilities but the three the server needs: SETUID and SETGID to become `agent`,
-KILL to kill `agent`'s processes. `agent` cannot obtain them: a process's capabilities are cleared when
-all its uids become non-zero (the server's setuid, no keep-caps bit, no ambient set), and
-`no-new-privileges` keeps any later exec (a setuid binary, file capabilities) from granting them again.
-Nor can `agent` signal, trace or write to the root server, which frames every byte a command prints.
+The container has no capabilities but the four the server needs: SETUID and SETGID to become `agent`,
+KILL to kill `agent`'s processes, CHOWN to give `agent` its `run/` at start. `agent` cannot obtain them: a
+process's capabilities are cleared when all its uids become non-zero (the server's setuid, no keep-caps
+bit, no ambient set), and `no-new-privileges` keeps any later exec (a setuid binary, file capabilities)
+from granting them again. Nor can `agent` signal, trace or write to the root server, which frames every
+byte a command prints.
+
+Everything `agent` may write is on one tmpfs of `disk_mb` at /workspace, below the memory limit (the
+config refuses a `disk_mb` not below it): the server makes `run/`, `.tmp/` (the image's /tmp links there)
+and `.shm/` (/dev/shm; `--ipc none` mounts no other). A command's processes are the OOM killer's first
+choice (the server starts them at oom_score_adj 1000); a server or container killed for memory all the
+same raises `SandboxLimitHit("memory")`, the agent's outcome, and any other failure `SandboxError`.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from harness.sandboxes import (
     WORKDIR,
     ExecResult,
     SandboxError,
+    SandboxLimitHit,
     SandboxSettings,
     sandbox_environment,
 )
@@ -36,7 +44,6 @@ from harness.sandboxes.execd import SERVER, ExecdConnection
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.remote_exec import (
     AGENT,
-    AGENT_UID,
     LABEL_EPISODE,
     LABEL_OWNER,
     LABEL_RUN,
@@ -45,8 +52,14 @@ from harness.sandboxes.remote_exec import (
     run_remote,
 )
 
-SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL"]
-_PROBE = "echo harness-execd works"
+SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
+DISK_ENFORCEMENT = "one tmpfs of disk_mb at /workspace for run/, /tmp and /dev/shm together (folders of it)"
+OOM_WAIT_S = 2.0
+"""How long a failed command waits for the engine to report an OOM kill in its container (it comes within
+milliseconds of the kill); only a failure waits."""
+_PROBE_ANSWER = "harness-execd works"
+_PROBE = f"touch run/.probe /tmp/.probe /dev/shm/.probe && echo {_PROBE_ANSWER}"
+"""A command as every episode runs it, writing where an agent may write (the scratch laid out by the server)."""
 
 
 def cleanup_orphans(client: Any) -> list[str]:
@@ -70,7 +83,14 @@ def docker_facts(image: str, image_id: str | None, limits: ResourceLimits) -> di
         "backend": "docker",
         "image": image,
         "image_id": image_id,
-        "limits": {"mechanism": "docker", "memory_mb": limits.memory_mb, "pids": limits.pids, "cpus": limits.cpus},
+        "limits": {
+            "mechanism": "docker",
+            "memory_mb": limits.memory_mb,
+            "pids": limits.pids,
+            "cpus": limits.cpus,
+            "disk_mb": limits.disk_mb,
+            "disk": DISK_ENFORCEMENT,
+        },
     }
 
 
@@ -113,10 +133,8 @@ class DockerSandbox:
                 labels=self._labels,
                 network_mode="none",
                 read_only=True,
-                tmpfs={
-                    "/tmp": f"rw,mode=1777,size={limits.disk_mb}m",
-                    "/workspace/run": f"rw,uid={AGENT_UID},gid={AGENT_UID},mode=0755,size={limits.disk_mb}m",
-                },
+                tmpfs={WORKDIR: f"rw,mode=0755,size={limits.disk_mb}m"},  # harness-execd lays it out
+                ipc_mode="none",  # no /dev/shm mount of its own: harness-execd links it into the tmpfs
                 volumes={str(self._collection): {"bind": "/workspace/documents", "mode": "ro"}},
                 mem_limit=f"{limits.memory_mb}m",
                 memswap_limit=f"{limits.memory_mb}m",
@@ -134,8 +152,13 @@ class DockerSandbox:
         if self._server is None:
             raise SandboxError("sandbox not started")
         server = self._server
-        return run_remote(lambda limit: server.run(command, limit), _swept_by_the_server, timeout_s,
-                          self._settings, self._cancel)  # fmt: skip
+        try:
+            return run_remote(lambda limit: server.run(command, limit), _swept_by_the_server, timeout_s,
+                              self._settings, self._cancel)  # fmt: skip
+        except SandboxError as error:
+            if killed_for_memory(self._client, self._container):  # the agent's own use: not retried
+                raise SandboxLimitHit("memory", f"{self._settings.limits.memory_mb} MB ({error})") from None
+            raise
 
     def close(self) -> None:
         if self._server is not None:
@@ -146,6 +169,30 @@ class DockerSandbox:
             with contextlib.suppress(Exception):  # already gone (daemon restart, another runner's cleanup)
                 self._container.remove(force=True)
             self._container = None
+
+
+def killed_for_memory(client: Any, container: Any) -> bool:
+    """Whether the kernel killed a process of `container` for want of memory in its cgroup during the episode:
+    Docker's `State.OOMKilled` once it has exited, else an `oom` event of the container. The agent cannot kill
+    the server itself, so a server that died after such a kill died of the agent's memory use; a kill from
+    outside (`docker kill`, an engine restart) makes neither and stays a plain `SandboxError`."""
+    try:
+        container.reload()
+        if container.attrs["State"].get("OOMKilled"):
+            return True
+        events = client.api.events(since=0, filters={"container": container.id, "event": "oom"}, decode=True)
+    except Exception:  # docker.errors.*, the engine unreachable: no proof of anything
+        return False
+    timer = threading.Timer(OOM_WAIT_S, events.close)  # the stream's past events come first, then it waits
+    timer.start()
+    try:
+        return next(events, None) is not None
+    except Exception:  # the stream cut at a bad moment
+        return False
+    finally:
+        timer.cancel()
+        with contextlib.suppress(Exception):
+            events.close()
 
 
 def _swept_by_the_server() -> None:
@@ -164,7 +211,7 @@ def check_image(client: Any, image: str) -> None:
             output = str(error)
         finally:
             box.close()
-    if output != _PROBE.removeprefix("echo "):
+    if output != _PROBE_ANSWER:
         detail = output.splitlines()[-1] if output else "no output"
         raise InputError(
             f"--image {image}: cannot run commands through `{SERVER}` as user {AGENT} in {WORKDIR} ({detail}); "

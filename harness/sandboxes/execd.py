@@ -3,7 +3,9 @@
 One attached `docker exec` per episode starts the server as root; each command is then a request on that
 connection. A `docker exec` costs about 45 ms of the engine's and runc's time whatever it runs, which was
 nearly all of a step. The server runs each command as a fresh `bash -c` process of the agent user and
-kills every process of that user before it answers (see its docstring for the frames both ways).
+kills every process of that user before it answers (see its docstring for the frames both ways, the
+scratch space it lays out at start, and the OOM score of commands). When its stream ends, the error says
+its exit status; `docker.py` then asks the engine whether it was killed for memory.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ class ResourceLimits:
     cpus: float = 2.0
     """CPU share (cgroups only; rlimits cannot express it)."""
     disk_mb: int = 2048
-    """Scratch space: /workspace/run and /tmp together, in megabytes."""
+    """Scratch space: /workspace/run and /tmp together, in megabytes; memory (tmpfs), so below `memory_mb`."""
 
 
 @dataclass
