@@ -75,7 +75,8 @@ SCRATCH = "/run/harness-scratch"
 """Where the lock-down mounts the one scratch tmpfs (root-only); its folders are bound where the agent writes."""
 SCRATCH_FOLDERS = (("tmp", AGENT_HOME), ("run", "/workspace/run"), ("shm", "/dev/shm"), ("var-tmp", "/var/tmp"),
                    ("lock", "/run/lock"))  # fmt: skip
-"""Every folder of the image the agent may write, on the scratch: /dev/shm is half the memory on its own
+"""Every folder of the image the agent may write, on the scratch (a link, as the image's /tmp, is bound where it
+leads): /dev/shm is half the memory on its own
 otherwise (systemd's tmpfs), /run/lock a fifth (it is on /run), /var/tmp the sandbox's disk."""
 HARNESS_EXEC = "/usr/local/bin/harness-exec"
 
@@ -95,8 +96,8 @@ def lockdown_script(disk_mb: int) -> str:
     `disk_mb` (`SCRATCH_FOLDERS`), and put root-owned, empty, read-only startup files in the agent's home
     (sticky /tmp: the agent can neither edit nor replace them)."""
     binds = "\n".join(
-        f"if [ -d {target} ] && [ ! -L {target} ]; then mkdir -m {'0755' if name == 'run' else '1777'} "
-        f"{SCRATCH}/{name}; mount --bind {SCRATCH}/{name} {target}; fi"
+        f"target=$(readlink -f {target}); if [ -d \"$target\" ]; then mkdir -m {'0755' if name == 'run' else '1777'} "
+        f"{SCRATCH}/{name}; mount --bind {SCRATCH}/{name} \"$target\"; fi"
         for name, target in SCRATCH_FOLDERS
     )
     return f"""set -e
