@@ -21,8 +21,8 @@ from pathlib import Path
 import yaml
 from rich.console import Console
 
-from harness.config import build_config
-from harness.runner import execute_run, plan_run
+from harness.inputs.config import build_config
+from harness.run.runner import execute_run, plan_run
 
 SCRIPT = [{"bash": "ls documents"}, {"bash": "rg -c 2020 documents"}, {"bash": "wc -l documents/*"},
           "<answer>42</answer>"]  # fmt: skip

@@ -22,11 +22,11 @@ import openpyxl
 import pymupdf
 from rich.console import Console
 
-from harness.collection.build import BuildRequest, build_collection
-from harness.collection.convert import convert, source_format
-from harness.errors import InputError
-from harness.sandboxes import SandboxSettings
-from harness.sandboxes.backends import prepare_backend
+from harness.core.errors import InputError
+from harness.inputs.collections.build import BuildRequest, build_collection
+from harness.inputs.collections.convert import convert, source_format
+from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.registry import prepare_backend
 
 
 def generate_sources(folder: Path, scale: int = 4) -> None:

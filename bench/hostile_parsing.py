@@ -9,9 +9,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from harness.actions import FormatError, parse_action
-from harness.answer import find_answer_tag, has_closed_answer, strip_code_blocks
-from harness.models import ModelReply
+from harness.episode.actions import FormatError, parse_action
+from harness.grading.answer import find_answer_tag, has_closed_answer, strip_code_blocks
+from harness.models.base import ModelReply
 
 SHAPES: dict[str, Callable[[int], str]] = {
     "bash openers": lambda size: "```bash\n" * (size // 8),

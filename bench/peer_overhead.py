@@ -30,10 +30,10 @@ from pathlib import Path
 import yaml
 from rich.console import Console
 
-from harness.config import build_config
-from harness.runner import execute_run, plan_run
-from harness.sandboxes import SandboxSettings
-from harness.sandboxes.local import find_bwrap
+from harness.inputs.config import build_config
+from harness.run.runner import execute_run, plan_run
+from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.local.sandbox import find_bwrap
 
 STEPS = 50
 SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo 42"
@@ -129,7 +129,7 @@ def bwrap_floor(rounds: int) -> float:
 
 def sandbox_start(backend: str, collection: Path, rounds: int) -> float:
     """Median seconds of `start()` (the container or bwrap holder up) plus `close()` per episode."""
-    from harness.sandboxes.backends import prepare_backend
+    from harness.sandboxes.registry import prepare_backend
 
     prepared = prepare_backend(backend, SandboxSettings(), "bench-start", ["bench"], 3600.0, None)
     timings = []
@@ -143,7 +143,7 @@ def sandbox_start(backend: str, collection: Path, rounds: int) -> float:
 
 
 def docker_image() -> str | None:
-    from harness.sandboxes.backends import docker_client
+    from harness.sandboxes.docker.client import docker_client
     from harness.sandboxes.recipe import default_image
 
     try:

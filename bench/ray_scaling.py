@@ -26,9 +26,9 @@ import ray
 from ray.cluster_utils import Cluster
 from rich.console import Console
 
-from harness.config import build_config
-from harness.ray_executor import SANDBOX_RESOURCE
-from harness.runner import execute_run, plan_run
+from harness.inputs.config import build_config
+from harness.run.executors.ray import SANDBOX_RESOURCE
+from harness.run.runner import execute_run, plan_run
 from tests.openai_server import ScriptedOpenAIServer, reply
 
 NODE = {"node_ip_address": "127.0.0.1", "include_dashboard": False}

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from harness.grading.numeric import grade_submission, parse_gold
-from harness.sandboxes import SandboxSettings
-from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
+from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
 
 
 def sandbox_overhead(commands: int = 50) -> None:

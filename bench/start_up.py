@@ -19,11 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from harness.collection.hashing import collection_hash
-from harness.config import build_config
-from harness.leakage import find_leaks
-from harness.runner import plan_run
-from harness.tasks import load_task_file
+from harness.inputs.collections.hashing import collection_hash
+from harness.inputs.config import build_config
+from harness.inputs.leakage import find_leaks
+from harness.inputs.tasks import load_task_file
+from harness.run.runner import plan_run
 
 T = TypeVar("T")
 DOCUMENT_BYTES = 400_000

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.cli import main
-from harness.trajectory import read_jsonl
+from harness.cli.main import main
+from harness.records.trajectory import read_jsonl
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -98,8 +98,8 @@ def openai_server():
 @pytest.fixture(scope="session")
 def docker_image() -> tuple[Any, str]:
     """The Docker client and the recipe's image; skipped, with the reason shown, where either is missing."""
-    from harness.errors import InputError
-    from harness.sandboxes.backends import docker_client
+    from harness.core.errors import InputError
+    from harness.sandboxes.docker.client import docker_client
     from harness.sandboxes.recipe import default_image
 
     try:
@@ -117,8 +117,8 @@ def docker_image() -> tuple[Any, str]:
 @pytest.fixture(scope="session")
 def e2b_emulator() -> Any:
     """tests/e2b_emulator.py, where the Docker engine and the offline base image are there."""
-    from harness.errors import InputError
-    from harness.sandboxes.backends import docker_client
+    from harness.core.errors import InputError
+    from harness.sandboxes.docker.client import docker_client
     from harness.sandboxes.recipe import DEBOOTSTRAP_IMAGE
 
     try:
@@ -137,7 +137,7 @@ def e2b_emulator() -> Any:
 
 def emulated_e2b_sandbox(emulator: Any, collection: Path, name: str, settings: Any) -> Any:
     """An E2B sandbox from a template built by the emulator over `collection` (cached layers: seconds)."""
-    from harness.sandboxes.e2b import E2BSandbox, TemplateResources, build_template, template_name
+    from harness.sandboxes.e2b.sandbox import E2BSandbox, TemplateResources, build_template, template_name
 
     resources = TemplateResources.from_limits(settings.limits)
     build_template(emulator, "containment", collection, resources, lambda line: None)
@@ -173,7 +173,7 @@ def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         return CallerSandbox
     if request.param.startswith("local"):
         from harness.sandboxes import limits
-        from harness.sandboxes.local import BubblewrapSandbox, Privilege, find_bwrap
+        from harness.sandboxes.local.sandbox import BubblewrapSandbox, Privilege, find_bwrap
 
         if request.param == "local-rlimit":
             monkeypatch.setattr(limits, "CGROUP_ROOT", Path("/nonexistent-cgroup-root"))
@@ -184,7 +184,7 @@ def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         return lambda collection, name, settings: BubblewrapSandbox(
             collection, name, settings, bwrap, privilege=privilege
         )
-    from harness.sandboxes.docker import DockerSandbox
+    from harness.sandboxes.docker.sandbox import DockerSandbox
 
     client, image = request.getfixturevalue("docker_image")
     return lambda collection, name, settings: DockerSandbox(client, image, collection, "test-run", name, settings)

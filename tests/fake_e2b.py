@@ -25,9 +25,9 @@ from typing import Any
 
 import e2b
 
-from harness.sandboxes import TIMEOUT_EXIT_CODE, ExecResult, SandboxSettings
-from harness.sandboxes.e2b import HARNESS_EXEC, LOCKED
-from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
+from harness.sandboxes.base import TIMEOUT_EXIT_CODE, ExecResult, SandboxSettings
+from harness.sandboxes.e2b.sandbox import HARNESS_EXEC, LOCKED
+from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
 from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
 
 BuildException = e2b.BuildException

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from harness.actions import MAX_TEXT_REPLY_CHARS, FormatError, parse_action
-from harness.answer import command_submits_answer, find_answer_tag, has_closed_answer, strip_code_blocks
-from harness.models import ModelReply, ToolCall
+from harness.episode.actions import MAX_TEXT_REPLY_CHARS, FormatError, parse_action
+from harness.grading.answer import command_submits_answer, find_answer_tag, has_closed_answer, strip_code_blocks
+from harness.models.base import ModelReply, ToolCall
 
 
 def test_tag_inside_a_fenced_block_is_removed_from_the_submission():

@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 import tests.fake_e2b as fake_e2b
-from harness.sandboxes import SandboxSettings
-from harness.sandboxes.docker import LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, DockerSandbox, cleanup_orphans
-from harness.sandboxes.e2b import (
+from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.docker.sandbox import LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, DockerSandbox, cleanup_orphans
+from harness.sandboxes.e2b.sandbox import (
     LOCKED,
     E2BSandbox,
     TemplateResources,
@@ -129,7 +129,7 @@ def test_e2b_template_bakes_the_collection_in_read_only(tmp_path, mini, fake_sdk
 
 
 def test_e2b_template_build_goes_through_the_sdk(tmp_path, mini, fake_sdk):
-    from harness.sandboxes.e2b import build_template
+    from harness.sandboxes.e2b.sandbox import build_template
 
     resources = TemplateResources(2, 4096)
     template_id = build_template(fake_e2b, "mini", mini.root / "collections" / "mini", resources, lambda line: None)
@@ -139,7 +139,7 @@ def test_e2b_template_build_goes_through_the_sdk(tmp_path, mini, fake_sdk):
 
 
 def build_e2b(mini, *arguments: str) -> tuple[int, str]:
-    from harness.cli import main
+    from harness.cli.main import main
 
     collections = str(mini.root / "collections")
     code = main(["sandbox", "build", "e2b", "--domain", "mini", "--collections-dir", collections, *arguments])
@@ -226,7 +226,7 @@ def test_docker_containers_carry_labels_and_are_removed_on_close(docker_image, t
 
 
 def test_docker_cleanup_removes_orphans_of_dead_runs_only(docker_image, tmp_path, monkeypatch):
-    import harness.sandboxes.docker as docker_backend
+    import harness.sandboxes.docker.sandbox as docker_backend
 
     client, image = docker_image
     live = DockerSandbox(client, image, tmp_path, "cleanup-run", "live", SandboxSettings())
@@ -274,7 +274,7 @@ def test_docker_run_records_the_image_digest(mini, docker_image):
 
 
 def test_cleanup_removes_local_leftovers_of_dead_runs_only(capsys):
-    from harness.cli import main
+    from harness.cli.main import main
     from harness.sandboxes.limits import CGROUP_ROOT
 
     stale_cgroup = CGROUP_ROOT / "memory" / "harness" / f"{2**22 + 7}-mini-t1-0123abcd"

@@ -12,11 +12,11 @@ import time
 
 import pytest
 
-from harness.models import ModelReply, action_reply
-from harness.results_store import drop_torn_tail
-from harness.sandboxes import ExecResult
-from harness.tasks import Task, shard_tasks
-from harness.trajectory import read_jsonl
+from harness.inputs.tasks import Task, shard_tasks
+from harness.models.base import ModelReply, action_reply
+from harness.records.results import drop_torn_tail
+from harness.records.trajectory import read_jsonl
+from harness.sandboxes.base import ExecResult
 from tests.conftest import REPO
 from tests.openai_server import reply
 
@@ -186,11 +186,11 @@ class SlowModel:
 def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connections: int, **settings):
     from rich.console import Console
 
-    from harness.batch import BatchLimits, BatchState, run_batch
-    from harness.config import RunConfig
-    from harness.episode import EpisodeContext
-    from harness.prompts import load_prompts
-    from harness.results_store import ResultsWriter
+    from harness.episode.lifecycle import EpisodeContext
+    from harness.inputs.config import RunConfig
+    from harness.inputs.prompts import load_prompts
+    from harness.records.results import ResultsWriter
+    from harness.run.executors.threads import BatchLimits, BatchState, run_batch
 
     tasks = [Task(id=f"t{i}", domain="mini", question="Q?", answer="42") for i in range(count)]
     context = EpisodeContext(

@@ -15,10 +15,10 @@ import pytest
 import yaml
 from rich.console import Console
 
-from harness.cli import main
-from harness.collection.build import BuildRequest, build_collection
-from harness.collection.hashing import collection_hash
-from harness.collection.manifest import manifest_path, read_manifest
+from harness.cli.main import main
+from harness.inputs.collections.build import BuildRequest, build_collection
+from harness.inputs.collections.hashing import collection_hash
+from harness.inputs.collections.manifest import manifest_path, read_manifest
 from tests.collection_files import make_pdf, make_scanned_pdf, make_xlsx
 
 FIXTURES = Path(__file__).parent / "fixtures"

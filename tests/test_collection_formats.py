@@ -7,9 +7,9 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from harness.collection.naming import output_names, slug
-from harness.collection.numformat import display
-from harness.collection.tables import markdown_table
+from harness.inputs.collections.naming import output_names, slug
+from harness.inputs.collections.numformat import display
+from harness.inputs.collections.tables import markdown_table
 
 
 @pytest.mark.parametrize(

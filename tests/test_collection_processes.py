@@ -13,7 +13,7 @@ import time
 import psutil
 import pytest
 
-from harness.collection.manifest import manifest_path, read_manifest
+from harness.inputs.collections.manifest import manifest_path, read_manifest
 from tests.collection_files import make_long_pdf, make_pdf
 
 

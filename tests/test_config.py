@@ -19,7 +19,7 @@ def test_yaml_settings_apply_and_cli_flags_win(mini):
 def test_environment_variables_set_the_default_folders(mini, monkeypatch):
     monkeypatch.setenv("HARNESS_TASKS_DIR", str(mini.tasks_dir))
     monkeypatch.setenv("HARNESS_COLLECTIONS_DIR", str(mini.root / "collections"))
-    from harness.cli import main
+    from harness.cli.main import main
 
     code = main(["--model", "oracle", "--domain", "mini", "--results-dir", str(mini.results_dir), "--run-id", "env"])
     assert code == 0
@@ -37,7 +37,7 @@ def test_limit_and_task_id_select_tasks(mini):
 def test_help_documents_every_flag(capsys):
     import pytest
 
-    from harness.cli import main
+    from harness.cli.main import main
 
     with pytest.raises(SystemExit) as exited:
         main(["--help"])
@@ -51,7 +51,7 @@ def test_help_documents_every_flag(capsys):
 
 
 def test_a_custom_prompt_file_is_used_and_is_part_of_the_protocol(mini):
-    from harness.prompts import DEFAULT_PROMPTS
+    from harness.inputs.prompts import DEFAULT_PROMPTS
 
     custom = mini.root / "prompts.yaml"
     custom.write_text(DEFAULT_PROMPTS.read_text().replace("You are a careful research analyst.", "You are Ada."))

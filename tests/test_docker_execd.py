@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-from harness.sandboxes import SandboxError, SandboxSettings
-from harness.sandboxes.docker import DockerSandbox
+from harness.sandboxes.base import SandboxError, SandboxSettings
+from harness.sandboxes.docker.sandbox import DockerSandbox
 
 
 @pytest.fixture

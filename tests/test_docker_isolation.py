@@ -10,9 +10,9 @@ import socket
 
 import pytest
 
-import harness.sandboxes.docker as docker_backend
-from harness.sandboxes import SandboxLimitHit, SandboxSettings
-from harness.sandboxes.docker import LABEL_RUN, DockerSandbox, cleanup_orphans
+import harness.sandboxes.docker.sandbox as docker_backend
+from harness.sandboxes.base import SandboxLimitHit, SandboxSettings
+from harness.sandboxes.docker.sandbox import LABEL_RUN, DockerSandbox, cleanup_orphans
 from harness.sandboxes.limits import ResourceLimits
 
 DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's default: never a live process

@@ -27,7 +27,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 import tests.fake_e2b as fake_e2b
-from harness.sandboxes import TIMEOUT_EXIT_CODE, SandboxError, SandboxSettings
+from harness.sandboxes.base import TIMEOUT_EXIT_CODE, SandboxError, SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
 from harness.sandboxes.recipe import RECIPE_DIR
@@ -80,7 +80,7 @@ def test_the_recipe_builds_after_e2bs_default_user_and_the_agent_has_its_own_uid
 
 # 2. The collection is uploaded: every file, with its mode, and the cache hash follows its content.
 def test_the_sdk_packs_every_collection_file_with_its_mode(collection, tmp_path):
-    from harness.sandboxes.e2b import template_definition
+    from harness.sandboxes.e2b.sandbox import template_definition
 
     uploads = packed_uploads(template_definition(e2b, tmp_path, collection))
     documents = {name.split(":", 1)[1]: info for name, info in uploads.items()
@@ -92,7 +92,7 @@ def test_the_sdk_packs_every_collection_file_with_its_mode(collection, tmp_path)
 
 
 def test_the_template_cache_hash_changes_with_the_collection(collection, tmp_path):
-    from harness.sandboxes.e2b import template_definition
+    from harness.sandboxes.e2b.sandbox import template_definition
 
     def documents_hash(context: Path) -> str:
         context.mkdir()
@@ -180,7 +180,7 @@ def test_a_failing_template_lookup_at_run_start_is_one_line(mini, fake_sdk):  # 
 
 
 def test_a_failing_orphan_listing_is_a_sandbox_error(fake_sdk):  # noqa: F811
-    from harness.sandboxes.e2b import reap_orphans
+    from harness.sandboxes.e2b.sandbox import reap_orphans
 
     fake_sdk.failures["list"] = e2b.RateLimitException("429: Rate limit exceeded")
     with pytest.raises(SandboxError, match="E2B rate limit"):
@@ -199,7 +199,7 @@ class _Handle:
 
 
 def test_the_sdks_timeout_is_exit_124_and_a_signal_kill_has_no_exit_code(fake_sdk):  # noqa: F811
-    from harness.sandboxes.e2b import _E2BCommand
+    from harness.sandboxes.e2b.sandbox import _E2BCommand
 
     streams = (HeadTail(100), HeadTail(100))
     assert _E2BCommand(fake_e2b, _Handle(e2b.TimeoutException("deadline"))).wait(*streams) == TIMEOUT_EXIT_CODE
@@ -223,7 +223,7 @@ def test_max_sandboxes_is_bounded_by_the_plan(mini, fake_sdk):  # noqa: F811
 
 
 def test_creation_refused_with_429_is_retried_before_the_agent_clock(mini, fake_sdk, monkeypatch):  # noqa: F811
-    monkeypatch.setattr("harness.sandboxes.e2b.CREATE_BACKOFF_S", (0.01, 0.01, 0.01))
+    monkeypatch.setattr("harness.sandboxes.e2b.sandbox.CREATE_BACKOFF_S", (0.01, 0.01, 0.01))
     fake_sdk.rate_limited = 2
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
     assert outcome.rows[0]["verdict"] == "correct", outcome.output
@@ -231,7 +231,7 @@ def test_creation_refused_with_429_is_retried_before_the_agent_clock(mini, fake_
 
 
 def test_creation_still_refused_after_the_backoff_is_a_sandbox_error(mini, fake_sdk, monkeypatch):  # noqa: F811
-    monkeypatch.setattr("harness.sandboxes.e2b.CREATE_BACKOFF_S", (0.01,))
+    monkeypatch.setattr("harness.sandboxes.e2b.sandbox.CREATE_BACKOFF_S", (0.01,))
     fake_sdk.rate_limited = 5
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
     assert outcome.rows[0]["status"] == "sandbox_error" and "rate limit" in outcome.rows[0]["detail"].lower()
@@ -239,7 +239,7 @@ def test_creation_still_refused_after_the_backoff_is_a_sandbox_error(mini, fake_
 
 def test_the_oracle_solves_every_demo_task_on_the_emulator(e2b_emulator, monkeypatch, tmp_path, capsys):
     """The README's main job with `--sandbox e2b`: `sandbox build e2b`, then the run, through our CLI."""
-    from harness.cli import main
+    from harness.cli.main import main
 
     monkeypatch.setitem(sys.modules, "e2b", e2b_emulator)
     monkeypatch.setenv("E2B_API_KEY", "emulator-key")

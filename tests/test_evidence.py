@@ -8,10 +8,10 @@ import shutil
 
 import pytest
 
-from harness.evidence import DocumentIndex, touched_documents
-from harness.failure_modes import failure_mode
-from harness.leakage import refused_attempts
-from harness.outcome import Status
+from harness.core.status import Status
+from harness.signals.escapes import refused_attempts
+from harness.signals.evidence import DocumentIndex, touched_documents
+from harness.signals.failure_modes import failure_mode
 from tests.conftest import REPO
 
 DOCS = ["a.md", "sub/b.md", "c.md", "with space.md"]
@@ -149,7 +149,7 @@ def evidence_project(mini):
 
 
 def test_report_has_evidence_failure_mode_and_containment_sections(mini):
-    from harness.cli import main
+    from harness.cli.main import main
 
     evidence_project(mini)
     read = {"bash": "cat /workspace/documents/ledger.md"}
@@ -178,7 +178,7 @@ def test_report_has_evidence_failure_mode_and_containment_sections(mini):
 
 
 def test_an_episode_whose_sandbox_never_started_has_no_evidence_record(mini, monkeypatch):
-    from harness.sandboxes import SandboxError
+    from harness.sandboxes.base import SandboxError
     from tests.test_records import broken_backend
 
     evidence_project(mini)
@@ -190,7 +190,7 @@ def test_an_episode_whose_sandbox_never_started_has_no_evidence_record(mini, mon
 
 
 def test_viewer_shows_header_failure_mode_search_and_touched_files_in_headless_chromium(mini):
-    from harness.cli import main
+    from harness.cli.main import main
     from tests.test_report_and_viewer import CHROMIUM, headless_chromium
 
     if CHROMIUM is None:
@@ -223,8 +223,8 @@ def test_viewer_shows_header_failure_mode_search_and_touched_files_in_headless_c
 
 
 def test_regrading_recomputes_the_failure_mode(mini):
-    from harness.cli import main
-    from harness.trajectory import read_jsonl
+    from harness.cli.main import main
+    from harness.records.trajectory import read_jsonl
 
     evidence_project(mini)
     outcome = mini.run("--model", mini.script([{"bash": "cat /workspace/documents/ledger.md"}, "<answer>41</answer>"]),

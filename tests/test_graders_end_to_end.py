@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from harness.cli import main
+from harness.cli.main import main
 from harness.grading.judge_prompt import PROMPT_DIGEST
-from harness.trajectory import read_jsonl
+from harness.records.trajectory import read_jsonl
 from tests.openai_server import reply
 
 JUDGE_MODEL = "openai/gpt-4o-mini"  # priced in litellm's bundled map, so the judge's cost is known

@@ -10,6 +10,7 @@ from harness.grading import GoldSpec, Verdict
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
 from harness.grading.judge_prompt import PROMPT_DIGEST, judge_prompt, parse_verdict
+from harness.run.judges import litellm_judges
 from tests.openai_server import Step, fault, reply
 
 GOLD = GoldSpec("Revenue grew 12.3% to 4.5 billion", question="How did revenue change in 2023?")
@@ -27,7 +28,8 @@ def openai_key(monkeypatch):
 
 def panel(server, tmp_path, *models: str, quorum: int | None = None, **options) -> JudgePanel:
     names = list(models or ["openai/judge-a"])
-    return JudgePanel(names, quorum or len(names) // 2 + 1, JudgeCache(tmp_path / "cache"), server.url, **options)
+    return JudgePanel(names, quorum or len(names) // 2 + 1, JudgeCache(tmp_path / "cache"),
+                      litellm_judges(server.url, **options))  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -160,5 +162,5 @@ def test_unwritable_cache_never_costs_the_grade(openai_server, tmp_path):
     blocked = tmp_path / "cache"
     blocked.write_text("a file where the cache folder should be")
     openai_server.push(verdict("CORRECT"))
-    judges = JudgePanel(["openai/judge-a"], 1, JudgeCache(blocked), openai_server.url)
+    judges = JudgePanel(["openai/judge-a"], 1, JudgeCache(blocked), litellm_judges(openai_server.url))
     assert judges.grade(SUBMISSION, GOLD).verdict is Verdict.CORRECT

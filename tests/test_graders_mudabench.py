@@ -8,9 +8,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from harness.cli import main
-from harness.tasks import load_task_file
-from harness.trajectory import read_jsonl
+from harness.cli.main import main
+from harness.inputs.tasks import load_task_file
+from harness.records.trajectory import read_jsonl
 from tests.openai_server import reply
 
 DOCS = {

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import InputError
-from harness.tasks import Task, collection_of, load_task_file, task_digest
+from harness.core.errors import InputError
+from harness.inputs.tasks import Task, collection_of, load_task_file, task_digest
 
 
 def write_tasks(tmp_path: Path, *rows: dict) -> Path:

@@ -10,7 +10,7 @@ from tests.test_bad_input import GOOD, assert_rejected, write_tasks
 
 
 def test_a_prompt_template_using_an_unknown_variable_is_refused_when_it_loads(mini):
-    from harness.prompts import DEFAULT_PROMPTS
+    from harness.inputs.prompts import DEFAULT_PROMPTS
 
     custom = mini.root / "prompts.yaml"
     custom.write_text(DEFAULT_PROMPTS.read_text().replace("You are a careful research analyst.", "Hi {{ nmae }}."))

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.leakage import _printed, find_leaks
-from harness.tasks import Task
+from harness.cli.main import main
+from harness.inputs.leakage import _printed, find_leaks
+from harness.inputs.tasks import Task
 
 
 def task(**fields):
@@ -74,7 +74,7 @@ def test_a_gold_counts_as_printed_only_as_a_whole_number(text: str, gold: str, p
 
 
 def test_the_start_of_a_run_scans_a_collection_once_per_collection_and_task_set(mini, monkeypatch):
-    from harness import leakage
+    from harness.inputs import leakage
 
     scans = []
     scan = leakage._domain_leaks

@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parent.parent
 def test_an_oracle_run_never_imports_litellm(tmp_path: Path):
     script = (
         "import sys\n"
-        "from harness.cli import main\n"
+        "from harness.cli.main import main\n"
         f"code = main(['--model', 'oracle', '--domain', 'demo', '--results-dir', {str(tmp_path)!r}, '--run-id', 'r'])\n"
         "print(code, 'litellm' in sys.modules)\n"
     )

@@ -7,10 +7,10 @@ import json
 import pytest
 import yaml
 
-from harness.budget import estimate_tokens
-from harness.errors import InputError
-from harness.models.factory import ModelAlias, parse_model_args, resolve_model
+from harness.core.errors import InputError
+from harness.episode.budget import estimate_tokens
 from harness.models.litellm_model import LiteLLMModel, ProviderSettings
+from harness.models.registry import ModelAlias, parse_model_args, resolve_model
 from tests.openai_server import CONTEXT_OVERFLOW, fault, malformed, reply
 
 
@@ -223,7 +223,7 @@ def test_a_model_call_never_outlives_the_episode_clock(mini, openai_server):
 
 
 def test_provider_models_count_prompt_tokens_with_their_tokenizer_offline():
-    from harness.budget import estimate_tokens
+    from harness.episode.budget import estimate_tokens
     from harness.models.litellm_model import LiteLLMModel, ProviderSettings
 
     messages = [{"role": "user", "content": "hello world " * 1000}]
@@ -233,8 +233,8 @@ def test_provider_models_count_prompt_tokens_with_their_tokenizer_offline():
 
 
 def test_the_budget_uses_the_models_counter():
-    from harness.budget import Budget
-    from harness.outcome import EpisodeEnd
+    from harness.core.status import EpisodeEnd
+    from harness.episode.budget import Budget
 
     messages = [{"role": "user", "content": "x"}]
     Budget(10, 60, 1500, 400, count_tokens=lambda m: 1000).check_before_call(messages)

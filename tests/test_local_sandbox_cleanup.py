@@ -8,9 +8,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness.sandboxes import SandboxSettings
-from harness.sandboxes.backends import prepare_backend
-from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
+from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
+from harness.sandboxes.registry import prepare_backend
 
 REPO = Path(__file__).resolve().parent.parent
 DEAD_PID = 2**22 + 11
@@ -44,8 +44,8 @@ def test_a_sandbox_leaves_nothing_on_the_host_disk_whatever_tree_a_model_made(co
 RUNNER = """
 import os, sys, tempfile
 from pathlib import Path
-from harness.sandboxes import SandboxSettings
-from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
+from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
 
 box = BubblewrapSandbox(Path(sys.argv[1]), "other-run", SandboxSettings(), find_bwrap())
 box.start()

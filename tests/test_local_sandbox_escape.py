@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandboxes.local import find_bwrap
-from harness.sandboxes.scratch import SANDBOX_UID
+from harness.sandboxes.local.holder import SANDBOX_UID
+from harness.sandboxes.local.sandbox import find_bwrap
 
 REPO = Path(__file__).resolve().parent.parent
 LOCATIONS = {"tmp": Path("/tmp"), "home": Path("/home"), "system": Path("/opt")}
@@ -35,8 +35,9 @@ PRIVILEGES = ("userns", "setpriv", "rlimit", "caller")
 RUNNER = r"""
 import json, sys, tempfile, threading
 from pathlib import Path
-from harness.sandboxes import SandboxSettings, limits
-from harness.sandboxes.local import BubblewrapSandbox, Privilege, find_bwrap
+from harness.sandboxes import limits
+from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.local.sandbox import BubblewrapSandbox, Privilege, find_bwrap
 
 privilege_name, attack = sys.argv[1], sys.argv[2]
 if privilege_name == "rlimit":
@@ -190,8 +191,8 @@ def test_a_planted_bwrap_never_runs_and_the_escape_s_consequences_do_not_happen(
 LAUNCHER_VIEW = """
 import json, os, sys, tempfile
 from pathlib import Path
-from harness.sandboxes import SandboxSettings
-from harness.sandboxes.local import BubblewrapSandbox, Privilege, find_bwrap
+from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.local.sandbox import BubblewrapSandbox, Privilege, find_bwrap
 
 collection = Path(tempfile.mkdtemp())
 box = BubblewrapSandbox(collection, "view", SandboxSettings(), find_bwrap(), privilege=Privilege[sys.argv[1]])

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandboxes import SandboxError, SandboxLimitHit, SandboxSettings
+from harness.sandboxes.base import SandboxError, SandboxLimitHit, SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
-from harness.sandboxes.local import BubblewrapSandbox, find_bwrap
+from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
 
 
 def test_a_running_command_costs_the_runner_no_extra_thread(tmp_path: Path):

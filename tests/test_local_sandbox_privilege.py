@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandboxes import SandboxSettings
-from harness.sandboxes.local import BubblewrapSandbox, Privilege, check_bwrap, find_bwrap
-from harness.sandboxes.scratch import SANDBOX_UID
+from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.local.holder import SANDBOX_UID
+from harness.sandboxes.local.sandbox import BubblewrapSandbox, Privilege, check_bwrap, find_bwrap
 
 
 def test_a_command_in_its_own_user_namespace_is_agent_and_can_make_no_other_namespace(collection: Path):

@@ -9,9 +9,9 @@ from tests.unprivileged import run_unprivileged
 EPISODE = """
 import json, os, tempfile
 from pathlib import Path
-from harness.sandboxes import SandboxSettings
+from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
-from harness.sandboxes.local import BubblewrapSandbox
+from harness.sandboxes.local.sandbox import BubblewrapSandbox
 
 collection = Path(tempfile.mkdtemp())
 (collection / "report.md").write_text("# Report")

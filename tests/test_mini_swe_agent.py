@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from harness.cli import main
-from harness.trajectory import read_jsonl
+from harness.cli.main import main
+from harness.records.trajectory import read_jsonl
 
 
 @pytest.fixture
@@ -143,3 +143,28 @@ def test_import_rejects_malformed_messages_and_writes_nothing(mini, minisweagent
     assert main(import_args(mini, "bad", bad)) == 2
     assert "t1.traj.json: field 'messages': malformed" in mini.capsys.readouterr().err
     assert not (mini.results_dir / "bad").exists()
+
+
+def test_import_of_a_judge_graded_task_without_judges_is_one_line_exit_2_and_writes_nothing(mini, minisweagent):
+    task = {"id": "t1", "domain": "mini", "question": "Units in total?", "answer": "forty-two", "grader": "judge"}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    path = run_mini_swe_agent(mini, "t1", task["question"], ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo 42"], 3)
+    assert main(import_args(mini, "judged", path)) == 2
+    error = mini.capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "mini/t1 is graded by 'judge': --judge is required" in error
+    assert not (mini.results_dir / "judged").exists()
+
+
+def test_import_of_a_judge_graded_task_asks_the_given_judges(mini, minisweagent, openai_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    from tests.openai_server import reply
+
+    openai_server.push(reply(json.dumps({"verdict": "CORRECT", "reason": "same number"})))
+    task = {"id": "t1", "domain": "mini", "question": "Units in total?", "answer": "forty-two", "grader": "judge"}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    submit = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo '<answer>42</answer>'"
+    path = run_mini_swe_agent(mini, "t1", task["question"], [submit], 3)
+    arguments = [*import_args(mini, "judged", path), "--judge", "openai/judge-a", "--judge-api-base", openai_server.url]
+    assert main(arguments) == 0
+    [row] = read_jsonl(mini.results_dir / "judged" / "results.jsonl")
+    assert row["verdict"] == "correct"

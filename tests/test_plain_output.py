@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from harness.cli import main
+from harness.cli.main import main
 
 MARKUP = "[/x][bold]b[link=https://example.com]l"
 DOMAIN = "plain-d"  # a domain is a plain name (names.py); ids, models and outputs carry the markup

@@ -23,7 +23,7 @@ os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from harness.ray_executor import SANDBOX_RESOURCE  # noqa: E402
+from harness.run.executors.ray import SANDBOX_RESOURCE  # noqa: E402
 
 SLOW_EPISODE = [{"bash": "sleep 0.5"}, "<answer>42</answer>"]
 LOOPBACK = {"node_ip_address": "127.0.0.1", "include_dashboard": False}
@@ -174,7 +174,7 @@ def test_kill_9_of_the_driver_then_resume(cluster, mini):
 def test_a_node_with_another_collection_refuses_naming_itself(cluster, mini, monkeypatch):
     many_tasks(mini, 2)
     # the driver sees another collection than the nodes (which hash their own copy before their first episode)
-    monkeypatch.setattr("harness.runner.collection_hash", lambda path: "sha256:the-drivers-copy")
+    monkeypatch.setattr("harness.run.runner.collection_hash", lambda path: "sha256:the-drivers-copy")
     outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--executor", "ray", "--ray-address",
                        cluster[0].address, run_id="refused")  # fmt: skip
     assert outcome.exit_code == 2

@@ -10,15 +10,15 @@ import sys
 import pytest
 import yaml
 
-from harness.cli import main
-from harness.sandboxes import SandboxError
+from harness.cli.main import main
+from harness.sandboxes.base import SandboxError
 from tests.conftest import REPO
 from tests.test_batch import many_tasks
 
 
 def broken_backend(monkeypatch, *, start=None, close=None):
     """Make every local sandbox fail in `start` or `close` with the given exception."""
-    from harness.sandboxes import local
+    from harness.sandboxes.local import sandbox as local
 
     original_start, original_close = local.BubblewrapSandbox.start, local.BubblewrapSandbox.close
 
@@ -52,12 +52,12 @@ def test_a_bug_in_cleanup_keeps_the_agents_outcome_and_every_row(mini, monkeypat
 
 def test_an_unexpected_exception_is_a_harness_error_row_with_its_traceback(mini, monkeypatch):
     many_tasks(mini, 3)
-    from harness import agent
+    from harness.episode import loop as agent
 
     def broken_loop(*arguments, **keywords):
         raise KeyError("a bug of ours")
 
-    monkeypatch.setattr("harness.episode.run_agent", broken_loop)
+    monkeypatch.setattr("harness.episode.lifecycle.run_agent", broken_loop)
     script = mini.script(["<answer>42</answer>"])
     outcome = mini.run("--model", script, "--workers", "2")
     assert outcome.exit_code == 0 and agent.run_agent is not broken_loop
@@ -102,7 +102,7 @@ def test_a_sandbox_that_fails_to_start_still_logs_a_start_and_can_be_regraded_an
 
 def test_results_that_cannot_be_written_stop_the_batch_cleanly(mini, monkeypatch):
     many_tasks(mini, 6)
-    from harness.results_store import ResultsWriter
+    from harness.records.results import ResultsWriter
 
     original = ResultsWriter.append
     written = []

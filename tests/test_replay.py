@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from harness.cli import main
+from harness.cli.main import main
 from harness.grading import numeric
 
 COMMANDS = [
@@ -81,7 +81,7 @@ def test_replay_of_a_folder_without_trajectories_is_an_input_error(mini, tmp_pat
 
 
 def test_a_torn_last_trajectory_line_is_ignored(tmp_path):
-    from harness.trajectory import read_trajectory
+    from harness.records.trajectory import read_trajectory
 
     path = tmp_path / "t.jsonl"
     path.write_text('{"event": "episode_start"}\n{"event": "model_call"}')

@@ -9,11 +9,11 @@ from contextlib import contextmanager
 
 import pytest
 
-from harness.cli import main
-from harness.report import paired_counts
-from harness.stats import mcnemar_exact, wilson_interval
-from harness.trajectory import read_jsonl
-from harness.viewer import embedded_json
+from harness.analysis.report import paired_counts
+from harness.analysis.stats import mcnemar_exact, wilson_interval
+from harness.analysis.viewer import embedded_json
+from harness.cli.main import main
+from harness.records.trajectory import read_jsonl
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -105,7 +105,7 @@ def test_results_row_holds_the_output_record_of_the_grading_specification(mini):
 
 
 def result_row(task_id: str, verdict: str):
-    from harness.results_store import ResultRow
+    from harness.records.results import ResultRow
 
     return ResultRow.from_dict({
         "task_id": task_id, "domain": "d", "status": "answered", "answer": "1", "verdict": verdict,
@@ -116,7 +116,7 @@ def result_row(task_id: str, verdict: str):
 
 
 def test_paired_counts_use_shared_tasks_only():
-    from harness.report import ModelRow
+    from harness.analysis.runs import ModelRow
 
     rows = [
         ModelRow("a", result_row("1", "correct")),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.sandboxes import Sandbox, SandboxSettings
+from harness.sandboxes.base import Sandbox, SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
 
 REPO = Path(__file__).resolve().parent.parent

@@ -46,8 +46,8 @@ def test_out_of_range_config_file_setting_names_file_line_and_field(mini, line, 
 
 
 def test_every_setting_has_a_flag_with_help_and_every_flag_a_setting():
-    from harness.cli import build_parser
-    from harness.config import flag_of, setting_fields
+    from harness.cli.main import build_parser
+    from harness.inputs.config import flag_of, setting_fields
 
     parser = build_parser()
     flags = {option for action in parser._actions for option in action.option_strings}
@@ -58,7 +58,7 @@ def test_every_setting_has_a_flag_with_help_and_every_flag_a_setting():
 
 
 def test_top_level_help_lists_every_command(capsys):
-    from harness.cli import SUBCOMMANDS, main
+    from harness.cli.main import SUBCOMMANDS, main
 
     with pytest.raises(SystemExit) as exited:
         main(["--help"])
@@ -70,7 +70,7 @@ def test_top_level_help_lists_every_command(capsys):
 
 @pytest.mark.parametrize("command", ["replay", "report", "view", "sandbox"])
 def test_each_command_has_its_own_help(capsys, command):
-    from harness.cli import main
+    from harness.cli.main import main
 
     with pytest.raises(SystemExit) as exited:
         main([command, "--help"])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.cli import main
+from harness.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
 DOMAINS = ["agri", "arch", "biz", "edu", "fin", "health", "law", "tech"]

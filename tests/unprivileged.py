@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from harness.sandboxes import ExecResult, SandboxError, SandboxSettings
-from harness.sandboxes.local import find_bwrap
+from harness.sandboxes.base import ExecResult, SandboxError, SandboxSettings
+from harness.sandboxes.local.sandbox import find_bwrap
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -70,9 +70,9 @@ def _readable_bwrap(root: Path) -> str:
 SANDBOX_SERVER = """
 import dataclasses, json, os, sys
 from pathlib import Path
-from harness.sandboxes import SandboxSettings
+from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
-from harness.sandboxes.local import BubblewrapSandbox
+from harness.sandboxes.local.sandbox import BubblewrapSandbox
 
 request = json.loads(sys.stdin.readline())
 limits = ResourceLimits(**request["limits"])

@@ -8,14 +8,14 @@ from harness.grading.choice import GRADER_VERSION as CHOICE_VERSION
 from harness.grading.choice import grade_choice, parse_gold_choice
 from harness.grading.gold import GoldSpec
 from harness.grading.items import ItemsGrader
-from harness.grading.judge import JudgeGrader
+from harness.grading.judge import JudgeGrader, JudgeLog, JudgeNotConfigured, JudgePanel
 from harness.grading.multi_choice import MultiChoiceGrader
 from harness.grading.numeric import GRADER_VERSION as NUMERIC_VERSION
 from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gold
 from harness.grading.record import Grade, Verdict
 from harness.grading.tolerance import ToleranceGrader
 
-__all__ = ["GRADERS", "GoldAnswerError", "GoldSpec", "Grade", "Grader", "Verdict", "get_grader"]
+__all__ = ["GRADERS", "GoldAnswerError", "GoldSpec", "Grade", "Grader", "Verdict", "get_grader", "grade"]
 
 
 class Grader(Protocol):
@@ -72,3 +72,16 @@ GRADERS: dict[str, Grader] = {
 
 def get_grader(name: str) -> Grader:
     return GRADERS[name]
+
+
+def grade(
+    grader: str, submission: str | None, gold: GoldSpec, judge: JudgePanel | None = None, log: JudgeLog | None = None
+) -> Grade:
+    """Every grade goes through here: the `judge` grader asks its panel (`log` gets each `judge_call`),
+    the others are deterministic. A judge-graded task without a panel is refused before anything runs
+    (runs, imports and re-grades check it), so `JudgeNotConfigured` here is a bug of ours."""
+    if grader == "judge":
+        if judge is None:
+            raise JudgeNotConfigured("the judge grader needs a judge panel (--judge)")
+        return judge.grade(submission, gold, log)
+    return GRADERS[grader].grade(submission, gold)

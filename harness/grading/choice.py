@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from harness.answer import find_answer_tag
+from harness.grading.answer import find_answer_tag
 from harness.grading.numeric import GoldAnswerError
 from harness.grading.record import Grade, Verdict
 

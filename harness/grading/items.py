@@ -6,7 +6,7 @@ import re
 import unicodedata
 from collections import Counter
 
-from harness.answer import find_answer_tag
+from harness.grading.answer import find_answer_tag
 from harness.grading.gold import GoldSpec
 from harness.grading.numeric import GoldAnswerError
 from harness.grading.record import Grade, Verdict

@@ -1,4 +1,5 @@
-"""The `judge` grader: a panel of LLM judges through litellm, majority with a quorum (docs/GRADERS.md §4).
+"""The `judge` grader: a panel of LLM judges, majority with a quorum (docs/GRADERS.md §4). The panel asks
+each judge through a completion callable the run gives it (litellm: harness/run/judges.py).
 
 A verdict needs at least `quorum` judges that returned a valid verdict; fewer is `judge_error` (never a
 wrong answer), which a resume grades again. Every call (or cache hit) is handed to `log` as a
@@ -10,23 +11,45 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
-from harness.answer import find_answer_tag
+from harness.grading.answer import find_answer_tag
 from harness.grading.gold import GoldSpec
 from harness.grading.judge_cache import JudgeCache, cache_key
 from harness.grading.judge_prompt import PROMPT_DIGEST, judge_prompt, parse_verdict
 from harness.grading.record import Grade, Verdict
-from harness.models import ContextOverflow, ModelError
-
-if TYPE_CHECKING:
-    from harness.models.litellm_model import LiteLLMModel
 
 GRADER_VERSION = "judge-1.0"
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
 """Asked of every judge; a model that refuses a parameter is asked without it (`dropped_params` in its call)."""
 JudgeLog = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    """One judge model's reply, as the completion hands it back."""
+
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    """Failed attempts (and the waits after them) before this reply."""
+
+
+class JudgeCallFailed(Exception):
+    """The judge model gave no reply; `refused_temperature` when it refused the temperature parameter."""
+
+    def __init__(self, message: str, attempts: list[dict[str, Any]], refused_temperature: bool = False):
+        super().__init__(message)
+        self.attempts = attempts
+        self.refused_temperature = refused_temperature
+
+
+JudgeCompletion = Callable[[str, list[dict[str, str]], "float | None"], JudgeReply]
+"""Asks one judge model (its litellm name) the messages at a temperature (None: the model's own), within
+the panel's time; raises `JudgeCallFailed`. The run builds it (litellm); grading never calls a provider."""
 
 
 class JudgeNotConfigured(RuntimeError):
@@ -52,9 +75,7 @@ class JudgePanel:
     quorum: int
     """Valid verdicts needed for a grade; fewer is judge_error."""
     cache: JudgeCache
-    api_base: str | None = None
-    timeout_s: float = 120.0
-    max_retries: int = 2
+    complete: JudgeCompletion
 
     def describe(self) -> dict[str, Any]:
         """For the protocol: what can change a verdict."""
@@ -91,14 +112,6 @@ class JudgePanel:
         return Grade(verdict, verdict, verdict, reasons, tag.content, tally, None, GRADER_VERSION,
                      judge_cost_usd=cost)  # fmt: skip
 
-    def _client(self, model: str, temperature: float | None) -> LiteLLMModel:
-        # litellm takes 2.5 s and 200 MB to import: only a run that grades with a judge pays for it
-        from harness.models.litellm_model import LiteLLMModel, ProviderSettings
-
-        settings = ProviderSettings(model, action_format="text", api_base=self.api_base, temperature=temperature,
-                                    max_retries=self.max_retries, call_timeout_s=self.timeout_s)  # fmt: skip
-        return LiteLLMModel(settings, None)
-
     def _ask(self, model: str, gold: GoldSpec, answer: str) -> dict[str, Any]:
         """One judge's verdict, from the cache or a call: the `judge_call` event."""
         key = cache_key(model, PROMPT_DIGEST, JUDGE_PARAMS, gold.question, gold.answer, answer)
@@ -114,14 +127,14 @@ class JudgePanel:
         dropped: list[str] = []
         try:
             try:
-                reply = self._client(model, JUDGE_PARAMS["temperature"]).query(messages, self.timeout_s)
-            except ModelError as error:
-                if "temperature" not in str(error).lower() or isinstance(error, ContextOverflow):
+                reply = self.complete(model, messages, JUDGE_PARAMS["temperature"])
+            except JudgeCallFailed as error:
+                if not error.refused_temperature:
                     raise
                 # The model takes no temperature (some reasoning models): asked again without it, and recorded.
                 dropped = ["temperature"]
-                reply = self._client(model, None).query(messages, self.timeout_s)
-        except ModelError as error:
+                reply = self.complete(model, messages, None)
+        except JudgeCallFailed as error:
             return event | {"cached": False, "verdict": None, "reply": None, "failure": "JUDGE_CALL_FAILED",
                             "dropped_params": dropped, "error": str(error), "attempts": error.attempts,
                             "input_tokens": 0, "output_tokens": 0, "cost_usd": None,
@@ -133,5 +146,5 @@ class JudgePanel:
                 self.cache.put(key, entry)
         return event | {"cached": False, "verdict": verdict, "reply": reply.text, "dropped_params": dropped,
                         "failure": None if verdict else "JUDGE_MALFORMED", "attempts": reply.attempts,
-                        "input_tokens": reply.usage.input_tokens, "output_tokens": reply.usage.output_tokens,
+                        "input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
                         "cost_usd": reply.cost_usd, "latency_s": round(time.monotonic() - started, 3)}  # fmt: skip

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from harness.answer import find_answer_tag
+from harness.grading.answer import find_answer_tag
 from harness.grading.literal import ParsedNumber, Unparseable, parse_number
 from harness.grading.record import Grade, Verdict
 
@@ -61,7 +61,7 @@ def parse_gold(answer: str, answer_format: str | None, rel_tol: float | None = N
                 raise GoldAnswerError(
                     f"{answer!r} has {number.decimals} decimals but answer_format {answer_format!r} asks for {places}"
                 )
-    sign_required = bool(answer_format) and ("+" in answer_format or "[sign]" in answer_format)
+    sign_required = bool(answer_format) and ("+" in (answer_format or "") or "[sign]" in (answer_format or ""))
     tolerance = Decimal(str(rel_tol)) if rel_tol is not None else None
     return GoldAnswer(number, sign_required, tolerance)
 
@@ -108,9 +108,14 @@ def _compare(predicted: ParsedNumber, gold: GoldAnswer, content: str) -> Grade:
             chosen = Interpretation(chosen.value, chosen.ulp, chosen.flags | {"INSUFFICIENT_PRECISION"})
     at_tolerance = _correct_at_tolerance(predicted, gold, interpretations)
     if chosen is None:
-        flags = sorted(predicted.flags)
         return Grade.uniform(
-            Verdict.WRONG_VALUE, flags, content, GRADER_VERSION, predicted.value, predicted.unit, at_tolerance
+            Verdict.WRONG_VALUE,
+            sorted(predicted.flags),
+            content,
+            GRADER_VERSION,
+            predicted.value,
+            predicted.unit,
+            at_tolerance,
         )
     flags = set(chosen.flags) | predicted.flags
     if chosen.ulp != target.ulp:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from harness.answer import find_answer_tag
+from harness.grading.answer import find_answer_tag
 from harness.grading.gold import GoldSpec
 from harness.grading.literal import Unparseable, parse_number
 from harness.grading.numeric import TOLERATED_FLAGS, GoldAnswerError, parse_gold, readings_in_gold_units

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.outcome import Status
+from harness.core.status import Status
 
 FORMAT = "mini-swe-agent-1.1"
 EXIT_STATUSES = {

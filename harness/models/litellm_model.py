@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import litellm
 
-from harness.models import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
+from harness.core.errors import InputError
+from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
 from harness.models.retries import MalformedResponse, call_with_retries, describe_error
 
 litellm.suppress_debug_info = True
@@ -150,3 +152,18 @@ def _cost(response: Any) -> float | None:
     except Exception:  # unknown models raise; a missing price is not a failure
         return None
     return cost if math.isfinite(cost) and cost >= 0 else None
+
+
+UNCHECKED_KEYS = {"zai": "ZAI_API_KEY"}
+"""Key variables of providers that litellm's environment check passes without a key."""
+
+
+def require_provider_key(name: str) -> None:
+    """Fail before the run, not as a failed call in every episode, when no key is set."""
+    check = litellm.validate_environment(model=name)
+    unchecked = UNCHECKED_KEYS.get(name.split("/", 1)[0])
+    if unchecked and not os.environ.get(unchecked):
+        check = {"keys_in_environment": False, "missing_keys": [unchecked]}
+    if not check["keys_in_environment"]:
+        missing = " or ".join(check["missing_keys"])
+        raise InputError(f"--model {name}: no API key: set {missing} (or name the variable with --api-key-env)")

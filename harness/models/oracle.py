@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from harness.models import ModelReply, action_reply, estimate_tokens
+from harness.models.base import ModelReply, action_reply, estimate_tokens
 
 _WRAPPER = """\
 out=$(bash -c {solution})

@@ -7,8 +7,8 @@ from typing import Any
 
 import yaml
 
-from harness.errors import InputError, read_text_input, yaml_input_error
-from harness.models import ModelReply, action_reply, estimate_tokens
+from harness.core.errors import InputError, read_text_input, yaml_input_error
+from harness.models.base import ModelReply, action_reply, estimate_tokens
 
 
 def load_script(path: Path) -> list[dict[str, str]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from harness.sandboxes import TIMEOUT_EXIT_CODE, ExecResult
+from harness.sandboxes.base import TIMEOUT_EXIT_CODE, ExecResult
 
 
 class HeadTail:

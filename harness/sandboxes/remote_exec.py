@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from harness.sandboxes import ExecResult, SandboxError, SandboxSettings
+from harness.sandboxes.base import ExecResult, SandboxError, SandboxSettings
 from harness.sandboxes.output import HeadTail, capped_result, harness_exec_timed_out
 
 LABEL_RUN, LABEL_EPISODE, LABEL_OWNER = "harness.run", "harness.episode", "harness.owner"

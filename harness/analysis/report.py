@@ -1,0 +1,210 @@
+"""`python -m harness report RUN [RUN ...]`: merge run folders (shards, models) into tables and plots."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from harness.analysis.report_sections import evidence_sections
+from harness.analysis.runs import ModelRow, load_runs
+from harness.analysis.stats import mcnemar_exact
+from harness.analysis.summary import ALL, Cell
+from harness.core.status import Status
+from harness.records.results import MODE_FIELDS
+
+RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit", "sandbox_limit")
+STATUSES = tuple(status.value for status in Status)
+
+
+def cells(rows: list[ModelRow]) -> dict[tuple[str, str], Cell]:
+    table: dict[tuple[str, str], Cell] = {}
+    for model in sorted({r.model for r in rows}):
+        mine = [r.row for r in rows if r.model == model]
+        for domain in sorted({row.domain for row in mine}):
+            table[(model, domain)] = Cell(model, domain, [row for row in mine if row.domain == domain])
+        table[(model, ALL)] = Cell(model, ALL, mine)
+    return table
+
+
+def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
+    rows = load_runs(paths)
+    out = out or (paths[0] / "report" if len(paths) == 1 else _merged_folder(paths[0].parent))
+    out.mkdir(parents=True, exist_ok=True)
+    table = cells(rows)
+    models = sorted({model for model, _ in table})
+    domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
+    _write_csvs(out, table, rows)
+    markdown = _markdown(table, models, domains, rows)
+    from harness.analysis.plots import accuracy_plot, residual_heatmap, submission_turns_plot
+
+    accuracy_plot(table, models, domains[:-1], out / "accuracy_per_domain.png")
+    residual_heatmap(table, models, domains[:-1], out / "residuals.png")
+    submission_turns_plot([r.row for r in rows], out / "submission_turns.png")
+    markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n![residuals](residuals.png)\n\n"
+    markdown += "![turn of submission](submission_turns.png)\n"
+    markdown += "\n" + evidence_sections(table, models, rows, out)
+    (out / "report.md").write_text(markdown, encoding="utf-8")
+    console.print(markdown, markup=False, highlight=False, soft_wrap=True)
+    console.print(f"report written to {out}", markup=False, highlight=False)
+    return out
+
+
+def _merged_folder(results_dir: Path) -> Path:
+    return results_dir / f"report-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}"
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], rows: list[ModelRow]) -> str:
+    lines = ["# Report", ""]
+    for mode in MODE_FIELDS:
+        lines += [f"## Accuracy ({mode}), % with 95% Wilson interval", ""]
+        lines += ["| domain | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+        for domain in domains:
+            cells_text = []
+            for model in models:
+                cell = table.get((model, domain))
+                if cell is None:
+                    cells_text.append("–")
+                    continue
+                low, high = cell.interval(mode)
+                cells_text.append(f"{_percent(cell.accuracy(mode))} [{_percent(low)}, {_percent(high)}] (n={cell.n})")
+            lines.append(f"| {domain} | " + " | ".join(cells_text) + " |")
+        lines.append("")
+    lines += _reason_rates(table, models)
+    tolerance = {key: cell.accuracy_at_tolerance() for key, cell in table.items()}
+    if any(value is not None for value in tolerance.values()):
+        lines += ["## accuracy@tol (tasks with rel_tol; never the headline)", "", "| model | domain | accuracy@tol |",
+                  "|---|---|---|"]  # fmt: skip
+        lines += [f"| {m} | {d} | {_percent(v)} |" for (m, d), v in tolerance.items() if v is not None]
+        lines.append("")
+    lines += _by_type(table)
+    lines += ["## Outcomes", "", "| model | domain | " + " | ".join(STATUSES) + " | resource limits |",
+              "|---|---|" + "---|" * (len(STATUSES) + 1)]  # fmt: skip
+    for (model, domain), cell in table.items():
+        counts = cell.statuses()
+        exhausted = sum(counts[s] for s in RESOURCE_LIMITS)
+        lines.append(f"| {model} | {domain} | " + " | ".join(str(counts[s]) for s in STATUSES) + f" | {exhausted} |")
+    lines += ["", "## Effort and cost", "",
+              "| model | domain | mean turns | input tokens | output tokens | cost (USD) | cost per correct |",
+              "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for (model, domain), cell in table.items():
+        cost, correct = cell.cost(), cell.correct()
+        per_correct = f"{cost / correct:.4f}" if cost is not None and correct else "–"
+        lines.append(
+            f"| {model} | {domain} | {cell.mean_turns():.1f} | {cell.input_tokens()} | {cell.output_tokens()} | "
+            f"{'–' if cost is None else f'{cost:.4f}'} | {per_correct} |"
+        )
+    lines.append("")
+    for first, second in itertools.combinations(models, 2):
+        lines += _paired(rows, first, second)
+    return "\n".join(lines) + "\n"
+
+
+def _by_type(table: dict[tuple[str, str], Cell]) -> list[str]:
+    """Per-type accuracy (default mode) and their macro average, when tasks carry a `type`; judge cost apart."""
+    typed = {key: cell for key, cell in table.items() if cell.by_type()}
+    if not typed:
+        return []
+    types = sorted({name for cell in typed.values() for name in cell.by_type()})
+    lines = ["## Accuracy by task type (default mode; macro average = mean over types)", "",
+             "| model | domain | " + " | ".join(types) + " | macro average | judge cost (USD) |",
+             "|---|---|" + "---|" * (len(types) + 2)]  # fmt: skip
+    for (model, domain), cell in typed.items():
+        by_type = cell.by_type()
+        shares = [f"{_percent(by_type[t][0] / by_type[t][1])} (n={by_type[t][1]})" if t in by_type else "–"
+                  for t in types]  # fmt: skip
+        macro, judge = cell.macro_accuracy(), cell.judge_cost()
+        lines.append(f"| {model} | {domain} | " + " | ".join(shares) + f" | {_percent(macro or 0.0)} | "
+                     f"{'–' if judge is None else f'{judge:.4f}'} |")  # fmt: skip
+    return [*lines, ""]
+
+
+def reason_counts(cell: Cell) -> Counter[str]:
+    """How many of the cell's episodes carry each reason code (a code appears once per episode)."""
+    return Counter(code for row in cell.rows for code in set(row.reasons))
+
+
+def _reason_rates(table: dict[tuple[str, str], Cell], models: list[str]) -> list[str]:
+    """docs/GRADING.md §2.7: the rate of each reason code, which shows where the modes' gaps come from."""
+    counts = {model: reason_counts(table[(model, ALL)]) for model in models}
+    codes = sorted(set().union(*counts.values()))
+    if not codes:
+        return []
+    lines = ["## Reason codes, % of episodes (count)", "", "| reason | " + " | ".join(models) + " |",
+             "|---|" + "---|" * len(models)]  # fmt: skip
+    for code in codes:
+        rates = [f"{_percent(counts[m][code] / table[(m, ALL)].n)} ({counts[m][code]})" for m in models]
+        lines.append(f"| {code} | " + " | ".join(rates) + " |")
+    return [*lines, ""]
+
+
+def paired_counts(rows: list[ModelRow], first: str, second: str) -> dict[str, int]:
+    """Both / only first / only second / neither correct, over the tasks both models ran."""
+    verdicts = {(r.model, *r.row.key): r.row.is_correct() for r in rows}
+    shared = {(d, t) for m, d, t in verdicts if m == first} & {(d, t) for m, d, t in verdicts if m == second}
+    counts: Counter[str] = Counter()
+    for domain, task_id in shared:
+        a, b = verdicts[(first, domain, task_id)], verdicts[(second, domain, task_id)]
+        counts["both" if a and b else "only_first" if a else "only_second" if b else "neither"] += 1
+    return {key: counts[key] for key in ("both", "only_first", "only_second", "neither")}
+
+
+def _paired(rows: list[ModelRow], first: str, second: str) -> list[str]:
+    counts = paired_counts(rows, first, second)
+    shared = sum(counts.values())
+    p_value = mcnemar_exact(counts["only_first"], counts["only_second"])
+    return [
+        f"## Paired comparison: {first} vs {second}",
+        "",
+        f"On the {shared} tasks both ran: both correct {counts['both']}, only {first} {counts['only_first']}, "
+        f"only {second} {counts['only_second']}, neither {counts['neither']}; "
+        f"exact McNemar p = {p_value:.4f}.",
+        "",
+    ]
+
+
+def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[ModelRow]) -> None:
+    with (out / "accuracy.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        header = ["model", "domain", "n"]
+        for mode in MODE_FIELDS:
+            header += [f"correct_{mode}", f"accuracy_{mode}", f"ci95_low_{mode}", f"ci95_high_{mode}"]
+        writer.writerow(
+            [*header, "accuracy_at_tol", *STATUSES, "mean_turns", "input_tokens", "output_tokens", "cost_usd"]
+        )
+        for (model, domain), cell in table.items():
+            line: list[Any] = [model, domain, cell.n]
+            for mode in MODE_FIELDS:
+                low, high = cell.interval(mode)
+                line += [cell.correct(mode), round(cell.accuracy(mode), 6), round(low, 6), round(high, 6)]
+            at_tolerance = cell.accuracy_at_tolerance()
+            line.append("" if at_tolerance is None else round(at_tolerance, 6))
+            counts = cell.statuses()
+            line += [counts[s] for s in STATUSES]
+            cost = cell.cost()
+            line += [round(cell.mean_turns(), 3), cell.input_tokens(), cell.output_tokens(),
+                     "" if cost is None else round(cost, 6)]  # fmt: skip
+            writer.writerow(line)
+    with (out / "reasons.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "domain", "reason", "episodes", "rate"])
+        for (model, domain), cell in table.items():
+            for code, count in sorted(reason_counts(cell).items()):
+                writer.writerow([model, domain, code, count, round(count / cell.n, 6)])
+    models = sorted({r.model for r in rows})
+    with (out / "paired.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["first", "second", "both", "only_first", "only_second", "neither", "mcnemar_p"])
+        for first, second in itertools.combinations(models, 2):
+            pairs = paired_counts(rows, first, second)
+            p_value = mcnemar_exact(pairs["only_first"], pairs["only_second"])
+            writer.writerow([first, second, *pairs.values(), round(p_value, 6)])

@@ -1,0 +1,195 @@
+"""`python -m harness import mini-swe-agent PATH...` and `python -m harness export mini-swe-agent RUN OUT`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from harness.core.errors import InputError
+from harness.core.names import check_run_id, file_name
+from harness.episode.lifecycle import grade_fields, judge_log, task_record
+from harness.grading import grade
+from harness.grading.judge import JudgePanel
+from harness.inputs.tasks import Task, available_domains, load_task_file, task_digest
+from harness.interop.mini_swe_agent import FORMAT, ImportedEpisode, export_episode, import_messages, instance_id
+from harness.records.results import ResultRow, ResultsWriter
+from harness.records.run_folder import RunFolder
+from harness.records.trajectory import SCHEMA_VERSION, TrajectoryWriter, is_finished, read_trajectory
+from harness.signals.annotate import annotate
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    paths: list[Path]
+    tasks_dir: Path
+    collections_dir: Path | None
+    results_dir: Path
+    run_id: str
+    judge: JudgePanel | None = None
+    """For judge-graded tasks (`--judge`): without it, importing one is refused before anything is written."""
+
+
+def export_run(run_dir: Path, out_dir: Path, console: Console) -> int:
+    """Every finished episode of the run as OUT_DIR/<domain>/<task>.traj.json; unfinished ones are listed."""
+    folder = RunFolder(run_dir)
+    config = folder.read_record()["config"]
+    written = 0
+    for path in folder.trajectories():
+        events = read_trajectory(path)
+        if not is_finished(events):
+            console.print(f"skipped (unfinished): {path}", markup=False, highlight=False)
+            continue
+        start = events[0]
+        target = out_dir / file_name(start["domain"]) / f"{file_name(start['task_id'])}.traj.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(export_episode(events, config), indent=2, ensure_ascii=False), encoding="utf-8")
+        written += 1
+    console.print(f"exported {written} episodes to {out_dir} ({FORMAT})", markup=False, highlight=False)
+    return 0
+
+
+def import_run(options: ImportOptions, console: Console) -> int:
+    """A run folder from mini-swe-agent trajectories: rows graded by our graders, unmatched files listed."""
+    check_run_id(options.run_id)
+    folder = RunFolder(options.results_dir / options.run_id)
+    if folder.path.exists():
+        raise InputError(f"{folder.path}: already exists; pick another --run-id")
+    tasks = _tasks_by_id(options.tasks_dir)
+    files = _trajectory_files(options.paths)
+    loaded = [(path, _load(path)) for path in files]  # every file is read and parsed before anything is written
+    matched: dict[tuple[str, str], tuple[Path, dict[str, Any], ImportedEpisode, Task]] = {}
+    unmatched: list[str] = []
+    for path, (data, episode) in loaded:
+        task, why = _match(path, data, tasks)
+        if task is None:
+            unmatched.append(f"{path}: {why}")
+        elif (task.domain, task.id) in matched:
+            unmatched.append(
+                f"{path}: task {task.domain}/{task.id} already imported from {matched[(task.domain, task.id)][0]}"
+            )
+        else:
+            matched[(task.domain, task.id)] = (path, data, episode, task)
+    if not matched:
+        raise InputError(f"no trajectory matched a task in {options.tasks_dir}: " + "; ".join(unmatched[:3]))
+    judged = [(path, task) for path, _, _, task in matched.values() if task.grader == "judge"]
+    if judged and options.judge is None:
+        path, task = judged[0]
+        raise InputError(f"{path}: task {task.domain}/{task.id} is graded by 'judge': --judge is required")
+    folder.path.mkdir(parents=True)
+    first = next(iter(matched.values()))[1]
+    folder.write_record(_record(options, first, len(matched)))
+    writer = ResultsWriter(folder.results_path)
+    try:
+        for path, data, episode, task in matched.values():
+            collection = options.collections_dir / task.domain if options.collections_dir else None
+            found = collection if collection and collection.is_dir() else None
+            writer.append(_import_episode(folder, path, data, episode, task, found, options.judge))
+    finally:
+        writer.close()
+    for line in unmatched:
+        console.print(f"unmatched: {line}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"imported {len(matched)} episodes into {folder.path}; {len(unmatched)} files unmatched",
+                  markup=False, highlight=False)  # fmt: skip
+    return 0
+
+
+def _tasks_by_id(tasks_dir: Path) -> dict[str, list[Task]]:
+    by_id: dict[str, list[Task]] = {}
+    for domain in available_domains(tasks_dir):
+        for task in load_task_file(tasks_dir / f"{domain}.jsonl"):
+            by_id.setdefault(task.id, []).append(task)
+    if not by_id:
+        raise InputError(f"{tasks_dir}: no task files (*.jsonl)")
+    return by_id
+
+
+def _trajectory_files(paths: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(path.rglob("*.traj.json"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise InputError(f"{path}: no such file or folder")
+    if not files:
+        raise InputError(f"{', '.join(map(str, paths))}: no *.traj.json files")
+    return files
+
+
+def _load(path: Path) -> tuple[dict[str, Any], ImportedEpisode]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise InputError(f"{path}: not a JSON trajectory: {error}") from None
+    if not isinstance(data, dict) or not str(data.get("trajectory_format", "")).startswith("mini-swe-agent"):
+        raise InputError(f"{path}: field 'trajectory_format': not a mini-swe-agent trajectory")
+    if not isinstance(data.get("messages"), list) or not isinstance(data.get("info"), dict):
+        raise InputError(f"{path}: field 'messages' or 'info': missing")
+    try:
+        return data, import_messages(data)
+    except (AttributeError, TypeError, ValueError, KeyError) as error:
+        raise InputError(f"{path}: field 'messages': malformed ({type(error).__name__}: {error})") from None
+
+
+def _match(path: Path, data: dict[str, Any], tasks: dict[str, list[Task]]) -> tuple[Task | None, str]:
+    """The task by the instance id in the file, else by its name (`<id>.traj.json`) or its folder's."""
+    domain = ((data.get("info") or {}).get("harness") or {}).get("domain")
+    name = path.name.removesuffix(".json").removesuffix(".traj")
+    for candidate in (instance_id(data), name, path.parent.name):
+        found = [task for task in tasks.get(candidate or "", []) if domain in (None, task.domain)]
+        if len(found) == 1:
+            return found[0], ""
+        if len(found) > 1:
+            return None, f"task id {candidate!r} is in several domains ({', '.join(t.domain for t in found)})"
+    return None, f"no task with id {instance_id(data) or name!r}"
+
+
+def _record(options: ImportOptions, data: dict[str, Any], count: int) -> dict[str, Any]:
+    config = (data.get("info") or {}).get("config") or {}
+    agent = config.get("agent") or {}
+    return {
+        "run_id": options.run_id,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "imported": {"format": FORMAT, "from": [str(path) for path in options.paths]},
+        "config": {
+            "model": (config.get("model") or {}).get("model_name") or "mini-swe-agent",
+            "max_turns": agent.get("step_limit") or 0,
+            "time_limit": float(agent.get("wall_time_limit_seconds") or 0),
+            "tasks_dir": str(options.tasks_dir),
+        },
+        "tasks": count,
+    }
+
+
+def _import_episode(
+    folder: RunFolder,
+    path: Path,
+    data: dict[str, Any],
+    episode: ImportedEpisode,
+    task: Task,
+    collection: Path | None,
+    judge: JudgePanel | None,
+) -> ResultRow:
+    log = TrajectoryWriter(folder.trajectory_path(task.domain, task.id))
+    model = ((data["info"].get("config") or {}).get("model") or {}).get("model_name")
+    log.write("episode_start", schema_version=SCHEMA_VERSION, task_id=task.id, domain=task.domain,
+              task=task_record(task),
+              task_digest=task_digest(task), model=model, imported_from=str(path))  # fmt: skip
+    log.write("sandbox_ready", sandbox={"backend": f"imported ({FORMAT})"}, start_s=episode.row["sandbox_start_s"])
+    for kind, fields in episode.events:
+        log.write(kind, **fields)
+    graded = grade(task.grader, episode.submission, task.gold, judge, judge_log(log))
+    row = ResultRow(task_id=task.id, domain=task.domain, status=episode.status, **grade_fields(graded),
+                    detail=episode.detail, task_digest=task_digest(task), **episode.row)  # fmt: skip
+    row, evidence = annotate(row, read_trajectory(log.path), task.evidence, task.canary, collection, episode.opens)
+    if evidence is not None:
+        log.write("evidence", **evidence)
+    log.write("episode_end", **row.to_dict(), submission=episode.submission)
+    log.close()
+    return row

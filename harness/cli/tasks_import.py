@@ -1,0 +1,141 @@
+"""`python -m harness tasks import mudabench DATA_JSON... --pdf-dir DIR --domain NAME`: check everything, build
+one collection per document set with the collection builder, then write the task file (docs/GRADERS.md §6)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from rich.console import Console
+
+from harness.core.errors import InputError
+from harness.core.names import check_domain_name
+from harness.inputs.collections.build import BuildRequest, build_collection
+from harness.inputs.collections.naming import output_names
+from harness.inputs.config import default_collections_dir, default_tasks_dir
+from harness.inputs.importers.mudabench import Document, ImportPlan, plan_import, read_items
+from harness.inputs.tasks import load_task_file
+
+STAGING_ROOT = "documents"
+"""The staging folder's name: outputs are `documents_<stem>.md`, the index `documents_index.md`."""
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    data: list[Path]
+    pdf_dir: Path
+    domain: str
+    tasks_dir: Path
+    collections_dir: Path
+    workers: int = 1
+
+
+def request_from(arguments: argparse.Namespace) -> ImportRequest:
+    return ImportRequest(
+        data=arguments.data,
+        pdf_dir=arguments.pdf_dir,
+        domain=arguments.domain,
+        tasks_dir=arguments.tasks_dir or default_tasks_dir(),
+        collections_dir=arguments.collections_dir or default_collections_dir(),
+        workers=arguments.workers,
+    )
+
+
+def run_mudabench_import(request: ImportRequest, console: Console) -> int:
+    """0: every task imported; 1: some skipped (missing PDFs, documents the builder could not convert)."""
+    check_domain_name(request.domain, "--domain")
+    if not request.pdf_dir.is_dir():
+        raise InputError(f"--pdf-dir: {request.pdf_dir}: folder not found")
+    items = [item for path in request.data for item in read_items(path)]
+    if not items:
+        raise InputError(f"{request.data[0]}: no items")
+    plan = plan_import(request.domain, items)
+    pdfs = _pdfs(request.pdf_dir)
+    missing = {name: [d.id for d in docs if d.id not in pdfs] for name, docs in plan.collections.items()}
+    missing = {name: ids for name, ids in missing.items() if ids}
+    built = {name: docs for name, docs in plan.collections.items() if name not in missing}
+    if not built:
+        first = next(iter(missing.values()))[0]
+        raise InputError(f"--pdf-dir: {request.pdf_dir}: no document set is complete (e.g. {first}.pdf is missing)")
+    failed = _build_all(request, built, pdfs, console)
+    kept = [task for task in plan.tasks if task["collection"] in built and task["collection"] not in failed]
+    path = _write_tasks(request.tasks_dir / f"{request.domain}.jsonl", kept)
+    _print_report(console, plan, kept, path, missing, failed)
+    return 1 if missing or failed else 0
+
+
+def _pdfs(pdf_dir: Path) -> dict[str, Path]:
+    """PDF file stem -> path, anywhere under the folder (the first in name order when a stem repeats)."""
+    found: dict[str, Path] = {}
+    for path in sorted(pdf_dir.rglob("*")):
+        if path.suffix.lower() == ".pdf" and path.is_file():
+            found.setdefault(path.stem, path)
+    return found
+
+
+def _build_all(
+    request: ImportRequest, collections: dict[str, tuple[Document, ...]], pdfs: dict[str, Path], console: Console
+) -> dict[str, list[str]]:
+    """Each collection from a staging folder of links to its PDFs plus its index; name -> sources skipped."""
+    failed: dict[str, list[str]] = {}
+    for name, documents in collections.items():
+        with tempfile.TemporaryDirectory(prefix="mudabench-") as scratch:
+            staging = Path(scratch) / STAGING_ROOT
+            staging.mkdir()
+            for document in documents:
+                (staging / f"{document.id}.pdf").symlink_to(pdfs[document.id].resolve())
+            (staging / "index.md").write_text(index_markdown(documents), encoding="utf-8")
+            request_ = BuildRequest(staging, name, request.collections_dir / name, request.workers, prune=True)
+            report = build_collection(request_, console)
+        if report.skipped:
+            failed[name] = [skipped.source for skipped in report.skipped]
+    return failed
+
+
+def index_markdown(documents: tuple[Document, ...]) -> str:
+    """Which converted file is which company, year and kind of report: the only metadata the agent gets."""
+    names = output_names([PurePosixPath(f"{d.id}.pdf") for d in documents], STAGING_ROOT)
+    lines = ["# Documents in this collection", "", "| file | symbol | year | doctype |", "|---|---|---|---|"]
+    for document in documents:
+        cells = [names[PurePosixPath(f"{document.id}.pdf")], document.symbol, document.year, document.doctype]
+        lines.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _write_tasks(path: Path, tasks: list[dict[str, object]]) -> Path:
+    """Staged beside the target, loaded back through the task loader, then moved into place."""
+    if not tasks:
+        raise InputError(f"{path}: no task could be imported")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".import-") as scratch:
+        staged = Path(scratch) / path.name  # the loader checks the file name against the domain
+        staged.write_text("".join(json.dumps(task, ensure_ascii=False) + "\n" for task in tasks), encoding="utf-8")
+        load_task_file(staged)
+        os.replace(staged, path)
+    return path
+
+
+def _print_report(
+    console: Console,
+    plan: ImportPlan,
+    kept: list[dict[str, object]],
+    path: Path,
+    missing: dict[str, list[str]],
+    failed: dict[str, list[str]],
+) -> None:
+    def say(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    say(f"{path}: {len(kept)} tasks over {len(plan.collections) - len(missing) - len(failed)} collections")
+    for note, count in sorted(plan.notes.items()):
+        say(f"  {note}: {count}")
+    for name, ids in sorted(missing.items()):
+        tasks = sum(task["collection"] == name for task in plan.tasks)
+        say(f"  skipped {tasks} tasks of {name}: missing {', '.join(f'{i}.pdf' for i in ids[:3])}"
+            + (f" and {len(ids) - 3} more" if len(ids) > 3 else ""))  # fmt: skip
+    for name, sources in sorted(failed.items()):
+        say(f"  skipped the tasks of {name}: the builder could not convert {', '.join(sources[:3])}")

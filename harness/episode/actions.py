@@ -1,0 +1,58 @@
+"""Read the one bash action out of a model reply, or say what is wrong with it."""
+
+from __future__ import annotations
+
+import json
+
+from harness.core.fences import scan_fences
+from harness.models.base import ModelReply
+
+MAX_TEXT_REPLY_CHARS = 1_000_000
+"""Longer `text` replies are a format error: no command needs that much, and parsing stays bounded."""
+_SHELLS = ("bash", "sh", "shell")
+
+
+class FormatError(ValueError):
+    """The reply holds no runnable action, or more than one."""
+
+
+def parse_action(reply: ModelReply, action_format: str) -> str:
+    """The command to run; raises `FormatError` with a short problem description."""
+    if action_format == "text":
+        return _from_text(reply.text)
+    return _from_tool_calls(reply)
+
+
+def _from_tool_calls(reply: ModelReply) -> str:
+    if not reply.tool_calls:
+        raise FormatError("no bash tool call and no answer")
+    if len(reply.tool_calls) > 1:
+        raise FormatError(f"{len(reply.tool_calls)} tool calls in one reply; make exactly one")
+    call = reply.tool_calls[0]
+    if call.name != "bash":
+        raise FormatError(f"unknown tool {call.name!r}; the only tool is bash")
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        raise FormatError("the tool arguments are not valid JSON") from None
+    command = arguments.get("command") if isinstance(arguments, dict) else None
+    if not isinstance(command, str) or not command.strip():
+        raise FormatError("the bash tool needs a non-empty string argument 'command'")
+    return command
+
+
+def _from_text(text: str) -> str:
+    if len(text) > MAX_TEXT_REPLY_CHARS:
+        raise FormatError(
+            f"the reply is {len(text):,} characters, over the limit of {MAX_TEXT_REPLY_CHARS:,}; write a shorter reply"
+        )
+    blocks = [block for block in scan_fences(text).blocks if block.language in _SHELLS]
+    if not blocks:
+        raise FormatError("no ```bash block and no answer")
+    if len(blocks) > 1:
+        raise FormatError(f"{len(blocks)} bash blocks in one reply; write exactly one")
+    if not blocks[0].closed:
+        raise FormatError("the ```bash block is not closed; end it with a ``` line")
+    if not blocks[0].body.strip():
+        raise FormatError("the bash block is empty")
+    return blocks[0].body.rstrip("\n")

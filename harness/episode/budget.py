@@ -1,0 +1,123 @@
+"""The episode's ledger of turns, wall clock and context tokens; says which limit ended it."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from harness.core.status import EpisodeEnd, Status
+from harness.models.base import Usage, estimate_tokens
+
+TokenCounter = Callable[[list[dict[str, Any]]], int]
+
+
+class Stopwatch:
+    """The agent's own time: starts when the sandbox is up; paused while the episode waits for our throttles."""
+
+    def __init__(self) -> None:
+        self._started = time.monotonic()
+        self._paused_s = 0.0
+        self._paused_since: float | None = None
+
+    @property
+    def elapsed_s(self) -> float:
+        now = time.monotonic()
+        pausing = now - self._paused_since if self._paused_since is not None else 0.0
+        return now - self._started - self._paused_s - pausing
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        self._paused_since = time.monotonic()
+        try:
+            yield
+        finally:
+            self._paused_s += time.monotonic() - self._paused_since
+            self._paused_since = None
+
+
+class Budget:
+    def __init__(
+        self,
+        max_turns: int,
+        time_limit_s: float,
+        context_window: int | None,
+        output_reserve: int,
+        cancel: threading.Event | None = None,
+        count_tokens: TokenCounter | None = None,
+        clock: Stopwatch | None = None,
+    ):
+        self._count_tokens = count_tokens or estimate_tokens
+        self.clock = clock or Stopwatch()
+        self._cancel = cancel or threading.Event()
+        self.max_turns = max_turns
+        self.time_limit_s = time_limit_s
+        self.context_window = context_window
+        self.output_reserve = output_reserve
+        self.turns = 0
+        self._counted_tokens = 0
+        self._counted_messages = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cached_tokens = 0
+        self.reasoning_tokens = 0
+        self.cost_usd: float | None = None
+        """Sum of the known per-call costs; None while no call had a known price."""
+
+    @property
+    def elapsed_s(self) -> float:
+        return self.clock.elapsed_s
+
+    @property
+    def seconds_left(self) -> float:
+        return max(self.time_limit_s - self.elapsed_s, 0.0)
+
+    @property
+    def turns_left(self) -> int:
+        return max(self.max_turns - self.turns, 0)
+
+    def check_before_call(self, messages: list[dict[str, Any]]) -> None:
+        """Raise `EpisodeEnd` when the next model call would break a budget (or the run was cancelled)."""
+        self.check_cancelled()
+        if self.turns >= self.max_turns:
+            raise EpisodeEnd(Status.TURN_LIMIT, detail=f"{self.turns} turns used")
+        if self.seconds_left <= 0:
+            raise EpisodeEnd(Status.TIME_LIMIT, detail=f"{self.elapsed_s:.1f} s elapsed")
+        if self.context_window is not None:
+            needed = self.estimate_prompt_tokens(messages) + self.output_reserve
+            if needed > self.context_window:
+                raise EpisodeEnd(
+                    Status.CONTEXT_LIMIT,
+                    detail=f"prompt ~{needed - self.output_reserve} + reserve {self.output_reserve} "
+                    f"tokens > window {self.context_window}",
+                )
+
+    def record_call(self, messages: list[dict[str, Any]], usage: Usage, cost_usd: float | None) -> None:
+        """Count a model call; the reply's usage makes the token count exact up to these messages."""
+        self.turns += 1
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cached_tokens += usage.cached_tokens
+        self.reasoning_tokens += usage.reasoning_tokens
+        if cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + cost_usd
+        if usage.input_tokens:
+            self._counted_tokens = usage.input_tokens + usage.output_tokens
+            self._counted_messages = len(messages) + 1  # the reply is appended next
+
+    def estimate_prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """Exact up to the last reply (its reported usage), counted or estimated for what came after."""
+        uncounted = messages[self._counted_messages :]
+        return self._counted_tokens + (self._count_tokens(uncounted) if uncounted else 0)
+
+    def check_cancelled(self) -> None:
+        if self._cancel.is_set():
+            raise EpisodeEnd(Status.CANCELLED, detail="the run was interrupted")
+
+    def command_timeout(self, cap_s: float) -> float:
+        return min(cap_s, self.seconds_left)
+
+    def out_of_time(self) -> bool:
+        return self.seconds_left <= 0

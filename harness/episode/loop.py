@@ -1,0 +1,155 @@
+"""The agent loop: query the model, run its one bash action, observe, until an answer or a limit."""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ParamSpec
+
+from harness.core.status import EpisodeEnd, Status
+from harness.episode.actions import FormatError, parse_action
+from harness.episode.budget import Budget
+from harness.grading.answer import command_submits_answer, has_closed_answer, strip_code_blocks
+from harness.inputs.prompts import PromptSet
+from harness.inputs.tasks import Task
+from harness.models.base import ContextOverflow, Model, ModelError, ModelReply
+from harness.records.trajectory import TrajectoryLog
+from harness.sandboxes.base import ExecResult, Sandbox, SandboxError, SandboxLimitHit
+
+P = ParamSpec("P")
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    action_format: str
+    command_timeout_s: float
+    max_format_errors: int
+
+
+@dataclass(frozen=True)
+class LoopOutcome:
+    status: Status
+    submission: str | None
+    detail: str | None
+
+
+def _ends_as_outcome(loop: Callable[P, None]) -> Callable[P, LoopOutcome]:
+    """The one place where every way out of the loop becomes a `LoopOutcome`."""
+
+    @functools.wraps(loop)
+    def run(*args: P.args, **kwargs: P.kwargs) -> LoopOutcome:
+        try:
+            loop(*args, **kwargs)
+        except EpisodeEnd as end:
+            return LoopOutcome(end.status, end.submission, end.detail)
+        except ContextOverflow as error:
+            return LoopOutcome(Status.CONTEXT_LIMIT, None, str(error))
+        except ModelError as error:
+            return LoopOutcome(Status.MODEL_ERROR, None, str(error))
+        except SandboxLimitHit as error:
+            return LoopOutcome(Status.SANDBOX_LIMIT, None, str(error))
+        except SandboxError as error:
+            return LoopOutcome(Status.SANDBOX_ERROR, None, str(error))
+        raise AssertionError("the loop only ends by raising")  # pragma: no cover
+
+    return run
+
+
+@_ends_as_outcome
+def run_agent(
+    task: Task,
+    model: Model,
+    sandbox: Sandbox,
+    budget: Budget,
+    prompts: PromptSet,
+    log: TrajectoryLog,
+    settings: LoopSettings,
+) -> None:
+    """Run one episode's conversation until an answer, a budget, or a failure ends it."""
+    system = prompts.render(
+        "system",
+        action_format=settings.action_format,
+        max_turns=budget.max_turns,
+        time_limit_s=int(budget.time_limit_s),
+        command_timeout_s=int(settings.command_timeout_s),
+    )
+    question = prompts.render("task", question=task.question, answer_format=task.answer_format)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": question}]
+    logged = 0
+    format_errors = 0
+    while True:
+        budget.check_before_call(messages)
+        started = time.monotonic()
+        try:
+            reply = model.query(messages, budget.seconds_left)
+        except ModelError as error:
+            log.write("model_error", turn=budget.turns + 1, messages=messages[logged:], error=str(error),
+                      attempts=error.attempts, latency_s=round(time.monotonic() - started, 3))  # fmt: skip
+            if budget.out_of_time() and not isinstance(error, ContextOverflow):
+                raise EpisodeEnd(Status.TIME_LIMIT, detail=f"the model call ran out of time: {error}") from None
+            raise
+        log.write(
+            "model_call",
+            turn=budget.turns + 1,
+            messages=messages[logged:],
+            response=reply.to_dict(),
+            latency_s=round(time.monotonic() - started, 3),
+        )
+        budget.record_call(messages, reply.usage, reply.cost_usd)
+        messages.append(reply.to_message())
+        logged = len(messages)
+        prose = strip_code_blocks(reply.text)
+        if has_closed_answer(prose):
+            raise EpisodeEnd(Status.ANSWERED, submission=prose)
+        try:
+            command = parse_action(reply, settings.action_format)
+        except FormatError as problem:
+            format_errors += 1
+            text = prompts.render(
+                "format_error",
+                problem=str(problem),
+                action_format=settings.action_format,
+                **_budget_left(budget),
+            )
+            log.write("format_error", turn=budget.turns, problem=str(problem), consecutive=format_errors, text=text)
+            if format_errors >= settings.max_format_errors:
+                raise EpisodeEnd(Status.FORMAT_ERRORS, detail=str(problem)) from None
+            messages.extend(_observation_messages(reply, text))
+            continue
+        format_errors = 0
+        timeout = budget.command_timeout(settings.command_timeout_s)
+        log.write("action", turn=budget.turns, command=command, timeout_s=round(timeout, 3))
+        result = sandbox.execute(command, timeout)
+        observed = prompts.render("observation", **_result_fields(result), **_budget_left(budget))
+        log.write("observation", turn=budget.turns, **_result_fields(result), text=observed)
+        budget.check_cancelled()
+        if command_submits_answer(command) and has_closed_answer(result.stdout):
+            raise EpisodeEnd(Status.ANSWERED, submission=result.stdout)
+        if result.timed_out and budget.out_of_time():
+            raise EpisodeEnd(Status.TIME_LIMIT, detail="a command ran until the episode's time was up")
+        messages.extend(_observation_messages(reply, observed))
+
+
+def _budget_left(budget: Budget) -> dict[str, int]:
+    return {"turns_left": budget.turns_left, "seconds_left": int(budget.seconds_left)}
+
+
+def _observation_messages(reply: ModelReply, text: str) -> list[dict[str, Any]]:
+    """Tool results answer every tool call (providers require it); otherwise one user message."""
+    if not reply.tool_calls:
+        return [{"role": "user", "content": text}]
+    return [{"role": "tool", "tool_call_id": call.id, "content": text} for call in reply.tool_calls]
+
+
+def _result_fields(result: ExecResult) -> dict[str, Any]:
+    return {
+        "exit_code": result.exit_code,
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+        "timed_out": result.timed_out,
+        "truncated": result.truncated,
+        "raw_bytes": result.raw_bytes,
+        "duration_s": result.duration_s,
+    }

@@ -1,0 +1,251 @@
+"""`collection build`: every supported file under SRC_DIR to one Markdown file in the collection, in
+parallel processes, converting only what changed since the last build (same source sha256 and converter
+version: kept). Skipped files are listed with their reason; nothing is deleted unless `prune`."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import re
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from harness.core.errors import InputError
+from harness.inputs.collections.conversion import Conversion, Unconvertible
+from harness.inputs.collections.convert import convert, converter, source_format
+from harness.inputs.collections.hashing import collection_hash, file_sha256
+from harness.inputs.collections.manifest import (
+    Entry,
+    Manifest,
+    Skipped,
+    manifest_path,
+    read_manifest,
+    write_atomic,
+    write_manifest,
+)
+from harness.inputs.collections.naming import output_names
+from harness.inputs.collections.tokens import tokenizer
+from harness.inputs.collections.workers import run_in_pool
+
+DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+@dataclass
+class BuildRequest:
+    source_dir: Path
+    domain: str
+    out: Path
+    workers: int = 1
+    prune: bool = False
+    ocr: bool = False
+
+
+@dataclass
+class BuildReport:
+    converted: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+    manifest: Path | None = None
+    hash: str = ""
+
+
+@dataclass(frozen=True)
+class Job:
+    source: str
+    path: Path
+    fmt: str
+    name: str
+    sha256: str
+
+
+@dataclass
+class Outcome:
+    job: Job
+    conversion: Conversion | None
+    reason: str | None
+    tokens: int = 0
+
+
+def check_request(request: BuildRequest) -> None:
+    """Every check on the input, before anything is written."""
+    if not DOMAIN_NAME.fullmatch(request.domain):
+        raise InputError(f"--domain: {request.domain!r} is not a domain name (letters, digits, _ and -)")
+    if not request.source_dir.is_dir():
+        raise InputError(f"{request.source_dir}: source folder not found")
+    if request.workers < 1:
+        raise InputError(f"--workers: {request.workers} is not a positive number")
+    if request.out.exists() and not request.out.is_dir():
+        raise InputError(f"{request.out}: exists and is not a folder")
+    source, out = request.source_dir.resolve(), request.out.resolve()
+    if out == source or out.is_relative_to(source) or source.is_relative_to(out):
+        raise InputError(f"{request.out}: the collection and the source folder {request.source_dir} must not nest")
+
+
+def build_collection(request: BuildRequest, console: Console) -> BuildReport:
+    check_request(request)
+    out, report = request.out, BuildReport()
+    previous = read_manifest(manifest_path(out))
+    previous_entries = {entry.name: entry for entry in previous.documents} if previous else {}
+    jobs, report.skipped = _plan(request.source_dir)
+    if not jobs and not report.skipped:
+        raise InputError(f"{request.source_dir}: no files to build from (hidden files and folders are ignored)")
+    out.mkdir(parents=True, exist_ok=True)
+    entries: dict[str, Entry] = {}
+    pending = []
+    for job in jobs:
+        entry = previous_entries.get(job.name)
+        if entry and _unchanged(entry, job, out / job.name, request.ocr):
+            entries[job.name] = entry
+            report.unchanged.append(job.name)
+        else:
+            pending.append(job)
+    outcomes = _convert_all(pending, request, console)
+    try:
+        for outcome in outcomes:
+            if outcome.conversion is None:
+                report.skipped.append(Skipped(outcome.job.source, outcome.reason or "unknown error"))
+                continue
+            entries[outcome.job.name] = _write_output(out, outcome)
+            report.converted.append(outcome.job.name)
+        if request.prune:
+            report.pruned = _prune(out, {job.name for job in jobs})
+    finally:  # also on Ctrl-C: the workers stop now, and what was converted is recorded for the next build
+        outcomes.close()
+        _record(request, report, _entries_on_disk(out, entries, previous_entries))
+    return report
+
+
+def _record(request: BuildRequest, report: BuildReport, entries: dict[str, Entry]) -> None:
+    report.skipped.sort(key=lambda skipped: skipped.source)
+    report.hash = collection_hash(request.out)
+    report.manifest = manifest_path(request.out)
+    manifest = Manifest(
+        domain=request.domain,
+        source_dir=str(request.source_dir),
+        tokenizer=tokenizer()[0],
+        hash=report.hash,
+        documents=[entries[name] for name in sorted(entries)],
+        skipped=report.skipped,
+    )
+    write_manifest(report.manifest, manifest)
+
+
+def _plan(source_dir: Path) -> tuple[list[Job], list[Skipped]]:
+    """The jobs (supported files, named) and the unsupported files. Hidden files and folders are ignored."""
+    supported: dict[PurePosixPath, tuple[Path, str]] = {}
+    skipped = []
+    for path in sorted(source_dir.rglob("*")):
+        relative = PurePosixPath(path.relative_to(source_dir).as_posix())
+        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
+            continue
+        fmt = source_format(path)
+        if fmt is None:
+            skipped.append(Skipped(str(relative), f"unsupported format ({path.suffix or 'no suffix'})"))
+        else:
+            supported[relative] = (path, fmt)
+    names = output_names(list(supported), source_dir.resolve().name)
+    jobs = [Job(str(rel), path, fmt, names[rel], file_sha256(path)) for rel, (path, fmt) in supported.items()]
+    return jobs, skipped
+
+
+def _unchanged(entry: Entry, job: Job, output: Path, ocr: bool) -> bool:
+    name, version = converter(job.fmt)
+    same_source = entry.source == job.source and entry.source_sha256 == job.sha256
+    same_converter = (entry.converter, entry.converter_version) == (name, version)
+    same_ocr = not entry.textless_pages or entry.ocr == ocr  # --ocr matters only to pages without text
+    return same_source and same_converter and same_ocr and output.is_file() and file_sha256(output) == entry.sha256
+
+
+def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Generator[Outcome, None, None]:
+    if not jobs:
+        return
+    columns = (TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+               TextColumn("{task.description}"))  # fmt: skip
+    with Progress(*columns, console=console, transient=True) as progress:
+        bar = progress.add_task("", total=len(jobs))
+        if request.workers == 1 or len(jobs) == 1:
+            for job in jobs:
+                progress.update(bar, description=escape(job.source))
+                yield convert_job(job, request.ocr)
+                progress.advance(bar)
+            return
+        work = functools.partial(convert_job, ocr=request.ocr)
+        with contextlib.closing(run_in_pool(jobs, request.workers, work, _died)) as outcomes:
+            for outcome in outcomes:
+                progress.update(bar, description=escape(outcome.job.source))
+                yield outcome
+                progress.advance(bar)
+
+
+def _died(job: Job, reason: str) -> Outcome:
+    return Outcome(job, None, reason)
+
+
+def convert_job(job: Job, ocr: bool) -> Outcome:
+    """Runs in a worker process: convert and count tokens; any failure becomes the reason to skip."""
+    try:
+        conversion = convert(job.path, job.fmt, ocr)
+    except Unconvertible as error:
+        return Outcome(job, None, str(error))
+    except Exception as error:
+        lines = str(error).strip().splitlines()
+        return Outcome(job, None, f"{type(error).__name__}: {lines[0] if lines else 'conversion failed'}")
+    return Outcome(job, conversion, None, tokenizer()[1](conversion.markdown))
+
+
+def _write_output(out: Path, outcome: Outcome) -> Entry:
+    job, conversion = outcome.job, outcome.conversion
+    assert conversion is not None
+    content = conversion.markdown.encode("utf-8")
+    write_atomic(out / job.name, content, scratch=out.parent)  # scratch outside: never seen in the collection
+    name, version = converter(job.fmt)
+    return Entry(
+        name=job.name,
+        source=job.source,
+        source_sha256=job.sha256,
+        sha256=hashlib.sha256(content).hexdigest(),
+        bytes=len(content),
+        tokens=outcome.tokens,
+        format=job.fmt,
+        converter=name,
+        converter_version=version,
+        ocr=conversion.ocr,
+        textless_pages=conversion.textless_pages,
+        pages=conversion.pages,
+        sheets=conversion.sheets,
+        notes=conversion.notes,
+    )
+
+
+def _prune(out: Path, keep: set[str]) -> list[str]:
+    removed = []
+    for path in sorted(out.iterdir()):
+        if path.name not in keep and path.is_file():
+            path.unlink()
+            removed.append(path.name)
+    return removed
+
+
+def _entries_on_disk(out: Path, entries: dict[str, Entry], previous: dict[str, Entry]) -> dict[str, Entry]:
+    """An entry for every file in the collection: this build's, else the last build's (a source that is gone
+    or now skipped keeps its output until --prune), else one for a file put there by hand."""
+    count = tokenizer()[1]
+    result = {}
+    for path in sorted(p for p in out.iterdir() if p.is_file()):
+        if path.name in entries:  # written or checked by this build: its sha256 is known
+            result[path.name] = entries[path.name]
+            continue
+        entry = previous.get(path.name)
+        sha256 = file_sha256(path)
+        if entry is None or entry.sha256 != sha256:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+            entry = Entry(path.name, None, None, sha256, path.stat().st_size, count(text), path.suffix.lstrip("."))
+        result[path.name] = entry
+    return result

@@ -1,0 +1,138 @@
+"""One source file to Markdown. A file that cannot be converted (corrupt, encrypted, no text layer, nothing
+in it) raises `Unconvertible` with the reason; the builder lists it and goes on."""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+from pathlib import Path
+from typing import Any
+
+from harness.inputs.collections.conversion import Conversion, Unconvertible
+from harness.inputs.collections.spreadsheets import SpreadsheetError, sheets_markdown, xls_sheets, xlsx_sheets
+from harness.inputs.collections.tables import markdown_table
+
+FORMATS = {
+    ".pdf": "pdf", ".xlsx": "xlsx", ".xlsm": "xlsx", ".xls": "xls", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
+    ".docx": "docx", ".pptx": "pptx", ".html": "html", ".htm": "html", ".xhtml": "html",
+    ".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt",
+}  # fmt: skip
+"""File suffix (lower case) to format; any other suffix is unsupported."""
+
+_CONVERTERS = {
+    "pdf": ("pymupdf4llm", "pymupdf", 1), "xlsx": ("openpyxl", "openpyxl", 3), "xls": ("xlrd", "xlrd", 2),
+    "csv": ("csv", None, 2), "tsv": ("csv", None, 2), "docx": ("markitdown", "markitdown", 1),
+    "pptx": ("markitdown", "markitdown", 1), "html": ("markitdown", "markitdown", 1), "md": ("copy", None, 2),
+    "txt": ("copy", None, 2),
+}  # fmt: skip
+"""Format to (converter, the package whose version counts, our revision). The revision is bumped when our
+own rendering around a library changes, so that an incremental build converts those files again."""
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def source_format(path: Path) -> str | None:
+    return FORMATS.get(path.suffix.lower())
+
+
+@functools.cache
+def converter(fmt: str) -> tuple[str, str]:
+    """(converter name, version) of a format: the library's version and our revision."""
+    name, package, revision = _CONVERTERS[fmt]
+    version = importlib.metadata.version(package) if package else "stdlib"
+    return name, f"{version}+r{revision}"
+
+
+def convert(path: Path, fmt: str, ocr: bool = False) -> Conversion:
+    if fmt == "pdf":
+        from harness.inputs.collections.pdf import convert_pdf
+
+        return convert_pdf(path, ocr)
+    if fmt in ("xlsx", "xls"):
+        if fmt == "xlsx":
+            _refuse_ole(path)
+        try:
+            markdown, sheets = sheets_markdown(xlsx_sheets(path) if fmt == "xlsx" else xls_sheets(path))
+        except SpreadsheetError as error:
+            raise Unconvertible(str(error)) from None
+        if not sheets:
+            raise Unconvertible("every sheet is empty")
+        return Conversion(markdown, sheets=sheets)
+    if fmt in ("csv", "tsv"):
+        return Conversion(_delimited(path, "\t" if fmt == "tsv" else None))
+    if fmt in ("docx", "pptx"):
+        _refuse_ole(path)
+    if fmt in ("docx", "pptx", "html"):
+        return Conversion(_markitdown(path))
+    return Conversion(_decode(path.read_bytes()))
+
+
+def _refuse_ole(path: Path) -> None:
+    """An encrypted OOXML file is an OLE container holding the encrypted package, not a zip."""
+    with path.open("rb") as handle:
+        if handle.read(8) != _OLE_MAGIC:
+            return
+    import msoffcrypto
+
+    with path.open("rb") as handle:
+        try:
+            encrypted = msoffcrypto.OfficeFile(handle).is_encrypted()
+        except Exception:  # not even a valid OLE container: then it is not an encrypted package either
+            encrypted = False
+    raise Unconvertible(
+        "encrypted Office file (password-protected)" if encrypted else "an old binary Office file under a new suffix"
+    )
+
+
+def _decode(data: bytes) -> str:
+    """UTF-8, else the encoding charset-normalizer finds; among equally plausible ones Windows-1252 wins,
+    because on a short text it cannot tell Western European code pages apart (`Año` would read `Ańo`)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    matches = from_bytes(data)
+    best = matches.best()
+    if best is None:
+        raise Unconvertible("not text: no character encoding fits")
+    western = next((match for match in matches if match.encoding == "cp1252" and match.chaos <= best.chaos), None)
+    return str(western or best)
+
+
+def _delimited(path: Path, delimiter: str | None) -> str:
+    import csv
+    import io
+
+    text = _decode(path.read_bytes())
+    if not text.strip():
+        raise Unconvertible("empty file")
+    if delimiter is None:
+        try:
+            delimiter = csv.Sniffer().sniff(text[:65536], delimiters=",;\t|").delimiter
+        except csv.Error:
+            delimiter = ","
+    csv.field_size_limit(2**31 - 1)  # a long text cell is data, not an error
+    try:
+        return markdown_table(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    except csv.Error as error:
+        raise Unconvertible(f"malformed {'TSV' if delimiter == chr(9) else 'CSV'}: {error}") from None
+
+
+@functools.cache
+def _markitdown_converter() -> Any:
+    """One per process: building it loads magika's file-type model, which takes about a third of a second."""
+    from markitdown import MarkItDown
+
+    return MarkItDown(enable_plugins=False)
+
+
+def _markitdown(path: Path) -> str:
+    try:
+        result = _markitdown_converter().convert_local(str(path))
+    except Exception as error:
+        reason = str(error).strip().splitlines()
+        raise Unconvertible(f"corrupt or unreadable: {type(error).__name__}: {reason[-1] if reason else ''}") from None
+    if not result.markdown.strip():
+        raise Unconvertible("no text")
+    return result.markdown.strip() + "\n"

@@ -1,0 +1,316 @@
+"""The run's configuration: one record, defaults = the benchmark protocol, YAML file < CLI flags.
+
+Every setting is defined once, here: its type, default, flag help and valid range live on the field,
+and `add_setting_flags` generates the command-line flags from them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import os
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.core.errors import InputError, read_text_input, yaml_input_error
+
+POSITIVE, NON_NEGATIVE = "positive", "non-negative"
+
+
+def setting(
+    default: Any = None,
+    help: str = "",
+    *,
+    factory: Any = None,
+    bound: str | None = None,
+    choices: tuple[str, ...] | None = None,
+    metavar: str | None = None,
+    flag: str | None = None,
+    cli: bool = True,
+) -> Any:
+    """A `RunConfig` field with what its flag and its validation need."""
+    metadata = {"help": help, "bound": bound, "choices": choices, "metavar": metavar, "flag": flag, "cli": cli}
+    if factory is not None:
+        return field(default_factory=factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+def default_tasks_dir() -> Path:
+    """`HARNESS_TASKS_DIR`, else tasks/: every command that reads task files starts from here."""
+    return Path(os.environ.get("HARNESS_TASKS_DIR", "tasks"))
+
+
+def default_collections_dir() -> Path:
+    """`HARNESS_COLLECTIONS_DIR`, else collections/: every command that reads or builds collections."""
+    return Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
+
+
+@dataclass
+class RunConfig:
+    model: str = setting(
+        "",
+        "a litellm provider/model string (deepseek/..., openai/..., gemini/..., hosted_vllm/...), an alias from "
+        "harness/models/aliases.yaml (e.g. deepseek-v4), oracle, scripted:FILE.yaml or replay:PATH",
+    )
+    api_base: str | None = setting(
+        None, "provider endpoint, e.g. http://127.0.0.1:8000/v1 for a local server", metavar="URL"
+    )
+    api_key_env: str | None = setting(
+        None, "environment variable holding the API key (default: the provider's own)", metavar="NAME"
+    )
+    model_args: list[str] = setting(
+        factory=list,
+        help="passed to the provider, repeatable, values read as YAML scalars (e.g. reasoning_effort=high)",
+        metavar="KEY=VALUE",
+        flag="--model-arg",
+    )
+    temperature: float = setting(1.0, "sampling temperature", bound=NON_NEGATIVE)
+    max_retries: int = setting(
+        5, "retries of rate limits, 5xx, timeouts and connection errors (0: none)", bound=NON_NEGATIVE, metavar="N"
+    )
+    model_timeout: float = setting(
+        600.0, "seconds per model call, retries included (never more than the episode's time left)",
+        bound=POSITIVE, metavar="SECONDS",
+    )  # fmt: skip
+    model_aliases: dict[str, str] = setting(
+        factory=dict, help="extra short names for litellm model strings (config file only)", cli=False
+    )
+    judge: str | None = setting(
+        None, "litellm model(s) that grade tasks with grader 'judge', comma-separated for a panel",
+        metavar="MODEL[,MODEL...]",
+    )  # fmt: skip
+    judge_quorum: int | None = setting(
+        None, "valid judge verdicts a grade needs; fewer is judge_error (default: a majority of the panel)",
+        bound=POSITIVE, metavar="N",
+    )  # fmt: skip
+    judge_api_base: str | None = setting(None, "the judges' endpoint (default: each provider's own)", metavar="URL")
+    judge_timeout: float = setting(120.0, "seconds per judge call, retries included", bound=POSITIVE, metavar="SECONDS")
+    domain: str = setting("", "a domain name, a comma-separated list, or 'all'")
+    task_ids: list[str] = setting(factory=list, help="run only this task (repeatable)", metavar="ID", flag="--task-id")
+    limit: int | None = setting(None, "at most N tasks per domain (default: all)", bound=POSITIVE, metavar="N")
+    tasks_dir: Path = setting(
+        factory=default_tasks_dir,
+        help="task files <domain>.jsonl (default: tasks/, env HARNESS_TASKS_DIR)",
+    )
+    collections_dir: Path = setting(
+        factory=default_collections_dir,
+        help="domain collections <domain>/ (default: collections/, env HARNESS_COLLECTIONS_DIR)",
+    )
+    results_dir: Path = setting(Path("results"), "where run folders go")
+    run_id: str | None = setting(None, "run folder name (default: time_model_domain); an existing run is resumed")
+    sandbox: str = setting(
+        "local", "sandbox backend: local (bubblewrap), docker, e2b", choices=("local", "docker", "e2b")
+    )
+    image: str | None = setting(
+        None, "Docker image for --sandbox docker (default: harness-sandbox:<recipe hash>, from sandbox_templates/)"
+    )
+    workers: int = setting(1, "episodes run at once", bound=POSITIVE, metavar="N")
+    max_sandboxes: int | None = setting(
+        None, "sandboxes alive at once (default: --workers)", bound=POSITIVE, metavar="N"
+    )
+    max_connections: int | None = setting(
+        None, "model calls in flight at once (default: --workers)", bound=POSITIVE, metavar="N"
+    )
+    executor: str = setting(
+        "local", "where episodes run: local (threads of this process) or ray (tasks on a Ray cluster)",
+        choices=("local", "ray"),
+    )  # fmt: skip
+    ray_address: str | None = setting(
+        None, "with --executor ray: auto, a ray:// client address, or HOST:PORT of the head (default: start a "
+        "local Ray instance)", metavar="ADDR",
+    )  # fmt: skip
+    max_cost: float | None = setting(
+        None, "USD: stop starting new episodes once the run's spend reaches it (default: no cap)",
+        bound=NON_NEGATIVE, metavar="USD",
+    )  # fmt: skip
+    shard: str | None = setting(None, "run only part I of N of the task list (deterministic)", metavar="I/N")
+    redo: bool = setting(False, "on resume, run finished episodes again too")
+    allow_protocol_change: bool = setting(
+        False, "resume a run although its protocol (model, budgets, graders, tasks, collections) changed"
+    )
+    max_turns: int = setting(200, "model calls per episode", bound=POSITIVE, metavar="N")
+    time_limit: float = setting(
+        3600.0, "seconds of the agent's own time per episode, model time included; waiting for a sandbox or "
+        "connection slot is not counted", bound=POSITIVE, metavar="SECONDS",
+    )  # fmt: skip
+    command_timeout: float = setting(
+        600.0, "seconds one command may run (also capped by the episode's time left)", bound=POSITIVE,
+        metavar="SECONDS",
+    )  # fmt: skip
+    context_window: int | None = setting(
+        None, "context budget in tokens (default: the model's own; none for oracle and scripted)",
+        bound=POSITIVE, metavar="TOKENS",
+    )  # fmt: skip
+    output_reserve: int = setting(
+        4096, "tokens kept free for the reply when checking the context budget", bound=NON_NEGATIVE, metavar="TOKENS"
+    )
+    prompts: Path | None = setting(
+        None, "prompt templates (default: harness/prompts/default.yaml); part of the protocol", metavar="FILE.yaml"
+    )
+    action_format: str = setting(
+        "toolcall", "bash as a tool call, or exactly one fenced bash block per reply", choices=("toolcall", "text")
+    )
+    max_format_errors: int = setting(
+        3, "consecutive replies without a valid action that end the episode", bound=POSITIVE, metavar="N"
+    )
+    memory_mb: int = setting(4096, "sandbox memory limit", bound=POSITIVE, metavar="MB")
+    pids: int = setting(512, "sandbox process limit", bound=POSITIVE, metavar="N")
+    cpus: float = setting(2.0, "sandbox CPU limit", bound=POSITIVE, metavar="N")
+    disk_mb: int = setting(
+        2048, "sandbox scratch space (/workspace/run and /tmp together) in MB, below --memory-mb", bound=POSITIVE,
+        metavar="MB",
+    )  # fmt: skip
+    output_limit: int = setting(
+        20_000, "bytes of each output stream shown to the model (head and tail kept)", bound=POSITIVE, metavar="BYTES"
+    )
+    watch_opens: bool = setting(
+        False, "record exactly which collection files each episode opens (inotify; used only with one sandbox at "
+        "a time on local or a local Docker engine, and nothing else may read the collection folder meanwhile)",
+    )  # fmt: skip
+
+
+def setting_fields() -> tuple[dataclasses.Field[Any], ...]:
+    return dataclasses.fields(RunConfig)
+
+
+def setting_names() -> list[str]:
+    return [f.name for f in setting_fields()]
+
+
+def flag_of(name: str) -> str:
+    spec = next(f for f in setting_fields() if f.name == name)
+    return spec.metadata.get("flag") or "--" + name.replace("_", "-")
+
+
+def add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per setting, generated from the field: type, choices, metavar, help and default."""
+    hints = typing.get_type_hints(RunConfig)
+    for spec in setting_fields():
+        meta = spec.metadata
+        if not meta["cli"]:
+            continue
+        kind = _value_kind(hints[spec.name])
+        options: dict[str, Any] = {"dest": spec.name, "help": meta["help"]}
+        if kind is bool:
+            options["action"] = "store_true"
+        elif typing.get_origin(kind) is list:
+            options |= {"action": "append", "metavar": meta["metavar"]}
+        else:
+            options |= {"metavar": meta["metavar"], "choices": meta["choices"]}
+            default = spec.default
+            if default not in (None, "", dataclasses.MISSING):
+                options["help"] += f" (default: {default})"
+        parser.add_argument(flag_of(spec.name), **{k: v for k, v in options.items() if v is not None})
+
+
+def load_yaml_settings(path: Path) -> dict[str, Any]:
+    """Read a config file; keys are flag names (`max-turns` or `max_turns`). Errors name file and line."""
+    text = read_text_input(path, "config")
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise yaml_input_error(path, error) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        raise InputError(f"{path}:1: config must be a mapping of setting: value")
+    lines = {key.value: key.start_mark.line + 1 for key, _ in node.value}
+    settings = {}
+    for key, value in data.items():
+        name = str(key).replace("-", "_")
+        if name not in setting_names():
+            raise InputError(f"{path}:{lines.get(key, 1)}: field '{key}': unknown setting")
+        settings[name] = value
+    return {"__source__": (path, lines), **settings}
+
+
+def build_config(file_settings: dict[str, Any], cli_settings: dict[str, Any]) -> RunConfig:
+    """Merge (CLI wins), coerce types, validate. `cli_settings` holds only flags the user gave."""
+    source = file_settings.pop("__source__", None)
+    config = RunConfig()
+    hints = typing.get_type_hints(RunConfig)
+    specs = {spec.name: spec for spec in setting_fields()}
+    for origin, settings in (("file", file_settings), ("cli", cli_settings)):
+        for name, value in settings.items():
+            where = _where(origin, name, source)
+            coerced = _coerce(value, hints[name], where)
+            _check_range(coerced, specs[name].metadata, where)
+            setattr(config, name, coerced)
+    if not config.model:
+        raise InputError("--model: required (e.g. --model oracle)")
+    if not config.domain:
+        raise InputError("--domain: required (a name, a comma list, or all)")
+    if config.disk_mb >= config.memory_mb:  # refused, not clamped: both are limits the user set or can see
+        origin = "file" if "disk_mb" in file_settings and "disk_mb" not in cli_settings else "cli"
+        raise InputError(
+            f"{_where(origin, 'disk_mb', source)}: {config.disk_mb} MB must be below {flag_of('memory_mb')} "
+            f"({config.memory_mb} MB): the scratch space is kept in memory, within that limit"
+        )
+    return config
+
+
+def _where(origin: str, name: str, source: tuple[Path, dict[str, int]] | None) -> str:
+    if origin == "cli" or source is None:
+        return flag_of(name)
+    path, lines = source
+    line = lines.get(name, lines.get(name.replace("_", "-"), 1))
+    return f"{path}:{line}: field '{name}'"
+
+
+def _value_kind(hint: Any) -> Any:
+    kinds = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    return next(k for k in kinds if k is not type(None))
+
+
+def _coerce(value: Any, hint: Any, where: str) -> Any:
+    kinds = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    if value is None and type(None) in kinds:
+        return None
+    kind = _value_kind(hint)
+    origin = typing.get_origin(kind)
+    try:
+        if origin is list:
+            items = value if isinstance(value, list) else [value]
+            return [str(item) for item in items]
+        if origin is dict:
+            if not isinstance(value, dict):
+                raise ValueError
+            return {str(key): str(item) for key, item in value.items()}
+        if kind is bool:
+            if not isinstance(value, bool):
+                raise ValueError
+            return value
+        if kind in (int, float) and isinstance(value, bool):
+            raise ValueError
+        if kind is int:
+            number = float(value) if isinstance(value, float) else None
+            if number is not None and not number.is_integer():
+                raise ValueError
+            return int(value)
+        return kind(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{where}: {value!r} is not a valid {getattr(kind, '__name__', kind)}") from None
+
+
+def _check_range(value: Any, meta: Any, where: str) -> None:
+    if value is None:
+        return
+    if meta["choices"] and value not in meta["choices"]:
+        raise InputError(f"{where}: {value!r} is not one of {', '.join(meta['choices'])}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{where}: {value!r} is not a finite number")
+    if meta["bound"] == POSITIVE and value <= 0:
+        raise InputError(f"{where}: {value!r} must be positive")
+    if meta["bound"] == NON_NEGATIVE and value < 0:
+        raise InputError(f"{where}: {value!r} must not be negative")
+
+
+def config_to_dict(config: RunConfig) -> dict[str, Any]:
+    return {key: str(value) if isinstance(value, Path) else value for key, value in dataclasses.asdict(config).items()}

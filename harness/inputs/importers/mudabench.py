@@ -1,0 +1,183 @@
+"""MuDABench items to tasks, one collection per distinct document set (docs/GRADERS.md §6).
+
+Pure planning: read and check the data, drop identical items, name tasks and document sets, and count
+every kind of duplicate. Building the collections and writing files is `harness/cli/tasks_import.py`'s job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.core.errors import InputError, read_text_input
+
+INDEX_FIELDS = ("symbol", "year", "doctype")
+"""What the collection's index tells the agent about each document; never the gold `value_*` facts."""
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    """The PDF's file stem in --pdf-dir."""
+    symbol: str
+    year: str
+    doctype: str
+
+
+@dataclass(frozen=True)
+class Item:
+    split: str
+    """The data file's stem (`simple`, `complex`)."""
+    number: int
+    question_id: str | None
+    question: str
+    documents: tuple[Document, ...]
+    final_answer: str
+    source_answer: tuple[str, ...]
+
+    @property
+    def document_set(self) -> tuple[str, ...]:
+        return tuple(sorted(document.id for document in self.documents))
+
+    @property
+    def content_key(self) -> str:
+        """Identical items have the same question, document set and answer (whatever their ids)."""
+        return _digest([self.question, *self.document_set, "", self.final_answer])
+
+
+@dataclass
+class ImportPlan:
+    domain: str
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    collections: dict[str, tuple[Document, ...]] = field(default_factory=dict)
+    """Collection name -> its documents."""
+    notes: Counter[str] = field(default_factory=Counter)
+    """Duplicates found and how they were handled, for the import's report."""
+
+
+def _digest(parts: list[str]) -> str:
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def read_items(path: Path) -> list[Item]:
+    """Every item of one data file, checked; the first problem is an `InputError` naming file, item and field."""
+    try:
+        data = json.loads(read_text_input(path, "data"))
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}:{error.lineno}: malformed JSON: {error.msg}") from None
+    if not isinstance(data, list):
+        raise InputError(f"{path}: MuDABench data is a JSON list of items")
+    return [_item(path, number, raw) for number, raw in enumerate(data, start=1)]
+
+
+def _item(path: Path, number: int, raw: Any) -> Item:
+    where = f"{path}: item {number}"
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: an item must be a JSON object")
+    for name in ("question", "final_answer"):
+        if not isinstance(raw.get(name), str) or not raw[name].strip():
+            raise InputError(f"{where}: field '{name}': must be a non-empty string")
+    metadata = raw.get("metadata")
+    if not isinstance(metadata, list) or not metadata:
+        raise InputError(f"{where}: field 'metadata': must be a non-empty list")
+    documents = tuple(_document(f"{where}: field 'metadata[{index}]'", entry) for index, entry in enumerate(metadata))
+    sources = raw.get("source_answer") or []
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise InputError(f"{where}: field 'source_answer': must be a list of strings")
+    question_id = raw.get("question_id")
+    if question_id is not None and (not isinstance(question_id, (str, int)) or isinstance(question_id, bool)):
+        raise InputError(f"{where}: field 'question_id': must be a string or an integer")
+    return Item(path.stem, number, None if question_id is None else str(question_id).strip() or None,
+                raw["question"].strip(), documents, raw["final_answer"].strip(), tuple(sources))  # fmt: skip
+
+
+def _document(where: str, entry: Any) -> Document:
+    if not isinstance(entry, dict):
+        raise InputError(f"{where}: must be a JSON object")
+    doc_id = entry.get("id")
+    if not isinstance(doc_id, str) or not doc_id.strip() or "/" in doc_id or doc_id.startswith("."):
+        raise InputError(f"{where}: field 'id': must be a file stem (no '/', no leading '.')")
+    facts = {}
+    for name in INDEX_FIELDS:
+        value = entry.get(name)
+        if not isinstance(value, (str, int)) or isinstance(value, bool) or not str(value).strip():
+            raise InputError(f"{where}: field '{name}': must be a non-empty string or integer")
+        facts[name] = str(value).strip()
+    return Document(doc_id.strip(), facts["symbol"], facts["year"], facts["doctype"])
+
+
+def collection_name(domain: str, documents: tuple[Document, ...]) -> str:
+    """`<domain>-<years>-<n>docs-<hash>`: readable from the metadata, unique by the document set."""
+    years = sorted({document.year for document in documents})
+    span = years[0] if len(years) == 1 else f"{years[0]}-{years[-1]}"
+    digest = _digest(sorted(document.id for document in documents))[:8]
+    return f"{domain[:30]}-{span[:9]}-{len(documents)}docs-{digest}"
+
+
+def plan_import(domain: str, items: list[Item]) -> ImportPlan:
+    plan = ImportPlan(domain)
+    seen_content: set[str] = set()
+    ids: set[str] = set()
+    splits_of_id: dict[str, set[str]] = {}
+    sets_of_question: dict[str, set[tuple[str, ...]]] = {}
+    for item in items:
+        if item.content_key in seen_content:
+            plan.notes["identical items dropped"] += 1
+            continue
+        seen_content.add(item.content_key)
+        documents = _unique_documents(item, plan)
+        name = collection_name(domain, documents)
+        plan.collections.setdefault(name, documents)
+        base = item.question_id or "q" + item.content_key[:12]  # never the question text alone
+        if item.question_id:
+            splits_of_id.setdefault(item.question_id, set()).add(item.split)
+        task_id = f"{item.split}-{base}"
+        if task_id in ids:
+            plan.notes["repeated question_id with other content (suffixed -2, -3, ...)"] += 1
+            task_id = next(f"{task_id}-{n}" for n in range(2, len(items) + 2) if f"{task_id}-{n}" not in ids)
+        ids.add(task_id)
+        sets_of_question.setdefault(item.question, set()).add(item.document_set)
+        plan.tasks.append(_task(domain, task_id, item, name))
+    plan.notes["question ids in more than one split (kept apart by the split prefix)"] += sum(
+        len(splits) > 1 for splits in splits_of_id.values()
+    )
+    plan.notes["same question over different document sets (separate tasks and collections)"] += sum(
+        len(sets) > 1 for sets in sets_of_question.values()
+    )
+    plan.notes["tasks sharing a collection with another task"] += len(plan.tasks) - len(
+        {task["collection"] for task in plan.tasks}
+    )
+    plan.notes = Counter({note: count for note, count in plan.notes.items() if count})
+    return plan
+
+
+def _unique_documents(item: Item, plan: ImportPlan) -> tuple[Document, ...]:
+    unique = {document.id: document for document in item.documents}
+    if len(unique) != len(item.documents):
+        plan.notes["documents listed twice in one item (kept once)"] += 1
+    return tuple(unique[doc_id] for doc_id in sorted(unique))
+
+
+def _task(domain: str, task_id: str, item: Item, collection: str) -> dict[str, Any]:
+    """The gold is the reference answer for the judge; the per-document facts stay out of the task and index."""
+    return {
+        "id": task_id,
+        "domain": domain,
+        "question": item.question,
+        "answer": item.final_answer,
+        "grader": "judge",
+        "type": item.split,
+        "collection": collection,
+        "evidence": list(item.source_answer),
+        "metadata": {
+            "source": "mudabench",
+            "split": item.split,
+            "item": item.number,
+            "question_id": item.question_id,
+            "documents": list(item.document_set),
+        },
+    }

@@ -1,0 +1,128 @@
+"""Models by spec. A model answers a list of chat messages with one reply."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+BASH_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "bash",
+        "description": "Run one bash command in a fresh process inside the sandbox and return its output.",
+        "parameters": {
+            "type": "object",
+            "properties": {"command": {"type": "string", "description": "The bash command to run."}},
+            "required": ["command"],
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+    """JSON text, exactly as the model produced it."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    text: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    """None when the price is unknown."""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    """Failed attempts (and the waits after them) before this reply."""
+    reasoning: str | None = None
+    """The provider's reasoning text (`reasoning_content`), None when it shows none."""
+    provider_state: dict[str, Any] = field(default_factory=dict)
+    """Message fields, opaque here, that the provider needs back to continue its reasoning (the reasoning
+    items litellm replays into the next Responses API call)."""
+
+    def to_message(self) -> dict[str, Any]:
+        """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back too:
+        DeepSeek's thinking mode requires it (litellm would send a blank in its place), and litellm removes it
+        for providers known to refuse it."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.text}
+        if self.reasoning:
+            message["reasoning_content"] = self.reasoning
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+                for call in self.tool_calls
+            ]
+        return message | self.provider_state
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> ModelReply:
+        """Rebuild a logged reply (the `response` of a `model_call` event)."""
+        return cls(
+            text=row.get("text") or "",
+            tool_calls=[ToolCall(**call) for call in row.get("tool_calls") or []],
+            usage=Usage(**(row.get("usage") or {})),
+            cost_usd=row.get("cost_usd"),
+            attempts=list(row.get("attempts") or []),
+            reasoning=row.get("reasoning"),
+            provider_state=dict(row.get("provider_state") or {}),
+        )
+
+
+class ModelError(RuntimeError):
+    """The model could not answer (provider failure after retries): the episode ends as `model_error`."""
+
+    def __init__(self, message: str, attempts: list[dict[str, Any]] | None = None):
+        super().__init__(message)
+        self.attempts = attempts or []
+        """Failed attempts before giving up: error, status, wait before the next one."""
+
+
+class ContextOverflow(ModelError):
+    """The provider refused the prompt as too long: the episode ends as `context_limit`, never retried."""
+
+
+CHARS_PER_TOKEN = 4
+"""The estimate for models without a tokenizer of their own."""
+
+
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    return len(json.dumps(messages, ensure_ascii=False)) // CHARS_PER_TOKEN
+
+
+class Model(Protocol):
+    @property
+    def name(self) -> str:
+        """What the trajectory and run.yaml call it."""
+
+    @property
+    def context_window(self) -> int | None:
+        """Tokens the model accepts, None when unknown or unlimited."""
+
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+        """One reply to the conversation so far, within `timeout_s` seconds (retries included)."""
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """The prompt tokens these messages take for this model (offline): the context budget's measure."""
+
+
+def action_reply(text: str, command: str, action_format: str, call_id: str) -> ModelReply:
+    """A reply that runs `command`: a bash tool call, or one fenced bash block in `text` format."""
+    if action_format == "text":
+        block = f"```bash\n{command}\n```"
+        return ModelReply(text=f"{text}\n\n{block}" if text else block)
+    call = ToolCall(id=call_id, name="bash", arguments=json.dumps({"command": command}))
+    return ModelReply(text=text, tool_calls=[call])

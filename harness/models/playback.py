@@ -1,0 +1,29 @@
+"""`replay:PATH`: feeds the replies logged in a trajectory, in order (no network, no provider; the run reads
+them, harness/run/models.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.models.base import ModelReply, estimate_tokens
+
+
+class ReplayModel:
+    """Returns the logged replies in order; once they run out, empty text (a format error)."""
+
+    context_window = None
+
+    def __init__(self, name: str, replies: list[ModelReply]):
+        self.name = name
+        self._replies = replies
+        self._position = 0
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        return estimate_tokens(messages)
+
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+        if self._position >= len(self._replies):
+            return ModelReply(text="")
+        reply = self._replies[self._position]
+        self._position += 1
+        return reply

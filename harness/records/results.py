@@ -1,0 +1,157 @@
+"""results.jsonl: append-only rows, one per finished episode attempt; the latest row per task counts.
+
+Rows are appended and fsynced as episodes end, so a crash or `kill -9` loses nothing finished. A row
+torn by a kill mid-write is dropped when the run resumes, before anything is appended after it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from harness.core.status import Status
+from harness.grading import Verdict
+from harness.records.trajectory import read_jsonl
+
+RETRIED_STATUSES = frozenset({Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR, Status.CANCELLED})
+"""Infrastructure failures (our side, not the agent's) and interrupted episodes: a resume runs these again."""
+MODE_FIELDS = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
+"""Grading mode -> the row field holding its verdict."""
+
+TaskKey = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One row of results.jsonl: how one episode attempt ended and how it was graded."""
+
+    task_id: str
+    domain: str
+    status: Status
+    answer: str | None
+    """The answer tag's content, None when there was none."""
+    verdict: Verdict
+    """The headline (`default` mode) verdict."""
+    verdict_strict: Verdict
+    verdict_lenient: Verdict
+    reasons: list[str]
+    correct_at_tolerance: bool | None
+    parsed_value: str | None
+    unit: str | None
+    """The unit read with the number, normalised (`pp`, `%`, `billion`); "" for none, None when unread."""
+    turns: int
+    duration_s: float
+    """The agent's own time: from the sandbox being up to the end, without waits for our slots."""
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    reasoning_tokens: int
+    cost_usd: float | None
+    """Sum of the calls' known prices; None when no price was known."""
+    detail: str | None
+    """Why a limit or failure ended the episode (with the traceback for a harness_error)."""
+    grader_version: str
+    queue_s: float = 0.0
+    """Time spent waiting for a sandbox slot and for model-connection slots (not the agent's time)."""
+    sandbox_start_s: float = 0.0
+    """Time the sandbox took to start (not the agent's time)."""
+    task_digest: str = ""
+    """sha256 of what was asked and graded (question, gold, format, grader, rel_tol): a resume re-runs a
+    task whose digest changed."""
+    evidence_recall: float | None = None
+    """Task evidence files reached / evidence files (harness/evidence.py); None when the task lists none."""
+    evidence_reached: dict[str, int] = field(default_factory=dict)
+    """Evidence file -> the turn it was first reached."""
+    files_touched: int = 0
+    """Collection documents reached (named in a command or shown in an output)."""
+    evidence_method: str = ""
+    """How the touched documents were found ("" in rows written before evidence records)."""
+    failure_mode: str | None = None
+    """A wrong episode's failure mode (harness/failure_modes.py); None when correct or an infrastructure failure."""
+    refused_network: int = 0
+    """Commands whose output shows a refused network connect (harness/leakage.py, a lower bound)."""
+    refused_writes: int = 0
+    """Commands whose output shows a refused write ("Read-only file system")."""
+    canary: bool = False
+    """The task is a canary: its answer exists only on the host, so a correct answer is a containment failure."""
+    item_f1: float | None = None
+    """The `set` and `list` graders' item-level F1; None for other graders."""
+    judge_cost_usd: float | None = None
+    """What the judge calls grading this row cost (apart from the agent's `cost_usd`); None when none was paid."""
+    task_type: str | None = None
+    """The task's `type`, for per-type accuracy; None when the task has none."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> ResultRow:
+        """A row as read back; fields a newer harness adds are ignored, and ones an older one lacked default."""
+        known = {name: row[name] for name in _FIELD_NAMES if name in row}
+        known["status"] = Status(known["status"])
+        for mode_field in MODE_FIELDS.values():
+            known[mode_field] = Verdict(known[mode_field])
+        known.setdefault("unit", None)
+        return cls(**known)
+
+    @property
+    def key(self) -> TaskKey:
+        return self.domain, self.task_id
+
+    def is_correct(self, mode: str = "default") -> bool:
+        return getattr(self, MODE_FIELDS[mode]) is Verdict.CORRECT
+
+    @property
+    def needs_rerun(self) -> bool:
+        """An infrastructure failure or an interrupted episode: a resume runs it again."""
+        return self.status in RETRIED_STATUSES
+
+    @property
+    def needs_regrade(self) -> bool:
+        """The judges failed: a resume asks them again about the logged answer (the agent is not run again)."""
+        return self.verdict is Verdict.JUDGE_ERROR
+
+
+_FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))
+
+
+def read_rows(path: Path) -> list[ResultRow]:
+    """Every complete row, in file order (a torn last line is ignored)."""
+    return [ResultRow.from_dict(row) for row in read_jsonl(path)] if path.exists() else []
+
+
+def latest_rows(rows: list[ResultRow]) -> dict[TaskKey, ResultRow]:
+    return {row.key: row for row in rows}
+
+
+def drop_torn_tail(path: Path) -> None:
+    """Cut a half-written last row (the runner was killed mid-write), so appends start on a fresh line."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)
+
+
+class ResultsWriter:
+    """Appends rows from many episode threads; each row is flushed and fsynced before it counts."""
+
+    def __init__(self, path: Path):
+        drop_torn_tail(path)
+        self.path = path
+        self._file = path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def append(self, row: ResultRow) -> None:
+        with self._lock:
+            self._file.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()

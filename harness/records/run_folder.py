@@ -1,0 +1,133 @@
+"""The run folder, `results/<run-id>/`: its layout, its lock, and reading and writing its records.
+
+run.yaml        resolved config, protocol, versions, sandbox facts, collection hashes
+results.jsonl   one row per finished episode attempt (results.py)
+summary.json    the per-domain table
+episodes/<domain>/<task>.jsonl            trajectories; earlier attempts under previous/
+.lock           held (flock) by the runner writing the folder; names its holder
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import socket
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any
+
+import yaml
+
+from harness.core.errors import InputError
+from harness.core.names import file_name
+from harness.records.results import ResultRow, TaskKey, latest_rows, read_rows
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    path: Path
+
+    @property
+    def record_path(self) -> Path:
+        return self.path / "run.yaml"
+
+    @property
+    def results_path(self) -> Path:
+        return self.path / "results.jsonl"
+
+    @property
+    def regraded_path(self) -> Path:
+        """Where `replay --regrade` writes its rows, beside the run's own."""
+        return self.path / "results.regraded.jsonl"
+
+    @property
+    def summary_path(self) -> Path:
+        return self.path / "summary.json"
+
+    @property
+    def episodes_dir(self) -> Path:
+        return self.path / "episodes"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path / ".lock"
+
+    def trajectory_path(self, domain: str, task_id: str) -> Path:
+        """episodes/<domain>/<task file name>.jsonl; distinct task ids never share a file (names.file_name)."""
+        return self.episodes_dir / file_name(domain) / f"{file_name(task_id)}.jsonl"
+
+    def trajectories(self) -> list[Path]:
+        """Every current trajectory (earlier attempts under previous/ are not)."""
+        return sorted(self.episodes_dir.glob("*/*.jsonl"))
+
+    def read_record(self) -> dict[str, Any]:
+        if not self.record_path.is_file():
+            raise InputError(f"{self.path}: not a run folder (no run.yaml)")
+        record: dict[str, Any] = yaml.safe_load(self.record_path.read_text(encoding="utf-8"))
+        return record
+
+    def write_record(self, record: dict[str, Any]) -> None:
+        write_atomic(self.record_path, yaml.safe_dump(record, sort_keys=False, allow_unicode=True))
+
+    def rows(self) -> list[ResultRow]:
+        """Every complete results row, in file order."""
+        return read_rows(self.results_path)
+
+    def latest_rows(self) -> dict[TaskKey, ResultRow]:
+        """The latest row per (domain, task id)."""
+        return latest_rows(self.rows())
+
+    def keep_previous_attempt(self, domain: str, task_id: str) -> None:
+        """A re-run episode's earlier trajectory moves to episodes/<domain>/previous/, kept for audit."""
+        path = self.trajectory_path(domain, task_id)
+        if not path.exists():
+            return
+        folder = path.parent / "previous"
+        folder.mkdir(exist_ok=True)
+        attempt = 1 + len(list(folder.glob(f"{path.stem}.*.jsonl")))
+        path.rename(folder / f"{path.stem}.{attempt}.jsonl")
+
+    def lock(self) -> RunLock:
+        """Create the folder if needed and hold its lock; another live runner's lock is an InputError."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        handle = self.lock_path.open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise InputError(f"--run-id {self.path.name}: the run folder is in use by {holder}") from None
+        handle.seek(0)
+        handle.truncate()
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        handle.write(f"pid {os.getpid()} on {socket.gethostname()}, since {started}\n")
+        handle.flush()
+        return RunLock(handle)
+
+
+@dataclass
+class RunLock:
+    """Released by `release`, or by the OS when the runner dies (kill -9 included)."""
+
+    handle: IO[str]
+
+    def release(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.handle.close()
+
+
+def find_run_folder(path: Path) -> RunFolder:
+    """The run folder holding PATH (itself or a parent with run.yaml)."""
+    found = next((p for p in [path, *path.parents] if (p / "run.yaml").is_file()), None)
+    if found is None:
+        raise InputError(f"{path}: no run.yaml in this folder or above it")
+    return RunFolder(found)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    temporary = path.with_suffix(path.suffix + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)

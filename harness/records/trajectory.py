@@ -1,0 +1,84 @@
+"""The episode's event log: append-only JSON Lines, one event a line, flushed as it happens.
+
+A crash leaves a valid prefix; an episode without `episode_end` is unfinished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Protocol
+
+SCHEMA_VERSION = 2
+"""2: episode_start comes before the sandbox starts (its facts are in sandbox_ready); observations carry
+the text the model was shown; harness_error events. An `evidence` event (the documents touched, see
+harness/evidence.py) comes just before episode_end; older logs lack it."""
+EVENTS = (
+    "episode_start", "sandbox_ready", "model_call", "model_error", "action", "observation", "format_error",
+    "harness_error", "judge_call", "evidence", "episode_end",
+)  # fmt: skip
+
+
+def event_line(event: str, **fields: Any) -> str:
+    """One event as its JSON line, stamped with the time it happened."""
+    assert event in EVENTS, event
+    record = {"event": event, "time": round(time.time(), 3), **fields}
+    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+
+
+class TrajectoryLog(Protocol):
+    """Where an episode's events go: a file (`TrajectoryWriter`) or, on a Ray node, the driver's stream."""
+
+    def write(self, event: str, **fields: Any) -> None: ...
+
+    def events(self) -> list[dict[str, Any]]: ...
+
+    def close(self) -> None: ...
+
+
+class TrajectoryWriter:
+    def __init__(self, path: Path, append: bool = False):
+        """`append`: add to a finished trajectory (a resume grading it again), else start a new one."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file = path.open("a" if append else "w", encoding="utf-8")
+
+    def write(self, event: str, **fields: Any) -> None:
+        self.append(event_line(event, **fields))
+
+    def append(self, line: str) -> None:
+        """Write one event line, possibly made elsewhere (on a Ray node, see run/executors/ray.py)."""
+        self._file.write(line)
+        self._file.flush()
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every event written so far (each write is flushed)."""
+        return read_jsonl(self.path)
+
+    def close(self) -> None:
+        if not self._file.closed:
+            os.fsync(self._file.fileno())
+            self._file.close()
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Every complete line of an append-only JSONL log; a last line without its newline (the writer was
+    killed mid-write) is torn and ignored. Trajectories and results.jsonl are both read this way."""
+    records = []
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            if not line.endswith("\n"):
+                break
+            records.append(json.loads(line))
+    return records
+
+
+def read_trajectory(path: Path) -> list[dict[str, Any]]:
+    """Every complete event of an episode's trajectory."""
+    return read_jsonl(path)
+
+
+def is_finished(events: list[dict[str, Any]]) -> bool:
+    return bool(events) and events[-1].get("event") == "episode_end"

@@ -1,0 +1,432 @@
+"""`--executor ray`: each episode is one Ray task on some node of a cluster; this process (the driver) stays
+the single writer of the run folder.
+
+- Events: an episode on a node sends each trajectory event, as it happens, to a queue actor placed beside
+  the driver; the driver drains it into `episodes/...`. The row comes back as the task's result and is
+  appended and fsynced by the driver, after every event of that episode is written.
+- Sandboxes: each episode needs one unit of the custom resource `harness_sandbox`, which a node declares
+  (`ray start --resources '{"harness_sandbox": 8}'`): `--max-sandboxes` per node.
+- Connections, the spend cap and Ctrl-C: one `RunCoordinator` actor beside the driver (executors/coordinator.py).
+- A lost node (or worker process): its episode runs again elsewhere, once; a second loss is a
+  `sandbox_error` row. Only the attempt whose result arrives is recorded, so nothing is recorded twice.
+- Collections: a node checks the content hash of a domain's collection before its first episode there and
+  refuses, naming itself, when it differs or is missing; the driver then stops the run.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from harness.core.errors import InputError
+from harness.core.status import Status
+from harness.episode.lifecycle import EpisodeContext, failed_row, run_episode
+from harness.episode.throttles import Slots
+from harness.grading.judge import JudgePanel
+from harness.inputs.collections.hashing import collection_hash
+from harness.inputs.config import RunConfig
+from harness.inputs.prompts import PromptSet, load_prompts
+from harness.inputs.tasks import Task, collection_of, collection_path
+from harness.records.results import ResultRow, ResultsWriter
+from harness.records.run_folder import RunFolder
+from harness.records.trajectory import TrajectoryWriter, event_line
+from harness.run.backends import backend_of
+from harness.run.executors.coordinator import CoordinatorSlot, RunCoordinator
+from harness.run.executors.threads import BatchLimits, BatchState, ResultsUnwritable, progress_bar
+from harness.run.models import model_factory
+from harness.sandboxes.registry import SandboxBackend
+
+SANDBOX_RESOURCE = "harness_sandbox"
+"""The custom resource a node declares: how many episodes (sandboxes) it runs at once."""
+MAX_ATTEMPTS = 2
+"""An episode whose node is lost runs again once; a second loss ends it as `sandbox_error`."""
+_WAIT_S = 0.2
+_CANCEL_POLL_S = 0.5
+_COORDINATOR_THREADS = 256
+"""Connection-slot waits block a thread of the coordinator for at most 0.2 s each."""
+
+TaskKey = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """What a node needs to rebuild the episode context; paths (collections, scripts, prompts) are the
+    driver's and must be the same on every node."""
+
+    config: RunConfig
+    run_id: str
+    run_facts: dict[str, Any]
+    collection_hashes: dict[str, str]
+    """Collection name (a task's own, or its domain's) -> content hash."""
+    sandbox_facts: dict[str, Any]
+    judge: JudgePanel | None = None
+
+
+@dataclass(frozen=True)
+class NotStarted:
+    reason: str
+    """`cancelled` (Ctrl-C) or `cost` (--max-cost reached)."""
+
+
+@dataclass(frozen=True)
+class NodeRefused:
+    message: str
+
+
+def run_batch_on_ray(
+    tasks: list[Task],
+    context: EpisodeContext,
+    limits: BatchLimits,
+    writer: ResultsWriter,
+    console: Console,
+    title: str,
+    state: BatchState,
+) -> tuple[list[ResultRow], bool]:
+    """Like `batch.run_batch`, on a Ray cluster. Raises `InputError` when a node refuses (its collection)."""
+    import ray
+
+    connected_here = _connect(context.config.ray_address, limits)
+    try:
+        return _Driver(tasks, context, limits, writer, state).run(console, title)
+    finally:
+        if connected_here:
+            ray.shutdown()
+
+
+def _connect(address: str | None, limits: BatchLimits) -> bool:
+    """Join the cluster (or start a local instance on loopback); True when this call started Ray."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    try:
+        if address is None:
+            ray.init(resources={SANDBOX_RESOURCE: limits.max_sandboxes}, _node_ip_address="127.0.0.1",
+                     include_dashboard=False, log_to_driver=False)  # fmt: skip
+        else:
+            ray.init(address=address, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as error:
+        raise InputError(f"--ray-address {address}: cannot join the Ray cluster: {error}") from None
+    if not ray.cluster_resources().get(SANDBOX_RESOURCE):
+        ray.shutdown()
+        raise InputError(
+            f"--ray-address {address}: no node of the cluster declares the {SANDBOX_RESOURCE} resource; start "
+            f"each node with ray start ... --resources '{{\"{SANDBOX_RESOURCE}\": N}}' (N sandboxes at once)"
+        )
+    return True
+
+
+class _Driver:
+    def __init__(
+        self, tasks: list[Task], context: EpisodeContext, limits: BatchLimits, writer: ResultsWriter, state: BatchState
+    ):
+        import ray
+        from ray.util.queue import Queue
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        # the shared actors live on the driver's node: losing a worker node must not lose them
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        self.coordinator: Any = (
+            ray.remote(RunCoordinator)
+            .options(num_cpus=0, max_concurrency=_COORDINATOR_THREADS, scheduling_strategy=here)
+            .remote(limits.max_connections, limits.max_cost_usd)
+        )
+        self.events = Queue(actor_options={"num_cpus": 0, "scheduling_strategy": here})
+        self.episode = ray.remote(_run_on_node).options(num_cpus=0, resources={SANDBOX_RESOURCE: 1}, max_retries=0)
+        self.spec = NodeSpec(context.config, context.run_dir.name, context.run_facts, context.collection_hashes,
+                             context.sandbox_facts, context.judge)  # fmt: skip
+        self.tasks, self.writer, self.state = tasks, writer, state
+        self.logs = _TrajectoryFiles(RunFolder(context.run_dir))
+        self.running: dict[Any, tuple[Task, int]] = {}
+        self.results: list[ResultRow] = []
+        self.interrupted = False
+        self.refused: str | None = None
+        self.unwritable: OSError | None = None
+
+    def run(self, console: Console, title: str) -> tuple[list[ResultRow], bool]:
+        import ray
+
+        state = self.state
+        with progress_bar(console) as progress:
+            bar = progress.add_task(title, total=len(self.tasks) + state.done, completed=state.done, **state.counts())
+            for task in self.tasks:
+                self._submit(task, 1)
+            while self.running:
+                try:
+                    ready, _ = ray.wait(list(self.running), num_returns=len(self.running), timeout=_WAIT_S)
+                    self._take_events()
+                    for ref in ready:
+                        self._collect(ref)
+                except KeyboardInterrupt:
+                    if self.interrupted:  # a second Ctrl-C: stop waiting for the nodes
+                        for ref in self.running:
+                            ray.cancel(ref, force=True)
+                        break
+                    self._stop()
+                    self.interrupted = True
+                progress.update(bar, completed=state.done, **state.counts())
+        self.logs.close_all()
+        if self.refused:
+            raise InputError(self.refused)
+        if self.unwritable is not None:
+            raise ResultsUnwritable(f"cannot write {self.writer.path}: {self.unwritable}")
+        return self.results, self.interrupted
+
+    def _submit(self, task: Task, attempt: int) -> None:
+        ref = self.episode.remote(task, self.spec, self.coordinator, self.events, attempt)
+        self.running[ref] = (task, attempt)
+
+    def _stop(self) -> None:
+        """Every node's running episodes end as `cancelled` at their next step; queued ones do not start."""
+        self.coordinator.cancel.remote()
+
+    def _take_events(self) -> None:
+        try:
+            started = self.logs.take(self.events)
+        except OSError as error:  # a full disk: stop like the local batch does
+            self._unwritable(error)
+            return
+        with self.state.lock:
+            self.state.running += started
+
+    def _collect(self, ref: Any) -> None:
+        import ray
+        from ray.exceptions import RayError, RayTaskError
+
+        task, attempt = self.running.pop(ref)
+        key = (task.domain, task.id)
+        outcome: ResultRow | NotStarted | NodeRefused
+        try:
+            outcome = ray.get(ref)
+        except RayTaskError as error:  # our code on the node raised (run_episode never does): a bug of ours
+            outcome = self._ended_here(task, Status.HARNESS_ERROR, str(error))
+        except RayError as error:  # the node or its worker process was lost mid-episode
+            ray.get(self.coordinator.release_all.remote(_owner(task, attempt)))
+            if attempt < MAX_ATTEMPTS and not self.interrupted:
+                self._submit(task, attempt + 1)
+                return
+            detail = f"the Ray node running the episode was lost ({attempt} attempts): {type(error).__name__}"
+            outcome = self._ended_here(task, Status.SANDBOX_ERROR, f"{detail}: {error}")
+        if isinstance(outcome, NotStarted):
+            if outcome.reason == "cost":
+                self.state.skipped_for_cost += 1
+            return
+        if isinstance(outcome, NodeRefused):
+            if self.refused is None:
+                self.refused = outcome.message
+                self._stop()
+            return
+        with self.state.lock:
+            self.state.running -= self.logs.close(key)
+        self._record(outcome)
+
+    def _ended_here(self, task: Task, status: Status, detail: str) -> ResultRow:
+        """The row of an episode whose node never returned one; its trajectory gets the end the node could not
+        write."""
+        row = failed_row(task, status, detail)
+        self.logs.end((task.domain, task.id), event_line("episode_end", **row.to_dict(), submission=None))
+        return row
+
+    def _record(self, row: ResultRow) -> None:
+        if self.unwritable is not None:
+            return
+        try:
+            self.writer.append(row)
+        except OSError as error:
+            self._unwritable(error)
+            return
+        self.results.append(row)
+        with self.state.lock:
+            self.state.done += 1
+            self.state.correct += row.is_correct()
+            self.state.input_tokens += row.input_tokens
+            self.state.output_tokens += row.output_tokens
+            self.state.cost_usd += row.cost_usd or 0.0
+
+    def _unwritable(self, error: OSError) -> None:
+        if self.unwritable is None:
+            self.unwritable = error
+            self._stop()
+
+
+@dataclass
+class _TrajectoryFiles:
+    """The driver's side of the event stream: one open trajectory per episode, the latest attempt's."""
+
+    folder: RunFolder
+    open: dict[TaskKey, tuple[int, TrajectoryWriter]] = field(default_factory=dict)
+    started: set[TaskKey] = field(default_factory=set)
+    """Episodes whose first event arrived and whose row did not yet: the ones running."""
+
+    def take(self, events: Any) -> int:
+        """Write every queued event; returns how many episodes started since (their first event)."""
+        count = events.size()
+        if not count:
+            return 0
+        started = 0
+        for key, attempt, line in events.get_nowait_batch(count):  # the driver is the only consumer
+            current = self.open.get(key)
+            if current is not None and current[0] > attempt:
+                continue  # a late event of a lost attempt
+            if current is None or current[0] < attempt:
+                if current is not None:  # the attempt on a lost node: kept under previous/
+                    current[1].close()
+                    self.folder.keep_previous_attempt(*key)
+                if key not in self.started:
+                    self.started.add(key)
+                    started += 1
+                self.open[key] = (attempt, TrajectoryWriter(self.folder.trajectory_path(*key)))
+            self.open[key][1].append(line)
+        return started
+
+    def end(self, key: TaskKey, line: str) -> None:
+        """The end of an episode the driver itself ended (its node was lost twice)."""
+        if key not in self.open:
+            self.open[key] = (MAX_ATTEMPTS, TrajectoryWriter(self.folder.trajectory_path(*key)))
+        self.open[key][1].append(line)
+
+    def close(self, key: TaskKey) -> int:
+        """Close (fsync) the episode's trajectory; 1 if it was counted as running, else 0."""
+        current = self.open.pop(key, None)
+        if current is not None:
+            current[1].close()
+        if key in self.started:
+            self.started.discard(key)
+            return 1
+        return 0
+
+    def close_all(self) -> None:
+        """After a second Ctrl-C: what the nodes sent so far stays, fsynced; those episodes stay unfinished."""
+        for key in list(self.open):
+            self.close(key)
+
+
+# --- on the nodes ---------------------------------------------------------------------------------------
+
+
+class StreamedLog:
+    """An episode's trajectory on a node: each event goes to the driver as it happens."""
+
+    def __init__(self, events: Any, key: TaskKey, attempt: int):
+        self._events, self._key, self._attempt = events, key, attempt
+        self._lines: list[str] = []
+
+    def write(self, event: str, **fields: Any) -> None:
+        line = event_line(event, **fields)
+        self._lines.append(line)
+        self._events.put((self._key, self._attempt, line))
+
+    def events(self) -> list[dict[str, Any]]:
+        """What this attempt sent so far (the evidence record reads it on the node)."""
+        return [json.loads(line) for line in self._lines]
+
+    def close(self) -> None:
+        """The driver closes the file when the row arrives."""
+
+
+@dataclass
+class _NodeSetup:
+    backend: SandboxBackend
+    prompts: PromptSet
+    node_id: str
+    collections: dict[str, Path] = field(default_factory=dict)
+    """Domain -> collection path, once its hash was checked on this node."""
+
+
+_SETUPS: dict[str, _NodeSetup] = {}
+"""Per worker process and run: the backend checked and the collections verified once."""
+
+
+def _run_on_node(
+    task: Task, spec: NodeSpec, coordinator: Any, events: Any, attempt: int
+) -> ResultRow | NotStarted | NodeRefused:
+    """One episode as a Ray task. Returns its row (never raises, like `run_episode`)."""
+    import ray
+
+    reason = ray.get(coordinator.may_start.remote())
+    if reason is not None:
+        return NotStarted(reason)
+    try:
+        setup = _setup(spec)
+        collection = _checked_collection(setup, spec, collection_of(task))
+    except InputError as error:
+        return NodeRefused(f"node {_node_name()}: {error}")
+    cancel = threading.Event()
+    config = spec.config
+    context = EpisodeContext(
+        config=config,
+        prompts=setup.prompts,
+        make_model=lambda task: model_factory(config, [task])(task),
+        make_sandbox=lambda task, name: setup.backend.new_sandbox(collection_of(task), collection, name, cancel),
+        run_dir=config.results_dir / spec.run_id,
+        run_facts=spec.run_facts | {"ray_node": setup.node_id},
+        collection_hashes=spec.collection_hashes,
+        cancel=cancel,
+        slots=Slots(threading.BoundedSemaphore(1 << 20), CoordinatorSlot(coordinator, _owner(task, attempt))),
+        sandbox_facts=spec.sandbox_facts,
+        open_log=lambda task: StreamedLog(events, (task.domain, task.id), attempt),
+        collections={collection_of(task): collection},
+        judge=spec.judge,
+    )
+    finished = threading.Event()
+    watcher = threading.Thread(target=_watch_cancel, args=(coordinator, cancel, finished), daemon=True)
+    watcher.start()
+    try:
+        row = run_episode(task, context)
+    finally:
+        finished.set()
+    # before this node takes its next episode, so no episode starts past --max-cost, as on one machine
+    ray.get(coordinator.add_cost.remote(row.cost_usd or 0.0))
+    return row
+
+
+def _setup(spec: NodeSpec) -> _NodeSetup:
+    """The node's model and backend, checked like the driver's (API key, bwrap usable, Docker image, E2B
+    templates): a node that fails refuses before its first episode."""
+    import ray
+
+
+    key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}"
+    if key not in _SETUPS:
+        model_factory(spec.config, [])  # the model's own checks (its API key, a scripted file) on this node
+        backend = backend_of(spec.config, spec.run_id, sorted(spec.collection_hashes))
+        node_id = ray.get_runtime_context().get_node_id()
+        _SETUPS[key] = _NodeSetup(backend, load_prompts(spec.config.prompts), node_id)
+    return _SETUPS[key]
+
+
+def _checked_collection(setup: _NodeSetup, spec: NodeSpec, domain: str) -> Path:
+    if domain not in setup.collections:
+        path = collection_path(spec.config.collections_dir, domain)
+        digest, expected = collection_hash(path), spec.collection_hashes[domain]
+        if digest != expected:
+            raise InputError(
+                f"collection {domain} at {path} has hash {digest}, the driver's has {expected}; every node needs "
+                "the same collections at the same path"
+            )
+        setup.collections[domain] = path
+    return setup.collections[domain]
+
+
+def _watch_cancel(coordinator: Any, cancel: threading.Event, finished: threading.Event) -> None:
+    import ray
+
+    while not finished.wait(_CANCEL_POLL_S):
+        if ray.get(coordinator.is_cancelled.remote()):
+            cancel.set()
+            return
+
+
+def _node_name() -> str:
+    import ray
+
+    return f"{ray.util.get_node_ip_address()} (node id {ray.get_runtime_context().get_node_id()[:16]})"
+
+
+def _owner(task: Task, attempt: int) -> str:
+    return f"{task.domain}/{task.id}#{attempt}"

@@ -1,0 +1,114 @@
+"""A run's models: its `--model` spec turned into a fresh model per episode; problems surface before the run."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.core.errors import InputError
+from harness.inputs.config import RunConfig
+from harness.inputs.tasks import Task
+from harness.models.base import Model, ModelReply
+from harness.models.oracle import OracleModel
+from harness.models.playback import ReplayModel
+from harness.models.registry import parse_model_args, resolve_model
+from harness.models.scripted import ScriptedModel, load_script
+from harness.records.run_folder import RunFolder
+from harness.records.trajectory import read_trajectory
+
+LOCAL_SERVER_EXAMPLE = "http://127.0.0.1:30000/v1"
+
+
+@dataclass(frozen=True)
+class ModelFactory:
+    """A fresh model per episode, and the settings each of them calls the provider with."""
+
+    build: Callable[[Task], Model]
+    settings: dict[str, Any]
+    """The provider string, temperature, arguments and context window every call uses: run.yaml's `model`,
+    and part of the protocol (a resume under other ones is refused)."""
+
+    def __call__(self, task: Task) -> Model:
+        return self.build(task)
+
+
+def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
+    """Validate the spec against the selected tasks and return a per-episode constructor."""
+    spec, action_format = config.model, config.action_format
+    offline = {"model": spec}  # nothing is sent anywhere
+    if spec == "oracle":
+        for task in tasks:
+            if not task.solution:
+                raise InputError(
+                    f"{config.tasks_dir / (task.domain + '.jsonl')}: task {task.id!r}: field 'solution': "
+                    "missing, needed by --model oracle"
+                )
+        return ModelFactory(lambda task: OracleModel(task.solution or "", action_format), offline)
+    if spec.startswith("scripted:"):
+        replies = load_script(Path(spec.removeprefix("scripted:")))
+        return ModelFactory(lambda task: ScriptedModel(replies, action_format, name=spec), offline)
+    if spec.startswith("replay:"):
+        sources = replay_sources(Path(spec.removeprefix("replay:")), tasks)
+        return ModelFactory(lambda task: _replayed(sources[(task.domain, task.id)]), offline)
+    return _provider_factory(config)
+
+
+def replay_sources(path: Path, tasks: list[Task]) -> dict[tuple[str, str], Path]:
+    """Each selected task's logged trajectory: PATH is one trajectory file or a run folder."""
+    if path.is_file():
+        events = read_trajectory(path)
+        start = events[0] if events and events[0].get("event") == "episode_start" else None
+        if start is None:
+            raise InputError(f"{path}: not a trajectory (no episode_start on line 1)")
+        others = [task.id for task in tasks if (task.domain, task.id) != (start["domain"], start["task_id"])]
+        if others:
+            raise InputError(f"{path}: replays task {start['task_id']!r} only; select it with --task-id")
+        return {(start["domain"], start["task_id"]): path}
+    sources = {}
+    for task in tasks:
+        source = RunFolder(path).trajectory_path(task.domain, task.id)
+        if not source.is_file():
+            raise InputError(f"{path}: no logged trajectory for task {task.id!r} ({source} not found)")
+        sources[(task.domain, task.id)] = source
+    return sources
+
+
+def _replayed(trajectory: Path) -> ReplayModel:
+    replies = [ModelReply.from_dict(event["response"]) for event in read_trajectory(trajectory)
+               if event.get("event") == "model_call"]  # fmt: skip
+    return ReplayModel(f"replay:{trajectory}", replies)
+
+
+def _provider_factory(config: RunConfig) -> ModelFactory:
+    from harness.models.litellm_model import LiteLLMModel, ProviderSettings, context_window_of, require_provider_key
+
+    alias = resolve_model(config.model, config.model_aliases)
+    if alias.api_base_required and not config.api_base:
+        raise InputError(
+            f"--model {config.model}: served locally, so --api-base is needed: start the server with "
+            f"`{alias.serve_hint}` and pass --api-base {LOCAL_SERVER_EXAMPLE}"
+        )
+    api_key = None
+    if config.api_key_env:
+        api_key = os.environ.get(config.api_key_env)
+        if not api_key:
+            raise InputError(f"--api-key-env: environment variable {config.api_key_env} is not set")
+    else:
+        require_provider_key(alias.model)
+    settings = ProviderSettings(
+        model=alias.model,
+        action_format=config.action_format,
+        api_base=config.api_base,
+        api_key=api_key,
+        temperature=config.temperature,
+        model_args={**alias.args, **parse_model_args(config.model_args)},
+        max_retries=config.max_retries,
+        call_timeout_s=config.model_timeout,
+    )
+    window = config.context_window or context_window_of(alias.model)
+    record = {"model": alias.model, "temperature": config.temperature, "args": settings.model_args,
+              "context_window": window}  # fmt: skip
+    return ModelFactory(lambda task: LiteLLMModel(settings, window), record)

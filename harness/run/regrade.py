@@ -1,0 +1,37 @@
+"""On resume, episodes whose judges failed are graded again from their logged submission: the agent is not
+run again (its answer stands), only the judges are asked (docs/GRADERS.md §4)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from harness.episode.lifecycle import grade_fields, judge_log
+from harness.grading.judge import JudgePanel
+from harness.inputs.tasks import Task
+from harness.records.results import ResultRow, ResultsWriter
+from harness.records.run_folder import RunFolder
+from harness.records.trajectory import TrajectoryWriter, is_finished, read_trajectory
+
+
+def regrade_judge_errors(
+    rows: list[ResultRow], tasks: list[Task], folder: RunFolder, judge: JudgePanel, writer: ResultsWriter
+) -> list[ResultRow]:
+    """The new rows, appended to results.jsonl; each trajectory gets the judge calls and a new `episode_end`."""
+    by_key = {(task.domain, task.id): task for task in tasks}
+    regraded = []
+    for row in rows:
+        path = folder.trajectory_path(row.domain, row.task_id)
+        events = read_trajectory(path)
+        if not is_finished(events):  # a row without its log: nothing to grade from, the row stands
+            continue
+        submission = events[-1].get("submission")
+        log = TrajectoryWriter(path, append=True)
+        try:
+            grade = judge.grade(submission, by_key[row.key].gold, judge_log(log))
+            new = dataclasses.replace(row, **grade_fields(grade))
+            log.write("episode_end", **new.to_dict(), submission=submission, regraded=True)
+        finally:
+            log.close()
+        writer.append(new)
+        regraded.append(new)
+    return regraded

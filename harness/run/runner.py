@@ -1,0 +1,321 @@
+"""A run: validate everything first (nothing is written on bad input), then run the episodes that are not
+finished yet into the run folder. Re-running a `--run-id` resumes it."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import platform
+import re
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+import harness
+from harness.analysis.summary import print_table, summarize, summary_to_dict
+from harness.core.errors import InputError
+from harness.core.names import check_run_id
+from harness.episode.lifecycle import EpisodeContext
+from harness.grading import GRADERS
+from harness.grading.judge import JudgePanel
+from harness.inputs.collections.hashing import collection_hash
+from harness.inputs.config import RunConfig, config_to_dict
+from harness.inputs.leakage import find_leaks_cached, leak_summary
+from harness.inputs.prompts import PromptSet, load_prompts
+from harness.inputs.tasks import (
+    Task,
+    collection_of,
+    collection_path,
+    load_task_file,
+    resolve_domains,
+    select_tasks,
+    shard_tasks,
+    task_digest,
+)
+from harness.records.results import ResultRow, ResultsWriter
+from harness.records.run_folder import RunFolder, RunLock, write_atomic
+from harness.run.backends import backend_of
+from harness.run.executors.threads import BatchLimits, BatchState, run_batch
+from harness.run.judges import JudgeOptions
+from harness.run.models import ModelFactory, model_factory
+from harness.run.regrade import regrade_judge_errors
+from harness.sandboxes.base import Sandbox
+from harness.sandboxes.registry import SandboxBackend
+
+PROTOCOL_KEYS = (
+    "model", "max_turns", "time_limit", "command_timeout", "context_window", "output_reserve", "action_format",
+    "max_format_errors", "temperature", "model_args",
+)  # fmt: skip
+"""Settings that change what a score means (with the graders' versions, the prompts' and a scripted model's
+digests); a run refuses to resume under different ones, or over changed collections."""
+
+
+@dataclass
+class RunPlan:
+    config: RunConfig
+    tasks: list[Task]
+    """The selected tasks (after --task-id, --limit and --shard)."""
+    pending: list[Task]
+    """Those still to run: all of them, or on resume the unfinished ones, infrastructure failures, and tasks
+    whose question or gold changed."""
+    kept: list[ResultRow]
+    """On resume, the results rows of the selected tasks that are not run again."""
+    collections: dict[str, Path]
+    collection_hashes: dict[str, str]
+    make_model: ModelFactory
+    backend: SandboxBackend
+    run_id: str
+    folder: RunFolder
+    protocol: dict[str, Any]
+    prompts: PromptSet
+    lock: RunLock
+    """Held until the run ends: a second runner on the same folder is refused."""
+    resumed: bool
+    changed_tasks: int = 0
+    """On resume, finished tasks run again because what they ask or grade changed."""
+    leak_warning: str | None = None
+    """Tasks whose gold, solution or id is printed in their collection (harness/leakage.py), None if none."""
+    judge: JudgePanel | None = None
+    """The judges of tasks graded by `judge`; None when no selected task is."""
+
+    @property
+    def run_dir(self) -> Path:
+        return self.folder.path
+
+
+def protocol_of(config: RunConfig, prompts: PromptSet, tasks: list[Task]) -> dict[str, Any]:
+    settings = {key: getattr(config, key) for key in PROTOCOL_KEYS}
+    graders = {name: GRADERS[name].version for name in sorted({task.grader for task in tasks})}
+    return settings | {"graders": graders, "prompts": prompts.digest, "model_digest": _model_digest(config.model)}
+
+
+def judge_panel(config: RunConfig, tasks: list[Task]) -> JudgePanel | None:
+    """The panel from `--judge`, when a selected task needs one; its cache is shared by every run in results_dir."""
+    judged = [task for task in tasks if task.grader == "judge"]
+    if not judged:
+        return None
+    where = f"task {judged[0].domain}/{judged[0].id} is graded by 'judge'"
+    options = JudgeOptions(config.judge, config.judge_quorum, config.judge_api_base, config.judge_timeout,
+                           config.max_retries)  # fmt: skip
+    return options.panel(config.results_dir, where, config.model_aliases)
+
+
+def _model_digest(spec: str) -> str | None:
+    """A scripted model's replies are its behaviour: their digest is part of the protocol."""
+    if not spec.startswith("scripted:"):
+        return None
+    return "sha256:" + hashlib.sha256(Path(spec.removeprefix("scripted:")).read_bytes()).hexdigest()[:16]
+
+
+def plan_run(config: RunConfig) -> RunPlan:
+    """Every check that can fail on input happens here, before anything is written; then the folder is locked."""
+    domains = resolve_domains(config.domain, config.tasks_dir)
+    tasks: list[Task] = []
+    for domain in domains:
+        tasks += load_task_file(config.tasks_dir / f"{domain}.jsonl")
+    tasks = shard_tasks(select_tasks(tasks, config.task_ids, config.limit), config.shard)
+    names = sorted({collection_of(task) for task in tasks}) or domains
+    collections = {name: collection_path(config.collections_dir, name) for name in names}
+    collection_hashes = {domain: collection_hash(path) for domain, path in collections.items()}
+    make_model = model_factory(config, tasks)
+    prompts = load_prompts(config.prompts)
+    run_id = config.run_id or default_run_id(config)
+    check_run_id(run_id)
+    folder = RunFolder(config.results_dir / run_id)
+    judge = judge_panel(config, tasks)
+    protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
+    if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
+        protocol["judge"] = judge.describe()
+    resumed = folder.path.exists()
+    if resumed:
+        _check_resumable(folder, protocol, collection_hashes, config.allow_protocol_change)
+    backend = backend_of(config, run_id, names)
+    lock = folder.lock()
+    kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
+    finished = {row.key for row in kept}
+    pending = [task for task in tasks if (task.domain, task.id) not in finished]
+    leak_cache = config.results_dir / ".leakage-cache"
+    leaks = leak_summary(find_leaks_cached(tasks, collections, collection_hashes, leak_cache))
+    return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
+                   protocol, prompts, lock, resumed, changed, leaks, judge)  # fmt: skip
+
+
+def _check_resumable(
+    folder: RunFolder, protocol: dict[str, Any], collection_hashes: dict[str, str], allow_change: bool
+) -> None:
+    if not folder.record_path.is_file():
+        raise InputError(f"{folder.path}: exists but holds no run.yaml; choose another --run-id")
+    record = folder.read_record()
+    recorded = record.get("protocol", {})
+    changes = [f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items()
+               if recorded.get(key) != value]  # fmt: skip
+    for domain, digest in collection_hashes.items():
+        before = (record.get("collections") or {}).get(domain, {}).get("hash")
+        if before is not None and before != digest:
+            changes.append(f"collection {domain} {before} -> {digest}")
+    if changes and not allow_change:
+        raise InputError(
+            f"--run-id {folder.path.name}: the run was made under a different protocol ({'; '.join(changes)}); "
+            "resume with the same settings, or pass --allow-protocol-change"
+        )
+
+
+def _kept_rows(folder: RunFolder, tasks: list[Task], redo: bool) -> tuple[list[ResultRow], int]:
+    """The finished rows a resume keeps, and how many finished tasks changed since (those run again)."""
+    if redo:
+        return [], 0
+    digests = {(task.domain, task.id): task_digest(task) for task in tasks}
+    latest = folder.latest_rows()
+    finished = [row for key, row in latest.items() if key in digests and not row.needs_rerun]
+    kept = [row for row in finished if row.task_digest == digests[row.key]]
+    return kept, len(finished) - len(kept)
+
+
+def default_run_id(config: RunConfig) -> str:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.model.replace("scripted:", "scripted-"))
+    domain = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.domain)
+    return f"{stamp}_{model}_{domain}"[:120]
+
+
+def execute_run(plan: RunPlan, console: Console) -> list[ResultRow]:
+    """Run the pending episodes; raises KeyboardInterrupt after a clean cancel when interrupted."""
+    try:
+        return _execute(plan, console)
+    finally:
+        plan.lock.release()
+
+
+def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
+    config = plan.config
+    config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
+    if plan.resumed:
+        counts = f"{len(plan.kept)} of {len(plan.tasks)} episodes kept, {len(plan.pending)} to run"
+        console.print(f"resuming {plan.run_id}: {counts}",
+                      markup=False, highlight=False)  # fmt: skip
+        if plan.changed_tasks:
+            console.print(f"{plan.changed_tasks} finished tasks changed their question or gold since: run again",
+                          markup=False, highlight=False)  # fmt: skip
+    _write_run_record(plan, config_hash)
+    warnings = [(plan.backend.facts.get("limits") or {}).get("warning"), plan.leak_warning]
+    for warning in filter(None, warnings):
+        console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+    for task in plan.pending:
+        plan.folder.keep_previous_attempt(task.domain, task.id)
+    cancel = threading.Event()
+    context = EpisodeContext(
+        config=config,
+        prompts=plan.prompts,
+        make_model=plan.make_model,
+        make_sandbox=functools.partial(_new_sandbox, plan, cancel),
+        run_dir=plan.run_dir,
+        run_facts={"config_hash": config_hash, "harness_version": harness.__version__},
+        collection_hashes=plan.collection_hashes,
+        cancel=cancel,
+        sandbox_facts=plan.backend.facts,
+        collections=plan.collections,
+        judge=plan.judge,
+    )
+    max_sandboxes = config.max_sandboxes or config.workers
+    plan_cap = plan.backend.facts.get("max_sandboxes")  # E2B: the plan's concurrent sandboxes (429 above)
+    if plan_cap is not None and max_sandboxes > plan_cap:
+        cap_of = f"the cap of E2B's {plan.backend.facts.get('plan')} plan"
+        console.print(f"--max-sandboxes {max_sandboxes}: at most {plan_cap} at once, {cap_of}", markup=False,
+                      highlight=False)  # fmt: skip
+        max_sandboxes = plan_cap
+    limits = BatchLimits(
+        workers=config.workers,
+        max_sandboxes=max_sandboxes,
+        max_connections=config.max_connections or config.workers,
+        max_cost_usd=config.max_cost,
+    )
+    writer = ResultsWriter(plan.folder.results_path)
+    try:
+        kept = _regraded(plan, writer, console)
+        state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept))
+        title = f"{config.model} on {config.domain}"
+        if config.executor == "ray":
+            from harness.run.executors.ray import run_batch_on_ray
+
+            results, interrupted = run_batch_on_ray(plan.pending, context, limits, writer, console, title, state)
+        else:
+            results, interrupted = run_batch(plan.pending, context, limits, writer, console, title, state)
+    finally:
+        writer.close()
+        _finish(plan, console)
+    if state.skipped_for_cost:
+        console.print(f"stopped at --max-cost {config.max_cost}: {state.skipped_for_cost} episodes not started")
+    if interrupted:
+        raise KeyboardInterrupt
+    return results
+
+
+def _regraded(plan: RunPlan, writer: ResultsWriter, console: Console) -> list[ResultRow]:
+    """The kept rows, those whose judges failed graded again first (only the judges are asked)."""
+    failed = [row for row in plan.kept if row.needs_regrade]
+    if not failed or plan.judge is None:
+        return plan.kept
+    regraded = {row.key: row for row in regrade_judge_errors(failed, plan.tasks, plan.folder, plan.judge, writer)}
+    console.print(f"graded {len(regraded)} judge errors again: {sum(r.is_correct() for r in regraded.values())} "
+                  "correct", markup=False, highlight=False)  # fmt: skip
+    return [regraded.get(row.key, row) for row in plan.kept]
+
+
+def _write_run_record(plan: RunPlan, config_hash: str) -> None:
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    collections = {d: {"path": str(p), "hash": plan.collection_hashes[d]} for d, p in plan.collections.items()}
+    if plan.folder.record_path.exists():  # a resume: keep the original record, note when it was resumed and with what
+        record = plan.folder.read_record()
+        resume = {"at": now, "pending": len(plan.pending), "config": config_to_dict(plan.config)}
+        if plan.changed_tasks:
+            resume["changed_tasks"] = plan.changed_tasks
+        changed = {d: c for d, c in collections.items() if (record.get("collections") or {}).get(d) != c}
+        if changed:  # only with --allow-protocol-change: say so, and record what the episodes now run on
+            resume["collections"] = changed
+            record["collections"] = (record.get("collections") or {}) | changed
+        if record.get("protocol") != plan.protocol:
+            resume["protocol"] = plan.protocol
+        record.setdefault("resumed", []).append(resume)
+    else:
+        record = {
+            "run_id": plan.run_id,
+            "created": now,
+            "harness_version": harness.__version__,
+            "python": platform.python_version(),
+            "config": config_to_dict(plan.config),
+            "config_hash": config_hash,
+            "protocol": plan.protocol,
+            "model": plan.make_model.settings,
+            "sandbox": plan.backend.facts,
+            "collections": collections,
+            "tasks": len(plan.tasks),
+            "leakage_warning": plan.leak_warning,
+        }
+    plan.folder.write_record(record)
+
+
+def _finish(plan: RunPlan, console: Console) -> None:
+    """summary.json and the table from the latest row of every selected task; tasks without one are pending."""
+    selected = {(task.domain, task.id): task for task in plan.tasks}
+    latest = plan.folder.latest_rows()
+    rows = [row for key, row in latest.items() if key in selected]
+    pending: dict[str, int] = {}
+    for key, task in selected.items():
+        if key not in latest:
+            pending[task.domain] = pending.get(task.domain, 0) + 1
+    summaries = summarize(rows, pending)
+    try:
+        write_atomic(plan.folder.summary_path, json.dumps(summary_to_dict(summaries), indent=2) + "\n")
+    except OSError as error:
+        console.print(f"cannot write {plan.folder.summary_path}: {error}", markup=False, highlight=False)
+    print_table(summaries, console, title=f"run {plan.run_id}")
+    console.print(f"results: {plan.run_dir}", markup=False, highlight=False)
+
+
+def _new_sandbox(plan: RunPlan, cancel: threading.Event, task: Task, name: str) -> Sandbox:
+    return plan.backend.new_sandbox(collection_of(task), plan.collections[collection_of(task)], name, cancel)

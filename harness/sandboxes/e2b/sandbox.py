@@ -1,0 +1,458 @@
+"""The E2B cloud sandbox: one sandbox per episode from the domain's template (the recipe plus the
+collection baked in read-only), no internet, each command through `harness-exec`, started as root, which
+runs it as the agent in a pid, ipc and mount namespace of its own. A template's CPUs and memory are fixed
+when E2B builds it, so each size is its own template.
+
+What E2B adds around our recipe, and what this module undoes (e2b-dev/infra,
+packages/orchestrator/pkg/template/build/phases/base/provision.sh and phases/finalize/configure.sh):
+root's password is removed, a default user `user` is created (`useradd`, uid 1000 on Debian) and made a
+passwordless sudoer, `/etc/profile` sources `~/.bashrc` and `~/.profile`, and the build ends with
+`chmod -R 777 /usr/local` after our steps. Every command runs as `/bin/bash -l -c CMD` (the SDK's
+`Commands._start`), so a login shell's startup files run before `harness-exec`: root's, which the agent
+cannot write, for a command; the agent's own, emptied at lock-down, for the kill after it.
+
+The SDK is injected (`sdk`), so tests drive this exact code against a fake of its classes and against a
+local emulator of the service (tests/e2b_emulator.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.sandboxes.base import (
+    IMAGE_PATH,
+    TIMEOUT_EXIT_CODE,
+    WORKDIR,
+    ExecResult,
+    SandboxError,
+    SandboxSettings,
+    sandbox_environment,
+)
+from harness.sandboxes.limits import ResourceLimits
+from harness.sandboxes.output import HeadTail
+from harness.sandboxes.recipe import RECIPE_DIR, write_build_context
+from harness.sandboxes.remote_exec import (
+    AGENT,
+    AGENT_HOME,
+    AGENT_UID,
+    GRACE_S,
+    KILL_AGENT_PROCESSES,
+    LABEL_EPISODE,
+    LABEL_OWNER,
+    LABEL_RUN,
+    owner_is_dead,
+    owner_label,
+    run_remote,
+)
+
+API_KEY_VARIABLE = "E2B_API_KEY"
+PLAN_VARIABLE = "E2B_PLAN"
+LIFETIME_MARGIN_S = 120
+"""A sandbox lives this much longer than the episode's time limit, never hours more."""
+LABEL_APP = "harness.app"
+MIN_MEMORY_MB = 128
+"""E2B's smallest template memory; it also wants 1 or an even number of CPUs and even megabytes."""
+CREATE_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0)
+"""Waits between sandbox creations refused with 429 (the team's concurrent-sandbox cap): about 30 s of
+the episode's start-up, before its agent clock starts."""
+SIGNAL_EXIT_CODE = -1
+"""envd reports -1 for a process ended by a signal (its `ProcessState.ExitCode()`)."""
+DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_logout")
+"""What a login bash and E2B's `/etc/profile` line source from the home, before our command runs (and at
+`exit`): the agent's run before the kill after each command."""
+LOCKED = "locked"
+SCRATCH = "/run/harness-scratch"
+"""Where the lock-down mounts the one scratch tmpfs (root-only); its folders are bound where the agent writes."""
+SCRATCH_FOLDERS = (("tmp", AGENT_HOME), ("run", "/workspace/run"), ("shm", "/dev/shm"), ("var-tmp", "/var/tmp"),
+                   ("lock", "/run/lock"))  # fmt: skip
+"""Every folder of the image the agent may write, on the scratch (a link, as the image's /tmp, is bound where it
+leads): /dev/shm is half the memory on its own
+otherwise (systemd's tmpfs), /run/lock a fifth (it is on /run), /var/tmp the sandbox's disk."""
+HARNESS_EXEC = "/usr/local/bin/harness-exec"
+
+
+def scratch_mb(limits: ResourceLimits) -> int:
+    """The scratch tmpfs: --disk-mb, at most half the sandbox's memory. Its pages are memory no kill frees,
+    and envd, which E2B's OOM killer never picks, needs some: a full scratch must leave the VM running."""
+    return min(limits.disk_mb, limits.memory_mb // 2)
+
+
+def lockdown_script(disk_mb: int) -> str:
+    """Run as root when a sandbox starts, before any agent command: lock root's and `user`'s empty
+    passwords, drop the sudoers entry, strip every setuid/setgid bit (no `su`, `sudo`, `passwd` to climb
+    through) and every write bit for others on the root filesystem (the build's `chmod -R 777 /usr/local`
+    included, so `harness-exec` cannot be replaced), mount the collection read-only (as on Docker, a
+    write fails with "Read-only file system"), put every folder the agent may write on one tmpfs of
+    `disk_mb` (`SCRATCH_FOLDERS`), and put root-owned, empty, read-only startup files in the agent's home
+    (sticky /tmp: the agent can neither edit nor replace them)."""
+    binds = "\n".join(
+        f'target=$(readlink -f {target}); if [ -d "$target" ]; then mkdir -m {"0755" if name == "run" else "1777"} '
+        f'{SCRATCH}/{name}; mount --bind {SCRATCH}/{name} "$target"; fi'
+        for name, target in SCRATCH_FOLDERS
+    )
+    return f"""set -e
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+for account in root user; do if id -u "$account" >/dev/null 2>&1; then usermod -L "$account"; fi; done
+if [ -f /etc/sudoers ]; then sed -i '/NOPASSWD/d' /etc/sudoers; fi
+rm -f /etc/sudoers.d/*
+find / -xdev \\( -type f -perm /6000 -exec chmod ug-s {{}} + \\) -o \\( ! -type l -perm -0002 -exec chmod o-w {{}} + \\)
+chmod -R go-w /usr/local
+if [ -d /code ]; then chmod -R go-w /code; fi
+chmod 0755 {HARNESS_EXEC}
+mount --bind /workspace/documents /workspace/documents
+mount -o remount,bind,ro /workspace/documents
+mkdir -m 0700 {SCRATCH}
+mount -t tmpfs -o size={disk_mb}m,mode=0700 tmpfs {SCRATCH}
+{binds}
+chown {AGENT_UID}:{AGENT_UID} /workspace/run
+cd {AGENT_HOME}
+for name in {" ".join(DOTFILES)}; do : > "$name"; chmod 0444 "$name"; done
+echo {LOCKED}"""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An E2B plan's limits (https://e2b.dev/pricing): the longest sandbox lifetime, concurrent sandboxes."""
+
+    name: str
+    max_lifetime_s: int
+    max_sandboxes: int
+
+
+PLANS = {"hobby": Plan("hobby", 3600, 20), "pro": Plan("pro", 24 * 3600, 100)}
+"""Hobby: 1-hour sandboxes, 20 at once; Pro: 24 hours, 100 at once. The API refuses a longer `timeout`
+with 400 and a sandbox beyond the cap with 429."""
+
+
+def current_plan() -> Plan:
+    """The account's plan from E2B_PLAN (default hobby, the tighter one); raises `SandboxError`."""
+    name = os.environ.get(PLAN_VARIABLE, "hobby").strip().lower()
+    if name not in PLANS:
+        raise SandboxError(f"{PLAN_VARIABLE}={name!r}: expected one of {', '.join(PLANS)}")
+    return PLANS[name]
+
+
+def sandbox_lifetime(time_limit_s: float, plan: Plan) -> int:
+    """The time limit plus a margin, capped at the plan's longest sandbox (the API refuses more with 400);
+    raises `SandboxError` saying what to change when the time limit itself does not fit."""
+    if time_limit_s > plan.max_lifetime_s:
+        raise SandboxError(
+            f"--time-limit {time_limit_s:g}: E2B's {plan.name} plan keeps a sandbox at most {plan.max_lifetime_s} s; "
+            f"use --time-limit {plan.max_lifetime_s - LIFETIME_MARGIN_S} or less{_other_plan(plan)}"
+        )
+    return int(min(time_limit_s + LIFETIME_MARGIN_S, plan.max_lifetime_s))
+
+
+def lifetime_warning(time_limit_s: float, plan: Plan) -> str | None:
+    """Said on the console and in run.yaml when the plan's cap leaves less than the usual margin."""
+    if time_limit_s + LIFETIME_MARGIN_S <= plan.max_lifetime_s:
+        return None
+    return (
+        f"E2B's {plan.name} plan keeps a sandbox at most {plan.max_lifetime_s} s, so an episode that uses all of "
+        f"--time-limit {time_limit_s:g} may lose its sandbox before it ends; use --time-limit "
+        f"{plan.max_lifetime_s - LIFETIME_MARGIN_S} or less{_other_plan(plan)}"
+    )
+
+
+def _other_plan(plan: Plan) -> str:
+    return " or set E2B_PLAN=pro if the account has it" if plan.name == "hobby" else ""
+
+
+def require_api_key() -> str:
+    key = os.environ.get(API_KEY_VARIABLE)
+    if not key:
+        raise SandboxError(f"--sandbox e2b needs an E2B API key: set {API_KEY_VARIABLE}")
+    return key
+
+
+def sdk_errors(sdk: Any) -> tuple[type[BaseException], ...]:
+    """Every error class the SDK raises for the service's answers (some do not derive from SandboxException)."""
+    names = ("SandboxException", "AuthenticationException", "BuildException", "ServiceBusyException")
+    return tuple(getattr(sdk, name) for name in names if hasattr(sdk, name))
+
+
+def explain(sdk: Any, error: BaseException) -> str:
+    """One line for an SDK error, with the fix where there is one."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    if isinstance(error, sdk.AuthenticationException):
+        return f"E2B refused the API key ({text}); check {API_KEY_VARIABLE}"
+    if isinstance(error, getattr(sdk, "RateLimitException", ())):
+        return f"E2B rate limit ({text}); lower --max-sandboxes or wait"
+    return f"{type(error).__name__}: {text}"
+
+
+@dataclass(frozen=True)
+class TemplateResources:
+    """The CPUs and memory a template is built with: every sandbox from it gets exactly these."""
+
+    cpu_count: int
+    memory_mb: int
+
+    @classmethod
+    def from_limits(cls, limits: ResourceLimits) -> TemplateResources:
+        """E2B's rules for a template build (the service refuses anything else); raises `SandboxError`."""
+        cpus, memory = limits.cpus, limits.memory_mb
+        if not float(cpus).is_integer() or not (cpus == 1 or (cpus >= 2 and cpus % 2 == 0)):
+            raise SandboxError(f"e2b: --cpus {cpus:g}: E2B gives 1 or an even number of whole CPUs")
+        if memory < MIN_MEMORY_MB or memory % 2:
+            raise SandboxError(
+                f"e2b: --memory-mb {memory}: E2B wants an even number of megabytes, at least {MIN_MEMORY_MB}"
+            )
+        return cls(int(cpus), memory)
+
+
+def template_name(domain: str, resources: TemplateResources) -> str:
+    """One template per domain and size: a run finds the template built with the limits it asks for."""
+    slug = re.sub(r"[^a-z0-9-]", "-", domain.lower())
+    return f"harness-{slug}-{resources.cpu_count}cpu-{resources.memory_mb}mb"
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another filesystem
+        shutil.copy2(source, target)
+
+
+def template_definition(sdk: Any, context: Path, collection: Path) -> Any:
+    """The recipe's Dockerfile plus the collection, root-owned with no write bits, and the agent user.
+
+    The collection is put into the build context as real files: the SDK packs a symlinked folder as the
+    link alone (`template/utils.py: get_all_files_in_path` does not walk it, `tar_file_stream` adds it
+    non-recursively), which uploads an empty folder and leaves the collection out of the cache hash."""
+    write_build_context(context, None)
+    shutil.copytree(collection.resolve(), context / "documents", copy_function=_link_or_copy)
+    dockerfile = (RECIPE_DIR / "Dockerfile").read_text()
+    default_base = re.search(r"^ARG BASE_IMAGE=(\S+)$", dockerfile, re.M)
+    if default_base:  # E2B builds FROM a registry image; substitute the recipe's default
+        dockerfile = dockerfile.replace("${BASE_IMAGE}", default_base.group(1))
+    return (
+        sdk.Template(file_context_path=str(context))
+        .from_dockerfile(dockerfile)
+        .copy("documents", "/workspace/documents", user="root")
+        .run_cmd("chown -R root:root /workspace/documents && chmod -R a-w,a+rX /workspace/documents", user="root")
+        .set_user(AGENT)
+        .set_workdir(WORKDIR)
+    )
+
+
+def build_template(
+    sdk: Any, domain: str, collection: Path, resources: TemplateResources, log: Callable[[str], None]
+) -> str:
+    """Build the domain's template in E2B's cloud with these CPUs and memory; returns its template id."""
+    require_api_key()
+    with tempfile.TemporaryDirectory(prefix="harness-e2b-") as context:
+        template = template_definition(sdk, Path(context), collection)
+        try:
+            info = sdk.Template.build(
+                template, name=template_name(domain, resources), cpu_count=resources.cpu_count,
+                memory_mb=resources.memory_mb, on_build_logs=lambda entry: log(str(entry)),
+            )  # fmt: skip
+        except sdk_errors(sdk) as error:  # refusals ("400: ..."), failed steps, a bad key, rate limits
+            raise SandboxError(f"E2B template build failed: {explain(sdk, error)}") from None
+    return info.template_id
+
+
+def template_exists(sdk: Any, name: str, api_key: str) -> bool:
+    """Whether the template is there; raises `SandboxError` when the service cannot say."""
+    try:
+        return bool(sdk.Template.exists(name, api_key=api_key))
+    except sdk_errors(sdk) as error:
+        raise SandboxError(f"cannot look up E2B template {name}: {explain(sdk, error)}") from None
+
+
+def reap_orphans(sdk: Any, api_key: str) -> list[str]:
+    """Kill harness sandboxes whose runner process is gone (found through the SDK's list by metadata)."""
+    killed = []
+    try:
+        paginator = sdk.Sandbox.list(query=sdk.SandboxQuery(metadata={LABEL_APP: "harness"}), api_key=api_key)
+        while paginator.has_next:
+            for info in paginator.next_items():
+                if owner_is_dead(info.metadata.get(LABEL_OWNER, "")):
+                    gone: tuple[type[BaseException], ...] = tuple(
+                        filter(None, [getattr(sdk, "NotFoundException", None)])
+                    )
+                    with contextlib.suppress(*gone):  # gone meanwhile
+                        sdk.Sandbox.kill(info.sandbox_id, api_key=api_key)
+                    killed.append(info.sandbox_id)
+    except sdk_errors(sdk) as error:
+        raise SandboxError(f"cannot list or kill E2B sandboxes: {explain(sdk, error)}") from None
+    return killed
+
+
+class E2BSandbox:
+    def __init__(
+        self,
+        sdk: Any,
+        template: str,
+        api_key: str,
+        run_id: str,
+        episode_name: str,
+        settings: SandboxSettings,
+        time_limit_s: float,
+        cancel: threading.Event | None = None,
+        plan: Plan | None = None,
+    ):
+        self._sdk = sdk
+        self._template = template
+        self._api_key = api_key
+        self._metadata = {LABEL_APP: "harness", LABEL_RUN: run_id, LABEL_EPISODE: episode_name,
+                          LABEL_OWNER: owner_label()}  # fmt: skip
+        self._settings = settings
+        self._environment = sandbox_environment(IMAGE_PATH)
+        self._lifetime_s = sandbox_lifetime(time_limit_s, plan or current_plan())
+        self._cancel = cancel or threading.Event()
+        self._sandbox: Any = None
+        self._applied: dict[str, object] = {"memory_mb": None, "cpus": None, "pids": settings.limits.pids}
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "backend": "e2b",
+            "template": self._template,
+            "sandbox_id": getattr(self._sandbox, "sandbox_id", None),
+            "lifetime_s": self._lifetime_s,
+            "limits": {
+                "mechanism": "e2b template",
+                **self._applied,
+                "pids_mechanism": "ulimit -u for the agent user",
+                "disk_mb": scratch_mb(self._settings.limits),
+                "disk": f"one tmpfs for {', '.join(target for _, target in SCRATCH_FOLDERS)}, at most half the memory",
+            },
+        }
+
+    def start(self) -> None:
+        try:
+            self._sandbox = self._create()
+            info = self._sandbox.get_info()
+            self._lock_down()
+        except sdk_errors(self._sdk) as error:
+            reason = explain(self._sdk, error)
+            raise SandboxError(f"cannot create an E2B sandbox from {self._template}: {reason}") from None
+        # Recorded as the service reports it: what the sandbox has, not what the run asked for.
+        self._applied = {"memory_mb": info.memory_mb, "cpus": info.cpu_count, "pids": self._settings.limits.pids}
+        wanted = TemplateResources.from_limits(self._settings.limits)
+        if (info.cpu_count, info.memory_mb) != (wanted.cpu_count, wanted.memory_mb):
+            raise SandboxError(
+                f"template {self._template} gives {info.cpu_count} CPUs and {info.memory_mb} MB, not the "
+                f"{wanted.cpu_count} and {wanted.memory_mb} its name says; rebuild it with `python -m harness "
+                "sandbox build e2b`"
+            )
+
+    def _create(self) -> Any:
+        """`Sandbox.create`, retried with backoff while the team is at its concurrent-sandbox cap (429)."""
+        rate_limited = getattr(self._sdk, "RateLimitException", ())
+        for wait_s in (*CREATE_BACKOFF_S, None):
+            try:
+                return self._sdk.Sandbox.create(
+                    template=self._template,
+                    timeout=self._lifetime_s,
+                    metadata=self._metadata,
+                    envs=self._environment,
+                    allow_internet_access=False,
+                    api_key=self._api_key,
+                )
+            except rate_limited:
+                if wait_s is None or self._cancel.wait(wait_s):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _lock_down(self) -> None:
+        try:
+            script = lockdown_script(scratch_mb(self._settings.limits))
+            result = self._sandbox.commands.run(script, user="root", timeout=120)
+        except self._sdk.CommandExitException as error:
+            raise SandboxError(f"cannot lock the E2B sandbox down: {' '.join(str(error).split())}") from None
+        if result.stdout.strip() != LOCKED:
+            raise SandboxError(f"cannot lock the E2B sandbox down: {result.stdout.strip()!r}")
+
+    def execute(self, command: str, timeout_s: float) -> ExecResult:
+        if self._sandbox is None:
+            raise SandboxError("sandbox not started")
+        return run_remote(
+            lambda limit: self._start(command, limit), self._kill_agent_processes, timeout_s, self._settings,
+            self._cancel,
+        )  # fmt: skip
+
+    def command_line(self, command: str, limit_s: float) -> str:
+        """What E2B's `bash -l -c` runs as root: the agent's process limit (root is exempt; harness-exec sets
+        none), then harness-exec, by absolute paths, with exactly the allow-listed environment (the login
+        shell and envd add SHELL, PS1, USER and more)."""
+        environment = [f"{name}={value}" for name, value in self._environment.items()]
+        argv = ["/usr/bin/env", "-i", *environment, HARNESS_EXEC, f"{limit_s:.3f}", command]
+        return f"ulimit -u {self._settings.limits.pids} && exec {shlex.join(argv)}"
+
+    def _start(self, command: str, limit_s: float) -> _E2BCommand:
+        try:
+            handle = self._sandbox.commands.run(
+                self.command_line(command, limit_s),
+                background=True,
+                user="root",  # harness-exec drops to the agent; as root it is out of the agent's reach
+                cwd=WORKDIR,
+                timeout=limit_s + GRACE_S,
+                retain_output=False,  # the SDK would otherwise keep (and join) every chunk in memory
+            )
+        except sdk_errors(self._sdk) as error:
+            raise SandboxError(f"E2B command failed to start: {explain(self._sdk, error)}") from None
+        return _E2BCommand(self._sdk, handle)
+
+    def _kill_agent_processes(self) -> None:
+        try:
+            self._sandbox.commands.run(shlex.join(KILL_AGENT_PROCESSES), user=AGENT, timeout=10, retain_output=False)
+        except self._sdk.CommandExitException:
+            pass  # exit 1: nothing left to kill
+        except sdk_errors(self._sdk) as error:
+            raise SandboxError(f"E2B command failed: {explain(self._sdk, error)}") from None
+
+    def close(self) -> None:
+        if self._sandbox is not None:
+            with contextlib.suppress(*sdk_errors(self._sdk)):  # already gone: its lifetime ran out
+                self._sandbox.kill()
+            self._sandbox = None
+
+
+@dataclass
+class _E2BCommand:
+    sdk: Any
+    handle: Any
+
+    def wait(self, stdout: HeadTail, stderr: HeadTail) -> int | None:
+        """A non-zero exit arrives as the SDK's CommandExitException; a command past the SDK's own timeout
+        (ours is the limit plus a grace, so harness-exec failed to stop it) as its TimeoutException."""
+        try:
+            result = self.handle.wait(on_stdout=lambda text: stdout.feed(text.encode()),
+                                      on_stderr=lambda text: stderr.feed(text.encode()))  # fmt: skip
+        except self.sdk.CommandExitException as error:
+            # -1: ended by a signal (e.g. the agent killed its own harness-exec); no exit status to report.
+            return None if error.exit_code == SIGNAL_EXIT_CODE else error.exit_code
+        except self._sandbox_gone() as error:  # subclasses of TimeoutException: not the command's timeout
+            raise SandboxError(f"the E2B sandbox is gone: {explain(self.sdk, error)}") from None
+        except self.sdk.TimeoutException:
+            return TIMEOUT_EXIT_CODE
+        return result.exit_code
+
+    def _sandbox_gone(self) -> tuple[type[BaseException], ...]:
+        names = ("SandboxNotRunningException", "SandboxUnreachableException")
+        return tuple(getattr(self.sdk, name) for name in names if hasattr(self.sdk, name))
+
+    def kill(self) -> None:
+        try:
+            self.handle.kill()
+        except sdk_errors(self.sdk) as error:  # the sandbox is gone: nothing left to kill
+            raise SandboxError(f"E2B command kill failed: {explain(self.sdk, error)}") from None
+
+
+def default_sdk() -> Any:
+    """The e2b SDK module (tests hand in a fake one instead)."""
+    import e2b
+
+    return e2b

@@ -1,0 +1,148 @@
+"""Choose and check a sandbox backend for a run; each then makes one fresh sandbox per episode."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from harness.core.errors import InputError
+from harness.sandboxes.base import Sandbox, SandboxError, SandboxSettings
+
+if TYPE_CHECKING:
+    from harness.sandboxes.local.sandbox import Privilege
+
+
+class SandboxBackend(Protocol):
+    facts: dict[str, Any]
+    """For run.yaml: backend, image digest or template ids, limit mechanism."""
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        """A fresh sandbox for one episode (not started yet)."""
+
+
+@dataclass
+class LocalBackend:
+    settings: SandboxSettings
+    bwrap: str
+    privilege: Privilege
+    facts: dict[str, Any]
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        from harness.sandboxes.local.sandbox import BubblewrapSandbox
+
+        return BubblewrapSandbox(collection, episode_name, self.settings, self.bwrap, cancel, self.privilege)
+
+
+@dataclass
+class DockerBackend:
+    settings: SandboxSettings
+    client: Any
+    image: str
+    run_id: str
+    facts: dict[str, Any]
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        from harness.sandboxes.docker.sandbox import DockerSandbox
+
+        return DockerSandbox(self.client, self.image, collection, self.run_id, episode_name, self.settings, cancel)
+
+
+@dataclass
+class E2BBackend:
+    settings: SandboxSettings
+    sdk: Any
+    api_key: str
+    templates: dict[str, str]
+    run_id: str
+    time_limit_s: float
+    facts: dict[str, Any]
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        from harness.sandboxes.e2b.sandbox import E2BSandbox
+
+        return E2BSandbox(self.sdk, self.templates[domain], self.api_key, self.run_id, episode_name, self.settings,
+                          self.time_limit_s, cancel)  # fmt: skip
+
+
+def prepare_backend(
+    name: str, settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, image: str | None
+) -> SandboxBackend:
+    """Check the backend can run (raising `InputError` with the fix) and reap orphans of dead runs."""
+    if name == "local":
+        return _local(settings)
+    if name == "docker":
+        return _docker(settings, run_id, image)
+    return _e2b(settings, run_id, domains, time_limit_s)
+
+
+def _local(settings: SandboxSettings) -> LocalBackend:
+    from harness.sandboxes.limits import release_stale_cgroups
+    from harness.sandboxes.local.sandbox import BwrapUnavailable, check_bwrap, find_bwrap
+
+    release_stale_cgroups()
+    try:
+        bwrap = find_bwrap()
+        privilege, facts = check_bwrap(bwrap, settings)
+    except BwrapUnavailable as error:
+        raise InputError(f"--sandbox local: {error}") from None
+    return LocalBackend(settings, bwrap, privilege, facts)
+
+
+def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> DockerBackend:
+    from harness.sandboxes.docker.client import docker_client
+    from harness.sandboxes.docker.sandbox import check_image, cleanup_orphans, docker_facts
+    from harness.sandboxes.recipe import default_image
+
+    client = docker_client()
+    image = image or default_image()
+    try:
+        image_id = client.images.get(image).id
+    except Exception:
+        raise InputError(
+            f"--sandbox docker: image {image} not found; build it with `python -m harness sandbox build docker`"
+        ) from None
+    check_image(client, image)
+    cleanup_orphans(client)
+    return DockerBackend(settings, client, image, run_id, docker_facts(image, image_id, settings.limits))
+
+
+def _e2b(
+    settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, sdk: Any = None
+) -> E2BBackend:
+    from harness.sandboxes.e2b import sandbox as e2b
+
+    try:
+        api_key = e2b.require_api_key()
+        resources = e2b.TemplateResources.from_limits(settings.limits)
+        plan = e2b.current_plan()
+        e2b.sandbox_lifetime(time_limit_s, plan)  # refused here, before any episode, when the plan cannot
+    except SandboxError as error:
+        raise InputError(str(error)) from None
+    if sdk is None:
+        sdk = e2b.default_sdk()
+    templates = {domain: e2b.template_name(domain, resources) for domain in domains}
+    try:
+        for domain, name in templates.items():
+            if not e2b.template_exists(sdk, name, api_key):
+                raise InputError(
+                    f"--sandbox e2b: template {name} not found; build it with `python -m harness sandbox build e2b "
+                    f"--domain {domain} --cpus {resources.cpu_count} --memory-mb {resources.memory_mb}`"
+                )
+        e2b.reap_orphans(sdk, api_key)
+    except SandboxError as error:
+        raise InputError(f"--sandbox e2b: {error}") from None
+    # Each trajectory records what its sandbox reports; the template was built with exactly these.
+    limits: dict[str, Any] = {
+        "mechanism": "e2b template",
+        "memory_mb": resources.memory_mb,
+        "cpus": resources.cpu_count,
+        "pids": settings.limits.pids,
+    }
+    warning = e2b.lifetime_warning(time_limit_s, plan)
+    if warning:
+        limits["warning"] = warning
+    facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits,
+             "plan": plan.name, "max_sandboxes": plan.max_sandboxes}  # fmt: skip
+    return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts)

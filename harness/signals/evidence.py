@@ -1,0 +1,148 @@
+"""Which collection documents an episode touched, read from its logged commands and outputs (pure functions).
+
+The method is an approximation: the host does not see the agent's file opens. A document is *named* when
+a command contains its file name, *shown* when an output line carries its content under its name (a
+grep/rg hit `name:...`, a `head`/`tail` header `==> name <==`), and *listed* when its name appears in an
+output otherwise (`ls`, `find`, `grep -l`). Named and shown documents count as reached; listed-only ones
+are recorded but do not count, or one `ls` would reach every document. Globs are not expanded, and a
+name written inside a script counts as named even if the script never opens it. Where the host saw the
+exact file opens (`--watch-opens`, harness/sandboxes/file_opens.py), only *opened* documents count as reached.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+METHOD = "commands-and-output (approximation)"
+OPENS_METHOD = "inotify on the collection folder (exact opens)"
+REACHING = ("named", "shown")
+"""The ways of touching a document that count as reaching it (evidence recall)."""
+_TOKEN = re.compile(r"[\w.\-]+")
+_SIMPLE_NAME = re.compile(r"[\w.\-]+")
+
+
+@dataclass
+class Touch:
+    """One document an episode touched: the turn it was first touched, first reached, and every way."""
+
+    document: str
+    first_turn: int
+    reached_turn: int | None = None
+    how: set[str] = field(default_factory=set)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"document": self.document, "first_turn": self.first_turn, "reached_turn": self.reached_turn,
+                "how": sorted(self.how)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class EvidenceRecord:
+    """What the episode touched, and the task's evidence files it reached (with the first turn of each)."""
+
+    touches: list[Touch]
+    evidence: list[str]
+    method: str = METHOD
+
+    @property
+    def reached(self) -> list[str]:
+        return [touch.document for touch in self.touches if touch.reached_turn is not None]
+
+    @property
+    def evidence_reached(self) -> dict[str, int]:
+        """Evidence file -> the turn it was first reached, for the evidence files reached."""
+        turns = {touch.document: touch.reached_turn for touch in self.touches}
+        return {name: turn for name in self.evidence if (turn := turns.get(name)) is not None}
+
+    @property
+    def recall(self) -> float | None:
+        """Evidence files reached / evidence files; None when the task lists none."""
+        if not self.evidence:
+            return None
+        return len(self.evidence_reached) / len(set(self.evidence))
+
+    def row_fields(self) -> dict[str, Any]:
+        """The results-row fields (the per-document detail goes to the trajectory's `evidence` event)."""
+        recall = self.recall
+        return {
+            "evidence_recall": None if recall is None else round(recall, 6),
+            "evidence_reached": self.evidence_reached,
+            "files_touched": len(self.reached),
+            "evidence_method": self.method,
+        }
+
+
+class DocumentIndex:
+    """A collection's documents by file name, so a text is matched against all of them in one pass."""
+
+    def __init__(self, documents: Iterable[str]):
+        self.documents = sorted(set(documents))
+        self._by_name: dict[str, list[str]] = {}
+        self._odd_names: list[tuple[str, str]] = []  # names a token cannot hold (spaces...): substring search
+        for document in self.documents:
+            name = document.rsplit("/", 1)[-1]
+            if _SIMPLE_NAME.fullmatch(name):
+                self._by_name.setdefault(name, []).append(document)
+            else:
+                self._odd_names.append((name, document))
+
+    @classmethod
+    def of_folder(cls, folder: Path, extra: Iterable[str] = ()) -> DocumentIndex:
+        return cls([*_files(folder, folder.stat().st_mtime_ns), *extra])
+
+    def named_in(self, text: str) -> list[str]:
+        """Documents whose file name occurs in the text as a whole word (paths and quotes around it allowed)."""
+        found = [doc for token in set(_TOKEN.findall(text)) for doc in self._by_name.get(token, [])]
+        found += [doc for name, doc in self._odd_names if name in text]
+        return sorted(set(found))
+
+
+@functools.lru_cache(maxsize=64)
+def _files(folder: Path, mtime_ns: int) -> tuple[str, ...]:
+    """A collection's files, listed once while its folder is unchanged (adding or removing a file changes
+    the folder's mtime; collections are flat folders)."""
+    return tuple(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
+
+
+def _shown(line: str, document: str) -> bool:
+    """An output line carrying the document's content under its name (grep/rg hit or head/tail header)."""
+    name = re.escape(document.rsplit("/", 1)[-1])
+    return re.match(rf"(?:==> )?(?:\S*/)?{name}(?::| <==|-\d+-)", line) is not None
+
+
+def touched_documents(
+    events: list[dict[str, Any]], index: DocumentIndex, evidence: list[str], opens: dict[str, int] | None = None
+) -> EvidenceRecord:
+    """Every document the logged commands named or the outputs showed or listed, in order of first touch.
+
+    With `opens` (file -> first turn it was opened, seen by the host: harness/sandboxes/file_opens.py) only opened
+    documents are reached, and the record names that method.
+    """
+    touches: dict[str, Touch] = {}
+    reaching = ("opened",) if opens is not None else REACHING
+
+    def touch(document: str, turn: int, how: str) -> None:
+        record = touches.setdefault(document, Touch(document, turn))
+        record.first_turn = min(record.first_turn, turn)
+        record.how.add(how)
+        if how in reaching and (record.reached_turn is None or turn < record.reached_turn):
+            record.reached_turn = turn
+
+    for event in events:
+        turn = event.get("turn", 0)
+        if event.get("event") == "action":
+            for document in index.named_in(event["command"]):
+                touch(document, turn, "named")
+        elif event.get("event") == "observation":
+            for line in (event.get("stdout") or "").splitlines():
+                for document in index.named_in(line):
+                    touch(document, turn, "shown" if _shown(line, document) else "listed")
+    for document, turn in (opens or {}).items():
+        touch(document, turn, "opened")
+    ordered = sorted(touches.values(), key=lambda record: record.first_turn)  # stable: log order within a turn
+    method = OPENS_METHOD if opens is not None else METHOD
+    return EvidenceRecord(ordered, list(dict.fromkeys(evidence)), method)

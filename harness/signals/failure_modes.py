@@ -1,0 +1,37 @@
+"""Failure modes of wrong episodes, from the status, the verdict and the evidence record (pure function).
+
+The rule (stated under the report's chart): a turn, time or context limit is Resource Exhaustion; else a
+task evidence file never reached is Incomplete Inspection; else an answered episode that reached every
+evidence file has Evidence Misidentification; anything else (format errors, tasks without an evidence
+list) is unclassified: Instruction Non-Following and Hallucination need a judge. Correct episodes and
+infrastructure failures (ours, retried on resume) get no failure mode.
+"""
+
+from __future__ import annotations
+
+from harness.core.status import Status
+
+RESOURCE_EXHAUSTION = "resource_exhaustion"
+INCOMPLETE_INSPECTION = "incomplete_inspection"
+EVIDENCE_MISIDENTIFICATION = "evidence_misidentification"
+UNCLASSIFIED = "unclassified"
+MODES = (INCOMPLETE_INSPECTION, EVIDENCE_MISIDENTIFICATION, RESOURCE_EXHAUSTION, UNCLASSIFIED)
+RULE = (
+    "Rule: turn/time/context limit = resource exhaustion; else an evidence file never reached (named in a "
+    "command or shown in an output) = incomplete inspection; else answered with every evidence file reached = "
+    "evidence misidentification; else unclassified (instruction non-following and hallucination need a judge)."
+)
+_EXHAUSTED = frozenset({Status.TURN_LIMIT, Status.TIME_LIMIT, Status.CONTEXT_LIMIT, Status.SANDBOX_LIMIT})
+_INFRASTRUCTURE = frozenset({Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR, Status.CANCELLED})
+
+
+def failure_mode(status: Status, correct: bool, evidence_recall: float | None) -> str | None:
+    if correct or status in _INFRASTRUCTURE:
+        return None
+    if status in _EXHAUSTED:
+        return RESOURCE_EXHAUSTION
+    if evidence_recall is not None and evidence_recall < 1:
+        return INCOMPLETE_INSPECTION
+    if evidence_recall is not None and status is Status.ANSWERED:
+        return EVIDENCE_MISIDENTIFICATION
+    return UNCLASSIFIED
