@@ -190,7 +190,8 @@ def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connectio
     from harness.inputs.config import RunConfig
     from harness.inputs.prompts import load_prompts
     from harness.records.results import ResultsWriter
-    from harness.run.executors.threads import BatchLimits, BatchState, run_batch
+    from harness.run.executors.batch import Batch, BatchLimits, BatchState
+    from harness.run.executors.threads import run_batch
 
     tasks = [Task(id=f"t{i}", domain="mini", question="Q?", answer="42") for i in range(count)]
     context = EpisodeContext(
@@ -206,7 +207,7 @@ def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connectio
     context.run_dir.mkdir()
     writer = ResultsWriter(context.run_dir / "results.jsonl")
     limits = BatchLimits(workers=workers, max_sandboxes=sandboxes, max_connections=connections, max_cost_usd=None)
-    results, interrupted = run_batch(tasks, context, limits, writer, Console(quiet=True), "t", BatchState())
+    results, interrupted = run_batch(Batch(tasks, context, limits, writer, Console(quiet=True), "t", BatchState()))
     writer.close()
     assert not interrupted
     return results

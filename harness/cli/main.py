@@ -254,7 +254,7 @@ def _run(arguments: dict[str, Any]) -> int:
         config_file = arguments.pop("config", None)
         file_settings = load_yaml_settings(config_file) if config_file else {}
         config = build_config(file_settings, arguments)
-        from harness.run.executors.threads import ResultsUnwritable
+        from harness.run.executors.batch import ResultsUnwritable
         from harness.run.runner import execute_run, plan_run
 
         plan = plan_run(config)

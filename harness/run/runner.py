@@ -40,7 +40,8 @@ from harness.inputs.tasks import (
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.run.backends import backend_of
-from harness.run.executors.threads import BatchLimits, BatchState, run_batch
+from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor
+from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
 from harness.run.models import ModelFactory, model_factory
 from harness.run.regrade import regrade_judge_errors
@@ -242,9 +243,10 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         if config.executor == "ray":
             from harness.run.executors.ray import run_batch_on_ray
 
-            results, interrupted = run_batch_on_ray(plan.pending, context, limits, writer, console, title, state)
+            executor: Executor = run_batch_on_ray
         else:
-            results, interrupted = run_batch(plan.pending, context, limits, writer, console, title, state)
+            executor = run_batch
+        results, interrupted = executor(Batch(plan.pending, context, limits, writer, console, title, state))
     finally:
         writer.close()
         _finish(plan, console)

@@ -32,12 +32,12 @@ from harness.inputs.collections.hashing import collection_hash
 from harness.inputs.config import RunConfig
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import Task, collection_of, collection_path
-from harness.records.results import ResultRow, ResultsWriter
+from harness.records.results import ResultRow, ResultsWriter, TaskKey
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryWriter, event_line
 from harness.run.backends import backend_of
+from harness.run.executors.batch import Batch, BatchLimits, BatchState, ResultsUnwritable, progress_bar
 from harness.run.executors.coordinator import CoordinatorSlot, RunCoordinator
-from harness.run.executors.threads import BatchLimits, BatchState, ResultsUnwritable, progress_bar
 from harness.run.models import model_factory
 from harness.sandboxes.registry import SandboxBackend
 
@@ -50,7 +50,6 @@ _CANCEL_POLL_S = 0.5
 _COORDINATOR_THREADS = 256
 """Connection-slot waits block a thread of the coordinator for at most 0.2 s each."""
 
-TaskKey = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -78,21 +77,14 @@ class NodeRefused:
     message: str
 
 
-def run_batch_on_ray(
-    tasks: list[Task],
-    context: EpisodeContext,
-    limits: BatchLimits,
-    writer: ResultsWriter,
-    console: Console,
-    title: str,
-    state: BatchState,
-) -> tuple[list[ResultRow], bool]:
-    """Like `batch.run_batch`, on a Ray cluster. Raises `InputError` when a node refuses (its collection)."""
+def run_batch_on_ray(batch: Batch) -> tuple[list[ResultRow], bool]:
+    """The batch on a Ray cluster (see `Executor`). Raises `InputError` when a node refuses (its collection)."""
     import ray
 
-    connected_here = _connect(context.config.ray_address, limits)
+    connected_here = _connect(batch.context.config.ray_address, batch.limits)
     try:
-        return _Driver(tasks, context, limits, writer, state).run(console, title)
+        driver = _Driver(batch.tasks, batch.context, batch.limits, batch.writer, batch.state)
+        return driver.run(batch.console, batch.title)
     finally:
         if connected_here:
             ray.shutdown()
@@ -241,12 +233,8 @@ class _Driver:
             self._unwritable(error)
             return
         self.results.append(row)
-        with self.state.lock:
-            self.state.done += 1
-            self.state.correct += row.is_correct()
-            self.state.input_tokens += row.input_tokens
-            self.state.output_tokens += row.output_tokens
-            self.state.cost_usd += row.cost_usd or 0.0
+        self.state.spent(row)
+        self.state.written(row)
 
     def _unwritable(self, error: OSError) -> None:
         if self.unwritable is None:

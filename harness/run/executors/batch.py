@@ -1,0 +1,117 @@
+"""What every executor shares: the batch it is handed, its limits, the live counters and progress bar, and
+how a finished row is counted (threads of this process, or a Ray cluster: `Executor`)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from harness.episode.lifecycle import EpisodeContext
+from harness.inputs.tasks import Task
+from harness.records.results import ResultRow, ResultsWriter
+
+
+class ResultsUnwritable(OSError):
+    """results.jsonl could not be appended to (a full disk): the batch stopped; written rows are kept."""
+
+
+@dataclass(frozen=True)
+class BatchLimits:
+    workers: int
+    """Episodes in progress at once."""
+    max_sandboxes: int
+    """Sandboxes alive at once (an episode waits for a slot before its sandbox starts)."""
+    max_connections: int
+    """Model calls in flight at once, across episodes."""
+    max_cost_usd: float | None
+    """Stop starting new episodes once the run's spend reaches this (None: no cap)."""
+
+
+@dataclass
+class BatchState:
+    """Counters the progress display reads; updated under `lock` by the episode threads."""
+
+    done: int = 0
+    correct: int = 0
+    running: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    skipped_for_cost: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def may_start(self, limits: BatchLimits, cancel: threading.Event) -> bool:
+        """Whether another episode may start: not cancelled, the spend cap not reached (counted if it is)."""
+        with self.lock:
+            if cancel.is_set():
+                return False
+            if limits.max_cost_usd is not None and self.cost_usd >= limits.max_cost_usd:
+                self.skipped_for_cost += 1
+                return False
+            return True
+
+    def spent(self, row: ResultRow) -> None:
+        """A finished episode's tokens and cost, counted as soon as it ends: the spend cap reads them."""
+        with self.lock:
+            self.input_tokens += row.input_tokens
+            self.output_tokens += row.output_tokens
+            self.cost_usd += row.cost_usd or 0.0
+
+    def written(self, row: ResultRow) -> None:
+        """A finished episode's row, in results.jsonl: the progress bar counts it."""
+        with self.lock:
+            self.done += 1
+            self.correct += row.is_correct()
+
+    def counts(self) -> dict[str, Any]:
+        return {
+            "correct": self.correct,
+            "running": self.running,
+            "tokens": f"{self.input_tokens + self.output_tokens:,}",
+            "cost": f"${self.cost_usd:.2f}",
+        }
+
+
+def progress_bar(console: Console) -> Progress:
+    """The live bar both executors show (local threads, Ray)."""
+    columns = (
+        TextColumn("{task.description}", style="bold", markup=False),  # model and domain names as written
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("correct {task.fields[correct]} · running {task.fields[running]}"),
+        TextColumn("· {task.fields[tokens]} tokens · {task.fields[cost]}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    return Progress(*columns, console=console)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The pending episodes of a run, and where their rows and progress go."""
+
+    tasks: list[Task]
+    context: EpisodeContext
+    limits: BatchLimits
+    writer: ResultsWriter
+    console: Console
+    title: str
+    state: BatchState
+
+
+class Executor(Protocol):
+    def __call__(self, batch: Batch) -> tuple[list[ResultRow], bool]:
+        """Run every task; the rows in finishing order, and whether Ctrl-C interrupted the batch. Raises
+        `ResultsUnwritable` (after stopping every episode) when a row cannot be written."""
