@@ -1,74 +1,94 @@
-"""scripts/build_domains.py's contract with the collection builder: a figure printed into a raw CSV, XLSX,
-HTML or Markdown table reads back, through `collection build` and the solutions' table reader, as the
-same number (decimal commas included), and the raw XLSX files are byte-reproducible."""
+"""The starter-domain builder (scripts/starter_domains/) and its contract with the collection builder: a figure
+printed into a raw CSV, XLSX, HTML or Markdown table reads back, through `collection build` and the solutions'
+table reader, as the same number (decimal commas included), and the raw XLSX files are byte-reproducible."""
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import re
-import sys
 import zipfile
 from decimal import Decimal
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from harness.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
+DOCS = "/workspace/documents/"
 
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("build_domains", REPO / "scripts" / "build_domains.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+def scripts() -> ModuleType:
+    """The scripts' import root, as `python scripts/build_domains.py` sees it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(REPO / "scripts"))
+        return importlib.import_module("starter_domains")
 
 
-def tables(script) -> list:
+def module(scripts: ModuleType, name: str) -> ModuleType:
+    return importlib.import_module(f"{scripts.__name__}.{name}")
+
+
+@pytest.fixture
+def reader_on(scripts: ModuleType, monkeypatch: pytest.MonkeyPatch):
+    """The reader, reading the documents of a folder instead of the sandbox's /workspace/documents."""
+    reader = module(scripts, "reader")
+
+    def on(folder: Path) -> ModuleType:
+        def redirected(path: str, *args, **kwargs):
+            return open(path.replace(DOCS, f"{folder}/"), *args, **kwargs)
+
+        monkeypatch.setattr(reader, "open", redirected, raising=False)
+        return reader
+
+    return on
+
+
+def tables(scripts: ModuleType) -> list:
+    table = module(scripts, "spec").Table
     header = ["Key", "Amount", "Count", "Share (%)"]
     rows = [
         ["2001", "1234.500", "7", "0.125"],
         ["2002", "-3.250", "12", "99.900"],
         ["Zürich AG", "0.001", "0", "1.000"],
     ]
-    made = [script.Table("src-a", f"table-{kind}", kind, "A title", "An intro.", header, rows) for kind in
+    made = [table("src-a", f"table-{kind}", kind, "A title", "An intro.", header, rows) for kind in
             ("csv", "xlsx", "html", "md")]  # fmt: skip
     comma_rows = [[row[0]] + [cell.replace(".", ",") for cell in row[1:]] for row in rows]
-    made += [script.Table("src-b", f"tabelle-{kind}", kind, "Titel", "Text.", header, comma_rows, "de") for kind in
+    made += [table("src-b", f"tabelle-{kind}", kind, "Titel", "Text.", header, comma_rows, "de") for kind in
              ("html", "md")]  # fmt: skip
     return made
 
 
-def test_printed_figures_read_back_unchanged_after_conversion(script, tmp_path: Path) -> None:
+def test_printed_figures_read_back_unchanged_after_conversion(scripts, reader_on, tmp_path: Path) -> None:
     raw, out = tmp_path / "raw", tmp_path / "out"
-    made = tables(script)
+    made = tables(scripts)
     for table in made:
-        script.write_raw(table, raw)
+        module(scripts, "writers").write_raw(table, raw)
     assert main(["collection", "build", str(raw), "--domain", "roundtrip", "--out", str(out)]) == 0
-    reader: dict = {}
-    exec(script.READER.replace("/workspace/documents/", f"{out}/"), reader)
+    reader = reader_on(out)
     for table in made:
         for row in table.rows:
             for col in table.header[1:]:
-                assert reader["cell"](table.name, row[0], col, table.comma) == table.value(row[0], col), (table, col)
-        assert reader["cell"](table.name, "*", "Amount", table.comma) == Decimal("1231.251")
+                assert reader.cell(table.name, row[0], col, table.comma) == table.value(row[0], col), (table, col)
+        assert reader.cell(table.name, "*", "Amount", table.comma) == Decimal("1231.251")
 
 
-def test_raw_xlsx_files_carry_no_save_time(script, tmp_path: Path) -> None:
+def test_raw_xlsx_files_carry_no_save_time(scripts, tmp_path: Path) -> None:
     """openpyxl stamps the current time into the file; a fixed one makes a rebuild byte-identical."""
-    table = next(t for t in tables(script) if t.fmt == "xlsx")
-    script.write_raw(table, tmp_path)
+    table = next(t for t in tables(scripts) if t.fmt == "xlsx")
+    module(scripts, "writers").write_raw(table, tmp_path)
     with zipfile.ZipFile(tmp_path / "src-a" / "table-xlsx.xlsx") as archive:
         assert {info.date_time for info in archive.infolist()} == {(2000, 1, 1, 0, 0, 0)}
         core = archive.read("docProps/core.xml").decode()
     assert re.findall(r"<dcterms:(?:created|modified)[^>]*>([^<]*)<", core) == ["2000-01-01T00:00:00Z"] * 2
 
 
-def test_answers_are_formatted_as_their_format_asks(script) -> None:
-    assert script.fmt(Decimal("-36.2549"), "[sign]x.xx pp") == "-36.25 pp"
-    assert script.fmt(Decimal("2.1165"), "x.xxx x") == "2.116 x"  # half-even
-    assert script.fmt(Decimal("117256.5"), "integer") == "117256"
-    assert script.fmt(Decimal("3.00"), "[sign]x.xx pp") == "+3.00 pp"
+def test_answers_are_formatted_as_their_format_asks(scripts) -> None:
+    fmt = module(scripts, "reader").fmt
+    assert fmt(Decimal("-36.2549"), "[sign]x.xx pp") == "-36.25 pp"
+    assert fmt(Decimal("2.1165"), "x.xxx x") == "2.116 x"  # half-even
+    assert fmt(Decimal("117256.5"), "integer") == "117256"
+    assert fmt(Decimal("3.00"), "[sign]x.xx pp") == "+3.00 pp"
