@@ -1,10 +1,14 @@
 """The starter-domain builder (scripts/starter_domains/) and its contract with the collection builder: a figure
 printed into a raw CSV, XLSX, HTML or Markdown table reads back, through `collection build` and the solutions'
-table reader, as the same number (decimal commas included), and the raw XLSX files are byte-reproducible."""
+table reader, as the same number (decimal commas included); the raw XLSX files are byte-reproducible; and each
+domain module's task table gives the committed task file, golds read from the committed collection.
+
+A full rebuild needs the `domains-build` extra, Debian packages and a minute; these tests need neither."""
 
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import zipfile
 from decimal import Decimal
@@ -16,6 +20,7 @@ import pytest
 from harness.cli.main import main
 
 REPO = Path(__file__).resolve().parent.parent
+DOMAINS = ["agri", "arch", "biz", "edu", "fin", "health", "law", "tech"]
 DOCS = "/workspace/documents/"
 
 
@@ -92,3 +97,32 @@ def test_answers_are_formatted_as_their_format_asks(scripts) -> None:
     assert fmt(Decimal("2.1165"), "x.xxx x") == "2.116 x"  # half-even
     assert fmt(Decimal("117256.5"), "integer") == "117256"
     assert fmt(Decimal("3.00"), "[sign]x.xx pp") == "+3.00 pp"
+
+
+def test_an_answer_expression_is_arithmetic_over_the_figures_only(scripts) -> None:
+    evaluate = module(scripts, "tasks").evaluate
+    assert evaluate("((v[1] / v[0]) ** (D(1) / D(2)) - 1) * 100", [Decimal(4), Decimal(9)]) == Decimal(50)
+    assert evaluate("sum(v[1:]) / v[0]", [Decimal(2), Decimal(3), Decimal(5)]) == Decimal(4)
+    for bad in ["__import__('os')", "v.__class__", "open('x')", "[x for x in v]"]:
+        with pytest.raises(ValueError, match="not allowed"):
+            evaluate(bad, [Decimal(1)])
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_task_table_gives_the_committed_tasks_on_the_committed_collection(scripts, reader_on, name: str) -> None:
+    """Golds from the committed collection's Markdown (not from the data sets, which need the build extra):
+    ids, questions, answers, formats, solutions and evidence as committed, byte for byte."""
+    domain = module(scripts, "domains").DOMAINS[name]
+    documents = domain.documents()
+    reader = reader_on(REPO / "collections" / name)
+    text_type = module(scripts, "spec").Text
+
+    def committed(ref) -> Decimal:
+        if isinstance(ref, text_type):
+            return reader.grab(ref.name, ref.pattern)
+        document = documents[ref.doc]
+        return reader.cell(document.name, ref.key, ref.col, document.comma)
+
+    rows = module(scripts, "tasks").task_rows(domain, committed)
+    lines = (REPO / "tasks" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.dumps(row, ensure_ascii=False) for row in rows] == lines
