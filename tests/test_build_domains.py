@@ -126,3 +126,13 @@ def test_task_table_gives_the_committed_tasks_on_the_committed_collection(script
     rows = module(scripts, "tasks").task_rows(domain, committed)
     lines = (REPO / "tasks" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.dumps(row, ensure_ascii=False) for row in rows] == lines
+
+
+def test_demo_solutions_carry_the_shared_reader(scripts) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(REPO / "scripts"))
+        demo = importlib.import_module("build_demo")
+    solution = module(scripts, "solution")
+    assert solution.reader_source("table", "q") == demo.READER
+    rows = [json.loads(line) for line in (REPO / "tasks" / "demo.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert rows and all(row["solution"].startswith("python3 - <<'PY'\n" + demo.READER) for row in rows)
