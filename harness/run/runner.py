@@ -203,7 +203,8 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
             console.print(f"{plan.changed_tasks} finished tasks changed their question or gold since: run again",
                           markup=False, highlight=False)  # fmt: skip
     _write_run_record(plan, config_hash)
-    warnings = [(plan.backend.facts.get("limits") or {}).get("warning"), plan.leak_warning]
+    capabilities = plan.backend.capabilities
+    warnings = [capabilities.warning, plan.leak_warning]
     for warning in filter(None, warnings):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
@@ -223,12 +224,11 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         judge=plan.judge,
     )
     max_sandboxes = config.max_sandboxes or config.workers
-    plan_cap = plan.backend.facts.get("max_sandboxes")  # E2B: the plan's concurrent sandboxes (429 above)
-    if plan_cap is not None and max_sandboxes > plan_cap:
-        cap_of = f"the cap of E2B's {plan.backend.facts.get('plan')} plan"
-        console.print(f"--max-sandboxes {max_sandboxes}: at most {plan_cap} at once, {cap_of}", markup=False,
-                      highlight=False)  # fmt: skip
-        max_sandboxes = plan_cap
+    cap = capabilities.max_sandboxes
+    if cap is not None and max_sandboxes > cap:
+        console.print(f"--max-sandboxes {max_sandboxes}: at most {cap} at once, {capabilities.cap_reason}",
+                      markup=False, highlight=False)  # fmt: skip
+        max_sandboxes = cap
     limits = BatchLimits(
         workers=config.workers,
         max_sandboxes=max_sandboxes,

@@ -14,9 +14,24 @@ if TYPE_CHECKING:
     from harness.sandboxes.local.sandbox import Privilege
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a run must know of its backend beyond making sandboxes."""
+
+    max_sandboxes: int | None = None
+    """Sandboxes the backend allows at once (E2B: the plan's; more are refused), None: no cap of its own."""
+    cap_reason: str = ""
+    """What sets `max_sandboxes`, for the console."""
+    warning: str | None = None
+    """A limit the backend cannot apply as asked (rlimits instead of cgroups, a short sandbox lifetime)."""
+
+
 class SandboxBackend(Protocol):
     facts: dict[str, Any]
     """For run.yaml: backend, image digest or template ids, limit mechanism."""
+
+    @property
+    def capabilities(self) -> Capabilities: ...
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         """A fresh sandbox for one episode (not started yet)."""
@@ -28,6 +43,10 @@ class LocalBackend:
     bwrap: str
     privilege: Privilege
     facts: dict[str, Any]
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(warning=(self.facts.get("limits") or {}).get("warning"))
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.local.sandbox import BubblewrapSandbox
@@ -42,6 +61,10 @@ class DockerBackend:
     image: str
     run_id: str
     facts: dict[str, Any]
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities()
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.docker.sandbox import DockerSandbox
@@ -58,6 +81,7 @@ class E2BBackend:
     run_id: str
     time_limit_s: float
     facts: dict[str, Any]
+    capabilities: Capabilities
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.e2b.sandbox import E2BSandbox
@@ -145,4 +169,5 @@ def _e2b(
         limits["warning"] = warning
     facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits,
              "plan": plan.name, "max_sandboxes": plan.max_sandboxes}  # fmt: skip
-    return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts)
+    capabilities = Capabilities(plan.max_sandboxes, f"the cap of E2B's {plan.name} plan", warning)
+    return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts, capabilities)
