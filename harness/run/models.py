@@ -20,6 +20,13 @@ from harness.records.run_folder import RunFolder
 from harness.records.trajectory import read_trajectory
 
 LOCAL_SERVER_EXAMPLE = "http://127.0.0.1:30000/v1"
+SCRIPTED = "scripted:"
+"""`--model scripted:FILE.yaml`: replies from a YAML list."""
+
+
+def scripted_file(spec: str) -> Path | None:
+    """The reply file of a scripted model spec; None for any other model."""
+    return Path(spec.removeprefix(SCRIPTED)) if spec.startswith(SCRIPTED) else None
 
 
 @dataclass(frozen=True)
@@ -47,8 +54,8 @@ def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
                     "missing, needed by --model oracle"
                 )
         return ModelFactory(lambda task: OracleModel(task.solution or "", action_format), offline)
-    if spec.startswith("scripted:"):
-        replies = load_script(Path(spec.removeprefix("scripted:")))
+    if (script := scripted_file(spec)) is not None:
+        replies = load_script(script)
         return ModelFactory(lambda task: ScriptedModel(replies, action_format, name=spec), offline)
     if spec.startswith("replay:"):
         sources = replay_sources(Path(spec.removeprefix("replay:")), tasks)

@@ -43,7 +43,7 @@ from harness.run.backends import backend_of
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor
 from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
-from harness.run.models import ModelFactory, model_factory
+from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file
 from harness.run.regrade import regrade_judge_errors
 from harness.sandboxes.base import Sandbox
 from harness.sandboxes.registry import SandboxBackend
@@ -108,9 +108,10 @@ def judge_panel(config: RunConfig, tasks: list[Task]) -> JudgePanel | None:
 
 def _model_digest(spec: str) -> str | None:
     """A scripted model's replies are its behaviour: their digest is part of the protocol."""
-    if not spec.startswith("scripted:"):
+    script = scripted_file(spec)
+    if script is None:
         return None
-    return "sha256:" + hashlib.sha256(Path(spec.removeprefix("scripted:")).read_bytes()).hexdigest()[:16]
+    return "sha256:" + hashlib.sha256(script.read_bytes()).hexdigest()[:16]
 
 
 def plan_run(config: RunConfig) -> RunPlan:
@@ -179,7 +180,7 @@ def _kept_rows(folder: RunFolder, tasks: list[Task], redo: bool) -> tuple[list[R
 
 def default_run_id(config: RunConfig) -> str:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.model.replace("scripted:", "scripted-"))
+    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.model.replace(SCRIPTED, "scripted-"))
     domain = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.domain)
     return f"{stamp}_{model}_{domain}"[:120]
 

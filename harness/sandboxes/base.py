@@ -23,6 +23,8 @@ IMAGE_PATH = "/opt/sandbox/bin:/usr/local/bin:/usr/bin:/bin"
 """PATH inside the Docker image and E2B template (sandbox_templates/Dockerfile)."""
 WORKDIR = "/workspace"
 """Every backend's working directory: the collection is `documents/` in it, the scratch space `run/`."""
+DOCUMENTS = f"{WORKDIR}/documents"
+"""Where every backend mounts the collection, read-only."""
 TIMEOUT_EXIT_CODE = 124
 """The status `harness-exec` and `harness-execd` (in the image) give a command killed at its time limit."""
 

@@ -32,6 +32,7 @@ import docker.errors
 
 from harness.core.errors import InputError
 from harness.sandboxes.base import (
+    DOCUMENTS,
     IMAGE_PATH,
     WORKDIR,
     ExecResult,
@@ -135,7 +136,7 @@ class DockerSandbox:
                 read_only=True,
                 tmpfs={WORKDIR: f"rw,mode=0755,size={limits.disk_mb}m"},  # harness-execd lays it out
                 ipc_mode="none",  # no /dev/shm mount of its own: harness-execd links it into the tmpfs
-                volumes={str(self._collection): {"bind": "/workspace/documents", "mode": "ro"}},
+                volumes={str(self._collection): {"bind": DOCUMENTS, "mode": "ro"}},
                 mem_limit=f"{limits.memory_mb}m",
                 memswap_limit=f"{limits.memory_mb}m",
                 nano_cpus=int(limits.cpus * 1e9),

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.sandboxes.base import (
+    DOCUMENTS,
     IMAGE_PATH,
     TIMEOUT_EXIT_CODE,
     WORKDIR,
@@ -239,8 +240,8 @@ def template_definition(sdk: Any, context: Path, collection: Path) -> Any:
     return (
         sdk.Template(file_context_path=str(context))
         .from_dockerfile(dockerfile)
-        .copy("documents", "/workspace/documents", user="root")
-        .run_cmd("chown -R root:root /workspace/documents && chmod -R a-w,a+rX /workspace/documents", user="root")
+        .copy("documents", DOCUMENTS, user="root")
+        .run_cmd(f"chown -R root:root {DOCUMENTS} && chmod -R a-w,a+rX {DOCUMENTS}", user="root")
         .set_user(AGENT)
         .set_workdir(WORKDIR)
     )

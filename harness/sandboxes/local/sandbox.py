@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 
 from harness.sandboxes.base import (
+    DOCUMENTS,
     WORKDIR,
     ExecResult,
     SandboxError,
@@ -258,7 +259,7 @@ class BubblewrapSandbox:
                 os.close(fd)
             raise
         options += _read_only_binds(prefixes, root, {"/tmp", WORKDIR, f"{WORKDIR}/run"})
-        options += ["--ro-bind", str(self._collection), f"{root}{WORKDIR}/documents"]
+        options += ["--ro-bind", str(self._collection), f"{root}{DOCUMENTS}"]
         return layout
 
     def _lay_out_etc(self, etc: str, layout: Layout) -> None:
