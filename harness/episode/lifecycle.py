@@ -27,7 +27,7 @@ from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import SCHEMA_VERSION, TrajectoryLog, TrajectoryWriter
 from harness.sandboxes.base import Sandbox, SandboxError, SandboxLimitHit
-from harness.sandboxes.file_opens import WatchedSandbox, exact_opens_possible, watched
+from harness.sandboxes.file_opens import WatchedSandbox, watched
 from harness.signals.annotate import annotate
 
 SandboxFactory = Callable[[Task, str], Sandbox]
@@ -56,6 +56,8 @@ class EpisodeContext:
     """Domain -> collection folder, to name the documents an episode touched."""
     judge: JudgePanel | None = None
     """Grades tasks whose grader is `judge`."""
+    watch_opens: bool = False
+    """Record exactly which collection files each episode opens (`watch_opens_possible`: asked, and seen)."""
     open_log: Callable[[Task], TrajectoryLog] | None = None
     """Where the episode's events go (default: its trajectory file in the run folder; on a Ray node, a
     stream to the driver, which alone writes the run folder)."""
@@ -139,8 +141,7 @@ def _run_in_sandbox(
     budget: Budget | None = None
     outcome: LoopOutcome | None = None
     collection = context.collections.get(collection_of(task))
-    at_once = config.max_sandboxes or config.workers
-    if collection and config.watch_opens and exact_opens_possible(config.sandbox, at_once):
+    if collection and context.watch_opens:
         sandbox = watched(sandbox, collection, lambda: budget.turns if budget else 0)
     try:
         started = time.monotonic()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from harness.inputs.config import RunConfig
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
-from harness.sandboxes.registry import SandboxBackend, prepare_backend
+from harness.sandboxes.registry import Capabilities, SandboxBackend, prepare_backend
 
 
 def backend_of(config: RunConfig, run_id: str, domains: list[str]) -> SandboxBackend:
@@ -13,3 +13,10 @@ def backend_of(config: RunConfig, run_id: str, domains: list[str]) -> SandboxBac
     limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
     settings = SandboxSettings(limits, config.output_limit)
     return prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
+
+
+def watch_opens_possible(config: RunConfig, capabilities: Capabilities) -> bool:
+    """`--watch-opens` asked for, and the host sees the agent's opens and can attribute them: the backend's
+    mounts are on this host and one sandbox runs at a time."""
+    one_at_a_time = (config.max_sandboxes or config.workers) == 1
+    return config.watch_opens and capabilities.sees_opens and one_at_a_time

@@ -39,7 +39,7 @@ from harness.inputs.tasks import (
 )
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
-from harness.run.backends import backend_of
+from harness.run.backends import backend_of, watch_opens_possible
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor
 from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
@@ -221,6 +221,7 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         collection_hashes=plan.collection_hashes,
         cancel=cancel,
         sandbox_facts=plan.backend.facts,
+        watch_opens=watch_opens_possible(config, capabilities),
         collections=plan.collections,
         judge=plan.judge,
     )

@@ -26,12 +26,6 @@ _IN_CLOEXEC = 0o2000000
 _HEADER = struct.Struct("iIII")  # wd, mask, cookie, len
 
 
-def exact_opens_possible(backend: str, sandboxes_at_once: int) -> bool:
-    """The host sees the agent's opens and can attribute them: one sandbox at a time, its mounts on this host."""
-    local_docker = backend == "docker" and os.environ.get("DOCKER_HOST", "unix://").startswith("unix://")
-    return sandboxes_at_once == 1 and (backend == "local" or local_docker)
-
-
 def watched(sandbox: Sandbox, collection: Path, turn: Callable[[], int]) -> WatchedSandbox | Sandbox:
     """The sandbox with its opens recorded, or the sandbox itself where inotify cannot be set up."""
     try:

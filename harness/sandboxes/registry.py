@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ class Capabilities:
     """What sets `max_sandboxes`, for the console."""
     warning: str | None = None
     """A limit the backend cannot apply as asked (rlimits instead of cgroups, a short sandbox lifetime)."""
+    sees_opens: bool = False
+    """The host sees the agent's file opens (inotify on the collection): the sandbox's mounts are on it."""
 
 
 class SandboxBackend(Protocol):
@@ -46,7 +49,7 @@ class LocalBackend:
 
     @property
     def capabilities(self) -> Capabilities:
-        return Capabilities(warning=(self.facts.get("limits") or {}).get("warning"))
+        return Capabilities(warning=(self.facts.get("limits") or {}).get("warning"), sees_opens=True)
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.local.sandbox import BubblewrapSandbox
@@ -64,7 +67,7 @@ class DockerBackend:
 
     @property
     def capabilities(self) -> Capabilities:
-        return Capabilities()
+        return Capabilities(sees_opens=os.environ.get("DOCKER_HOST", "unix://").startswith("unix://"))
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.docker.sandbox import DockerSandbox

@@ -35,7 +35,7 @@ from harness.inputs.tasks import Task, collection_of, collection_path
 from harness.records.results import ResultRow, ResultsWriter, TaskKey
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryWriter, event_line
-from harness.run.backends import backend_of
+from harness.run.backends import backend_of, watch_opens_possible
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, ResultsUnwritable, progress_bar
 from harness.run.executors.coordinator import CoordinatorSlot, RunCoordinator
 from harness.run.models import model_factory
@@ -357,6 +357,7 @@ def _run_on_node(
         cancel=cancel,
         slots=Slots(threading.BoundedSemaphore(1 << 20), CoordinatorSlot(coordinator, _owner(task, attempt))),
         sandbox_facts=spec.sandbox_facts,
+        watch_opens=watch_opens_possible(config, setup.backend.capabilities),
         open_log=lambda task: StreamedLog(events, (task.domain, task.id), attempt),
         collections={collection_of(task): collection},
         judge=spec.judge,
