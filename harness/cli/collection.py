@@ -3,27 +3,64 @@
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
-from harness.inputs.collections.build import BuildRequest, build_collection
-from harness.inputs.collections.stats import collections_for, domain_stats, print_stats
-from harness.inputs.config import default_collections_dir
-
-EXIT_SKIPPED = 1
-"""Exit code of a build that skipped at least one source (the rest is built)."""
+from harness.cli.arguments import add_collections_dir
+from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
 
 
-def run_collection_command(arguments: argparse.Namespace, console: Console) -> int:
-    collections_dir = arguments.collections_dir or default_collections_dir()
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness collection", description="Build a collection from raw documents; show sizes."
+    )
+    commands = parser.add_subparsers(dest="action", required=True)
+    build = commands.add_parser(
+        "build",
+        help="convert a folder of PDF, XLSX/XLS, CSV/TSV, DOCX, PPTX, HTML, Markdown and text files to Markdown",
+        description="Exit code 0: all built; 1: some sources skipped (listed with the reason); 2: bad input; "
+        "130: interrupted (what was converted is kept and recorded).",
+    )
+    build.add_argument("source_dir", type=Path, metavar="SRC_DIR", help="raw documents; first-level folders = sources")
+    build.add_argument("--domain", required=True, metavar="NAME", help="the collection's name (collections/NAME/)")
+    build.add_argument("--out", type=Path, metavar="DIR", help="the collection folder (default: COLLECTIONS_DIR/NAME)")
+    add_collections_dir(build)
+    build.add_argument(
+        "--workers", type=int, metavar="N", default=min(4, os.cpu_count() or 1), help="processes (default: up to 4)"
+    )
+    build.add_argument("--prune", action="store_true", help="delete collection files no current source produces")
+    build.add_argument("--ocr", action="store_true", help="read PDF pages without a text layer by OCR (Tesseract)")
+    stats = commands.add_parser("stats", help="documents, bytes, tokens and formats per domain")
+    stats.add_argument("domain", nargs="?", default="all", help="a domain or 'all' (default)")
+    add_collections_dir(stats)
+    return parser
+
+
+def handle(arguments: argparse.Namespace, session: Session) -> int:
+    session.kept = "the files converted so far are kept and in the manifest"
     if arguments.action == "stats":
-        print_stats([domain_stats(path) for path in collections_for(arguments.domain, collections_dir)], console)
-        return 0
+        return _stats(arguments.domain, arguments.collections_dir, session.console)
+    return _build(arguments, session.console)
+
+
+def _stats(domain: str, collections_dir: Path, console: Console) -> int:
+    from harness.inputs.collections.stats import collections_for, domain_stats, print_stats
+
+    print_stats([domain_stats(path) for path in collections_for(domain, collections_dir)], console)
+    return EXIT_OK
+
+
+def _build(arguments: argparse.Namespace, console: Console) -> int:
+    """EXIT_FAILED when a source was skipped (the rest is built)."""
+    from harness.inputs.collections.build import BuildRequest, build_collection
+
     request = BuildRequest(
         source_dir=arguments.source_dir,
         domain=arguments.domain,
-        out=arguments.out or collections_dir / arguments.domain,
+        out=arguments.out or arguments.collections_dir / arguments.domain,
         workers=arguments.workers,
         prune=arguments.prune,
         ocr=arguments.ocr,
@@ -38,4 +75,4 @@ def run_collection_command(arguments: argparse.Namespace, console: Console) -> i
     for skipped in report.skipped:
         console.print(f"  skipped {escape(skipped.source)}: {escape(skipped.reason)}", highlight=False)
     console.print(f"manifest {escape(str(report.manifest))} ({report.hash})", highlight=False)
-    return EXIT_SKIPPED if report.skipped else 0
+    return EXIT_FAILED if report.skipped else EXIT_OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -9,12 +10,47 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from harness.cli.arguments import add_collections_dir
+from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
 from harness.core.errors import InputError
-from harness.inputs.config import default_collections_dir
-from harness.inputs.tasks import collection_path
+from harness.inputs.config import SANDBOX_BACKENDS
 from harness.sandboxes.base import SandboxError
 from harness.sandboxes.docker.client import docker_client
 from harness.sandboxes.limits import ResourceLimits
+
+BUILT_BACKENDS = tuple(name for name in SANDBOX_BACKENDS if name != "local")
+"""The backends with something to build: the local sandbox runs the host's own tools."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness sandbox", description="Build and clean up sandboxes.")
+    commands = parser.add_subparsers(dest="action", required=True)
+    build = commands.add_parser(
+        "build", help="build the Docker image or a domain's E2B template from sandbox_templates/"
+    )
+    build.add_argument("backend", choices=BUILT_BACKENDS)
+    build.add_argument(
+        "--base",
+        help="docker: base image (default: the recipe's, from a registry); 'debootstrap' builds one with no registry",
+    )
+    build.add_argument("--domain", help="e2b: the domain whose collection the template bakes in")
+    add_collections_dir(build)
+    defaults = ResourceLimits()
+    build.add_argument("--cpus", type=float, default=defaults.cpus, help="e2b: the template's CPUs (default: 2)")
+    build.add_argument(
+        "--memory-mb", type=int, default=defaults.memory_mb, help="e2b: the template's memory (default: 4096)"
+    )
+    commands.add_parser("cleanup", help="remove containers and E2B sandboxes left by runs that are no longer alive")
+    return parser
+
+
+def handle(arguments: argparse.Namespace, session: Session) -> int:
+    if arguments.action == "cleanup":
+        return cleanup_sandboxes(session.console)
+    limits = ResourceLimits(memory_mb=arguments.memory_mb, cpus=arguments.cpus)
+    return build_sandbox(
+        arguments.backend, arguments.base, arguments.domain, arguments.collections_dir, session.console, limits
+    )
 
 
 def _plain_printer(console: Console) -> Callable[[str], None]:
@@ -26,7 +62,7 @@ def build_sandbox(
     backend: str,
     base: str | None,
     domain: str | None,
-    collections_dir: Path | None,
+    collections_dir: Path,
     console: Console,
     limits: ResourceLimits | None = None,
 ) -> int:
@@ -38,22 +74,22 @@ def build_sandbox(
             tag = build_image(docker_client(), base, _plain_printer(console))
         except (RuntimeError, OSError) as error:
             console.print(Text.assemble(("error:", "red"), f" {error}"))
-            return 1
+            return EXIT_FAILED
         console.print(f"image ready: {tag}")
-        return 0
+        return EXIT_OK
+    from harness.inputs.tasks import collection_path
     from harness.sandboxes.e2b.sandbox import TemplateResources, build_template, default_sdk
 
     if not domain:
         raise InputError("sandbox build e2b: --domain is required (one template per domain)")
-    folder = collections_dir or default_collections_dir()
     try:
         resources = TemplateResources.from_limits(limits or ResourceLimits())
-        collection = collection_path(folder, domain)
+        collection = collection_path(collections_dir, domain)
         template_id = build_template(default_sdk(), domain, collection, resources, _plain_printer(console))
     except SandboxError as error:
         raise InputError(str(error)) from None
     console.print(f"template ready: {template_id}")
-    return 0
+    return EXIT_OK
 
 
 def cleanup_sandboxes(console: Console) -> int:
@@ -75,8 +111,8 @@ def cleanup_sandboxes(console: Console) -> int:
             killed = reap_orphans(default_sdk(), os.environ["E2B_API_KEY"])
         except SandboxError as error:
             console.print(f"e2b: skipped ({error})", markup=False)
-            return 1
+            return EXIT_FAILED
         console.print(f"e2b: killed {len(killed)} orphaned sandboxes")
     else:
         console.print("e2b: skipped (E2B_API_KEY not set)")
-    return 0
+    return EXIT_OK

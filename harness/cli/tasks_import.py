@@ -3,7 +3,6 @@ one collection per document set with the collection builder, then write the task
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import tempfile
@@ -12,11 +11,11 @@ from pathlib import Path, PurePosixPath
 
 from rich.console import Console
 
+from harness.cli.command import EXIT_FAILED, EXIT_OK
 from harness.core.errors import InputError
 from harness.core.names import check_domain_name
 from harness.inputs.collections.build import BuildRequest, build_collection
 from harness.inputs.collections.naming import output_names
-from harness.inputs.config import default_collections_dir, default_tasks_dir
 from harness.inputs.importers.mudabench import Document, ImportPlan, plan_import, read_items
 from harness.inputs.tasks import load_task_file
 
@@ -34,19 +33,9 @@ class ImportRequest:
     workers: int = 1
 
 
-def request_from(arguments: argparse.Namespace) -> ImportRequest:
-    return ImportRequest(
-        data=arguments.data,
-        pdf_dir=arguments.pdf_dir,
-        domain=arguments.domain,
-        tasks_dir=arguments.tasks_dir or default_tasks_dir(),
-        collections_dir=arguments.collections_dir or default_collections_dir(),
-        workers=arguments.workers,
-    )
-
-
 def run_mudabench_import(request: ImportRequest, console: Console) -> int:
-    """0: every task imported; 1: some skipped (missing PDFs, documents the builder could not convert)."""
+    """EXIT_OK: every task imported; EXIT_FAILED: some skipped (missing PDFs, documents the builder could not
+    convert)."""
     check_domain_name(request.domain, "--domain")
     if not request.pdf_dir.is_dir():
         raise InputError(f"--pdf-dir: {request.pdf_dir}: folder not found")
@@ -65,7 +54,7 @@ def run_mudabench_import(request: ImportRequest, console: Console) -> int:
     kept = [task for task in plan.tasks if task["collection"] in built and task["collection"] not in failed]
     path = _write_tasks(request.tasks_dir / f"{request.domain}.jsonl", kept)
     _print_report(console, plan, kept, path, missing, failed)
-    return 1 if missing or failed else 0
+    return EXIT_FAILED if missing or failed else EXIT_OK
 
 
 def _pdfs(pdf_dir: Path) -> dict[str, Path]:

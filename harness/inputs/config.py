@@ -22,6 +22,9 @@ from harness.core.errors import InputError, read_text_input, yaml_input_error
 
 POSITIVE, NON_NEGATIVE = "positive", "non-negative"
 
+SANDBOX_BACKENDS = ("local", "docker", "e2b")
+"""Every sandbox backend a run can choose (`--sandbox`); `sandbox build` offers those with something to build."""
+
 
 def setting(
     default: Any = None,
@@ -104,9 +107,7 @@ class RunConfig:
     )
     results_dir: Path = setting(Path("results"), "where run folders go")
     run_id: str | None = setting(None, "run folder name (default: time_model_domain); an existing run is resumed")
-    sandbox: str = setting(
-        "local", "sandbox backend: local (bubblewrap), docker, e2b", choices=("local", "docker", "e2b")
-    )
+    sandbox: str = setting("local", "sandbox backend: local (bubblewrap), docker, e2b", choices=SANDBOX_BACKENDS)
     image: str | None = setting(
         None, "Docker image for --sandbox docker (default: harness-sandbox:<recipe hash>, from sandbox_templates/)"
     )

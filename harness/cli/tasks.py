@@ -1,0 +1,40 @@
+"""`python -m harness tasks import FORMAT ...`: its flags; the MuDABench import is `cli/tasks_import.py`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.cli.arguments import add_collections_dir, add_tasks_dir
+from harness.cli.command import Session
+from harness.core.errors import InputError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m harness tasks", description="Import other benchmarks' tasks.")
+    commands = parser.add_subparsers(dest="action", required=True)
+    imports = commands.add_parser("import", help="write a task file and its collections from a benchmark's data")
+    formats = imports.add_subparsers(dest="format", required=True)
+    muda = formats.add_parser(
+        "mudabench",
+        help="MuDABench data/simple.json or complex.json and its PDFs: judge-graded tasks, one collection per "
+        "document set",
+        description="Exit code 0: all imported; 1: some tasks skipped (listed with the reason); 2: bad input.",
+    )
+    muda.add_argument("data", type=Path, nargs="+", metavar="DATA_JSON", help="MuDABench data files (one per split)")
+    muda.add_argument("--pdf-dir", type=Path, required=True, metavar="DIR", help="the PDFs, named <metadata id>.pdf")
+    muda.add_argument("--domain", required=True, metavar="NAME", help="the task file's domain (tasks/NAME.jsonl)")
+    add_tasks_dir(muda)
+    add_collections_dir(muda)
+    muda.add_argument("--workers", type=int, default=1, metavar="N", help="conversion processes (default: 1)")
+    return parser
+
+
+def handle(arguments: argparse.Namespace, session: Session) -> int:
+    from harness.cli.tasks_import import ImportRequest, run_mudabench_import
+
+    if arguments.workers < 1:
+        raise InputError(f"--workers: {arguments.workers} is not a positive number")
+    request = ImportRequest(arguments.data, arguments.pdf_dir, arguments.domain, arguments.tasks_dir,
+                            arguments.collections_dir, arguments.workers)  # fmt: skip
+    return run_mudabench_import(request, session.console)

@@ -1,0 +1,38 @@
+"""`python -m harness import mini-swe-agent PATH... --run-id ID`: its flags; the import is `cli/interop.py`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.cli.arguments import add_collections_dir, add_results_dir, add_tasks_dir, add_trajectory_format
+from harness.cli.command import Session
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness import",
+        description="A run folder from another agent's trajectory files: rows graded by our graders; "
+        "files matching no task are listed.",
+    )
+    add_trajectory_format(parser)
+    parser.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="*.traj.json files or folders of them")
+    parser.add_argument("--run-id", required=True, metavar="ID", help="the new run folder's name")
+    add_tasks_dir(parser)
+    add_collections_dir(parser)
+    add_results_dir(parser)
+    parser.add_argument("--judge", metavar="MODEL[,MODEL...]", help="the judge panel for tasks graded by 'judge'")
+    parser.add_argument("--judge-quorum", type=int, metavar="N", help="valid verdicts a grade needs (a majority)")
+    parser.add_argument("--judge-api-base", metavar="URL", help="the judges' endpoint")
+    return parser
+
+
+def handle(arguments: argparse.Namespace, session: Session) -> int:
+    from harness.cli.interop import ImportOptions, import_run
+    from harness.run.judges import JudgeOptions
+
+    judges = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base)
+    judge = judges.panel(arguments.results_dir, "") if arguments.judge else None
+    options = ImportOptions(arguments.paths, arguments.tasks_dir, arguments.collections_dir, arguments.results_dir,
+                            arguments.run_id, judge)  # fmt: skip
+    return import_run(options, session.console)
