@@ -9,7 +9,8 @@ from harness.models.base import ModelReply, estimate_tokens
 
 
 class ReplayModel:
-    """Returns the logged replies in order; once they run out, empty text (a format error)."""
+    """Returns the given replies in order (logged ones, or a script's); once they run out, empty text (a
+    format error)."""
 
     context_window = None
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from harness.core.errors import InputError, read_text_input, yaml_input_error
-from harness.models.base import ModelReply, action_reply, estimate_tokens
+from harness.models.base import ModelReply, action_reply
+from harness.models.playback import ReplayModel
 
 
 def load_script(path: Path) -> list[dict[str, str]]:
@@ -31,26 +31,12 @@ def load_script(path: Path) -> list[dict[str, str]]:
     return replies
 
 
-class ScriptedModel:
-    """Plays the script in order; once it runs out, replies with empty text (a format error)."""
-
-    context_window = None
-
-    def __init__(self, replies: list[dict[str, str]], action_format: str, name: str = "scripted"):
-        self.name = name
-        self._replies = list(replies)
-        self._action_format = action_format
-        self._position = 0
-
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        return estimate_tokens(messages)
-
-    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
-        if self._position >= len(self._replies):
-            return ModelReply(text="")
-        item = self._replies[self._position]
-        self._position += 1
-        text, command = item.get("text", ""), item.get("bash")
-        if command is None:
-            return ModelReply(text=text)
-        return action_reply(text, command, self._action_format, f"call_{self._position}")
+def scripted_model(replies: list[dict[str, str]], action_format: str, name: str = "scripted") -> ReplayModel:
+    """Plays the script in order (each `bash` item a command in the run's action format); once it runs out,
+    empty text (a format error)."""
+    played = [
+        ModelReply(text=item.get("text", "")) if item.get("bash") is None
+        else action_reply(item.get("text", ""), item["bash"], action_format, f"call_{number}")
+        for number, item in enumerate(replies, start=1)
+    ]  # fmt: skip
+    return ReplayModel(name, played)

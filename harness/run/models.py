@@ -15,7 +15,7 @@ from harness.models.base import Model, ModelReply
 from harness.models.oracle import OracleModel
 from harness.models.playback import ReplayModel
 from harness.models.registry import parse_model_args, resolve_model
-from harness.models.scripted import ScriptedModel, load_script
+from harness.models.scripted import load_script, scripted_model
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import read_trajectory
 
@@ -56,7 +56,7 @@ def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
         return ModelFactory(lambda task: OracleModel(task.solution or "", action_format), offline)
     if (script := scripted_file(spec)) is not None:
         replies = load_script(script)
-        return ModelFactory(lambda task: ScriptedModel(replies, action_format, name=spec), offline)
+        return ModelFactory(lambda task: scripted_model(replies, action_format, name=spec), offline)
     if spec.startswith("replay:"):
         sources = replay_sources(Path(spec.removeprefix("replay:")), tasks)
         return ModelFactory(lambda task: _replayed(sources[(task.domain, task.id)]), offline)
