@@ -1,7 +1,7 @@
 """The starter-domain builder (scripts/starter_domains/) and its contract with the collection builder: a figure
 printed into a raw CSV, XLSX, HTML or Markdown table reads back, through `collection build` and the solutions'
 table reader, as the same number (decimal commas included); the raw XLSX files are byte-reproducible; and each
-domain module's task table gives the committed task file, golds read from the committed collection.
+domain's task table (domains/<name>.yaml) gives the committed task file, golds read from the committed collection.
 
 A full rebuild needs the `domains-build` extra, Debian packages and a minute; these tests need neither."""
 
@@ -136,3 +136,28 @@ def test_demo_solutions_carry_the_shared_reader(scripts) -> None:
     assert solution.reader_source("table", "q") == demo.READER
     rows = [json.loads(line) for line in (REPO / "tasks" / "demo.jsonl").read_text(encoding="utf-8").splitlines()]
     assert rows and all(row["solution"].startswith("python3 - <<'PY'\n" + demo.READER) for row in rows)
+
+
+@pytest.mark.parametrize(
+    ("row", "malformed", "message"),
+    [
+        ('- [fatal/tx, "1988", Traffic fatalities]', "- [fatal/tx, 1988, Traffic fatalities]",
+         "field 'refs[1]': row key 1988 is not a string (quote a number)"),
+        ('- [fatal/tx, "1988", Traffic fatalities]', '- [fatal/tz, "1988", Traffic fatalities]',
+         "field 'refs[1]': 'fatal/tz' is not a document of the splits"),
+        ("    answer_format: x.xxx x", "    answer: x.xxx x", "field 'answer': is not a field of a task"),
+        ("    kind: xlsx", "    kind: pdf", "field 'kind': 'pdf' is not csv, xlsx, html, md"),
+    ],
+)  # fmt: skip
+def test_a_malformed_row_of_a_data_file_is_named_by_its_line_and_field(
+    scripts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row: str, malformed: str, message: str
+) -> None:
+    domain_file, law = module(scripts, "domain_file"), module(scripts, "domains.law")
+    lines = (domain_file.FOLDER / "law.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(number for number, text in enumerate(lines, start=1) if text.endswith(row))
+    lines[line - 1] = lines[line - 1].replace(row, malformed)
+    (tmp_path / "law.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setattr(domain_file, "FOLDER", tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        domain_file.read_domain("law", law.copies, law.fatalities, law.state_crime)
+    assert str(stop.value) == f"{tmp_path / 'law.yaml'}:{line}: {message}"

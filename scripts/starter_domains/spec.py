@@ -3,7 +3,7 @@ they are (`Copy`), and tasks whose figures are references into the documents (`T
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -120,13 +120,10 @@ class Text:
     printed: str
 
 
-def each(doc: str, keys: Iterable[str], col: str) -> list[Ref]:
-    return [Ref(doc, key, col) for key in keys]
-
-
 @dataclass(frozen=True)
 class Task:
-    """One row of a domain's task table. `expr` is over v[0], v[1], ... (Decimals, in the order of `refs`)."""
+    """One row of a domain's task table (domains/<name>.yaml). `expr` is over v[0], v[1], ... (Decimals, in the order
+    of `refs`)."""
 
     id: str
     question: str

@@ -72,11 +72,3 @@ def quarter(t: float) -> str:
 def month(t: float) -> str:
     year = int(t + 1e-6)
     return f"{year}-{round((t - year) * 12) + 1:02d}"
-
-
-def quarters(year: int) -> list[str]:
-    return [f"{year} Q{q}" for q in (1, 2, 3, 4)]
-
-
-def months(year: int) -> list[str]:
-    return [f"{year}-{m:02d}" for m in range(1, 13)]

@@ -1,4 +1,5 @@
-"""The eight starter domains, one module each: its documents (`SPLITS`, `copies`) and its task table (`TASKS`)."""
+"""The eight starter domains: each a data file, <name>.yaml (its table documents and its task table, read by
+domain_file.py), and a module, <name>.py (the functions that load its data sets, the files it copies, `DOMAIN`)."""
 
 from __future__ import annotations
 
