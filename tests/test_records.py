@@ -220,3 +220,34 @@ def test_after_sigterm_the_summary_shows_the_pending_tasks(mini, signal_name):
     assert process.returncode == 130
     [domain] = json.loads((mini.results_dir / "term" / "summary.json").read_text())["domains"]
     assert (domain["tasks"], domain["pending"], domain["statuses"]) == (1, 3, {"cancelled": 1})
+
+
+def test_an_events_line_keeps_the_keys_and_order_old_runs_have_and_leaves_out_what_it_lacks(tmp_path):
+    from harness.records.events import ActionEvent, EpisodeStartEvent, write_event
+    from harness.records.trajectory import TrajectoryWriter, read_trajectory
+
+    log = TrajectoryWriter(tmp_path / "t.jsonl")
+    start = dict(task_id="t1", domain="mini", task={"answer": "42"}, task_digest="sha256:1", model="oracle")
+    write_event(log, EpisodeStartEvent(**start, sandbox={}, collection_hash="sha256:2", config_hash="sha256:3"))
+    write_event(log, EpisodeStartEvent(**start, imported_from="t1.traj.json"))
+    write_event(log, ActionEvent(turn=1, command="ls", timeout_s=600.0))
+    write_event(log, ActionEvent(turn=1, command="ls"))
+    log.close()
+    ran, imported, action, imported_action = [list(event) for event in read_trajectory(log.path)]
+    assert ran == ["event", "time", "schema_version", "task_id", "domain", "task", "task_digest", "model", "sandbox",
+                   "collection_hash", "config_hash"]  # fmt: skip
+    assert imported == ["event", "time", "schema_version", "task_id", "domain", "task", "task_digest", "model",
+                        "imported_from"]  # fmt: skip
+    assert (action, imported_action) == (["event", "time", "turn", "command", "timeout_s"],
+                                         ["event", "time", "turn", "command"])  # fmt: skip
+
+
+def test_episode_end_is_the_row_and_its_submission_and_says_regraded_only_when_it_was(mini):
+    from harness.records.events import EpisodeEndEvent
+    from harness.records.results import ResultRow
+
+    [logged] = mini.run("--model", "oracle").rows
+    row = ResultRow.from_dict(logged)
+    assert EpisodeEndEvent(row=row, submission="<answer>42</answer>").to_dict() == logged | {
+        "submission": "<answer>42</answer>"}  # fmt: skip
+    assert list(EpisodeEndEvent(row=row, submission=None, regraded=True).to_dict())[-2:] == ["submission", "regraded"]

@@ -12,14 +12,25 @@ from rich.console import Console
 
 from harness.core.errors import InputError
 from harness.core.names import check_run_id, file_name
-from harness.episode.lifecycle import grade_fields, judge_log, task_record
+from harness.episode.lifecycle import grade_fields, judge_log, start_event
 from harness.grading import grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, available_domains, load_task_file, task_digest
 from harness.interop.mini_swe_agent import FORMAT, ImportedEpisode, export_episode, import_messages, instance_id
+from harness.records.events import (
+    ActionEvent,
+    EpisodeEndEvent,
+    Event,
+    EvidenceEvent,
+    FormatErrorEvent,
+    ModelCallEvent,
+    ObservationEvent,
+    SandboxReadyEvent,
+    write_event,
+)
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
-from harness.records.trajectory import SCHEMA_VERSION, TrajectoryWriter, is_finished, read_trajectory
+from harness.records.trajectory import TrajectoryWriter, is_finished, read_trajectory
 from harness.signals.annotate import annotate
 
 
@@ -167,6 +178,12 @@ def _record(options: ImportOptions, data: dict[str, Any], count: int) -> dict[st
     }
 
 
+_IMPORTED_EVENTS: dict[str, type[Event]] = {
+    event.kind: event for event in (ModelCallEvent, ActionEvent, FormatErrorEvent, ObservationEvent)
+}
+"""The events an imported trajectory gives (harness/interop/mini_swe_agent.py `import_messages`)."""
+
+
 def _import_episode(
     folder: RunFolder,
     path: Path,
@@ -178,18 +195,17 @@ def _import_episode(
 ) -> ResultRow:
     log = TrajectoryWriter(folder.trajectory_path(task.domain, task.id))
     model = ((data["info"].get("config") or {}).get("model") or {}).get("model_name")
-    log.write("episode_start", schema_version=SCHEMA_VERSION, task_id=task.id, domain=task.domain,
-              task=task_record(task),
-              task_digest=task_digest(task), model=model, imported_from=str(path))  # fmt: skip
-    log.write("sandbox_ready", sandbox={"backend": f"imported ({FORMAT})"}, start_s=episode.row["sandbox_start_s"])
+    write_event(log, start_event(task, model, imported_from=str(path)))
+    imported = SandboxReadyEvent(sandbox={"backend": f"imported ({FORMAT})"}, start_s=episode.row["sandbox_start_s"])
+    write_event(log, imported)
     for kind, fields in episode.events:
-        log.write(kind, **fields)
+        write_event(log, _IMPORTED_EVENTS[kind](**fields))
     graded = grade(task.grader, episode.submission, task.gold, judge, judge_log(log))
     row = ResultRow(task_id=task.id, domain=task.domain, status=episode.status, **grade_fields(graded),
                     detail=episode.detail, task_digest=task_digest(task), **episode.row)  # fmt: skip
     row, evidence = annotate(row, read_trajectory(log.path), task.evidence, task.canary, collection, episode.opens)
     if evidence is not None:
-        log.write("evidence", **evidence)
-    log.write("episode_end", **row.to_dict(), submission=episode.submission)
+        write_event(log, EvidenceEvent(**evidence))
+    write_event(log, EpisodeEndEvent(row=row, submission=episode.submission))
     log.close()
     return row
