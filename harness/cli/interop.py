@@ -30,6 +30,7 @@ from harness.records.events import (
 )
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
+from harness.records.run_record import ImportSource, RunRecord
 from harness.records.trajectory import TrajectoryWriter, is_finished, read_trajectory
 from harness.signals.annotate import annotate
 
@@ -48,7 +49,7 @@ class ImportOptions:
 def export_run(run_dir: Path, out_dir: Path, console: Console) -> int:
     """Every finished episode of the run as OUT_DIR/<domain>/<task>.traj.json; unfinished ones are listed."""
     folder = RunFolder(run_dir)
-    config = folder.read_record()["config"]
+    config = folder.read_record().config
     written = 0
     for path in folder.trajectories():
         events = read_trajectory(path)
@@ -161,21 +162,21 @@ def _match(path: Path, data: dict[str, Any], tasks: dict[str, list[Task]]) -> tu
     return None, f"no task with id {instance_id(data) or name!r}"
 
 
-def _record(options: ImportOptions, data: dict[str, Any], count: int) -> dict[str, Any]:
+def _record(options: ImportOptions, data: dict[str, Any], count: int) -> RunRecord:
     config = (data.get("info") or {}).get("config") or {}
     agent = config.get("agent") or {}
-    return {
-        "run_id": options.run_id,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "imported": {"format": FORMAT, "from": [str(path) for path in options.paths]},
-        "config": {
+    return RunRecord(
+        run_id=options.run_id,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        imported=ImportSource(FORMAT, [str(path) for path in options.paths]),
+        config={
             "model": (config.get("model") or {}).get("model_name") or "mini-swe-agent",
             "max_turns": agent.get("step_limit") or 0,
             "time_limit": float(agent.get("wall_time_limit_seconds") or 0),
             "tasks_dir": str(options.tasks_dir),
         },
-        "tasks": count,
-    }
+        tasks=count,
+    )
 
 
 _IMPORTED_EVENTS: dict[str, type[Event]] = {
