@@ -164,3 +164,11 @@ def test_unwritable_cache_never_costs_the_grade(openai_server, tmp_path):
     openai_server.push(verdict("CORRECT"))
     judges = JudgePanel(["openai/judge-a"], 1, JudgeCache(blocked), litellm_judges(openai_server.url))
     assert judges.grade(SUBMISSION, GOLD).verdict is Verdict.CORRECT
+
+
+def test_judges_without_run_settings_retry_and_wait_as_a_run_would():
+    from harness.inputs.config import RunConfig
+    from harness.run.judges import JudgeOptions
+
+    options, config = JudgeOptions("openai/judge-a"), RunConfig()
+    assert (options.max_retries, options.timeout_s) == (config.max_retries, config.judge_timeout)

@@ -220,3 +220,78 @@ def test_after_sigterm_the_summary_shows_the_pending_tasks(mini, signal_name):
     assert process.returncode == 130
     [domain] = json.loads((mini.results_dir / "term" / "summary.json").read_text())["domains"]
     assert (domain["tasks"], domain["pending"], domain["statuses"]) == (1, 3, {"cancelled": 1})
+
+
+def test_an_events_line_keeps_the_keys_and_order_old_runs_have_and_leaves_out_what_it_lacks(tmp_path):
+    from harness.records.events import ActionEvent, EpisodeStartEvent, write_event
+    from harness.records.trajectory import TrajectoryWriter, read_trajectory
+
+    log = TrajectoryWriter(tmp_path / "t.jsonl")
+    start = dict(task_id="t1", domain="mini", task={"answer": "42"}, task_digest="sha256:1", model="oracle")
+    write_event(log, EpisodeStartEvent(**start, sandbox={}, collection_hash="sha256:2", config_hash="sha256:3"))
+    write_event(log, EpisodeStartEvent(**start, imported_from="t1.traj.json"))
+    write_event(log, ActionEvent(turn=1, command="ls", timeout_s=600.0))
+    write_event(log, ActionEvent(turn=1, command="ls"))
+    log.close()
+    ran, imported, action, imported_action = [list(event) for event in read_trajectory(log.path)]
+    assert ran == ["event", "time", "schema_version", "task_id", "domain", "task", "task_digest", "model", "sandbox",
+                   "collection_hash", "config_hash"]  # fmt: skip
+    assert imported == ["event", "time", "schema_version", "task_id", "domain", "task", "task_digest", "model",
+                        "imported_from"]  # fmt: skip
+    assert (action, imported_action) == (["event", "time", "turn", "command", "timeout_s"],
+                                         ["event", "time", "turn", "command"])  # fmt: skip
+
+
+def test_episode_end_is_the_row_and_its_submission_and_says_regraded_only_when_it_was(mini):
+    from harness.records.events import EpisodeEndEvent
+    from harness.records.results import ResultRow
+
+    [logged] = mini.run("--model", "oracle").rows
+    row = ResultRow.from_dict(logged)
+    assert EpisodeEndEvent(row=row, submission="<answer>42</answer>").to_dict() == logged | {
+        "submission": "<answer>42</answer>"}  # fmt: skip
+    assert list(EpisodeEndEvent(row=row, submission=None, regraded=True).to_dict())[-2:] == ["submission", "regraded"]
+
+
+def test_run_yaml_reads_back_key_for_key_for_a_resumed_run_and_an_import(mini):
+    from harness.records.run_record import RunRecord
+
+    script = mini.script(["<answer>42</answer>"])
+    mini.run("--model", script)
+    resumed = yaml.safe_load((mini.run("--model", script, "--redo").run_dir / "run.yaml").read_text())
+    assert resumed["resumed"][0]["pending"] == 1
+    imported = {"run_id": "back", "created": "2026-01-02T03:04:05+00:00",
+                "imported": {"format": "mini-swe-agent-1.1", "from": ["exported"]},
+                "config": {"model": "m", "max_turns": 5, "time_limit": 0.0, "tasks_dir": "tasks"},
+                "tasks": 2}  # fmt: skip
+    for record in (resumed, imported):
+        again = RunRecord.from_dict(record).to_dict()
+        assert (again, list(again)) == (record, list(record))
+
+
+def test_a_run_yaml_of_the_first_shape_still_reports_replays_and_resumes(mini):
+    script = mini.script([{"bash": "cat documents/ledger.md"}, "<answer>42</answer>"])
+    path = mini.run("--model", script).run_dir / "run.yaml"
+    today = yaml.safe_load(path.read_text())
+    # As the first runner wrote it: no model section, no leakage warning, fewer settings (and one since removed).
+    config = {key: value for key, value in today["config"].items() if key not in ("max_retries", "watch_opens")}
+    first = {key: today[key] for key in ("run_id", "created", "harness_version", "python")} | {
+        "config": config | {"a_setting_since_removed": 1}} | {
+        key: today[key] for key in ("config_hash", "protocol", "sandbox", "collections", "tasks")}  # fmt: skip
+    path.write_text(yaml.safe_dump(first, sort_keys=False))
+    assert main(["report", str(path.parent), "--out", str(mini.root / "report")]) == 0
+    assert main(["view", str(path.parent)]) == 0
+    assert main(["replay", "--regrade", str(path.parent)]) == 0
+    assert main(["replay", str(path.parent)]) == 0  # the removed setting left out, the missing ones at their defaults
+    assert "1 reproduced exactly" in mini.capsys.readouterr().out
+    assert "1 of 1 episodes kept" in mini.run("--model", script).output
+    after = yaml.safe_load(path.read_text())
+    assert list(after) == [*first, "leakage_warning", "resumed"]
+    assert {key: after[key] for key in first} == first and after["leakage_warning"] is None
+
+
+def test_a_run_yaml_that_is_not_a_run_record_is_an_input_error_naming_it(mini):
+    path = mini.run("--model", "oracle").run_dir / "run.yaml"
+    path.write_text(yaml.safe_dump({"created": "today"}))
+    assert main(["view", str(path.parent)]) == 2
+    assert "run.yaml: field 'run_id': missing" in mini.capsys.readouterr().err

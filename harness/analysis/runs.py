@@ -23,7 +23,7 @@ def load_runs(paths: list[Path]) -> list[ModelRow]:
     merged: dict[tuple[str, str, str], ModelRow] = {}
     for path in paths:
         folder = RunFolder(path)
-        model = folder.read_record()["config"]["model"]
+        model = folder.read_record().config["model"]
         for (domain, task_id), row in folder.latest_rows().items():
             merged[(model, domain, task_id)] = ModelRow(model, row)
     if not merged:

@@ -65,12 +65,12 @@ def run_header(folder: RunFolder) -> dict[str, Any]:
     """Model, protocol, accuracy by grading mode, tokens and cost of the run's latest rows."""
     record = folder.read_record()
     rows = list(folder.latest_rows().values())
-    cell = Cell(record["config"]["model"], ALL, rows)
+    model = record.config["model"]
+    cell = Cell(model, ALL, rows)
     costs = cell.cost()
-    protocol = record.get("protocol") or {}
     return {
-        "model": record["config"]["model"],
-        "protocol": {key: value for key, value in protocol.items() if not isinstance(value, dict)},
+        "model": model,
+        "protocol": {key: value for key, value in record.protocol.items() if not isinstance(value, dict)},
         "episodes": cell.n,
         "accuracy": {mode: round(100 * cell.accuracy(mode), 1) for mode in MODE_FIELDS},
         "input_tokens": cell.input_tokens(),
@@ -89,7 +89,7 @@ def embedded_json(data: object) -> str:
 
 def write_viewer(run_dir: Path, out: Path | None) -> Path:
     folder = RunFolder(run_dir)
-    config = folder.read_record()["config"]
+    config = folder.read_record().config
     files = folder.trajectories()
     episodes = [episode_view(events, config["max_turns"], config["time_limit"])
                 for events in map(read_trajectory, files) if events]  # fmt: skip

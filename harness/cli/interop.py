@@ -12,14 +12,26 @@ from rich.console import Console
 
 from harness.core.errors import InputError
 from harness.core.names import check_run_id, file_name
-from harness.episode.lifecycle import grade_fields, judge_log, task_record
+from harness.episode.lifecycle import grade_fields, judge_log, start_event
 from harness.grading import grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, available_domains, load_task_file, task_digest
 from harness.interop.mini_swe_agent import FORMAT, ImportedEpisode, export_episode, import_messages, instance_id
+from harness.records.events import (
+    ActionEvent,
+    EpisodeEndEvent,
+    Event,
+    EvidenceEvent,
+    FormatErrorEvent,
+    ModelCallEvent,
+    ObservationEvent,
+    SandboxReadyEvent,
+    write_event,
+)
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
-from harness.records.trajectory import SCHEMA_VERSION, TrajectoryWriter, is_finished, read_trajectory
+from harness.records.run_record import ImportSource, RunRecord
+from harness.records.trajectory import TrajectoryWriter, is_finished, read_trajectory
 from harness.signals.annotate import annotate
 
 
@@ -37,7 +49,7 @@ class ImportOptions:
 def export_run(run_dir: Path, out_dir: Path, console: Console) -> int:
     """Every finished episode of the run as OUT_DIR/<domain>/<task>.traj.json; unfinished ones are listed."""
     folder = RunFolder(run_dir)
-    config = folder.read_record()["config"]
+    config = folder.read_record().config
     written = 0
     for path in folder.trajectories():
         events = read_trajectory(path)
@@ -150,21 +162,27 @@ def _match(path: Path, data: dict[str, Any], tasks: dict[str, list[Task]]) -> tu
     return None, f"no task with id {instance_id(data) or name!r}"
 
 
-def _record(options: ImportOptions, data: dict[str, Any], count: int) -> dict[str, Any]:
+def _record(options: ImportOptions, data: dict[str, Any], count: int) -> RunRecord:
     config = (data.get("info") or {}).get("config") or {}
     agent = config.get("agent") or {}
-    return {
-        "run_id": options.run_id,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "imported": {"format": FORMAT, "from": [str(path) for path in options.paths]},
-        "config": {
+    return RunRecord(
+        run_id=options.run_id,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        imported=ImportSource(FORMAT, [str(path) for path in options.paths]),
+        config={
             "model": (config.get("model") or {}).get("model_name") or "mini-swe-agent",
             "max_turns": agent.get("step_limit") or 0,
             "time_limit": float(agent.get("wall_time_limit_seconds") or 0),
             "tasks_dir": str(options.tasks_dir),
         },
-        "tasks": count,
-    }
+        tasks=count,
+    )
+
+
+_IMPORTED_EVENTS: dict[str, type[Event]] = {
+    event.kind: event for event in (ModelCallEvent, ActionEvent, FormatErrorEvent, ObservationEvent)
+}
+"""The events an imported trajectory gives (harness/interop/mini_swe_agent.py `import_messages`)."""
 
 
 def _import_episode(
@@ -178,18 +196,17 @@ def _import_episode(
 ) -> ResultRow:
     log = TrajectoryWriter(folder.trajectory_path(task.domain, task.id))
     model = ((data["info"].get("config") or {}).get("model") or {}).get("model_name")
-    log.write("episode_start", schema_version=SCHEMA_VERSION, task_id=task.id, domain=task.domain,
-              task=task_record(task),
-              task_digest=task_digest(task), model=model, imported_from=str(path))  # fmt: skip
-    log.write("sandbox_ready", sandbox={"backend": f"imported ({FORMAT})"}, start_s=episode.row["sandbox_start_s"])
+    write_event(log, start_event(task, model, imported_from=str(path)))
+    imported = SandboxReadyEvent(sandbox={"backend": f"imported ({FORMAT})"}, start_s=episode.row["sandbox_start_s"])
+    write_event(log, imported)
     for kind, fields in episode.events:
-        log.write(kind, **fields)
+        write_event(log, _IMPORTED_EVENTS[kind](**fields))
     graded = grade(task.grader, episode.submission, task.gold, judge, judge_log(log))
     row = ResultRow(task_id=task.id, domain=task.domain, status=episode.status, **grade_fields(graded),
                     detail=episode.detail, task_digest=task_digest(task), **episode.row)  # fmt: skip
     row, evidence = annotate(row, read_trajectory(log.path), task.evidence, task.canary, collection, episode.opens)
     if evidence is not None:
-        log.write("evidence", **evidence)
-    log.write("episode_end", **row.to_dict(), submission=episode.submission)
+        write_event(log, EvidenceEvent(**evidence))
+    write_event(log, EpisodeEndEvent(row=row, submission=episode.submission))
     log.close()
     return row

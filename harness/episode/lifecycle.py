@@ -23,9 +23,18 @@ from harness.inputs.config import RunConfig
 from harness.inputs.prompts import PromptSet
 from harness.inputs.tasks import Task, collection_of, task_digest
 from harness.models.base import Model
+from harness.records.events import (
+    EpisodeEndEvent,
+    EpisodeStartEvent,
+    EvidenceEvent,
+    HarnessErrorEvent,
+    JudgeCallEvent,
+    SandboxReadyEvent,
+    write_event,
+)
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
-from harness.records.trajectory import SCHEMA_VERSION, TrajectoryLog, TrajectoryWriter
+from harness.records.trajectory import TrajectoryLog, TrajectoryWriter
 from harness.sandboxes.base import Sandbox, SandboxError, SandboxLimitHit
 from harness.sandboxes.file_opens import WatchedSandbox, watched
 from harness.signals.annotate import annotate
@@ -44,7 +53,7 @@ class EpisodeContext:
     make_sandbox: SandboxFactory
     run_dir: Path
     run_facts: dict[str, Any]
-    """Recorded in every episode_start: config hash, versions."""
+    """Recorded in every episode_start: config hash, harness version (and on Ray, the node)."""
     collection_hashes: dict[str, str]
     cancel: threading.Event
     """Set on Ctrl-C: running episodes end as `cancelled` at their next step."""
@@ -110,18 +119,25 @@ def failed_row(task: Task, status: Status, detail: str) -> ResultRow:
 
 def _write_start(log: TrajectoryLog, task: Task, context: EpisodeContext) -> None:
     """Written before the sandbox starts, so even an episode whose sandbox failed can be re-graded."""
-    log.write(
-        "episode_start",
-        schema_version=SCHEMA_VERSION,
-        task_id=task.id,
-        domain=task.domain,
-        task=task_record(task),
-        task_digest=task_digest(task),
-        model=context.config.model,
-        sandbox=context.sandbox_facts,
-        collection_hash=context.collection_hashes.get(collection_of(task)),
-        **context.run_facts,
-    )
+    collection_hash = context.collection_hashes.get(collection_of(task))
+    event = start_event(task, context.config.model, sandbox=context.sandbox_facts, collection_hash=collection_hash,
+                        run_facts=context.run_facts)  # fmt: skip
+    write_event(log, event)
+
+
+def start_event(
+    task: Task,
+    model: str | None,
+    *,
+    sandbox: dict[str, Any] | None = None,
+    collection_hash: str | None = None,
+    run_facts: dict[str, Any] | None = None,
+    imported_from: str | None = None,
+) -> EpisodeStartEvent:
+    """The episode_start of TASK: a run's (with its sandbox and run facts) or an import's (with its file)."""
+    return EpisodeStartEvent(task_id=task.id, domain=task.domain, task=task_record(task), task_digest=task_digest(task),
+                             model=model, sandbox=sandbox, collection_hash=collection_hash, imported_from=imported_from,
+                             **(run_facts or {}))  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -147,7 +163,7 @@ def _run_in_sandbox(
         started = time.monotonic()
         sandbox.start()
         timings.sandbox_start_s = time.monotonic() - started
-        log.write("sandbox_ready", sandbox=sandbox.describe(), start_s=round(timings.sandbox_start_s, 3))
+        write_event(log, SandboxReadyEvent(sandbox=sandbox.describe(), start_s=round(timings.sandbox_start_s, 3)))
         model = context.make_model(task)
         window = config.context_window or model.context_window
         budget = Budget(config.max_turns, config.time_limit, window, config.output_reserve, context.cancel,
@@ -167,7 +183,7 @@ def _run_in_sandbox(
             sandbox.close()
         except Exception as error:  # cleanup is ours: the row keeps the agent's outcome and says what failed
             with contextlib.suppress(OSError, ValueError):
-                log.write("harness_error", during="sandbox cleanup", error=_failure_text(error))
+                write_event(log, HarnessErrorEvent(during="sandbox cleanup", error=_failure_text(error)))
             outcome = _with_detail(outcome, f"sandbox cleanup failed: {type(error).__name__}")
     assert outcome is not None
     return outcome, budget
@@ -214,7 +230,7 @@ def _finish(
     if log is not None:
         result = _annotated(task, result, log, collection, timings.opens)
         with contextlib.suppress(OSError, ValueError):  # a full disk: the row still reaches the batch
-            log.write("episode_end", **result.to_dict(), submission=_graded_text(outcome))
+            write_event(log, EpisodeEndEvent(row=result, submission=_graded_text(outcome)))
             log.close()
     return result
 
@@ -226,10 +242,10 @@ def _annotated(
     try:
         result, evidence = annotate(result, log.events(), task.evidence, task.canary, collection, opens)
         if evidence is not None:
-            log.write("evidence", **evidence)
+            write_event(log, EvidenceEvent(**evidence))
     except Exception as error:  # a bug here must not cost the episode its row
         with contextlib.suppress(OSError, ValueError):
-            log.write("harness_error", during="evidence record", error=_failure_text(error))
+            write_event(log, HarnessErrorEvent(during="evidence record", error=_failure_text(error)))
     return result
 
 
@@ -261,7 +277,7 @@ def judge_log(log: TrajectoryLog) -> JudgeLog:
 
     def write(event: dict[str, Any]) -> None:
         with contextlib.suppress(OSError, ValueError):  # a full disk never costs the grade
-            log.write("judge_call", **event)
+            write_event(log, JudgeCallEvent(**event))
 
     return write
 

@@ -15,6 +15,14 @@ from harness.grading.answer import command_submits_answer, has_closed_answer, st
 from harness.inputs.prompts import PromptSet
 from harness.inputs.tasks import Task
 from harness.models.base import ContextOverflow, Model, ModelError, ModelReply
+from harness.records.events import (
+    ActionEvent,
+    FormatErrorEvent,
+    ModelCallEvent,
+    ModelErrorEvent,
+    ObservationEvent,
+    write_event,
+)
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.base import ExecResult, Sandbox, SandboxError, SandboxLimitHit
 
@@ -85,18 +93,16 @@ def run_agent(
         try:
             reply = model.query(messages, budget.seconds_left)
         except ModelError as error:
-            log.write("model_error", turn=budget.turns + 1, messages=messages[logged:], error=str(error),
-                      attempts=error.attempts, latency_s=round(time.monotonic() - started, 3))  # fmt: skip
+            latency_s = round(time.monotonic() - started, 3)
+            failed = ModelErrorEvent(turn=budget.turns + 1, messages=messages[logged:], error=str(error),
+                                     attempts=error.attempts, latency_s=latency_s)  # fmt: skip
+            write_event(log, failed)
             if budget.out_of_time() and not isinstance(error, ContextOverflow):
                 raise EpisodeEnd(Status.TIME_LIMIT, detail=f"the model call ran out of time: {error}") from None
             raise
-        log.write(
-            "model_call",
-            turn=budget.turns + 1,
-            messages=messages[logged:],
-            response=reply.to_dict(),
-            latency_s=round(time.monotonic() - started, 3),
-        )
+        call = ModelCallEvent(turn=budget.turns + 1, messages=messages[logged:], response=reply.to_dict(),
+                              latency_s=round(time.monotonic() - started, 3))  # fmt: skip
+        write_event(log, call)
         budget.record_call(messages, reply.usage, reply.cost_usd)
         messages.append(reply.to_message())
         logged = len(messages)
@@ -113,17 +119,18 @@ def run_agent(
                 action_format=settings.action_format,
                 **_budget_left(budget),
             )
-            log.write("format_error", turn=budget.turns, problem=str(problem), consecutive=format_errors, text=text)
+            refused = FormatErrorEvent(turn=budget.turns, problem=str(problem), consecutive=format_errors, text=text)
+            write_event(log, refused)
             if format_errors >= settings.max_format_errors:
                 raise EpisodeEnd(Status.FORMAT_ERRORS, detail=str(problem)) from None
             messages.extend(_observation_messages(reply, text))
             continue
         format_errors = 0
         timeout = budget.command_timeout(settings.command_timeout_s)
-        log.write("action", turn=budget.turns, command=command, timeout_s=round(timeout, 3))
+        write_event(log, ActionEvent(turn=budget.turns, command=command, timeout_s=round(timeout, 3)))
         result = sandbox.execute(command, timeout)
         observed = prompts.render("observation", **_result_fields(result), **_budget_left(budget))
-        log.write("observation", turn=budget.turns, **_result_fields(result), text=observed)
+        write_event(log, ObservationEvent(turn=budget.turns, **_result_fields(result), text=observed))
         budget.check_cancelled()
         if command_submits_answer(command) and has_closed_answer(result.stdout):
             raise EpisodeEnd(Status.ANSWERED, submission=result.stdout)

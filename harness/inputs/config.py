@@ -21,6 +21,10 @@ import yaml
 from harness.core.errors import InputError, read_text_input, yaml_input_error
 
 POSITIVE, NON_NEGATIVE = "positive", "non-negative"
+MAX_RETRIES = 5
+"""Retries of a model or judge call: the default of a run, an import's judges and a re-grade of an old run."""
+JUDGE_TIMEOUT_S = 120.0
+"""Seconds per judge call, retries included: the default of a run and of an import's judges."""
 
 SANDBOX_BACKENDS = ("local", "docker", "e2b")
 """Every sandbox backend a run can choose (`--sandbox`); `sandbox build` offers those with something to build."""
@@ -75,8 +79,9 @@ class RunConfig:
     )
     temperature: float = setting(1.0, "sampling temperature", bound=NON_NEGATIVE)
     max_retries: int = setting(
-        5, "retries of rate limits, 5xx, timeouts and connection errors (0: none)", bound=NON_NEGATIVE, metavar="N"
-    )
+        MAX_RETRIES, "retries of rate limits, 5xx, timeouts and connection errors (0: none)", bound=NON_NEGATIVE,
+        metavar="N",
+    )  # fmt: skip
     model_timeout: float = setting(
         600.0, "seconds per model call, retries included (never more than the episode's time left)",
         bound=POSITIVE, metavar="SECONDS",
@@ -93,7 +98,9 @@ class RunConfig:
         bound=POSITIVE, metavar="N",
     )  # fmt: skip
     judge_api_base: str | None = setting(None, "the judges' endpoint (default: each provider's own)", metavar="URL")
-    judge_timeout: float = setting(120.0, "seconds per judge call, retries included", bound=POSITIVE, metavar="SECONDS")
+    judge_timeout: float = setting(
+        JUDGE_TIMEOUT_S, "seconds per judge call, retries included", bound=POSITIVE, metavar="SECONDS"
+    )
     domain: str = setting("", "a domain name, a comma-separated list, or 'all'")
     task_ids: list[str] = setting(factory=list, help="run only this task (repeatable)", metavar="ID", flag="--task-id")
     limit: int | None = setting(None, "at most N tasks per domain (default: all)", bound=POSITIVE, metavar="N")

@@ -1,6 +1,6 @@
 """The run folder, `results/<run-id>/`: its layout, its lock, and reading and writing its records.
 
-run.yaml        resolved config, protocol, versions, sandbox facts, collection hashes
+run.yaml        resolved config, protocol, versions, sandbox facts, collection hashes (run_record.py)
 results.jsonl   one row per finished episode attempt (results.py)
 summary.json    the per-domain table
 episodes/<domain>/<task>.jsonl            trajectories; earlier attempts under previous/
@@ -16,13 +16,14 @@ import socket
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import yaml
 
-from harness.core.errors import InputError
+from harness.core.errors import InputError, yaml_input_error
 from harness.core.names import file_name
 from harness.records.results import ResultRow, TaskKey, latest_rows, read_rows
+from harness.records.run_record import RunRecord
 
 
 @dataclass(frozen=True)
@@ -62,14 +63,24 @@ class RunFolder:
         """Every current trajectory (earlier attempts under previous/ are not)."""
         return sorted(self.episodes_dir.glob("*/*.jsonl"))
 
-    def read_record(self) -> dict[str, Any]:
+    def read_record(self) -> RunRecord:
         if not self.record_path.is_file():
             raise InputError(f"{self.path}: not a run folder (no run.yaml)")
-        record: dict[str, Any] = yaml.safe_load(self.record_path.read_text(encoding="utf-8"))
-        return record
+        try:
+            data = yaml.safe_load(self.record_path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as error:
+            raise yaml_input_error(self.record_path, error) from None
+        if not isinstance(data, dict):
+            raise InputError(f"{self.record_path}:1: not a run record (a mapping of sections)")
+        try:
+            return RunRecord.from_dict(data)
+        except KeyError as error:
+            raise InputError(f"{self.record_path}: field {error}: missing") from None
+        except (TypeError, ValueError, AttributeError) as error:
+            raise InputError(f"{self.record_path}: not a run record: {error}") from None
 
-    def write_record(self, record: dict[str, Any]) -> None:
-        write_atomic(self.record_path, yaml.safe_dump(record, sort_keys=False, allow_unicode=True))
+    def write_record(self, record: RunRecord) -> None:
+        write_atomic(self.record_path, yaml.safe_dump(record.to_dict(), sort_keys=False, allow_unicode=True))
 
     def rows(self) -> list[ResultRow]:
         """Every complete results row, in file order."""

@@ -1,4 +1,4 @@
-"""The episode's event log: append-only JSON Lines, one event a line, flushed as it happens.
+"""The episode's event log: append-only JSON Lines, one event a line (events.py), flushed as it happens.
 
 A crash leaves a valid prefix; an episode without `episode_end` is unfinished.
 """
@@ -11,19 +11,9 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
-SCHEMA_VERSION = 2
-"""2: episode_start comes before the sandbox starts (its facts are in sandbox_ready); observations carry
-the text the model was shown; harness_error events. An `evidence` event (the documents touched, see
-harness/evidence.py) comes just before episode_end; older logs lack it."""
-EVENTS = (
-    "episode_start", "sandbox_ready", "model_call", "model_error", "action", "observation", "format_error",
-    "harness_error", "judge_call", "evidence", "episode_end",
-)  # fmt: skip
-
 
 def event_line(event: str, **fields: Any) -> str:
     """One event as its JSON line, stamped with the time it happened."""
-    assert event in EVENTS, event
     record = {"event": event, "time": round(time.time(), 3), **fields}
     return json.dumps(record, ensure_ascii=False, default=str) + "\n"
 
@@ -31,7 +21,8 @@ def event_line(event: str, **fields: Any) -> str:
 class TrajectoryLog(Protocol):
     """Where an episode's events go: a file (`TrajectoryWriter`) or, on a Ray node, the driver's stream."""
 
-    def write(self, event: str, **fields: Any) -> None: ...
+    def write(self, event: str, **fields: Any) -> None:
+        """Take one event's line; events are written through `events.write_event`, which gives their fields."""
 
     def events(self) -> list[dict[str, Any]]: ...
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.core.errors import InputError
 from harness.grading.judge import JudgeCallFailed, JudgeCompletion, JudgePanel, JudgeReply
 from harness.grading.judge_cache import JudgeCache
+from harness.inputs.config import JUDGE_TIMEOUT_S, MAX_RETRIES
 from harness.models.base import ContextOverflow, ModelError
 from harness.models.registry import resolve_model
 
@@ -21,8 +22,8 @@ class JudgeOptions:
     """Comma-separated model names or aliases."""
     quorum: int | None = None
     api_base: str | None = None
-    timeout_s: float = 120.0
-    max_retries: int = 2
+    timeout_s: float = JUDGE_TIMEOUT_S
+    max_retries: int = MAX_RETRIES
 
     def panel(self, results_dir: Path, needed_by: str, aliases: dict[str, str] | None = None) -> JudgePanel:
         """The panel, its cache shared by every run in `results_dir`; `needed_by` says why one is required."""
@@ -45,7 +46,9 @@ def _judge_model(name: str, aliases: dict[str, str]) -> str:
         raise InputError(message) from None
 
 
-def litellm_judges(api_base: str | None, timeout_s: float = 120.0, max_retries: int = 2) -> JudgeCompletion:
+def litellm_judges(
+    api_base: str | None, timeout_s: float = JUDGE_TIMEOUT_S, max_retries: int = MAX_RETRIES
+) -> JudgeCompletion:
     """Each judge call as a text-format litellm model call, retried as the agent's are."""
 
     def complete(model: str, messages: list[dict[str, str]], temperature: float | None) -> JudgeReply:

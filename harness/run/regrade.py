@@ -8,6 +8,7 @@ import dataclasses
 from harness.episode.lifecycle import grade_fields, judge_log
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task
+from harness.records.events import EpisodeEndEvent, write_event
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryWriter, is_finished, read_trajectory
@@ -29,7 +30,7 @@ def regrade_judge_errors(
         try:
             grade = judge.grade(submission, by_key[row.key].gold, judge_log(log))
             new = dataclasses.replace(row, **grade_fields(grade))
-            log.write("episode_end", **new.to_dict(), submission=submission, regraded=True)
+            write_event(log, EpisodeEndEvent(row=new, submission=submission, regraded=True))
         finally:
             log.close()
         writer.append(new)

@@ -21,8 +21,9 @@ from harness.episode.lifecycle import grade_fields
 from harness.grading import GoldSpec, Verdict, grade
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
-from harness.inputs.config import build_config
+from harness.inputs.config import RunConfig, build_config, setting_names
 from harness.records.run_folder import RunFolder, find_run_folder
+from harness.records.run_record import RunRecord
 from harness.records.trajectory import is_finished, read_trajectory
 from harness.run.judges import litellm_judges
 from harness.run.runner import execute_run, plan_run
@@ -107,12 +108,19 @@ def regrade(path: Path, console: Console) -> None:
 def _recorded_judge(folder: RunFolder) -> JudgePanel:
     """The run's own judges (from run.yaml), with the cache next to the run folder: known verdicts cost nothing."""
     record = folder.read_record()
-    judge, config = record.get("protocol", {}).get("judge"), record.get("config", {})
+    judge = record.protocol.get("judge")
     if not judge:
         raise InputError(f"{folder.record_path}: the run grades with 'judge' but records no judges")
-    completion = litellm_judges(config.get("judge_api_base"), config.get("judge_timeout", 120.0),
-                                config.get("max_retries", 2))  # fmt: skip
+    config = _recorded_config(record, {})
+    completion = litellm_judges(config.judge_api_base, config.judge_timeout, config.max_retries)
     return JudgePanel(judge["models"], judge["quorum"], JudgeCache(folder.path.parent / ".judge-cache"), completion)
+
+
+def _recorded_config(record: RunRecord, overrides: dict[str, Any]) -> RunConfig:
+    """The run's settings, with OVERRIDES; ones its run.yaml lacks (an older harness) take today's defaults, and
+    ones this harness no longer has are left out."""
+    known = set(setting_names()) - {"run_id", "limit"}
+    return build_config({key: value for key, value in record.config.items() if key in known}, overrides)
 
 
 def reexecute(path: Path, console: Console) -> int:
@@ -125,16 +133,15 @@ def reexecute(path: Path, console: Console) -> int:
     if not episodes:
         raise InputError(f"{path}: no finished episodes to replay")
     recorded = folder.read_record()
-    settings = {k: v for k, v in recorded["config"].items() if k not in ("run_id", "limit")}
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     overrides = {
         "model": f"replay:{path}",
         "domain": ",".join(sorted({e.key[0] for e in episodes})),
         "task_ids": [e.key[1] for e in episodes],
-        "run_id": f"{recorded['run_id']}.replay-{stamp}",
+        "run_id": f"{recorded.run_id}.replay-{stamp}",
         "results_dir": folder.path.parent,
     }
-    plan = plan_run(build_config(settings, overrides))
+    plan = plan_run(_recorded_config(recorded, overrides))
     execute_run(plan, console)
     mismatches = 0
     for episode in episodes:

@@ -3,6 +3,7 @@ finished yet into the run folder. Re-running a `--run-id` resumes it."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -39,6 +40,7 @@ from harness.inputs.tasks import (
 )
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
+from harness.records.run_record import CollectionRecord, Resumption, RunRecord
 from harness.run.backends import backend_of, watch_opens_possible
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor
 from harness.run.executors.threads import run_batch
@@ -153,13 +155,13 @@ def _check_resumable(
     if not folder.record_path.is_file():
         raise InputError(f"{folder.path}: exists but holds no run.yaml; choose another --run-id")
     record = folder.read_record()
-    recorded = record.get("protocol", {})
+    recorded = record.protocol
     changes = [f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items()
                if recorded.get(key) != value]  # fmt: skip
     for domain, digest in collection_hashes.items():
-        before = (record.get("collections") or {}).get(domain, {}).get("hash")
-        if before is not None and before != digest:
-            changes.append(f"collection {domain} {before} -> {digest}")
+        before = record.collections.get(domain)
+        if before is not None and before.hash != digest:
+            changes.append(f"collection {domain} {before.hash} -> {digest}")
     if changes and not allow_change:
         raise InputError(
             f"--run-id {folder.path.name}: the run was made under a different protocol ({'; '.join(changes)}); "
@@ -272,34 +274,30 @@ def _regraded(plan: RunPlan, writer: ResultsWriter, console: Console) -> list[Re
 
 def _write_run_record(plan: RunPlan, config_hash: str) -> None:
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    collections = {d: {"path": str(p), "hash": plan.collection_hashes[d]} for d, p in plan.collections.items()}
+    collections = {d: CollectionRecord(str(p), plan.collection_hashes[d]) for d, p in plan.collections.items()}
     if plan.folder.record_path.exists():  # a resume: keep the original record, note when it was resumed and with what
         record = plan.folder.read_record()
-        resume = {"at": now, "pending": len(plan.pending), "config": config_to_dict(plan.config)}
-        if plan.changed_tasks:
-            resume["changed_tasks"] = plan.changed_tasks
-        changed = {d: c for d, c in collections.items() if (record.get("collections") or {}).get(d) != c}
-        if changed:  # only with --allow-protocol-change: say so, and record what the episodes now run on
-            resume["collections"] = changed
-            record["collections"] = (record.get("collections") or {}) | changed
-        if record.get("protocol") != plan.protocol:
-            resume["protocol"] = plan.protocol
-        record.setdefault("resumed", []).append(resume)
+        # changed collections only with --allow-protocol-change: say so, and record what the episodes now run on
+        changed = {d: c for d, c in collections.items() if record.collections.get(d) != c}
+        protocol = plan.protocol if record.protocol != plan.protocol else None
+        resume = Resumption(now, len(plan.pending), config_to_dict(plan.config), plan.changed_tasks, changed, protocol)
+        record = dataclasses.replace(record, collections=record.collections | changed,
+                                     resumed=(*record.resumed, resume))  # fmt: skip
     else:
-        record = {
-            "run_id": plan.run_id,
-            "created": now,
-            "harness_version": harness.__version__,
-            "python": platform.python_version(),
-            "config": config_to_dict(plan.config),
-            "config_hash": config_hash,
-            "protocol": plan.protocol,
-            "model": plan.make_model.settings,
-            "sandbox": plan.backend.facts,
-            "collections": collections,
-            "tasks": len(plan.tasks),
-            "leakage_warning": plan.leak_warning,
-        }
+        record = RunRecord(
+            run_id=plan.run_id,
+            created=now,
+            config=config_to_dict(plan.config),
+            tasks=len(plan.tasks),
+            harness_version=harness.__version__,
+            python=platform.python_version(),
+            config_hash=config_hash,
+            protocol=plan.protocol,
+            model=plan.make_model.settings,
+            sandbox=plan.backend.facts,
+            collections=collections,
+            leakage_warning=plan.leak_warning,
+        )
     plan.folder.write_record(record)
 
 

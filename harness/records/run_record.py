@@ -1,0 +1,145 @@
+"""run.yaml, the run's record: how the run was made, written as it starts and noted at each resume; an
+imported run's says where its episodes came from. The one place the file's keys are named.
+
+Two shapes: a run's (versions, config, protocol, model, sandbox, collections, leakage warning) and an
+import's (`imported`, and the little of the config its files give). Sections an older harness did not
+write read back as empty, so old run folders still read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CollectionRecord:
+    """A collection the run's episodes read, and its content hash."""
+
+    path: str
+    hash: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "hash": self.hash}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CollectionRecord:
+        return cls(str(data["path"]), str(data["hash"]))
+
+
+@dataclass(frozen=True)
+class ImportSource:
+    """Where an imported run's episodes came from."""
+
+    format: str
+    """The trajectory format, e.g. mini-swe-agent-1.1."""
+    paths: list[str]
+    """The files and folders given to `import` (the key `from`)."""
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """One resume of the run: when, how much was left, and what had changed since."""
+
+    at: str
+    pending: int
+    config: dict[str, Any]
+    """The settings the resume ran with."""
+    changed_tasks: int = 0
+    """Finished tasks run again because their question or gold changed."""
+    collections: dict[str, CollectionRecord] = field(default_factory=dict)
+    """Collections whose hash changed (only with --allow-protocol-change): what the episodes now run on."""
+    protocol: dict[str, Any] | None = None
+    """The protocol the resume ran under, when it differs from the run's."""
+
+    def to_dict(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"at": self.at, "pending": self.pending, "config": self.config}
+        if self.changed_tasks:
+            record["changed_tasks"] = self.changed_tasks
+        if self.collections:
+            record["collections"] = _collections_dict(self.collections)
+        if self.protocol is not None:
+            record["protocol"] = self.protocol
+        return record
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Resumption:
+        return cls(str(data["at"]), int(data["pending"]), dict(data["config"]), int(data.get("changed_tasks") or 0),
+                   _collections(data.get("collections")), data.get("protocol"))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """run.yaml as read back."""
+
+    run_id: str
+    created: str
+    config: dict[str, Any]
+    """The settings as harness/inputs/config.py names them (`config_to_dict`); an import's has only model,
+    max_turns, time_limit and tasks_dir."""
+    tasks: int
+    """The selected tasks (an import: the episodes imported)."""
+    harness_version: str | None = None
+    python: str | None = None
+    config_hash: str | None = None
+    """The protocol's hash, also in every episode_start."""
+    protocol: dict[str, Any] = field(default_factory=dict)
+    """The settings that change what a score means (harness/run/runner.py `protocol_of`): a resume under
+    other ones is refused."""
+    model: dict[str, Any] | None = None
+    """The model's resolved settings (None in runs older than their record)."""
+    sandbox: dict[str, Any] = field(default_factory=dict)
+    """The sandbox backend's facts."""
+    collections: dict[str, CollectionRecord] = field(default_factory=dict)
+    leakage_warning: str | None = None
+    """Tasks whose gold, solution or id is printed in their collection; None when none is."""
+    imported: ImportSource | None = None
+    """Set for an imported run, whose record has none of the run's sections."""
+    resumed: tuple[Resumption, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record in the file's order (that of every run.yaml written so far)."""
+        record: dict[str, Any] = {"run_id": self.run_id, "created": self.created}
+        if self.imported is not None:
+            record["imported"] = {"format": self.imported.format, "from": self.imported.paths}
+            record |= {"config": self.config, "tasks": self.tasks}
+        else:
+            record |= {"harness_version": self.harness_version, "python": self.python, "config": self.config,
+                       "config_hash": self.config_hash, "protocol": self.protocol}  # fmt: skip
+            if self.model is not None:
+                record["model"] = self.model
+            record |= {"sandbox": self.sandbox, "collections": _collections_dict(self.collections),
+                       "tasks": self.tasks, "leakage_warning": self.leakage_warning}  # fmt: skip
+        if self.resumed:
+            record["resumed"] = [resume.to_dict() for resume in self.resumed]
+        return record
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunRecord:
+        """Raises KeyError, TypeError or ValueError on a record that is not one."""
+        imported = data.get("imported")
+        return cls(
+            run_id=str(data["run_id"]),
+            created=str(data["created"]),
+            config=dict(data["config"]),
+            tasks=int(data["tasks"]),
+            harness_version=data.get("harness_version"),
+            python=data.get("python"),
+            config_hash=data.get("config_hash"),
+            protocol=dict(data.get("protocol") or {}),
+            model=data.get("model"),
+            sandbox=dict(data.get("sandbox") or {}),
+            collections=_collections(data.get("collections")),
+            leakage_warning=data.get("leakage_warning"),
+            imported=None if imported is None else ImportSource(str(imported["format"]), list(imported["from"])),
+            resumed=tuple(Resumption.from_dict(resume) for resume in data.get("resumed") or []),
+        )
+
+
+def _collections(data: Mapping[str, Any] | None) -> dict[str, CollectionRecord]:
+    return {str(name): CollectionRecord.from_dict(entry) for name, entry in (data or {}).items()}
+
+
+def _collections_dict(collections: dict[str, CollectionRecord]) -> dict[str, dict[str, str]]:
+    return {name: entry.to_dict() for name, entry in collections.items()}
