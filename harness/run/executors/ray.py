@@ -32,6 +32,7 @@ from harness.inputs.collections.hashing import collection_hash
 from harness.inputs.config import RunConfig
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import Task, collection_of, collection_path
+from harness.records.events import EpisodeEndEvent
 from harness.records.results import ResultRow, ResultsWriter, TaskKey
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryWriter, event_line
@@ -221,7 +222,8 @@ class _Driver:
         """The row of an episode whose node never returned one; its trajectory gets the end the node could not
         write."""
         row = failed_row(task, status, detail)
-        self.logs.end((task.domain, task.id), event_line("episode_end", **row.to_dict(), submission=None))
+        end = EpisodeEndEvent(row=row, submission=None)
+        self.logs.end((task.domain, task.id), event_line(end.kind, **end.to_dict()))
         return row
 
     def _record(self, row: ResultRow) -> None:
