@@ -249,18 +249,13 @@ def _annotated(
     return result
 
 
+TASK_RECORD = ("question", "answer", "answer_format", "grader", "rel_tol", "abs_tol", "type", "collection")
+"""The task's fields the trajectory keeps: what regrading needs from the logs alone (the trajectory is a host
+file; it never enters the sandbox)."""
+
+
 def task_record(task: Task) -> dict[str, Any]:
-    """What regrading needs from the logs alone (the trajectory is a host file; it never enters the sandbox)."""
-    return {
-        "question": task.question,
-        "answer": task.answer,
-        "answer_format": task.answer_format,
-        "grader": task.grader,
-        "rel_tol": task.rel_tol,
-        "abs_tol": task.abs_tol,
-        "type": task.type,
-        "collection": task.collection,
-    }
+    return {name: getattr(task, name) for name in TASK_RECORD}
 
 
 def _graded_text(outcome: LoopOutcome) -> str | None:
@@ -324,18 +319,11 @@ def _spent(budget: Budget | None) -> dict[str, Any]:
     }
 
 
+GRADE_FIELDS = ("verdict", "verdict_strict", "verdict_lenient", "reasons", "correct_at_tolerance", "parsed_value",
+                "unit", "grader_version", "item_f1", "judge_cost_usd")
+
+
 def grade_fields(grade: Grade) -> dict[str, Any]:
-    """The results-row fields that come from the grade (shared with re-grading)."""
-    return {
-        "answer": grade.tag_content,
-        "verdict": grade.verdict,
-        "verdict_strict": grade.verdict_strict,
-        "verdict_lenient": grade.verdict_lenient,
-        "reasons": grade.reasons,
-        "correct_at_tolerance": grade.correct_at_tolerance,
-        "parsed_value": grade.parsed_value,
-        "unit": grade.unit,
-        "grader_version": grade.grader_version,
-        "item_f1": grade.item_f1,
-        "judge_cost_usd": grade.judge_cost_usd,
-    }
+    """The results-row fields that come from the grade (shared with re-grading): its tag's content as
+    `answer`, then the grade's own."""
+    return {"answer": grade.tag_content} | {name: getattr(grade, name) for name in GRADE_FIELDS}

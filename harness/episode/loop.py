@@ -150,13 +150,9 @@ def _observation_messages(reply: ModelReply, text: str) -> list[dict[str, Any]]:
     return [{"role": "tool", "tool_call_id": call.id, "content": text} for call in reply.tool_calls]
 
 
+OBSERVED = ("exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_bytes", "duration_s")
+"""What an observation event records of a command's result."""
+
+
 def _result_fields(result: ExecResult) -> dict[str, Any]:
-    return {
-        "exit_code": result.exit_code,
-        "stdout": result.stdout,
-        "stderr": result.stderr,
-        "timed_out": result.timed_out,
-        "truncated": result.truncated,
-        "raw_bytes": result.raw_bytes,
-        "duration_s": result.duration_s,
-    }
+    return {name: getattr(result, name) for name in OBSERVED}
