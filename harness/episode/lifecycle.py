@@ -319,8 +319,18 @@ def _spent(budget: Budget | None) -> dict[str, Any]:
     }
 
 
-GRADE_FIELDS = ("verdict", "verdict_strict", "verdict_lenient", "reasons", "correct_at_tolerance", "parsed_value",
-                "unit", "grader_version", "item_f1", "judge_cost_usd")
+GRADE_FIELDS = (
+    "verdict",
+    "verdict_strict",
+    "verdict_lenient",
+    "reasons",
+    "correct_at_tolerance",
+    "parsed_value",
+    "unit",
+    "grader_version",
+    "item_f1",
+    "judge_cost_usd",
+)
 
 
 def grade_fields(grade: Grade) -> dict[str, Any]:

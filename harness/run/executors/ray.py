@@ -52,7 +52,6 @@ _COORDINATOR_THREADS = 256
 """Connection-slot waits block a thread of the coordinator for at most 0.2 s each."""
 
 
-
 @dataclass(frozen=True)
 class NodeSpec:
     """What a node needs to rebuild the episode context; paths (collections, scripts, prompts) are the
@@ -380,7 +379,6 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
     """The node's model and backend, checked like the driver's (API key, bwrap usable, Docker image, E2B
     templates): a node that fails refuses before its first episode."""
     import ray
-
 
     key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}"
     if key not in _SETUPS:
