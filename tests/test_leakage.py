@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 from pathlib import Path
 
 import pytest
 
 from harness.cli.main import main
-from harness.inputs.leakage import _printed, find_leaks
-from harness.inputs.tasks import Task
+from harness.inputs.leakage import LeakHit, _domain_leaks, _Needles, find_leaks, find_leaks_cached
+from harness.inputs.tasks import Task, collection_of, load_task_file
+
+from .conftest import REPO
 
 
 def task(**fields):
@@ -70,7 +74,8 @@ def test_an_empty_leak_allow_reason_is_refused(mini):
      ("42b", "42", False), ("4.2", "42", False), ("total 1,234.5 EUR", "1,234.5", True)],
 )  # fmt: skip
 def test_a_gold_counts_as_printed_only_as_a_whole_number(text: str, gold: str, printed: bool):
-    assert _printed(gold, text, whole_word=True) is printed
+    assert old_printed(gold, text, whole_word=True) is printed
+    assert bool(_Needles([task(answer=gold, id="no such id")]).printed_in(text)) is printed
 
 
 def test_the_start_of_a_run_scans_a_collection_once_per_collection_and_task_set(mini, monkeypatch):
@@ -94,3 +99,137 @@ def test_the_start_of_a_run_scans_a_collection_once_per_collection_and_task_set(
     leaky_project(mini, allow="a lookup")
     outcome = mini.run("--model", mini.script(["<answer>40</answer>"]), run_id="allowed")
     assert len(scans) == 3 and "leakage check" not in outcome.output  # so is a changed task
+
+
+# The scan as it was before one Aho-Corasick pass replaced it (a regex per task, needle and document): the
+# reference the new scan must agree with, hit for hit and in the same order.
+def old_domain_leaks(domain: str, folder: Path, tasks: list[Task]) -> list[LeakHit]:
+    hits: list[LeakHit] = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        document = str(path.relative_to(folder))
+        for one in tasks:
+            for what, needle in (("gold", one.answer), ("solution", one.solution), ("id", one.id)):
+                if needle and old_printed(needle, text, whole_word=what != "solution"):
+                    allowed = one.leak_allow if what == "gold" else None
+                    hits.append(LeakHit(domain, one.id, what, document, allowed))
+    return hits
+
+
+def old_printed(needle: str, text: str, whole_word: bool) -> bool:
+    if not whole_word:
+        return needle.strip() in text
+    needle = re.escape(needle.strip())
+    return re.search(rf"{needle}(?<![\w.,]{needle})(?![\w]|[.,]\d)", text) is not None
+
+
+def starter_domains() -> dict[str, tuple[Path, list[Task]]]:
+    found = {}
+    for file in sorted((REPO / "tasks").glob("*.jsonl")):
+        for one in load_task_file(file):
+            folder = REPO / "collections" / collection_of(one)
+            found.setdefault(collection_of(one), (folder, []))[1].append(one)
+    return found
+
+
+@pytest.mark.parametrize("domain", sorted(starter_domains()))
+def test_the_scan_finds_what_the_regex_scan_found_in_the_starter_collections(domain: str):
+    folder, tasks = starter_domains()[domain]
+    assert _domain_leaks(domain, folder, tasks) == old_domain_leaks(domain, folder, tasks)
+    # The starter tasks barely leak, so also needles cut from the documents themselves: whole numbers and words,
+    # parts of numbers (digits of a longer number, a figure's decimals), the text around a table cell.
+    texts = [path.read_text() for path in sorted(folder.rglob("*")) if path.is_file()]
+    rng = random.Random(domain)
+    cut = []
+    for index in range(120):
+        text = rng.choice(texts)
+        tokens = re.findall(r"[-+]?\d[\d,.]*%?|\w+", text) or ["x"]
+        start = rng.randrange(len(text))
+        pieces = [rng.choice(tokens), rng.choice(tokens)[1:], text[start : start + rng.randint(1, 12)]]
+        gold, solution, id_ = (rng.choice(pieces) for _ in range(3))
+        cut.append(task(id=id_, answer=gold, solution=solution, leak_allow="cut" if index % 3 else None))
+    tasks = tasks + cut
+    new, old = _domain_leaks(domain, folder, tasks), old_domain_leaks(domain, folder, tasks)
+    assert new == old and len(old) > 100
+
+
+ADVERSARIAL = {
+    "start.md": "42 at the start",
+    "end.md": "at the end 42",
+    "only.md": "42",
+    "empty.md": "",
+    "longer.md": "1425 142 4200 42000 0.42 42.0 1,42 42,5 4,200",
+    "comma.md": "the figure 1,42 and 42,5 and 42, then 42.",
+    "overlap.md": "4242 42424 1,2,3 aa-aaa-a q-17q-17 1.2.3",
+    "signs.md": "-42 +42 (42) [42] 42% 42 % $42 42x x42 _42 42_",
+    "unicode.md": "é42 42é ٤٢ 42٤ 42\u00a0 \u00a042 ２42",
+    "lines.md": "\n42\n4\n2\r\n42\r\n",
+    "tabs.md": "\t42\t 42 \t",
+    "nested/deeper.md": "grep 42 a.md | 42 q-17 x",
+}
+NEEDLES = ["42", " 42 ", "4242", "424", "242", "2", "1,2", "2,3", "1,2,3", "2.3", "aa", "aa-a", "a-aa", "q-17",
+           "q-17q", "-42", "+42", "42%", "42 %", "$42", "(42)", "grep 42 a.md", "42 q-17", "é42", "٤٢", "42\u00a0",
+           "4\n2", "42\r\n", "42,", "42.", ".42", ",42", "x", "_42", "\t42"]  # fmt: skip
+
+
+def adversarial_tasks(rng: random.Random, count: int) -> list[Task]:
+    picked = []
+    for index in range(count):  # shared needles, a gold that is another's id, a solution holding a gold
+        gold, solution, id_ = (rng.choice(NEEDLES) for _ in range(3))
+        allow = "ok" if index % 2 else None
+        picked.append(task(id=id_ if index % 4 else f"t-{index}", answer=gold,
+                           solution=solution if index % 5 else None, leak_allow=allow))  # fmt: skip
+    return picked
+
+
+def test_the_scan_finds_what_the_regex_scan_found_in_adversarial_texts(tmp_path: Path):
+    for name, text in ADVERSARIAL.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(text.encode())
+    rng = random.Random(23)
+    for _ in range(20):
+        tasks = adversarial_tasks(rng, rng.randint(1, 30))
+        assert _domain_leaks("d", tmp_path, tasks) == old_domain_leaks("d", tmp_path, tasks)
+    every = [task(id=f"g-{i}", answer=needle, solution=needle) for i, needle in enumerate(NEEDLES)]
+    hits = _domain_leaks("d", tmp_path, every)
+    assert hits == old_domain_leaks("d", tmp_path, every)
+    assert ("gold", "start.md") in {(hit.what, hit.document) for hit in hits if hit.task_id == "g-0"}
+    assert ("gold", "end.md") in {(hit.what, hit.document) for hit in hits if hit.task_id == "g-0"}
+    assert ("gold", "longer.md") not in {(hit.what, hit.document) for hit in hits if hit.task_id == "g-0"}
+
+
+def test_a_blank_needle_is_printed_where_the_regex_found_it(tmp_path: Path):
+    # load_task_file refuses blank fields; a Task built in code may still have them
+    for name, text in {"a.md": "", "b.md": "x", "c.md": "é.", "d.md": " 1"}.items():
+        (tmp_path / name).write_text(text)
+    tasks = [task(id="b", answer=" ", solution="\t"), task(id="c", answer="42", solution=" ")]
+    assert _domain_leaks("d", tmp_path, tasks) == old_domain_leaks("d", tmp_path, tasks)
+
+
+def test_the_scan_finds_what_the_regex_found_in_random_texts():
+    rng = random.Random(5)
+    alphabet = "42.,- a_\n\u00e9"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        needles = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 6))]
+        tasks = [task(id=f"{rng.choice(needles)}", answer=rng.choice(needles), solution=rng.choice([*needles, None]))
+                 for _ in range(rng.randint(1, 4))]  # fmt: skip
+        expected = [(one, what) for one in tasks for what, needle in (("gold", one.answer),
+                    ("solution", one.solution), ("id", one.id))
+                    if needle and old_printed(needle, text, whole_word=what != "solution")]  # fmt: skip
+        assert _Needles(tasks).printed_in(text) == expected, (text, tasks)
+
+
+def test_the_cached_scan_gives_the_scan_s_hits_and_reads_them_back(tmp_path: Path, monkeypatch):
+    folder, tasks = starter_domains()["demo"]
+    golds = ["2020", "1", "%", "|", "year", "0.5"]
+    cut = [task(id=f"c-{i}", domain="demo", answer=gold) for i, gold in enumerate(golds)]
+    tasks = tasks + cut
+    expected = old_domain_leaks("demo", folder, tasks)
+    cache = tmp_path / "cache"
+    assert find_leaks_cached(tasks, {"demo": folder}, {"demo": "sha256:x"}, cache) == expected
+    from harness.inputs import leakage
+
+    monkeypatch.setattr(leakage, "_domain_leaks", lambda *arguments: pytest.fail("scanned again"))
+    assert find_leaks_cached(tasks, {"demo": folder}, {"demo": "sha256:x"}, cache) == expected
+    assert len(list(cache.glob("*.json"))) == 1
