@@ -191,9 +191,8 @@ def _start_holder(
     root = ROOT
     pipes = [os.pipe() for _ in range(4)]  # stdout, stderr, status, and the holder's info (its pid)
     info_read, info_write = pipes[3]
-    argv = ["/bin/bash", "-c", prologue + 'exec "$@"', "harness-sandbox", bwrap]
-    # an ordinary caller is root in the holder's user namespace, to mount its /proc; its launcher is not
-    argv += [] if os.geteuid() == 0 else _UNPRIVILEGED_HOLDER
+    holder_options, launcher_prefix = _privileges(drop)
+    argv = ["/bin/bash", "-c", prologue + 'exec "$@"', "harness-sandbox", bwrap, *holder_options]
     # the launcher is the pid namespace's pid 1, so the holder's bwrap reaps it (no init of bwrap's own)
     argv += ["--unshare-pid", "--as-pid-1", "--unshare-net"]
     argv += ["--die-with-parent", "--info-fd", str(info_write), "--dev", "/dev", "--proc", "/proc"]
@@ -203,10 +202,7 @@ def _start_holder(
     # where each command's bwrap mounts its own scratch root (it cannot make it in the read-only root)
     argv += ["--perms", "0755", "--dir", "/tmp", "--dir", f"/tmp/.bubblewrap-{launcher_uid}", "--remount-ro", "/"]
     # the launcher prints `ready` once the mounts exist, then serves commands until the pipe closes
-    # a root launcher (setpriv) keeps only what bwrap needs; an unprivileged one needs a /proc it may mount
-    argv += _ROOT_LAUNCHER_CAPABILITIES if os.geteuid() == 0 and not drop else []
-    argv += ["--chdir", "/", "--", *(_UNCOVERED_PROC if drop or os.geteuid() != 0 else [])]
-    argv += [*(drop or ([] if os.geteuid() == 0 else _as_caller())), "/bin/bash", "-c", LAUNCHER, "harness-launcher"]
+    argv += ["--chdir", "/", "--", *launcher_prefix, "/bin/bash", "-c", LAUNCHER, "harness-launcher"]
     argv += [os.path.realpath(bwrap)]
     argv += [str(write) for _, write in pipes[:3]] + [str(fd) for fd in memfds]
     for read, _ in pipes[:3]:
@@ -233,7 +229,7 @@ def _start_holder(
     assert holder.stdout is not None and holder.stderr is not None
     ready = _first_line(holder.stdout.fileno()) == b"ready"
     pid = _holder_pid(info_read)
-    scratch = Scratch(holder, pid, _pid_namespace(pid), outputs, command)
+    scratch = Scratch(holder, pid, pid_namespace(pid), outputs, command)
     if not (ready and scratch.pid_namespace):
         holder.kill()
         reason = holder.stderr.read().decode(errors="replace").strip()[:300]
@@ -246,6 +242,21 @@ def _start_holder(
             scratch.close()
             raise SandboxError(f"cannot hand the scratch tmpfs to the sandbox user: {error}") from error
     return scratch
+
+
+def _privileges(drop: list[str]) -> tuple[list[str], list[str]]:
+    """The holder's privilege options and the launcher's argv prefix, by privilege path.
+
+    A root runner whose commands get user namespaces mounts the launcher's /proc as root, then drops to
+    the sandbox user (`drop`); a root launcher for `setpriv` commands keeps only what bwrap needs; an
+    ordinary caller is root in the holder's user namespace only to mount that /proc, and its launcher is the
+    caller again, in a namespace of its own.
+    """
+    if os.geteuid() != 0:
+        return _UNPRIVILEGED_HOLDER, [*_UNCOVERED_PROC, *_as_caller()]
+    if drop:
+        return [], [*_UNCOVERED_PROC, *drop]
+    return _ROOT_LAUNCHER_CAPABILITIES, []
 
 
 def _holder_pid(info: int) -> int:
@@ -261,7 +272,8 @@ def _holder_pid(info: int) -> int:
     return 0
 
 
-def _pid_namespace(pid: int) -> int:
+def pid_namespace(pid: int) -> int:
+    """The inode of the process's pid namespace; 0 when it is gone (or not a pid)."""
     if pid <= 0:
         return 0
     try:

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 
 from harness.sandboxes.base import SandboxError
-from harness.sandboxes.local.holder import Scratch
+from harness.sandboxes.local.holder import Scratch, pid_namespace
 from harness.sandboxes.output import HeadTail
 
 _TICK_S = 0.2
@@ -53,7 +53,7 @@ class Launch:
         self._number = 0
 
     def run(self, command: list[str], limit_bytes: int, deadline: float) -> Finished:
-        """Run `command` (the argv after bwrap's `--`) with the options already in the `arguments` file."""
+        """Run `command` (the argv after bwrap's `--`) with the options the launcher holds for every command."""
         self._number += 1
         # written over the last command, never truncated: the launcher reads exactly len(command) arguments
         # and ignores the stale bytes after them
@@ -160,7 +160,7 @@ def _host_pidfd(namespace: int, bwrap: int, init: int | None) -> int | None:
     """
     processes = {int(name): _namespace_pids(int(name)) for name in os.listdir("/proc") if name.isdigit()}
     host_bwrap = next(
-        (pid for pid, (ns_pids, _) in processes.items() if ns_pids == (bwrap,) and _in_namespace(pid, namespace)),
+        (pid for pid, (ns_pids, _) in processes.items() if ns_pids == (bwrap,) and pid_namespace(pid) == namespace),
         None,
     )
     if host_bwrap is None:
@@ -177,13 +177,6 @@ def _host_pidfd(namespace: int, bwrap: int, init: int | None) -> int | None:
         os.close(pidfd)
         return None
     return pidfd
-
-
-def _in_namespace(pid: int, namespace: int) -> bool:
-    try:
-        return os.stat(f"/proc/{pid}/ns/pid").st_ino == namespace
-    except OSError:
-        return False
 
 
 def _namespace_pids(pid: int) -> tuple[tuple[int, ...], int]:
