@@ -276,3 +276,36 @@ def test_without_cgroups_the_run_says_on_the_console_and_in_run_yaml_that_memory
     assert "warning: the memory limit is per process" in console and "1024 MB" in console
     recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["sandbox"]["limits"]
     assert recorded["mechanism"] == "rlimit" and recorded["warning"].startswith("the memory limit is per process")
+
+
+HOSTILE_SESSION = [
+    # rename what the agent can reach of /tmp and /workspace/run, and put its own in their place
+    "cd /tmp && for f in * .[!.]*; do [ -e \"$f\" ] && mv \"$f\" \"$f.moved\"; done; "
+    "mv /workspace/run /workspace/run.moved && mkdir /workspace/run; true",
+    # plant programs under every name a launcher or command server might run, wherever it may write
+    "for d in / /tmp /workspace /workspace/run /dev/shm /var/tmp; do for n in bwrap bash sh setpriv unshare "
+    "harness-exec harness-execd python3 timeout; do printf '#!/bin/sh\\necho PLANTED\\n' > $d/$n 2>/dev/null && "
+    "chmod +x $d/$n; done; done; true",
+    # leave processes behind
+    "(setsid sh -c 'exec sleep 391' &); nohup sleep 391 >/dev/null 2>&1 & true",
+    # fill every writable place
+    "for d in /tmp /workspace/run /dev/shm /var/tmp /run/lock; do head -c 300M /dev/zero > $d/fill 2>/dev/null; done; "
+    "true",
+]
+
+
+def test_a_hostile_session_leaves_the_next_command_as_it_was(collection, make_sandbox):
+    """Renames, planted programs, leftover processes and full disks, one command after another: the next
+    command runs as the first did, nothing of the session lives on, and nothing ends as our error."""
+    box = make_sandbox(collection, "hostile", SandboxSettings(ResourceLimits(memory_mb=512, disk_mb=64)))
+    box.start()
+    try:
+        before = run(box, "id -u; pwd; cat documents/report.md")
+        for command in HOSTILE_SESSION:
+            run(box, command)
+        after = run(box, "id -u; pwd; cat documents/report.md")
+        leftovers = host_processes("sleep 391")
+    finally:
+        box.close()
+    assert (after.exit_code, after.stdout) == (before.exit_code, before.stdout) and "PLANTED" not in after.stdout
+    assert leftovers == []
