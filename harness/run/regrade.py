@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from harness.episode.lifecycle import grade_fields, judge_log
+from harness.grading import grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task
 from harness.records.events import EpisodeEndEvent, write_event
@@ -28,8 +29,9 @@ def regrade_judge_errors(
         submission = events[-1].get("submission")
         log = TrajectoryWriter(path, append=True)
         try:
-            grade = judge.grade(submission, by_key[row.key].gold, judge_log(log))
-            new = dataclasses.replace(row, **grade_fields(grade))
+            task = by_key[row.key]
+            graded = grade(task.grader, submission, task.gold, judge, judge_log(log))
+            new = dataclasses.replace(row, **grade_fields(graded))
             write_event(log, EpisodeEndEvent(row=new, submission=submission, regraded=True))
         finally:
             log.close()
