@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from harness.cli.main import main
-from harness.records.trajectory import read_jsonl
+from harness.records.trajectory import read_jsonl, read_trajectory
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -25,7 +25,7 @@ class RunOutcome:
     output: str
 
     def trajectory(self, task_id: str, domain: str = "mini") -> list[dict[str, Any]]:
-        return read_jsonl(self.run_dir / "episodes" / domain / f"{task_id}.jsonl")
+        return read_trajectory(self.run_dir / "episodes" / domain / f"{task_id}.jsonl")
 
 
 @dataclass

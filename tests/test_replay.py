@@ -6,6 +6,7 @@ import json
 
 from harness.cli.main import main
 from harness.grading import numeric
+from harness.records.trajectory import read_trajectory
 
 COMMANDS = [
     {"bash": "ls documents"},
@@ -18,7 +19,7 @@ COMMANDS = [
 
 def observations(outcome_dir, task_id="t1"):
     path = outcome_dir / "episodes" / "mini" / f"{task_id}.jsonl"
-    events = [json.loads(line) for line in path.read_text().splitlines()]
+    events = read_trajectory(path)
     return [(e["exit_code"], e["stdout"], e["stderr"]) for e in events if e["event"] == "observation"]
 
 

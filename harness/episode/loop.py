@@ -15,6 +15,7 @@ from harness.grading.answer import command_submits_answer, has_closed_answer, st
 from harness.inputs.prompts import PromptSet
 from harness.inputs.tasks import Task
 from harness.models.base import ContextOverflow, Model, ModelError, ModelReply
+from harness.records.compact import ShownText, compact_messages
 from harness.records.events import (
     ActionEvent,
     FormatErrorEvent,
@@ -86,6 +87,7 @@ def run_agent(
     question = prompts.render("task", question=task.question, answer_format=task.answer_format)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": question}]
     logged = 0
+    shown: ShownText | None = None
     format_errors = 0
     while True:
         budget.check_before_call(messages)
@@ -94,14 +96,14 @@ def run_agent(
             reply = model.query(messages, budget.seconds_left)
         except ModelError as error:
             latency_s = round(time.monotonic() - started, 3)
-            failed = ModelErrorEvent(turn=budget.turns + 1, messages=messages[logged:], error=str(error),
-                                     attempts=error.attempts, latency_s=latency_s)  # fmt: skip
+            failed = ModelErrorEvent(turn=budget.turns + 1, messages=compact_messages(messages[logged:], shown),
+                                     error=str(error), attempts=error.attempts, latency_s=latency_s)  # fmt: skip
             write_event(log, failed)
             if budget.out_of_time() and not isinstance(error, ContextOverflow):
                 raise EpisodeEnd(Status.TIME_LIMIT, detail=f"the model call ran out of time: {error}") from None
             raise
-        call = ModelCallEvent(turn=budget.turns + 1, messages=messages[logged:], response=reply.to_dict(),
-                              latency_s=round(time.monotonic() - started, 3))  # fmt: skip
+        call = ModelCallEvent(turn=budget.turns + 1, messages=compact_messages(messages[logged:], shown),
+                              response=reply.to_dict(), latency_s=round(time.monotonic() - started, 3))  # fmt: skip
         write_event(log, call)
         budget.record_call(messages, reply.usage, reply.cost_usd)
         messages.append(reply.to_message())
@@ -124,6 +126,7 @@ def run_agent(
             if format_errors >= settings.max_format_errors:
                 raise EpisodeEnd(Status.FORMAT_ERRORS, detail=str(problem)) from None
             messages.extend(_observation_messages(reply, text))
+            shown = ShownText("format_error", refused.turn, text)
             continue
         format_errors = 0
         timeout = budget.command_timeout(settings.command_timeout_s)
@@ -137,6 +140,7 @@ def run_agent(
         if result.timed_out and budget.out_of_time():
             raise EpisodeEnd(Status.TIME_LIMIT, detail="a command ran until the episode's time was up")
         messages.extend(_observation_messages(reply, observed))
+        shown = ShownText("observation", budget.turns, observed)
 
 
 def _budget_left(budget: Budget) -> dict[str, int]:

@@ -11,11 +11,14 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from harness.records.compact import compact_observation
 from harness.records.results import ResultRow
 from harness.records.trajectory import TrajectoryLog
 
-SCHEMA_VERSION = 2
-"""2: episode_start comes before the sandbox starts (its facts are in sandbox_ready); observations carry
+SCHEMA_VERSION = 3
+"""3: each output is stored once (compact.py): an observation's streams are places in its text, and a model
+call's messages that repeat the text just shown refer to it; `read_trajectory` gives the events in full.
+2: episode_start comes before the sandbox starts (its facts are in sandbox_ready); observations carry
 the text the model was shown; harness_error events. An `evidence` event (the documents touched, see
 harness/signals/evidence.py) comes just before episode_end; older logs lack it."""
 
@@ -72,7 +75,8 @@ class ModelCallEvent(Event):
     kind: ClassVar[str] = "model_call"
     turn: int
     messages: list[dict[str, Any]]
-    """The messages added since the previous call (the whole conversation is every call's, in order)."""
+    """The messages added since the previous call (the whole conversation is every call's, in order); one that
+    repeats the text just shown refers to its event (compact.py)."""
     response: dict[str, Any]
     """The reply: text, tool calls, usage, cost and the failed attempts before it."""
     latency_s: float | None = field(default=None, metadata=_OPTIONAL)
@@ -110,7 +114,10 @@ class ObservationEvent(Event):
     raw_bytes: int | None
     duration_s: float | None
     text: str
-    """The observation as the model was shown it."""
+    """The observation as the model was shown it; a stream found in it is logged as its place there."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return compact_observation(super().to_dict())
 
 
 @dataclass(frozen=True, kw_only=True)

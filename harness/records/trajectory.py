@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from harness.records.compact import expand
+
 
 def event_line(event: str, **fields: Any) -> str:
     """One event as its JSON line, stamped with the time it happened."""
@@ -45,8 +47,8 @@ class TrajectoryWriter:
         self._file.flush()
 
     def events(self) -> list[dict[str, Any]]:
-        """Every event written so far (each write is flushed)."""
-        return read_jsonl(self.path)
+        """Every event written so far (each write is flushed), in full."""
+        return read_trajectory(self.path)
 
     def close(self) -> None:
         if not self._file.closed:
@@ -67,8 +69,8 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def read_trajectory(path: Path) -> list[dict[str, Any]]:
-    """Every complete event of an episode's trajectory."""
-    return read_jsonl(path)
+    """Every complete event of an episode's trajectory, in full whether its outputs were stored once or not."""
+    return list(expand(read_jsonl(path)))
 
 
 def is_finished(events: list[dict[str, Any]]) -> bool:

@@ -32,6 +32,7 @@ from harness.inputs.collections.hashing import collection_hash
 from harness.inputs.config import RunConfig
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import Task, collection_of, collection_path
+from harness.records.compact import expand
 from harness.records.events import EpisodeEndEvent
 from harness.records.results import ResultRow, ResultsWriter, TaskKey
 from harness.records.run_folder import RunFolder
@@ -312,7 +313,7 @@ class StreamedLog:
 
     def events(self) -> list[dict[str, Any]]:
         """What this attempt sent so far (the evidence record reads it on the node)."""
-        return [json.loads(line) for line in self._lines]
+        return list(expand(json.loads(line) for line in self._lines))
 
     def close(self) -> None:
         """The driver closes the file when the row arrives."""
