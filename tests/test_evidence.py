@@ -190,26 +190,26 @@ def test_an_episode_whose_sandbox_never_started_has_no_evidence_record(mini, mon
 
 
 def test_viewer_shows_header_failure_mode_search_and_touched_files_in_headless_chromium(mini):
-    from harness.cli.main import main
-    from tests.test_report_and_viewer import CHROMIUM, headless_chromium
+    from tests.browser import viewer_page
 
-    if CHROMIUM is None:
-        pytest.fail("the viewer test needs Debian's chromium (apt-get install chromium)")
     evidence_project(mini)
     (mini.root / "collections" / "mini" / "<i>odd&amp;.md").write_text("odd\n")
     replies = [{"bash": "ls /workspace/documents; echo needle-42"}, "<answer>41</answer>"]
     outcome = mini.run("--model", mini.script(replies))
-    assert main(["view", str(outcome.run_dir)]) == 0
-    with headless_chromium() as browser:
-        page = browser.new_page()
-        page.goto((outcome.run_dir / "viewer.html").as_uri())
+    with viewer_page([outcome.run_dir]) as page:
         header = page.locator("#header").inner_text()
         assert "model scripted" in header and "default 0" in header and "max_turns=200" in header
         page.fill("#search", "NEEDLE-42")
+        page.press("#search", "Enter")
+        page.wait_for_selector("#count:has-text('search: 2 match')")
         assert page.locator("tr.episode").count() == 2
         page.fill("#search", "no-such-output")
+        page.press("#search", "Enter")
+        page.wait_for_selector("#count:has-text('search: 0 match')")
         assert page.locator("tr.episode").count() == 0
         page.fill("#search", "")
+        page.press("#search", "Enter")
+        page.wait_for_selector("tr.episode")
         page.select_option("#filter-failure_mode", "incomplete_inspection")
         assert page.locator("tr.episode").count() == 1
         page.locator('tr.episode[data-key="mini/t1"]').click()

@@ -1,21 +1,13 @@
-"""Reports (tables, intervals, paired comparison, plots) and the HTML viewer in headless Chromium."""
+"""Reports: tables, intervals, paired comparison, plots."""
 
 from __future__ import annotations
 
 import csv
 import json
-import shutil
-from contextlib import contextmanager
-
-import pytest
 
 from harness.analysis.report import paired_counts
 from harness.analysis.stats import mcnemar_exact, wilson_interval
-from harness.analysis.viewer import embedded_json
 from harness.cli.main import main
-from harness.records.trajectory import read_jsonl
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def two_domain_project(mini):
@@ -126,50 +118,6 @@ def test_paired_counts_use_shared_tasks_only():
     assert paired_counts(rows, "a", "b") == {"both": 0, "only_first": 1, "only_second": 0, "neither": 0}
 
 
-@contextmanager
-def headless_chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
-        )  # fmt: skip
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="the viewer test needs Debian's chromium (apt-get install chromium)"
-)
-
-
-@needs_chromium
-def test_viewer_filters_and_shows_an_episode_step_in_headless_chromium(mini):
-    two_domain_project(mini)
-    outcome = run_all(mini, [{"bash": "echo viewer-step-output"}, "<answer>42</answer>"], "seen")
-    assert main(["view", str(outcome.run_dir)]) == 0
-    page_path = outcome.run_dir / "viewer.html"
-    with headless_chromium() as browser:
-        page = browser.new_page()
-        page.goto(page_path.as_uri())
-        assert page.locator("tr.episode").count() == 3
-        page.select_option("#filter-domain", "misc")
-        assert page.locator("tr.episode").count() == 1
-        page.select_option("#filter-domain", "all")
-        page.select_option("#filter-verdict", "correct")
-        assert page.locator("tr.episode").count() == 2  # misc's gold is 7
-        page.locator('tr.episode[data-key="mini/t2"]').click()
-        step = page.locator(".step").first
-        assert "echo viewer-step-output" in step.locator("pre.command").inner_text()
-        assert "viewer-step-output" in step.locator("pre.stdout").inner_text()
-        assert "exit code 0" in step.inner_text() and "turns and" in step.inner_text()
-        assert "Q2?" in page.locator("#main").inner_text()
-
-
 def test_report_shows_accuracy_at_tolerance_apart_from_the_headline(mini):
     task = {"id": "t1", "domain": "mini", "question": "Q?", "answer": "100.0", "rel_tol": 0.05}
     (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
@@ -181,51 +129,3 @@ def test_report_shows_accuracy_at_tolerance_apart_from_the_headline(mini):
     assert "## accuracy@tol" in (out / "report.md").read_text()
     rows = {row["domain"]: row for row in csv.DictReader((out / "accuracy.csv").open())}
     assert (rows["mini"]["accuracy_at_tol"], rows["mini"]["accuracy_default"]) == ("1.0", "0.0")
-
-
-# Markup that ends or hides a <script> element, HTML entities, JavaScript line breaks and rich markup.
-HOSTILE = "<!--<script>x</script>&amp;\u2028\u2029[/x]"
-
-
-@needs_chromium
-def test_viewer_shows_hostile_text_literally_in_every_field_in_headless_chromium(mini):
-    # a run refuses a domain that is not a plain name, so the hostile domain is written into the log below
-    domain, task_id = "d" + HOSTILE, "t" + HOSTILE
-    task = {"id": task_id, "domain": "plain", "question": "Q " + HOSTILE, "answer": "42"}
-    (mini.tasks_dir / "plain.jsonl").write_text(json.dumps(task) + "\n")
-    (mini.root / "collections" / "plain").mkdir()
-    command = f"echo '{HOSTILE}'; echo '{HOSTILE}' >&2"
-    replies = [{"text": "R " + HOSTILE, "bash": command}, f"<answer>42 {HOSTILE}</answer>"]
-    outcome = mini.run("--model", mini.script(replies), "--domain", "plain")
-    assert outcome.exit_code == 0, outcome.output
-    [row] = outcome.rows
-    assert (row["status"], row["answer"]) == ("answered", f"42 {HOSTILE}"), row["detail"]
-    trajectory = next((outcome.run_dir / "episodes").glob("*/*.jsonl"))
-    events = read_jsonl(trajectory)
-    events[-1]["detail"] = "D " + HOSTILE  # no scripted ending writes free text here; the viewer shows any
-    events[0]["domain"] = events[-1]["domain"] = domain
-    trajectory.write_text("".join(json.dumps(event) + "\n" for event in events))
-    assert main(["view", str(outcome.run_dir)]) == 0
-    with headless_chromium() as browser:
-        page = browser.new_page()
-        page.goto((outcome.run_dir / "viewer.html").as_uri())
-        assert page.title() == "harness run " + outcome.run_dir.name
-        assert page.locator("tr.episode").count() == 1
-        cells = page.locator("tr.episode td")
-        assert (cells.nth(0).text_content(), cells.nth(1).text_content()) == (domain, task_id)
-        page.locator("tr.episode").click()
-        main_text = page.locator("#main").text_content()
-        for shown in (f"{domain} / {task_id}", "Q " + HOSTILE, f"answer 42 {HOSTILE}", f"(D {HOSTILE})"):
-            assert shown in main_text
-        step = page.locator(".step").first
-        assert step.locator("pre.model-text").text_content() == "R " + HOSTILE
-        assert step.locator("pre.command").text_content() == command
-        assert step.locator("pre.stdout").text_content() == HOSTILE + "\n"
-        assert step.locator("pre.stderr").text_content() == HOSTILE + "\n"
-
-
-def test_embedded_json_holds_no_markup_character_and_keeps_its_value():
-    data = {"text": HOSTILE + "\ud800 é"}  # a lone surrogate cannot even be written as UTF-8
-    text = embedded_json(data)
-    assert not set(text) & set("<>&\u2028\u2029") and text.isascii()
-    assert json.loads(text) == data

@@ -36,7 +36,7 @@ COMMANDS: dict[str, Command] = {
                 replay.build_parser, replay.handle),
         Command("report", "accuracy tables (Markdown, CSV) and plots from run folders",
                 report.build_parser, report.handle),
-        Command("view", "a self-contained HTML viewer of a run", view.build_parser, view.handle),
+        Command("view", "browse runs: served on loopback, or written as files to host", view.build_parser, view.handle),
         Command("sandbox", "build the Docker image or an E2B template; clean up leftovers",
                 sandbox_admin.build_parser, sandbox_admin.handle),
         Command("collection", "build a collection from raw documents; documents, bytes and tokens",

@@ -1,4 +1,4 @@
-"""`python -m harness view RUN`: a run as one self-contained HTML file."""
+"""`python -m harness view RUN [RUN...]`: the runs served on loopback, or (--static DIR) written as files."""
 
 from __future__ import annotations
 
@@ -9,15 +9,35 @@ from harness.cli.command import EXIT_OK, Session
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m harness view", description="A self-contained HTML viewer.")
-    parser.add_argument("run", type=Path, help="a run folder")
-    parser.add_argument("--out", type=Path, help="output file (default: RUN/viewer.html)")
+    parser = argparse.ArgumentParser(
+        prog="python -m harness view",
+        description="Browse runs: the episode list with filters and search, each episode when opened, and a "
+        "task x model grid across the runs. Served on 127.0.0.1 at a printed URL until Ctrl-C.",
+    )
+    parser.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run folders")
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
+    parser.add_argument(
+        "--static", type=Path, metavar="DIR", help="write the page and one file per episode to DIR instead, to host"
+    )
     return parser
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
-    from harness.analysis.viewer import write_viewer
+    from harness.analysis.viewer import write_static
+    from harness.analysis.viewer_server import ViewerServer
+    from harness.analysis.viewer_site import ViewerSite
 
-    path = write_viewer(arguments.run, arguments.out)
-    session.console.print(f"viewer written to {path}", markup=False)
+    site = ViewerSite(arguments.runs)
+    if arguments.static:
+        page = write_static(site, arguments.static)
+        session.console.print(f"viewer written to {page} (serve its folder, e.g. python -m http.server)", markup=False)
+        return EXIT_OK
+    server = ViewerServer(site, arguments.port)
+    session.console.print(f"viewer at {server.url} (Ctrl-C stops it)", markup=False, soft_wrap=True)
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
     return EXIT_OK

@@ -8,10 +8,13 @@ task's gold are in each trajectory). Re-execution runs every episode again in a 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from rich.console import Console
 
@@ -58,51 +61,69 @@ class LoggedEpisode:
         return any(event["event"] == "sandbox_ready" for event in self.events)
 
 
-def load_episodes(path: Path) -> tuple[RunFolder, list[LoggedEpisode]]:
-    """The run folder holding PATH, and its finished episodes (unfinished ones cannot be replayed)."""
+def logged_files(path: Path) -> tuple[RunFolder, list[Path]]:
+    """The run folder holding PATH, and the trajectory files to read (PATH itself, or the folder's)."""
     files = [path] if path.is_file() else RunFolder(path).trajectories()
     if not files:
         raise InputError(f"{path}: no trajectories (expected a .jsonl file or a run folder with episodes/)")
-    folder = find_run_folder(path)
-    episodes = []
-    for file in files:
-        events = read_trajectory(file)
-        if not events or events[0].get("event") != "episode_start":
-            raise InputError(f"{file}:1: not a trajectory (no episode_start)")
-        if is_finished(events):
-            episodes.append(LoggedEpisode(file, events))
-    return folder, episodes
+    return find_run_folder(path), files
+
+
+def finished_episode(file: Path) -> LoggedEpisode | None:
+    """One logged episode (None while unfinished: it cannot be replayed); read alone, so memory holds one."""
+    events = read_trajectory(file)
+    if not events or events[0].get("event") != "episode_start":
+        raise InputError(f"{file}:1: not a trajectory (no episode_start)")
+    return LoggedEpisode(file, events) if is_finished(events) else None
 
 
 def regrade(path: Path, console: Console) -> None:
-    """Grade every logged submission again with today's graders; write results.regraded.jsonl."""
-    folder, episodes = load_episodes(path)
-    changed = 0
-    rows = []
-    judge = _recorded_judge(folder) if any(e.start["task"]["grader"] == "judge" for e in episodes) else None
+    """Grade every logged submission again with today's graders; write results.regraded.jsonl as it goes,
+    one episode in memory at a time."""
+    folder, files = logged_files(path)
+    changed = graded_count = 0
+    judge: JudgePanel | None = None
     judge_calls: list[dict[str, Any]] = []
-    for episode in episodes:
-        task, end = episode.start["task"], episode.end
-        gold = GoldSpec.from_record(task)
-        graded = grade(task["grader"], end.get("submission"), gold, judge, judge_calls.append)
-        row = {key: value for key, value in end.items() if key not in ("event", "time", "submission")}
-        row |= grade_fields(graded)
-        if "failure_mode" in row:  # logged with an evidence record: the mode follows the new verdict
-            correct = row["verdict"] == Verdict.CORRECT
-            row["failure_mode"] = failure_mode(Status(row["status"]), correct, row.get("evidence_recall"))
-        if any(row[key] != end.get(key) for key in _VERDICTS):
-            changed += 1
-            name = f"{episode.key[0]}/{episode.key[1]}"
-            console.print(f"changed {name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True, markup=False)
-        rows.append(row)
     target = folder.regraded_path
-    target.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    partial = target.with_name(target.name + ".partial")
+    with _replacing(target, partial) as out:
+        for file in files:
+            episode = finished_episode(file)
+            if episode is None:
+                continue
+            task, end = episode.start["task"], episode.end
+            if task["grader"] == "judge" and judge is None:
+                judge = _recorded_judge(folder)
+            graded = grade(task["grader"], end.get("submission"), GoldSpec.from_record(task), judge,
+                           judge_calls.append)  # fmt: skip
+            row = {key: value for key, value in end.items() if key not in ("event", "time", "submission")}
+            row |= grade_fields(graded)
+            if "failure_mode" in row:  # logged with an evidence record: the mode follows the new verdict
+                correct = row["verdict"] == Verdict.CORRECT
+                row["failure_mode"] = failure_mode(Status(row["status"]), correct, row.get("evidence_recall"))
+            if any(row[key] != end.get(key) for key in _VERDICTS):
+                changed += 1
+                name = f"{episode.key[0]}/{episode.key[1]}"
+                console.print(f"changed {name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True, markup=False)
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            graded_count += 1
     console.print(
-        f"regraded {len(rows)} episodes: {changed} verdicts changed; wrote {target}", soft_wrap=True, markup=False
+        f"regraded {graded_count} episodes: {changed} verdicts changed; wrote {target}", soft_wrap=True, markup=False
     )
     if judge_calls:
         paid = sum(not call["cached"] for call in judge_calls)
         console.print(f"judge: {paid} new calls, {len(judge_calls) - paid} from the cache", markup=False)
+
+
+@contextmanager
+def _replacing(target: Path, partial: Path) -> Iterator[TextIO]:
+    """A file written beside TARGET that replaces it only once complete: a failure leaves TARGET as it was."""
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            yield out
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def _recorded_judge(folder: RunFolder) -> JudgePanel:
@@ -124,9 +145,12 @@ def _recorded_config(record: RunRecord, overrides: dict[str, Any]) -> RunConfig:
 
 
 def reexecute(path: Path, console: Console) -> int:
-    """Run the logged episodes again with their logged replies; how many did not reproduce exactly."""
-    folder, logged = load_episodes(path)
-    episodes = [episode for episode in logged if episode.sandbox_started]
+    """Run the logged episodes again with their logged replies; how many did not reproduce exactly. The logs
+    are read one at a time, before the run for their keys and after it for the comparison."""
+    folder, files = logged_files(path)
+    logged = [(file, episode.key, episode.sandbox_started) for file in files
+              if (episode := finished_episode(file)) is not None]  # fmt: skip
+    episodes = [(file, key) for file, key, started in logged if started]
     skipped = len(logged) - len(episodes)
     if skipped:
         console.print(f"skipped {skipped} episodes whose sandbox never started (nothing to replay)", highlight=False)
@@ -136,20 +160,20 @@ def reexecute(path: Path, console: Console) -> int:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     overrides = {
         "model": f"replay:{path}",
-        "domain": ",".join(sorted({e.key[0] for e in episodes})),
-        "task_ids": [e.key[1] for e in episodes],
+        "domain": ",".join(sorted({key[0] for _, key in episodes})),
+        "task_ids": [key[1] for _, key in episodes],
         "run_id": f"{recorded.run_id}.replay-{stamp}",
         "results_dir": folder.path.parent,
     }
     plan = plan_run(_recorded_config(recorded, overrides))
     execute_run(plan, console)
     mismatches = 0
-    for episode in episodes:
-        replayed = read_trajectory(plan.folder.trajectory_path(*episode.key))
-        problem = _difference(episode, LoggedEpisode(plan.run_dir, replayed))
+    for file, key in episodes:
+        replayed = read_trajectory(plan.folder.trajectory_path(*key))
+        problem = _difference(LoggedEpisode(file, read_trajectory(file)), LoggedEpisode(plan.run_dir, replayed))
         mismatches += problem is not None
         verdict = "differs" if problem else "matches"
-        line = f"{verdict} {episode.key[0]}/{episode.key[1]}: {problem or 'every observation and the verdict'}"
+        line = f"{verdict} {key[0]}/{key[1]}: {problem or 'every observation and the verdict'}"
         console.print(line, soft_wrap=True, highlight=False, markup=False)
     console.print(
         f"replayed {len(episodes)} episodes: {len(episodes) - mismatches} reproduced exactly, {mismatches} differ"

@@ -1,0 +1,116 @@
+"""What the viewer serves for a set of run folders: a light index first, each episode when it is opened.
+
+The index comes from the runs' results rows and file names, so it is ready without reading a trajectory; an
+episode is read from its log only when asked for, so memory holds one episode, never a run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.analysis.episode_view import episode_view, run_header
+from harness.records.run_folder import RunFolder
+from harness.records.trajectory import read_trajectory
+
+LISTED = ("domain", "task_id", "status", "verdict", "failure_mode", "turns", "answer")
+"""What the index says of each episode: enough to list, filter and fill the task x model grid."""
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One entry of the index: which run, which log, and its listed fields."""
+
+    run: int
+    path: Path
+    listed: dict[str, Any]
+
+
+class ViewerSite:
+    def __init__(self, runs: list[Path]):
+        self.folders = [RunFolder(path) for path in runs]
+        for folder in self.folders:
+            folder.read_record()  # not a run folder: one line, before anything is served
+        self.episodes: list[Episode] = []
+        for number, folder in enumerate(self.folders):
+            self.episodes += _listed_episodes(number, folder)
+
+    def index(self) -> dict[str, Any]:
+        """The page's first load: each run's header and every episode's listed fields."""
+        runs = []
+        for folder in self.folders:
+            header = run_header(folder)
+            runs.append({"name": folder.path.name, "label": header["label"], "header": header})
+        episodes = [
+            {"id": number, "run": episode.run, **episode.listed} for number, episode in enumerate(self.episodes)
+        ]
+        return {"runs": runs, "episodes": episodes}
+
+    def episode(self, number: int) -> dict[str, Any] | None:
+        """One episode as the viewer shows it; None for a number the index does not have."""
+        if not 0 <= number < len(self.episodes):
+            return None
+        entry = self.episodes[number]
+        events = read_trajectory(entry.path)
+        if not events:
+            return None
+        config = self.folders[entry.run].read_record().config
+        return episode_view(events, config["max_turns"], config["time_limit"])
+
+    def search(self, query: str) -> list[int]:
+        """The episodes whose commands or outputs contain QUERY (any case), one log read at a time."""
+        needle = query.lower()
+        escaped = json.dumps(query, ensure_ascii=False)[1:-1].lower()
+        found = []
+        for number, entry in enumerate(self.episodes):
+            raw = entry.path.read_text(encoding="utf-8", errors="replace").lower()
+            # the log is JSON (escaped text): a quick look at it before the parsed one
+            if (needle in raw or escaped in raw) and needle in _searched_text(entry.path):
+                found.append(number)
+        return found
+
+
+def _searched_text(path: Path) -> str:
+    """What the search box looks through: every command and output of an episode, lowercased."""
+    parts = []
+    for event in read_trajectory(path):
+        if event["event"] == "action":
+            parts.append(event["command"])
+        elif event["event"] == "observation":
+            parts += [event.get("stdout") or "", event.get("stderr") or ""]
+    return "\n".join(parts).lower()
+
+
+def _listed_episodes(run: int, folder: RunFolder) -> list[Episode]:
+    """A run's finished episodes from its rows, then those with a log but no row yet (unfinished)."""
+    entries = []
+    seen = set()
+    for key, row in folder.latest_rows().items():
+        path = folder.trajectory_path(*key)
+        if path.is_file():
+            seen.add(path)
+            entries.append(Episode(run, path, {name: _plain(getattr(row, name)) for name in LISTED}))
+    for path in folder.trajectories():
+        if path not in seen:
+            start = _first_event(path)
+            if start is not None:
+                listed = {"domain": start.get("domain"), "task_id": start.get("task_id"), "status": "unfinished",
+                          "verdict": "none", "failure_mode": None, "turns": None, "answer": None}  # fmt: skip
+                entries.append(Episode(run, path, listed))
+    return entries
+
+
+def _first_event(path: Path) -> dict[str, Any] | None:
+    with path.open(encoding="utf-8") as lines:
+        line = lines.readline()
+    if not line.endswith("\n"):
+        return None
+    event = json.loads(line)
+    return event if event.get("event") == "episode_start" else None
+
+
+def _plain(value: Any) -> Any:
+    """An enum (status, verdict) as its value, for JSON."""
+    return getattr(value, "value", value)
