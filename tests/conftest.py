@@ -66,6 +66,14 @@ class MiniProject:
         return RunOutcome(code, rows, run_dir, captured.out + captured.err)
 
 
+@pytest.fixture(autouse=True)
+def own_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test its own user cache (collection hashes, leakage scans): no test reads what another left."""
+    cache = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(cache))
+    return cache
+
+
 @pytest.fixture
 def mini(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> MiniProject:
     (tmp_path / "tasks").mkdir()

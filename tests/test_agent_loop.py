@@ -102,3 +102,30 @@ def test_a_multiple_choice_task_runs_through_the_same_loop(mini):
         "format_violation",
         "choice-1.0",
     )
+
+
+def test_the_tool_list_runs_in_a_local_episode_and_is_recorded(mini):
+    import yaml
+
+    model = mini.script([{"bash": "cd documents && fd ledger && tree --noreport . && rg -c 2020 ledger.md"},
+                         "<answer>42</answer>"])  # fmt: skip
+    outcome = mini.run("--model", model)
+    observation = next(e for e in outcome.trajectory("t1") if e["event"] == "observation")
+    assert (observation["exit_code"], observation["stderr"]) == (0, "")
+    assert observation["stdout"] == "ledger.md\n.\n├── decoy.md\n└── ledger.md\n1\n"
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["sandbox"]["tools"]
+    assert set(recorded) == {"bash", "python3", "jq", "rg", "fd", "tree", "less"}
+    system = next(e for e in outcome.trajectory("t1") if e["event"] == "model_call")["messages"][0]["content"]
+    assert "jq, rg, fd, tree, less, grep" in system
+
+
+def test_a_tool_missing_from_the_sandbox_refuses_the_run_in_one_line(mini, monkeypatch):
+    from harness.sandboxes import tools
+
+    listed = tools.tools()
+    monkeypatch.setattr(tools, "tools", lambda: (*listed, tools.Tool("nosuchtool", "no-such-package", "nosuchtool")))
+    outcome = mini.run("--model", mini.script(["<answer>42</answer>"]))
+    assert outcome.exit_code == 2
+    [line] = [text for text in outcome.output.splitlines() if text.strip()]
+    assert "the local sandbox lacks nosuchtool" in line and "apt-get install no-such-package" in line
+    assert not mini.results_dir.exists()

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 import tests.fake_e2b as fake_e2b
+from harness.records.trajectory import read_trajectory
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.docker.sandbox import LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, DockerSandbox, cleanup_orphans
 from harness.sandboxes.e2b.sandbox import (
@@ -58,7 +59,7 @@ EPISODE = [
 
 def observations(run_dir: Path) -> list[tuple]:
     path = run_dir / "episodes" / "mini" / "t1.jsonl"
-    events = [json.loads(line) for line in path.read_text().splitlines()]
+    events = read_trajectory(path)
     return [(e["exit_code"], e["stdout"], e["stderr"], e["timed_out"], e["truncated"], e["raw_bytes"])
             for e in events if e["event"] == "observation"]  # fmt: skip
 
@@ -270,7 +271,7 @@ def test_docker_run_records_the_image_digest(mini, docker_image):
     recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
     assert recorded["sandbox"]["backend"] == "docker"
     assert recorded["sandbox"]["image_id"].startswith("sha256:")
-    assert recorded["collections"]["mini"]["hash"].startswith("sha256:")
+    assert recorded["collections"]["mini"]["hash"].startswith("sha256-tree:")
 
 
 def test_cleanup_removes_local_leftovers_of_dead_runs_only(capsys):

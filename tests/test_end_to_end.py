@@ -28,7 +28,7 @@ def test_oracle_answers_every_demo_task_correctly(tmp_path):
         events = [json.loads(line) for line in (run_dir / "episodes" / "demo" / f"{task['id']}.jsonl").open()]
         assert events[0]["event"] == "episode_start" and events[-1]["event"] == "episode_end"
     run_record = yaml.safe_load((run_dir / "run.yaml").read_text())
-    assert run_record["collections"]["demo"]["hash"].startswith("sha256:")
+    assert run_record["collections"]["demo"]["hash"].startswith("sha256-tree:")
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["domains"][0]["accuracy_default"] == 1.0
     assert "demo" in completed.stdout and "100.0%" in completed.stdout

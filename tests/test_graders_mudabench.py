@@ -10,7 +10,7 @@ import pytest
 
 from harness.cli.main import main
 from harness.inputs.tasks import load_task_file
-from harness.records.trajectory import read_jsonl
+from harness.records.trajectory import read_jsonl, read_trajectory
 from tests.openai_server import reply
 
 DOCS = {
@@ -136,7 +136,7 @@ def test_imported_task_runs_over_its_own_collection_with_the_judge(mudabench, ca
     assert code == 0, capsys.readouterr().out
     [row] = read_jsonl(mudabench / "results" / "r" / "results.jsonl")
     assert (row["verdict"], row["task_type"]) == ("correct", "simple")
-    events = read_jsonl(mudabench / "results" / "r" / "episodes" / "muda" / "simple-2.jsonl")
+    events = read_trajectory(mudabench / "results" / "r" / "episodes" / "muda" / "simple-2.jsonl")
     observation = next(e for e in events if e["event"] == "observation")
     assert "600908" in observation["stdout"] and "002839" not in observation["stdout"]  # {D1, D3} only
     prompt = openai_server.requests[0]["messages"][0]["content"]

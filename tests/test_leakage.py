@@ -8,9 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.cli.main import main
-from harness.inputs.leakage import LeakHit, _domain_leaks, _Needles, find_leaks, find_leaks_cached
+from harness.inputs import leakage_cache
+from harness.inputs.collections.hashing import collection_files
+from harness.inputs.leakage import LeakHit, Needles, _domain_leaks, find_leaks
+from harness.inputs.leakage_cache import find_leaks_cached
 from harness.inputs.tasks import Task, collection_of, load_task_file
 
 from .conftest import REPO
@@ -75,30 +79,28 @@ def test_an_empty_leak_allow_reason_is_refused(mini):
 )  # fmt: skip
 def test_a_gold_counts_as_printed_only_as_a_whole_number(text: str, gold: str, printed: bool):
     assert old_printed(gold, text, whole_word=True) is printed
-    assert bool(_Needles([task(answer=gold, id="no such id")]).printed_in(text)) is printed
+    assert bool(Needles([task(answer=gold, id="no such id")]).printed_in(text)) is printed
 
 
-def test_the_start_of_a_run_scans_a_collection_once_per_collection_and_task_set(mini, monkeypatch):
-    from harness.inputs import leakage
-
+def test_starts_share_one_scan_across_results_folders_and_rescan_only_changed_content(mini, monkeypatch):
     scans = []
-    scan = leakage._domain_leaks
-    monkeypatch.setattr(leakage, "_domain_leaks", lambda *arguments: scans.append(1) or scan(*arguments))
+    scan = leakage_cache._scan
+    monkeypatch.setattr(leakage_cache, "_scan", lambda *arguments: scans.append(1) or scan(*arguments))
     leaky_project(mini)
     ledger = mini.root / "collections" / "mini" / "ledger.md"
     original = ledger.read_text()
     warning = "leakage check: 1 tasks have their gold, solution or id printed in their collection (mini/t1)"
-    for run_id in ("first", "second"):  # the second run reads the first's scan, with the same warning
-        outcome = mini.run("--model", mini.script(["<answer>40</answer>"]), run_id=run_id)
-        assert outcome.exit_code == 0 and warning in outcome.output
-    assert len(scans) == 1
+    for run_id, *where in (("first",), ("second",), ("elsewhere", "--results-dir", str(mini.root / "other"))):
+        outcome = mini.run("--model", mini.script(["<answer>40</answer>"]), *where, run_id=run_id)
+        assert outcome.exit_code == 0 and warning in outcome.output, outcome.output
+    assert len(scans) == 1  # the later runs, in this results folder or another, read the first one's scan
     ledger.write_text("| year | units |\n| 2020 | 41 |\n")
     outcome = mini.run("--model", mini.script(["<answer>40</answer>"]), run_id="changed")
-    assert len(scans) == 2 and "leakage check" not in outcome.output  # a changed collection is scanned again
-    ledger.write_text(original)  # the first run's collection again, with a changed task
-    leaky_project(mini, allow="a lookup")
+    assert len(scans) == 2 and "leakage check" not in outcome.output  # a changed document is scanned again
+    ledger.write_text(original)  # content scanned before: known by its hash
+    leaky_project(mini, allow="a lookup")  # the allowance changes the warning, not what the scan looks for
     outcome = mini.run("--model", mini.script(["<answer>40</answer>"]), run_id="allowed")
-    assert len(scans) == 3 and "leakage check" not in outcome.output  # so is a changed task
+    assert len(scans) == 2 and "leakage check" not in outcome.output
 
 
 # The scan as it was before one Aho-Corasick pass replaced it (a regex per task, needle and document): the
@@ -217,7 +219,7 @@ def test_the_scan_finds_what_the_regex_found_in_random_texts():
         expected = [(one, what) for one in tasks for what, needle in (("gold", one.answer),
                     ("solution", one.solution), ("id", one.id))
                     if needle and old_printed(needle, text, whole_word=what != "solution")]  # fmt: skip
-        assert _Needles(tasks).printed_in(text) == expected, (text, tasks)
+        assert Needles(tasks).printed_in(text) == expected, (text, tasks)
 
 
 def test_the_cached_scan_gives_the_scan_s_hits_and_reads_them_back(tmp_path: Path, monkeypatch):
@@ -227,9 +229,72 @@ def test_the_cached_scan_gives_the_scan_s_hits_and_reads_them_back(tmp_path: Pat
     tasks = tasks + cut
     expected = old_domain_leaks("demo", folder, tasks)
     cache = tmp_path / "cache"
-    assert find_leaks_cached(tasks, {"demo": folder}, {"demo": "sha256:x"}, cache) == expected
-    from harness.inputs import leakage
+    files = {"demo": collection_files(folder, cache)}
+    assert find_leaks_cached(tasks, files, cache) == expected
+    monkeypatch.setattr(leakage_cache, "_scan", lambda *arguments: pytest.fail("scanned again"))
+    assert find_leaks_cached(tasks, files, cache) == expected
+    assert find_leaks_cached(tasks[::3], files, cache) == old_domain_leaks("demo", folder, tasks[::3])  # a shard
 
-    monkeypatch.setattr(leakage, "_domain_leaks", lambda *arguments: pytest.fail("scanned again"))
-    assert find_leaks_cached(tasks, {"demo": folder}, {"demo": "sha256:x"}, cache) == expected
-    assert len(list(cache.glob("*.json"))) == 1
+
+def test_the_cache_scans_only_new_tasks_and_changed_documents(tmp_path: Path, monkeypatch):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name, text in {"a.md": "| 2020 | 17.5 |", "b.md": "total 99", "c.md": "total 99"}.items():
+        (folder / name).write_text(text + "\n")
+    cache = tmp_path / "cache"
+    first = [task(id="t1", domain="d", answer="17.5"), task(id="t2", domain="d", answer="99")]
+    assert [(h.task_id, h.document) for h in find_leaks_cached(first, {"d": collection_files(folder, cache)}, cache)] \
+        == [("t1", "a.md"), ("t2", "b.md"), ("t2", "c.md")]  # fmt: skip
+    scans: list[tuple[set[str], list[str]]] = []
+    real_scan = leakage_cache._scan
+
+    def counted(files, documents, tasks):
+        scans.append((set(documents), [one.id for one in tasks]))
+        return real_scan(files, documents, tasks)
+
+    monkeypatch.setattr(leakage_cache, "_scan", counted)
+    second = [*first, task(id="t3", domain="d", answer="2020")]
+    hits = find_leaks_cached(second, {"d": collection_files(folder, cache)}, cache)
+    assert [(h.task_id, h.document) for h in hits] == [("t1", "a.md"), ("t3", "a.md"), ("t2", "b.md"), ("t2", "c.md")]
+    assert [tasks for _, tasks in scans] == [["t3"]]  # the new task alone, over each distinct content once
+    assert len(scans[0][0]) == 2
+    scans.clear()
+    (folder / "b.md").write_text("nothing here\n")
+    hits = find_leaks_cached(second, {"d": collection_files(folder, cache)}, cache)
+    assert [(h.task_id, h.document) for h in hits] == [("t1", "a.md"), ("t3", "a.md"), ("t2", "c.md")]
+    assert [(len(documents), tasks) for documents, tasks in scans] == [(1, ["t1", "t2", "t3"])]
+
+
+def test_the_collection_hash_rehashes_only_changed_files(tmp_path: Path, monkeypatch):
+    from harness.inputs.collections import hashing
+
+    folder = tmp_path / "docs"
+    (folder / "sub").mkdir(parents=True)
+    for name in ("a.md", "sub/b.md", "sub/c.md"):
+        (folder / name).write_text(name + "\n")
+    cache = tmp_path / "cache"
+    cold = hashing.collection_hash(folder, cache)
+    assert cold == hashing.collection_hash(folder) and cold.startswith("sha256-tree:")
+    read: list[str] = []
+    real = hashing.file_sha256
+    monkeypatch.setattr(hashing, "file_sha256", lambda path: read.append(path.name) or real(path))
+    assert hashing.collection_hash(folder, cache) == cold and read == []
+    (folder / "sub" / "b.md").write_text("changed\n")
+    changed = hashing.collection_hash(folder, cache)
+    assert changed != cold and read == ["b.md"] and changed == hashing.collection_hash(folder)
+    (folder / "a.md").unlink()
+    assert hashing.collection_hash(folder, cache) == hashing.collection_hash(folder) != changed
+
+
+def test_a_run_recorded_with_the_legacy_hash_resumes_on_the_same_collection(mini):
+    from harness.inputs.collections.hashing import legacy_collection_hash
+
+    outcome = mini.run("--model", "oracle")
+    record = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
+    record["collections"]["mini"]["hash"] = legacy_collection_hash(mini.root / "collections" / "mini")
+    (outcome.run_dir / "run.yaml").write_text(yaml.safe_dump(record))
+    assert mini.run("--model", "oracle").exit_code == 0
+    (mini.root / "collections" / "mini" / "ledger.md").write_text("changed\n")
+    (outcome.run_dir / "run.yaml").write_text(yaml.safe_dump(record))
+    changed = mini.run("--model", "oracle")
+    assert changed.exit_code == 2 and "collection mini sha256:" in changed.output

@@ -174,12 +174,12 @@ def test_kill_9_of_the_driver_then_resume(cluster, mini):
 def test_a_node_with_another_collection_refuses_naming_itself(cluster, mini, monkeypatch):
     many_tasks(mini, 2)
     # the driver sees another collection than the nodes (which hash their own copy before their first episode)
-    monkeypatch.setattr("harness.run.runner.collection_hash", lambda path: "sha256:the-drivers-copy")
+    monkeypatch.setattr("harness.inputs.collections.hashing.CollectionFiles.digest", "sha256-tree:the-drivers-copy")
     outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--executor", "ray", "--ray-address",
                        cluster[0].address, run_id="refused")  # fmt: skip
     assert outcome.exit_code == 2
     assert "error: node 127.0.0.1 (node id " in outcome.output
-    assert "the driver's has sha256:the-drivers-copy" in outcome.output
+    assert "the driver's has sha256-tree:the-drivers-copy" in outcome.output
     assert outcome.rows == []
 
 

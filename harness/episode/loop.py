@@ -26,6 +26,7 @@ from harness.records.events import (
 )
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.base import ExecResult, Sandbox, SandboxError, SandboxLimitHit
+from harness.sandboxes.tools import tools
 
 P = ParamSpec("P")
 
@@ -83,6 +84,7 @@ def run_agent(
         max_turns=budget.max_turns,
         time_limit_s=int(budget.time_limit_s),
         command_timeout_s=int(settings.command_timeout_s),
+        tools=", ".join(tool.command for tool in tools() if tool.command not in ("bash", "python3")),
     )
     question = prompts.render("task", question=task.question, answer_format=task.answer_format)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": question}]

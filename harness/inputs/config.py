@@ -58,6 +58,14 @@ def default_collections_dir() -> Path:
     return Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
 
 
+def default_cache_dir() -> Path:
+    """`HARNESS_CACHE_DIR`, else `$XDG_CACHE_HOME/harness`, else ~/.cache/harness: what every run may reuse
+    (collection file hashes, the leakage scan), shared by all results folders of this user."""
+    if os.environ.get("HARNESS_CACHE_DIR"):
+        return Path(os.environ["HARNESS_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "harness"
+
+
 @dataclass
 class RunConfig:
     model: str = setting(
@@ -113,6 +121,10 @@ class RunConfig:
         help="domain collections <domain>/ (default: collections/, env HARNESS_COLLECTIONS_DIR)",
     )
     results_dir: Path = setting(Path("results"), "where run folders go")
+    cache_dir: Path = setting(
+        factory=default_cache_dir,
+        help="collection hashes and leakage scans every run reuses (default: ~/.cache/harness, env HARNESS_CACHE_DIR)",
+    )
     run_id: str | None = setting(None, "run folder name (default: time_model_domain); an existing run is resumed")
     sandbox: str = setting("local", "sandbox backend: local (bubblewrap), docker, e2b", choices=SANDBOX_BACKENDS)
     image: str | None = setting(

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
-import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import ahocorasick
 
 from harness.inputs.tasks import Task, collection_of
 
-_CACHE_VERSION = 1
+RULE_VERSION = 1
 """Bumped when what counts as a leak changes, so no run reads a cache the old rule wrote."""
 
 
@@ -39,33 +35,8 @@ def find_leaks(tasks: list[Task], collections: dict[str, Path]) -> list[LeakHit]
     return hits
 
 
-def find_leaks_cached(
-    tasks: list[Task], collections: dict[str, Path], hashes: dict[str, str], cache: Path
-) -> list[LeakHit]:
-    """`find_leaks`, remembered in `cache` per collection hash and task set: a 470 MB domain takes ~5 s to
-    scan (bench/start_up.py), which a resume, a replay or the next model's run on it need not pay again."""
-    hits: list[LeakHit] = []
-    for domain, folder in collections.items():
-        mine = [task for task in tasks if collection_of(task) == domain]
-        key = json.dumps([_CACHE_VERSION, hashes[domain], sorted(
-            [task.id, task.answer, task.solution, task.leak_allow] for task in mine
-        )])  # fmt: skip
-        path = cache / f"{hashlib.sha256(key.encode()).hexdigest()}.json"
-        try:
-            found = [LeakHit(**hit) for hit in json.loads(path.read_text())]
-        except (OSError, ValueError, TypeError):  # not there yet, or unreadable: scan again
-            found = _domain_leaks(domain, folder, mine)
-            with contextlib.suppress(OSError):  # a cache we cannot write only costs the next run the scan
-                cache.mkdir(parents=True, exist_ok=True)
-                partial = path.with_suffix(f".{os.getpid()}.tmp")
-                partial.write_text(json.dumps([asdict(hit) for hit in found]))
-                partial.replace(path)
-        hits += found
-    return hits
-
-
 def _domain_leaks(domain: str, folder: Path, tasks: list[Task]) -> list[LeakHit]:
-    needles = _Needles(tasks)
+    needles = Needles(tasks)
     hits: list[LeakHit] = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -83,7 +54,7 @@ r"""A gold or id counts only as a whole word or number: "42" is not printed in "
 `needle(?<![\w.,]needle)(?![\w]|[.,]\d)`, as two one-character checks around each verbatim occurrence."""
 
 
-class _Needles:
+class Needles:
     """Every task's gold, solution and id (each stripped) in one Aho-Corasick automaton, so a document is
     read once for all of its domain's tasks: the scan grows with the bytes, not with tasks × bytes."""
 

@@ -24,9 +24,10 @@ from harness.core.names import check_run_id
 from harness.episode.lifecycle import EpisodeContext
 from harness.grading import GRADERS
 from harness.grading.judge import JudgePanel
-from harness.inputs.collections.hashing import collection_hash
+from harness.inputs.collections.hashing import CollectionFiles, collection_files, same_collection
 from harness.inputs.config import RunConfig, config_to_dict
-from harness.inputs.leakage import find_leaks_cached, leak_summary
+from harness.inputs.leakage import leak_summary
+from harness.inputs.leakage_cache import find_leaks_cached
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import (
     Task,
@@ -47,6 +48,7 @@ from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
 from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file
 from harness.run.regrade import regrade_judge_errors
+from harness.run.tool_check import checked_tools
 from harness.sandboxes.base import Sandbox
 from harness.sandboxes.registry import SandboxBackend
 
@@ -125,7 +127,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     tasks = shard_tasks(select_tasks(tasks, config.task_ids, config.limit), config.shard)
     names = sorted({collection_of(task) for task in tasks}) or domains
     collections = {name: collection_path(config.collections_dir, name) for name in names}
-    collection_hashes = {domain: collection_hash(path) for domain, path in collections.items()}
+    files = {domain: collection_files(path, config.cache_dir) for domain, path in collections.items()}
+    collection_hashes = {domain: listed.digest for domain, listed in files.items()}
     make_model = model_factory(config, tasks)
     prompts = load_prompts(config.prompts)
     run_id = config.run_id or default_run_id(config)
@@ -137,20 +140,20 @@ def plan_run(config: RunConfig) -> RunPlan:
         protocol["judge"] = judge.describe()
     resumed = folder.path.exists()
     if resumed:
-        _check_resumable(folder, protocol, collection_hashes, config.allow_protocol_change)
+        _check_resumable(folder, protocol, files, config.allow_protocol_change)
     backend = backend_of(config, run_id, names)
+    backend.facts["tools"] = checked_tools(backend, names[0], collections[names[0]])
     lock = folder.lock()
     kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
     finished = {row.key for row in kept}
     pending = [task for task in tasks if (task.domain, task.id) not in finished]
-    leak_cache = config.results_dir / ".leakage-cache"
-    leaks = leak_summary(find_leaks_cached(tasks, collections, collection_hashes, leak_cache))
+    leaks = leak_summary(find_leaks_cached(tasks, files, config.cache_dir))
     return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
                    protocol, prompts, lock, resumed, changed, leaks, judge)  # fmt: skip
 
 
 def _check_resumable(
-    folder: RunFolder, protocol: dict[str, Any], collection_hashes: dict[str, str], allow_change: bool
+    folder: RunFolder, protocol: dict[str, Any], collections: dict[str, CollectionFiles], allow_change: bool
 ) -> None:
     if not folder.record_path.is_file():
         raise InputError(f"{folder.path}: exists but holds no run.yaml; choose another --run-id")
@@ -158,10 +161,10 @@ def _check_resumable(
     recorded = record.protocol
     changes = [f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items()
                if recorded.get(key) != value]  # fmt: skip
-    for domain, digest in collection_hashes.items():
+    for domain, files in collections.items():
         before = record.collections.get(domain)
-        if before is not None and before.hash != digest:
-            changes.append(f"collection {domain} {before.hash} -> {digest}")
+        if before is not None and not same_collection(before.hash, files):
+            changes.append(f"collection {domain} {before.hash} -> {files.digest}")
     if changes and not allow_change:
         raise InputError(
             f"--run-id {folder.path.name}: the run was made under a different protocol ({'; '.join(changes)}); "

@@ -15,7 +15,7 @@ from typing import Any
 RECIPE_DIR = Path(__file__).resolve().parents[1] / "sandbox_templates"
 """`harness/sandbox_templates` links to the top-level `sandbox_templates/` and is package data, so a wheel
 carries the recipe and an editable install reads the source tree's."""
-RECIPE_FILES = ("Dockerfile", "requirements.txt", "harness-exec", "harness-execd")
+RECIPE_FILES = ("Dockerfile", "requirements.txt", "tools.txt", "harness-exec", "harness-execd")
 IMAGE_REPOSITORY = "harness-sandbox"
 DEBOOTSTRAP_IMAGE = "harness-base:bookworm"
 DEBOOTSTRAP_SUITE = "bookworm"

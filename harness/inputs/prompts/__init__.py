@@ -13,7 +13,8 @@ import yaml
 from harness.core.errors import InputError, read_text_input, yaml_input_error
 
 _SAMPLE_VARIABLES: dict[str, dict[str, Any]] = {
-    "system": {"action_format": "toolcall", "max_turns": 200, "time_limit_s": 3600, "command_timeout_s": 600},
+    "system": {"action_format": "toolcall", "max_turns": 200, "time_limit_s": 3600, "command_timeout_s": 600,
+               "tools": "jq, rg"},
     "task": {"question": "?", "answer_format": "x.xx%"},
     "observation": {"exit_code": 0, "stdout": "", "stderr": "", "timed_out": False, "truncated": False,
                     "raw_bytes": 0, "duration_s": 0.1, "turns_left": 1, "seconds_left": 1},

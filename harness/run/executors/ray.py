@@ -41,6 +41,7 @@ from harness.run.backends import backend_of, watch_opens_possible
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, ResultsUnwritable, progress_bar
 from harness.run.executors.coordinator import CoordinatorSlot, RunCoordinator
 from harness.run.models import model_factory
+from harness.run.tool_check import checked_tools
 from harness.sandboxes.registry import SandboxBackend
 
 SANDBOX_RESOURCE = "harness_sandbox"
@@ -384,7 +385,10 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
     key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}"
     if key not in _SETUPS:
         model_factory(spec.config, [])  # the model's own checks (its API key, a scripted file) on this node
-        backend = backend_of(spec.config, spec.run_id, sorted(spec.collection_hashes))
+        domains = sorted(spec.collection_hashes)
+        backend = backend_of(spec.config, spec.run_id, domains)
+        collection = collection_path(spec.config.collections_dir, domains[0])
+        checked_tools(backend, domains[0], collection, f" on node {_node_name()}")
         node_id = ray.get_runtime_context().get_node_id()
         _SETUPS[key] = _NodeSetup(backend, load_prompts(spec.config.prompts), node_id)
     return _SETUPS[key]
@@ -393,7 +397,7 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
 def _checked_collection(setup: _NodeSetup, spec: NodeSpec, domain: str) -> Path:
     if domain not in setup.collections:
         path = collection_path(spec.config.collections_dir, domain)
-        digest, expected = collection_hash(path), spec.collection_hashes[domain]
+        digest, expected = collection_hash(path, spec.config.cache_dir), spec.collection_hashes[domain]
         if digest != expected:
             raise InputError(
                 f"collection {domain} at {path} has hash {digest}, the driver's has {expected}; every node needs "

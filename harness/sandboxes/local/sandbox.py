@@ -60,7 +60,10 @@ from harness.sandboxes.local.holder import (
 from harness.sandboxes.local.launcher import Launch
 from harness.sandboxes.output import capped_result
 from harness.sandboxes.remote_exec import AGENT_UID
+from harness.sandboxes.tools import host_aliases
 
+TOOLS_DIR = "/opt/tools"
+"""Last on the sandbox's PATH: links naming host programs as the tool list does (sandboxes/tools.py)."""
 _MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "mime.types")
 
@@ -251,6 +254,7 @@ class BubblewrapSandbox:
             options += [*_parent_folders(folder, made), "--ro-bind", folder, folder]
         options += ["--ro-bind", "/usr", f"{root}/usr", *_merged_usr_links(root)]
         options += ["--dev", f"{root}/dev", "--perms", "0755", "--dir", f"{root}/proc"]
+        options += _tool_aliases(root)
         layout = Layout(options)
         try:
             self._lay_out_etc(f"{root}/etc", layout)
@@ -292,8 +296,17 @@ class BubblewrapSandbox:
         return {"passwd": passwd, "group": group, "hosts": "127.0.0.1 localhost sandbox\n", "hostname": "sandbox\n"}
 
     def _environment(self) -> dict[str, str]:
-        path = [f"{prefix}/bin" for prefix in _python_prefixes()] + ["/usr/local/bin", "/usr/bin", "/bin"]
+        path = [f"{prefix}/bin" for prefix in _python_prefixes()] + ["/usr/local/bin", "/usr/bin", "/bin", TOOLS_DIR]
         return sandbox_environment(":".join(dict.fromkeys(path)))
+
+
+def _tool_aliases(root: str) -> list[str]:
+    """TOOLS_DIR, read-only: a link per tool the host has only under its Debian name (fd is `fdfind`)."""
+    folder = f"{root}{TOOLS_DIR}"
+    options = ["--perms", "0755", "--size", str(1 << 16), "--tmpfs", folder]
+    for command, program in sorted(host_aliases().items()):
+        options += ["--symlink", str(program), f"{folder}/{command}"]
+    return [*options, "--remount-ro", folder]
 
 
 def _merged_usr_links(root: str) -> list[str]:

@@ -1,0 +1,36 @@
+"""Before a run's first episode, on the driver and on each Ray node: every tool of the list is in a sandbox."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from harness.core.errors import InputError
+from harness.sandboxes.base import SandboxError
+from harness.sandboxes.registry import SandboxBackend
+from harness.sandboxes.tools import found_tools, missing_tools, probe_command
+
+PROBE_TIMEOUT_S = 60.0
+
+
+def checked_tools(backend: SandboxBackend, domain: str, collection: Path, where: str = "") -> dict[str, str]:
+    """Each tool's path inside one sandbox of BACKEND; a missing tool is one line naming it (and its package)."""
+    sandbox = backend.new_sandbox(domain, collection, "tool-check", threading.Event())
+    try:
+        sandbox.start()
+        result = sandbox.execute(probe_command(), PROBE_TIMEOUT_S)
+    except SandboxError as error:
+        raise InputError(f"the {backend.facts.get('backend')} sandbox did not start to check its tools: {error}") \
+            from None  # fmt: skip
+    finally:
+        sandbox.close()
+    found = found_tools(result.stdout)
+    missing = missing_tools(found)
+    if missing:
+        names = ", ".join(tool.command for tool in missing)
+        packages = " ".join(sorted({tool.package for tool in missing}))
+        fix = ("install them on the host: apt-get install " + packages if backend.facts.get("backend") == "local"
+               else "rebuild the sandbox (python -m harness sandbox build ...)")  # fmt: skip
+        raise InputError(f"the {backend.facts.get('backend')} sandbox{where} lacks {names} "
+                         f"(sandbox_templates/tools.txt); {fix}")  # fmt: skip
+    return found
