@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from harness.cli.main import main
-from harness.inputs import leakage_cache
+from harness.inputs import leakage_cache, leakage_prefilter
 from harness.inputs.collections.hashing import collection_files
 from harness.inputs.leakage import LeakHit, Needles, _domain_leaks, find_leaks
 from harness.inputs.leakage_cache import find_leaks_cached
@@ -298,3 +298,40 @@ def test_a_run_recorded_with_the_legacy_hash_resumes_on_the_same_collection(mini
     (outcome.run_dir / "run.yaml").write_text(yaml.safe_dump(record))
     changed = mini.run("--model", "oracle")
     assert changed.exit_code == 2 and "collection mini sha256:" in changed.output
+
+
+def test_a_large_scan_spread_over_processes_finds_what_one_pass_finds(tmp_path: Path, monkeypatch):
+    folder, tasks = starter_domains()["law"]
+    monkeypatch.setattr(leakage_cache, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(leakage_cache.os, "cpu_count", lambda: 2)
+    cut = [task(id=f"c-{i}", domain="law", answer=gold) for i, gold in enumerate(["2020", "1", "%", "0.5"])]
+    expected = old_domain_leaks("law", folder, tasks + cut)
+    cache = tmp_path / "cache"
+    assert find_leaks_cached(tasks + cut, {"law": collection_files(folder, cache)}, cache) == expected
+
+
+def test_the_ripgrep_prefilter_keeps_every_file_the_exact_scan_finds_something_in(tmp_path: Path, monkeypatch):
+    folder = tmp_path / "docs"
+    (folder / ".hidden").mkdir(parents=True)
+    (folder / ".gitignore").write_text("*.md\n")  # ripgrep would skip ignored files on its own
+    (folder / ".ignore").write_text("*\n")
+    (folder / ".hidden" / "a.md").write_text("total 17.5\n")
+    (folder / "bom.md").write_bytes(b"\xef\xbb\xbfvalue 99\n")
+    (folder / "utf16.md").write_bytes("value 99\n".encode("utf-16"))  # ripgrep would transcode it
+    (folder / "binary.md").write_bytes(b"\x00\x01 17.5 \xff\xfe\n")
+    (folder / "two-lines.md").write_text("for f in *.md; do\n  grep x $f\ndone\n")
+    (folder / "invalid.md").write_bytes(b"\xe2" + "17.5 and \u00e9 99".encode())
+    (tmp_path / "elsewhere.md").write_text("99 linked\n")
+    (folder / "link.md").symlink_to(tmp_path / "elsewhere.md")
+    (folder / "none.md").write_text("nothing\n")
+    tasks = [task(id="t1", domain="d", answer="17.5"), task(id="t2", domain="d", answer="99"),
+             task(id="t3", domain="d", answer="5", solution="for f in *.md; do\n  grep x $f\ndone")]  # fmt: skip
+    expected = old_domain_leaks("d", folder, tasks)
+    assert {hit.document for hit in expected} >= {".hidden/a.md", "bom.md", "binary.md", "two-lines.md", "link.md"}
+    cache = tmp_path / "cache"
+    assert find_leaks_cached(tasks, {"d": collection_files(folder, cache)}, cache) == expected
+    listed = leakage_prefilter.files_printing_any(folder, tasks)
+    assert listed is not None and "none.md" not in listed
+    monkeypatch.setattr(leakage_prefilter.shutil, "which", lambda name: None)  # no ripgrep: every file scanned
+    assert leakage_prefilter.files_printing_any(folder, tasks) is None
+    assert find_leaks_cached(tasks, {"d": collection_files(folder, tmp_path / "cold")}, tmp_path / "cold") == expected

@@ -14,12 +14,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import multiprocessing
+import os
 import sqlite3
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from harness.inputs.collections.hashing import CollectionFiles
 from harness.inputs.leakage import RULE_VERSION, LeakHit, Needles
+from harness.inputs.leakage_prefilter import files_printing_any
 from harness.inputs.tasks import Task, collection_of
 
 _SCHEMA = """
@@ -28,6 +33,8 @@ CREATE TABLE IF NOT EXISTS scans (document TEXT NOT NULL, task_set INTEGER NOT N
                                   PRIMARY KEY (document, task_set));
 """
 _WHAT = ("gold", "solution", "id")
+PARALLEL_BYTES = 64 << 20
+"""Below this much to scan, one process does it (starting workers costs more than it saves)."""
 
 
 def needle_digest(task: Task) -> str:
@@ -101,13 +108,50 @@ def _grouped(missing_by_document: dict[str, frozenset[str]]) -> dict[frozenset[s
 
 
 def _scan(files: CollectionFiles, documents: set[str], tasks: list[Task]) -> dict[str, set[tuple[str, str]]]:
-    """The (task digest, what) each of DOCUMENTS prints, each read once (the first file with that content)."""
-    needles = Needles(tasks)
-    found: dict[str, set[tuple[str, str]]] = {}
+    """The (task digest, what) each of DOCUMENTS prints, each read once (the first file with that content);
+    documents ripgrep says print no needle at all are not read again."""
+    items, taken = [], set()
     for relative, sha in files.files.items():
-        if sha in documents and sha not in found:
-            text = (files.root / relative).read_text(encoding="utf-8", errors="replace")
-            found[sha] = {(needle_digest(task), what) for task, what in needles.printed_in(text)}
+        if sha in documents and sha not in taken:
+            items.append((relative, sha))
+            taken.add(sha)
+    listed = files_printing_any(files.root, tasks)
+    if listed is not None:
+        found: dict[str, set[tuple[str, str]]] = {sha: set() for relative, sha in items if relative not in listed}
+        items = [(relative, sha) for relative, sha in items if relative in listed]
+        return found | _scan_items(files.root, items, tasks)
+    return _scan_items(files.root, items, tasks)
+
+
+def _scan_items(root: Path, items: list[tuple[str, str]], tasks: list[Task]) -> dict[str, set[tuple[str, str]]]:
+    """The exact scan of ITEMS; a large one spread over the cores (the matcher holds the GIL: processes)."""
+    sizes = [(root / relative).stat().st_size for relative, _ in items]
+    workers = min(os.cpu_count() or 1, 8)
+    if workers == 1 or sum(sizes) < PARALLEL_BYTES:
+        return _scan_files(root, items, tasks)
+    chunks: list[list[tuple[str, str]]] = [[] for _ in range(4 * workers)]
+    loads = [0] * len(chunks)
+    for item, size in sorted(zip(items, sizes, strict=True), key=lambda pair: -pair[1]):
+        lightest = loads.index(min(loads))
+        chunks[lightest].append(item)
+        loads[lightest] += size
+    found: dict[str, set[tuple[str, str]]] = {}
+    context = multiprocessing.get_context("spawn")  # no fork of a process that may hold threads and locks
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            for part in pool.map(_scan_files, [root] * len(chunks), chunks, [tasks] * len(chunks)):
+                found |= part
+    except BrokenProcessPool:  # workers cannot start here (a main script they cannot import): one process
+        return _scan_files(root, items, tasks)
+    return found
+
+
+def _scan_files(root: Path, items: list[tuple[str, str]], tasks: list[Task]) -> dict[str, set[tuple[str, str]]]:
+    needles = Needles(tasks)
+    found = {}
+    for relative, sha in items:
+        text = (root / relative).read_text(encoding="utf-8", errors="replace")
+        found[sha] = {(needle_digest(task), what) for task, what in needles.printed_in(text)}
     return found
 
 
