@@ -51,9 +51,8 @@ EPISODE = [
     {"bash": "grep 2099 documents/ledger.md"},
     {"bash": "python3 -c 'print(6 * 7)'; echo warning >&2; exit 3"},
     {"bash": "seq 1 100000"},
-    {
-        "bash": "cd documents && fd -e md | sort && tree --noreport . && rg -c 20 ledger.md && jq -n 6*7 && less ledger.md"
-    },
+    {"bash": "cd documents && fd -e md | sort && tree --noreport . && rg -c 20 ledger.md && jq -n 6*7"},
+    {"bash": "less documents/ledger.md | head -1"},
     {"bash": "sleep 30"},
     {"bash": "echo 2 > run/x; cat run/x; touch documents/y 2>&1 | sed 's/.*documents/documents/'"},
     "<answer>42</answer>",
