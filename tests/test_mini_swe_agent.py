@@ -79,7 +79,8 @@ def test_import_of_real_mini_swe_agent_trajectories_grades_and_records_evidence(
     assert (rows["t2"]["status"], rows["t2"]["failure_mode"]) == ("turn_limit", "resource_exhaustion")
     run_dir = mini.results_dir / "imported"
     assert main(["report", str(run_dir)]) == 0
-    assert main(["view", str(run_dir)]) == 0
+    assert main(["view", str(run_dir), "--static", str(mini.root / "site")]) == 0
+    assert "ledger.md" in (mini.root / "site" / "episodes" / "0.json").read_text()
     assert main(["replay", "--regrade", str(run_dir)]) == 0
     assert "regraded 2 episodes: 0 verdicts changed" in mini.capsys.readouterr().out
 

@@ -54,10 +54,10 @@ def test_input_error_quoting_markup_is_printed_as_written(mini):
 
 def test_report_and_viewer_paths_holding_markup_are_printed_as_written(mini):
     outcome = mini.run("--model", "oracle")
-    report_dir, page = mini.root / "[/x]report", mini.root / "[/x]view.html"
+    report_dir, site = mini.root / "[/x]report", mini.root / "[/x]view"
     (mini.root / "[").mkdir()
     assert main(["report", str(outcome.run_dir), "--out", str(report_dir)]) == 0
-    assert main(["view", str(outcome.run_dir), "--out", str(page)]) == 0
+    assert main(["view", str(outcome.run_dir), "--static", str(site)]) == 0
     output = mini.capsys.readouterr().out
     assert f"report written to {report_dir}" in output
-    assert f"viewer written to {page}" in output
+    assert f"viewer written to {site / 'index.html'}" in output

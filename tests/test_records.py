@@ -23,13 +23,13 @@ def broken_backend(monkeypatch, *, start=None, close=None):
     original_start, original_close = local.BubblewrapSandbox.start, local.BubblewrapSandbox.close
 
     def failing_start(self):
-        if start is not None and self._episode_name != "check":
+        if start is not None and self._episode_name not in ("check", "tool-check"):
             raise start
         original_start(self)
 
     def failing_close(self):
         original_close(self)
-        if close is not None and self._episode_name != "check":
+        if close is not None and self._episode_name not in ("check", "tool-check"):
             raise close
 
     monkeypatch.setattr(local.BubblewrapSandbox, "start", failing_start)
@@ -194,7 +194,7 @@ def test_a_second_runner_on_the_same_run_folder_is_refused_naming_the_holder(min
         first.wait(timeout=60)
     rows = [json.loads(line) for line in (mini.results_dir / "shared" / "results.jsonl").read_text().splitlines()]
     assert sorted(r["task_id"] for r in rows) == ["t00", "t01"]
-    assert main(["view", str(mini.results_dir / "shared")]) == 0
+    assert main(["view", str(mini.results_dir / "shared"), "--static", str(mini.root / "site")]) == 0
 
 
 @pytest.mark.parametrize("signal_name", ["SIGTERM"])
@@ -280,7 +280,7 @@ def test_a_run_yaml_of_the_first_shape_still_reports_replays_and_resumes(mini):
         key: today[key] for key in ("config_hash", "protocol", "sandbox", "collections", "tasks")}  # fmt: skip
     path.write_text(yaml.safe_dump(first, sort_keys=False))
     assert main(["report", str(path.parent), "--out", str(mini.root / "report")]) == 0
-    assert main(["view", str(path.parent)]) == 0
+    assert main(["view", str(path.parent), "--static", str(mini.root / "site")]) == 0
     assert main(["replay", "--regrade", str(path.parent)]) == 0
     assert main(["replay", str(path.parent)]) == 0  # the removed setting left out, the missing ones at their defaults
     assert "1 reproduced exactly" in mini.capsys.readouterr().out
@@ -293,5 +293,5 @@ def test_a_run_yaml_of_the_first_shape_still_reports_replays_and_resumes(mini):
 def test_a_run_yaml_that_is_not_a_run_record_is_an_input_error_naming_it(mini):
     path = mini.run("--model", "oracle").run_dir / "run.yaml"
     path.write_text(yaml.safe_dump({"created": "today"}))
-    assert main(["view", str(path.parent)]) == 2
+    assert main(["view", str(path.parent), "--static", str(mini.root / "site")]) == 2
     assert "run.yaml: field 'run_id': missing" in mini.capsys.readouterr().err
