@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from harness.analysis.report_sections import evidence_sections
+from harness.analysis.report_statistics import order_by_accuracy, statistics_section
 from harness.analysis.runs import ModelRow, load_runs
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
@@ -41,6 +42,7 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
     _write_csvs(out, table, rows)
     markdown = _markdown(table, models, domains, rows)
+    markdown += statistics_section(rows, order_by_accuracy(rows), out)
     from harness.analysis.plots import accuracy_plot, residual_heatmap, submission_turns_plot
 
     accuracy_plot(table, models, domains[:-1], out / "accuracy_per_domain.png")

@@ -23,9 +23,14 @@ def load_runs(paths: list[Path]) -> list[ModelRow]:
     merged: dict[tuple[str, str, str], ModelRow] = {}
     for path in paths:
         folder = RunFolder(path)
-        model = folder.read_record().config["model"]
+        model = run_key(folder)
         for (domain, task_id), row in folder.latest_rows().items():
             merged[(model, domain, task_id)] = ModelRow(model, row)
     if not merged:
         raise InputError("report: the run folders hold no results")
     return list(merged.values())
+
+
+def run_key(folder: RunFolder) -> str:
+    """What the report groups a run folder's rows by (its model): the one place to change it."""
+    return str(folder.read_record().config["model"])
