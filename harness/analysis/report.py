@@ -150,8 +150,8 @@ def _reason_rates(table: dict[tuple[str, str], Cell], models: list[str]) -> list
 
 
 def paired_counts(rows: list[ModelRow], first: str, second: str) -> dict[str, int]:
-    """Both / only first / only second / neither correct, over the tasks both models ran."""
-    verdicts = {(r.model, *r.row.key): r.row.is_correct() for r in rows}
+    """Both / only first / only second / neither correct, over the tasks both models ran (their first epoch)."""
+    verdicts = {(r.model, *r.row.key): r.row.is_correct() for r in rows if r.row.epoch == 1}
     shared = {(d, t) for m, d, t in verdicts if m == first} & {(d, t) for m, d, t in verdicts if m == second}
     counts: Counter[str] = Counter()
     for domain, task_id in shared:

@@ -1,4 +1,4 @@
-"""Run folders read for analysis: the latest row per (model, domain, task) across folders."""
+"""Run folders read for analysis: the latest row per (model, domain, task, epoch) across folders."""
 
 from __future__ import annotations
 
@@ -19,13 +19,13 @@ class ModelRow:
 
 
 def load_runs(paths: list[Path]) -> list[ModelRow]:
-    """Latest row per (model, domain, task) over all run folders; later folders win on overlap."""
-    merged: dict[tuple[str, str, str], ModelRow] = {}
+    """Latest row per (model, domain, task, epoch) over all run folders; later folders win on overlap."""
+    merged: dict[tuple[str, str, str, int], ModelRow] = {}
     for path in paths:
         folder = RunFolder(path)
         model = run_key(folder)
-        for (domain, task_id), row in folder.latest_rows().items():
-            merged[(model, domain, task_id)] = ModelRow(model, row)
+        for (domain, task_id, epoch), row in folder.latest_rows().items():
+            merged[(model, domain, task_id, epoch)] = ModelRow(model, row)
     if not merged:
         raise InputError("report: the run folders hold no results")
     return list(merged.values())

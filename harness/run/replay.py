@@ -50,6 +50,15 @@ class LoggedEpisode:
     def key(self) -> tuple[str, str]:
         return self.start["domain"], self.start["task_id"]
 
+    @property
+    def epoch(self) -> int:
+        return int(self.start.get("epoch") or 1)
+
+    @property
+    def name(self) -> str:
+        """domain/task, with `epoch k` after it for k > 1."""
+        return f"{self.key[0]}/{self.key[1]}" + ("" if self.epoch == 1 else f" epoch {self.epoch}")
+
     def observations(self) -> list[tuple[Any, ...]]:
         return [tuple(e.get(k) for k in _OBSERVED) for e in self.events if e["event"] == "observation"]
 
@@ -92,8 +101,8 @@ def regrade(path: Path, console: Console) -> None:
             row["failure_mode"] = failure_mode(Status(row["status"]), correct, row.get("evidence_recall"))
         if any(row[key] != end.get(key) for key in _VERDICTS):
             changed += 1
-            name = f"{episode.key[0]}/{episode.key[1]}"
-            console.print(f"changed {name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True, markup=False)
+            console.print(f"changed {episode.name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True,
+                          markup=False)  # fmt: skip
         rows.append(row)
     target = folder.regraded_path
     target.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
@@ -137,7 +146,8 @@ def reexecute(path: Path, console: Console) -> int:
     overrides = {
         "model": f"replay:{path}",
         "domain": ",".join(sorted({e.key[0] for e in episodes})),
-        "task_ids": [e.key[1] for e in episodes],
+        "task_ids": list(dict.fromkeys(e.key[1] for e in episodes)),
+        "epochs": 1 if path.is_file() else max(e.epoch for e in episodes),
         "run_id": f"{recorded.run_id}.replay-{stamp}",
         "results_dir": folder.path.parent,
     }
@@ -145,11 +155,11 @@ def reexecute(path: Path, console: Console) -> int:
     execute_run(plan, console)
     mismatches = 0
     for episode in episodes:
-        replayed = read_trajectory(plan.folder.trajectory_path(*episode.key))
+        replayed = read_trajectory(plan.folder.trajectory_path(*episode.key, 1 if path.is_file() else episode.epoch))
         problem = _difference(episode, LoggedEpisode(plan.run_dir, replayed))
         mismatches += problem is not None
         verdict = "differs" if problem else "matches"
-        line = f"{verdict} {episode.key[0]}/{episode.key[1]}: {problem or 'every observation and the verdict'}"
+        line = f"{verdict} {episode.name}: {problem or 'every observation and the verdict'}"
         console.print(line, soft_wrap=True, highlight=False, markup=False)
     console.print(
         f"replayed {len(episodes)} episodes: {len(episodes) - mismatches} reproduced exactly, {mismatches} differ"
