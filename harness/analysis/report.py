@@ -11,8 +11,9 @@ from typing import Any
 
 from rich.console import Console
 
+from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
-from harness.analysis.report_statistics import order_by_accuracy, statistics_section
+from harness.analysis.report_statistics import estimates, order_by_accuracy, statistics_section
 from harness.analysis.runs import ModelRow, load_runs
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
@@ -42,14 +43,14 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
     _write_csvs(out, table, rows)
     markdown = _markdown(table, models, domains, rows)
-    markdown += statistics_section(rows, order_by_accuracy(rows), out)
-    from harness.analysis.plots import accuracy_plot, residual_heatmap, submission_turns_plot
+    ranked = order_by_accuracy(rows)
+    markdown += statistics_section(rows, ranked, out)
+    from harness.analysis.plots import accuracy_plot
 
-    accuracy_plot(table, models, domains[:-1], out / "accuracy_per_domain.png")
-    residual_heatmap(table, models, domains[:-1], out / "residuals.png")
-    submission_turns_plot([r.row for r in rows], out / "submission_turns.png")
-    markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n![residuals](residuals.png)\n\n"
-    markdown += "![turn of submission](submission_turns.png)\n"
+    accuracy_plot(table, ranked, domains[:-1], out / "accuracy_per_domain.png")
+    markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n"
+    accuracy = {key: estimate.mean for key, estimate in estimates(rows, ranked).items()}
+    markdown += figures_section(rows, accuracy, ranked, out, rule_modes(rows), "the offline rule")
     markdown += "\n" + evidence_sections(table, models, rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     console.print(markdown, markup=False, highlight=False, soft_wrap=True)
