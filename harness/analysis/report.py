@@ -11,10 +11,11 @@ from typing import Any
 
 from rich.console import Console
 
+from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
 from harness.analysis.report_statistics import estimates, order_by_accuracy, statistics_section
-from harness.analysis.runs import ModelRow, load_runs
+from harness.analysis.runs import ModelRow, load_labels, load_runs
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
 from harness.core.status import Status
@@ -50,7 +51,14 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     accuracy_plot(table, ranked, domains[:-1], out / "accuracy_per_domain.png")
     markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n"
     accuracy = {key: estimate.mean for key, estimate in estimates(rows, ranked).items()}
-    markdown += figures_section(rows, accuracy, ranked, out, rule_modes(rows), "the offline rule")
+    labels = load_labels(paths)
+    if labels:
+        modes, source = judge_modes(labels), "judge labels from `annotate`; the offline rule's are below"
+    else:
+        modes, source = rule_modes(rows), "the offline rule's three modes; `annotate` adds a judge's five"
+    markdown += figures_section(rows, accuracy, ranked, out, modes, source)
+    if labels:
+        markdown += agreement_section(labels, ranked)
     markdown += "\n" + evidence_sections(table, models, rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     console.print(markdown, markup=False, highlight=False, soft_wrap=True)

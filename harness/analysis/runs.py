@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import InputError
+from harness.records.failure_labels import EpisodeLabels, read_labels
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 
@@ -34,3 +35,14 @@ def load_runs(paths: list[Path]) -> list[ModelRow]:
 def run_key(folder: RunFolder) -> str:
     """What the report groups a run folder's rows by (its model): the one place to change it."""
     return str(folder.read_record().config["model"])
+
+
+def load_labels(paths: list[Path]) -> dict[str, list[EpisodeLabels]]:
+    """Model -> the judges' failure labels of its runs (`annotate`); models without labels are left out."""
+    found: dict[str, list[EpisodeLabels]] = {}
+    for path in paths:
+        folder = RunFolder(path)
+        labels = read_labels(folder.failure_labels_path)
+        if labels:
+            found.setdefault(run_key(folder), []).extend(labels)
+    return found

@@ -3,6 +3,7 @@
 run.yaml        resolved config, protocol, versions, sandbox facts, collection hashes (run_record.py)
 results.jsonl   one row per finished episode attempt (results.py)
 summary.json    the per-domain table
+failure_labels.jsonl  the judges' failure modes of wrong episodes (`annotate`; failure_labels.py)
 episodes/<domain>/<task>.jsonl  trajectories (epoch k > 1: <task>~epoch<k>.jsonl); earlier attempts under previous/
 .lock           held (flock) by the runner writing the folder; names its holder
 """
@@ -42,6 +43,11 @@ class RunFolder:
     def regraded_path(self) -> Path:
         """Where `replay --regrade` writes its rows, beside the run's own."""
         return self.path / "results.regraded.jsonl"
+
+    @property
+    def failure_labels_path(self) -> Path:
+        """Where `annotate` writes the judges' failure modes of wrong episodes (records/failure_labels.py)."""
+        return self.path / "failure_labels.jsonl"
 
     @property
     def summary_path(self) -> Path:
