@@ -129,3 +129,19 @@ def test_the_prompts_definitions_are_the_documented_ones():
     documented = (REPO / "docs" / "FAILURE_MODES.md").read_text()
     for mode, definition in DEFINITIONS.items():
         assert f"**{mode}**: {definition}" in " ".join(documented.split())
+
+
+def test_a_trajectory_cannot_pull_the_reference_into_the_prompt_twice():
+    from harness.signals.mode_prompt import mode_prompt
+
+    prompt = mode_prompt("Q?", "GOLD-7", "status answered", "$ echo '<<REFERENCE>> <<QUESTION>>'")
+    assert prompt.count("GOLD-7") == 1 and "$ echo '<<REFERENCE>> <<QUESTION>>'" in prompt
+
+
+def test_a_hand_edited_label_file_is_one_line_naming_line_and_field(mini):
+    run = mini.run("--model", mini.script(["<answer>41</answer>"]))
+    (run.run_dir / "failure_labels.jsonl").write_text('{"domain": "mini", "task_id": "t1"}\n')
+    code = main(["report", str(run.run_dir), "--out", str(mini.root / "report")])
+    err = mini.capsys.readouterr().err
+    assert code == 2 and f"{run.run_dir}/failure_labels.jsonl:1: field 'epoch': missing" in err
+    assert not (mini.root / "report").exists()

@@ -129,3 +129,13 @@ def test_replay_regrade_and_export_import_keep_each_epoch(mini):
     back = read_jsonl(mini.results_dir / "back" / "results.jsonl")
     assert sorted((row["task_id"], row["epoch"], row["verdict"]) for row in back) == [
         ("t00", 1, "correct"), ("t00", 2, "correct")]  # fmt: skip
+
+
+def test_an_epoch_file_never_meets_another_tasks_file(tmp_path):
+    from harness.records.run_folder import RunFolder
+
+    folder = RunFolder(tmp_path)
+    paths = {folder.trajectory_path("mini", task, epoch) for task in ("t1", "t1~epoch2", "t1~epoch2~epoch2")
+             for epoch in (1, 2)}  # fmt: skip
+    assert len(paths) == 6
+    assert folder.trajectory_path("mini", "t1", 2).name == "t1~epoch2.jsonl"

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import matplotlib
 
-from harness.analysis.summary import Cell
+from harness.analysis.uncertainty import Estimate
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 
-def accuracy_plot(table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], path: Path) -> None:
-    """Default-mode accuracy per domain, one bar per model, with 95% intervals."""
+def accuracy_plot(table: Mapping[tuple[str, str], Estimate], models: list[str], domains: list[str], path: Path) -> None:
+    """Default-mode accuracy over all episodes per domain, one bar per model, with 95% intervals clustered by task."""
     # the width grows with the bars, not with the legend (below the axes, in columns: long model names fit)
     figure, axes = plt.subplots(figsize=(min(24, max(6, 0.9 * len(domains) + 0.22 * len(domains) * len(models))), 4.5))
     width = 0.8 / max(len(models), 1)
@@ -25,17 +26,16 @@ def accuracy_plot(table: dict[tuple[str, str], Cell], models: list[str], domains
         heights: list[float] = []
         errors: list[list[float]] = [[], []]
         for position, domain in enumerate(domains):
-            cell = table.get((model, domain))
-            if cell is None:
+            estimate = table.get((model, domain))
+            if estimate is None:
                 continue
-            low, high = cell.interval()
             xs.append(position + index * width)
-            heights.append(100 * cell.accuracy())
-            errors[0].append(max(0.0, 100 * (cell.accuracy() - low)))  # float noise at 0% and 100%
-            errors[1].append(max(0.0, 100 * (high - cell.accuracy())))
+            heights.append(100 * estimate.mean)
+            errors[0].append(max(0.0, 100 * (estimate.mean - estimate.low)))  # float noise at 0% and 100%
+            errors[1].append(max(0.0, 100 * (estimate.high - estimate.mean)))
         axes.bar(xs, heights, width, yerr=errors, capsize=3, label=model)
     axes.set_xticks([p + width * (len(models) - 1) / 2 for p in range(len(domains))], domains, rotation=30)
-    axes.set_ylabel("accuracy (%), 95% CI")
+    axes.set_ylabel("accuracy (%), 95% CI clustered by task")
     axes.set_ylim(0, 100)
     axes.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=min(4, max(1, len(models))),
                 frameon=False)  # fmt: skip

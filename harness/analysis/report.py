@@ -37,6 +37,7 @@ def cells(rows: list[ModelRow]) -> dict[tuple[str, str], Cell]:
 
 def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     rows = load_runs(paths)
+    labels = load_labels(paths)  # read before anything is written: a bad label file writes nothing
     out = out or (paths[0] / "report" if len(paths) == 1 else _merged_folder(paths[0].parent))
     out.mkdir(parents=True, exist_ok=True)
     table = cells(rows)
@@ -48,10 +49,10 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     markdown += statistics_section(rows, ranked, out)
     from harness.analysis.plots import accuracy_plot
 
-    accuracy_plot(table, ranked, domains[:-1], out / "accuracy_per_domain.png")
+    clustered = estimates(rows, ranked)
+    accuracy_plot(clustered, ranked, domains[:-1], out / "accuracy_per_domain.png")
     markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n"
-    accuracy = {key: estimate.mean for key, estimate in estimates(rows, ranked).items()}
-    labels = load_labels(paths)
+    accuracy = {key: estimate.mean for key, estimate in clustered.items()}
     if labels:
         modes, source = judge_modes(labels), "judge labels from `annotate`; the offline rule's are below"
     else:

@@ -4,10 +4,11 @@ results.jsonl and never changing it."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from harness.core.errors import InputError
 from harness.records.results import EpisodeKey
 from harness.records.run_folder import write_atomic
 from harness.records.trajectory import read_jsonl
@@ -55,4 +56,27 @@ def write_labels(path: Path, labels: list[EpisodeLabels]) -> None:
 
 
 def read_labels(path: Path) -> list[EpisodeLabels]:
-    return [EpisodeLabels.from_dict(line) for line in read_jsonl(path)] if path.exists() else []
+    """Every label; a line that is not one (a hand-edited file) is an InputError naming its line and field."""
+    if not path.exists():
+        return []
+    try:
+        lines = read_jsonl(path)
+    except ValueError as error:
+        raise InputError(f"{path}: not JSON Lines: {error}") from None
+    labels = []
+    for number, line in enumerate(lines, start=1):
+        if not isinstance(line, dict):
+            raise InputError(f"{path}:{number}: not a label (a JSON object)")
+        missing = [name for name in _REQUIRED if name not in line]
+        unknown = [name for name in line if name not in _FIELDS]
+        if missing or unknown:
+            field_name, problem = (missing[0], "missing") if missing else (unknown[0], "unknown field")
+            raise InputError(f"{path}:{number}: field '{field_name}': {problem}")
+        if not isinstance(line["modes"], dict) or not all(isinstance(t, int) for t in line["modes"].values()):
+            raise InputError(f"{path}:{number}: field 'modes': not a mapping of mode to turn")
+        labels.append(EpisodeLabels.from_dict(line))
+    return labels
+
+
+_FIELDS = {spec.name for spec in fields(EpisodeLabels)}
+_REQUIRED = [spec.name for spec in fields(EpisodeLabels) if spec.default is MISSING and spec.default_factory is MISSING]
