@@ -65,3 +65,14 @@ def test_report_on_two_runs_with_three_epochs_draws_the_papers_figures(mini):
     assert "turns 1–100" in turns["title"]
     markdown = (out / "report.md").read_text()
     assert "![failure-mode radar](failure_radar.png)" in markdown and "Also as LaTeX" in markdown
+
+
+def test_the_radar_scale_never_passes_one_hundred_percent(tmp_path):
+    from harness.analysis.paper_plots import failure_radar
+    from harness.signals.failure_modes import PAPER_MODES
+
+    shares = {"a": dict.fromkeys(PAPER_MODES, 1.0), "b": dict.fromkeys(PAPER_MODES, 0.02)}
+    failure_radar(shares, list(PAPER_MODES), [["a"], ["b"]], tmp_path / "radar.png")
+    frontier, lower = panels(tmp_path / "radar.png")["panels"]
+    assert frontier["title"] == "frontier tier (radial scale 0–100%)" and frontier["yticks"][-1] == "100%"
+    assert lower["title"] == "lower tiers (radial scale 0–5%)"  # each group on its own scale

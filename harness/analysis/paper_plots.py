@@ -66,7 +66,7 @@ def failure_radar(shares: Mapping[str, Mapping[str, float]], modes: list[str], p
     names = ["frontier tier", "lower tiers"] if len(panels) == 2 else ["all models"]
     for axes, group, name in zip(axes_list[0], panels, names, strict=True):
         top = max((shares[m][mode] for m in group for mode in modes), default=0.0)
-        scale = max(0.05, math.ceil(top * 1.1 * 20) / 20)  # a multiple of 5%
+        scale = min(1.0, max(0.05, math.ceil(top * 1.1 * 20) / 20))  # a multiple of 5%, at most 100%
         for model in group:
             values = [shares[model][mode] for mode in modes]
             axes.plot([*angles, angles[0]], [*values, values[0]], linewidth=1.8, label=model)
