@@ -78,13 +78,11 @@ def _interval_lines(table: dict[tuple[str, str], Estimate], models: list[str]) -
         texts = []
         for model in models:
             e = table.get((model, domain))
-            texts.append(
-                "–"
-                if e is None
-                else f"{_pct(e.mean)} [{_pct(e.low)}, {_pct(e.high)}] ({e.tasks} tasks, {e.episodes} episodes)"
-            )
+            texts.append("–" if e is None else f"{_pct(e.mean)} [{_pct(e.low)}, {_pct(e.high)}]")
         lines.append(f"| {domain} | " + " | ".join(texts) + " |")
-    return [*lines, ""]
+    counts = [f"{table[(m, ALL)].tasks} / {table[(m, ALL)].episodes}" for m in models]
+    lines.append("| tasks / episodes | " + " | ".join(counts) + " |")
+    return [*lines, "", "Per domain and model: `intervals.csv` (with tasks, episodes and the standard error).", ""]
 
 
 def _repeat_lines(rows: list[ModelRow], models: list[str], out: Path) -> list[str]:
