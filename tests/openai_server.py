@@ -10,6 +10,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -55,6 +56,8 @@ class ScriptedOpenAIServer:
     def __init__(self) -> None:
         self.steps: deque[Step] = deque()
         self.requests: list[dict[str, Any]] = []
+        self.respond: Callable[[dict[str, Any]], Step] | None = None
+        """When set, each request's step comes from it (a reply that depends on the request), not from `steps`."""
         self.in_flight = 0
         self.max_concurrent = 0
         """The most requests the server was answering at once."""
@@ -96,7 +99,10 @@ class ScriptedOpenAIServer:
             def _answer(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
-                step = server.steps.popleft() if server.steps else fault(500, "the test script ran out")
+                if server.respond is not None:
+                    step = server.respond(body)
+                else:
+                    step = server.steps.popleft() if server.steps else fault(500, "the test script ran out")
                 time.sleep(step.delay_s)
                 if step.status != 200:
                     payload = {"error": {"message": step.error, "type": "invalid_request_error", "code": None}}

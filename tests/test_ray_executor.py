@@ -88,6 +88,18 @@ def test_a_batch_spreads_over_both_worker_nodes_with_the_rows_of_local_threads(c
         assert events == [e["event"] for e in local.trajectory(task_id)]
 
 
+def test_epochs_of_one_task_are_distinct_episodes_on_the_cluster(cluster, mini):
+    ids = many_tasks(mini, 2)
+    on_ray = mini.run("--model", mini.script(SLOW_EPISODE), "--executor", "ray", "--ray-address", cluster[0].address,
+                      "--epochs", "3", run_id="ray-epochs")  # fmt: skip
+    assert on_ray.exit_code == 0, on_ray.output
+    assert sorted((row["task_id"], row["epoch"]) for row in on_ray.rows) == [(i, e) for i in ids for e in (1, 2, 3)]
+    for path in (on_ray.run_dir / "episodes" / "mini").glob("*.jsonl"):  # each epoch's events in its own file
+        events = [json.loads(line)["event"] for line in path.read_text().splitlines()]
+        assert events.count("episode_start") == 1 and events[-1] == "episode_end"
+    assert len(list((on_ray.run_dir / "episodes" / "mini").glob("*.jsonl"))) == 6
+
+
 def test_the_connection_bound_holds_across_the_cluster(cluster, mini):
     many_tasks(mini, 8)
     server = ScriptedOpenAIServer()

@@ -155,3 +155,19 @@ def test_view_of_a_folder_that_is_no_run_is_one_line_and_exit_2(tmp_path, capsys
     assert main(["view", str(tmp_path), "--static", str(tmp_path / "site")]) == 2
     assert "not a run folder" in capsys.readouterr().err
     assert not (tmp_path / "site").exists()
+
+
+def test_the_grid_counts_the_epochs_of_a_task_and_opens_them_all(mini):
+    two_domain_project(mini)
+    replies = [{"bash": "echo epoch-output"}, "<answer>42</answer>"]
+    outcome = mini.run("--model", mini.script(replies), "--domain", "mini,misc", "--epochs", "2", run_id="epochs")
+    assert outcome.exit_code == 0, outcome.output
+    with viewer_page([outcome.run_dir]) as page:
+        assert page.locator("tr.episode").count() == 6
+        page.click("#tab-grid")
+        assert page.locator('tr.task[data-key="mini/t1"] td').nth(1).inner_text() == "2/2 correct"
+        assert page.locator('tr.task[data-key="misc/m1"] td').nth(1).inner_text() == "0/2 correct"
+        page.locator('tr.task[data-key="mini/t1"]').click()
+        page.locator("#main .pane").nth(1).wait_for()
+        assert [page.locator("#main .pane .run").nth(n).inner_text().endswith(f"epoch {n + 1}") for n in (0, 1)] == [
+            True, True]  # fmt: skip

@@ -11,8 +11,11 @@ from typing import Any
 
 from rich.console import Console
 
+from harness.analysis.mode_agreement import agreement_section, judge_modes
+from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
-from harness.analysis.runs import ModelRow, load_runs
+from harness.analysis.report_statistics import estimates, order_by_accuracy, statistics_section
+from harness.analysis.runs import ModelRow, load_labels, load_runs
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
 from harness.core.status import Status
@@ -34,6 +37,7 @@ def cells(rows: list[ModelRow]) -> dict[tuple[str, str], Cell]:
 
 def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     rows = load_runs(paths)
+    labels = load_labels(paths)  # read before anything is written: a bad label file writes nothing
     out = out or (paths[0] / "report" if len(paths) == 1 else _merged_folder(paths[0].parent))
     out.mkdir(parents=True, exist_ok=True)
     table = cells(rows)
@@ -41,13 +45,21 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
     _write_csvs(out, table, rows)
     markdown = _markdown(table, models, domains, rows)
-    from harness.analysis.plots import accuracy_plot, residual_heatmap, submission_turns_plot
+    ranked = order_by_accuracy(rows)
+    markdown += statistics_section(rows, ranked, out)
+    from harness.analysis.plots import accuracy_plot
 
-    accuracy_plot(table, models, domains[:-1], out / "accuracy_per_domain.png")
-    residual_heatmap(table, models, domains[:-1], out / "residuals.png")
-    submission_turns_plot([r.row for r in rows], out / "submission_turns.png")
-    markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n![residuals](residuals.png)\n\n"
-    markdown += "![turn of submission](submission_turns.png)\n"
+    clustered = estimates(rows, ranked)
+    accuracy_plot(clustered, ranked, domains[:-1], out / "accuracy_per_domain.png")
+    markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n"
+    accuracy = {key: estimate.mean for key, estimate in clustered.items()}
+    if labels:
+        modes, source = judge_modes(labels), "judge labels from `annotate`; the offline rule's are below"
+    else:
+        modes, source = rule_modes(rows), "the offline rule's three modes; `annotate` adds a judge's five"
+    markdown += figures_section(rows, accuracy, ranked, out, modes, source)
+    if labels:
+        markdown += agreement_section(labels, ranked)
     markdown += "\n" + evidence_sections(table, models, rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     console.print(markdown, markup=False, highlight=False, soft_wrap=True)
@@ -148,8 +160,8 @@ def _reason_rates(table: dict[tuple[str, str], Cell], models: list[str]) -> list
 
 
 def paired_counts(rows: list[ModelRow], first: str, second: str) -> dict[str, int]:
-    """Both / only first / only second / neither correct, over the tasks both models ran."""
-    verdicts = {(r.model, *r.row.key): r.row.is_correct() for r in rows}
+    """Both / only first / only second / neither correct, over the tasks both models ran (their first epoch)."""
+    verdicts = {(r.model, *r.row.key): r.row.is_correct() for r in rows if r.row.epoch == 1}
     shared = {(d, t) for m, d, t in verdicts if m == first} & {(d, t) for m, d, t in verdicts if m == second}
     counts: Counter[str] = Counter()
     for domain, task_id in shared:

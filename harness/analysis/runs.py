@@ -1,4 +1,4 @@
-"""Run folders read for analysis: the latest row per (model, domain, task) across folders."""
+"""Run folders read for analysis: the latest row per (model, domain, task, epoch) across folders."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import InputError
+from harness.records.failure_labels import EpisodeLabels, read_labels
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 
@@ -19,13 +20,29 @@ class ModelRow:
 
 
 def load_runs(paths: list[Path]) -> list[ModelRow]:
-    """Latest row per (model, domain, task) over all run folders; later folders win on overlap."""
-    merged: dict[tuple[str, str, str], ModelRow] = {}
+    """Latest row per (model, domain, task, epoch) over all run folders; later folders win on overlap."""
+    merged: dict[tuple[str, str, str, int], ModelRow] = {}
     for path in paths:
         folder = RunFolder(path)
-        model = folder.read_record().config["model"]
-        for (domain, task_id), row in folder.latest_rows().items():
-            merged[(model, domain, task_id)] = ModelRow(model, row)
+        model = run_key(folder)
+        for (domain, task_id, epoch), row in folder.latest_rows().items():
+            merged[(model, domain, task_id, epoch)] = ModelRow(model, row)
     if not merged:
         raise InputError("report: the run folders hold no results")
     return list(merged.values())
+
+
+def run_key(folder: RunFolder) -> str:
+    """What the report groups a run folder's rows by (its model): the one place to change it."""
+    return str(folder.read_record().config["model"])
+
+
+def load_labels(paths: list[Path]) -> dict[str, list[EpisodeLabels]]:
+    """Model -> the judges' failure labels of its runs (`annotate`); models without labels are left out."""
+    found: dict[str, list[EpisodeLabels]] = {}
+    for path in paths:
+        folder = RunFolder(path)
+        labels = read_labels(folder.failure_labels_path)
+        if labels:
+            found.setdefault(run_key(folder), []).extend(labels)
+    return found

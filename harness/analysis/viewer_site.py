@@ -15,7 +15,7 @@ from harness.analysis.episode_view import episode_view, run_header
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import read_trajectory
 
-LISTED = ("domain", "task_id", "status", "verdict", "failure_mode", "turns", "answer")
+LISTED = ("domain", "task_id", "epoch", "status", "verdict", "failure_mode", "turns", "answer")
 """What the index says of each episode: enough to list, filter and fill the task x model grid."""
 
 
@@ -96,8 +96,9 @@ def _listed_episodes(run: int, folder: RunFolder) -> list[Episode]:
         if path not in seen:
             start = _first_event(path)
             if start is not None:
-                listed = {"domain": start.get("domain"), "task_id": start.get("task_id"), "status": "unfinished",
-                          "verdict": "none", "failure_mode": None, "turns": None, "answer": None}  # fmt: skip
+                listed = {"domain": start.get("domain"), "task_id": start.get("task_id"),
+                          "epoch": start.get("epoch", 1), "status": "unfinished", "verdict": "none",
+                          "failure_mode": None, "turns": None, "answer": None}  # fmt: skip
                 entries.append(Episode(run, path, listed))
     return entries
 

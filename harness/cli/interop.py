@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -47,7 +48,8 @@ class ImportOptions:
 
 
 def export_run(run_dir: Path, out_dir: Path, console: Console) -> int:
-    """Every finished episode of the run as OUT_DIR/<domain>/<task>.traj.json; unfinished ones are listed."""
+    """Every finished episode of the run as OUT_DIR/<domain>/<task>.traj.json (`<task>~epoch<k>.traj.json` for
+    epoch k > 1, the run folder's own naming); unfinished ones are listed."""
     folder = RunFolder(run_dir)
     config = folder.read_record().config
     written = 0
@@ -57,7 +59,8 @@ def export_run(run_dir: Path, out_dir: Path, console: Console) -> int:
             console.print(f"skipped (unfinished): {path}", markup=False, highlight=False)
             continue
         start = events[0]
-        target = out_dir / file_name(start["domain"]) / f"{file_name(start['task_id'])}.traj.json"
+        target = out_dir / file_name(start["domain"]) / path.name.removesuffix(".jsonl")
+        target = target.with_name(target.name + ".traj.json")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(export_episode(events, config), indent=2, ensure_ascii=False), encoding="utf-8")
         written += 1
@@ -74,18 +77,20 @@ def import_run(options: ImportOptions, console: Console) -> int:
     tasks = _tasks_by_id(options.tasks_dir)
     files = _trajectory_files(options.paths)
     loaded = [(path, _load(path)) for path in files]  # every file is read and parsed before anything is written
-    matched: dict[tuple[str, str], tuple[Path, dict[str, Any], ImportedEpisode, Task]] = {}
+    matched: dict[tuple[str, str, int], tuple[Path, dict[str, Any], ImportedEpisode, Task]] = {}
     unmatched: list[str] = []
     for path, (data, episode) in loaded:
         task, why = _match(path, data, tasks)
         if task is None:
             unmatched.append(f"{path}: {why}")
-        elif (task.domain, task.id) in matched:
-            unmatched.append(
-                f"{path}: task {task.domain}/{task.id} already imported from {matched[(task.domain, task.id)][0]}"
-            )
+            continue
+        task = dataclasses.replace(task, epoch=episode.row["epoch"])
+        key = (task.domain, task.id, task.epoch)
+        if key in matched:
+            epoch = "" if task.epoch == 1 else f" epoch {task.epoch}"
+            unmatched.append(f"{path}: task {task.domain}/{task.id}{epoch} already imported from {matched[key][0]}")
         else:
-            matched[(task.domain, task.id)] = (path, data, episode, task)
+            matched[key] = (path, data, episode, task)
     if not matched:
         raise InputError(f"no trajectory matched a task in {options.tasks_dir}: " + "; ".join(unmatched[:3]))
     judged = [(path, task) for path, _, _, task in matched.values() if task.grader == "judge"]
@@ -194,7 +199,7 @@ def _import_episode(
     collection: Path | None,
     judge: JudgePanel | None,
 ) -> ResultRow:
-    log = TrajectoryWriter(folder.trajectory_path(task.domain, task.id))
+    log = TrajectoryWriter(folder.trajectory_path(task.domain, task.id, task.epoch))
     model = ((data["info"].get("config") or {}).get("model") or {}).get("model_name")
     write_event(log, start_event(task, model, imported_from=str(path)))
     imported = SandboxReadyEvent(sandbox={"backend": f"imported ({FORMAT})"}, start_s=episode.row["sandbox_start_s"])

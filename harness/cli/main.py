@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from harness.cli import (
+    annotate,
     collection,
     leakage,
     replay,
@@ -37,6 +38,8 @@ COMMANDS: dict[str, Command] = {
         Command("report", "accuracy tables (Markdown, CSV) and plots from run folders",
                 report.build_parser, report.handle),
         Command("view", "browse runs: served on loopback, or written as files to host", view.build_parser, view.handle),
+        Command("annotate", "the five failure modes of each wrong episode, by a judge panel",
+                annotate.build_parser, annotate.handle),
         Command("sandbox", "build the Docker image or an E2B template; clean up leftovers",
                 sandbox_admin.build_parser, sandbox_admin.handle),
         Command("collection", "build a collection from raw documents; documents, bytes and tokens",

@@ -81,7 +81,7 @@ class _Timings:
 
 
 def episode_name(task: Task) -> str:
-    return file_name(f"{task.domain}-{task.id}")
+    return file_name(f"{task.domain}-{task.id}" + ("" if task.epoch == 1 else f"-epoch{task.epoch}"))
 
 
 def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
@@ -92,7 +92,7 @@ def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
     outcome = LoopOutcome(Status.HARNESS_ERROR, None, "the episode did not finish")
     try:
         if context.open_log is None:
-            log = TrajectoryWriter(RunFolder(context.run_dir).trajectory_path(task.domain, task.id))
+            log = TrajectoryWriter(RunFolder(context.run_dir).trajectory_path(task.domain, task.id, task.epoch))
         else:
             log = context.open_log(task)
         _write_start(log, task, context)
@@ -137,7 +137,7 @@ def start_event(
     """The episode_start of TASK: a run's (with its sandbox and run facts) or an import's (with its file)."""
     return EpisodeStartEvent(task_id=task.id, domain=task.domain, task=task_record(task), task_digest=task_digest(task),
                              model=model, sandbox=sandbox, collection_hash=collection_hash, imported_from=imported_from,
-                             **(run_facts or {}))  # fmt: skip
+                             epoch=task.epoch if task.epoch > 1 else None, **(run_facts or {}))  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -300,6 +300,7 @@ def _result(
         sandbox_start_s=round(timings.sandbox_start_s, 3),
         task_digest=task_digest(task),
         task_type=task.type,
+        epoch=task.epoch,
     )
 
 

@@ -112,6 +112,8 @@ class RunConfig:
     domain: str = setting("", "a domain name, a comma-separated list, or 'all'")
     task_ids: list[str] = setting(factory=list, help="run only this task (repeatable)", metavar="ID", flag="--task-id")
     limit: int | None = setting(None, "at most N tasks per domain (default: all)", bound=POSITIVE, metavar="N")
+    epochs: int = setting(1, "episodes per task (repeats); raising it on resume adds the missing epochs",
+                          bound=POSITIVE, metavar="K")  # fmt: skip
     tasks_dir: Path = setting(
         factory=default_tasks_dir,
         help="task files <domain>.jsonl (default: tasks/, env HARNESS_TASKS_DIR)",

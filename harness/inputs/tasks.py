@@ -54,6 +54,9 @@ class Task:
     """The task's type (e.g. `multiple_choice`): the report gives per-type accuracy and their mean."""
     collection: str | None = None
     """The task's own collection folder under the collections dir; None means the domain's."""
+    epoch: int = 1
+    """Which repeat of the task an episode is (1 .. --epochs): set by the runner, never read from a task file,
+    and not part of what the task asks (not in its digest)."""
 
     @property
     def gold(self) -> GoldSpec:

@@ -33,7 +33,8 @@ _STATUSES = {name: status for status, name in EXIT_STATUSES.items()} | {
     "KeyboardInterrupt": Status.CANCELLED,
     "TimeoutExpired": Status.TIME_LIMIT,
 }
-_KEPT_IN_EXTENSION = ("domain", "task_id", "status", "detail", "duration_s", "queue_s", "sandbox_start_s", "cost_usd")
+_KEPT_IN_EXTENSION = ("domain", "task_id", "epoch", "status", "detail", "duration_s", "queue_s", "sandbox_start_s",
+                      "cost_usd")  # fmt: skip
 
 
 def status_of(exit_status: str) -> Status:
@@ -192,6 +193,7 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
         "duration_s": float(extension.get("duration_s") or 0.0),
         "queue_s": float(extension.get("queue_s") or 0.0),
         "sandbox_start_s": float(extension.get("sandbox_start_s") or 0.0),
+        "epoch": int(extension.get("epoch") or 1),
     }
     return episode
 

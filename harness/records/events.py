@@ -60,6 +60,8 @@ class EpisodeStartEvent(Event):
     """The Ray node that ran the episode (--executor ray)."""
     imported_from: str | None = field(default=None, metadata=_OPTIONAL)
     """The file an imported episode was read from."""
+    epoch: int | None = field(default=None, metadata=_OPTIONAL)
+    """Which repeat of the task this episode is, from 2 on (--epochs); None (left out) for the first."""
 
 
 @dataclass(frozen=True, kw_only=True)

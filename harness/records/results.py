@@ -23,6 +23,8 @@ MODE_FIELDS = {"strict": "verdict_strict", "default": "verdict", "lenient": "ver
 """Grading mode -> the row field holding its verdict."""
 
 TaskKey = tuple[str, str]
+EpisodeKey = tuple[str, str, int]
+"""(domain, task id, epoch): one episode of a run."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,8 @@ class ResultRow:
     """What the judge calls grading this row cost (apart from the agent's `cost_usd`); None when none was paid."""
     task_type: str | None = None
     """The task's `type`, for per-type accuracy; None when the task has none."""
+    epoch: int = 1
+    """Which repeat of the task this episode is (1 .. --epochs); rows written before epochs are epoch 1."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -101,6 +105,10 @@ class ResultRow:
     @property
     def key(self) -> TaskKey:
         return self.domain, self.task_id
+
+    @property
+    def episode(self) -> EpisodeKey:
+        return self.domain, self.task_id, self.epoch
 
     def is_correct(self, mode: str = "default") -> bool:
         return getattr(self, MODE_FIELDS[mode]) is Verdict.CORRECT
@@ -124,8 +132,9 @@ def read_rows(path: Path) -> list[ResultRow]:
     return [ResultRow.from_dict(row) for row in read_jsonl(path)] if path.exists() else []
 
 
-def latest_rows(rows: list[ResultRow]) -> dict[TaskKey, ResultRow]:
-    return {row.key: row for row in rows}
+def latest_rows(rows: list[ResultRow]) -> dict[EpisodeKey, ResultRow]:
+    """The latest row per episode (domain, task id, epoch)."""
+    return {row.episode: row for row in rows}
 
 
 def drop_torn_tail(path: Path) -> None:

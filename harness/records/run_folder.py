@@ -3,7 +3,8 @@
 run.yaml        resolved config, protocol, versions, sandbox facts, collection hashes (run_record.py)
 results.jsonl   one row per finished episode attempt (results.py)
 summary.json    the per-domain table
-episodes/<domain>/<task>.jsonl            trajectories; earlier attempts under previous/
+failure_labels.jsonl  the judges' failure modes of wrong episodes (`annotate`; failure_labels.py)
+episodes/<domain>/<task>.jsonl  trajectories (epoch k > 1: <task>~epoch<k>.jsonl); earlier attempts under previous/
 .lock           held (flock) by the runner writing the folder; names its holder
 """
 
@@ -22,7 +23,7 @@ import yaml
 
 from harness.core.errors import InputError, yaml_input_error
 from harness.core.names import file_name
-from harness.records.results import ResultRow, TaskKey, latest_rows, read_rows
+from harness.records.results import EpisodeKey, ResultRow, latest_rows, read_rows
 from harness.records.run_record import RunRecord
 
 
@@ -44,6 +45,11 @@ class RunFolder:
         return self.path / "results.regraded.jsonl"
 
     @property
+    def failure_labels_path(self) -> Path:
+        """Where `annotate` writes the judges' failure modes of wrong episodes (records/failure_labels.py)."""
+        return self.path / "failure_labels.jsonl"
+
+    @property
     def summary_path(self) -> Path:
         return self.path / "summary.json"
 
@@ -55,9 +61,11 @@ class RunFolder:
     def lock_path(self) -> Path:
         return self.path / ".lock"
 
-    def trajectory_path(self, domain: str, task_id: str) -> Path:
-        """episodes/<domain>/<task file name>.jsonl; distinct task ids never share a file (names.file_name)."""
-        return self.episodes_dir / file_name(domain) / f"{file_name(task_id)}.jsonl"
+    def trajectory_path(self, domain: str, task_id: str, epoch: int = 1) -> Path:
+        """episodes/<domain>/<task file name>.jsonl, `<task file name>~epoch<k>.jsonl` for epoch k > 1; distinct
+        episodes never share a file (names.file_name: a kept-as-is name has no `~`, a hashed one ends in hex)."""
+        suffix = "" if epoch == 1 else f"~epoch{epoch}"
+        return self.episodes_dir / file_name(domain) / f"{file_name(task_id)}{suffix}.jsonl"
 
     def trajectories(self) -> list[Path]:
         """Every current trajectory (earlier attempts under previous/ are not)."""
@@ -86,13 +94,13 @@ class RunFolder:
         """Every complete results row, in file order."""
         return read_rows(self.results_path)
 
-    def latest_rows(self) -> dict[TaskKey, ResultRow]:
-        """The latest row per (domain, task id)."""
+    def latest_rows(self) -> dict[EpisodeKey, ResultRow]:
+        """The latest row per (domain, task id, epoch)."""
         return latest_rows(self.rows())
 
-    def keep_previous_attempt(self, domain: str, task_id: str) -> None:
+    def keep_previous_attempt(self, domain: str, task_id: str, epoch: int = 1) -> None:
         """A re-run episode's earlier trajectory moves to episodes/<domain>/previous/, kept for audit."""
-        path = self.trajectory_path(domain, task_id)
+        path = self.trajectory_path(domain, task_id, epoch)
         if not path.exists():
             return
         folder = path.parent / "previous"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import InputError
 from harness.inputs.config import RunConfig
@@ -18,6 +19,9 @@ from harness.models.registry import parse_model_args, resolve_model
 from harness.models.scripted import load_script, scripted_model
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import read_trajectory
+
+if TYPE_CHECKING:
+    from harness.models.litellm_model import ProviderSettings
 
 LOCAL_SERVER_EXAMPLE = "http://127.0.0.1:30000/v1"
 SCRIPTED = "scripted:"
@@ -59,12 +63,13 @@ def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
         return ModelFactory(lambda task: scripted_model(replies, action_format, name=spec), offline)
     if spec.startswith("replay:"):
         sources = replay_sources(Path(spec.removeprefix("replay:")), tasks)
-        return ModelFactory(lambda task: _replayed(sources[(task.domain, task.id)]), offline)
+        return ModelFactory(lambda task: _replayed(sources[(task.domain, task.id, task.epoch)]), offline)
     return _provider_factory(config)
 
 
-def replay_sources(path: Path, tasks: list[Task]) -> dict[tuple[str, str], Path]:
-    """Each selected task's logged trajectory: PATH is one trajectory file or a run folder."""
+def replay_sources(path: Path, tasks: list[Task]) -> dict[tuple[str, str, int], Path]:
+    """Each selected episode's logged trajectory: PATH is one trajectory file (every epoch replays it) or a run
+    folder (each epoch its own)."""
     if path.is_file():
         events = read_trajectory(path)
         start = events[0] if events and events[0].get("event") == "episode_start" else None
@@ -73,13 +78,15 @@ def replay_sources(path: Path, tasks: list[Task]) -> dict[tuple[str, str], Path]
         others = [task.id for task in tasks if (task.domain, task.id) != (start["domain"], start["task_id"])]
         if others:
             raise InputError(f"{path}: replays task {start['task_id']!r} only; select it with --task-id")
-        return {(start["domain"], start["task_id"]): path}
+        return {(task.domain, task.id, task.epoch): path for task in tasks}
     sources = {}
     for task in tasks:
-        source = RunFolder(path).trajectory_path(task.domain, task.id)
+        source = RunFolder(path).trajectory_path(task.domain, task.id, task.epoch)
         if not source.is_file():
-            raise InputError(f"{path}: no logged trajectory for task {task.id!r} ({source} not found)")
-        sources[(task.domain, task.id)] = source
+            raise InputError(
+                f"{path}: no logged trajectory for task {task.id!r} epoch {task.epoch} ({source} not found)"
+            )
+        sources[(task.domain, task.id, task.epoch)] = source
     return sources
 
 
@@ -118,4 +125,22 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     window = config.context_window or context_window_of(alias.model)
     record = {"model": alias.model, "temperature": config.temperature, "args": settings.model_args,
               "context_window": window}  # fmt: skip
-    return ModelFactory(lambda task: LiteLLMModel(settings, window), record)
+    if _seed(settings) is not None:
+        record["seed_per_epoch"] = SEED_PER_EPOCH
+    return ModelFactory(lambda task: LiteLLMModel(_seeded(settings, task.epoch), window), record)
+
+
+SEED_PER_EPOCH = "seed + epoch - 1"
+"""With `--model-arg seed=N`, epoch k sends seed N + k - 1: each epoch its own draw, each reproducible."""
+
+
+def _seed(settings: ProviderSettings) -> int | None:
+    seed = settings.model_args.get("seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def _seeded(settings: ProviderSettings, epoch: int) -> ProviderSettings:
+    seed = _seed(settings)
+    if seed is None or epoch == 1:
+        return settings
+    return dataclasses.replace(settings, model_args={**settings.model_args, "seed": seed + epoch - 1})

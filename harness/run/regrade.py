@@ -22,7 +22,7 @@ def regrade_judge_errors(
     by_key = {(task.domain, task.id): task for task in tasks}
     regraded = []
     for row in rows:
-        path = folder.trajectory_path(row.domain, row.task_id)
+        path = folder.trajectory_path(row.domain, row.task_id, row.epoch)
         events = read_trajectory(path)
         if not is_finished(events):  # a row without its log: nothing to grade from, the row stands
             continue

@@ -53,6 +53,15 @@ class LoggedEpisode:
     def key(self) -> tuple[str, str]:
         return self.start["domain"], self.start["task_id"]
 
+    @property
+    def epoch(self) -> int:
+        return int(self.start.get("epoch") or 1)
+
+    @property
+    def name(self) -> str:
+        """domain/task, with `epoch k` after it for k > 1."""
+        return f"{self.key[0]}/{self.key[1]}" + ("" if self.epoch == 1 else f" epoch {self.epoch}")
+
     def observations(self) -> list[tuple[Any, ...]]:
         return [tuple(e.get(k) for k in _OBSERVED) for e in self.events if e["event"] == "observation"]
 
@@ -103,8 +112,8 @@ def regrade(path: Path, console: Console) -> None:
                 row["failure_mode"] = failure_mode(Status(row["status"]), correct, row.get("evidence_recall"))
             if any(row[key] != end.get(key) for key in _VERDICTS):
                 changed += 1
-                name = f"{episode.key[0]}/{episode.key[1]}"
-                console.print(f"changed {name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True, markup=False)
+                console.print(f"changed {episode.name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True,
+                              markup=False)  # fmt: skip
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
             graded_count += 1
     console.print(
@@ -148,9 +157,9 @@ def reexecute(path: Path, console: Console) -> int:
     """Run the logged episodes again with their logged replies; how many did not reproduce exactly. The logs
     are read one at a time, before the run for their keys and after it for the comparison."""
     folder, files = logged_files(path)
-    logged = [(file, episode.key, episode.sandbox_started) for file in files
+    logged = [(file, LoggedEpisode(file, [episode.start, episode.end]), episode.sandbox_started) for file in files
               if (episode := finished_episode(file)) is not None]  # fmt: skip
-    episodes = [(file, key) for file, key, started in logged if started]
+    episodes = [(file, ends) for file, ends, started in logged if started]
     skipped = len(logged) - len(episodes)
     if skipped:
         console.print(f"skipped {skipped} episodes whose sandbox never started (nothing to replay)", highlight=False)
@@ -160,20 +169,21 @@ def reexecute(path: Path, console: Console) -> int:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     overrides = {
         "model": f"replay:{path}",
-        "domain": ",".join(sorted({key[0] for _, key in episodes})),
-        "task_ids": [key[1] for _, key in episodes],
+        "domain": ",".join(sorted({episode.key[0] for _, episode in episodes})),
+        "task_ids": list(dict.fromkeys(episode.key[1] for _, episode in episodes)),
+        "epochs": 1 if path.is_file() else max(episode.epoch for _, episode in episodes),
         "run_id": f"{recorded.run_id}.replay-{stamp}",
         "results_dir": folder.path.parent,
     }
     plan = plan_run(_recorded_config(recorded, overrides))
     execute_run(plan, console)
     mismatches = 0
-    for file, key in episodes:
-        replayed = read_trajectory(plan.folder.trajectory_path(*key))
+    for file, episode in episodes:
+        replayed = read_trajectory(plan.folder.trajectory_path(*episode.key, 1 if path.is_file() else episode.epoch))
         problem = _difference(LoggedEpisode(file, read_trajectory(file)), LoggedEpisode(plan.run_dir, replayed))
         mismatches += problem is not None
         verdict = "differs" if problem else "matches"
-        line = f"{verdict} {key[0]}/{key[1]}: {problem or 'every observation and the verdict'}"
+        line = f"{verdict} {episode.name}: {problem or 'every observation and the verdict'}"
         console.print(line, soft_wrap=True, highlight=False, markup=False)
     console.print(
         f"replayed {len(episodes)} episodes: {len(episodes) - mismatches} reproduced exactly, {mismatches} differ"

@@ -43,6 +43,7 @@ from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, Resumption, RunRecord
 from harness.run.backends import backend_of, watch_opens_possible
+from harness.run.epochs import check_epochs, episodes_of
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor
 from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
@@ -64,7 +65,7 @@ digests); a run refuses to resume under different ones, or over changed collecti
 class RunPlan:
     config: RunConfig
     tasks: list[Task]
-    """The selected tasks (after --task-id, --limit and --shard)."""
+    """The selected episodes: each task (after --task-id, --limit and --shard) once per epoch (`Task.epoch`)."""
     pending: list[Task]
     """Those still to run: all of them, or on resume the unfinished ones, infrastructure failures, and tasks
     whose question or gold changed."""
@@ -129,7 +130,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     collections = {name: collection_path(config.collections_dir, name) for name in names}
     files = {domain: collection_files(path, config.cache_dir) for domain, path in collections.items()}
     collection_hashes = {domain: listed.digest for domain, listed in files.items()}
-    make_model = model_factory(config, tasks)
+    episodes = episodes_of(tasks, config.epochs)
+    make_model = model_factory(config, episodes)
     prompts = load_prompts(config.prompts)
     run_id = config.run_id or default_run_id(config)
     check_run_id(run_id)
@@ -141,14 +143,15 @@ def plan_run(config: RunConfig) -> RunPlan:
     resumed = folder.path.exists()
     if resumed:
         _check_resumable(folder, protocol, files, config.allow_protocol_change)
+        check_epochs(folder.read_record(), config.epochs)
     backend = backend_of(config, run_id, names)
     backend.facts["tools"] = checked_tools(backend, names[0], collections[names[0]])
     lock = folder.lock()
-    kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
-    finished = {row.key for row in kept}
-    pending = [task for task in tasks if (task.domain, task.id) not in finished]
+    kept, changed = _kept_rows(folder, episodes, config.redo) if resumed else ([], 0)
+    finished = {row.episode for row in kept}
+    pending = [episode for episode in episodes if (episode.domain, episode.id, episode.epoch) not in finished]
     leaks = leak_summary(find_leaks_cached(tasks, files, config.cache_dir))
-    return RunPlan(config, tasks, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
+    return RunPlan(config, episodes, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
                    protocol, prompts, lock, resumed, changed, leaks, judge)  # fmt: skip
 
 
@@ -172,14 +175,14 @@ def _check_resumable(
         )
 
 
-def _kept_rows(folder: RunFolder, tasks: list[Task], redo: bool) -> tuple[list[ResultRow], int]:
-    """The finished rows a resume keeps, and how many finished tasks changed since (those run again)."""
+def _kept_rows(folder: RunFolder, episodes: list[Task], redo: bool) -> tuple[list[ResultRow], int]:
+    """The finished rows a resume keeps, and how many finished episodes changed since (those run again)."""
     if redo:
         return [], 0
-    digests = {(task.domain, task.id): task_digest(task) for task in tasks}
+    digests = {(task.domain, task.id, task.epoch): task_digest(task) for task in episodes}
     latest = folder.latest_rows()
     finished = [row for key, row in latest.items() if key in digests and not row.needs_rerun]
-    kept = [row for row in finished if row.task_digest == digests[row.key]]
+    kept = [row for row in finished if row.task_digest == digests[row.episode]]
     return kept, len(finished) - len(kept)
 
 
@@ -214,7 +217,7 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
     for warning in filter(None, warnings):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
-        plan.folder.keep_previous_attempt(task.domain, task.id)
+        plan.folder.keep_previous_attempt(task.domain, task.id, task.epoch)
     cancel = threading.Event()
     context = EpisodeContext(
         config=config,
@@ -269,10 +272,10 @@ def _regraded(plan: RunPlan, writer: ResultsWriter, console: Console) -> list[Re
     failed = [row for row in plan.kept if row.needs_regrade]
     if not failed or plan.judge is None:
         return plan.kept
-    regraded = {row.key: row for row in regrade_judge_errors(failed, plan.tasks, plan.folder, plan.judge, writer)}
+    regraded = {row.episode: row for row in regrade_judge_errors(failed, plan.tasks, plan.folder, plan.judge, writer)}
     console.print(f"graded {len(regraded)} judge errors again: {sum(r.is_correct() for r in regraded.values())} "
                   "correct", markup=False, highlight=False)  # fmt: skip
-    return [regraded.get(row.key, row) for row in plan.kept]
+    return [regraded.get(row.episode, row) for row in plan.kept]
 
 
 def _write_run_record(plan: RunPlan, config_hash: str) -> None:
@@ -291,7 +294,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
             run_id=plan.run_id,
             created=now,
             config=config_to_dict(plan.config),
-            tasks=len(plan.tasks),
+            tasks=len({(task.domain, task.id) for task in plan.tasks}),
             harness_version=harness.__version__,
             python=platform.python_version(),
             config_hash=config_hash,
@@ -306,7 +309,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
 
 def _finish(plan: RunPlan, console: Console) -> None:
     """summary.json and the table from the latest row of every selected task; tasks without one are pending."""
-    selected = {(task.domain, task.id): task for task in plan.tasks}
+    selected = {(task.domain, task.id, task.epoch): task for task in plan.tasks}
     latest = plan.folder.latest_rows()
     rows = [row for key, row in latest.items() if key in selected]
     pending: dict[str, int] = {}

@@ -16,6 +16,14 @@ INCOMPLETE_INSPECTION = "incomplete_inspection"
 EVIDENCE_MISIDENTIFICATION = "evidence_misidentification"
 UNCLASSIFIED = "unclassified"
 MODES = (INCOMPLETE_INSPECTION, EVIDENCE_MISIDENTIFICATION, RESOURCE_EXHAUSTION, UNCLASSIFIED)
+INSTRUCTION_NON_FOLLOWING = "instruction_non_following"
+HALLUCINATION = "hallucination"
+PAPER_MODES = (INCOMPLETE_INSPECTION, EVIDENCE_MISIDENTIFICATION, RESOURCE_EXHAUSTION, INSTRUCTION_NON_FOLLOWING,
+               HALLUCINATION)  # fmt: skip
+"""The paper's five failure modes (docs/FAILURE_MODES.md); a wrong episode may carry several. The rule above
+gives the first three; a judge (`annotate`) gives all five."""
+RULE_MODES = (INCOMPLETE_INSPECTION, EVIDENCE_MISIDENTIFICATION, RESOURCE_EXHAUSTION)
+"""The modes both the rule and a judge give (their agreement is measured on these)."""
 RULE = (
     "Rule: turn/time/context limit = resource exhaustion; else an evidence file never reached (named in a "
     "command or shown in an output) = incomplete inspection; else answered with every evidence file reached = "

@@ -34,7 +34,7 @@ from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import Task, collection_of, collection_path
 from harness.records.compact import expand
 from harness.records.events import EpisodeEndEvent
-from harness.records.results import ResultRow, ResultsWriter, TaskKey
+from harness.records.results import EpisodeKey, ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryWriter, event_line
 from harness.run.backends import backend_of, watch_opens_possible
@@ -193,7 +193,7 @@ class _Driver:
         from ray.exceptions import RayError, RayTaskError
 
         task, attempt = self.running.pop(ref)
-        key = (task.domain, task.id)
+        key = (task.domain, task.id, task.epoch)
         outcome: ResultRow | NotStarted | NodeRefused
         try:
             outcome = ray.get(ref)
@@ -224,7 +224,7 @@ class _Driver:
         write."""
         row = failed_row(task, status, detail)
         end = EpisodeEndEvent(row=row, submission=None)
-        self.logs.end((task.domain, task.id), event_line(end.kind, **end.to_dict()))
+        self.logs.end((task.domain, task.id, task.epoch), event_line(end.kind, **end.to_dict()))
         return row
 
     def _record(self, row: ResultRow) -> None:
@@ -250,8 +250,8 @@ class _TrajectoryFiles:
     """The driver's side of the event stream: one open trajectory per episode, the latest attempt's."""
 
     folder: RunFolder
-    open: dict[TaskKey, tuple[int, TrajectoryWriter]] = field(default_factory=dict)
-    started: set[TaskKey] = field(default_factory=set)
+    open: dict[EpisodeKey, tuple[int, TrajectoryWriter]] = field(default_factory=dict)
+    started: set[EpisodeKey] = field(default_factory=set)
     """Episodes whose first event arrived and whose row did not yet: the ones running."""
 
     def take(self, events: Any) -> int:
@@ -275,13 +275,13 @@ class _TrajectoryFiles:
             self.open[key][1].append(line)
         return started
 
-    def end(self, key: TaskKey, line: str) -> None:
+    def end(self, key: EpisodeKey, line: str) -> None:
         """The end of an episode the driver itself ended (its node was lost twice)."""
         if key not in self.open:
             self.open[key] = (MAX_ATTEMPTS, TrajectoryWriter(self.folder.trajectory_path(*key)))
         self.open[key][1].append(line)
 
-    def close(self, key: TaskKey) -> int:
+    def close(self, key: EpisodeKey) -> int:
         """Close (fsync) the episode's trajectory; 1 if it was counted as running, else 0."""
         current = self.open.pop(key, None)
         if current is not None:
@@ -303,7 +303,7 @@ class _TrajectoryFiles:
 class StreamedLog:
     """An episode's trajectory on a node: each event goes to the driver as it happens."""
 
-    def __init__(self, events: Any, key: TaskKey, attempt: int):
+    def __init__(self, events: Any, key: EpisodeKey, attempt: int):
         self._events, self._key, self._attempt = events, key, attempt
         self._lines: list[str] = []
 
@@ -361,7 +361,7 @@ def _run_on_node(
         slots=Slots(threading.BoundedSemaphore(1 << 20), CoordinatorSlot(coordinator, _owner(task, attempt))),
         sandbox_facts=spec.sandbox_facts,
         watch_opens=watch_opens_possible(config, setup.backend.capabilities),
-        open_log=lambda task: StreamedLog(events, (task.domain, task.id), attempt),
+        open_log=lambda task: StreamedLog(events, (task.domain, task.id, task.epoch), attempt),
         collections={collection_of(task): collection},
         judge=spec.judge,
     )
@@ -423,4 +423,4 @@ def _node_name() -> str:
 
 
 def _owner(task: Task, attempt: int) -> str:
-    return f"{task.domain}/{task.id}#{attempt}"
+    return f"{task.domain}/{task.id}@{task.epoch}#{attempt}"

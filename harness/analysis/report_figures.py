@@ -1,0 +1,64 @@
+"""The paper's table and figures from runs: the accuracy table (Markdown and LaTeX), the residual heatmap,
+the failure-mode radar and the submission-turn distribution."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from harness.analysis.accuracy_table import latex_table, markdown_table
+from harness.analysis.runs import ModelRow
+from harness.analysis.summary import ALL
+from harness.analysis.tiers import find_tiers
+from harness.core.status import Status
+from harness.records.results import TaskKey
+from harness.signals.failure_modes import PAPER_MODES
+
+QuestionModes = dict[str, dict[TaskKey, set[str]]]
+"""Model -> question (domain, task) -> the failure modes its wrong episodes carry."""
+
+
+def rule_modes(rows: list[ModelRow]) -> QuestionModes:
+    """The modes the offline rule gave (each row's `failure_mode`), per model and question."""
+    found: QuestionModes = {}
+    for entry in rows:
+        modes = found.setdefault(entry.model, {}).setdefault(entry.row.key, set())
+        if entry.row.failure_mode in PAPER_MODES:
+            modes.add(entry.row.failure_mode)
+    return found
+
+
+def mode_shares(modes: QuestionModes, models: list[str]) -> dict[str, dict[str, float]]:
+    """Model -> mode -> the share of its questions implicated in the mode (questions with an episode of it)."""
+    shares = {}
+    for model in models:
+        questions = modes.get(model, {})
+        total = len(questions) or 1
+        shares[model] = {mode: sum(mode in found for found in questions.values()) / total for mode in PAPER_MODES}
+    return shares
+
+
+def figures_section(rows: list[ModelRow], accuracy: Mapping[tuple[str, str], float], models: list[str], out: Path,
+                    modes: QuestionModes, source: str) -> str:  # fmt: skip
+    """Writes accuracy_table.md / .tex, residuals.png, failure_radar.png and submission_turns.png (MODELS best
+    first); returns their Markdown. SOURCE names where the failure modes come from."""
+    from harness.analysis.paper_plots import failure_radar, residual_heatmap, turn_distribution
+
+    tiers = find_tiers({model: accuracy[(model, ALL)] for model in models})
+    groups = tiers.groups if tiers is not None else [models]
+    markdown = markdown_table(accuracy, models)
+    (out / "accuracy_table.md").write_text(markdown, encoding="utf-8")
+    (out / "accuracy_table.tex").write_text(latex_table(accuracy, models), encoding="utf-8")
+    residual_heatmap(accuracy, models, groups, out / "residuals.png")
+    panels = [groups[0], [m for group in groups[1:] for m in group]] if len(groups) > 1 else [models]
+    failure_radar(mode_shares(modes, models), list(PAPER_MODES), panels, out / "failure_radar.png")
+    turns = {model: [(r.row.turns, r.row.is_correct()) for r in rows
+                     if r.model == model and r.row.status is Status.ANSWERED] for model in models}  # fmt: skip
+    turn_distribution(turns, models, out / "submission_turns.png")
+    return "\n".join([
+        "## Accuracy by domain (% over all episodes; models by overall accuracy; bold best, underlined second)", "",
+        markdown, "Also as LaTeX: `accuracy_table.tex`.", "",
+        "![residuals](residuals.png)", "",
+        f"## Failure modes by question ({source})", "", "![failure-mode radar](failure_radar.png)", "",
+        "![turn of submission](submission_turns.png)", "",
+    ])  # fmt: skip

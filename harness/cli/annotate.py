@@ -1,0 +1,40 @@
+"""`python -m harness annotate RUN --judge MODEL[,MODEL...]`: the five failure modes of each wrong episode."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.cli.command import EXIT_OK, Session
+from harness.inputs.config import JUDGE_TIMEOUT_S
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness annotate",
+        description="Label every wrong episode of a run with the five failure modes (docs/FAILURE_MODES.md) by a "
+        "judge panel; writes RUN/failure_labels.jsonl, never results.jsonl. Judge replies are cached.",
+    )
+    parser.add_argument("run", type=Path, help="a run folder")
+    parser.add_argument("--judge", required=True, help="judge models, comma-separated (litellm names or aliases)")
+    parser.add_argument("--judge-quorum", type=int, help="valid replies an episode needs (default: a majority)")
+    parser.add_argument("--judge-api-base", help="the judges' endpoint (a local server)")
+    parser.add_argument("--judge-timeout", type=float, default=JUDGE_TIMEOUT_S, help="seconds per judge call")
+    parser.add_argument("--trajectory-chars", type=int, default=None,
+                        help="size of the condensed trajectory a judge reads (default 60,000 characters)")  # fmt: skip
+    return parser
+
+
+def handle(arguments: argparse.Namespace, session: Session) -> int:
+    from harness.core.errors import InputError
+    from harness.run.annotate import TRAJECTORY_CHARS, annotate_run
+    from harness.run.judges import JudgeOptions
+
+    chars = arguments.trajectory_chars or TRAJECTORY_CHARS
+    if chars < 1000:
+        raise InputError(f"--trajectory-chars: {chars} is too small to show a trajectory (at least 1000)")
+    if arguments.judge_quorum is not None and arguments.judge_quorum < 1:
+        raise InputError(f"--judge-quorum: {arguments.judge_quorum} must be at least 1")
+    options = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
+    annotate_run(arguments.run, options, chars, session.console)
+    return EXIT_OK
