@@ -158,6 +158,7 @@ def measure_viewer(runs: list[Path]) -> None:
             page.wait_for_selector("body[data-ready=true]", timeout=120_000)
             listed = time.perf_counter() - started
             count = page.locator("tr.episode").count()
+            listed_memory = tree_rss_mb(browser_pid())
             started = time.perf_counter()
             page.locator("tr.episode").first.click()
             page.locator(".step").first.wait_for(timeout=60_000)
