@@ -171,8 +171,9 @@ def measure_viewer(runs: list[Path]) -> None:
             browser.close()
         print(
             f"view of {len(runs)} runs: {count} episodes listed {listed:.2f} s after the request; one episode "
-            f"opened in {opened:.2f} s; runner peak {peak_rss_mb(server.pid):.0f} MB; Chromium after the grid's "
-            f"{RUNS} side-by-side episodes: {chromium:.0f} MB (PSS; JS heap {heap:.0f} MB)"
+            f"opened in {opened:.2f} s; runner peak {peak_rss_mb(server.pid):.0f} MB; Chromium (PSS) with the list "
+            f"{listed_memory:.0f} MB, after the grid's {RUNS} side-by-side episodes {chromium:.0f} MB (JS heap "
+            f"{heap:.0f} MB)"
         )
     finally:
         server.terminate()
