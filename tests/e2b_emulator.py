@@ -29,6 +29,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -40,6 +41,7 @@ from e2b.template.consts import RESOLVE_SYMLINKS
 from e2b.template.utils import read_dockerignore, tar_file_stream
 
 from harness.sandboxes.recipe import DEBOOTSTRAP_IMAGE, host_ca_bundle
+from tests.e2b_service import TemplateStore
 
 BuildException = e2b.BuildException
 CommandExitException = e2b.CommandExitException
@@ -73,6 +75,8 @@ usermod -aG sudo user
 passwd -d user
 echo "user ALL=(ALL:ALL) NOPASSWD: ALL" >>/etc/sudoers
 """
+FRESH_BOOT = "find /tmp/ -mindepth 1 -delete\n"
+"""What a fresh boot of the build sandbox leaves in /tmp: nothing (systemd mounts a tmpfs there)."""
 FINALIZE_PHASE = r"""set -eu
 if ! id -u user >/dev/null 2>&1; then useradd -m -s /bin/bash user; fi
 grep -q '^user ALL=(ALL:ALL) NOPASSWD: ALL' /etc/sudoers || echo "user ALL=(ALL:ALL) NOPASSWD: ALL" >>/etc/sudoers
@@ -84,16 +88,28 @@ mkdir -p /code && chmod -R 777 /code
 
 @dataclass
 class BuiltTemplate:
+    """One build: its image once built, the CPUs and memory of its sandboxes, and its status."""
+
+    build_id: str
     image: str
     cpu_count: int
     memory_mb: int
+    status: str = "building"
 
 
 @dataclass
 class Registry:
-    """The emulated account: its templates and live sandboxes."""
+    """The emulated account: its templates, the build cache's layers, and live sandboxes."""
 
-    templates: dict[str, BuiltTemplate] = field(default_factory=dict)
+    templates: TemplateStore = field(default_factory=TemplateStore)
+    cached_layers: set[str] = field(default_factory=set)
+    """Keys of the layers a build has finished: E2B caches each step as soon as it succeeds."""
+    failing_step: str | None = None
+    """A RUN step containing this text fails in the next build that runs it (then the network is back)."""
+    stream_cut_after_s: float | None = None
+    """A proxy in front of envd that cuts every command's stream after this long: envd then ends it with the
+    request's context error (infra `envd/internal/services/process/start.go`: `cancel(ctx.Err())`), which the
+    SDK raises as its TimeoutException (`envd/rpc.py`: `Code.CANCELED`)."""
     sandboxes: dict[str, Sandbox] = field(default_factory=dict)
 
 
@@ -113,25 +129,39 @@ def _run_as(user: str, script: str) -> str:
     return f"USER {user}\nRUN echo {encoded} | base64 -d > /tmp/step.sh && bash /tmp/step.sh; rm -f /tmp/step.sh\n"
 
 
-def dockerfile_and_context(template: Any, work: Path) -> str:
-    """Translate the SDK's recorded steps into a Dockerfile over `work` (COPY sources packed by the SDK)."""
+@dataclass(frozen=True)
+class Layer:
+    """One step of a build as E2B caches it: its Dockerfile lines, and the key of the layer it leaves (the
+    previous key and this step, as infra `phases/steps/hash.go` chains them)."""
+
+    dockerfile: str
+    key: str
+
+
+def _chain(previous: str, step: object) -> str:
+    return hashlib.sha256(f"{previous}\0{step}".encode()).hexdigest()
+
+
+def build_layers(template: Any, work: Path) -> list[Layer]:
+    """Translate the SDK's recorded steps into Dockerfile layers over `work` (COPY sources packed by the SDK)."""
     inner = template._template
     context = inner._file_context_path
     ignore = [*read_dockerignore(context), *inner._file_ignore_patterns]
-    lines = [f"FROM {DEBOOTSTRAP_IMAGE}\n", _run_as("root", BASE_PHASE)]
+    key = _chain(client().images.get(DEBOOTSTRAP_IMAGE).id, BASE_PHASE)
+    layers = [Layer(f"FROM {DEBOOTSTRAP_IMAGE}\n{_run_as('root', BASE_PHASE)}", key)]
     user = "root"
     for index, step in enumerate(inner._instructions_with_hashes()):
         kind, args = step["type"].value, step["args"]
         if kind == "USER":
             user = args[0]
-            lines.append(f"USER {user}\n")
+            lines = f"USER {user}\n"
         elif kind == "WORKDIR":
-            lines.append(f"WORKDIR {args[0]}\n")
+            lines = f"WORKDIR {args[0]}\n"
         elif kind == "ENV":
             pairs = " ".join(f'{args[i]}="{args[i + 1]}"' for i in range(0, len(args), 2))
-            lines.append(f"ENV {pairs}\n")
+            lines = f"ENV {pairs}\n"
         elif kind == "RUN":
-            lines.append(f"USER {args[1] if len(args) > 1 and args[1] else user}\nRUN {args[0]}\nUSER {user}\n")
+            lines = f"USER {args[1] if len(args) > 1 and args[1] else user}\nRUN {args[0]}\nUSER {user}\n"
         elif kind == "COPY":
             src, dest, owner = args[0], args[1], args[2] or user
             resolve = step.get("resolveSymlinks")
@@ -140,7 +170,7 @@ def dockerfile_and_context(template: Any, work: Path) -> str:
             (work / f"copy-{index}.tar").write_bytes(packed.read())
             # E2B copies a folder's contents to dest, a file to dest (or into it when dest ends with /).
             source = f"{staging}/{src}"
-            lines.append(
+            lines = (
                 f"USER root\nADD copy-{index}.tar {staging}/\n"
                 f"RUN if [ -d {source} ]; then mkdir -p {dest} && cp -a {source}/. {dest}; "
                 f"else case {dest} in */) mkdir -p {dest} ;; *) mkdir -p $(dirname {dest}) ;; esac "
@@ -149,8 +179,28 @@ def dockerfile_and_context(template: Any, work: Path) -> str:
             )
         else:
             raise BuildException(f"emulator: step {kind} not emulated")
-    lines.append(_run_as("root", FINALIZE_PHASE))
-    return "".join(lines)
+        key = _chain(key, (kind, args, step.get("filesHash"), user))
+        layers.append(Layer(lines, key))
+    layers.append(Layer(_run_as("root", FINALIZE_PHASE), _chain(key, FINALIZE_PHASE)))
+    return layers
+
+
+def build_dockerfile(layers: list[Layer], cached: set[str], failing: str | None) -> tuple[str, int | None]:
+    """The Dockerfile E2B's builder effectively runs, and the index of the layer that fails (or None).
+
+    Cached layers are taken as they are; the first layer that is not starts a fresh sandbox from the cached
+    one (infra `phases/steps/builder.go`: "First not cached layer is create", later ones resume), and a
+    fresh boot has an empty /tmp (a tmpfs). A RUN layer containing `failing` fails, as a network blip
+    would, and the layers after it are not built."""
+    first = next((i for i, layer in enumerate(layers) if layer.key not in cached), len(layers))
+    lines = [layer.dockerfile for layer in layers[:first]]
+    if 0 < first < len(layers):
+        lines.append(_run_as("root", FRESH_BOOT))
+    for index in range(first, len(layers)):
+        if failing and failing in layers[index].dockerfile and "RUN " in layers[index].dockerfile:
+            return "".join([*lines, "RUN echo 'network unreachable' >&2; exit 1\n"]), index
+        lines.append(layers[index].dockerfile)
+    return "".join(lines), None
 
 
 def inputs_hash(work: Path) -> str:
@@ -189,23 +239,42 @@ def _docker_build(work: str, image: str, on_build_logs: Any) -> None:
 class Template(e2b.Template):
     @staticmethod
     def build(template: Any, name: str | None = None, cpu_count: int | None = None, memory_mb: int | None = None,
-              on_build_logs: Any = None, **options: Any) -> Any:  # fmt: skip
+              on_build_logs: Any = None, tags: list[str] | None = None, **options: Any) -> Any:  # fmt: skip
         ca = host_ca_bundle()
         context = Path(template._template._file_context_path)
         if ca is not None and (context / "extra-ca.crt").exists():  # this host reaches PyPI through a proxy
             (context / "extra-ca.crt").write_bytes(ca.read_bytes())
+        build = BuiltTemplate(str(uuid.uuid4()), "", cpu_count or 2, memory_mb or 1024)
+        REGISTRY.templates.claim(name or "", build, tags)
         with tempfile.TemporaryDirectory(prefix="e2b-emulator-") as work:
-            dockerfile = dockerfile_and_context(template, Path(work))
+            layers = build_layers(template, Path(work))
+            dockerfile, failed = build_dockerfile(layers, REGISTRY.cached_layers, REGISTRY.failing_step)
             (Path(work) / "Dockerfile").write_text(dockerfile)
-            image = f"{IMAGE_REPOSITORY}:{inputs_hash(Path(work))}"
-            if not _image_exists(image):
-                _docker_build(work, image, on_build_logs)
-        REGISTRY.templates[name or ""] = BuiltTemplate(image, cpu_count or 2, memory_mb or 1024)
-        return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": "build-1", "name": name})()
+            build.image = f"{IMAGE_REPOSITORY}:{inputs_hash(Path(work))}"
+            built = layers if failed is None else layers[:failed]
+            try:
+                if failed is not None or not _image_exists(build.image):
+                    _docker_build(work, build.image, on_build_logs)
+            except BuildException:
+                build.status = "error"
+                REGISTRY.failing_step = None
+                REGISTRY.cached_layers.update(layer.key for layer in built)
+                raise
+        REGISTRY.cached_layers.update(layer.key for layer in layers)
+        build.status = "ready"
+        return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": build.build_id, "name": name})()
 
     @staticmethod
     def exists(name: str, **options: Any) -> bool:
         return name in REGISTRY.templates
+
+    @staticmethod
+    def get_tags(name: str, **options: Any) -> list[e2b.TemplateTag]:
+        return REGISTRY.templates.get_tags(name)
+
+    @staticmethod
+    def assign_tags(target: str, tags: list[str], **options: Any) -> Any:
+        return REGISTRY.templates.assign_tags(target, tags)
 
 
 class _Handle:
@@ -214,6 +283,8 @@ class _Handle:
     def __init__(self, exec_id: str, timeout: float | None):
         self._exec_id = exec_id
         self._deadline = None if not timeout else time.monotonic() + timeout
+        cut = REGISTRY.stream_cut_after_s
+        self._cut_at = None if cut is None else time.monotonic() + cut
         self._chunks: list[tuple[str, bytes]] = []
         self._done = threading.Event()
         self._lock = threading.Lock()
@@ -246,6 +317,8 @@ class _Handle:
                 break
             if self._deadline is not None and time.monotonic() > self._deadline:
                 raise TimeoutException("context deadline exceeded: the command's timeout passed")
+            if self._cut_at is not None and time.monotonic() > self._cut_at:
+                raise TimeoutException("canceled: context canceled")
         code = client().api.exec_inspect(self._exec_id)["ExitCode"]
         if self._killed:
             code = SIGNAL_EXIT_CODE
@@ -285,10 +358,8 @@ class _Commands:
 class Sandbox:
     def __init__(self, template: str, timeout: int, envs: dict[str, str], internet: bool,
                  metadata: dict[str, str]):  # fmt: skip
-        if template not in REGISTRY.templates:
-            raise NotFoundException(f"404: template '{template}' not found")
+        self.template = REGISTRY.templates.resolve(template)
         self.sandbox_id = f"emulated-{os.getpid()}-{next(_ids)}"
-        self.template = REGISTRY.templates[template]
         self.template_name = template
         self.envs = envs
         self.metadata = metadata

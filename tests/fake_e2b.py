@@ -8,16 +8,20 @@ tests/e2b_emulator.py runs the real one), and come back as the SDK's own `Comman
 service's refusals are the SDK's own exceptions: 400 for a lifetime above the plan's cap, 429 while
 `Recorder.rate_limited` creations remain, `NotFoundException` for a sandbox already killed. The root
 lock-down command is recorded and answered (bubblewrap has no root to lock). `Template` is the real template builder
-(it works offline) with the network calls `build` and `exists` answered here: a build is checked as the
-service checks CPUs and memory (e2b-dev/infra `team.LimitResources`, for a team allowed 8 vCPUs and
-8 GiB) and refused as the SDK reports it (`BuildException("400: <message>")`); a sandbox's `get_info`
-reports the CPUs and memory its template was built with.
+(it works offline) with the network calls `build`, `exists`, `get_tags` and `assign_tags` answered here: a build
+is checked as the service checks CPUs and memory (e2b-dev/infra `team.LimitResources`, for a team allowed 8
+vCPUs and 8 GiB) and refused as the SDK reports it (`BuildException("400: <message>")`); names, builds and
+tags behave as the API's (tests/e2b_service.py), a build ending ready, failed or interrupted
+(`Recorder.build_outcome`); a sandbox's `get_info` reports the CPUs and memory its build was made with.
 """
 
 from __future__ import annotations
 
 import itertools
 import shlex
+import shutil
+import tempfile
+import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -29,6 +33,7 @@ from harness.sandboxes.base import TIMEOUT_EXIT_CODE, ExecResult, SandboxSetting
 from harness.sandboxes.e2b.sandbox import HARNESS_EXEC, LOCKED
 from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
 from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
+from tests.e2b_service import TemplateStore
 
 BuildException = e2b.BuildException
 CommandExitException = e2b.CommandExitException
@@ -51,19 +56,22 @@ _FULL_OUTPUT = SandboxSettings(output_limit_bytes=1 << 30)
 
 
 @dataclass
-class FakeTemplate:
-    """A built template: the collection baked in, and the CPUs and memory every sandbox from it gets."""
+class FakeBuild:
+    """One build of a template on the service: the collection it baked in and the size every sandbox gets."""
 
+    build_id: str
     collection: Path
     cpu_count: int = 2
     memory_mb: int = 4096
+    status: str = "building"
+    """building, ready or error (infra `env_builds.status_group`); only a ready build starts sandboxes."""
 
 
 @dataclass
 class Recorder:
     """What our code asked of the SDK."""
 
-    templates: dict[str, FakeTemplate] = field(default_factory=dict)
+    templates: TemplateStore = field(default_factory=TemplateStore)
     created: list[dict[str, Any]] = field(default_factory=list)
     commands: list[dict[str, Any]] = field(default_factory=list)
     killed: list[str] = field(default_factory=list)
@@ -77,6 +85,11 @@ class Recorder:
     """What the service raises instead of answering: keys "build", "exists", "list"."""
     build_logs: list[str] = field(default_factory=list)
     """Lines a build streams to `on_build_logs`."""
+    build_outcome: str = "ready"
+    """How the next builds end on the service: ready, error (a failed step), or interrupt (Ctrl-C while the
+    SDK waits for the build, after the service has claimed the name)."""
+    storage: Path | None = None
+    """Where the service keeps the files a build uploaded (a temporary folder when None)."""
 
 
 RECORD = Recorder()
@@ -145,8 +158,9 @@ class _Commands:
 
 class Sandbox:
     def __init__(self, template: str):
+        build = RECORD.templates.resolve(template)
         self.sandbox_id = f"fake-{next(_ids)}"
-        self.template = RECORD.templates[template]
+        self.template = build
         self.template_name = template
         self.box = BubblewrapSandbox(self.template.collection, self.sandbox_id, _FULL_OUTPUT, find_bwrap())
         self.box.start()
@@ -216,19 +230,36 @@ class Template(e2b.Template):
         RECORD.builds.append({"template": template, "name": name, "cpu_count": cpu_count, "memory_mb": memory_mb,
                               **options})  # fmt: skip
         _fail("build")
+        refusal = _refusal(cpu_count, memory_mb)
+        if refusal:  # the build request itself is refused: nothing claimed
+            raise BuildException(f"400: {refusal}")
+        uploaded = Path(tempfile.mkdtemp(dir=RECORD.storage)) / "documents"
+        shutil.copytree(Path(template._template._file_context_path) / "documents", uploaded)
+        build = FakeBuild(str(uuid.uuid4()), uploaded, cpu_count or 2, memory_mb or 1024)
+        RECORD.templates.claim(name or "", build, options.get("tags"))
         for line in RECORD.build_logs:
             options["on_build_logs"](line)
-        refusal = _refusal(cpu_count, memory_mb)
-        if refusal:
-            raise BuildException(f"400: {refusal}")
-        collection = (Path(template._template._file_context_path) / "documents").resolve()
-        RECORD.templates[name or ""] = FakeTemplate(collection, cpu_count or 2, memory_mb or 1024)
-        return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": "build-1"})()
+        if RECORD.build_outcome == "interrupt":
+            raise KeyboardInterrupt
+        if RECORD.build_outcome == "error":
+            build.status = "error"
+            raise BuildException("Build failed: pip install: network unreachable")
+        build.status = "ready"
+        return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": build.build_id, "name": name})()
 
     @staticmethod
     def exists(name: str, **options: Any) -> bool:
+        """Whether the name resolves: claimed by any build request, finished or not (infra alias lookup)."""
         _fail("exists")
         return name in RECORD.templates
+
+    @staticmethod
+    def get_tags(name: str, **options: Any) -> list[e2b.TemplateTag]:
+        return RECORD.templates.get_tags(name)
+
+    @staticmethod
+    def assign_tags(target: str, tags: list[str], **options: Any) -> Any:
+        return RECORD.templates.assign_tags(target, tags)
 
 
 def _fail(call: str) -> None:

@@ -138,7 +138,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     resumed = folder.path.exists()
     if resumed:
         _check_resumable(folder, protocol, collection_hashes, config.allow_protocol_change)
-    backend = backend_of(config, run_id, names)
+    backend = backend_of(config, run_id, collections)
     lock = folder.lock()
     kept, changed = _kept_rows(folder, tasks, config.redo) if resumed else ([], 0)
     finished = {row.key for row in kept}

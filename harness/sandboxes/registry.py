@@ -94,14 +94,20 @@ class E2BBackend:
 
 
 def prepare_backend(
-    name: str, settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, image: str | None
+    name: str,
+    settings: SandboxSettings,
+    run_id: str,
+    collections: dict[str, Path],
+    time_limit_s: float,
+    image: str | None,
 ) -> SandboxBackend:
-    """Check the backend can run (raising `InputError` with the fix) and reap orphans of dead runs."""
+    """Check the backend can run (raising `InputError` with the fix) and reap orphans of dead runs.
+    `collections`: each domain's collection (E2B: its template is tagged with their hash)."""
     if name == "local":
         return _local(settings)
     if name == "docker":
         return _docker(settings, run_id, image)
-    return _e2b(settings, run_id, domains, time_limit_s)
+    return _e2b(settings, run_id, collections, time_limit_s)
 
 
 def _local(settings: SandboxSettings) -> LocalBackend:
@@ -135,27 +141,29 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
     return DockerBackend(settings, client, image, run_id, docker_facts(image, image_id, settings.limits))
 
 
-def _e2b(
-    settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, sdk: Any = None
-) -> E2BBackend:
+def _e2b(settings: SandboxSettings, run_id: str, collections: dict[str, Path], time_limit_s: float) -> E2BBackend:
     from harness.sandboxes.e2b import sandbox as e2b
+    from harness.sandboxes.e2b import templates as e2b_templates
+    from harness.sandboxes.e2b.errors import require_api_key
 
     try:
-        api_key = e2b.require_api_key()
-        resources = e2b.TemplateResources.from_limits(settings.limits)
+        api_key = require_api_key()
+        resources = e2b_templates.TemplateResources.from_limits(settings.limits)
         plan = e2b.current_plan()
         e2b.sandbox_lifetime(time_limit_s, plan)  # refused here, before any episode, when the plan cannot
     except SandboxError as error:
         raise InputError(str(error)) from None
-    if sdk is None:
-        sdk = e2b.default_sdk()
-    templates = {domain: e2b.template_name(domain, resources) for domain in domains}
+    sdk = e2b.default_sdk()
     try:
-        for domain, name in templates.items():
-            if not e2b.template_exists(sdk, name, api_key):
+        templates = {domain: e2b_templates.template_reference(sdk, domain, path, resources)
+                     for domain, path in collections.items()}  # fmt: skip
+        for domain, reference in templates.items():
+            if not e2b_templates.template_ready(sdk, reference, api_key):
                 raise InputError(
-                    f"--sandbox e2b: template {name} not found; build it with `python -m harness sandbox build e2b "
-                    f"--domain {domain} --cpus {resources.cpu_count} --memory-mb {resources.memory_mb}`"
+                    f"--sandbox e2b: template {reference} not found (no ready build of this recipe, collection and "
+                    f"size; a build that failed or was interrupted leaves none): build again with `python -m harness "
+                    f"sandbox build e2b --domain {domain} --cpus {resources.cpu_count} --memory-mb "
+                    f"{resources.memory_mb}`"
                 )
         e2b.reap_orphans(sdk, api_key)
     except SandboxError as error:

@@ -383,7 +383,8 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
     key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}"
     if key not in _SETUPS:
         model_factory(spec.config, [])  # the model's own checks (its API key, a scripted file) on this node
-        backend = backend_of(spec.config, spec.run_id, sorted(spec.collection_hashes))
+        collections = {name: collection_path(spec.config.collections_dir, name) for name in spec.collection_hashes}
+        backend = backend_of(spec.config, spec.run_id, collections)
         node_id = ray.get_runtime_context().get_node_id()
         _SETUPS[key] = _NodeSetup(backend, load_prompts(spec.config.prompts), node_id)
     return _SETUPS[key]

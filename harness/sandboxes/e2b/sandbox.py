@@ -19,29 +19,23 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shlex
-import shutil
-import tempfile
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from harness.sandboxes.base import (
-    DOCUMENTS,
     IMAGE_PATH,
-    TIMEOUT_EXIT_CODE,
     WORKDIR,
     ExecResult,
     SandboxError,
     SandboxSettings,
     sandbox_environment,
 )
+from harness.sandboxes.e2b.errors import explain, sdk_errors
+from harness.sandboxes.e2b.templates import TemplateResources
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
-from harness.sandboxes.recipe import RECIPE_DIR, write_build_context
 from harness.sandboxes.remote_exec import (
     AGENT,
     AGENT_HOME,
@@ -56,13 +50,10 @@ from harness.sandboxes.remote_exec import (
     run_remote,
 )
 
-API_KEY_VARIABLE = "E2B_API_KEY"
 PLAN_VARIABLE = "E2B_PLAN"
 LIFETIME_MARGIN_S = 120
 """A sandbox lives this much longer than the episode's time limit, never hours more."""
 LABEL_APP = "harness.app"
-MIN_MEMORY_MB = 128
-"""E2B's smallest template memory; it also wants 1 or an even number of CPUs and even megabytes."""
 CREATE_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0)
 """Waits between sandbox creations refused with 429 (the team's concurrent-sandbox cap): about 30 s of
 the episode's start-up, before its agent clock starts."""
@@ -167,109 +158,6 @@ def lifetime_warning(time_limit_s: float, plan: Plan) -> str | None:
 
 def _other_plan(plan: Plan) -> str:
     return " or set E2B_PLAN=pro if the account has it" if plan.name == "hobby" else ""
-
-
-def require_api_key() -> str:
-    key = os.environ.get(API_KEY_VARIABLE)
-    if not key:
-        raise SandboxError(f"--sandbox e2b needs an E2B API key: set {API_KEY_VARIABLE}")
-    return key
-
-
-def sdk_errors(sdk: Any) -> tuple[type[BaseException], ...]:
-    """Every error class the SDK raises for the service's answers (some do not derive from SandboxException)."""
-    names = ("SandboxException", "AuthenticationException", "BuildException", "ServiceBusyException")
-    return tuple(getattr(sdk, name) for name in names if hasattr(sdk, name))
-
-
-def explain(sdk: Any, error: BaseException) -> str:
-    """One line for an SDK error, with the fix where there is one."""
-    text = " ".join(str(error).split()) or type(error).__name__
-    if isinstance(error, sdk.AuthenticationException):
-        return f"E2B refused the API key ({text}); check {API_KEY_VARIABLE}"
-    if isinstance(error, getattr(sdk, "RateLimitException", ())):
-        return f"E2B rate limit ({text}); lower --max-sandboxes or wait"
-    return f"{type(error).__name__}: {text}"
-
-
-@dataclass(frozen=True)
-class TemplateResources:
-    """The CPUs and memory a template is built with: every sandbox from it gets exactly these."""
-
-    cpu_count: int
-    memory_mb: int
-
-    @classmethod
-    def from_limits(cls, limits: ResourceLimits) -> TemplateResources:
-        """E2B's rules for a template build (the service refuses anything else); raises `SandboxError`."""
-        cpus, memory = limits.cpus, limits.memory_mb
-        if not float(cpus).is_integer() or not (cpus == 1 or (cpus >= 2 and cpus % 2 == 0)):
-            raise SandboxError(f"e2b: --cpus {cpus:g}: E2B gives 1 or an even number of whole CPUs")
-        if memory < MIN_MEMORY_MB or memory % 2:
-            raise SandboxError(
-                f"e2b: --memory-mb {memory}: E2B wants an even number of megabytes, at least {MIN_MEMORY_MB}"
-            )
-        return cls(int(cpus), memory)
-
-
-def template_name(domain: str, resources: TemplateResources) -> str:
-    """One template per domain and size: a run finds the template built with the limits it asks for."""
-    slug = re.sub(r"[^a-z0-9-]", "-", domain.lower())
-    return f"harness-{slug}-{resources.cpu_count}cpu-{resources.memory_mb}mb"
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # another filesystem
-        shutil.copy2(source, target)
-
-
-def template_definition(sdk: Any, context: Path, collection: Path) -> Any:
-    """The recipe's Dockerfile plus the collection, root-owned with no write bits, and the agent user.
-
-    The collection is put into the build context as real files: the SDK packs a symlinked folder as the
-    link alone (`template/utils.py: get_all_files_in_path` does not walk it, `tar_file_stream` adds it
-    non-recursively), which uploads an empty folder and leaves the collection out of the cache hash."""
-    write_build_context(context, None)
-    shutil.copytree(collection.resolve(), context / "documents", copy_function=_link_or_copy)
-    dockerfile = (RECIPE_DIR / "Dockerfile").read_text()
-    default_base = re.search(r"^ARG BASE_IMAGE=(\S+)$", dockerfile, re.M)
-    if default_base:  # E2B builds FROM a registry image; substitute the recipe's default
-        dockerfile = dockerfile.replace("${BASE_IMAGE}", default_base.group(1))
-    return (
-        sdk.Template(file_context_path=str(context))
-        .from_dockerfile(dockerfile)
-        .copy("documents", DOCUMENTS, user="root")
-        .run_cmd(f"chown -R root:root {DOCUMENTS} && chmod -R a-w,a+rX {DOCUMENTS}", user="root")
-        .set_user(AGENT)
-        .set_workdir(WORKDIR)
-    )
-
-
-def build_template(
-    sdk: Any, domain: str, collection: Path, resources: TemplateResources, log: Callable[[str], None]
-) -> str:
-    """Build the domain's template in E2B's cloud with these CPUs and memory; returns its template id."""
-    require_api_key()
-    with tempfile.TemporaryDirectory(prefix="harness-e2b-") as context:
-        template = template_definition(sdk, Path(context), collection)
-        try:
-            info = sdk.Template.build(
-                template, name=template_name(domain, resources), cpu_count=resources.cpu_count,
-                memory_mb=resources.memory_mb, on_build_logs=lambda entry: log(str(entry)),
-            )  # fmt: skip
-        except sdk_errors(sdk) as error:  # refusals ("400: ..."), failed steps, a bad key, rate limits
-            raise SandboxError(f"E2B template build failed: {explain(sdk, error)}") from None
-    return info.template_id
-
-
-def template_exists(sdk: Any, name: str, api_key: str) -> bool:
-    """Whether the template is there; raises `SandboxError` when the service cannot say."""
-    try:
-        return bool(sdk.Template.exists(name, api_key=api_key))
-    except sdk_errors(sdk) as error:
-        raise SandboxError(f"cannot look up E2B template {name}: {explain(sdk, error)}") from None
 
 
 def reap_orphans(sdk: Any, api_key: str) -> list[str]:
@@ -427,18 +315,20 @@ class _E2BCommand:
     handle: Any
 
     def wait(self, stdout: HeadTail, stderr: HeadTail) -> int | None:
-        """A non-zero exit arrives as the SDK's CommandExitException; a command past the SDK's own timeout
-        (ours is the limit plus a grace, so harness-exec failed to stop it) as its TimeoutException."""
+        """A non-zero exit arrives as the SDK's CommandExitException. Its TimeoutException is never the
+        command's time limit (harness-exec enforces that inside the sandbox: exit 124; `run_remote` its grace
+        after it): the SDK raises it also when envd ends the stream early because its request was cancelled
+        (a proxy, a restart: e2b-dev/infra envd `services/process/start.go`), so it is a `SandboxError`."""
         try:
             result = self.handle.wait(on_stdout=lambda text: stdout.feed(text.encode()),
                                       on_stderr=lambda text: stderr.feed(text.encode()))  # fmt: skip
         except self.sdk.CommandExitException as error:
             # -1: ended by a signal (e.g. the agent killed its own harness-exec); no exit status to report.
             return None if error.exit_code == SIGNAL_EXIT_CODE else error.exit_code
-        except self._sandbox_gone() as error:  # subclasses of TimeoutException: not the command's timeout
+        except self._sandbox_gone() as error:  # subclasses of TimeoutException
             raise SandboxError(f"the E2B sandbox is gone: {explain(self.sdk, error)}") from None
-        except self.sdk.TimeoutException:
-            return TIMEOUT_EXIT_CODE
+        except self.sdk.TimeoutException as error:
+            raise SandboxError(f"E2B ended the command's output stream early: {explain(self.sdk, error)}") from None
         return result.exit_code
 
     def _sandbox_gone(self) -> tuple[type[BaseException], ...]:

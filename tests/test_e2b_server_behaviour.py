@@ -1,0 +1,121 @@
+"""Issue 24: E2B's SDK and server, read against our code a second time; one test per finding.
+
+The fake (tests/fake_e2b.py) and the emulator (tests/e2b_emulator.py) behave as the server does; each test
+names the e2b-dev/infra file the behaviour comes from.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.sandboxes.base import SandboxError, SandboxSettings
+from harness.sandboxes.e2b.sandbox import E2BSandbox
+from harness.sandboxes.e2b.templates import TemplateResources, build_template
+from tests.conftest import emulated_e2b_sandbox
+from tests.test_backends import MINI_TEMPLATE, build_e2b, fake_sdk  # noqa: F401  (a fixture)
+
+
+# 1. A failed first build can be retried: build files are staged outside /tmp.
+def test_a_build_that_failed_at_pip_succeeds_when_retried(collection, e2b_emulator, monkeypatch):
+    """infra `orchestrator/pkg/template/build/phases/steps/builder.go`: each step's layer is cached once it
+    succeeds, and the first uncached step after a cached one runs in a freshly created sandbox, whose /tmp
+    (a tmpfs) is empty. The emulator fails the pip step once, then builds again from its cache."""
+    monkeypatch.setattr(e2b_emulator, "REGISTRY", e2b_emulator.Registry(failing_step="pip install"))
+    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+    resources = TemplateResources(2, 4096)
+    with pytest.raises(SandboxError, match="network unreachable"):
+        build_template(e2b_emulator, "retry", collection, resources, lambda line: None)
+    reference = build_template(e2b_emulator, "retry", collection, resources, lambda line: None)
+    box = E2BSandbox(e2b_emulator, reference, "emulator-key", "test-run", "retry", SandboxSettings(), 600)
+    box.start()
+    try:
+        result = box.execute("python3 -c 'import pandas; print(pandas.__name__)'", 60)
+        assert result.stdout == "pandas\n", result.stderr
+    finally:
+        box.close()
+
+
+# 2. A failed, interrupted or outdated template is refused before any episode.
+def test_a_failed_build_leaves_no_template_a_run_would_use(mini, fake_sdk):  # noqa: F811
+    """infra `api/.../template_request_build`: the name is claimed when the build is requested, so
+    `Template.exists` is true for a build that then failed."""
+    fake_sdk.templates.clear()
+    fake_sdk.build_outcome = "error"
+    code, output = build_e2b(mini)
+    assert code == 2 and "Build failed" in output
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    assert outcome.exit_code == 2 and not fake_sdk.created
+    assert "build again with `python -m harness sandbox build e2b --domain mini" in outcome.output
+
+
+def test_a_build_interrupted_with_ctrl_c_then_a_run_is_refused_saying_to_build_again(mini, fake_sdk):  # noqa: F811
+    """infra `api/.../template_request_build` claims the name before the build; only a ready build takes a tag
+    (`db/queries/get_template_with_build_by_tag.sql`: `status_group = 'ready'`)."""
+    fake_sdk.templates.clear()
+    fake_sdk.build_outcome = "interrupt"
+    with pytest.raises(KeyboardInterrupt):  # `sandbox build` keeps Python's Ctrl-C
+        build_e2b(mini)
+    assert MINI_TEMPLATE in fake_sdk.templates  # the name resolves on the service
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    assert outcome.exit_code == 2 and not fake_sdk.created
+    [line] = [line for line in outcome.output.splitlines() if "not found" in line]
+    assert "build again with `python -m harness sandbox build e2b --domain mini --cpus 2 --memory-mb 4096`" in line
+
+
+def test_a_changed_collection_needs_a_new_build_and_gets_a_new_tag(mini, fake_sdk):  # noqa: F811
+    """The tag is a hash of the steps as sent, with the SDK's hash of every copied file: a collection
+    edited after its build no longer matches, and its run is refused instead of reading the old documents."""
+    first = mini.run("--model", "oracle", "--sandbox", "e2b", run_id="before")
+    old = yaml.safe_load((first.run_dir / "run.yaml").read_text())["sandbox"]["templates"]["mini"]
+    ledger = mini.root / "collections" / "mini" / "ledger.md"
+    ledger.write_text(ledger.read_text().replace("| 2021 | 2 |", "| 2021 | 3 |"))
+    refused = mini.run("--model", "oracle", "--sandbox", "e2b", run_id="stale")
+    assert refused.exit_code == 2 and "not found" in refused.output and old not in refused.output
+    code, output = build_e2b(mini)
+    assert code == 0, output
+    new = output.split("template ready: ")[1].split()[0]
+    assert new.split(":")[0] == old.split(":")[0] and new != old
+    rerun = mini.run("--model", "oracle", "--sandbox", "e2b", run_id="after")
+    assert yaml.safe_load((rerun.run_dir / "run.yaml").read_text())["sandbox"]["templates"]["mini"] == new
+    assert fake_sdk.created[-1]["template"] == new
+
+
+def test_a_symbolic_link_in_the_collection_is_refused_at_build_naming_it(mini, fake_sdk):  # noqa: F811
+    link = mini.root / "collections" / "mini" / "alias.md"
+    link.symlink_to("ledger.md")
+    fake_sdk.builds.clear()
+    code, output = build_e2b(mini)
+    [line] = output.strip().splitlines()
+    assert code == 2 and f"{link}: a symbolic link" in line and not fake_sdk.builds
+
+
+@pytest.fixture
+def collection(tmp_path: Path) -> Path:
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    (folder / "report.md").write_text("# Report\n")
+    return folder
+
+
+@pytest.fixture
+def emulated(collection, e2b_emulator, monkeypatch):
+    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+    box = emulated_e2b_sandbox(e2b_emulator, collection, "issue-24", SandboxSettings())
+    box.start()
+    yield box
+    box.close()
+
+
+# 3. The SDK's TimeoutException is not the command's timeout.
+def test_a_stream_the_server_cuts_early_is_a_sandbox_error_not_a_timed_out_command(emulated, e2b_emulator):
+    """infra `envd/internal/services/process/start.go`: when the request's context ends (a proxy, a restart),
+    envd ends the stream with `ctx.Err()`; the SDK raises CANCELED as TimeoutException (`e2b/envd/rpc.py`)."""
+    e2b_emulator.REGISTRY.stream_cut_after_s = 1.0
+    try:
+        with pytest.raises(SandboxError, match="stream early"):
+            emulated.execute("sleep 3; echo done", 30)
+    finally:
+        e2b_emulator.REGISTRY.stream_cut_after_s = None
