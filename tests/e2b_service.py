@@ -11,6 +11,8 @@ tests/e2b_emulator.py (e2b-dev/infra, packages/api and packages/db/queries):
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -65,3 +67,23 @@ class TemplateStore(dict[str, TemplateName]):
         build = self.resolve(target)
         self[target.partition(":")[0]].assignments += [(tag, build.build_id) for tag in tags]
         return type("TemplateTagInfo", (), {"build_id": build.build_id, "tags": tags})()
+
+
+class TokenBucket:
+    """The API's rate limiter for a team's route (infra `api/internal/middleware/ratelimit/ratelimit.go`,
+    redis_rate's GCRA): `rate` requests a second, `burst` at once; a request without a token is a 429."""
+
+    def __init__(self, rate: float, burst: int = 1):
+        self._rate, self._burst = rate, burst
+        self._tokens, self._at = float(burst), time.monotonic()
+        self._lock = threading.Lock()
+
+    def allow(self) -> bool:
+        with self._lock:
+            now = time.monotonic()
+            self._tokens = min(self._burst, self._tokens + (now - self._at) * self._rate)
+            self._at = now
+            if self._tokens < 1:
+                return False
+            self._tokens -= 1
+            return True

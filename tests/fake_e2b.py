@@ -33,7 +33,7 @@ from harness.sandboxes.base import TIMEOUT_EXIT_CODE, ExecResult, SandboxSetting
 from harness.sandboxes.e2b.sandbox import HARNESS_EXEC, LOCKED
 from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
 from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
-from tests.e2b_service import TemplateStore
+from tests.e2b_service import TemplateStore, TokenBucket
 
 BuildException = e2b.BuildException
 CommandExitException = e2b.CommandExitException
@@ -81,6 +81,8 @@ class Recorder:
     """SandboxInfo-like objects that `Sandbox.list` returns."""
     rate_limited: int = 0
     """How many of the next `Sandbox.create` calls the service refuses with 429."""
+    creation_bucket: TokenBucket | None = None
+    """The API's creation rate limit (None: unlimited): a create without a token is refused with 429."""
     failures: dict[str, BaseException] = field(default_factory=dict)
     """What the service raises instead of answering: keys "build", "exists", "list"."""
     build_logs: list[str] = field(default_factory=list)
@@ -172,8 +174,8 @@ class Sandbox:
         if timeout is not None and timeout > PLAN_MAX_LIFETIME_S:
             hours = PLAN_MAX_LIFETIME_S // 3600
             raise SandboxException(f"400: Timeout cannot be greater than {hours} hours", status_code=400)
-        if RECORD.rate_limited:
-            RECORD.rate_limited -= 1
+        if RECORD.rate_limited or (RECORD.creation_bucket is not None and not RECORD.creation_bucket.allow()):
+            RECORD.rate_limited = max(RECORD.rate_limited - 1, 0)
             raise RateLimitException("429: Rate limit exceeded, please try again later.")
         return cls(template or "")
 

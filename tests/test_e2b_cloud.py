@@ -224,7 +224,7 @@ def test_max_sandboxes_is_bounded_by_the_plan(mini, fake_sdk):  # noqa: F811
 
 
 def test_creation_refused_with_429_is_retried_before_the_agent_clock(mini, fake_sdk, monkeypatch):  # noqa: F811
-    monkeypatch.setattr("harness.sandboxes.e2b.sandbox.CREATE_BACKOFF_S", (0.01, 0.01, 0.01))
+    monkeypatch.setattr("harness.sandboxes.e2b.plan.CREATE_BACKOFF_S", (0.01, 0.01, 0.01))
     fake_sdk.rate_limited = 2
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
     assert outcome.rows[0]["verdict"] == "correct", outcome.output
@@ -232,7 +232,7 @@ def test_creation_refused_with_429_is_retried_before_the_agent_clock(mini, fake_
 
 
 def test_creation_still_refused_after_the_backoff_is_a_sandbox_error(mini, fake_sdk, monkeypatch):  # noqa: F811
-    monkeypatch.setattr("harness.sandboxes.e2b.sandbox.CREATE_BACKOFF_S", (0.01,))
+    monkeypatch.setattr("harness.sandboxes.e2b.plan.CREATE_BACKOFF_S", (0.01,))
     fake_sdk.rate_limited = 5
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
     assert outcome.rows[0]["status"] == "sandbox_error" and "rate limit" in outcome.rows[0]["detail"].lower()

@@ -6,6 +6,8 @@ names the e2b-dev/infra file the behaviour comes from.
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from harness.sandboxes.base import SandboxError, SandboxSettings
 from harness.sandboxes.e2b.sandbox import E2BSandbox
 from harness.sandboxes.e2b.templates import TemplateResources, build_template
 from tests.conftest import emulated_e2b_sandbox
+from tests.e2b_service import TokenBucket
 from tests.test_backends import MINI_TEMPLATE, build_e2b, fake_sdk  # noqa: F401  (a fixture)
 
 
@@ -119,3 +122,41 @@ def test_a_stream_the_server_cuts_early_is_a_sandbox_error_not_a_timed_out_comma
             emulated.execute("sleep 3; echo done", 30)
     finally:
         e2b_emulator.REGISTRY.stream_cut_after_s = None
+
+
+# 6. A background process cannot hold a command open.
+NON_DUMPABLE_HOLDER = (
+    "python3 -c 'import ctypes, time; ctypes.CDLL(None).prctl(4, 0)\n"  # PR_SET_DUMPABLE 0
+    'while True: open("/tmp/holder.log", "a").write("x"); time.sleep(0.05)\' &'
+)
+
+
+def test_a_non_dumpable_background_process_does_not_hold_the_command_open(emulated):
+    """infra `envd/internal/services/process/handler/handler.go`: a command ends only when both of its
+    output pipes close. A process that made itself non-dumpable has its /proc/PID entries owned by root
+    (so no test of /proc ownership finds it), yet holds stdout; it dies with the command's pid namespace
+    when harness-exec, its first process, exits."""
+    started = time.monotonic()
+    wait_for_root = "for i in $(seq 50); do [ $(stat -c %U /proc/$!/fd) = root ] && break; sleep 0.1; done"
+    result = emulated.execute(f"{NON_DUMPABLE_HOLDER} {wait_for_root}; stat -c %U /proc/$!/fd; echo started", 20)
+    assert (result.exit_code, result.stdout) == (0, "root\nstarted\n"), result.stderr
+    assert time.monotonic() - started < 10
+    size = emulated.execute("wc -c < /tmp/holder.log", 20).stdout
+    time.sleep(0.5)
+    assert emulated.execute("wc -c < /tmp/holder.log", 20).stdout == size  # it died with its command
+
+
+# 4. Creations are paced to the plan's rate, with jitter; the fake's API has the server's token bucket.
+def test_workers_started_together_all_get_a_sandbox_at_the_plans_creation_rate(mini, fake_sdk, monkeypatch):  # noqa: F811
+    """infra `api/internal/middleware/ratelimit/ratelimit.go`: a token bucket per team and route, 429 without a
+    token. Time is scaled tenfold (10 creations a second, backoff up to 1.6 s) to keep the test short."""
+    from harness.sandboxes.e2b import plan
+
+    monkeypatch.setitem(plan.PLANS, "hobby", plan.Plan("hobby", 3600, 20, 10.0))
+    monkeypatch.setattr(plan, "CREATE_BACKOFF_S", (0.1, 0.2, 0.4, 0.8, 1.6))
+    tasks = mini.tasks_dir / "mini.jsonl"
+    task = json.loads(tasks.read_text())
+    tasks.write_text("".join(json.dumps(task | {"id": f"t{n}"}) + "\n" for n in range(10)))
+    fake_sdk.creation_bucket = TokenBucket(rate=10.0, burst=1)
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b", "--workers", "10")
+    assert [row["status"] for row in outcome.rows] == ["answered"] * 10, outcome.output

@@ -85,12 +85,16 @@ class E2BBackend:
     time_limit_s: float
     facts: dict[str, Any]
     capabilities: Capabilities
+    plan: Any
+    """The account's E2B plan (`e2b.plan.Plan`)."""
+    pacer: Any
+    """One per runner: every sandbox creation waits for its turn (`e2b.plan.CreationPacer`)."""
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.e2b.sandbox import E2BSandbox
 
         return E2BSandbox(self.sdk, self.templates[domain], self.api_key, self.run_id, episode_name, self.settings,
-                          self.time_limit_s, cancel)  # fmt: skip
+                          self.time_limit_s, cancel, self.plan, self.pacer)  # fmt: skip
 
 
 def prepare_backend(
@@ -142,6 +146,7 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
 
 
 def _e2b(settings: SandboxSettings, run_id: str, collections: dict[str, Path], time_limit_s: float) -> E2BBackend:
+    from harness.sandboxes.e2b import plan as e2b_plan
     from harness.sandboxes.e2b import sandbox as e2b
     from harness.sandboxes.e2b import templates as e2b_templates
     from harness.sandboxes.e2b.errors import require_api_key
@@ -149,8 +154,8 @@ def _e2b(settings: SandboxSettings, run_id: str, collections: dict[str, Path], t
     try:
         api_key = require_api_key()
         resources = e2b_templates.TemplateResources.from_limits(settings.limits)
-        plan = e2b.current_plan()
-        e2b.sandbox_lifetime(time_limit_s, plan)  # refused here, before any episode, when the plan cannot
+        plan = e2b_plan.current_plan()
+        e2b_plan.sandbox_lifetime(time_limit_s, plan)  # refused here, before any episode, when the plan cannot
     except SandboxError as error:
         raise InputError(str(error)) from None
     sdk = e2b.default_sdk()
@@ -175,10 +180,12 @@ def _e2b(settings: SandboxSettings, run_id: str, collections: dict[str, Path], t
         "cpus": resources.cpu_count,
         "pids": settings.limits.pids,
     }
-    warning = e2b.lifetime_warning(time_limit_s, plan)
+    warning = e2b_plan.lifetime_warning(time_limit_s, plan)
     if warning:
         limits["warning"] = warning
     facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits,
-             "plan": plan.name, "max_sandboxes": plan.max_sandboxes}  # fmt: skip
+             "plan": plan.name, "max_sandboxes": plan.max_sandboxes,
+             "creations_per_s": plan.creations_per_s}  # fmt: skip
     capabilities = Capabilities(plan.max_sandboxes, f"the cap of E2B's {plan.name} plan", warning)
-    return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts, capabilities)
+    pacer = e2b_plan.CreationPacer(plan.creations_per_s)
+    return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts, capabilities, plan, pacer)

@@ -18,7 +18,6 @@ local emulator of the service (tests/e2b_emulator.py).
 from __future__ import annotations
 
 import contextlib
-import os
 import shlex
 import threading
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from harness.sandboxes.base import (
     sandbox_environment,
 )
 from harness.sandboxes.e2b.errors import explain, sdk_errors
+from harness.sandboxes.e2b.plan import CreationPacer, Plan, create_backoff_s, current_plan, sandbox_lifetime
 from harness.sandboxes.e2b.templates import TemplateResources
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
@@ -50,13 +50,7 @@ from harness.sandboxes.remote_exec import (
     run_remote,
 )
 
-PLAN_VARIABLE = "E2B_PLAN"
-LIFETIME_MARGIN_S = 120
-"""A sandbox lives this much longer than the episode's time limit, never hours more."""
 LABEL_APP = "harness.app"
-CREATE_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0)
-"""Waits between sandbox creations refused with 429 (the team's concurrent-sandbox cap): about 30 s of
-the episode's start-up, before its agent clock starts."""
 SIGNAL_EXIT_CODE = -1
 """envd reports -1 for a process ended by a signal (its `ProcessState.ExitCode()`)."""
 DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_logout")
@@ -112,54 +106,6 @@ for name in {" ".join(DOTFILES)}; do : > "$name"; chmod 0444 "$name"; done
 echo {LOCKED}"""
 
 
-@dataclass(frozen=True)
-class Plan:
-    """An E2B plan's limits (https://e2b.dev/pricing): the longest sandbox lifetime, concurrent sandboxes."""
-
-    name: str
-    max_lifetime_s: int
-    max_sandboxes: int
-
-
-PLANS = {"hobby": Plan("hobby", 3600, 20), "pro": Plan("pro", 24 * 3600, 100)}
-"""Hobby: 1-hour sandboxes, 20 at once; Pro: 24 hours, 100 at once. The API refuses a longer `timeout`
-with 400 and a sandbox beyond the cap with 429."""
-
-
-def current_plan() -> Plan:
-    """The account's plan from E2B_PLAN (default hobby, the tighter one); raises `SandboxError`."""
-    name = os.environ.get(PLAN_VARIABLE, "hobby").strip().lower()
-    if name not in PLANS:
-        raise SandboxError(f"{PLAN_VARIABLE}={name!r}: expected one of {', '.join(PLANS)}")
-    return PLANS[name]
-
-
-def sandbox_lifetime(time_limit_s: float, plan: Plan) -> int:
-    """The time limit plus a margin, capped at the plan's longest sandbox (the API refuses more with 400);
-    raises `SandboxError` saying what to change when the time limit itself does not fit."""
-    if time_limit_s > plan.max_lifetime_s:
-        raise SandboxError(
-            f"--time-limit {time_limit_s:g}: E2B's {plan.name} plan keeps a sandbox at most {plan.max_lifetime_s} s; "
-            f"use --time-limit {plan.max_lifetime_s - LIFETIME_MARGIN_S} or less{_other_plan(plan)}"
-        )
-    return int(min(time_limit_s + LIFETIME_MARGIN_S, plan.max_lifetime_s))
-
-
-def lifetime_warning(time_limit_s: float, plan: Plan) -> str | None:
-    """Said on the console and in run.yaml when the plan's cap leaves less than the usual margin."""
-    if time_limit_s + LIFETIME_MARGIN_S <= plan.max_lifetime_s:
-        return None
-    return (
-        f"E2B's {plan.name} plan keeps a sandbox at most {plan.max_lifetime_s} s, so an episode that uses all of "
-        f"--time-limit {time_limit_s:g} may lose its sandbox before it ends; use --time-limit "
-        f"{plan.max_lifetime_s - LIFETIME_MARGIN_S} or less{_other_plan(plan)}"
-    )
-
-
-def _other_plan(plan: Plan) -> str:
-    return " or set E2B_PLAN=pro if the account has it" if plan.name == "hobby" else ""
-
-
 def reap_orphans(sdk: Any, api_key: str) -> list[str]:
     """Kill harness sandboxes whose runner process is gone (found through the SDK's list by metadata)."""
     killed = []
@@ -191,6 +137,7 @@ class E2BSandbox:
         time_limit_s: float,
         cancel: threading.Event | None = None,
         plan: Plan | None = None,
+        pacer: CreationPacer | None = None,
     ):
         self._sdk = sdk
         self._template = template
@@ -201,6 +148,7 @@ class E2BSandbox:
         self._environment = sandbox_environment(IMAGE_PATH)
         self._lifetime_s = sandbox_lifetime(time_limit_s, plan or current_plan())
         self._cancel = cancel or threading.Event()
+        self._pacer = pacer
         self._sandbox: Any = None
         self._applied: dict[str, object] = {"memory_mb": None, "cpus": None, "pids": settings.limits.pids}
 
@@ -238,9 +186,12 @@ class E2BSandbox:
             )
 
     def _create(self) -> Any:
-        """`Sandbox.create`, retried with backoff while the team is at its concurrent-sandbox cap (429)."""
+        """`Sandbox.create` in this runner's turn (the plan's creation rate), retried with jittered backoff
+        while the team is at its rate or concurrent-sandbox cap (429)."""
         rate_limited = getattr(self._sdk, "RateLimitException", ())
-        for wait_s in (*CREATE_BACKOFF_S, None):
+        for wait_s in (*create_backoff_s(), None):
+            if self._pacer is not None and not self._pacer.wait_turn(self._cancel):
+                raise SandboxError("cancelled before its sandbox was created")
             try:
                 return self._sdk.Sandbox.create(
                     template=self._template,
