@@ -395,6 +395,10 @@ class Sandbox:
             cpu_count=self.template.cpu_count, memory_mb=self.template.memory_mb, envd_version="0.2.0",
         )  # fmt: skip
 
+    def set_timeout(self, timeout: int, **options: Any) -> None:
+        """The sandbox now ends `timeout` seconds from now (the emulator does not kill it then)."""
+        self.timeout = int((datetime.now(timezone.utc) - self.started_at).total_seconds()) + timeout
+
     @staticmethod
     def list(query: Any = None, **options: Any) -> Any:
         wanted = query.metadata if query is not None else {}

@@ -21,6 +21,7 @@ import itertools
 import shlex
 import shutil
 import tempfile
+import time
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -47,8 +48,6 @@ ServiceBusyException = e2b.ServiceBusyException
 SandboxNotRunningException = e2b.SandboxNotRunningException
 CHUNK = 32 * 1024
 """envd streams a process's output in chunks of at most this many bytes."""
-PLAN_MAX_LIFETIME_S = 3600
-"""The hobby plan's longest sandbox: `Sandbox.create(timeout=...)` above it is a 400."""
 TEAM_MAX_VCPU, TEAM_MAX_RAM_MB = 8, 8192
 _ASK_SUPPORT = " (if you need to increase this limit, please contact support)"
 _FULL_OUTPUT = SandboxSettings(output_limit_bytes=1 << 30)
@@ -81,6 +80,10 @@ class Recorder:
     """SandboxInfo-like objects that `Sandbox.list` returns."""
     rate_limited: int = 0
     """How many of the next `Sandbox.create` calls the service refuses with 429."""
+    max_lifetime_s: int = 3600
+    """The plan's longest sandbox (hobby): `Sandbox.create(timeout=...)` above it is a 400."""
+    timeouts_set: list[int] = field(default_factory=list)
+    """Every `set_timeout` asked for."""
     creation_bucket: TokenBucket | None = None
     """The API's creation rate limit (None: unlimited): a create without a token is refused with 429."""
     failures: dict[str, BaseException] = field(default_factory=dict)
@@ -142,6 +145,7 @@ class _Commands:
             timeout: float | None = 60, **options: Any) -> Any:  # fmt: skip
         RECORD.commands.append({"cmd": cmd, "background": background, "user": user, "cwd": cwd, "timeout": timeout,
                                 **options})  # fmt: skip
+        self._sandbox.check_alive()
         if cmd.endswith(f"echo {LOCKED}"):
             assert user == "root" and not background, "the lock-down runs as root before anything else"
             return e2b.CommandResult("", "locked\n", 0, None)
@@ -154,13 +158,16 @@ class _Commands:
             assert (ulimit, option, joined, exec_, env, clear) == ("ulimit", "-u", "&&", "exec", "/usr/bin/env", "-i")
             assert program == HARNESS_EXEC and user == "root" and all("=" in pair for pair in environment), cmd
             result = self._sandbox.box.execute(f"ulimit -u {pids} && exec bash -c {shlex.quote(command)}", float(limit))
+            self._sandbox.check_alive()  # killed at its end mid-command: the stream breaks
             handle = _Handle(replace(result, exit_code=TIMEOUT_EXIT_CODE) if result.timed_out else result)
         return handle if background else handle.wait()
 
 
 class Sandbox:
-    def __init__(self, template: str):
+    def __init__(self, template: str, timeout: int):
         build = RECORD.templates.resolve(template)
+        self.started_at = time.monotonic()
+        self.ends_at = self.started_at + timeout
         self.sandbox_id = f"fake-{next(_ids)}"
         self.template = build
         self.template_name = template
@@ -171,13 +178,27 @@ class Sandbox:
     @classmethod
     def create(cls, template: str | None = None, timeout: int | None = None, **options: Any) -> Sandbox:
         RECORD.created.append({"template": template, "timeout": timeout, **options})
-        if timeout is not None and timeout > PLAN_MAX_LIFETIME_S:
-            hours = PLAN_MAX_LIFETIME_S // 3600
+        if timeout is not None and timeout > RECORD.max_lifetime_s:
+            hours = RECORD.max_lifetime_s // 3600
             raise SandboxException(f"400: Timeout cannot be greater than {hours} hours", status_code=400)
         if RECORD.rate_limited or (RECORD.creation_bucket is not None and not RECORD.creation_bucket.allow()):
             RECORD.rate_limited = max(RECORD.rate_limited - 1, 0)
             raise RateLimitException("429: Rate limit exceeded, please try again later.")
-        return cls(template or "")
+        return cls(template or "", timeout or 300)
+
+    def check_alive(self) -> None:
+        """The service kills a sandbox at its end; envd is gone with it."""
+        if time.monotonic() > self.ends_at:
+            raise SandboxNotRunningException("The sandbox was killed: its timeout passed")
+
+    def set_timeout(self, timeout: int, **options: Any) -> None:
+        """The sandbox ends `timeout` seconds from now, capped at the plan's longest sandbox since its start
+        (infra `api/internal/orchestrator/keep_alive.go`: `getMaxAllowedTTL`; past it, 400)."""
+        RECORD.timeouts_set.append(timeout)
+        now = time.monotonic()
+        if now - self.started_at > RECORD.max_lifetime_s:
+            raise SandboxException("400: Max instance length exceeded", status_code=400)
+        self.ends_at = now + min(timeout, self.started_at + RECORD.max_lifetime_s - now)
 
     def get_info(self, **options: Any) -> e2b.SandboxInfo:
         now = datetime.now(timezone.utc)

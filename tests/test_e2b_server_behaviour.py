@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import tests.fake_e2b as fake_e2b
 from harness.sandboxes.base import SandboxError, SandboxSettings
 from harness.sandboxes.e2b.sandbox import E2BSandbox
 from harness.sandboxes.e2b.templates import TemplateResources, build_template
@@ -160,3 +161,46 @@ def test_workers_started_together_all_get_a_sandbox_at_the_plans_creation_rate(m
     fake_sdk.creation_bucket = TokenBucket(rate=10.0, burst=1)
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b", "--workers", "10")
     assert [row["status"] for row in outcome.rows] == ["answered"] * 10, outcome.output
+
+
+# 5. A sandbox ages while the episode's clock is paused: extended where the plan allows, else a clean end.
+@pytest.fixture
+def short_lived(fake_sdk, monkeypatch):  # noqa: F811
+    """Sandboxes of an episode with a 1 s time limit and a 1 s margin (2 s), commands needing 0.5 s more."""
+    from harness.sandboxes.e2b import plan, sandbox
+
+    monkeypatch.setattr(plan, "LIFETIME_MARGIN_S", 1)
+    monkeypatch.setattr(sandbox, "KEEP_ALIVE_MARGIN_S", 0.5)
+
+    def make(max_lifetime_s: int) -> E2BSandbox:
+        fake_sdk.max_lifetime_s = max_lifetime_s
+        hobby = plan.Plan("hobby", max_lifetime_s, 20, 1.0)
+        return E2BSandbox(fake_e2b, MINI_TEMPLATE, "key", "run", "ep", SandboxSettings(), 1, None, hobby)
+
+    return make
+
+
+def test_a_sandbox_outliving_its_first_lifetime_is_extended_before_the_next_command(short_lived, fake_sdk):  # noqa: F811
+    """infra `api/internal/orchestrator/keep_alive.go`: set_timeout moves the end to now + timeout, capped at
+    the plan's longest sandbox since its start; the service kills a sandbox at its end."""
+    box = short_lived(60)
+    box.start()
+    try:
+        assert box.execute("echo first", 1).stdout == "first\n"
+        time.sleep(2.5)  # waiting for a connection slot: the agent's clock is paused, the sandbox's is not
+        assert box.execute("echo alive", 1).stdout == "alive\n"
+        assert fake_sdk.timeouts_set
+    finally:
+        box.close()
+
+
+def test_a_sandbox_the_plan_cannot_keep_long_enough_ends_the_episode_before_it_dies(short_lived):
+    box = short_lived(4)
+    box.start()
+    try:
+        box.execute("true", 1)
+        time.sleep(3.0)
+        with pytest.raises(SandboxError, match="plan keeps a sandbox at most 4 s and this one has 1 s left"):
+            box.execute("echo too late", 1)
+    finally:
+        box.close()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import shlex
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +66,8 @@ SCRATCH_FOLDERS = (("tmp", AGENT_HOME), ("run", "/workspace/run"), ("shm", "/dev
 leads): /dev/shm is half the memory on its own
 otherwise (systemd's tmpfs), /run/lock a fifth (it is on /run), /var/tmp the sandbox's disk."""
 HARNESS_EXEC = "/usr/local/bin/harness-exec"
+KEEP_ALIVE_MARGIN_S = 15.0
+"""Before each command the sandbox must have its time limit plus this left (the kill after it, round trips)."""
 
 
 def scratch_mb(limits: ResourceLimits) -> int:
@@ -146,7 +149,10 @@ class E2BSandbox:
                           LABEL_OWNER: owner_label()}  # fmt: skip
         self._settings = settings
         self._environment = sandbox_environment(IMAGE_PATH)
-        self._lifetime_s = sandbox_lifetime(time_limit_s, plan or current_plan())
+        self._plan = plan or current_plan()
+        self._lifetime_s = sandbox_lifetime(time_limit_s, self._plan)
+        self._created_at = self._ends_at = 0.0
+        """Monotonic times no later than the service's: the creation request, the sandbox's end."""
         self._cancel = cancel or threading.Event()
         self._pacer = pacer
         self._sandbox: Any = None
@@ -193,6 +199,8 @@ class E2BSandbox:
             if self._pacer is not None and not self._pacer.wait_turn(self._cancel):
                 raise SandboxError("cancelled before its sandbox was created")
             try:
+                self._created_at = time.monotonic()
+                self._ends_at = self._created_at + self._lifetime_s
                 return self._sdk.Sandbox.create(
                     template=self._template,
                     timeout=self._lifetime_s,
@@ -218,10 +226,33 @@ class E2BSandbox:
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         if self._sandbox is None:
             raise SandboxError("sandbox not started")
+        self._keep_alive_for(timeout_s + KEEP_ALIVE_MARGIN_S)
         return run_remote(
             lambda limit: self._start(command, limit), self._kill_agent_processes, timeout_s, self._settings,
             self._cancel,
         )  # fmt: skip
+
+    def _keep_alive_for(self, needed_s: float) -> None:
+        """The sandbox ages while the episode waits (a connection slot, the model), its agent clock paused:
+        before a command that could outlive it, extend its lifetime with `set_timeout` (the service caps it
+        at the plan's longest sandbox since creation, infra `api/internal/orchestrator/keep_alive.go`), or,
+        where the plan leaves too little, end the episode here rather than lose the sandbox mid-command."""
+        now = time.monotonic()
+        if now + needed_s <= self._ends_at:
+            return
+        left_s = self._created_at + self._plan.max_lifetime_s - now
+        if needed_s > left_s:
+            raise SandboxError(
+                f"E2B's {self._plan.name} plan keeps a sandbox at most {self._plan.max_lifetime_s} s and this one "
+                f"has {max(left_s, 0):.0f} s left, less than its next command may take; the episode ends before "
+                "the sandbox is killed"
+            )
+        extension_s = int(min(max(self._lifetime_s, needed_s), left_s))
+        try:
+            self._sandbox.set_timeout(extension_s)
+        except sdk_errors(self._sdk) as error:
+            raise SandboxError(f"cannot extend the E2B sandbox's lifetime: {explain(self._sdk, error)}") from None
+        self._ends_at = now + extension_s
 
     def command_line(self, command: str, limit_s: float) -> str:
         """What E2B's `bash -l -c` runs as root: the agent's process limit (root is exempt; harness-exec sets
