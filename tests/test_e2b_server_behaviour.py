@@ -204,3 +204,19 @@ def test_a_sandbox_the_plan_cannot_keep_long_enough_ends_the_episode_before_it_d
             box.execute("echo too late", 1)
     finally:
         box.close()
+
+
+# 8. Start-up: setuid bits are stripped at build, not by a walk of the whole disk at each start.
+def test_the_template_has_no_setuid_program_before_any_lock_down(collection, e2b_emulator, monkeypatch):
+    """infra `orchestrator/pkg/template/build/phases/base/provision.sh` installs sudo (setuid) before our
+    steps; the recipe's last step strips every such bit, so a start only checks known programs."""
+    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+    (collection / "tool.sh").write_text("#!/bin/sh\n")
+    (collection / "tool.sh").chmod(0o6755)
+    reference = build_template(e2b_emulator, "setuid", collection, TemplateResources(2, 4096), lambda line: None)
+    raw = e2b_emulator.Sandbox.create(template=reference, allow_internet_access=False)
+    try:
+        found = raw.commands.run("find / -xdev -type f -perm /6000 2>/dev/null; true", user="root", timeout=60)
+        assert found.stdout == "", found.stdout
+    finally:
+        raw.kill()

@@ -66,6 +66,13 @@ SCRATCH_FOLDERS = (("tmp", AGENT_HOME), ("run", "/workspace/run"), ("shm", "/dev
 leads): /dev/shm is half the memory on its own
 otherwise (systemd's tmpfs), /run/lock a fifth (it is on /run), /var/tmp the sandbox's disk."""
 HARNESS_EXEC = "/usr/local/bin/harness-exec"
+SETUID_PROGRAMS = ("/usr/bin/sudo", "/usr/bin/su", "/usr/bin/passwd", "/usr/bin/chsh", "/usr/bin/chfn",
+                   "/usr/bin/gpasswd", "/usr/bin/newgrp", "/usr/bin/mount", "/usr/bin/umount", "/usr/bin/chage",
+                   "/usr/bin/expiry", "/usr/sbin/unix_chkpwd", "/usr/bin/pkexec",
+                   "/usr/lib/openssh/ssh-keysign")  # fmt: skip
+"""Debian's setuid and setgid programs (and E2B's sudo). The recipe's last step strips every such bit on the
+root filesystem; walking it again at each start read a lazily fetched disk for seconds, so a start checks
+these: one still set means the template was not built from this recipe."""
 KEEP_ALIVE_MARGIN_S = 15.0
 """Before each command the sandbox must have its time limit plus this left (the kill after it, round trips)."""
 
@@ -78,9 +85,10 @@ def scratch_mb(limits: ResourceLimits) -> int:
 
 def lockdown_script(disk_mb: int) -> str:
     """Run as root when a sandbox starts, before any agent command: lock root's and `user`'s empty
-    passwords, drop the sudoers entry, strip every setuid/setgid bit (no `su`, `sudo`, `passwd` to climb
-    through) and every write bit for others on the root filesystem (the build's `chmod -R 777 /usr/local`
-    included, so `harness-exec` cannot be replaced), mount the collection read-only (as on Docker, a
+    passwords, drop the sudoers entry, check that the setuid programs the build stripped have no
+    setuid/setgid bit (a template not built from this recipe is refused), strip write bits for others from
+    what E2B's build opens after our steps (`chmod -R 777 /usr/local` and `/code`, so `harness-exec` cannot
+    be replaced), mount the collection read-only (as on Docker, a
     write fails with "Read-only file system"), put every folder the agent may write on one tmpfs of
     `disk_mb` (`SCRATCH_FOLDERS`), and put root-owned, empty, read-only startup files in the agent's home
     (sticky /tmp: the agent can neither edit nor replace them)."""
@@ -94,7 +102,9 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 for account in root user; do if id -u "$account" >/dev/null 2>&1; then usermod -L "$account"; fi; done
 if [ -f /etc/sudoers ]; then sed -i '/NOPASSWD/d' /etc/sudoers; fi
 rm -f /etc/sudoers.d/*
-find / -xdev \\( -type f -perm /6000 -exec chmod ug-s {{}} + \\) -o \\( ! -type l -perm -0002 -exec chmod o-w {{}} + \\)
+for program in {" ".join(SETUID_PROGRAMS)}; do
+  if [ -u "$program" ] || [ -g "$program" ]; then echo "setuid: $program"; exit 3; fi
+done
 chmod -R go-w /usr/local
 if [ -d /code ]; then chmod -R go-w /code; fi
 chmod 0755 {HARNESS_EXEC}
@@ -219,7 +229,9 @@ class E2BSandbox:
             script = lockdown_script(scratch_mb(self._settings.limits))
             result = self._sandbox.commands.run(script, user="root", timeout=120)
         except self._sdk.CommandExitException as error:
-            raise SandboxError(f"cannot lock the E2B sandbox down: {' '.join(str(error).split())}") from None
+            detail = " ".join(f"{error.stdout} {error.stderr}".split())
+            advice = "; rebuild the template with `python -m harness sandbox build e2b`" if "setuid" in detail else ""
+            raise SandboxError(f"cannot lock the E2B sandbox down: {detail}{advice}") from None
         if result.stdout.strip() != LOCKED:
             raise SandboxError(f"cannot lock the E2B sandbox down: {result.stdout.strip()!r}")
 

@@ -94,7 +94,7 @@ def template_definition(sdk: Any, context: Path, collection: Path) -> Any:
         sdk.Template(file_context_path=str(context))
         .from_dockerfile(dockerfile)
         .copy("documents", DOCUMENTS, user="root")
-        .run_cmd(f"chown -R root:root {DOCUMENTS} && chmod -R a-w,a+rX {DOCUMENTS}", user="root")
+        .run_cmd(f"chown -R root:root {DOCUMENTS} && chmod -R a-w,a+rX,ug-s {DOCUMENTS}", user="root")
         .set_user(AGENT)
         .set_workdir(WORKDIR)
     )
