@@ -406,6 +406,10 @@ class Sandbox:
         return type("Paginator", (), {"has_next": False, "next_items": lambda self: items})()
 
     def kill(self, **options: Any) -> bool:
+        if isinstance(self, str):  # called as Sandbox.kill(sandbox_id, ...), like the SDK allows
+            if self not in REGISTRY.sandboxes:
+                raise NotFoundException(f"sandbox {self} not found")
+            return Sandbox.kill(REGISTRY.sandboxes[self])
         if self.container is None:
             raise e2b.SandboxNotFoundException(f"sandbox {self.sandbox_id} not found")
         with contextlib.suppress(docker.errors.NotFound):

@@ -84,10 +84,15 @@ class Recorder:
     """The plan's longest sandbox (hobby): `Sandbox.create(timeout=...)` above it is a 400."""
     timeouts_set: list[int] = field(default_factory=list)
     """Every `set_timeout` asked for."""
+    live: dict[str, Any] = field(default_factory=dict)
+    """Sandboxes running on the service, by id (listed with their metadata, killed by id)."""
+    by_idempotency_key: dict[str, Any] = field(default_factory=dict)
+    lost_create_responses: int = 0
+    """How many of the next creations succeed on the service but lose their answer (a 502 from a proxy)."""
     creation_bucket: TokenBucket | None = None
     """The API's creation rate limit (None: unlimited): a create without a token is refused with 429."""
     failures: dict[str, BaseException] = field(default_factory=dict)
-    """What the service raises instead of answering: keys "build", "exists", "list"."""
+    """What the service raises instead of answering: keys "build", "exists", "list", "create"."""
     build_logs: list[str] = field(default_factory=list)
     """Lines a build streams to `on_build_logs`."""
     build_outcome: str = "ready"
@@ -184,7 +189,21 @@ class Sandbox:
         if RECORD.rate_limited or (RECORD.creation_bucket is not None and not RECORD.creation_bucket.allow()):
             RECORD.rate_limited = max(RECORD.rate_limited - 1, 0)
             raise RateLimitException("429: Rate limit exceeded, please try again later.")
-        return cls(template or "", timeout or 300)
+        _fail("create")
+        key = options.get("idempotency_key")
+        if key is not None and key in RECORD.by_idempotency_key:  # the same request again: the same sandbox
+            return RECORD.by_idempotency_key[key]
+        sandbox = cls(template or "", timeout or 300)
+        sandbox.metadata = options.get("metadata") or {}
+        RECORD.live[sandbox.sandbox_id] = sandbox
+        if key is not None:
+            RECORD.by_idempotency_key[key] = sandbox
+        if RECORD.lost_create_responses:
+            # The API created it, but a proxy answered 502; the SDK's transport sends the request again
+            # (e2b `retry.py`: 429/502/503/504 are retried), with the same Idempotency-Key header.
+            RECORD.lost_create_responses -= 1
+            return cls.create(template, timeout, **options)
+        return sandbox
 
     def check_alive(self) -> None:
         """The service kills a sandbox at its end; envd is gone with it."""
@@ -214,15 +233,19 @@ class Sandbox:
         RECORD.listed.append({"query": query, **options})
         _fail("list")
         wanted = query.metadata if query is not None else {}
-        return _Paginator([i for i in RECORD.existing if all(i.metadata.get(k) == v for k, v in wanted.items())])
+        running = [*RECORD.existing, *(FakeSandboxInfo(b.sandbox_id, b.metadata) for b in RECORD.live.values())]
+        return _Paginator([i for i in running if all(i.metadata.get(k) == v for k, v in wanted.items())])
 
     def kill(self, sandbox_id: str | None = None, **options: Any) -> bool:
         if isinstance(self, str):  # called as Sandbox.kill(sandbox_id, ...), like the SDK allows
+            if self in RECORD.live:
+                return Sandbox.kill(RECORD.live[self])
             RECORD.killed.append(self)
             return True
         if self.sandbox_id in RECORD.killed:
             raise NotFoundException(f"Sandbox {self.sandbox_id} not found")
         RECORD.killed.append(self.sandbox_id)
+        RECORD.live.pop(self.sandbox_id, None)
         self.box.close()
         return True
 

@@ -120,7 +120,7 @@ def test_e2b_template_bakes_the_collection_in_read_only(tmp_path, mini, fake_sdk
     text = json.dumps(steps)
     assert '"debian:bookworm-slim"' in text or "debian:bookworm-slim" in text
     assert "/workspace/documents" in text
-    assert "chmod -R a-w,a+rX /workspace/documents" in text and "chown -R root:root" in text
+    assert "chmod -R a-w,a+rX,ug-s /workspace/documents" in text and "chown -R root:root" in text
     assert "requirements.txt" in text and "harness-exec" in text
 
 

@@ -10,6 +10,7 @@ import json
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 import yaml
 
@@ -220,3 +221,38 @@ def test_the_template_has_no_setuid_program_before_any_lock_down(collection, e2b
         assert found.stdout == "", found.stdout
     finally:
         raw.kill()
+
+
+# 7. Network errors are sandbox errors; a resent create leaves no second sandbox running.
+def test_an_api_timeout_at_creation_is_a_sandbox_error(mini, fake_sdk):  # noqa: F811
+    """The SDK lets httpx's errors through unwrapped (e2b `retry.py` raises `httpx.TimeoutException`)."""
+    fake_sdk.failures["create"] = httpx.ConnectTimeout("timed out")
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    [row] = outcome.rows
+    assert row["status"] == "sandbox_error" and "ConnectTimeout" in row["detail"], row
+
+
+def test_a_create_resent_after_a_lost_answer_leaves_no_sandbox_running(mini, fake_sdk):  # noqa: F811
+    """e2b `retry.py` resends a create answered 502/503/504, which the API may already have served."""
+    fake_sdk.lost_create_responses = 1
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    assert outcome.rows[0]["verdict"] == "correct", outcome.output
+    assert all(created["idempotency_key"] for created in fake_sdk.created)
+    assert fake_sdk.live == {}
+
+
+def test_the_episodes_sweep_kills_a_duplicate_the_service_made_despite_the_key(mini, fake_sdk):  # noqa: F811
+    """The open-source API (e2b-dev/infra, `api/internal/handlers/sandbox_create.go`) has no idempotency
+    keys: a resent create makes a second sandbox, found by the episode's metadata when it ends."""
+    fake_sdk.lost_create_responses = 1
+    fake_sdk.by_idempotency_key = IgnoredKeys()
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    assert outcome.rows[0]["verdict"] == "correct", outcome.output
+    assert len(fake_sdk.killed) == 2 and fake_sdk.live == {}
+
+
+class IgnoredKeys(dict):
+    """A service that keeps no idempotency keys."""
+
+    def __setitem__(self, key: str, value: object) -> None:
+        pass

@@ -18,9 +18,13 @@ def require_api_key() -> str:
 
 
 def sdk_errors(sdk: Any) -> tuple[type[BaseException], ...]:
-    """Every error class the SDK raises for the service's answers (some do not derive from SandboxException)."""
+    """Every error class the SDK raises for the service's answers (some do not derive from SandboxException),
+    and httpx's transport errors, which the SDK's API calls let through unwrapped (an API timeout, a refused
+    connection: e2b `retry.py` raises `httpx.TimeoutException` itself)."""
+    import httpx
+
     names = ("SandboxException", "AuthenticationException", "BuildException", "ServiceBusyException")
-    return tuple(getattr(sdk, name) for name in names if hasattr(sdk, name))
+    return (*(getattr(sdk, name) for name in names if hasattr(sdk, name)), httpx.TransportError)
 
 
 def explain(sdk: Any, error: BaseException) -> str:

@@ -21,6 +21,8 @@ import contextlib
 import shlex
 import threading
 import time
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,15 +123,20 @@ echo {LOCKED}"""
 
 def reap_orphans(sdk: Any, api_key: str) -> list[str]:
     """Kill harness sandboxes whose runner process is gone (found through the SDK's list by metadata)."""
+    return kill_sandboxes(
+        sdk, api_key, {LABEL_APP: "harness"}, lambda info: owner_is_dead(info.metadata.get(LABEL_OWNER, ""))
+    )
+
+
+def kill_sandboxes(sdk: Any, api_key: str, metadata: dict[str, str], doomed: Callable[[Any], bool]) -> list[str]:
+    """Kill the running sandboxes with this metadata that `doomed` picks; their ids. Raises `SandboxError`."""
     killed = []
+    gone: tuple[type[BaseException], ...] = tuple(filter(None, [getattr(sdk, "NotFoundException", None)]))
     try:
-        paginator = sdk.Sandbox.list(query=sdk.SandboxQuery(metadata={LABEL_APP: "harness"}), api_key=api_key)
+        paginator = sdk.Sandbox.list(query=sdk.SandboxQuery(metadata=metadata), api_key=api_key)
         while paginator.has_next:
             for info in paginator.next_items():
-                if owner_is_dead(info.metadata.get(LABEL_OWNER, "")):
-                    gone: tuple[type[BaseException], ...] = tuple(
-                        filter(None, [getattr(sdk, "NotFoundException", None)])
-                    )
+                if doomed(info):
                     with contextlib.suppress(*gone):  # gone meanwhile
                         sdk.Sandbox.kill(info.sandbox_id, api_key=api_key)
                     killed.append(info.sandbox_id)
@@ -218,6 +225,8 @@ class E2BSandbox:
                     envs=self._environment,
                     allow_internet_access=False,
                     api_key=self._api_key,
+                    # the SDK resends a create answered 502/503/504 (its `retry.py`): one sandbox, not two
+                    idempotency_key=uuid.uuid4().hex,
                 )
             except rate_limited:
                 if wait_s is None or self._cancel.wait(wait_s):
@@ -297,10 +306,15 @@ class E2BSandbox:
             raise SandboxError(f"E2B command failed: {explain(self._sdk, error)}") from None
 
     def close(self) -> None:
+        """Kill the sandbox, and any other this runner created for the episode (listed by metadata): a create
+        whose answer was lost and that the SDK resent where the service ignores the idempotency key."""
         if self._sandbox is not None:
             with contextlib.suppress(*sdk_errors(self._sdk)):  # already gone: its lifetime ran out
                 self._sandbox.kill()
             self._sandbox = None
+        if self._created_at:
+            with contextlib.suppress(SandboxError):  # a failed sweep leaves them to their timeout
+                kill_sandboxes(self._sdk, self._api_key, self._metadata, lambda info: True)
 
 
 @dataclass
