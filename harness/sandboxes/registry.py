@@ -166,9 +166,9 @@ def _e2b(settings: SandboxSettings, run_id: str, collections: dict[str, Path], t
             if not e2b_templates.template_ready(sdk, reference, api_key):
                 raise InputError(
                     f"--sandbox e2b: template {reference} not found (no ready build of this recipe, collection and "
-                    f"size; a build that failed or was interrupted leaves none): build again with `python -m harness "
-                    f"sandbox build e2b --domain {domain} --cpus {resources.cpu_count} --memory-mb "
-                    f"{resources.memory_mb}`"
+                    f"size: they changed since the last build, or it failed or was interrupted): build again with "
+                    f"`python -m harness sandbox build e2b --domain {domain} --cpus {resources.cpu_count} "
+                    f"--memory-mb {resources.memory_mb}`"
                 )
         e2b.reap_orphans(sdk, api_key)
     except SandboxError as error:
