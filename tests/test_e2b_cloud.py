@@ -137,6 +137,9 @@ def test_the_e2b_requirement_admits_only_releases_with_every_argument_we_use():
     assert "retain_output" in inspect.signature(Commands.run).parameters
     assert "resolve_symlinks" in inspect.signature(e2b.Template().from_image("debian").copy).parameters
     assert "name" in inspect.signature(e2b.Template.build).parameters and hasattr(e2b.Template, "exists")
+    assert "idempotency_key" in inspect.signature(e2b.Sandbox.create).parameters  # issue 24
+    assert hasattr(e2b.Template, "assign_tags") and hasattr(e2b.Template, "get_tags")
+    assert hasattr(e2b.Sandbox, "set_timeout")
 
 
 # 6. Isolation: E2B's sudoer, root without a password, `chmod -R 777 /usr/local`, dotfiles in the home.
