@@ -78,17 +78,18 @@ def build_sandbox(
         console.print(f"image ready: {tag}")
         return EXIT_OK
     from harness.inputs.tasks import collection_path
-    from harness.sandboxes.e2b.sandbox import TemplateResources, build_template, default_sdk
+    from harness.sandboxes.e2b.sandbox import default_sdk
+    from harness.sandboxes.e2b.templates import TemplateResources, build_template
 
     if not domain:
         raise InputError("sandbox build e2b: --domain is required (one template per domain)")
     try:
         resources = TemplateResources.from_limits(limits or ResourceLimits())
         collection = collection_path(collections_dir, domain)
-        template_id = build_template(default_sdk(), domain, collection, resources, _plain_printer(console))
+        reference = build_template(default_sdk(), domain, collection, resources, _plain_printer(console))
     except SandboxError as error:
         raise InputError(str(error)) from None
-    console.print(f"template ready: {template_id}")
+    console.print(f"template ready: {reference}", markup=False)
     return EXIT_OK
 
 

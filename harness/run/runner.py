@@ -144,7 +144,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     if resumed:
         _check_resumable(folder, protocol, files, config.allow_protocol_change)
         check_epochs(folder.read_record(), config.epochs)
-    backend = backend_of(config, run_id, names)
+    backend = backend_of(config, run_id, collections)
     backend.facts["tools"] = checked_tools(backend, names[0], collections[names[0]])
     lock = folder.lock()
     kept, changed = _kept_rows(folder, episodes, config.redo) if resumed else ([], 0)
