@@ -280,7 +280,7 @@ def test_without_cgroups_the_run_says_on_the_console_and_in_run_yaml_that_memory
 
 HOSTILE_SESSION = [
     # rename what the agent can reach of /tmp and /workspace/run, and put its own in their place
-    "cd /tmp && for f in * .[!.]*; do [ -e \"$f\" ] && mv \"$f\" \"$f.moved\"; done; "
+    'cd /tmp && for f in * .[!.]*; do [ -e "$f" ] && mv "$f" "$f.moved"; done; '
     "mv /workspace/run /workspace/run.moved && mkdir /workspace/run; true",
     # plant programs under every name a launcher or command server might run, wherever it may write
     "for d in / /tmp /workspace /workspace/run /dev/shm /var/tmp; do for n in bwrap bash sh setpriv unshare "
