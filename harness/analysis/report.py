@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from harness.analysis.closed_book import closed_book_section
 from harness.analysis.report_sections import evidence_sections
 from harness.analysis.runs import ModelRow, load_runs
 from harness.analysis.stats import mcnemar_exact
@@ -49,6 +50,7 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n![residuals](residuals.png)\n\n"
     markdown += "![turn of submission](submission_turns.png)\n"
     markdown += "\n" + evidence_sections(table, models, rows, out)
+    markdown += closed_book_section(rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     console.print(markdown, markup=False, highlight=False, soft_wrap=True)
     console.print(f"report written to {out}", markup=False, highlight=False)

@@ -9,6 +9,9 @@ from harness.core.errors import InputError
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 
+CLOSED_BOOK_SUFFIX = " (closed-book)"
+"""A `--closed-book` run's label: the model's name and this, so its rows are never merged with a normal run's."""
+
 
 @dataclass(frozen=True)
 class ModelRow:
@@ -23,7 +26,8 @@ def load_runs(paths: list[Path]) -> list[ModelRow]:
     merged: dict[tuple[str, str, str], ModelRow] = {}
     for path in paths:
         folder = RunFolder(path)
-        model = folder.read_record().config["model"]
+        config = folder.read_record().config
+        model = str(config["model"]) + (CLOSED_BOOK_SUFFIX if config.get("closed_book") else "")
         for (domain, task_id), row in folder.latest_rows().items():
             merged[(model, domain, task_id)] = ModelRow(model, row)
     if not merged:

@@ -133,6 +133,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     folder = RunFolder(config.results_dir / run_id)
     judge = judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
+    if config.closed_book:  # only then, as the judge: the protocol of normal runs stays as it was
+        protocol["closed_book"] = True
     if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
         protocol["judge"] = judge.describe()
     resumed = folder.path.exists()
@@ -158,6 +160,8 @@ def _check_resumable(
     recorded = record.protocol
     changes = [f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items()
                if recorded.get(key) != value]  # fmt: skip
+    if recorded.get("closed_book") and "closed_book" not in protocol:  # a key only closed-book runs have
+        changes.append("closed_book True -> None")
     for domain, digest in collection_hashes.items():
         before = record.collections.get(domain)
         if before is not None and before.hash != digest:
@@ -184,7 +188,8 @@ def default_run_id(config: RunConfig) -> str:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     model = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.model.replace(SCRIPTED, "scripted-"))
     domain = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.domain)
-    return f"{stamp}_{model}_{domain}"[:120]
+    closed = "_closed-book" if config.closed_book else ""
+    return f"{stamp}_{model}_{domain}"[: 120 - len(closed)] + closed
 
 
 def execute_run(plan: RunPlan, console: Console) -> list[ResultRow]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.core.errors import InputError
 from harness.sandboxes.base import Sandbox, SandboxError, SandboxSettings
+from harness.sandboxes.closed_book import CLOSED_BOOK_TEMPLATE, empty_documents
 
 if TYPE_CHECKING:
     from harness.sandboxes.local.sandbox import Privilege
@@ -93,15 +94,41 @@ class E2BBackend:
                           self.time_limit_s, cancel)  # fmt: skip
 
 
+@dataclass
+class ClosedBookBackend:
+    """A backend whose sandboxes mount an empty folder where the domain's collection would be (local, Docker)."""
+
+    inner: SandboxBackend
+    facts: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.facts = self.inner.facts | {"documents": "empty (--closed-book)"}
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.inner.capabilities
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        return self.inner.new_sandbox(domain, empty_documents(), episode_name, cancel)
+
+
 def prepare_backend(
-    name: str, settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, image: str | None
+    name: str,
+    settings: SandboxSettings,
+    run_id: str,
+    domains: list[str],
+    time_limit_s: float,
+    image: str | None,
+    closed_book: bool = False,
 ) -> SandboxBackend:
-    """Check the backend can run (raising `InputError` with the fix) and reap orphans of dead runs."""
+    """Check the backend can run (raising `InputError` with the fix) and reap orphans of dead runs;
+    `closed_book`: its sandboxes get an empty /workspace/documents (sandboxes/closed_book.py)."""
     if name == "local":
-        return _local(settings)
+        return ClosedBookBackend(_local(settings)) if closed_book else _local(settings)
     if name == "docker":
-        return _docker(settings, run_id, image)
-    return _e2b(settings, run_id, domains, time_limit_s)
+        docker = _docker(settings, run_id, image)
+        return ClosedBookBackend(docker) if closed_book else docker
+    return _e2b(settings, run_id, domains, time_limit_s, closed_book=closed_book)
 
 
 def _local(settings: SandboxSettings) -> LocalBackend:
@@ -136,7 +163,12 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
 
 
 def _e2b(
-    settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, sdk: Any = None
+    settings: SandboxSettings,
+    run_id: str,
+    domains: list[str],
+    time_limit_s: float,
+    sdk: Any = None,
+    closed_book: bool = False,
 ) -> E2BBackend:
     from harness.sandboxes.e2b import sandbox as e2b
 
@@ -149,13 +181,15 @@ def _e2b(
         raise InputError(str(error)) from None
     if sdk is None:
         sdk = e2b.default_sdk()
-    templates = {domain: e2b.template_name(domain, resources) for domain in domains}
+    baked = {domain: CLOSED_BOOK_TEMPLATE if closed_book else domain for domain in domains}
+    templates = {domain: e2b.template_name(source, resources) for domain, source in baked.items()}
     try:
         for domain, name in templates.items():
             if not e2b.template_exists(sdk, name, api_key):
+                which = "--closed-book" if closed_book else f"--domain {domain}"
                 raise InputError(
                     f"--sandbox e2b: template {name} not found; build it with `python -m harness sandbox build e2b "
-                    f"--domain {domain} --cpus {resources.cpu_count} --memory-mb {resources.memory_mb}`"
+                    f"{which} --cpus {resources.cpu_count} --memory-mb {resources.memory_mb}`"
                 )
         e2b.reap_orphans(sdk, api_key)
     except SandboxError as error:
@@ -170,7 +204,8 @@ def _e2b(
     warning = e2b.lifetime_warning(time_limit_s, plan)
     if warning:
         limits["warning"] = warning
-    facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits,
+    documents = {"documents": "empty (--closed-book)"} if closed_book else {}
+    facts = documents | {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits,
              "plan": plan.name, "max_sandboxes": plan.max_sandboxes}  # fmt: skip
     capabilities = Capabilities(plan.max_sandboxes, f"the cap of E2B's {plan.name} plan", warning)
     return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts, capabilities)
