@@ -221,7 +221,7 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
     context = EpisodeContext(
         config=config,
         prompts=plan.prompts,
-        make_model=plan.make_model,
+        make_model=plan.make_model.bind(cancel),
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),
         run_dir=plan.run_dir,
         run_facts={"config_hash": config_hash, "harness_version": harness.__version__},
@@ -255,7 +255,9 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
             executor: Executor = run_batch_on_ray
         else:
             executor = run_batch
-        results, interrupted = executor(Batch(plan.pending, context, limits, writer, console, title, state))
+        # a person types at this terminal (--model human): no live bar redrawn under their commands
+        shown = Console(quiet=True) if plan.make_model.interactive else console
+        results, interrupted = executor(Batch(plan.pending, context, limits, writer, shown, title, state))
     finally:
         writer.close()
         _finish(plan, console)
