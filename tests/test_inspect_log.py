@@ -265,3 +265,20 @@ def test_inspect_view_serves_the_export_and_chromium_opens_a_sample(graded, open
         server.wait(timeout=10)
     assert "Question num?" in body and "| 2020 | 40 |" in body and "40 + 2 =" in body
     assert "harness/mini" in body and JUDGE in body
+
+
+def test_exporting_a_folder_that_is_no_run_is_one_line_exit_2_and_writes_nothing(graded):
+    out = graded.root / "out"
+    assert main(["export", "inspect", str(graded.root / "tasks"), str(out)]) == 2
+    error = graded.capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "not a run folder (no run.yaml)" in error
+    assert not out.exists()
+
+
+def test_without_inspect_ai_the_export_says_how_to_install_it(graded, monkeypatch):
+    run = graded.run("--model", "oracle", "--task-id", "num")
+    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)  # importing it raises ImportError
+    out = graded.root / "out"
+    assert main(["export", "inspect", str(run.run_dir), str(out)]) == 2
+    assert "inspect_ai is not installed: pip install 'harness[inspect]'" in graded.capsys.readouterr().err
+    assert not out.exists()
