@@ -135,6 +135,17 @@ def test_every_status_is_a_limit_an_error_or_neither(graded, status, tmp_path):
     assert sample.metadata["harness"]["status"] == status.value
 
 
+def test_a_run_with_unfinished_episodes_is_a_cancelled_evaluation(graded):
+    run = graded.run("--model", "oracle", "--task-id", "num", "--task-id", "one")
+    path = run.run_dir / "episodes" / "mini" / "one.jsonl"
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:-1]))  # as a kill leaves it
+    out = export(graded, run)
+    assert "skipped (unfinished)" in graded.capsys.readouterr().out
+    log = read_eval_log(str(out / "run.eval"))
+    assert (log.status, log.results.total_samples, log.results.completed_samples) == ("cancelled", 2, 1)
+    assert [sample.id for sample in log.samples] == ["num"]
+
+
 def import_args(project, run_id, *paths, judge_url=None):
     judge = ["--judge", JUDGE, "--judge-api-base", judge_url] if judge_url else []
     return ["import", "inspect", *map(str, paths), "--tasks-dir", str(project.tasks_dir), "--collections-dir",

@@ -83,8 +83,11 @@ _LIMITS: dict[Status, tuple[str, str | None]] = {
 _ERRORS = (Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR)
 
 
-def export_log(run_id: str, created: str, config: dict[str, Any], episodes: list[list[dict[str, Any]]]) -> EvalLog:
-    """The finished episodes of run RUN_ID (run.yaml's `created` and `config`) as one evaluation log."""
+def export_log(
+    run_id: str, created: str, config: dict[str, Any], episodes: list[list[dict[str, Any]]], selected: int = 0
+) -> EvalLog:
+    """The finished episodes of run RUN_ID (run.yaml's `created` and `config`) as one evaluation log; a run
+    with fewer finished episodes than its SELECTED tasks is a `cancelled` evaluation, as inspect calls one."""
     model = str(config.get("model") or "unknown")
     qualify = _duplicate_ids(episodes)
     samples = [_sample(events, config, model, qualify) for events in episodes]
@@ -96,7 +99,7 @@ def export_log(run_id: str, created: str, config: dict[str, Any], episodes: list
     domains = sorted({events[0]["domain"] for events in episodes})
     times = [events[0]["time"] for events in episodes] + [events[-1]["time"] for events in episodes]
     return EvalLog(
-        status="success",
+        status="success" if len(samples) >= selected else "cancelled",
         eval=EvalSpec(
             run_id=run_id,
             created=created,
@@ -117,7 +120,7 @@ def export_log(run_id: str, created: str, config: dict[str, Any], episodes: list
             steps=[EvalPlanStep(solver="harness/agent_loop", params={"action_format": config.get("action_format")})]
         ),
         results=EvalResults(
-            total_samples=len(samples),
+            total_samples=max(selected, len(samples)),
             completed_samples=len(samples),
             scores=[
                 EvalScore(
