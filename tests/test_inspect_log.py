@@ -214,6 +214,19 @@ def test_a_foreign_log_naming_our_task_is_imported_and_graded(graded):
     assert ResultRow.from_dict(row).is_correct()
 
 
+def test_a_log_whose_metadata_rebuilds_a_malformed_event_is_one_line_exit_2_and_writes_nothing(graded):
+    run = graded.run("--model", "oracle", "--task-id", "num")
+    out = export(graded, run)
+    log = read_eval_log(str(out / "run.eval"))
+    [tool] = [message for message in log.samples[0].messages if message.role == "tool"]
+    tool.metadata["harness"]["stdout"] = 5  # the file is input: a forged observation
+    write_eval_log(log, str(out / "run.eval"))
+    assert main(import_args(graded, "forged", out / "run.eval")) == 2
+    error = graded.capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "sample 'num': malformed" in error and "observation field 'stdout'" in error
+    assert not (graded.results_dir / "forged").exists()
+
+
 @pytest.mark.parametrize("content", [b"not a zip file", b"PK\x03\x04broken", b""])
 def test_an_invalid_eval_file_is_one_line_exit_2_and_writes_nothing(graded, content):
     path = graded.root / "bad.eval"

@@ -46,13 +46,16 @@ def import_sample(sample: EvalSample) -> ImportedEpisode:
     """Our events and row fields from one sample."""
     found = sample.metadata.get(KEY)
     extension: dict[str, Any] = found if isinstance(found, dict) else {}
-    episode = ImportedEpisode(events=_events(sample.messages))
+    episode = ImportedEpisode(events=[_checked(kind, fields) for kind, fields in _events(sample.messages)])
     episode.status = Status(extension["status"]) if extension.get("status") else _status(sample)
     submission = extension.get("submission", sample.output.completion or None)
     episode.submission = submission if episode.status is Status.ANSWERED else None
     episode.detail = extension["detail"] if "detail" in extension else _detail(sample, episode.status)
-    episode.opens = extension.get("opens")
-    episode.judge_cost_usd = extension.get("judge_cost_usd")
+    episode.opens = _opens(extension.get("opens"))
+    cost = extension.get("judge_cost_usd")
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))):
+        raise ValueError(f"metadata field 'judge_cost_usd': {cost!r} is not a number")
+    episode.judge_cost_usd = cost
     turns = sum(isinstance(message, ChatMessageAssistant) for message in sample.messages)
     episode.row = _usage(sample) | {
         "turns": int(extension.get("turns") or turns),
@@ -63,6 +66,47 @@ def import_sample(sample: EvalSample) -> ImportedEpisode:
     if "cost_usd" in extension:
         episode.row["cost_usd"] = extension["cost_usd"]
     return episode
+
+
+_FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
+    "model_call": {"turn": (int,), "messages": (list,), "response": (dict,)},
+    "action": {"turn": (int,), "command": (str,)},
+    "observation": {"turn": (int,), "exit_code": (int, type(None)), "stdout": (str,), "stderr": (str,),
+                    "timed_out": (bool,), "truncated": (bool,), "text": (str,)},
+    "format_error": {"turn": (int,), "problem": (str,)},
+}  # fmt: skip
+"""What the events rebuilt from a log's metadata must hold before anything is written (the file is input)."""
+_KNOWN_FIELDS = {
+    "model_call": {"turn", "messages", "response", "latency_s"},
+    "action": {"turn", "command", "timeout_s"},
+    "observation": {"turn", "exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_bytes", "duration_s",
+                    "text"},
+    "format_error": {"turn", "problem", "consecutive", "text"},
+}  # fmt: skip
+
+
+def _checked(kind: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """An event of a known kind with its fields' types as our events have them, else a ValueError naming it."""
+    if kind not in _FIELD_TYPES:
+        raise ValueError(f"event {kind!r} is not one an import gives")
+    unknown = set(fields) - _KNOWN_FIELDS[kind]
+    if unknown:
+        raise ValueError(f"{kind} field {sorted(unknown)[0]!r} is unknown")
+    for name, types in _FIELD_TYPES[kind].items():
+        if not isinstance(fields.get(name), types) or (types == (int,) and isinstance(fields.get(name), bool)):
+            raise ValueError(f"{kind} field {name!r}: {type(fields.get(name)).__name__} is not {types[0].__name__}")
+    if kind == "model_call" and not isinstance(fields["response"].get("text", ""), str):
+        raise ValueError("model_call field 'response.text' is not str")
+    return kind, fields
+
+
+def _opens(opens: Any) -> dict[str, int] | None:
+    """Our export's exact file opens (document -> first turn), checked: the evidence records rest on them."""
+    if opens is None:
+        return None
+    if not isinstance(opens, dict) or not all(isinstance(k, str) and type(v) is int for k, v in opens.items()):
+        raise ValueError("metadata field 'opens': not a mapping of document names to turns")
+    return opens
 
 
 def _status(sample: EvalSample) -> Status:
