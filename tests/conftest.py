@@ -145,12 +145,12 @@ def e2b_emulator() -> Any:
 
 def emulated_e2b_sandbox(emulator: Any, collection: Path, name: str, settings: Any) -> Any:
     """An E2B sandbox from a template built by the emulator over `collection` (cached layers: seconds)."""
-    from harness.sandboxes.e2b.sandbox import E2BSandbox, TemplateResources, build_template, template_name
+    from harness.sandboxes.e2b.sandbox import E2BSandbox
+    from harness.sandboxes.e2b.templates import TemplateResources, build_template
 
     resources = TemplateResources.from_limits(settings.limits)
-    build_template(emulator, "containment", collection, resources, lambda line: None)
-    return E2BSandbox(emulator, template_name("containment", resources), "emulator-key", "test-run", name,
-                      settings, 600)  # fmt: skip
+    reference = build_template(emulator, "containment", collection, resources, lambda line: None)
+    return E2BSandbox(emulator, reference, "emulator-key", "test-run", name, settings, 600)
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ root's password removed, `/etc/profile` sourcing `~/.bashrc` and `~/.profile`, a
 created with `useradd -m`, a passwordless sudoer), then the template's own steps exactly as the real SDK
 records them (`Template._instructions_with_hashes`), with every COPY packed by the SDK's own
 `tar_file_stream`, then the finalize phase (`phases/finalize/configure.sh`: ends with
-`chmod -R 777 /usr/local` and `/code`). `Sandbox.create` starts a container from that image with the
+`chmod -R 777 /usr/local` and `/code`), with E2B's layer cache (tests/e2b_emulator_build.py).
+`Sandbox.create` starts a container from that image with the
 template's CPUs and memory and, without internet, no network; root in it may mount and make namespaces
 (a VM's root can), and /dev/shm is half the memory, as systemd, the VM's init (envd is its service,
 e2b-dev/infra `envd.service.tpl`), mounts it (a tmpfs without a size).
@@ -20,15 +21,14 @@ The image layers are cached by Docker, so only the first build of the recipe's s
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import itertools
 import os
 import signal
-import tarfile
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -36,10 +36,10 @@ from typing import Any
 
 import docker
 import e2b
-from e2b.template.consts import RESOLVE_SYMLINKS
-from e2b.template.utils import read_dockerignore, tar_file_stream
 
-from harness.sandboxes.recipe import DEBOOTSTRAP_IMAGE, host_ca_bundle
+from harness.sandboxes.recipe import host_ca_bundle
+from tests.e2b_emulator_build import LABEL, build_dockerfile, build_layers, docker_build, image_exists, inputs_hash
+from tests.e2b_service import TemplateStore
 
 BuildException = e2b.BuildException
 CommandExitException = e2b.CommandExitException
@@ -55,45 +55,33 @@ SandboxNotRunningException = e2b.SandboxNotRunningException
 
 CHUNK = 32 * 1024
 IMAGE_REPOSITORY = "harness-e2b-emulator"
-LABEL = "harness.e2b-emulator"
 SIGNAL_EXIT_CODE = -1
-
-BASE_PHASE = r"""set -eu
-if ! dpkg-query -W -f='${Status}' sudo 2>/dev/null | grep -q 'install ok installed'; then
-  apt-get -q update && DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends sudo
-  rm -rf /var/lib/apt/lists/*
-fi
-echo "export SHELL='/bin/bash'" >/etc/profile.d/shell.sh
-echo "export PS1='\w \$ '" >/etc/profile.d/prompt.sh
-echo "export PS1='\w \$ '" >>/etc/profile
-echo "if [ -f ~/.bashrc ]; then source ~/.bashrc; fi; if [ -f ~/.profile ]; then source ~/.profile; fi" >>/etc/profile
-passwd -d root
-if ! id -u user >/dev/null 2>&1; then useradd -m -s /bin/bash user; fi
-usermod -aG sudo user
-passwd -d user
-echo "user ALL=(ALL:ALL) NOPASSWD: ALL" >>/etc/sudoers
-"""
-FINALIZE_PHASE = r"""set -eu
-if ! id -u user >/dev/null 2>&1; then useradd -m -s /bin/bash user; fi
-grep -q '^user ALL=(ALL:ALL) NOPASSWD: ALL' /etc/sudoers || echo "user ALL=(ALL:ALL) NOPASSWD: ALL" >>/etc/sudoers
-mkdir -p /home/user && chown -R user:user /home/user
-chmod -R 777 /usr/local
-mkdir -p /code && chmod -R 777 /code
-"""
 
 
 @dataclass
 class BuiltTemplate:
+    """One build: its image once built, the CPUs and memory of its sandboxes, and its status."""
+
+    build_id: str
     image: str
     cpu_count: int
     memory_mb: int
+    status: str = "building"
 
 
 @dataclass
 class Registry:
-    """The emulated account: its templates and live sandboxes."""
+    """The emulated account: its templates, the build cache's layers, and live sandboxes."""
 
-    templates: dict[str, BuiltTemplate] = field(default_factory=dict)
+    templates: TemplateStore = field(default_factory=TemplateStore)
+    cached_layers: set[str] = field(default_factory=set)
+    """Keys of the layers a build has finished: E2B caches each step as soon as it succeeds."""
+    failing_step: str | None = None
+    """A RUN step containing this text fails in the next build that runs it (then the network is back)."""
+    stream_cut_after_s: float | None = None
+    """A proxy in front of envd that cuts every command's stream after this long: envd then ends it with the
+    request's context error (infra `envd/internal/services/process/start.go`: `cancel(ctx.Err())`), which the
+    SDK raises as its TimeoutException (`envd/rpc.py`: `Code.CANCELED`)."""
     sandboxes: dict[str, Sandbox] = field(default_factory=dict)
 
 
@@ -105,107 +93,45 @@ def client() -> Any:
     return docker.from_env()
 
 
-def _run_as(user: str, script: str) -> str:
-    """A Dockerfile RUN of a shell script (heredoc-free: the script travels base64-encoded)."""
-    import base64
-
-    encoded = base64.b64encode(script.encode()).decode()
-    return f"USER {user}\nRUN echo {encoded} | base64 -d > /tmp/step.sh && bash /tmp/step.sh; rm -f /tmp/step.sh\n"
-
-
-def dockerfile_and_context(template: Any, work: Path) -> str:
-    """Translate the SDK's recorded steps into a Dockerfile over `work` (COPY sources packed by the SDK)."""
-    inner = template._template
-    context = inner._file_context_path
-    ignore = [*read_dockerignore(context), *inner._file_ignore_patterns]
-    lines = [f"FROM {DEBOOTSTRAP_IMAGE}\n", _run_as("root", BASE_PHASE)]
-    user = "root"
-    for index, step in enumerate(inner._instructions_with_hashes()):
-        kind, args = step["type"].value, step["args"]
-        if kind == "USER":
-            user = args[0]
-            lines.append(f"USER {user}\n")
-        elif kind == "WORKDIR":
-            lines.append(f"WORKDIR {args[0]}\n")
-        elif kind == "ENV":
-            pairs = " ".join(f'{args[i]}="{args[i + 1]}"' for i in range(0, len(args), 2))
-            lines.append(f"ENV {pairs}\n")
-        elif kind == "RUN":
-            lines.append(f"USER {args[1] if len(args) > 1 and args[1] else user}\nRUN {args[0]}\nUSER {user}\n")
-        elif kind == "COPY":
-            src, dest, owner = args[0], args[1], args[2] or user
-            resolve = step.get("resolveSymlinks")
-            packed = tar_file_stream(src, context, ignore, RESOLVE_SYMLINKS if resolve is None else resolve, False)
-            staging = f"/tmp/e2b-copy-{index}"
-            (work / f"copy-{index}.tar").write_bytes(packed.read())
-            # E2B copies a folder's contents to dest, a file to dest (or into it when dest ends with /).
-            source = f"{staging}/{src}"
-            lines.append(
-                f"USER root\nADD copy-{index}.tar {staging}/\n"
-                f"RUN if [ -d {source} ]; then mkdir -p {dest} && cp -a {source}/. {dest}; "
-                f"else case {dest} in */) mkdir -p {dest} ;; *) mkdir -p $(dirname {dest}) ;; esac "
-                f"&& cp -a {source} {dest}; fi "
-                f"&& chown -R {owner}: {dest} && rm -rf {staging}\nUSER {user}\n"
-            )
-        else:
-            raise BuildException(f"emulator: step {kind} not emulated")
-    lines.append(_run_as("root", FINALIZE_PHASE))
-    return "".join(lines)
-
-
-def inputs_hash(work: Path) -> str:
-    """What the image is built from: the base image, the Dockerfile and every packed file's name, mode and
-    bytes (not its mtime, new in each test's collection), so a template is built once, then found by tag."""
-    digest = hashlib.sha256(client().images.get(DEBOOTSTRAP_IMAGE).id.encode())
-    for path in sorted(work.iterdir()):
-        digest.update(path.name.encode() + b"\0")
-        if path.suffix != ".tar":
-            digest.update(path.read_bytes())
-            continue
-        with tarfile.open(path) as packed:
-            for member in sorted(packed.getmembers(), key=lambda m: m.name):
-                digest.update(f"{member.name}\0{member.mode}\0{member.type!r}\0{member.linkname}\0".encode())
-                if member.isfile():
-                    digest.update(packed.extractfile(member).read())  # type: ignore[union-attr]
-    return digest.hexdigest()[:16]
-
-
-def _image_exists(image: str) -> bool:
-    try:
-        client().images.get(image)
-    except docker.errors.ImageNotFound:
-        return False
-    return True
-
-
-def _docker_build(work: str, image: str, on_build_logs: Any) -> None:
-    for chunk in client().api.build(path=work, tag=image, rm=True, decode=True, labels={LABEL: "1"}):
-        if "error" in chunk:
-            raise BuildException(f"emulator build failed: {chunk['error'].strip()}")
-        if on_build_logs and chunk.get("stream", "").strip():
-            on_build_logs(chunk["stream"].strip())
-
-
 class Template(e2b.Template):
     @staticmethod
     def build(template: Any, name: str | None = None, cpu_count: int | None = None, memory_mb: int | None = None,
-              on_build_logs: Any = None, **options: Any) -> Any:  # fmt: skip
+              on_build_logs: Any = None, tags: list[str] | None = None, **options: Any) -> Any:  # fmt: skip
         ca = host_ca_bundle()
         context = Path(template._template._file_context_path)
         if ca is not None and (context / "extra-ca.crt").exists():  # this host reaches PyPI through a proxy
             (context / "extra-ca.crt").write_bytes(ca.read_bytes())
+        build = BuiltTemplate(str(uuid.uuid4()), "", cpu_count or 2, memory_mb or 1024)
+        REGISTRY.templates.claim(name or "", build, tags)
         with tempfile.TemporaryDirectory(prefix="e2b-emulator-") as work:
-            dockerfile = dockerfile_and_context(template, Path(work))
+            layers = build_layers(template, Path(work))
+            dockerfile, failed = build_dockerfile(layers, REGISTRY.cached_layers, REGISTRY.failing_step)
             (Path(work) / "Dockerfile").write_text(dockerfile)
-            image = f"{IMAGE_REPOSITORY}:{inputs_hash(Path(work))}"
-            if not _image_exists(image):
-                _docker_build(work, image, on_build_logs)
-        REGISTRY.templates[name or ""] = BuiltTemplate(image, cpu_count or 2, memory_mb or 1024)
-        return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": "build-1", "name": name})()
+            build.image = f"{IMAGE_REPOSITORY}:{inputs_hash(Path(work))}"
+            built = layers if failed is None else layers[:failed]
+            try:
+                if failed is not None or not image_exists(build.image):
+                    docker_build(work, build.image, on_build_logs)
+            except BuildException:
+                build.status = "error"
+                REGISTRY.failing_step = None
+                REGISTRY.cached_layers.update(layer.key for layer in built)
+                raise
+        REGISTRY.cached_layers.update(layer.key for layer in layers)
+        build.status = "ready"
+        return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": build.build_id, "name": name})()
 
     @staticmethod
     def exists(name: str, **options: Any) -> bool:
         return name in REGISTRY.templates
+
+    @staticmethod
+    def get_tags(name: str, **options: Any) -> list[e2b.TemplateTag]:
+        return REGISTRY.templates.get_tags(name)
+
+    @staticmethod
+    def assign_tags(target: str, tags: list[str], **options: Any) -> Any:
+        return REGISTRY.templates.assign_tags(target, tags)
 
 
 class _Handle:
@@ -214,6 +140,8 @@ class _Handle:
     def __init__(self, exec_id: str, timeout: float | None):
         self._exec_id = exec_id
         self._deadline = None if not timeout else time.monotonic() + timeout
+        cut = REGISTRY.stream_cut_after_s
+        self._cut_at = None if cut is None else time.monotonic() + cut
         self._chunks: list[tuple[str, bytes]] = []
         self._done = threading.Event()
         self._lock = threading.Lock()
@@ -246,6 +174,8 @@ class _Handle:
                 break
             if self._deadline is not None and time.monotonic() > self._deadline:
                 raise TimeoutException("context deadline exceeded: the command's timeout passed")
+            if self._cut_at is not None and time.monotonic() > self._cut_at:
+                raise TimeoutException("canceled: context canceled")
         code = client().api.exec_inspect(self._exec_id)["ExitCode"]
         if self._killed:
             code = SIGNAL_EXIT_CODE
@@ -285,10 +215,8 @@ class _Commands:
 class Sandbox:
     def __init__(self, template: str, timeout: int, envs: dict[str, str], internet: bool,
                  metadata: dict[str, str]):  # fmt: skip
-        if template not in REGISTRY.templates:
-            raise NotFoundException(f"404: template '{template}' not found")
+        self.template = REGISTRY.templates.resolve(template)
         self.sandbox_id = f"emulated-{os.getpid()}-{next(_ids)}"
-        self.template = REGISTRY.templates[template]
         self.template_name = template
         self.envs = envs
         self.metadata = metadata
@@ -324,6 +252,10 @@ class Sandbox:
             cpu_count=self.template.cpu_count, memory_mb=self.template.memory_mb, envd_version="0.2.0",
         )  # fmt: skip
 
+    def set_timeout(self, timeout: int, **options: Any) -> None:
+        """The sandbox now ends `timeout` seconds from now (the emulator does not kill it then)."""
+        self.timeout = int((datetime.now(timezone.utc) - self.started_at).total_seconds()) + timeout
+
     @staticmethod
     def list(query: Any = None, **options: Any) -> Any:
         wanted = query.metadata if query is not None else {}
@@ -331,6 +263,10 @@ class Sandbox:
         return type("Paginator", (), {"has_next": False, "next_items": lambda self: items})()
 
     def kill(self, **options: Any) -> bool:
+        if isinstance(self, str):  # called as Sandbox.kill(sandbox_id, ...), like the SDK allows
+            if self not in REGISTRY.sandboxes:
+                raise NotFoundException(f"sandbox {self} not found")
+            return Sandbox.kill(REGISTRY.sandboxes[self])
         if self.container is None:
             raise e2b.SandboxNotFoundException(f"sandbox {self.sandbox_id} not found")
         with contextlib.suppress(docker.errors.NotFound):

@@ -8,16 +8,21 @@ tests/e2b_emulator.py runs the real one), and come back as the SDK's own `Comman
 service's refusals are the SDK's own exceptions: 400 for a lifetime above the plan's cap, 429 while
 `Recorder.rate_limited` creations remain, `NotFoundException` for a sandbox already killed. The root
 lock-down command is recorded and answered (bubblewrap has no root to lock). `Template` is the real template builder
-(it works offline) with the network calls `build` and `exists` answered here: a build is checked as the
-service checks CPUs and memory (e2b-dev/infra `team.LimitResources`, for a team allowed 8 vCPUs and
-8 GiB) and refused as the SDK reports it (`BuildException("400: <message>")`); a sandbox's `get_info`
-reports the CPUs and memory its template was built with.
+(it works offline) with the network calls `build`, `exists`, `get_tags` and `assign_tags` answered here: a build
+is checked as the service checks CPUs and memory (e2b-dev/infra `team.LimitResources`, for a team allowed 8
+vCPUs and 8 GiB) and refused as the SDK reports it (`BuildException("400: <message>")`); names, builds and
+tags behave as the API's (tests/e2b_service.py), a build ending ready, failed or interrupted
+(`Recorder.build_outcome`); a sandbox's `get_info` reports the CPUs and memory its build was made with.
 """
 
 from __future__ import annotations
 
 import itertools
 import shlex
+import shutil
+import tempfile
+import time
+import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -28,7 +33,8 @@ import e2b
 from harness.sandboxes.base import TIMEOUT_EXIT_CODE, ExecResult, SandboxSettings
 from harness.sandboxes.e2b.sandbox import HARNESS_EXEC, LOCKED
 from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
-from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
+from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES, LABEL_EPISODE
+from tests.e2b_service import TemplateStore, TokenBucket
 
 BuildException = e2b.BuildException
 CommandExitException = e2b.CommandExitException
@@ -42,8 +48,6 @@ ServiceBusyException = e2b.ServiceBusyException
 SandboxNotRunningException = e2b.SandboxNotRunningException
 CHUNK = 32 * 1024
 """envd streams a process's output in chunks of at most this many bytes."""
-PLAN_MAX_LIFETIME_S = 3600
-"""The hobby plan's longest sandbox: `Sandbox.create(timeout=...)` above it is a 400."""
 TEAM_MAX_VCPU, TEAM_MAX_RAM_MB = 8, 8192
 _ASK_SUPPORT = " (if you need to increase this limit, please contact support)"
 _FULL_OUTPUT = SandboxSettings(output_limit_bytes=1 << 30)
@@ -51,20 +55,24 @@ _FULL_OUTPUT = SandboxSettings(output_limit_bytes=1 << 30)
 
 
 @dataclass
-class FakeTemplate:
-    """A built template: the collection baked in, and the CPUs and memory every sandbox from it gets."""
+class FakeBuild:
+    """One build of a template on the service: the collection it baked in and the size every sandbox gets."""
 
+    build_id: str
     collection: Path
     cpu_count: int = 2
     memory_mb: int = 4096
+    status: str = "building"
+    """building, ready or error (infra `env_builds.status_group`); only a ready build starts sandboxes."""
 
 
 @dataclass
 class Recorder:
     """What our code asked of the SDK."""
 
-    templates: dict[str, FakeTemplate] = field(default_factory=dict)
+    templates: TemplateStore = field(default_factory=TemplateStore)
     created: list[dict[str, Any]] = field(default_factory=list)
+    """Every sandbox created, the run's tool check's included (`episodes_created` leaves it out)."""
     commands: list[dict[str, Any]] = field(default_factory=list)
     killed: list[str] = field(default_factory=list)
     builds: list[dict[str, Any]] = field(default_factory=list)
@@ -73,10 +81,32 @@ class Recorder:
     """SandboxInfo-like objects that `Sandbox.list` returns."""
     rate_limited: int = 0
     """How many of the next `Sandbox.create` calls the service refuses with 429."""
+    max_lifetime_s: int = 3600
+    """The plan's longest sandbox (hobby): `Sandbox.create(timeout=...)` above it is a 400."""
+    timeouts_set: list[int] = field(default_factory=list)
+
+    @property
+    def episodes_created(self) -> list[dict[str, Any]]:
+        """The sandboxes created for episodes: not the one a run starts to check its tools."""
+        return [created for created in self.created if created.get("metadata", {}).get(LABEL_EPISODE) != "tool-check"]
+
+    """Every `set_timeout` asked for."""
+    live: dict[str, Any] = field(default_factory=dict)
+    """Sandboxes running on the service, by id (listed with their metadata, killed by id)."""
+    by_idempotency_key: dict[str, Any] = field(default_factory=dict)
+    lost_create_responses: int = 0
+    """How many of the next creations succeed on the service but lose their answer (a 502 from a proxy)."""
+    creation_bucket: TokenBucket | None = None
+    """The API's creation rate limit (None: unlimited): a create without a token is refused with 429."""
     failures: dict[str, BaseException] = field(default_factory=dict)
-    """What the service raises instead of answering: keys "build", "exists", "list"."""
+    """What the service raises instead of answering: keys "build", "exists", "list", "create"."""
     build_logs: list[str] = field(default_factory=list)
     """Lines a build streams to `on_build_logs`."""
+    build_outcome: str = "ready"
+    """How the next builds end on the service: ready, error (a failed step), or interrupt (Ctrl-C while the
+    SDK waits for the build, after the service has claimed the name)."""
+    storage: Path | None = None
+    """Where the service keeps the files a build uploaded (a temporary folder when None)."""
 
 
 RECORD = Recorder()
@@ -126,7 +156,8 @@ class _Commands:
     def run(self, cmd: str, background: bool | None = None, user: str | None = None, cwd: str | None = None,
             timeout: float | None = 60, **options: Any) -> Any:  # fmt: skip
         RECORD.commands.append({"cmd": cmd, "background": background, "user": user, "cwd": cwd, "timeout": timeout,
-                                **options})  # fmt: skip
+                                "episode": self._sandbox.metadata.get(LABEL_EPISODE), **options})  # fmt: skip
+        self._sandbox.check_alive()
         if cmd.endswith(f"echo {LOCKED}"):
             assert user == "root" and not background, "the lock-down runs as root before anything else"
             return e2b.CommandResult("", "locked\n", 0, None)
@@ -139,14 +170,18 @@ class _Commands:
             assert (ulimit, option, joined, exec_, env, clear) == ("ulimit", "-u", "&&", "exec", "/usr/bin/env", "-i")
             assert program == HARNESS_EXEC and user == "root" and all("=" in pair for pair in environment), cmd
             result = self._sandbox.box.execute(f"ulimit -u {pids} && exec bash -c {shlex.quote(command)}", float(limit))
+            self._sandbox.check_alive()  # killed at its end mid-command: the stream breaks
             handle = _Handle(replace(result, exit_code=TIMEOUT_EXIT_CODE) if result.timed_out else result)
         return handle if background else handle.wait()
 
 
 class Sandbox:
-    def __init__(self, template: str):
+    def __init__(self, template: str, timeout: int):
+        build = RECORD.templates.resolve(template)
+        self.started_at = time.monotonic()
+        self.ends_at = self.started_at + timeout
         self.sandbox_id = f"fake-{next(_ids)}"
-        self.template = RECORD.templates[template]
+        self.template = build
         self.template_name = template
         self.box = BubblewrapSandbox(self.template.collection, self.sandbox_id, _FULL_OUTPUT, find_bwrap())
         self.box.start()
@@ -155,13 +190,47 @@ class Sandbox:
     @classmethod
     def create(cls, template: str | None = None, timeout: int | None = None, **options: Any) -> Sandbox:
         RECORD.created.append({"template": template, "timeout": timeout, **options})
-        if timeout is not None and timeout > PLAN_MAX_LIFETIME_S:
-            hours = PLAN_MAX_LIFETIME_S // 3600
+        # The faults a test injects (refusals, failures, lost answers) are for its episodes' sandboxes, not
+        # for the one the run's tool check starts first; the service's own limits apply to every create.
+        injected = (options.get("metadata") or {}).get(LABEL_EPISODE) != "tool-check"
+        if timeout is not None and timeout > RECORD.max_lifetime_s:
+            hours = RECORD.max_lifetime_s // 3600
             raise SandboxException(f"400: Timeout cannot be greater than {hours} hours", status_code=400)
-        if RECORD.rate_limited:
-            RECORD.rate_limited -= 1
+        if (RECORD.rate_limited and injected) or (
+            RECORD.creation_bucket is not None and not RECORD.creation_bucket.allow()
+        ):
+            RECORD.rate_limited = max(RECORD.rate_limited - injected, 0)
             raise RateLimitException("429: Rate limit exceeded, please try again later.")
-        return cls(template or "")
+        if injected:
+            _fail("create")
+        key = options.get("idempotency_key")
+        if key is not None and key in RECORD.by_idempotency_key:  # the same request again: the same sandbox
+            return RECORD.by_idempotency_key[key]
+        sandbox = cls(template or "", timeout or 300)
+        sandbox.metadata = options.get("metadata") or {}
+        RECORD.live[sandbox.sandbox_id] = sandbox
+        if key is not None:
+            RECORD.by_idempotency_key[key] = sandbox
+        if RECORD.lost_create_responses and injected:
+            # The API created it, but a proxy answered 502; the SDK's transport sends the request again
+            # (e2b `retry.py`: 429/502/503/504 are retried), with the same Idempotency-Key header.
+            RECORD.lost_create_responses -= 1
+            return cls.create(template, timeout, **options)
+        return sandbox
+
+    def check_alive(self) -> None:
+        """The service kills a sandbox at its end; envd is gone with it."""
+        if time.monotonic() > self.ends_at:
+            raise SandboxNotRunningException("The sandbox was killed: its timeout passed")
+
+    def set_timeout(self, timeout: int, **options: Any) -> None:
+        """The sandbox ends `timeout` seconds from now, capped at the plan's longest sandbox since its start
+        (infra `api/internal/orchestrator/keep_alive.go`: `getMaxAllowedTTL`; past it, 400)."""
+        RECORD.timeouts_set.append(timeout)
+        now = time.monotonic()
+        if now - self.started_at > RECORD.max_lifetime_s:
+            raise SandboxException("400: Max instance length exceeded", status_code=400)
+        self.ends_at = now + min(timeout, self.started_at + RECORD.max_lifetime_s - now)
 
     def get_info(self, **options: Any) -> e2b.SandboxInfo:
         now = datetime.now(timezone.utc)
@@ -177,15 +246,19 @@ class Sandbox:
         RECORD.listed.append({"query": query, **options})
         _fail("list")
         wanted = query.metadata if query is not None else {}
-        return _Paginator([i for i in RECORD.existing if all(i.metadata.get(k) == v for k, v in wanted.items())])
+        running = [*RECORD.existing, *(FakeSandboxInfo(b.sandbox_id, b.metadata) for b in RECORD.live.values())]
+        return _Paginator([i for i in running if all(i.metadata.get(k) == v for k, v in wanted.items())])
 
     def kill(self, sandbox_id: str | None = None, **options: Any) -> bool:
         if isinstance(self, str):  # called as Sandbox.kill(sandbox_id, ...), like the SDK allows
+            if self in RECORD.live:
+                return Sandbox.kill(RECORD.live[self])
             RECORD.killed.append(self)
             return True
         if self.sandbox_id in RECORD.killed:
             raise NotFoundException(f"Sandbox {self.sandbox_id} not found")
         RECORD.killed.append(self.sandbox_id)
+        RECORD.live.pop(self.sandbox_id, None)
         self.box.close()
         return True
 
@@ -216,19 +289,36 @@ class Template(e2b.Template):
         RECORD.builds.append({"template": template, "name": name, "cpu_count": cpu_count, "memory_mb": memory_mb,
                               **options})  # fmt: skip
         _fail("build")
+        refusal = _refusal(cpu_count, memory_mb)
+        if refusal:  # the build request itself is refused: nothing claimed
+            raise BuildException(f"400: {refusal}")
+        uploaded = Path(tempfile.mkdtemp(dir=RECORD.storage)) / "documents"
+        shutil.copytree(Path(template._template._file_context_path) / "documents", uploaded)
+        build = FakeBuild(str(uuid.uuid4()), uploaded, cpu_count or 2, memory_mb or 1024)
+        RECORD.templates.claim(name or "", build, options.get("tags"))
         for line in RECORD.build_logs:
             options["on_build_logs"](line)
-        refusal = _refusal(cpu_count, memory_mb)
-        if refusal:
-            raise BuildException(f"400: {refusal}")
-        collection = (Path(template._template._file_context_path) / "documents").resolve()
-        RECORD.templates[name or ""] = FakeTemplate(collection, cpu_count or 2, memory_mb or 1024)
-        return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": "build-1"})()
+        if RECORD.build_outcome == "interrupt":
+            raise KeyboardInterrupt
+        if RECORD.build_outcome == "error":
+            build.status = "error"
+            raise BuildException("Build failed: pip install: network unreachable")
+        build.status = "ready"
+        return type("BuildInfo", (), {"template_id": f"tmpl-{name}", "build_id": build.build_id, "name": name})()
 
     @staticmethod
     def exists(name: str, **options: Any) -> bool:
+        """Whether the name resolves: claimed by any build request, finished or not (infra alias lookup)."""
         _fail("exists")
         return name in RECORD.templates
+
+    @staticmethod
+    def get_tags(name: str, **options: Any) -> list[e2b.TemplateTag]:
+        return RECORD.templates.get_tags(name)
+
+    @staticmethod
+    def assign_tags(target: str, tags: list[str], **options: Any) -> Any:
+        return RECORD.templates.assign_tags(target, tags)
 
 
 def _fail(call: str) -> None:

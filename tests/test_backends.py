@@ -19,29 +19,24 @@ import tests.fake_e2b as fake_e2b
 from harness.records.trajectory import read_trajectory
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.docker.sandbox import LABEL_EPISODE, LABEL_OWNER, LABEL_RUN, DockerSandbox, cleanup_orphans
-from harness.sandboxes.e2b.sandbox import (
-    LOCKED,
-    E2BSandbox,
-    TemplateResources,
-    reap_orphans,
-    template_definition,
-    template_name,
-)
+from harness.sandboxes.e2b.sandbox import LOCKED, E2BSandbox, reap_orphans
+from harness.sandboxes.e2b.templates import TemplateResources, build_template, template_definition, template_name
 from harness.sandboxes.remote_exec import KILL_AGENT_PROCESSES
 from tests.conftest import REPO
 
 DEAD_OWNER = f"{socket.gethostname()}:{2**22 + 12345}"  # above pid_max's default: never a live process
 MINI_TEMPLATE = template_name("mini", TemplateResources(2, 4096))
-"""The template a run with the default limits uses."""
+"""The template name a run with the default limits uses (its tag is the hash of what was built)."""
 
 
 @pytest.fixture
-def fake_sdk(monkeypatch, mini):
-    """The fake SDK installed as `e2b`, with a template for the mini domain, and an API key."""
-    template = fake_e2b.FakeTemplate(mini.root / "collections" / "mini", cpu_count=2, memory_mb=4096)
-    fake_e2b.RECORD = fake_e2b.Recorder(templates={MINI_TEMPLATE: template})
+def fake_sdk(monkeypatch, mini, tmp_path):
+    """The fake SDK installed as `e2b`, with the mini domain's template built through it, and an API key."""
+    fake_e2b.RECORD = fake_e2b.Recorder(storage=tmp_path)
     monkeypatch.setitem(sys.modules, "e2b", fake_e2b)
     monkeypatch.setenv("E2B_API_KEY", "e2b-test-key")
+    build_template(fake_e2b, "mini", mini.root / "collections" / "mini", TemplateResources(2, 4096), lambda _: None)
+    fake_e2b.RECORD.builds.clear()
     return fake_e2b.RECORD
 
 
@@ -75,30 +70,34 @@ def test_one_episode_gives_identical_observations_on_local_docker_and_e2b(mini, 
         assert (outcome.rows[0]["status"], outcome.rows[0]["verdict"]) == ("answered", "correct")
         runs[backend] = observations(outcome.run_dir)
     assert runs["local"] == runs["docker"] == runs["e2b"]
-    timed_out = runs["local"][5]
+    timed_out = runs["local"][7]
     assert timed_out[:1] == (None,) and timed_out[3] is True
-    assert runs["local"][6][1] == "2\ndocuments/y': Read-only file system\n"
+    assert (
+        runs["local"][5][1] == "decoy.md\nledger.md\n.\n├── decoy.md\n└── ledger.md\n2\n42\n"
+    )  # fd, tree, rg, jq alike everywhere
+    assert runs["local"][8][1] == "2\ndocuments/y': Read-only file system\n"
 
 
 def test_e2b_sandboxes_are_created_offline_short_lived_labelled_and_killed(mini, fake_sdk):
     outcome = mini.run("--model", mini.script(EPISODE[:2] + EPISODE[-1:]), "--sandbox", "e2b", "--time-limit", "300")
     assert outcome.rows[0]["verdict"] == "correct"
-    [created] = fake_sdk.created
-    assert created["template"] == MINI_TEMPLATE == "harness-mini-2cpu-4096mb"
+    [created] = fake_sdk.episodes_created
+    name, tag = created["template"].split(":")
+    assert name == MINI_TEMPLATE == "harness-mini-2cpu-4096mb" and len(tag) == 16
     assert created["allow_internet_access"] is False
     assert created["timeout"] == 300 + 120
     assert created["metadata"][LABEL_RUN] == "run" and created["metadata"][LABEL_EPISODE] == "mini-t1"
     assert created["api_key"] == "e2b-test-key"
     assert "E2B_API_KEY" not in created["envs"] and "e2b-test-key" not in created["envs"].values()
-    lockdown, *agent_commands = fake_sdk.commands
+    lockdown, *agent_commands = [command for command in fake_sdk.commands if command["episode"] == "mini-t1"]
     assert lockdown["cmd"].endswith(f"echo {LOCKED}") and lockdown["user"] == "root"  # before any agent command
     assert all(c["retain_output"] is False for c in agent_commands)
     commands = [c for c in agent_commands if " /usr/local/bin/harness-exec " in c["cmd"]]
     assert len(commands) == 2 and all(c["cwd"] == "/workspace" and c["user"] == "root" for c in commands)
     assert [(c["cmd"], c["user"]) for c in agent_commands[1::2]] == [(shlex.join(KILL_AGENT_PROCESSES), "agent")] * 2
-    assert fake_sdk.killed == ["fake-" + fake_sdk.killed[0].split("-")[1]]
+    assert len(fake_sdk.killed) == 2 and fake_sdk.live == {}  # the tool check's sandbox and the episode's
     recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
-    assert recorded["sandbox"]["backend"] == "e2b" and recorded["sandbox"]["templates"] == {"mini": MINI_TEMPLATE}
+    assert recorded["sandbox"]["backend"] == "e2b" and recorded["sandbox"]["templates"] == {"mini": created["template"]}
 
 
 def test_e2b_missing_template_says_how_to_build_it(mini, fake_sdk):
@@ -127,18 +126,17 @@ def test_e2b_template_bakes_the_collection_in_read_only(tmp_path, mini, fake_sdk
     text = json.dumps(steps)
     assert '"debian:bookworm-slim"' in text or "debian:bookworm-slim" in text
     assert "/workspace/documents" in text
-    assert "chmod -R a-w,a+rX /workspace/documents" in text and "chown -R root:root" in text
+    assert "chmod -R a-w,a+rX,ug-s /workspace/documents" in text and "chown -R root:root" in text
     assert "requirements.txt" in text and "harness-exec" in text
 
 
 def test_e2b_template_build_goes_through_the_sdk(tmp_path, mini, fake_sdk):
-    from harness.sandboxes.e2b.sandbox import build_template
-
     resources = TemplateResources(2, 4096)
-    template_id = build_template(fake_e2b, "mini", mini.root / "collections" / "mini", resources, lambda line: None)
+    reference = build_template(fake_e2b, "mini", mini.root / "collections" / "mini", resources, lambda line: None)
     [build] = fake_sdk.builds
-    assert (build["name"], build["cpu_count"], build["memory_mb"], template_id) == (
-        MINI_TEMPLATE, 2, 4096, f"tmpl-{MINI_TEMPLATE}")  # fmt: skip
+    assert (build["name"], build["cpu_count"], build["memory_mb"]) == (MINI_TEMPLATE, 2, 4096)
+    name, tag = reference.split(":")
+    assert name == MINI_TEMPLATE and fake_sdk.templates[name].resolve(tag) is fake_sdk.templates[name].newest()
 
 
 def build_e2b(mini, *arguments: str) -> tuple[int, str]:
@@ -175,25 +173,25 @@ def test_e2b_build_refuses_sizes_e2b_does_not_offer_in_one_line(mini, fake_sdk, 
 
 
 def test_e2b_run_uses_the_template_of_its_size_and_records_what_the_sandbox_reports(mini, fake_sdk):
-    collection = mini.root / "collections" / "mini"
-    fake_sdk.templates = {"harness-mini-4cpu-8192mb": fake_e2b.FakeTemplate(collection, cpu_count=4, memory_mb=8192)}
+    assert build_e2b(mini, "--cpus", "4", "--memory-mb", "8192")[0] == 0
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b", "--cpus", "4", "--memory-mb", "8192")
     assert outcome.rows[0]["verdict"] == "correct", outcome.output
     applied = {"mechanism": "e2b template", "cpus": 4, "memory_mb": 8192}
     described = outcome.trajectory("t1")[0]["sandbox"]["limits"]
     assert described.items() >= applied.items() and described["pids"] == 512
     recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
-    assert recorded["sandbox"]["templates"] == {"mini": "harness-mini-4cpu-8192mb"}
+    assert recorded["sandbox"]["templates"]["mini"].startswith("harness-mini-4cpu-8192mb:")
     assert recorded["sandbox"]["limits"].items() >= applied.items()
 
 
 def test_e2b_sandbox_smaller_than_its_template_name_says_is_a_sandbox_error(mini, fake_sdk):
     # A template of that name built by hand with less memory: the run must not claim 4096 MB for it.
-    fake_sdk.templates[MINI_TEMPLATE].memory_mb = 2048
+    fake_sdk.templates[MINI_TEMPLATE].newest().memory_mb = 2048
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
-    [row] = outcome.rows
-    assert row["status"] == "sandbox_error"
-    assert "gives 2 CPUs and 2048 MB, not the 2 and 4096" in row["detail"]
+    # the first sandbox is the run's tool check: refused there, before any episode, in one line
+    assert outcome.exit_code == 2 and outcome.rows == []
+    assert "did not start to check its tools" in outcome.output
+    assert "gives 2 CPUs and 2048 MB, not the 2 and 4096" in outcome.output
 
 
 def test_e2b_run_with_limits_no_template_offers_says_which_to_build(mini, fake_sdk):

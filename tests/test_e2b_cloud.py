@@ -27,7 +27,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 import tests.fake_e2b as fake_e2b
-from harness.sandboxes.base import TIMEOUT_EXIT_CODE, SandboxError, SandboxSettings
+from harness.sandboxes.base import SandboxError, SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
 from harness.sandboxes.recipe import RECIPE_DIR
@@ -80,7 +80,7 @@ def test_the_recipe_builds_after_e2bs_default_user_and_the_agent_has_its_own_uid
 
 # 2. The collection is uploaded: every file, with its mode, and the cache hash follows its content.
 def test_the_sdk_packs_every_collection_file_with_its_mode(collection, tmp_path):
-    from harness.sandboxes.e2b.sandbox import template_definition
+    from harness.sandboxes.e2b.templates import template_definition
 
     uploads = packed_uploads(template_definition(e2b, tmp_path, collection))
     documents = {name.split(":", 1)[1]: info for name, info in uploads.items()
@@ -92,7 +92,7 @@ def test_the_sdk_packs_every_collection_file_with_its_mode(collection, tmp_path)
 
 
 def test_the_template_cache_hash_changes_with_the_collection(collection, tmp_path):
-    from harness.sandboxes.e2b.sandbox import template_definition
+    from harness.sandboxes.e2b.templates import template_definition
 
     def documents_hash(context: Path) -> str:
         context.mkdir()
@@ -119,7 +119,7 @@ def test_the_toolset_is_on_path_in_e2bs_login_shell(emulated):
 def test_a_one_hour_time_limit_gets_a_sandbox_on_the_hobby_plan(mini, fake_sdk):  # noqa: F811
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b", "--time-limit", "3600")
     assert outcome.rows[0]["verdict"] == "correct", outcome.output
-    assert fake_sdk.created[0]["timeout"] == 3600
+    assert fake_sdk.episodes_created[0]["timeout"] == 3600
     assert "use --time-limit 3480 or less" in outcome.output  # the margin is gone: said, not hidden
 
 
@@ -137,6 +137,9 @@ def test_the_e2b_requirement_admits_only_releases_with_every_argument_we_use():
     assert "retain_output" in inspect.signature(Commands.run).parameters
     assert "resolve_symlinks" in inspect.signature(e2b.Template().from_image("debian").copy).parameters
     assert "name" in inspect.signature(e2b.Template.build).parameters and hasattr(e2b.Template, "exists")
+    assert "idempotency_key" in inspect.signature(e2b.Sandbox.create).parameters  # issue 24
+    assert hasattr(e2b.Template, "assign_tags") and hasattr(e2b.Template, "get_tags")
+    assert hasattr(e2b.Sandbox, "set_timeout")
 
 
 # 6. Isolation: E2B's sudoer, root without a password, `chmod -R 777 /usr/local`, dotfiles in the home.
@@ -160,7 +163,7 @@ def test_an_agent_cannot_plant_startup_files_for_the_next_command(emulated):
     assert "planted" not in emulated.execute("echo clean", 30).stdout
 
 
-# 7. SDK errors become one-line errors; the SDK's timeout and signal-kill codes are ours.
+# 7. SDK errors become one-line errors; the SDK's signal-kill code is ours, its timeout a sandbox error.
 def test_a_refused_key_at_build_is_one_line(mini, fake_sdk):  # noqa: F811
     fake_sdk.failures["build"] = e2b.AuthenticationException("401: Invalid API key")
     code, output = build_e2b(mini)
@@ -198,11 +201,12 @@ class _Handle:
         raise self.error
 
 
-def test_the_sdks_timeout_is_exit_124_and_a_signal_kill_has_no_exit_code(fake_sdk):  # noqa: F811
+def test_the_sdks_timeout_is_a_sandbox_error_and_a_signal_kill_has_no_exit_code(fake_sdk):  # noqa: F811
     from harness.sandboxes.e2b.sandbox import _E2BCommand
 
     streams = (HeadTail(100), HeadTail(100))
-    assert _E2BCommand(fake_e2b, _Handle(e2b.TimeoutException("deadline"))).wait(*streams) == TIMEOUT_EXIT_CODE
+    with pytest.raises(SandboxError, match="stream early"):  # never the command's own time limit (issue 24)
+        _E2BCommand(fake_e2b, _Handle(e2b.TimeoutException("deadline"))).wait(*streams)
     assert _E2BCommand(fake_e2b, _Handle(e2b.CommandExitException("", "", -1, None))).wait(*streams) is None
     with pytest.raises(SandboxError, match="sandbox is gone"):  # its lifetime ran out: not a command timeout
         _E2BCommand(fake_e2b, _Handle(e2b.SandboxNotRunningException("sandbox not running"))).wait(*streams)
@@ -223,15 +227,15 @@ def test_max_sandboxes_is_bounded_by_the_plan(mini, fake_sdk):  # noqa: F811
 
 
 def test_creation_refused_with_429_is_retried_before_the_agent_clock(mini, fake_sdk, monkeypatch):  # noqa: F811
-    monkeypatch.setattr("harness.sandboxes.e2b.sandbox.CREATE_BACKOFF_S", (0.01, 0.01, 0.01))
+    monkeypatch.setattr("harness.sandboxes.e2b.plan.CREATE_BACKOFF_S", (0.01, 0.01, 0.01))
     fake_sdk.rate_limited = 2
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
     assert outcome.rows[0]["verdict"] == "correct", outcome.output
-    assert len(fake_sdk.created) == 3
+    assert len(fake_sdk.episodes_created) == 3
 
 
 def test_creation_still_refused_after_the_backoff_is_a_sandbox_error(mini, fake_sdk, monkeypatch):  # noqa: F811
-    monkeypatch.setattr("harness.sandboxes.e2b.sandbox.CREATE_BACKOFF_S", (0.01,))
+    monkeypatch.setattr("harness.sandboxes.e2b.plan.CREATE_BACKOFF_S", (0.01,))
     fake_sdk.rate_limited = 5
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
     assert outcome.rows[0]["status"] == "sandbox_error" and "rate limit" in outcome.rows[0]["detail"].lower()

@@ -69,7 +69,7 @@ def test_starting_a_run_leaves_another_live_runs_sandbox_and_cgroups_intact(coll
     )
     try:
         holder, *cgroups = other.stdout.readline().split()
-        prepare_backend("local", SandboxSettings(), "this-run", ["mini"], 60, None)
+        prepare_backend("local", SandboxSettings(), "this-run", {}, 60, None)
         assert Path(f"/proc/{holder}").exists() and all(Path(group).is_dir() for group in cgroups)
         other.stdin.write("\n")
         other.stdin.flush()
@@ -89,7 +89,7 @@ def test_cleanup_removes_cgroups_of_dead_runners_only(collection):
         dead_cgroups = [group.parent / f"{DEAD_PID}-mini-t1-0123abcd" for group in live_cgroups]
         for group in dead_cgroups:
             group.mkdir()
-        prepare_backend("local", SandboxSettings(), "this-run", ["mini"], 60, None)  # a run's start-up cleanup
+        prepare_backend("local", SandboxSettings(), "this-run", {}, 60, None)  # a run's start-up cleanup
         assert not any(group.exists() for group in dead_cgroups)
         assert all(group.is_dir() for group in live_cgroups)
         assert live.execute("true", 60).exit_code == 0

@@ -100,3 +100,12 @@ def test_report_names_each_method_and_writes_the_statistics(mini):
     assert {row["tasks"] for row in intervals} == {"1", "2", "3"} and len(intervals) == 6
     [paired] = list(csv.DictReader((out / "paired_means.csv").open()))
     assert abs(float(paired["difference"])) == pytest.approx(2 / 3) and paired["tasks"] == "3"
+
+
+def test_a_paired_comparison_on_one_shared_task_has_no_test_but_no_error():
+    from harness.analysis.comparison import paired_difference
+
+    first = {("d", "t1"): [True]}  # task -> its epochs' correctness
+    second = {("d", "t1"): [False]}
+    found = paired_difference(first, second)
+    assert found is not None and (found.tasks, found.difference, found.p_value) == (1, 1.0, 1.0)

@@ -55,7 +55,7 @@ def paired_difference(first: Outcomes, second: Outcomes) -> PairedDifference | N
         interval = stats.bootstrap((differences,), np.mean, n_resamples=RESAMPLES, method="percentile",
                                    confidence_level=0.95, random_state=SEED).confidence_interval  # fmt: skip
         low, high = float(interval.low), float(interval.high)
-    if not np.any(differences):
+    if not np.any(differences) or len(shared) < 2:  # no difference, or one task: nothing to test
         p_value = 1.0
     else:
         test = stats.permutation_test((differences,), np.mean, permutation_type="samples", n_resamples=RESAMPLES,

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from harness.analysis.closed_book import closed_book_section
 from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
@@ -61,6 +62,7 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     if labels:
         markdown += agreement_section(labels, ranked)
     markdown += "\n" + evidence_sections(table, models, rows, out)
+    markdown += closed_book_section(rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     console.print(markdown, markup=False, highlight=False, soft_wrap=True)
     console.print(f"report written to {out}", markup=False, highlight=False)

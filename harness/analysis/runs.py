@@ -10,6 +10,9 @@ from harness.records.failure_labels import EpisodeLabels, read_labels
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 
+CLOSED_BOOK_SUFFIX = " (closed-book)"
+"""A `--closed-book` run's label: the model's name and this, so its rows are never merged with a normal run's."""
+
 
 @dataclass(frozen=True)
 class ModelRow:
@@ -34,7 +37,8 @@ def load_runs(paths: list[Path]) -> list[ModelRow]:
 
 def run_key(folder: RunFolder) -> str:
     """What the report groups a run folder's rows by (its model): the one place to change it."""
-    return str(folder.read_record().config["model"])
+    config = folder.read_record().config
+    return str(config["model"]) + (CLOSED_BOOK_SUFFIX if config.get("closed_book") else "")
 
 
 def load_labels(paths: list[Path]) -> dict[str, list[EpisodeLabels]]:

@@ -30,4 +30,8 @@ def add_results_dir(parser: argparse.ArgumentParser) -> None:
 
 def add_trajectory_format(parser: argparse.ArgumentParser) -> None:
     """The other agent's trajectory format `import` reads and `export` writes."""
-    parser.add_argument("format", choices=("mini-swe-agent",), help="the files' format")
+    parser.add_argument(
+        "format",
+        choices=("mini-swe-agent", "inspect"),
+        help="the files' format (inspect: inspect_ai `.eval` logs, the optional extra harness[inspect])",
+    )

@@ -17,7 +17,8 @@ from harness.episode.lifecycle import grade_fields, judge_log, start_event
 from harness.grading import grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, available_domains, load_task_file, task_digest
-from harness.interop.mini_swe_agent import FORMAT, ImportedEpisode, export_episode, import_messages, instance_id
+from harness.interop.imported import ImportedEpisode
+from harness.interop.mini_swe_agent import FORMAT, export_episode, import_messages, instance_id
 from harness.records.events import (
     ActionEvent,
     EpisodeEndEvent,
@@ -74,7 +75,7 @@ def import_run(options: ImportOptions, console: Console) -> int:
     folder = RunFolder(options.results_dir / options.run_id)
     if folder.path.exists():
         raise InputError(f"{folder.path}: already exists; pick another --run-id")
-    tasks = _tasks_by_id(options.tasks_dir)
+    tasks = tasks_by_id(options.tasks_dir)
     files = _trajectory_files(options.paths)
     loaded = [(path, _load(path)) for path in files]  # every file is read and parsed before anything is written
     matched: dict[tuple[str, str, int], tuple[Path, dict[str, Any], ImportedEpisode, Task]] = {}
@@ -105,7 +106,9 @@ def import_run(options: ImportOptions, console: Console) -> int:
         for path, data, episode, task in matched.values():
             collection = options.collections_dir / task.domain if options.collections_dir else None
             found = collection if collection and collection.is_dir() else None
-            writer.append(_import_episode(folder, path, data, episode, task, found, options.judge))
+            model = ((data["info"].get("config") or {}).get("model") or {}).get("model_name")
+            source = ImportedFrom(path, model, FORMAT)
+            writer.append(import_episode(folder, source, episode, task, found, options.judge))
     finally:
         writer.close()
     for line in unmatched:
@@ -115,7 +118,7 @@ def import_run(options: ImportOptions, console: Console) -> int:
     return 0
 
 
-def _tasks_by_id(tasks_dir: Path) -> dict[str, list[Task]]:
+def tasks_by_id(tasks_dir: Path) -> dict[str, list[Task]]:
     by_id: dict[str, list[Task]] = {}
     for domain in available_domains(tasks_dir):
         for task in load_task_file(tasks_dir / f"{domain}.jsonl"):
@@ -190,24 +193,36 @@ _IMPORTED_EVENTS: dict[str, type[Event]] = {
 """The events an imported trajectory gives (harness/interop/mini_swe_agent.py `import_messages`)."""
 
 
-def _import_episode(
+@dataclass(frozen=True)
+class ImportedFrom:
+    """Where an imported episode came from: its file, the model it names and the file's format."""
+
+    path: Path
+    model: str | None
+    format: str
+
+
+def import_episode(
     folder: RunFolder,
-    path: Path,
-    data: dict[str, Any],
+    source: ImportedFrom,
     episode: ImportedEpisode,
     task: Task,
     collection: Path | None,
     judge: JudgePanel | None,
 ) -> ResultRow:
+    """One imported episode into FOLDER: its trajectory (our events), graded by our graders, evidence recorded."""
     log = TrajectoryWriter(folder.trajectory_path(task.domain, task.id, task.epoch))
-    model = ((data["info"].get("config") or {}).get("model") or {}).get("model_name")
-    write_event(log, start_event(task, model, imported_from=str(path)))
-    imported = SandboxReadyEvent(sandbox={"backend": f"imported ({FORMAT})"}, start_s=episode.row["sandbox_start_s"])
+    write_event(log, start_event(task, source.model, imported_from=str(source.path)))
+    imported = SandboxReadyEvent(sandbox={"backend": f"imported ({source.format})"},
+                                 start_s=episode.row["sandbox_start_s"])  # fmt: skip
     write_event(log, imported)
     for kind, fields in episode.events:
         write_event(log, _IMPORTED_EVENTS[kind](**fields))
     graded = grade(task.grader, episode.submission, task.gold, judge, judge_log(log))
-    row = ResultRow(task_id=task.id, domain=task.domain, status=episode.status, **grade_fields(graded),
+    fields = grade_fields(graded)
+    if fields["judge_cost_usd"] is None and episode.judge_cost_usd is not None:
+        fields["judge_cost_usd"] = episode.judge_cost_usd  # the judges answered from the cache: the grade's cost
+    row = ResultRow(task_id=task.id, domain=task.domain, status=episode.status, **fields,
                     detail=episode.detail, task_digest=task_digest(task), **episode.row)  # fmt: skip
     row, evidence = annotate(row, read_trajectory(log.path), task.evidence, task.canary, collection, episode.opens)
     if evidence is not None:

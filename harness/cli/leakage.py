@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from harness.cli.arguments import add_collections_dir, add_tasks_dir
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
+from harness.core.errors import InputError
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m harness leakage",
         description="Tasks whose gold answer, solution or id is printed in their collection. Exit code 0: none "
-        "(or only golds a task allows with `leak_allow`); 1: some; 2: bad input.",
+        "(or only golds a task allows with `leak_allow`); 1: some (or, with --closed-book, tasks answered without "
+        "documents); 2: bad input.",
     )
     parser.add_argument("--domain", default="all", metavar="LIST", help="domains, comma-separated, or all (default)")
+    parser.add_argument("--closed-book", type=Path, metavar="RUN_DIR",
+                        help="a --closed-book run: its tasks answered correctly without documents are listed too "
+                        "(possible contamination or guessable answers) and counted")  # fmt: skip
     add_tasks_dir(parser)
     add_collections_dir(parser)
     return parser
@@ -33,5 +39,26 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         session.console.print(f"{hit.domain}/{hit.task_id}: {hit.what} printed in {hit.document}{note}",
                               markup=False, highlight=False, soft_wrap=True)  # fmt: skip
     counted = sum(hit.allowed is None for hit in hits)
-    session.console.print(f"{len(tasks)} tasks checked: {counted} leaks, {len(hits) - counted} allowed", markup=False)
-    return EXIT_FAILED if counted else EXIT_OK
+    selected = {(task.domain, task.id) for task in tasks}
+    answerable = _closed_book_correct(arguments.closed_book, selected) if arguments.closed_book else []
+    for domain, task_id in answerable:
+        session.console.print(f"{domain}/{task_id}: answered correctly closed-book in {arguments.closed_book}",
+                              markup=False, highlight=False, soft_wrap=True)  # fmt: skip
+    closed = f", {len(answerable)} answered closed-book" if arguments.closed_book else ""
+    session.console.print(f"{len(tasks)} tasks checked: {counted} leaks, {len(hits) - counted} allowed{closed}",
+                          markup=False)  # fmt: skip
+    return EXIT_FAILED if counted or answerable else EXIT_OK
+
+
+def _closed_book_correct(run: Path, selected: set[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The selected tasks a closed-book run answered correctly; a run that is not closed-book is bad input."""
+    from harness.records.run_folder import RunFolder
+
+    folder = RunFolder(run)
+    if not folder.read_record().config.get("closed_book"):
+        raise InputError(
+            f"{folder.record_path}: field 'closed_book': --closed-book needs a run made with --closed-book"
+        )
+    # a task counts when any of its epochs was answered correctly without the documents
+    return sorted({(domain, task_id) for (domain, task_id, _), row in folder.latest_rows().items()
+                   if (domain, task_id) in selected and row.is_correct()})  # fmt: skip

@@ -34,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="docker: base image (default: the recipe's, from a registry); 'debootstrap' builds one with no registry",
     )
     build.add_argument("--domain", help="e2b: the domain whose collection the template bakes in")
+    build.add_argument("--closed-book", action="store_true",
+                       help="e2b: the template with no documents, which runs with --closed-book use")  # fmt: skip
     add_collections_dir(build)
     defaults = ResourceLimits()
     build.add_argument("--cpus", type=float, default=defaults.cpus, help="e2b: the template's CPUs (default: 2)")
@@ -48,9 +50,8 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     if arguments.action == "cleanup":
         return cleanup_sandboxes(session.console)
     limits = ResourceLimits(memory_mb=arguments.memory_mb, cpus=arguments.cpus)
-    return build_sandbox(
-        arguments.backend, arguments.base, arguments.domain, arguments.collections_dir, session.console, limits
-    )
+    return build_sandbox(arguments.backend, arguments.base, arguments.domain, arguments.collections_dir,
+                         session.console, limits, arguments.closed_book)  # fmt: skip
 
 
 def _plain_printer(console: Console) -> Callable[[str], None]:
@@ -65,8 +66,10 @@ def build_sandbox(
     collections_dir: Path,
     console: Console,
     limits: ResourceLimits | None = None,
+    closed_book: bool = False,
 ) -> int:
-    """`limits`: e2b only, the CPUs and memory baked into the template (default: a run's defaults)."""
+    """`limits`: e2b only, the CPUs and memory baked into the template (default: a run's defaults);
+    `closed_book`: e2b only, the template without documents."""
     if backend == "docker":
         from harness.sandboxes.recipe import build_image
 
@@ -78,17 +81,20 @@ def build_sandbox(
         console.print(f"image ready: {tag}")
         return EXIT_OK
     from harness.inputs.tasks import collection_path
-    from harness.sandboxes.e2b.sandbox import TemplateResources, build_template, default_sdk
+    from harness.sandboxes.closed_book import CLOSED_BOOK_TEMPLATE, empty_documents
+    from harness.sandboxes.e2b.sandbox import default_sdk
+    from harness.sandboxes.e2b.templates import TemplateResources, build_template
 
-    if not domain:
-        raise InputError("sandbox build e2b: --domain is required (one template per domain)")
+    if not domain and not closed_book:
+        raise InputError("sandbox build e2b: --domain or --closed-book is required (one template per domain)")
     try:
         resources = TemplateResources.from_limits(limits or ResourceLimits())
-        collection = collection_path(collections_dir, domain)
-        template_id = build_template(default_sdk(), domain, collection, resources, _plain_printer(console))
+        name = CLOSED_BOOK_TEMPLATE if closed_book else str(domain)
+        collection = empty_documents() if closed_book else collection_path(collections_dir, name)
+        reference = build_template(default_sdk(), name, collection, resources, _plain_printer(console))
     except SandboxError as error:
         raise InputError(str(error)) from None
-    console.print(f"template ready: {template_id}")
+    console.print(f"template ready: {reference}", markup=False)
     return EXIT_OK
 
 

@@ -1,4 +1,5 @@
-"""`python -m harness export mini-swe-agent RUN OUT`: its arguments; the export is `cli/interop.py`."""
+"""`python -m harness export FORMAT RUN... OUT`: its arguments; the exports are `cli/interop.py` (mini-swe-agent)
+and `cli/inspect_interop.py` (inspect)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 from harness.cli.arguments import add_trajectory_format
 from harness.cli.command import Session
+from harness.core.errors import InputError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -14,12 +16,23 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m harness export", description="A run's finished episodes as another agent's trajectory files."
     )
     add_trajectory_format(parser)
-    parser.add_argument("run", type=Path, metavar="RUN_DIR", help="a run folder")
-    parser.add_argument("out", type=Path, metavar="OUT_DIR", help="where <domain>/<task>.traj.json files go")
+    parser.add_argument("runs", type=Path, nargs="+", metavar="RUN_DIR", help="run folders (mini-swe-agent: one)")
+    parser.add_argument(
+        "out",
+        type=Path,
+        metavar="OUT_DIR",
+        help="where <domain>/<task>.traj.json files (mini-swe-agent) or <run-id>.eval logs go",
+    )
     return parser
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
+    if arguments.format == "inspect":
+        from harness.cli.inspect_interop import export_runs
+
+        return export_runs(arguments.runs, arguments.out, session.console)
     from harness.cli.interop import export_run
 
-    return export_run(arguments.run, arguments.out, session.console)
+    if len(arguments.runs) != 1:
+        raise InputError("export mini-swe-agent: one RUN_DIR at a time")
+    return export_run(arguments.runs[0], arguments.out, session.console)

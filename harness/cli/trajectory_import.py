@@ -16,7 +16,13 @@ def build_parser() -> argparse.ArgumentParser:
         "files matching no task are listed.",
     )
     add_trajectory_format(parser)
-    parser.add_argument("paths", type=Path, nargs="+", metavar="PATH", help="*.traj.json files or folders of them")
+    parser.add_argument(
+        "paths",
+        type=Path,
+        nargs="+",
+        metavar="PATH",
+        help="*.traj.json files (mini-swe-agent), *.eval logs (inspect) or folders of them",
+    )
     parser.add_argument("--run-id", required=True, metavar="ID", help="the new run folder's name")
     add_tasks_dir(parser)
     add_collections_dir(parser)
@@ -35,4 +41,8 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     judge = judges.panel(arguments.results_dir, "") if arguments.judge else None
     options = ImportOptions(arguments.paths, arguments.tasks_dir, arguments.collections_dir, arguments.results_dir,
                             arguments.run_id, judge)  # fmt: skip
+    if arguments.format == "inspect":
+        from harness.cli.inspect_interop import import_logs
+
+        return import_logs(options, session.console)
     return import_run(options, session.console)

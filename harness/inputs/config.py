@@ -191,6 +191,10 @@ class RunConfig:
     output_limit: int = setting(
         20_000, "bytes of each output stream shown to the model (head and tail kept)", bound=POSITIVE, metavar="BYTES"
     )
+    closed_book: bool = setting(
+        False, "a contamination control: the same tasks, loop and budgets with an empty /workspace/documents "
+        "(recorded in the protocol; the report compares it with a normal run of the model)",
+    )  # fmt: skip
     watch_opens: bool = setting(
         False, "record exactly which collection files each episode opens (inotify; used only with one sandbox at "
         "a time on local or a local Docker engine, and nothing else may read the collection folder meanwhile)",

@@ -10,10 +10,10 @@ observation its `raw_output` and `returncode`; a last `exit` message ends it. Ou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.status import Status
+from harness.interop.imported import ImportedEpisode
 
 FORMAT = "mini-swe-agent-1.1"
 EXIT_STATUSES = {
@@ -131,19 +131,6 @@ def _assistant(event: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- import -------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class ImportedEpisode:
-    """A peer trajectory as our events (without episode_start and episode_end) and the row fields it gives."""
-
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    status: Status = Status.ANSWERED
-    submission: str | None = None
-    detail: str | None = None
-    row: dict[str, Any] = field(default_factory=dict)
-    opens: dict[str, int] | None = None
-    """Exact file opens recorded by our export (--watch-opens); None for peers' files."""
 
 
 def instance_id(data: dict[str, Any]) -> str | None:

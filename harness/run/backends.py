@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from harness.inputs.config import RunConfig
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.registry import Capabilities, SandboxBackend, prepare_backend
 
 
-def backend_of(config: RunConfig, run_id: str, domains: list[str]) -> SandboxBackend:
+def backend_of(config: RunConfig, run_id: str, collections: dict[str, Path]) -> SandboxBackend:
     """The sandbox backend, checked (on the driver, and again on each Ray node before its first episode)."""
     limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
     settings = SandboxSettings(limits, config.output_limit)
-    return prepare_backend(config.sandbox, settings, run_id, domains, config.time_limit, config.image)
+    return prepare_backend(config.sandbox, settings, run_id, collections, config.time_limit, config.image,
+                           closed_book=config.closed_book)  # fmt: skip
 
 
 def watch_opens_possible(config: RunConfig, capabilities: Capabilities) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +15,7 @@ from harness.core.errors import InputError
 from harness.inputs.config import RunConfig
 from harness.inputs.tasks import Task
 from harness.models.base import Model, ModelReply
+from harness.models.human import HUMAN, HumanModel
 from harness.models.oracle import OracleModel
 from harness.models.playback import ReplayModel
 from harness.models.registry import parse_model_args, resolve_model
@@ -42,8 +45,19 @@ class ModelFactory:
     """The provider string, temperature, arguments and context window every call uses: run.yaml's `model`,
     and part of the protocol (a resume under other ones is refused)."""
 
+    interactive: Callable[[Task, threading.Event], Model] | None = None
+    """A model that waits for a person at the terminal (`human`): built with the run's cancel flag, so
+    Ctrl-C ends its wait for a line."""
+
     def __call__(self, task: Task) -> Model:
         return self.build(task)
+
+    def bind(self, cancel: threading.Event) -> Callable[[Task], Model]:
+        """The per-episode constructor for a run whose Ctrl-C sets `cancel`."""
+        interactive = self.interactive
+        if interactive is None:
+            return self.build
+        return lambda task: interactive(task, cancel)
 
 
 def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
@@ -61,10 +75,27 @@ def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
     if (script := scripted_file(spec)) is not None:
         replies = load_script(script)
         return ModelFactory(lambda task: scripted_model(replies, action_format, name=spec), offline)
+    if spec == HUMAN:
+        return _human_factory(config, offline)
     if spec.startswith("replay:"):
         sources = replay_sources(Path(spec.removeprefix("replay:")), tasks)
         return ModelFactory(lambda task: _replayed(sources[(task.domain, task.id, task.epoch)]), offline)
     return _provider_factory(config)
+
+
+def _human_factory(config: RunConfig, settings: dict[str, Any]) -> ModelFactory:
+    """A person at this terminal: one episode at a time, in this process."""
+    if config.workers != 1 or config.executor != "local" or (config.max_sandboxes or 1) != 1:
+        raise InputError("--model human: one episode at a time (--workers 1, --executor local)")
+    if not sys.stdin.isatty():
+        raise InputError("--model human: standard input is not a terminal (a person types the commands)")
+
+    terminal_in, terminal_out = sys.stdin, sys.stdout  # now: a live display replaces sys.stdout while it runs
+
+    def build(task: Task, cancel: threading.Event) -> Model:
+        return HumanModel(config.action_format, cancel, terminal_in, terminal_out)
+
+    return ModelFactory(lambda task: build(task, threading.Event()), settings, interactive=build)
 
 
 def replay_sources(path: Path, tasks: list[Task]) -> dict[tuple[str, str, int], Path]:

@@ -138,13 +138,15 @@ def plan_run(config: RunConfig) -> RunPlan:
     folder = RunFolder(config.results_dir / run_id)
     judge = judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
+    if config.closed_book:  # only then, as the judge: the protocol of normal runs stays as it was
+        protocol["closed_book"] = True
     if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
         protocol["judge"] = judge.describe()
     resumed = folder.path.exists()
     if resumed:
         _check_resumable(folder, protocol, files, config.allow_protocol_change)
         check_epochs(folder.read_record(), config.epochs)
-    backend = backend_of(config, run_id, names)
+    backend = backend_of(config, run_id, collections)
     backend.facts["tools"] = checked_tools(backend, names[0], collections[names[0]])
     lock = folder.lock()
     kept, changed = _kept_rows(folder, episodes, config.redo) if resumed else ([], 0)
@@ -164,6 +166,8 @@ def _check_resumable(
     recorded = record.protocol
     changes = [f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items()
                if recorded.get(key) != value]  # fmt: skip
+    if recorded.get("closed_book") and "closed_book" not in protocol:  # a key only closed-book runs have
+        changes.append("closed_book True -> None")
     for domain, files in collections.items():
         before = record.collections.get(domain)
         if before is not None and not same_collection(before.hash, files):
@@ -190,7 +194,8 @@ def default_run_id(config: RunConfig) -> str:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
     model = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.model.replace(SCRIPTED, "scripted-"))
     domain = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.domain)
-    return f"{stamp}_{model}_{domain}"[:120]
+    closed = "_closed-book" if config.closed_book else ""
+    return f"{stamp}_{model}_{domain}"[: 120 - len(closed)] + closed
 
 
 def execute_run(plan: RunPlan, console: Console) -> list[ResultRow]:
@@ -222,7 +227,7 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
     context = EpisodeContext(
         config=config,
         prompts=plan.prompts,
-        make_model=plan.make_model,
+        make_model=plan.make_model.bind(cancel),
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),
         run_dir=plan.run_dir,
         run_facts={"config_hash": config_hash, "harness_version": harness.__version__},
@@ -256,7 +261,9 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
             executor: Executor = run_batch_on_ray
         else:
             executor = run_batch
-        results, interrupted = executor(Batch(plan.pending, context, limits, writer, console, title, state))
+        # a person types at this terminal (--model human): no live bar redrawn under their commands
+        shown = Console(quiet=True) if plan.make_model.interactive else console
+        results, interrupted = executor(Batch(plan.pending, context, limits, writer, shown, title, state))
     finally:
         writer.close()
         _finish(plan, console)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.core.errors import InputError
 from harness.sandboxes.base import Sandbox, SandboxError, SandboxSettings
+from harness.sandboxes.closed_book import CLOSED_BOOK_TEMPLATE, empty_documents
 
 if TYPE_CHECKING:
     from harness.sandboxes.local.sandbox import Privilege
@@ -85,23 +86,54 @@ class E2BBackend:
     time_limit_s: float
     facts: dict[str, Any]
     capabilities: Capabilities
+    plan: Any
+    """The account's E2B plan (`e2b.plan.Plan`)."""
+    pacer: Any
+    """One per runner: every sandbox creation waits for its turn (`e2b.plan.CreationPacer`)."""
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.e2b.sandbox import E2BSandbox
 
         return E2BSandbox(self.sdk, self.templates[domain], self.api_key, self.run_id, episode_name, self.settings,
-                          self.time_limit_s, cancel)  # fmt: skip
+                          self.time_limit_s, cancel, self.plan, self.pacer)  # fmt: skip
+
+
+@dataclass
+class ClosedBookBackend:
+    """A backend whose sandboxes mount an empty folder where the domain's collection would be (local, Docker)."""
+
+    inner: SandboxBackend
+    facts: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.facts = self.inner.facts | {"documents": "empty (--closed-book)"}
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.inner.capabilities
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        return self.inner.new_sandbox(domain, empty_documents(), episode_name, cancel)
 
 
 def prepare_backend(
-    name: str, settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, image: str | None
+    name: str,
+    settings: SandboxSettings,
+    run_id: str,
+    collections: dict[str, Path],
+    time_limit_s: float,
+    image: str | None,
+    closed_book: bool = False,
 ) -> SandboxBackend:
-    """Check the backend can run (raising `InputError` with the fix) and reap orphans of dead runs."""
+    """Check the backend can run (raising `InputError` with the fix) and reap orphans of dead runs.
+    `collections`: each domain's collection (E2B: its template is tagged with their hash); `closed_book`: its
+    sandboxes get an empty /workspace/documents (sandboxes/closed_book.py)."""
     if name == "local":
-        return _local(settings)
+        return ClosedBookBackend(_local(settings)) if closed_book else _local(settings)
     if name == "docker":
-        return _docker(settings, run_id, image)
-    return _e2b(settings, run_id, domains, time_limit_s)
+        docker = _docker(settings, run_id, image)
+        return ClosedBookBackend(docker) if closed_book else docker
+    return _e2b(settings, run_id, collections, time_limit_s, closed_book=closed_book)
 
 
 def _local(settings: SandboxSettings) -> LocalBackend:
@@ -136,26 +168,35 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
 
 
 def _e2b(
-    settings: SandboxSettings, run_id: str, domains: list[str], time_limit_s: float, sdk: Any = None
+    settings: SandboxSettings, run_id: str, collections: dict[str, Path], time_limit_s: float, closed_book: bool = False
 ) -> E2BBackend:
+    from harness.sandboxes.e2b import plan as e2b_plan
     from harness.sandboxes.e2b import sandbox as e2b
+    from harness.sandboxes.e2b import templates as e2b_templates
+    from harness.sandboxes.e2b.errors import require_api_key
 
     try:
-        api_key = e2b.require_api_key()
-        resources = e2b.TemplateResources.from_limits(settings.limits)
-        plan = e2b.current_plan()
-        e2b.sandbox_lifetime(time_limit_s, plan)  # refused here, before any episode, when the plan cannot
+        api_key = require_api_key()
+        resources = e2b_templates.TemplateResources.from_limits(settings.limits)
+        plan = e2b_plan.current_plan()
+        e2b_plan.sandbox_lifetime(time_limit_s, plan)  # refused here, before any episode, when the plan cannot
     except SandboxError as error:
         raise InputError(str(error)) from None
-    if sdk is None:
-        sdk = e2b.default_sdk()
-    templates = {domain: e2b.template_name(domain, resources) for domain in domains}
+    sdk = e2b.default_sdk()
+    # closed-book: every domain runs on the template built from no documents
+    baked = {domain: (CLOSED_BOOK_TEMPLATE, empty_documents()) if closed_book else (domain, path)
+             for domain, path in collections.items()}  # fmt: skip
     try:
-        for domain, name in templates.items():
-            if not e2b.template_exists(sdk, name, api_key):
+        templates = {domain: e2b_templates.template_reference(sdk, source, path, resources)
+                     for domain, (source, path) in baked.items()}  # fmt: skip
+        for domain, reference in templates.items():
+            if not e2b_templates.template_ready(sdk, reference, api_key):
+                which = "--closed-book" if closed_book else f"--domain {domain}"
                 raise InputError(
-                    f"--sandbox e2b: template {name} not found; build it with `python -m harness sandbox build e2b "
-                    f"--domain {domain} --cpus {resources.cpu_count} --memory-mb {resources.memory_mb}`"
+                    f"--sandbox e2b: template {reference} not found (no ready build of this recipe, collection and "
+                    f"size: they changed since the last build, or it failed or was interrupted): build again with "
+                    f"`python -m harness sandbox build e2b {which} --cpus {resources.cpu_count} "
+                    f"--memory-mb {resources.memory_mb}`"
                 )
         e2b.reap_orphans(sdk, api_key)
     except SandboxError as error:
@@ -167,10 +208,13 @@ def _e2b(
         "cpus": resources.cpu_count,
         "pids": settings.limits.pids,
     }
-    warning = e2b.lifetime_warning(time_limit_s, plan)
+    warning = e2b_plan.lifetime_warning(time_limit_s, plan)
     if warning:
         limits["warning"] = warning
-    facts = {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits,
-             "plan": plan.name, "max_sandboxes": plan.max_sandboxes}  # fmt: skip
+    documents = {"documents": "empty (--closed-book)"} if closed_book else {}
+    facts = documents | {"backend": "e2b", "templates": templates, "time_limit_s": time_limit_s, "limits": limits,
+                         "plan": plan.name, "max_sandboxes": plan.max_sandboxes,
+                         "creations_per_s": plan.creations_per_s}  # fmt: skip
     capabilities = Capabilities(plan.max_sandboxes, f"the cap of E2B's {plan.name} plan", warning)
-    return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts, capabilities)
+    pacer = e2b_plan.CreationPacer(plan.creations_per_s)
+    return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts, capabilities, plan, pacer)

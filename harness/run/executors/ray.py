@@ -385,10 +385,10 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
     key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}"
     if key not in _SETUPS:
         model_factory(spec.config, [])  # the model's own checks (its API key, a scripted file) on this node
-        domains = sorted(spec.collection_hashes)
-        backend = backend_of(spec.config, spec.run_id, domains)
-        collection = collection_path(spec.config.collections_dir, domains[0])
-        checked_tools(backend, domains[0], collection, f" on node {_node_name()}")
+        collections = {name: collection_path(spec.config.collections_dir, name) for name in spec.collection_hashes}
+        backend = backend_of(spec.config, spec.run_id, collections)
+        first = sorted(collections)[0]
+        checked_tools(backend, first, collections[first], f" on node {_node_name()}")
         node_id = ray.get_runtime_context().get_node_id()
         _SETUPS[key] = _NodeSetup(backend, load_prompts(spec.config.prompts), node_id)
     return _SETUPS[key]

@@ -18,30 +18,27 @@ local emulator of the service (tests/e2b_emulator.py).
 from __future__ import annotations
 
 import contextlib
-import os
-import re
 import shlex
-import shutil
-import tempfile
 import threading
+import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from harness.sandboxes.base import (
-    DOCUMENTS,
     IMAGE_PATH,
-    TIMEOUT_EXIT_CODE,
     WORKDIR,
     ExecResult,
     SandboxError,
     SandboxSettings,
     sandbox_environment,
 )
+from harness.sandboxes.e2b.errors import explain, sdk_errors
+from harness.sandboxes.e2b.plan import CreationPacer, Plan, create_backoff_s, current_plan, sandbox_lifetime
+from harness.sandboxes.e2b.templates import TemplateResources
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
-from harness.sandboxes.recipe import RECIPE_DIR, write_build_context
 from harness.sandboxes.remote_exec import (
     AGENT,
     AGENT_HOME,
@@ -56,16 +53,7 @@ from harness.sandboxes.remote_exec import (
     run_remote,
 )
 
-API_KEY_VARIABLE = "E2B_API_KEY"
-PLAN_VARIABLE = "E2B_PLAN"
-LIFETIME_MARGIN_S = 120
-"""A sandbox lives this much longer than the episode's time limit, never hours more."""
 LABEL_APP = "harness.app"
-MIN_MEMORY_MB = 128
-"""E2B's smallest template memory; it also wants 1 or an even number of CPUs and even megabytes."""
-CREATE_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0)
-"""Waits between sandbox creations refused with 429 (the team's concurrent-sandbox cap): about 30 s of
-the episode's start-up, before its agent clock starts."""
 SIGNAL_EXIT_CODE = -1
 """envd reports -1 for a process ended by a signal (its `ProcessState.ExitCode()`)."""
 DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_logout")
@@ -80,6 +68,15 @@ SCRATCH_FOLDERS = (("tmp", AGENT_HOME), ("run", "/workspace/run"), ("shm", "/dev
 leads): /dev/shm is half the memory on its own
 otherwise (systemd's tmpfs), /run/lock a fifth (it is on /run), /var/tmp the sandbox's disk."""
 HARNESS_EXEC = "/usr/local/bin/harness-exec"
+SETUID_PROGRAMS = ("/usr/bin/sudo", "/usr/bin/su", "/usr/bin/passwd", "/usr/bin/chsh", "/usr/bin/chfn",
+                   "/usr/bin/gpasswd", "/usr/bin/newgrp", "/usr/bin/mount", "/usr/bin/umount", "/usr/bin/chage",
+                   "/usr/bin/expiry", "/usr/sbin/unix_chkpwd", "/usr/bin/pkexec",
+                   "/usr/lib/openssh/ssh-keysign")  # fmt: skip
+"""Debian's setuid and setgid programs (and E2B's sudo). The recipe's last step strips every such bit on the
+root filesystem; walking it again at each start read a lazily fetched disk for seconds, so a start checks
+these: one still set means the template was not built from this recipe."""
+KEEP_ALIVE_MARGIN_S = 15.0
+"""Before each command the sandbox must have its time limit plus this left (the kill after it, round trips)."""
 
 
 def scratch_mb(limits: ResourceLimits) -> int:
@@ -90,9 +87,10 @@ def scratch_mb(limits: ResourceLimits) -> int:
 
 def lockdown_script(disk_mb: int) -> str:
     """Run as root when a sandbox starts, before any agent command: lock root's and `user`'s empty
-    passwords, drop the sudoers entry, strip every setuid/setgid bit (no `su`, `sudo`, `passwd` to climb
-    through) and every write bit for others on the root filesystem (the build's `chmod -R 777 /usr/local`
-    included, so `harness-exec` cannot be replaced), mount the collection read-only (as on Docker, a
+    passwords, drop the sudoers entry, check that the setuid programs the build stripped have no
+    setuid/setgid bit (a template not built from this recipe is refused), strip write bits for others from
+    what E2B's build opens after our steps (`chmod -R 777 /usr/local` and `/code`, so `harness-exec` cannot
+    be replaced), mount the collection read-only (as on Docker, a
     write fails with "Read-only file system"), put every folder the agent may write on one tmpfs of
     `disk_mb` (`SCRATCH_FOLDERS`), and put root-owned, empty, read-only startup files in the agent's home
     (sticky /tmp: the agent can neither edit nor replace them)."""
@@ -106,7 +104,9 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 for account in root user; do if id -u "$account" >/dev/null 2>&1; then usermod -L "$account"; fi; done
 if [ -f /etc/sudoers ]; then sed -i '/NOPASSWD/d' /etc/sudoers; fi
 rm -f /etc/sudoers.d/*
-find / -xdev \\( -type f -perm /6000 -exec chmod ug-s {{}} + \\) -o \\( ! -type l -perm -0002 -exec chmod o-w {{}} + \\)
+for program in {" ".join(SETUID_PROGRAMS)}; do
+  if [ -u "$program" ] || [ -g "$program" ]; then echo "setuid: $program"; exit 3; fi
+done
 chmod -R go-w /usr/local
 if [ -d /code ]; then chmod -R go-w /code; fi
 chmod 0755 {HARNESS_EXEC}
@@ -121,168 +121,22 @@ for name in {" ".join(DOTFILES)}; do : > "$name"; chmod 0444 "$name"; done
 echo {LOCKED}"""
 
 
-@dataclass(frozen=True)
-class Plan:
-    """An E2B plan's limits (https://e2b.dev/pricing): the longest sandbox lifetime, concurrent sandboxes."""
-
-    name: str
-    max_lifetime_s: int
-    max_sandboxes: int
-
-
-PLANS = {"hobby": Plan("hobby", 3600, 20), "pro": Plan("pro", 24 * 3600, 100)}
-"""Hobby: 1-hour sandboxes, 20 at once; Pro: 24 hours, 100 at once. The API refuses a longer `timeout`
-with 400 and a sandbox beyond the cap with 429."""
-
-
-def current_plan() -> Plan:
-    """The account's plan from E2B_PLAN (default hobby, the tighter one); raises `SandboxError`."""
-    name = os.environ.get(PLAN_VARIABLE, "hobby").strip().lower()
-    if name not in PLANS:
-        raise SandboxError(f"{PLAN_VARIABLE}={name!r}: expected one of {', '.join(PLANS)}")
-    return PLANS[name]
-
-
-def sandbox_lifetime(time_limit_s: float, plan: Plan) -> int:
-    """The time limit plus a margin, capped at the plan's longest sandbox (the API refuses more with 400);
-    raises `SandboxError` saying what to change when the time limit itself does not fit."""
-    if time_limit_s > plan.max_lifetime_s:
-        raise SandboxError(
-            f"--time-limit {time_limit_s:g}: E2B's {plan.name} plan keeps a sandbox at most {plan.max_lifetime_s} s; "
-            f"use --time-limit {plan.max_lifetime_s - LIFETIME_MARGIN_S} or less{_other_plan(plan)}"
-        )
-    return int(min(time_limit_s + LIFETIME_MARGIN_S, plan.max_lifetime_s))
-
-
-def lifetime_warning(time_limit_s: float, plan: Plan) -> str | None:
-    """Said on the console and in run.yaml when the plan's cap leaves less than the usual margin."""
-    if time_limit_s + LIFETIME_MARGIN_S <= plan.max_lifetime_s:
-        return None
-    return (
-        f"E2B's {plan.name} plan keeps a sandbox at most {plan.max_lifetime_s} s, so an episode that uses all of "
-        f"--time-limit {time_limit_s:g} may lose its sandbox before it ends; use --time-limit "
-        f"{plan.max_lifetime_s - LIFETIME_MARGIN_S} or less{_other_plan(plan)}"
-    )
-
-
-def _other_plan(plan: Plan) -> str:
-    return " or set E2B_PLAN=pro if the account has it" if plan.name == "hobby" else ""
-
-
-def require_api_key() -> str:
-    key = os.environ.get(API_KEY_VARIABLE)
-    if not key:
-        raise SandboxError(f"--sandbox e2b needs an E2B API key: set {API_KEY_VARIABLE}")
-    return key
-
-
-def sdk_errors(sdk: Any) -> tuple[type[BaseException], ...]:
-    """Every error class the SDK raises for the service's answers (some do not derive from SandboxException)."""
-    names = ("SandboxException", "AuthenticationException", "BuildException", "ServiceBusyException")
-    return tuple(getattr(sdk, name) for name in names if hasattr(sdk, name))
-
-
-def explain(sdk: Any, error: BaseException) -> str:
-    """One line for an SDK error, with the fix where there is one."""
-    text = " ".join(str(error).split()) or type(error).__name__
-    if isinstance(error, sdk.AuthenticationException):
-        return f"E2B refused the API key ({text}); check {API_KEY_VARIABLE}"
-    if isinstance(error, getattr(sdk, "RateLimitException", ())):
-        return f"E2B rate limit ({text}); lower --max-sandboxes or wait"
-    return f"{type(error).__name__}: {text}"
-
-
-@dataclass(frozen=True)
-class TemplateResources:
-    """The CPUs and memory a template is built with: every sandbox from it gets exactly these."""
-
-    cpu_count: int
-    memory_mb: int
-
-    @classmethod
-    def from_limits(cls, limits: ResourceLimits) -> TemplateResources:
-        """E2B's rules for a template build (the service refuses anything else); raises `SandboxError`."""
-        cpus, memory = limits.cpus, limits.memory_mb
-        if not float(cpus).is_integer() or not (cpus == 1 or (cpus >= 2 and cpus % 2 == 0)):
-            raise SandboxError(f"e2b: --cpus {cpus:g}: E2B gives 1 or an even number of whole CPUs")
-        if memory < MIN_MEMORY_MB or memory % 2:
-            raise SandboxError(
-                f"e2b: --memory-mb {memory}: E2B wants an even number of megabytes, at least {MIN_MEMORY_MB}"
-            )
-        return cls(int(cpus), memory)
-
-
-def template_name(domain: str, resources: TemplateResources) -> str:
-    """One template per domain and size: a run finds the template built with the limits it asks for."""
-    slug = re.sub(r"[^a-z0-9-]", "-", domain.lower())
-    return f"harness-{slug}-{resources.cpu_count}cpu-{resources.memory_mb}mb"
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # another filesystem
-        shutil.copy2(source, target)
-
-
-def template_definition(sdk: Any, context: Path, collection: Path) -> Any:
-    """The recipe's Dockerfile plus the collection, root-owned with no write bits, and the agent user.
-
-    The collection is put into the build context as real files: the SDK packs a symlinked folder as the
-    link alone (`template/utils.py: get_all_files_in_path` does not walk it, `tar_file_stream` adds it
-    non-recursively), which uploads an empty folder and leaves the collection out of the cache hash."""
-    write_build_context(context, None)
-    shutil.copytree(collection.resolve(), context / "documents", copy_function=_link_or_copy)
-    dockerfile = (RECIPE_DIR / "Dockerfile").read_text()
-    default_base = re.search(r"^ARG BASE_IMAGE=(\S+)$", dockerfile, re.M)
-    if default_base:  # E2B builds FROM a registry image; substitute the recipe's default
-        dockerfile = dockerfile.replace("${BASE_IMAGE}", default_base.group(1))
-    return (
-        sdk.Template(file_context_path=str(context))
-        .from_dockerfile(dockerfile)
-        .copy("documents", DOCUMENTS, user="root")
-        .run_cmd(f"chown -R root:root {DOCUMENTS} && chmod -R a-w,a+rX {DOCUMENTS}", user="root")
-        .set_user(AGENT)
-        .set_workdir(WORKDIR)
-    )
-
-
-def build_template(
-    sdk: Any, domain: str, collection: Path, resources: TemplateResources, log: Callable[[str], None]
-) -> str:
-    """Build the domain's template in E2B's cloud with these CPUs and memory; returns its template id."""
-    require_api_key()
-    with tempfile.TemporaryDirectory(prefix="harness-e2b-") as context:
-        template = template_definition(sdk, Path(context), collection)
-        try:
-            info = sdk.Template.build(
-                template, name=template_name(domain, resources), cpu_count=resources.cpu_count,
-                memory_mb=resources.memory_mb, on_build_logs=lambda entry: log(str(entry)),
-            )  # fmt: skip
-        except sdk_errors(sdk) as error:  # refusals ("400: ..."), failed steps, a bad key, rate limits
-            raise SandboxError(f"E2B template build failed: {explain(sdk, error)}") from None
-    return info.template_id
-
-
-def template_exists(sdk: Any, name: str, api_key: str) -> bool:
-    """Whether the template is there; raises `SandboxError` when the service cannot say."""
-    try:
-        return bool(sdk.Template.exists(name, api_key=api_key))
-    except sdk_errors(sdk) as error:
-        raise SandboxError(f"cannot look up E2B template {name}: {explain(sdk, error)}") from None
-
-
 def reap_orphans(sdk: Any, api_key: str) -> list[str]:
     """Kill harness sandboxes whose runner process is gone (found through the SDK's list by metadata)."""
+    return kill_sandboxes(
+        sdk, api_key, {LABEL_APP: "harness"}, lambda info: owner_is_dead(info.metadata.get(LABEL_OWNER, ""))
+    )
+
+
+def kill_sandboxes(sdk: Any, api_key: str, metadata: dict[str, str], doomed: Callable[[Any], bool]) -> list[str]:
+    """Kill the running sandboxes with this metadata that `doomed` picks; their ids. Raises `SandboxError`."""
     killed = []
+    gone: tuple[type[BaseException], ...] = tuple(filter(None, [getattr(sdk, "NotFoundException", None)]))
     try:
-        paginator = sdk.Sandbox.list(query=sdk.SandboxQuery(metadata={LABEL_APP: "harness"}), api_key=api_key)
+        paginator = sdk.Sandbox.list(query=sdk.SandboxQuery(metadata=metadata), api_key=api_key)
         while paginator.has_next:
             for info in paginator.next_items():
-                if owner_is_dead(info.metadata.get(LABEL_OWNER, "")):
-                    gone: tuple[type[BaseException], ...] = tuple(
-                        filter(None, [getattr(sdk, "NotFoundException", None)])
-                    )
+                if doomed(info):
                     with contextlib.suppress(*gone):  # gone meanwhile
                         sdk.Sandbox.kill(info.sandbox_id, api_key=api_key)
                     killed.append(info.sandbox_id)
@@ -303,6 +157,7 @@ class E2BSandbox:
         time_limit_s: float,
         cancel: threading.Event | None = None,
         plan: Plan | None = None,
+        pacer: CreationPacer | None = None,
     ):
         self._sdk = sdk
         self._template = template
@@ -311,8 +166,12 @@ class E2BSandbox:
                           LABEL_OWNER: owner_label()}  # fmt: skip
         self._settings = settings
         self._environment = sandbox_environment(IMAGE_PATH)
-        self._lifetime_s = sandbox_lifetime(time_limit_s, plan or current_plan())
+        self._plan = plan or current_plan()
+        self._lifetime_s = sandbox_lifetime(time_limit_s, self._plan)
+        self._created_at = self._ends_at = 0.0
+        """Monotonic times no later than the service's: the creation request, the sandbox's end."""
         self._cancel = cancel or threading.Event()
+        self._pacer = pacer
         self._sandbox: Any = None
         self._applied: dict[str, object] = {"memory_mb": None, "cpus": None, "pids": settings.limits.pids}
 
@@ -350,10 +209,15 @@ class E2BSandbox:
             )
 
     def _create(self) -> Any:
-        """`Sandbox.create`, retried with backoff while the team is at its concurrent-sandbox cap (429)."""
+        """`Sandbox.create` in this runner's turn (the plan's creation rate), retried with jittered backoff
+        while the team is at its rate or concurrent-sandbox cap (429)."""
         rate_limited = getattr(self._sdk, "RateLimitException", ())
-        for wait_s in (*CREATE_BACKOFF_S, None):
+        for wait_s in (*create_backoff_s(), None):
+            if self._pacer is not None and not self._pacer.wait_turn(self._cancel):
+                raise SandboxError("cancelled before its sandbox was created")
             try:
+                self._created_at = time.monotonic()
+                self._ends_at = self._created_at + self._lifetime_s
                 return self._sdk.Sandbox.create(
                     template=self._template,
                     timeout=self._lifetime_s,
@@ -361,6 +225,8 @@ class E2BSandbox:
                     envs=self._environment,
                     allow_internet_access=False,
                     api_key=self._api_key,
+                    # the SDK resends a create answered 502/503/504 (its `retry.py`): one sandbox, not two
+                    idempotency_key=uuid.uuid4().hex,
                 )
             except rate_limited:
                 if wait_s is None or self._cancel.wait(wait_s):
@@ -372,17 +238,42 @@ class E2BSandbox:
             script = lockdown_script(scratch_mb(self._settings.limits))
             result = self._sandbox.commands.run(script, user="root", timeout=120)
         except self._sdk.CommandExitException as error:
-            raise SandboxError(f"cannot lock the E2B sandbox down: {' '.join(str(error).split())}") from None
+            detail = " ".join(f"{error.stdout} {error.stderr}".split())
+            advice = "; rebuild the template with `python -m harness sandbox build e2b`" if "setuid" in detail else ""
+            raise SandboxError(f"cannot lock the E2B sandbox down: {detail}{advice}") from None
         if result.stdout.strip() != LOCKED:
             raise SandboxError(f"cannot lock the E2B sandbox down: {result.stdout.strip()!r}")
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         if self._sandbox is None:
             raise SandboxError("sandbox not started")
+        self._keep_alive_for(timeout_s + KEEP_ALIVE_MARGIN_S)
         return run_remote(
             lambda limit: self._start(command, limit), self._kill_agent_processes, timeout_s, self._settings,
             self._cancel,
         )  # fmt: skip
+
+    def _keep_alive_for(self, needed_s: float) -> None:
+        """The sandbox ages while the episode waits (a connection slot, the model), its agent clock paused:
+        before a command that could outlive it, extend its lifetime with `set_timeout` (the service caps it
+        at the plan's longest sandbox since creation, infra `api/internal/orchestrator/keep_alive.go`), or,
+        where the plan leaves too little, end the episode here rather than lose the sandbox mid-command."""
+        now = time.monotonic()
+        if now + needed_s <= self._ends_at:
+            return
+        left_s = self._created_at + self._plan.max_lifetime_s - now
+        if needed_s > left_s:
+            raise SandboxError(
+                f"E2B's {self._plan.name} plan keeps a sandbox at most {self._plan.max_lifetime_s} s and this one "
+                f"has {max(left_s, 0):.0f} s left, less than its next command may take; the episode ends before "
+                "the sandbox is killed"
+            )
+        extension_s = int(min(max(self._lifetime_s, needed_s), left_s))
+        try:
+            self._sandbox.set_timeout(extension_s)
+        except sdk_errors(self._sdk) as error:
+            raise SandboxError(f"cannot extend the E2B sandbox's lifetime: {explain(self._sdk, error)}") from None
+        self._ends_at = now + extension_s
 
     def command_line(self, command: str, limit_s: float) -> str:
         """What E2B's `bash -l -c` runs as root: the agent's process limit (root is exempt; harness-exec sets
@@ -415,10 +306,15 @@ class E2BSandbox:
             raise SandboxError(f"E2B command failed: {explain(self._sdk, error)}") from None
 
     def close(self) -> None:
+        """Kill the sandbox, and any other this runner created for the episode (listed by metadata): a create
+        whose answer was lost and that the SDK resent where the service ignores the idempotency key."""
         if self._sandbox is not None:
             with contextlib.suppress(*sdk_errors(self._sdk)):  # already gone: its lifetime ran out
                 self._sandbox.kill()
             self._sandbox = None
+        if self._created_at:
+            with contextlib.suppress(SandboxError):  # a failed sweep leaves them to their timeout
+                kill_sandboxes(self._sdk, self._api_key, self._metadata, lambda info: True)
 
 
 @dataclass
@@ -427,18 +323,20 @@ class _E2BCommand:
     handle: Any
 
     def wait(self, stdout: HeadTail, stderr: HeadTail) -> int | None:
-        """A non-zero exit arrives as the SDK's CommandExitException; a command past the SDK's own timeout
-        (ours is the limit plus a grace, so harness-exec failed to stop it) as its TimeoutException."""
+        """A non-zero exit arrives as the SDK's CommandExitException. Its TimeoutException is never the
+        command's time limit (harness-exec enforces that inside the sandbox: exit 124; `run_remote` its grace
+        after it): the SDK raises it also when envd ends the stream early because its request was cancelled
+        (a proxy, a restart: e2b-dev/infra envd `services/process/start.go`), so it is a `SandboxError`."""
         try:
             result = self.handle.wait(on_stdout=lambda text: stdout.feed(text.encode()),
                                       on_stderr=lambda text: stderr.feed(text.encode()))  # fmt: skip
         except self.sdk.CommandExitException as error:
             # -1: ended by a signal (e.g. the agent killed its own harness-exec); no exit status to report.
             return None if error.exit_code == SIGNAL_EXIT_CODE else error.exit_code
-        except self._sandbox_gone() as error:  # subclasses of TimeoutException: not the command's timeout
+        except self._sandbox_gone() as error:  # subclasses of TimeoutException
             raise SandboxError(f"the E2B sandbox is gone: {explain(self.sdk, error)}") from None
-        except self.sdk.TimeoutException:
-            return TIMEOUT_EXIT_CODE
+        except self.sdk.TimeoutException as error:
+            raise SandboxError(f"E2B ended the command's output stream early: {explain(self.sdk, error)}") from None
         return result.exit_code
 
     def _sandbox_gone(self) -> tuple[type[BaseException], ...]:

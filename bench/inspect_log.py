@@ -1,0 +1,70 @@
+"""Prints the time and size of `export inspect` and `import inspect` for a run of many scripted episodes.
+
+Run: python bench/inspect_log.py [TASKS]
+The run (TASKS episodes of five commands each, on the local sandbox) is made first and not timed; then the
+export (one .eval log), inspect's own `read_eval_log` of it, and the import back into a run folder
+(graded, evidence recorded) are each timed, with the log's size per episode.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+from rich.console import Console
+
+from harness.cli.inspect_interop import export_runs, import_logs
+from harness.cli.interop import ImportOptions
+from harness.inputs.config import build_config
+from harness.run.runner import execute_run, plan_run
+
+SCRIPT = [{"bash": "ls documents"}, {"bash": "rg -c 2020 documents"}, {"bash": "wc -l documents/*"},
+          {"bash": "head -50 documents/doc-1.md"}, {"bash": "grep -h 2020 documents/* | sort | uniq -c"},
+          "<answer>42</answer>"]  # fmt: skip
+
+
+def project(root: Path, tasks: int) -> None:
+    (root / "tasks").mkdir()
+    (root / "collections" / "bench").mkdir(parents=True)
+    for index in range(20):
+        (root / "collections" / "bench" / f"doc-{index}.md").write_text(f"| year | value |\n| 2020 | {index} |\n" * 200)
+    rows = [{"id": f"b{i}", "domain": "bench", "question": "Q?", "answer": "42"} for i in range(tasks)]
+    (root / "tasks" / "bench.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (root / "script.yaml").write_text(yaml.safe_dump(SCRIPT))
+
+
+def timed(step: str, episodes: int, action) -> None:
+    started = time.perf_counter()
+    action()
+    seconds = time.perf_counter() - started
+    print(f"{step:<28} {seconds:7.2f} s  {1000 * seconds / episodes:6.1f} ms/episode")
+
+
+def main(tasks: int) -> None:
+    from inspect_ai.log import read_eval_log
+
+    quiet = Console(file=io.StringIO())
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        project(root, tasks)
+        config = build_config({}, {"model": f"scripted:{root / 'script.yaml'}", "domain": "bench", "workers": 2,
+                               "tasks_dir": root / "tasks", "collections_dir": root / "collections",
+                               "results_dir": root / "results", "run_id": "bench"})  # fmt: skip
+        execute_run(plan_run(config), quiet)
+        out = root / "inspect"
+        timed("export inspect", tasks, lambda: export_runs([root / "results" / "bench"], out, quiet))
+        log = out / "bench.eval"
+        size = log.stat().st_size
+        print(f"{'log size':<28} {size / 1e6:7.2f} MB  {size / tasks / 1e3:6.1f} kB/episode")
+        timed("inspect read_eval_log", tasks, lambda: read_eval_log(str(log)))
+        options = ImportOptions([log], root / "tasks", root / "collections", root / "results", "back")
+        timed("import inspect", tasks, lambda: import_logs(options, quiet))
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)

@@ -1,0 +1,92 @@
+"""The closed-book comparison of `report`: a normal and a `--closed-book` run of one model side by side.
+
+A task the model answers correctly with an empty /workspace/documents is possibly contaminated (the answer
+was in its training data) or guessable; the report lists them, their share per domain, and the normal run's
+accuracy with them left out.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.analysis.runs import CLOSED_BOOK_SUFFIX, ModelRow
+from harness.records.results import TaskKey
+
+
+@dataclass(frozen=True)
+class ClosedBookComparison:
+    """One model's normal run against its closed-book run, over the tasks both ran."""
+
+    model: str
+    answerable: list[TaskKey]
+    """Tasks answered correctly (default mode) without documents, sorted."""
+    tasks: dict[str, int]
+    """Domain -> tasks both runs have."""
+    answerable_by_domain: dict[str, int]
+    """Domain -> tasks answered correctly closed-book."""
+    correct_without: int
+    """Tasks the normal run answered correctly, the closed-book-answerable ones left out."""
+    kept: int
+    """Tasks left once the closed-book-answerable ones are out."""
+    correct_all: int
+    """Tasks the normal run answered correctly, all of them."""
+
+
+def comparisons(rows: list[ModelRow]) -> list[ClosedBookComparison]:
+    """Every model that has both a normal and a closed-book run among the rows."""
+    by_model: dict[str, dict[TaskKey, bool]] = {}
+    for model_row in rows:
+        by_model.setdefault(model_row.model, {})[model_row.row.key] = model_row.row.is_correct()
+    found = []
+    for label in sorted(by_model):
+        if not label.endswith(CLOSED_BOOK_SUFFIX) or label.removesuffix(CLOSED_BOOK_SUFFIX) not in by_model:
+            continue
+        model = label.removesuffix(CLOSED_BOOK_SUFFIX)
+        closed, normal = by_model[label], by_model[model]
+        shared = sorted(set(closed) & set(normal))
+        answerable = [key for key in shared if closed[key]]
+        kept = [key for key in shared if not closed[key]]
+        tasks: dict[str, int] = {}
+        by_domain: dict[str, int] = {}
+        for domain, _ in shared:
+            tasks[domain] = tasks.get(domain, 0) + 1
+        for domain, _ in answerable:
+            by_domain[domain] = by_domain.get(domain, 0) + 1
+        found.append(ClosedBookComparison(model, answerable, tasks, by_domain, sum(normal[key] for key in kept),
+                                          len(kept), sum(normal[key] for key in shared)))  # fmt: skip
+    return found
+
+
+def closed_book_section(rows: list[ModelRow], out: Path) -> str:
+    """The report's Markdown section, and `closed_book.csv` (one line per task answered without documents)."""
+    found = comparisons(rows)
+    if not found:
+        return ""
+    lines = ["## Closed-book control (tasks answered correctly with no documents)", ""]
+    with (out / "closed_book.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "domain", "task_id"])
+        for comparison in found:
+            writer.writerows([comparison.model, domain, task_id] for domain, task_id in comparison.answerable)
+            lines += _model_lines(comparison)
+    return "\n".join(lines) + "\n"
+
+
+def _model_lines(comparison: ClosedBookComparison) -> list[str]:
+    shared = sum(comparison.tasks.values())
+    without = f"{100 * comparison.correct_without / comparison.kept:.1f}" if comparison.kept else "–"
+    lines = [f"### {comparison.model}", "",
+             f"{len(comparison.answerable)} of {shared} tasks answered correctly closed-book (possible contamination "
+             f"or guessable answers). Accuracy with documents: {100 * comparison.correct_all / shared:.1f}% on all "
+             f"{shared}; {without}% on the {comparison.kept} left once those are out.", "",
+             "| domain | tasks | answered closed-book | share |", "|---|---|---|---|"]  # fmt: skip
+    for domain, count in sorted(comparison.tasks.items()):
+        answered = comparison.answerable_by_domain.get(domain, 0)
+        lines.append(f"| {domain} | {count} | {answered} | {100 * answered / count:.1f}% |")
+    lines.append("")
+    if comparison.answerable:
+        lines += ["Answered closed-book: " + ", ".join(f"{domain}/{task_id}" for domain, task_id in
+                                                       comparison.answerable), ""]  # fmt: skip
+    return lines

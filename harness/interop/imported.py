@@ -1,0 +1,23 @@
+"""An episode read from another tool's log, as our events and row fields (shared by every import format)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.core.status import Status
+
+
+@dataclass
+class ImportedEpisode:
+    """A peer trajectory as our events (without episode_start and episode_end) and the row fields it gives."""
+
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    status: Status = Status.ANSWERED
+    submission: str | None = None
+    detail: str | None = None
+    row: dict[str, Any] = field(default_factory=dict)
+    opens: dict[str, int] | None = None
+    """Exact file opens recorded by our export (--watch-opens); None for peers' files."""
+    judge_cost_usd: float | None = None
+    """What judging the answer cost when our export was graded; kept when the import's judges all hit the cache."""

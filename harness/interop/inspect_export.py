@@ -1,0 +1,226 @@
+"""A run of ours as an inspect_ai evaluation log (`EvalLog`), through inspect_ai's own pydantic models.
+
+One sample per finished episode: the question as input, the gold as target, the conversation as inspect's
+chat messages (tool calls and tool results as inspect represents them), the graded submission as output,
+our verdict as the score `harness`, the budget that ended it as the sample's limit, tokens and cost as
+model usage, the agent's own time as working time, an infrastructure failure as the sample's error.
+What inspect has no place for is metadata under the key `harness` (on the sample, on each message, on the
+log), so `import inspect` gives back the same rows (inspect_import.py).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from inspect_ai._util.error import EvalError
+from inspect_ai.log import (
+    EvalConfig,
+    EvalDataset,
+    EvalLog,
+    EvalMetric,
+    EvalPlan,
+    EvalPlanStep,
+    EvalResults,
+    EvalSample,
+    EvalSampleLimit,
+    EvalScore,
+    EvalSpec,
+    EvalStats,
+)
+from inspect_ai.model import ModelOutput, ModelUsage
+from inspect_ai.scorer import CORRECT, INCORRECT, Score
+
+from harness.core.status import Status
+from harness.interop.inspect_messages import KEY, conversation
+
+SCORER = "harness"
+ROW_EXTENSION = (
+    "domain",
+    "task_id",
+    "status",
+    "detail",
+    "turns",
+    "duration_s",
+    "queue_s",
+    "sandbox_start_s",
+    "cost_usd",
+    "judge_cost_usd",
+    "canary",
+    "task_type",
+)
+"""Row fields kept in the sample's `harness` metadata (the rest are the score's or the evidence's)."""
+EVIDENCE_FIELDS = (
+    "evidence_recall",
+    "evidence_reached",
+    "files_touched",
+    "evidence_method",
+    "failure_mode",
+    "refused_network",
+    "refused_writes",
+)
+"""Row fields kept at the top of the sample's metadata, where analysis tools look."""
+GRADE_METADATA = (
+    "verdict",
+    "verdict_strict",
+    "verdict_lenient",
+    "reasons",
+    "correct_at_tolerance",
+    "parsed_value",
+    "unit",
+    "grader_version",
+    "item_f1",
+)
+_LIMITS: dict[Status, tuple[str, str | None]] = {
+    Status.TURN_LIMIT: ("turn", "max_turns"),
+    Status.TIME_LIMIT: ("working", "time_limit"),
+    Status.CONTEXT_LIMIT: ("context", "context_window"),
+    Status.FORMAT_ERRORS: ("custom", "max_format_errors"),
+    Status.SANDBOX_LIMIT: ("custom", "memory_mb"),
+    Status.CANCELLED: ("operator", None),
+}
+"""Our budget statuses as inspect's sample limit types, and the config setting that gives the limit."""
+_ERRORS = (Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR)
+
+
+def export_log(
+    run_id: str, created: str, config: dict[str, Any], episodes: list[list[dict[str, Any]]], selected: int = 0
+) -> EvalLog:
+    """The finished episodes of run RUN_ID (run.yaml's `created` and `config`) as one evaluation log; a run
+    with fewer finished episodes than its SELECTED tasks is a `cancelled` evaluation, as inspect calls one."""
+    model = str(config.get("model") or "unknown")
+    qualify = _duplicate_ids(episodes)
+    samples = [_sample(events, config, model, qualify) for events in episodes]
+    correct = sum(sample.scores is not None and sample.scores[SCORER].value == CORRECT for sample in samples)
+    usage: dict[str, ModelUsage] = {}
+    for sample in samples:
+        for name, used in sample.model_usage.items():
+            usage[name] = usage[name] + used if name in usage else used
+    domains = sorted({events[0]["domain"] for events in episodes})
+    times = [events[0]["time"] for events in episodes] + [events[-1]["time"] for events in episodes]
+    return EvalLog(
+        status="success" if len(samples) >= selected else "cancelled",
+        eval=EvalSpec(
+            run_id=run_id,
+            created=created,
+            task=f"harness/{','.join(domains) or 'none'}",
+            dataset=EvalDataset(
+                name=",".join(domains), samples=len(samples), sample_ids=[sample.id for sample in samples]
+            ),
+            model=model,
+            config=EvalConfig(
+                epochs=max((sample.epoch for sample in samples), default=1),
+                turn_limit=config.get("max_turns"),
+                working_limit=_int(config.get("time_limit")),
+            ),
+            packages={"harness": str(episodes[0][0].get("harness_version") or "")} if episodes else {},
+            metadata={KEY: {"run_id": run_id, "config": config}},
+        ),
+        plan=EvalPlan(
+            steps=[EvalPlanStep(solver="harness/agent_loop", params={"action_format": config.get("action_format")})]
+        ),
+        results=EvalResults(
+            total_samples=max(selected, len(samples)),
+            completed_samples=len(samples),
+            scores=[
+                EvalScore(
+                    name=SCORER,
+                    scorer=SCORER,
+                    scored_samples=len(samples),
+                    metrics={"accuracy": EvalMetric(name="accuracy", value=correct / len(samples) if samples else 0.0)},
+                )
+            ],
+        ),
+        stats=EvalStats(
+            started_at=_iso(min(times)) if times else "",
+            completed_at=_iso(max(times)) if times else "",
+            model_usage=usage,
+        ),
+        samples=samples,
+    )
+
+
+def _duplicate_ids(episodes: list[list[dict[str, Any]]]) -> bool:
+    """Task ids are unique per domain: when two domains share one, sample ids are `domain/id`."""
+    keys = [(events[0]["task_id"], events[-1].get("epoch", 1)) for events in episodes]
+    return len(set(keys)) < len(keys)
+
+
+def _sample(events: list[dict[str, Any]], config: dict[str, Any], model: str, qualify: bool) -> EvalSample:
+    start, end = events[0], events[-1]
+    status = Status(end["status"])
+    task = start["task"]
+    submission = end.get("submission")
+    total_time = end["duration_s"] + end.get("queue_s", 0.0) + end.get("sandbox_start_s", 0.0)
+    return EvalSample(
+        id=f"{start['domain']}/{start['task_id']}" if qualify else start["task_id"],
+        epoch=int(end.get("epoch", 1)),
+        input=task["question"],
+        target=task["answer"],
+        messages=conversation(events),
+        output=ModelOutput.from_content(model, submission or "") if submission else ModelOutput(model=model),
+        scores={SCORER: _score(end)},
+        metadata={name: end.get(name) for name in EVIDENCE_FIELDS}
+        | {
+            KEY: {name: end.get(name) for name in ROW_EXTENSION}
+            | {"task": task, "opens": _opens(events), "submission": submission}
+        },
+        model_usage={model: _usage(end)} if _has_usage(end) else {},
+        started_at=_iso(start["time"]),
+        completed_at=_iso(end["time"]),
+        total_time=round(total_time, 3),
+        working_time=end["duration_s"],
+        error=EvalError(
+            message=f"{status}: {end.get('detail') or ''}",
+            traceback=end.get("detail") or "",
+            traceback_ansi=end.get("detail") or "",
+        )
+        if status in _ERRORS
+        else None,
+        limit=_limit(status, end.get("detail"), config),
+    )
+
+
+def _score(end: dict[str, Any]) -> Score:
+    reasons = ", ".join(end.get("reasons") or []) or "no reason codes"
+    return Score(
+        value=CORRECT if end["verdict"] == "correct" else INCORRECT,
+        answer=end.get("answer"),
+        explanation=f"{end['verdict']} ({reasons}); strict {end['verdict_strict']}, lenient {end['verdict_lenient']}",
+        metadata={name: end.get(name) for name in GRADE_METADATA},
+    )
+
+
+def _limit(status: Status, detail: str | None, config: dict[str, Any]) -> EvalSampleLimit | None:
+    if status not in _LIMITS:
+        return None
+    kind, setting = _LIMITS[status]
+    value = config.get(setting) if setting else None
+    return EvalSampleLimit(type=kind, limit=float(value) if value is not None else 0.0, reason=detail)  # type: ignore[arg-type]
+
+
+def _has_usage(end: dict[str, Any]) -> bool:
+    return bool(end["input_tokens"] or end["output_tokens"] or end.get("cost_usd") is not None)
+
+
+def _usage(end: dict[str, Any]) -> ModelUsage:
+    return ModelUsage(
+        input_tokens=end["input_tokens"],
+        output_tokens=end["output_tokens"],
+        total_tokens=end["input_tokens"] + end["output_tokens"],
+        input_tokens_cache_read=end["cached_tokens"] or None,
+        reasoning_tokens=end["reasoning_tokens"] or None,
+        total_cost=end.get("cost_usd"),
+    )
+
+
+def _opens(events: list[dict[str, Any]]) -> dict[str, int] | None:
+    return next((event.get("opens") for event in events if event["event"] == "evidence"), None)
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat()
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if value is not None else None

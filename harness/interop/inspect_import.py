@@ -1,0 +1,208 @@
+"""An inspect_ai evaluation log's samples as our episodes (the other way of inspect_export.py).
+
+A sample our export wrote carries, under the metadata key `harness`, the events and row fields inspect has
+no place for, and gives them back exactly. Any other sample whose id is one of our task ids is read from
+inspect's own fields: the assistant messages are the model calls, their `bash` tool calls the actions,
+tool messages the observations, `output.completion` the submission, the sample's limit or error the status,
+its model usage the tokens and cost, its working time the agent's time.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from inspect_ai.log import EvalSample
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
+
+from harness.core.status import Status
+from harness.interop.imported import ImportedEpisode
+from harness.interop.inspect_messages import KEY
+
+_LIMIT_STATUSES = {
+    "turn": Status.TURN_LIMIT,
+    "message": Status.TURN_LIMIT,
+    "time": Status.TIME_LIMIT,
+    "working": Status.TIME_LIMIT,
+    "context": Status.CONTEXT_LIMIT,
+    "token": Status.CONTEXT_LIMIT,
+    "operator": Status.CANCELLED,
+}
+"""inspect's sample limit types as our statuses; another (cost, custom) ends as turn_limit unless our
+metadata says which."""
+_COMMAND_ARGUMENTS = ("command", "cmd")
+"""Where a bash tool call's command is: ours name it `command`, inspect's own bash tool `cmd`."""
+
+
+def sample_task(sample: EvalSample) -> tuple[str | None, str]:
+    """The (domain, task id) a sample names: our export's metadata, else its id (`domain/id` or `id`)."""
+    extension = sample.metadata.get(KEY) if isinstance(sample.metadata, dict) else None
+    if isinstance(extension, dict) and extension.get("task_id") is not None:
+        return extension.get("domain"), str(extension["task_id"])
+    return None, str(sample.id)
+
+
+def import_sample(sample: EvalSample) -> ImportedEpisode:
+    """Our events and row fields from one sample."""
+    found = sample.metadata.get(KEY)
+    extension: dict[str, Any] = found if isinstance(found, dict) else {}
+    episode = ImportedEpisode(events=[_checked(kind, fields) for kind, fields in _events(sample.messages)])
+    episode.status = Status(extension["status"]) if extension.get("status") else _status(sample)
+    submission = extension.get("submission", sample.output.completion or None)
+    episode.submission = submission if episode.status is Status.ANSWERED else None
+    episode.detail = extension["detail"] if "detail" in extension else _detail(sample, episode.status)
+    episode.opens = _opens(extension.get("opens"))
+    cost = extension.get("judge_cost_usd")
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))):
+        raise ValueError(f"metadata field 'judge_cost_usd': {cost!r} is not a number")
+    episode.judge_cost_usd = cost
+    turns = sum(isinstance(message, ChatMessageAssistant) for message in sample.messages)
+    episode.row = _usage(sample) | {
+        "turns": int(extension.get("turns") or turns),
+        "duration_s": float(extension.get("duration_s") or sample.working_time or sample.total_time or 0.0),
+        "queue_s": float(extension.get("queue_s") or 0.0),
+        "sandbox_start_s": float(extension.get("sandbox_start_s") or 0.0),
+    }
+    if "cost_usd" in extension:
+        episode.row["cost_usd"] = extension["cost_usd"]
+    return episode
+
+
+_FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
+    "model_call": {"turn": (int,), "messages": (list,), "response": (dict,)},
+    "action": {"turn": (int,), "command": (str,)},
+    "observation": {"turn": (int,), "exit_code": (int, type(None)), "stdout": (str,), "stderr": (str,),
+                    "timed_out": (bool,), "truncated": (bool,), "text": (str,)},
+    "format_error": {"turn": (int,), "problem": (str,)},
+}  # fmt: skip
+"""What the events rebuilt from a log's metadata must hold before anything is written (the file is input)."""
+_KNOWN_FIELDS = {
+    "model_call": {"turn", "messages", "response", "latency_s"},
+    "action": {"turn", "command", "timeout_s"},
+    "observation": {"turn", "exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_bytes", "duration_s",
+                    "text"},
+    "format_error": {"turn", "problem", "consecutive", "text"},
+}  # fmt: skip
+
+
+def _checked(kind: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """An event of a known kind with its fields' types as our events have them, else a ValueError naming it."""
+    if kind not in _FIELD_TYPES:
+        raise ValueError(f"event {kind!r} is not one an import gives")
+    unknown = set(fields) - _KNOWN_FIELDS[kind]
+    if unknown:
+        raise ValueError(f"{kind} field {sorted(unknown)[0]!r} is unknown")
+    for name, types in _FIELD_TYPES[kind].items():
+        if not isinstance(fields.get(name), types) or (types == (int,) and isinstance(fields.get(name), bool)):
+            raise ValueError(f"{kind} field {name!r}: {type(fields.get(name)).__name__} is not {types[0].__name__}")
+    if kind == "model_call" and not isinstance(fields["response"].get("text", ""), str):
+        raise ValueError("model_call field 'response.text' is not str")
+    return kind, fields
+
+
+def _opens(opens: Any) -> dict[str, int] | None:
+    """Our export's exact file opens (document -> first turn), checked: the evidence records rest on them."""
+    if opens is None:
+        return None
+    if not isinstance(opens, dict) or not all(isinstance(k, str) and type(v) is int for k, v in opens.items()):
+        raise ValueError("metadata field 'opens': not a mapping of document names to turns")
+    return opens
+
+
+def _status(sample: EvalSample) -> Status:
+    if sample.error is not None:
+        return Status.MODEL_ERROR
+    if sample.limit is not None:
+        return _LIMIT_STATUSES.get(sample.limit.type, Status.TURN_LIMIT)
+    return Status.ANSWERED
+
+
+def _detail(sample: EvalSample, status: Status) -> str | None:
+    if sample.error is not None:
+        return f"inspect sample error: {sample.error.message}"
+    if sample.limit is not None:
+        return f"inspect {sample.limit.type} limit {sample.limit.limit:g}" + (
+            f": {sample.limit.reason}" if sample.limit.reason else ""
+        )
+    return None if status is Status.ANSWERED else f"inspect sample ended as {status}"
+
+
+def _usage(sample: EvalSample) -> dict[str, Any]:
+    totals = {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "reasoning_tokens": 0}
+    costs = []
+    for usage in sample.model_usage.values():
+        totals["input_tokens"] += usage.input_tokens
+        totals["output_tokens"] += usage.output_tokens
+        totals["cached_tokens"] += usage.input_tokens_cache_read or 0
+        totals["reasoning_tokens"] += usage.reasoning_tokens or 0
+        if usage.total_cost is not None:
+            costs.append(usage.total_cost)
+    return totals | {"cost_usd": round(sum(costs), 8) if costs else None}
+
+
+def _events(messages: list[ChatMessage]) -> list[tuple[str, dict[str, Any]]]:
+    events: list[tuple[str, dict[str, Any]]] = []
+    pending: list[dict[str, Any]] = []
+    turn = 0
+    for message in messages:
+        record = message.metadata.get(KEY) if isinstance(message.metadata, dict) else None
+        if isinstance(message, ChatMessageAssistant):
+            turn = int(record["turn"]) if isinstance(record, dict) and "turn" in record else turn + 1
+            events += _model_call(message, record if isinstance(record, dict) else None, turn, pending)
+            pending = []
+            continue
+        pending.append(_openai_message(message))
+        if isinstance(record, dict) and record.get("event") in ("observation", "format_error"):
+            events.append((record["event"], {key: value for key, value in record.items() if key != "event"}))
+        elif isinstance(message, ChatMessageTool) and turn:
+            events.append(("observation", _observation(turn, message)))
+    return events
+
+
+def _model_call(
+    message: ChatMessageAssistant, record: dict[str, Any] | None, turn: int, pending: list[dict[str, Any]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The model_call (and its actions) of one assistant message; ours come back from the metadata."""
+    if record is not None:
+        response = {"text": message.text, **{key: value for key, value in record.items()
+                                             if key not in ("turn", "latency_s", "commands")}}  # fmt: skip
+        response["reasoning"] = _reasoning(message)
+        call: dict[str, Any] = {"turn": turn, "messages": pending, "response": response}
+        if record.get("latency_s") is not None:
+            call["latency_s"] = record["latency_s"]
+        actions = [("action", {"turn": turn, "command": command}) for command in record.get("commands") or []]
+        return [("model_call", call), *actions]
+    calls = [{"id": tool.id, "name": tool.function, "arguments": json.dumps(tool.arguments)}
+             for tool in message.tool_calls or []]  # fmt: skip
+    response = {"text": message.text, "tool_calls": calls, "attempts": [], "reasoning": _reasoning(message),
+                "usage": {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "reasoning_tokens": 0},
+                "cost_usd": None}  # fmt: skip
+    actions = [("action", {"turn": turn, "command": _command(tool.arguments)}) for tool in message.tool_calls or []]
+    return [("model_call", {"turn": turn, "messages": pending, "response": response}), *actions]
+
+
+def _command(arguments: dict[str, Any]) -> str:
+    found = next((arguments[name] for name in _COMMAND_ARGUMENTS if isinstance(arguments.get(name), str)), None)
+    return found if found is not None else json.dumps(arguments)
+
+
+def _reasoning(message: ChatMessageAssistant) -> str | None:
+    if isinstance(message.content, str):
+        return None
+    parts = [part.reasoning for part in message.content if part.type == "reasoning"]
+    return "".join(parts) or None
+
+
+def _openai_message(message: ChatMessage) -> dict[str, Any]:
+    """A message as the loop logs it (OpenAI format)."""
+    record: dict[str, Any] = {"role": message.role}
+    if isinstance(message, ChatMessageTool):
+        record["tool_call_id"] = message.tool_call_id
+    record["content"] = message.text
+    return record
+
+
+def _observation(turn: int, message: ChatMessageTool) -> dict[str, Any]:
+    timed_out = message.error is not None and message.error.type == "timeout"
+    return {"turn": turn, "exit_code": None, "stdout": message.text, "stderr": "", "timed_out": timed_out,
+            "truncated": False, "raw_bytes": None, "duration_s": None, "text": message.text}  # fmt: skip

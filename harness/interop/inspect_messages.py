@@ -1,0 +1,109 @@
+"""Our trajectory's conversation as inspect_ai chat messages: system and user prompts, each reply as an
+assistant message (its reasoning as reasoning content, its bash calls as inspect tool calls) and each
+observation as a tool (or, in text format, user) message. Each message carries under the metadata key
+`harness` what rebuilds our events exactly: a reply's usage, cost, raw tool calls and commands; an
+observation's event."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    ContentReasoning,
+    ContentText,
+)
+from inspect_ai.tool import ToolCall, ToolCallError
+
+KEY = "harness"
+
+
+def conversation(events: list[dict[str, Any]]) -> list[ChatMessage]:
+    """The whole conversation: every call's new messages, each reply, and an output no call was sent (the
+    command that printed the answer). Each observation's raw output rides on its message's metadata."""
+    commands: dict[int, list[str]] = {}
+    for event in events:
+        if event["event"] == "action":
+            commands.setdefault(event["turn"], []).append(event["command"])
+    messages: list[ChatMessage] = []
+    last: dict[str, Any] | None = None
+    shown = True
+    for event in events:
+        kind = event["event"]
+        if kind == "model_call":
+            messages += [_message(message, last) for message in event["messages"]]
+            messages.append(_assistant(event, commands.get(event["turn"], [])))
+            shown = True
+        elif kind in ("observation", "format_error"):
+            last, shown = event, False
+    if last is not None and not shown and last["event"] == "observation":
+        call_id = _last_call_id(messages)
+        messages.append(
+            _message({"role": "tool" if call_id else "user", "tool_call_id": call_id, "content": last["text"]}, last)
+        )
+    return messages
+
+
+def _last_call_id(messages: list[ChatMessage]) -> str | None:
+    last = messages[-1] if messages else None
+    calls = last.tool_calls if isinstance(last, ChatMessageAssistant) else None
+    return calls[-1].id if calls else None
+
+
+def _message(message: dict[str, Any], observation: dict[str, Any] | None) -> ChatMessage:
+    role, content = message["role"], _text(message.get("content"))
+    if role == "system":
+        return ChatMessageSystem(content=content)
+    metadata = {KEY: _observation_record(observation)} if observation is not None else None
+    if role == "tool":
+        timed_out = observation is not None and bool(observation.get("timed_out"))
+        error = ToolCallError(type="timeout", message="the command timed out") if timed_out else None
+        return ChatMessageTool(
+            content=content, tool_call_id=message.get("tool_call_id"), function="bash", metadata=metadata, error=error
+        )
+    if role == "assistant":
+        return ChatMessageAssistant(content=content)
+    return ChatMessageUser(content=content, metadata=metadata)
+
+
+def _observation_record(event: dict[str, Any]) -> dict[str, Any]:
+    """The event an observation message was made from, without its time (our import rebuilds it exactly)."""
+    return {key: value for key, value in event.items() if key != "time"}
+
+
+def _assistant(event: dict[str, Any], commands: list[str]) -> ChatMessageAssistant:
+    response = event["response"]
+    text = response.get("text") or ""
+    content: str | list[Any] = text
+    if response.get("reasoning"):
+        content = [ContentReasoning(reasoning=response["reasoning"]), ContentText(text=text)]
+    calls = [
+        ToolCall(id=call["id"], function=call["name"], **_arguments(call["arguments"]))
+        for call in response.get("tool_calls") or []
+    ]
+    record = {key: value for key, value in response.items() if key not in ("text", "reasoning")}
+    record |= {"turn": event["turn"], "latency_s": event.get("latency_s"), "commands": commands}
+    return ChatMessageAssistant(
+        content=content, tool_calls=calls or None, model=None, source="generate", metadata={KEY: record}
+    )
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    """A tool call's JSON arguments as inspect keeps them (a dict), or its parse error; the exact text is in
+    the message's metadata."""
+    try:
+        parsed = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as error:
+        return {"arguments": {}, "parse_error": f"{error}"}
+    return {"arguments": parsed if isinstance(parsed, dict) else {"value": parsed}}
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content or ""
