@@ -7,9 +7,11 @@ litellm talks to it over real HTTP (`--model openai/NAME --api-base http://127.0
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -51,9 +53,40 @@ CONTEXT_OVERFLOW = fault(
 )
 
 
+@dataclass
+class RandomFaults:
+    """A share of the requests fails with `status` after `delay_s` (seeded, so a run's faults repeat)."""
+
+    rate: float
+    status: int = 500
+    delay_s: float = 0.0
+    seed: int = 0
+    _random: random.Random = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._random = random.Random(self.seed)
+
+    def next_fails(self) -> bool:
+        return self._random.random() < self.rate
+
+
+def two_step_agent(request: dict[str, Any]) -> Step:
+    """A conversation-driven reply: read the ledger, then answer 42 once a tool result is in the conversation."""
+    if any(message.get("role") == "tool" for message in request["messages"]):
+        return reply("40 + 2 = <answer>42</answer>")
+    return reply(bash="cat documents/ledger.md")
+
+
 class ScriptedOpenAIServer:
     def __init__(self) -> None:
         self.steps: deque[Step] = deque()
+        self.respond: Callable[[dict[str, Any]], Step] | None = None
+        """The reply to a request once the scripted steps ran out (None: a 500 saying so)."""
+        self.reply_delay_s = 0.0
+        """Added before every successful reply that `respond` makes."""
+        self.faults: RandomFaults | None = None
+        self.rejected_keys: set[str] = set()
+        """API keys answered with 401 (an invalid key)."""
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_concurrent = 0
@@ -96,7 +129,7 @@ class ScriptedOpenAIServer:
             def _answer(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
-                step = server.steps.popleft() if server.steps else fault(500, "the test script ran out")
+                step = server._step_for(body, self.headers.get("Authorization", ""))
                 time.sleep(step.delay_s)
                 if step.status != 200:
                     payload = {"error": {"message": step.error, "type": "invalid_request_error", "code": None}}
@@ -118,6 +151,23 @@ class ScriptedOpenAIServer:
                     pass  # the client gave up (a timeout test)
 
         return Handler
+
+    def _step_for(self, request: dict[str, Any], authorization: str) -> Step:
+        if authorization.removeprefix("Bearer ") in self.rejected_keys:
+            return fault(401, "Incorrect API key provided")
+        with self._count_lock:
+            if self.steps:
+                return self.steps.popleft()
+            failing = self.faults is not None and self.faults.next_fails()
+        if self.faults is not None and failing:
+            failed = fault(self.faults.status, "injected fault")
+            failed.delay_s = self.faults.delay_s
+            return failed
+        if self.respond is None:
+            return fault(500, "the test script ran out")
+        step = self.respond(request)
+        step.delay_s += self.reply_delay_s
+        return step
 
 
 def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:

@@ -82,13 +82,29 @@ class ModelReply:
         )
 
 
+@dataclass(frozen=True)
+class RetryTime:
+    """The provider's share of one model call: its failed attempts and the backoff waits after them."""
+
+    wait_s: float = 0.0
+    """Backoff waits after failed attempts (exponential, or the server's Retry-After)."""
+    failed_s: float = 0.0
+    """Time the failed attempts themselves took, but for one cut off by the agent's own time left."""
+
+    @classmethod
+    def of(cls, attempts: list[dict[str, Any]]) -> RetryTime:
+        """From a call's logged attempts (`duration_s`, `wait_s`, `on_agent_clock`, as `models/retries.py` writes)."""
+        failed = sum(float(a.get("duration_s") or 0.0) for a in attempts if not a.get("on_agent_clock"))
+        return cls(wait_s=sum(float(a.get("wait_s") or 0.0) for a in attempts), failed_s=failed)
+
+
 class ModelError(RuntimeError):
     """The model could not answer (provider failure after retries): the episode ends as `model_error`."""
 
     def __init__(self, message: str, attempts: list[dict[str, Any]] | None = None):
         super().__init__(message)
         self.attempts = attempts or []
-        """Failed attempts before giving up: error, status, wait before the next one."""
+        """Failed attempts before giving up: error, status, time taken, wait before the next one."""
 
 
 class ContextOverflow(ModelError):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +30,8 @@ class ProviderSettings:
     """Passed through to litellm.completion, e.g. reasoning_effort=high."""
     max_retries: int = 5
     call_timeout_s: float = 600.0
-    """Upper bound for one call, retries and waits included; the episode's time left bounds it too."""
+    """Upper bound (wall time) for one call, failed attempts and waits included; the episode's time left bounds
+    each attempt too."""
 
 
 def context_window_of(model: str) -> int | None:
@@ -58,7 +58,6 @@ class LiteLLMModel:
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         settings = self._settings
-        deadline = time.monotonic() + min(timeout_s, settings.call_timeout_s)
         attempts: list[dict[str, Any]] = []
         request: dict[str, Any] = {
             "model": settings.model,
@@ -81,11 +80,10 @@ class LiteLLMModel:
             return response
 
         try:
-            response = call_with_retries(call, settings.max_retries, deadline, attempts)
+            response = call_with_retries(call, settings.max_retries, settings.call_timeout_s, timeout_s, attempts)
         except litellm.ContextWindowExceededError as error:
             raise ContextOverflow(f"{settings.model}: {describe_error(error)['message']}", attempts) from None
         except Exception as error:  # every provider failure becomes one model_error line
-            attempts.append(describe_error(error))
             detail = describe_error(error)
             status = f" {detail['status']}" if detail["status"] else ""
             raise ModelError(f"{settings.model}:{status} {detail['error']}: {detail['message']}", attempts) from None

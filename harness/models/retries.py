@@ -63,11 +63,32 @@ def describe_error(error: BaseException) -> dict[str, Any]:
 
 
 def call_with_retries(
-    call: Callable[[float], T], max_retries: int, deadline: float, attempts: list[dict[str, Any]]
+    call: Callable[[float], T],
+    max_retries: int,
+    call_timeout_s: float,
+    agent_time_s: float,
+    attempts: list[dict[str, Any]],
 ) -> T:
-    """Run `call(timeout_s)` until it succeeds, the error is not retryable, retries run out, or the next
-    wait would pass `deadline` (a `time.monotonic()` value). Each failure is appended to `attempts`."""
+    """Run `call(timeout_s)` until it succeeds, the error is not retryable, retries run out, the next wait would
+    pass `call_timeout_s` of wall time, or an attempt timed out on the agent's own time left (`agent_time_s`).
+
+    Each failure is appended to `attempts` with its time (`duration_s`) and the wait after it (`wait_s`). Failed
+    attempts and waits are the provider's time, not the agent's, so every attempt gets the agent's whole time left;
+    an attempt cut off by that time is the agent's (`on_agent_clock`) and ends the retries."""
     exponential = tenacity.wait_exponential(multiplier=1, min=1, max=MAX_BACKOFF_S)
+    call_deadline = time.monotonic() + call_timeout_s
+    current: dict[str, float] = {}
+
+    def attempt() -> T:
+        timeout = min(agent_time_s, max(call_deadline - time.monotonic(), 0.1))
+        current.update(started=time.monotonic(), timeout=timeout)
+        return call(timeout)
+
+    def entry(error: BaseException, number: int, wait_s: float) -> dict[str, Any]:
+        on_agent_clock = isinstance(error, litellm.Timeout) and current["timeout"] >= agent_time_s
+        duration_s = round(time.monotonic() - current["started"], 3)
+        return {**describe_error(error), "attempt": number, "duration_s": duration_s, "wait_s": round(wait_s, 3),
+                "on_agent_clock": on_agent_clock}  # fmt: skip
 
     def wait(state: tenacity.RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
@@ -75,12 +96,18 @@ def call_with_retries(
         return server_wait if server_wait is not None else exponential(state)
 
     def stop(state: tenacity.RetryCallState) -> bool:
-        return state.attempt_number > max_retries or time.monotonic() + state.upcoming_sleep >= deadline
+        error = state.outcome.exception() if state.outcome else None
+        agent_timed_out = isinstance(error, litellm.Timeout) and current["timeout"] >= agent_time_s
+        return (
+            state.attempt_number > max_retries
+            or agent_timed_out
+            or time.monotonic() + state.upcoming_sleep >= call_deadline
+        )
 
     def record(state: tenacity.RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome else None
-        entry = describe_error(error) if error else {}
-        attempts.append({**entry, "attempt": state.attempt_number, "wait_s": round(state.upcoming_sleep, 3)})
+        if error is not None:
+            attempts.append(entry(error, state.attempt_number, state.upcoming_sleep))
 
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(is_retryable),
@@ -89,4 +116,8 @@ def call_with_retries(
         before_sleep=record,
         reraise=True,
     )
-    return retrying(lambda: call(max(deadline - time.monotonic(), 0.1)))
+    try:
+        return retrying(attempt)
+    except Exception as error:  # the last failure is an attempt too, with no wait after it
+        attempts.append(entry(error, len(attempts) + 1, 0.0))
+        raise

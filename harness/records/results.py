@@ -45,7 +45,8 @@ class ResultRow:
     """The unit read with the number, normalised (`pp`, `%`, `billion`); "" for none, None when unread."""
     turns: int
     duration_s: float
-    """The agent's own time: from the sandbox being up to the end, without waits for our slots."""
+    """The agent's own time: from the sandbox being up to the end, without waits for our slots and without the
+    provider's failed attempts and backoff waits (`retry_wait_s`, `failed_attempts_s`)."""
     input_tokens: int
     output_tokens: int
     cached_tokens: int
@@ -84,6 +85,10 @@ class ResultRow:
     """What the judge calls grading this row cost (apart from the agent's `cost_usd`); None when none was paid."""
     task_type: str | None = None
     """The task's `type`, for per-type accuracy; None when the task has none."""
+    retry_wait_s: float = 0.0
+    """Backoff waits after failed model calls (the server's Retry-After or exponential): not the agent's time."""
+    failed_attempts_s: float = 0.0
+    """Time the failed model-call attempts took (a 5xx after a delay, a refused request): not the agent's time."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
