@@ -83,7 +83,8 @@ class RunConfig:
         metavar="N",
     )  # fmt: skip
     model_timeout: float = setting(
-        600.0, "seconds per model call, retries included (never more than the episode's time left)",
+        600.0, "seconds of wall time per model call, failed attempts and waits included (each attempt never more "
+        "than the episode's time left)",
         bound=POSITIVE, metavar="SECONDS",
     )  # fmt: skip
     model_aliases: dict[str, str] = setting(
@@ -137,6 +138,10 @@ class RunConfig:
         None, "USD: stop starting new episodes once the run's spend reaches it (default: no cap)",
         bound=NON_NEGATIVE, metavar="USD",
     )  # fmt: skip
+    label: str | None = setting(
+        None, "the run's name in report tables (default: the model, plus the protocol settings it sets apart from "
+        "the defaults)", metavar="TEXT",
+    )  # fmt: skip
     shard: str | None = setting(None, "run only part I of N of the task list (deterministic)", metavar="I/N")
     redo: bool = setting(False, "on resume, run finished episodes again too")
     allow_protocol_change: bool = setting(
@@ -145,7 +150,8 @@ class RunConfig:
     max_turns: int = setting(200, "model calls per episode", bound=POSITIVE, metavar="N")
     time_limit: float = setting(
         3600.0, "seconds of the agent's own time per episode, model time included; waiting for a sandbox or "
-        "connection slot is not counted", bound=POSITIVE, metavar="SECONDS",
+        "connection slot, and a provider's failed attempts and backoff waits, are not counted", bound=POSITIVE,
+        metavar="SECONDS",
     )  # fmt: skip
     command_timeout: float = setting(
         600.0, "seconds one command may run (also capped by the episode's time left)", bound=POSITIVE,

@@ -20,7 +20,7 @@ from rich.console import Console
 import harness
 from harness.analysis.summary import print_table, summarize, summary_to_dict
 from harness.core.errors import InputError
-from harness.core.names import check_run_id
+from harness.core.names import check_label, check_run_id
 from harness.episode.lifecycle import EpisodeContext
 from harness.grading import GRADERS
 from harness.grading.judge import JudgePanel
@@ -45,6 +45,7 @@ from harness.run.backends import backend_of, watch_opens_possible
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor
 from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
+from harness.run.labels import default_label
 from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file
 from harness.run.regrade import regrade_judge_errors
 from harness.sandboxes.base import Sandbox
@@ -130,6 +131,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     prompts = load_prompts(config.prompts)
     run_id = config.run_id or default_run_id(config)
     check_run_id(run_id)
+    if config.label is not None:
+        check_label(config.label, "--label")
     folder = RunFolder(config.results_dir / run_id)
     judge = judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
@@ -297,6 +300,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
             sandbox=plan.backend.facts,
             collections=collections,
             leakage_warning=plan.leak_warning,
+            label=plan.config.label or default_label(plan.config),
         )
     plan.folder.write_record(record)
 
