@@ -194,8 +194,12 @@ def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:
             "prompt_tokens": usage.get("prompt_tokens", 0),
             "completion_tokens": usage.get("completion_tokens", 0),
             "total_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
-            "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
+            "prompt_tokens_details": {
+                "cached_tokens": usage.get("cached_tokens", 0),
+                "cache_creation_tokens": usage.get("cache_write_tokens", 0),
+            },
             "completion_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
+            "cache_creation_input_tokens": usage.get("cache_write_tokens", 0),
         },
         **step.body,
     }

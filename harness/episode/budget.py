@@ -68,6 +68,7 @@ class Budget:
         self.output_tokens = 0
         self.cached_tokens = 0
         self.reasoning_tokens = 0
+        self.cache_write_tokens = 0
         self.cost_usd: float | None = None
         """Sum of the known per-call costs; None while no call had a known price."""
         self.retry_wait_s = 0.0
@@ -108,6 +109,7 @@ class Budget:
         self.output_tokens += usage.output_tokens
         self.cached_tokens += usage.cached_tokens
         self.reasoning_tokens += usage.reasoning_tokens
+        self.cache_write_tokens += usage.cache_write_tokens
         if cost_usd is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost_usd
         if usage.input_tokens:

@@ -307,7 +307,8 @@ def _spent(budget: Budget | None) -> dict[str, Any]:
     """What the agent used; nothing when its sandbox never came up (no budget was opened)."""
     if budget is None:
         return {"turns": 0, "duration_s": 0.0, "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0,
-                "reasoning_tokens": 0, "cost_usd": None, "retry_wait_s": 0.0, "failed_attempts_s": 0.0}  # fmt: skip
+                "reasoning_tokens": 0, "cost_usd": None, "cache_write_tokens": 0, "retry_wait_s": 0.0,
+                "failed_attempts_s": 0.0}  # fmt: skip
     return {
         "turns": budget.turns,
         "duration_s": round(budget.elapsed_s, 3),
@@ -316,6 +317,7 @@ def _spent(budget: Budget | None) -> dict[str, Any]:
         "cached_tokens": budget.cached_tokens,
         "reasoning_tokens": budget.reasoning_tokens,
         "cost_usd": budget.cost_usd,
+        "cache_write_tokens": budget.cache_write_tokens,
         "retry_wait_s": round(budget.retry_wait_s, 3),
         "failed_attempts_s": round(budget.failed_attempts_s, 3),
     }

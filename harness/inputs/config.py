@@ -142,6 +142,10 @@ class RunConfig:
         None, "the run's name in report tables (default: the model, plus the protocol settings it sets apart from "
         "the defaults)", metavar="TEXT",
     )  # fmt: skip
+    prices: Path | None = setting(
+        None, "token prices per model (USD per million: input, output, cache_read, cache_write, long_context); "
+        "litellm's bundled map for the others", metavar="FILE.yaml",
+    )  # fmt: skip
     shard: str | None = setting(None, "run only part I of N of the task list (deterministic)", metavar="I/N")
     redo: bool = setting(False, "on resume, run finished episodes again too")
     allow_protocol_change: bool = setting(

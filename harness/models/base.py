@@ -33,7 +33,10 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    """Prompt tokens read from the provider's cache (part of `input_tokens`)."""
     reasoning_tokens: int = 0
+    cache_write_tokens: int = 0
+    """Prompt tokens written to the provider's cache (part of `input_tokens`; Anthropic's cache creation)."""
 
 
 @dataclass(frozen=True)

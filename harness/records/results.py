@@ -52,7 +52,8 @@ class ResultRow:
     cached_tokens: int
     reasoning_tokens: int
     cost_usd: float | None
-    """Sum of the calls' known prices; None when no price was known."""
+    """Sum of the calls' costs, computed from their tokens and the run's prices (run.yaml `prices`); None when
+    no price was known."""
     detail: str | None
     """Why a limit or failure ended the episode (with the traceback for a harness_error)."""
     grader_version: str
@@ -85,6 +86,8 @@ class ResultRow:
     """What the judge calls grading this row cost (apart from the agent's `cost_usd`); None when none was paid."""
     task_type: str | None = None
     """The task's `type`, for per-type accuracy; None when the task has none."""
+    cache_write_tokens: int = 0
+    """Prompt tokens written to the provider's cache (priced apart; part of `input_tokens`)."""
     retry_wait_s: float = 0.0
     """Backoff waits after failed model calls (the server's Retry-After or exponential): not the agent's time."""
     failed_attempts_s: float = 0.0

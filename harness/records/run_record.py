@@ -97,6 +97,9 @@ class RunRecord:
     imported: ImportSource | None = None
     """Set for an imported run, whose record has none of the run's sections."""
     resumed: tuple[Resumption, ...] = ()
+    prices: dict[str, Any] | None = None
+    """The price the run's costs were computed with (`models/prices.py`, USD per million tokens, and its source);
+    None for a model without a cost (oracle, scripted) or an unknown price."""
     label: str | None = None
     """The run's name in report tables (`--label`, or `run/labels.py`'s default); None in older runs and
     imports, which report under their model."""
@@ -114,6 +117,8 @@ class RunRecord:
                        "config_hash": self.config_hash, "protocol": self.protocol}  # fmt: skip
             if self.model is not None:
                 record["model"] = self.model
+            if self.prices is not None:
+                record["prices"] = self.prices
             record |= {"sandbox": self.sandbox, "collections": _collections_dict(self.collections),
                        "tasks": self.tasks, "leakage_warning": self.leakage_warning}  # fmt: skip
         if self.resumed:
@@ -140,6 +145,7 @@ class RunRecord:
             imported=None if imported is None else ImportSource(str(imported["format"]), list(imported["from"])),
             resumed=tuple(Resumption.from_dict(resume) for resume in data.get("resumed") or []),
             label=None if data.get("label") is None else str(data["label"]),
+            prices=data.get("prices"),
         )
 
     @property

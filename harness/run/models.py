@@ -14,6 +14,7 @@ from harness.inputs.tasks import Task
 from harness.models.base import Model, ModelReply
 from harness.models.oracle import OracleModel
 from harness.models.playback import ReplayModel
+from harness.models.prices import Price, load_prices, price_in
 from harness.models.registry import parse_model_args, resolve_model
 from harness.models.scripted import load_script, scripted_model
 from harness.records.run_folder import RunFolder
@@ -37,6 +38,10 @@ class ModelFactory:
     settings: dict[str, Any]
     """The provider string, temperature, arguments and context window every call uses: run.yaml's `model`,
     and part of the protocol (a resume under other ones is refused)."""
+    paid: bool = False
+    """The model calls a provider (its calls cost money); oracle, scripted and replay models do not."""
+    price: Price | None = None
+    """A paid model's price (the `--prices` file, else litellm's map); None when neither knows it."""
 
     def __call__(self, task: Task) -> Model:
         return self.build(task)
@@ -90,7 +95,13 @@ def _replayed(trajectory: Path) -> ReplayModel:
 
 
 def _provider_factory(config: RunConfig) -> ModelFactory:
-    from harness.models.litellm_model import LiteLLMModel, ProviderSettings, context_window_of, require_provider_key
+    from harness.models.litellm_model import (
+        LiteLLMModel,
+        ProviderSettings,
+        bundled_price,
+        context_window_of,
+        require_provider_key,
+    )
 
     alias = resolve_model(config.model, config.model_aliases)
     if alias.api_base_required and not config.api_base:
@@ -118,4 +129,15 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     window = config.context_window or context_window_of(alias.model)
     record = {"model": alias.model, "temperature": config.temperature, "args": settings.model_args,
               "context_window": window}  # fmt: skip
-    return ModelFactory(lambda task: LiteLLMModel(settings, window), record)
+    prices = load_prices(config.prices) if config.prices else {}
+    price = price_in((config.model, alias.model), prices) or bundled_price(alias.model)
+    return ModelFactory(lambda task: LiteLLMModel(settings, window, price), record, paid=True, price=price)
+
+
+def unpriced_refusal(config: RunConfig, factory: ModelFactory) -> str | None:
+    """Why the run may not start: `--max-cost` on a paid model whose price nobody knows (the cap would never
+    count its spend); None when it may."""
+    if config.max_cost is None or not factory.paid or factory.price is not None:
+        return None
+    return (f"--max-cost: no price is known for {config.model}, so its spend cannot be capped: give one with "
+            f"--prices FILE.yaml ({config.model}: {{input: USD, output: USD}} per million tokens)")  # fmt: skip

@@ -46,7 +46,7 @@ from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor
 from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
 from harness.run.labels import default_label
-from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file
+from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file, unpriced_refusal
 from harness.run.regrade import regrade_judge_errors
 from harness.sandboxes.base import Sandbox
 from harness.sandboxes.registry import SandboxBackend
@@ -128,6 +128,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     collections = {name: collection_path(config.collections_dir, name) for name in names}
     collection_hashes = {domain: collection_hash(path) for domain, path in collections.items()}
     make_model = model_factory(config, tasks)
+    if (refusal := unpriced_refusal(config, make_model)) is not None:
+        raise InputError(refusal)
     prompts = load_prompts(config.prompts)
     run_id = config.run_id or default_run_id(config)
     check_run_id(run_id)
@@ -210,7 +212,9 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
                           markup=False, highlight=False)  # fmt: skip
     _write_run_record(plan, config_hash)
     capabilities = plan.backend.capabilities
-    warnings = [capabilities.warning, plan.leak_warning]
+    unpriced = plan.make_model.paid and plan.make_model.price is None
+    no_price = f"no price is known for {config.model}: its cost is recorded as null (give one with --prices)"
+    warnings = [capabilities.warning, plan.leak_warning, no_price if unpriced else None]
     for warning in filter(None, warnings):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
@@ -301,6 +305,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
             collections=collections,
             leakage_warning=plan.leak_warning,
             label=plan.config.label or default_label(plan.config),
+            prices=None if plan.make_model.price is None else plan.make_model.price.to_dict(),
         )
     plan.folder.write_record(record)
 
