@@ -199,3 +199,27 @@ def test_ctrl_c_cancels_the_episodes_on_every_node(cluster, mini):
     rows = rows_of(run_dir / "results.jsonl")
     assert [row["status"] for row in rows] == ["cancelled"] * 4  # the queued four never started
     assert len(nodes_of(run_dir, [row["task_id"] for row in rows])) == 2
+
+
+def test_infrastructure_failures_run_again_on_the_cluster_as_locally(cluster, mini):
+    from tests.test_infrastructure_retries import failing_first_attempts, write_tasks
+
+    write_tasks(mini, 4)
+    outcomes = {}
+    for executor in ("ray", "local"):
+        server = ScriptedOpenAIServer()
+        server.respond = failing_first_attempts("t2", 2)
+        server.start()
+        try:
+            outcomes[executor] = mini.run("--model", "openai/test-model", "--api-base", server.url, "--executor",
+                                          executor, "--ray-address", cluster[0].address, "--retry-errors", "2",
+                                          "--workers", "2", run_id=f"retried-{executor}")  # fmt: skip
+        finally:
+            server.stop()
+    on_ray, local = outcomes["ray"], outcomes["local"]
+    assert on_ray.exit_code == local.exit_code == 0, on_ray.output
+    attempts = {row["task_id"]: (row["status"], row["attempt"]) for row in on_ray.rows}
+    assert attempts == {row["task_id"]: (row["status"], row["attempt"]) for row in local.rows}
+    assert attempts["t2"] == ("answered", 3) and len(on_ray.rows) == 4
+    previous = sorted(p.name for p in (on_ray.run_dir / "episodes" / "mini" / "previous").iterdir())
+    assert previous == ["t2.1.jsonl", "t2.2.jsonl"]

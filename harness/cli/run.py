@@ -33,6 +33,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     file_settings = load_yaml_settings(config_file) if config_file else {}
     config = build_config(file_settings, settings)
     from harness.run.executors.batch import ResultsUnwritable
+    from harness.run.executors.failures import ErrorRateExceeded
     from harness.run.runner import execute_run, plan_run
 
     plan = plan_run(config)
@@ -41,5 +42,8 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         execute_run(plan, session.console)
     except ResultsUnwritable as error:
         Console(stderr=True).print(f"error: {error}; the rows written so far are kept", markup=False, soft_wrap=True)
+        return EXIT_FAILED
+    except ErrorRateExceeded as error:
+        Console(stderr=True).print(f"error: {error}", markup=False, soft_wrap=True)
         return EXIT_FAILED
     return EXIT_OK

@@ -74,6 +74,7 @@ class EpisodeContext:
 
 @dataclass
 class _Timings:
+    attempt: int = 1
     queue_s: float = 0.0
     sandbox_start_s: float = 0.0
     opens: dict[str, int] | None = None
@@ -84,9 +85,10 @@ def episode_name(task: Task) -> str:
     return file_name(f"{task.domain}-{task.id}")
 
 
-def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
-    """Never raises but for Ctrl-C (after the trajectory got its end): every failure becomes a row."""
-    timings = _Timings()
+def run_episode(task: Task, context: EpisodeContext, attempt: int = 1) -> ResultRow:
+    """Never raises but for Ctrl-C (after the trajectory got its end): every failure becomes a row, which
+    records `attempt`, the episode's attempt within its run."""
+    timings = _Timings(attempt=attempt)
     budget: Budget | None = None
     log: TrajectoryLog | None = None
     outcome = LoopOutcome(Status.HARNESS_ERROR, None, "the episode did not finish")
@@ -300,6 +302,7 @@ def _result(
         sandbox_start_s=round(timings.sandbox_start_s, 3),
         task_digest=task_digest(task),
         task_type=task.type,
+        attempt=timings.attempt,
     )
 
 

@@ -142,6 +142,15 @@ class RunConfig:
         None, "the run's name in report tables (default: the model, plus the protocol settings it sets apart from "
         "the defaults)", metavar="TEXT",
     )  # fmt: skip
+    retry_errors: int = setting(
+        1, "attempts more, within the run, for an episode that ended as model_error, sandbox_error or harness_error "
+        "(after a backoff)", bound=NON_NEGATIVE, metavar="N",
+    )  # fmt: skip
+    max_error_rate: float = setting(
+        0.5, "share of infrastructure failures among the model's last --error-window episodes above which its "
+        "remaining episodes are not started", bound=NON_NEGATIVE, metavar="R",
+    )  # fmt: skip
+    error_window: int = setting(50, "finished episodes --max-error-rate looks at", bound=POSITIVE, metavar="N")
     prices: Path | None = setting(
         None, "token prices per model (USD per million: input, output, cache_read, cache_write, long_context); "
         "litellm's bundled map for the others", metavar="FILE.yaml",

@@ -86,6 +86,9 @@ class ResultRow:
     """What the judge calls grading this row cost (apart from the agent's `cost_usd`); None when none was paid."""
     task_type: str | None = None
     """The task's `type`, for per-type accuracy; None when the task has none."""
+    attempt: int = 1
+    """Which attempt of the episode within its run this row is (`--retry-errors` runs an infrastructure failure
+    again; the earlier attempts' trajectories are under previous/)."""
     cache_write_tokens: int = 0
     """Prompt tokens written to the provider's cache (priced apart; part of `input_tokens`)."""
     retry_wait_s: float = 0.0

@@ -43,6 +43,7 @@ from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, Resumption, RunRecord
 from harness.run.backends import backend_of, watch_opens_possible
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor
+from harness.run.executors.failures import ErrorRateExceeded, ErrorWindow, FailurePolicy
 from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
 from harness.run.labels import default_label
@@ -245,11 +246,13 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         max_sandboxes=max_sandboxes,
         max_connections=config.max_connections or config.workers,
         max_cost_usd=config.max_cost,
+        failures=FailurePolicy(config.retry_errors, config.max_error_rate, config.error_window),
     )
     writer = ResultsWriter(plan.folder.results_path)
     try:
         kept = _regraded(plan, writer, console)
-        state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept))
+        state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept),
+                           errors=ErrorWindow(limits.failures))  # fmt: skip
         title = f"{config.model} on {config.domain}"
         if config.executor == "ray":
             from harness.run.executors.ray import run_batch_on_ray
@@ -265,6 +268,9 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         console.print(f"stopped at --max-cost {config.max_cost}: {state.skipped_for_cost} episodes not started")
     if interrupted:
         raise KeyboardInterrupt
+    if state.errors is not None and state.errors.reason is not None:
+        raise ErrorRateExceeded(f"{config.model}: stopped, {state.skipped_for_errors} episodes not started "
+                                f"(resume with the same command): {state.errors.reason}")  # fmt: skip
     return results
 
 

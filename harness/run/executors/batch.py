@@ -20,6 +20,7 @@ from rich.progress import (
 from harness.episode.lifecycle import EpisodeContext
 from harness.inputs.tasks import Task
 from harness.records.results import ResultRow, ResultsWriter
+from harness.run.executors.failures import ErrorWindow, FailurePolicy
 
 
 class ResultsUnwritable(OSError):
@@ -36,6 +37,8 @@ class BatchLimits:
     """Model calls in flight at once, across episodes."""
     max_cost_usd: float | None
     """Stop starting new episodes once the run's spend reaches this (None: no cap)."""
+    failures: FailurePolicy = field(default_factory=lambda: FailurePolicy(0, 1.0, 1))
+    """Retries of infrastructure failures and the error rate that stops the model (default: none, never)."""
 
 
 @dataclass
@@ -49,6 +52,9 @@ class BatchState:
     output_tokens: int = 0
     cost_usd: float = 0.0
     skipped_for_cost: int = 0
+    skipped_for_errors: int = 0
+    errors: ErrorWindow | None = None
+    """The model's recent infrastructure failures (`--max-error-rate`); None: never stopped for them."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def may_start(self, limits: BatchLimits, cancel: threading.Event) -> bool:
@@ -58,6 +64,9 @@ class BatchState:
                 return False
             if limits.max_cost_usd is not None and self.cost_usd >= limits.max_cost_usd:
                 self.skipped_for_cost += 1
+                return False
+            if self.errors is not None and self.errors.tripped:
+                self.skipped_for_errors += 1
                 return False
             return True
 
@@ -69,10 +78,12 @@ class BatchState:
             self.cost_usd += row.cost_usd or 0.0
 
     def written(self, row: ResultRow) -> None:
-        """A finished episode's row, in results.jsonl: the progress bar counts it."""
+        """A finished episode's row, in results.jsonl: the progress bar counts it, the error window too."""
         with self.lock:
             self.done += 1
             self.correct += row.is_correct()
+        if self.errors is not None:
+            self.errors.record(row)
 
     def counts(self) -> dict[str, Any]:
         return {

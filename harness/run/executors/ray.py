@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,7 +71,7 @@ class NodeSpec:
 @dataclass(frozen=True)
 class NotStarted:
     reason: str
-    """`cancelled` (Ctrl-C) or `cost` (--max-cost reached)."""
+    """`cancelled` (Ctrl-C), `cost` (--max-cost reached) or `errors` (--max-error-rate passed)."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,11 @@ class _Driver:
         self.episode = ray.remote(_run_on_node).options(num_cpus=0, resources={SANDBOX_RESOURCE: 1}, max_retries=0)
         self.spec = NodeSpec(context.config, context.run_dir.name, context.run_facts, context.collection_hashes,
                              context.sandbox_facts, context.judge)  # fmt: skip
-        self.tasks, self.writer, self.state = tasks, writer, state
+        self.tasks, self.writer, self.state, self.failures = tasks, writer, state, limits.failures
+        self.folder = RunFolder(context.run_dir)
+        self.losses: Counter[TaskKey] = Counter()
+        self.delayed: list[tuple[float, Task, int]] = []
+        """Episodes to run again (`--retry-errors`) once their backoff is over: (due, task, attempt)."""
         self.logs = _TrajectoryFiles(RunFolder(context.run_dir))
         self.running: dict[Any, tuple[Task, int]] = {}
         self.results: list[ResultRow] = []
@@ -148,8 +154,12 @@ class _Driver:
             bar = progress.add_task(title, total=len(self.tasks) + state.done, completed=state.done, **state.counts())
             for task in self.tasks:
                 self._submit(task, 1)
-            while self.running:
+            while self.running or self.delayed:
                 try:
+                    self._submit_due()
+                    if not self.running:
+                        time.sleep(_WAIT_S)
+                        continue
                     ready, _ = ray.wait(list(self.running), num_returns=len(self.running), timeout=_WAIT_S)
                     self._take_events()
                     for ref in ready:
@@ -172,6 +182,14 @@ class _Driver:
     def _submit(self, task: Task, attempt: int) -> None:
         ref = self.episode.remote(task, self.spec, self.coordinator, self.events, attempt)
         self.running[ref] = (task, attempt)
+
+    def _submit_due(self) -> None:
+        now = time.monotonic()
+        due = [entry for entry in self.delayed if entry[0] <= now or self.interrupted]
+        self.delayed = [entry for entry in self.delayed if entry not in due]
+        for _, task, attempt in due:
+            if not self.interrupted:
+                self._submit(task, attempt)
 
     def _stop(self) -> None:
         """Every node's running episodes end as `cancelled` at their next step; queued ones do not start."""
@@ -199,7 +217,8 @@ class _Driver:
             outcome = self._ended_here(task, Status.HARNESS_ERROR, str(error))
         except RayError as error:  # the node or its worker process was lost mid-episode
             ray.get(self.coordinator.release_all.remote(_owner(task, attempt)))
-            if attempt < MAX_ATTEMPTS and not self.interrupted:
+            self.losses[key] += 1
+            if self.losses[key] < MAX_ATTEMPTS and not self.interrupted:
                 self._submit(task, attempt + 1)
                 return
             detail = f"the Ray node running the episode was lost ({attempt} attempts): {type(error).__name__}"
@@ -207,6 +226,8 @@ class _Driver:
         if isinstance(outcome, NotStarted):
             if outcome.reason == "cost":
                 self.state.skipped_for_cost += 1
+            if outcome.reason == "errors":
+                self.state.skipped_for_errors += 1
             return
         if isinstance(outcome, NodeRefused):
             if self.refused is None:
@@ -215,7 +236,15 @@ class _Driver:
             return
         with self.state.lock:
             self.state.running -= self.logs.close(key)
+        errors = self.state.errors
+        if not self.interrupted and not (errors and errors.tripped) and self.failures.retries(outcome, attempt):
+            self.state.spent(outcome)
+            self.folder.keep_previous_attempt(*key)
+            self.delayed.append((time.monotonic() + self.failures.backoff_s(attempt), task, attempt + 1))
+            return
         self._record(outcome)
+        if errors is not None and errors.tripped:
+            self.coordinator.stop_starting.remote()
 
     def _ended_here(self, task: Task, status: Status, detail: str) -> ResultRow:
         """The row of an episode whose node never returned one; its trajectory gets the end the node could not
@@ -367,7 +396,7 @@ def _run_on_node(
     watcher = threading.Thread(target=_watch_cancel, args=(coordinator, cancel, finished), daemon=True)
     watcher.start()
     try:
-        row = run_episode(task, context)
+        row = run_episode(task, context, attempt)
     finally:
         finished.set()
     # before this node takes its next episode, so no episode starts past --max-cost, as on one machine

@@ -11,6 +11,7 @@ from harness.episode.lifecycle import EpisodeContext, run_episode
 from harness.episode.throttles import Slots
 from harness.inputs.tasks import Task
 from harness.records.results import ResultRow
+from harness.records.run_folder import RunFolder
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, ResultsUnwritable, progress_bar
 
 
@@ -72,11 +73,25 @@ def _episode_runner(
             state.running += 1
         refresh()
         try:
-            result = run_episode(task, context)
+            return _with_retries(task, context, limits, state)
         finally:
             with state.lock:
                 state.running -= 1
-        state.spent(result)
-        return result
 
     return run_one
+
+
+def _with_retries(task: Task, context: EpisodeContext, limits: BatchLimits, state: BatchState) -> ResultRow | None:
+    """The episode, run again after a backoff while it ends as an infrastructure failure and attempts are left;
+    each earlier attempt's trajectory moves to previous/. Only the last attempt's row is returned."""
+    attempt = 1
+    while True:
+        result = run_episode(task, context, attempt)
+        state.spent(result)
+        stopped = context.cancel.is_set() or (state.errors is not None and state.errors.tripped)
+        if stopped or not limits.failures.retries(result, attempt):
+            return result
+        if context.cancel.wait(limits.failures.backoff_s(attempt)):
+            return result
+        RunFolder(context.run_dir).keep_previous_attempt(task.domain, task.id)
+        attempt += 1
