@@ -87,6 +87,15 @@ class ScriptedOpenAIServer:
         self.faults: RandomFaults | None = None
         self.rejected_keys: set[str] = set()
         """API keys answered with 401 (an invalid key)."""
+        self.concurrency_limit: int | None = None
+        """Requests answered at once; one more is a 429 with `Retry-After: retry_after_s`."""
+        self.retry_after_s = 1
+        self.refused = 0
+        """429s sent for the concurrency limit."""
+        self.answering = 0
+        self._answering_area = 0.0
+        self._answering_since = time.monotonic()
+        self._first_answer: float | None = None
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_concurrent = 0
@@ -121,7 +130,10 @@ class ScriptedOpenAIServer:
                     server.in_flight += 1
                     server.max_concurrent = max(server.max_concurrent, server.in_flight)
                 try:
-                    self._answer()
+                    if not server._answer_with_limit(self._answer):
+                        self.rfile.read(int(self.headers["Content-Length"]))
+                        retry = {"Retry-After": str(server.retry_after_s)}
+                        self._send(429, {"error": {"message": "too many requests", "type": "rate_limit"}}, retry)
                 finally:
                     with server._count_lock:
                         server.in_flight -= 1
@@ -151,6 +163,36 @@ class ScriptedOpenAIServer:
                     pass  # the client gave up (a timeout test)
 
         return Handler
+
+    def mean_answering(self) -> float:
+        """Requests answered at once (429s excluded), averaged from the first answered one until now."""
+        with self._count_lock:
+            self._count_answering(0)
+            if self._first_answer is None:
+                return 0.0
+            return self._answering_area / max(time.monotonic() - self._first_answer, 1e-9)
+
+    def _count_answering(self, change: int) -> None:
+        now = time.monotonic()
+        self._answering_area += self.answering * (now - self._answering_since)
+        self._answering_since = now
+        self.answering += change
+        if change > 0 and self._first_answer is None:
+            self._first_answer = now
+
+    def _answer_with_limit(self, answer: Callable[[], None]) -> bool:
+        """Run `answer` as one of the requests answered at once; False (not run) past the concurrency limit."""
+        with self._count_lock:
+            if self.concurrency_limit is not None and self.answering >= self.concurrency_limit:
+                self.refused += 1
+                return False
+            self._count_answering(1)
+        try:
+            answer()
+        finally:
+            with self._count_lock:
+                self._count_answering(-1)
+        return True
 
     def _step_for(self, request: dict[str, Any], authorization: str) -> Step:
         if authorization.removeprefix("Bearer ") in self.rejected_keys:

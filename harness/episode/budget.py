@@ -73,6 +73,8 @@ class Budget:
         """Sum of the known per-call costs; None while no call had a known price."""
         self.retry_wait_s = 0.0
         self.failed_attempts_s = 0.0
+        self.provider_queue_s = 0.0
+        """Waits for room under the provider's in-flight limit (`models/concurrency.py`)."""
 
     @property
     def elapsed_s(self) -> float:
@@ -116,8 +118,11 @@ class Budget:
             self._counted_tokens = usage.input_tokens + usage.output_tokens
             self._counted_messages = len(messages) + 1  # the reply is appended next
 
-    def record_retries(self, attempts: list[dict[str, Any]]) -> None:
-        """A call's failed attempts and backoff waits are the provider's time: off the agent's clock."""
+    def record_retries(self, attempts: list[dict[str, Any]], queued_s: float = 0.0) -> None:
+        """A call's failed attempts and backoff waits are the provider's time, and its waits for the provider's
+        in-flight limit ours: both off the agent's clock."""
+        self.provider_queue_s += queued_s
+        self.clock.exclude(queued_s)
         spent = RetryTime.of(attempts)
         self.retry_wait_s += spent.wait_s
         self.failed_attempts_s += spent.failed_s

@@ -175,7 +175,7 @@ def _run_in_sandbox(
         try:
             outcome = run_agent(task, throttled, sandbox, budget, context.prompts, log, settings)
         finally:
-            timings.queue_s += throttled.waited_s
+            timings.queue_s += throttled.waited_s + budget.provider_queue_s
     except Exception as error:
         outcome = _outcome_of_failure(error)
     finally:

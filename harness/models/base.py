@@ -50,6 +50,8 @@ class ModelReply:
     """Failed attempts (and the waits after them) before this reply."""
     reasoning: str | None = None
     """The provider's reasoning text (`reasoning_content`), None when it shows none."""
+    queued_s: float = 0.0
+    """Time the call waited for room under its provider's in-flight limit (ours, not the agent's)."""
     provider_state: dict[str, Any] = field(default_factory=dict)
     """Message fields, opaque here, that the provider needs back to continue its reasoning (the reasoning
     items litellm replays into the next Responses API call)."""
@@ -82,6 +84,7 @@ class ModelReply:
             attempts=list(row.get("attempts") or []),
             reasoning=row.get("reasoning"),
             provider_state=dict(row.get("provider_state") or {}),
+            queued_s=float(row.get("queued_s") or 0.0),
         )
 
 
@@ -104,10 +107,12 @@ class RetryTime:
 class ModelError(RuntimeError):
     """The model could not answer (provider failure after retries): the episode ends as `model_error`."""
 
-    def __init__(self, message: str, attempts: list[dict[str, Any]] | None = None):
+    def __init__(self, message: str, attempts: list[dict[str, Any]] | None = None, queued_s: float = 0.0):
         super().__init__(message)
         self.attempts = attempts or []
         """Failed attempts before giving up: error, status, time taken, wait before the next one."""
+        self.queued_s = queued_s
+        """Time spent waiting for room under the provider's in-flight limit (ours, not the agent's)."""
 
 
 class ContextOverflow(ModelError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ import litellm
 
 from harness.core.errors import InputError
 from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
+from harness.models.concurrency import provider_gate
 from harness.models.prices import Price, price_from_litellm
 from harness.models.retries import MalformedResponse, call_with_retries, describe_error
 
@@ -30,6 +32,9 @@ class ProviderSettings:
     model_args: dict[str, Any] = field(default_factory=dict)
     """Passed through to litellm.completion, e.g. reasoning_effort=high."""
     max_retries: int = 5
+    max_in_flight: int | None = None
+    """The most calls to this provider and endpoint in flight at once, the start of its adaptive limit
+    (`models/concurrency.py`); None: no limit of ours."""
     call_timeout_s: float = 600.0
     """Upper bound (wall time) for one call, failed attempts and waits included; the episode's time left bounds
     each attempt too."""
@@ -91,15 +96,22 @@ class LiteLLMModel:
                 raise MalformedResponse("the provider's reply has no choices")
             return response
 
+        gate = None
+        if settings.max_in_flight is not None:
+            gate = provider_gate(settings.model, settings.api_base, settings.max_in_flight)
+        waits: list[float] = []
         try:
-            response = call_with_retries(call, settings.max_retries, settings.call_timeout_s, timeout_s, attempts)
+            response = call_with_retries(call, settings.max_retries, settings.call_timeout_s, timeout_s, attempts,
+                                         gate, waits)  # fmt: skip
         except litellm.ContextWindowExceededError as error:
-            raise ContextOverflow(f"{settings.model}: {describe_error(error)['message']}", attempts) from None
+            message = f"{settings.model}: {describe_error(error)['message']}"
+            raise ContextOverflow(message, attempts, queued_s=sum(waits)) from None
         except Exception as error:  # every provider failure becomes one model_error line
             detail = describe_error(error)
             status = f" {detail['status']}" if detail["status"] else ""
-            raise ModelError(f"{settings.model}:{status} {detail['error']}: {detail['message']}", attempts) from None
-        return _reply_from(response, attempts, self._price)
+            message = f"{settings.model}:{status} {detail['error']}: {detail['message']}"
+            raise ModelError(message, attempts, queued_s=sum(waits)) from None
+        return dataclasses.replace(_reply_from(response, attempts, self._price), queued_s=round(sum(waits), 3))
 
 
 def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | None) -> ModelReply:

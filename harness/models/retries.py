@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 import litellm
 import tenacity
 
+from harness.models.concurrency import ProviderGate
+
 T = TypeVar("T")
 
 
@@ -68,27 +70,47 @@ def call_with_retries(
     call_timeout_s: float,
     agent_time_s: float,
     attempts: list[dict[str, Any]],
+    gate: ProviderGate | None = None,
+    gate_waits: list[float] | None = None,
 ) -> T:
     """Run `call(timeout_s)` until it succeeds, the error is not retryable, retries run out, the next wait would
     pass `call_timeout_s` of wall time, or an attempt timed out on the agent's own time left (`agent_time_s`).
 
     Each failure is appended to `attempts` with its time (`duration_s`) and the wait after it (`wait_s`). Failed
     attempts and waits are the provider's time, not the agent's, so every attempt gets the agent's whole time left;
-    an attempt cut off by that time is the agent's (`on_agent_clock`) and ends the retries."""
+    an attempt cut off by that time is the agent's (`on_agent_clock`) and ends the retries. With a `gate`, each
+    attempt waits for room at its provider's in-flight limit first (the waits go to `gate_waits`) and tells it
+    whether it was rate-limited."""
     exponential = tenacity.wait_exponential(multiplier=1, min=1, max=MAX_BACKOFF_S)
     call_deadline = time.monotonic() + call_timeout_s
     current: dict[str, float] = {}
 
     def attempt() -> T:
+        admitted = 0
+        if gate is not None:
+            admitted, waited = gate.acquire()
+            if gate_waits is not None:
+                gate_waits.append(waited)
         timeout = min(agent_time_s, max(call_deadline - time.monotonic(), 0.1))
         current.update(started=time.monotonic(), timeout=timeout)
-        return call(timeout)
+        try:
+            result = call(timeout)
+        except Exception as error:
+            if gate is not None:
+                gate.release(admitted, isinstance(error, litellm.RateLimitError), retry_after_s(error))
+            raise
+        if gate is not None:
+            gate.release(admitted, False, None)
+        return result
 
     def entry(error: BaseException, number: int, wait_s: float) -> dict[str, Any]:
         on_agent_clock = isinstance(error, litellm.Timeout) and current["timeout"] >= agent_time_s
         duration_s = round(time.monotonic() - current["started"], 3)
-        return {**describe_error(error), "attempt": number, "duration_s": duration_s, "wait_s": round(wait_s, 3),
-                "on_agent_clock": on_agent_clock}  # fmt: skip
+        entry = {**describe_error(error), "attempt": number, "duration_s": duration_s, "wait_s": round(wait_s, 3),
+                 "on_agent_clock": on_agent_clock}  # fmt: skip
+        if gate is not None:
+            entry["in_flight_limit"] = gate.limit
+        return entry
 
     def wait(state: tenacity.RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None

@@ -12,6 +12,7 @@ from harness.core.errors import InputError
 from harness.inputs.config import RunConfig
 from harness.inputs.tasks import Task
 from harness.models.base import Model, ModelReply
+from harness.models.concurrency import gate_key
 from harness.models.oracle import OracleModel
 from harness.models.playback import ReplayModel
 from harness.models.prices import Price, load_prices, price_in
@@ -42,6 +43,8 @@ class ModelFactory:
     """The model calls a provider (its calls cost money); oracle, scripted and replay models do not."""
     price: Price | None = None
     """A paid model's price (the `--prices` file, else litellm's map); None when neither knows it."""
+    gate: str | None = None
+    """The key of the provider gate its calls go through (`models/concurrency.py`); None for unpaid models."""
 
     def __call__(self, task: Task) -> Model:
         return self.build(task)
@@ -124,6 +127,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         temperature=config.temperature,
         model_args={**alias.args, **parse_model_args(config.model_args)},
         max_retries=config.max_retries,
+        max_in_flight=config.max_connections or config.workers,
         call_timeout_s=config.model_timeout,
     )
     window = config.context_window or context_window_of(alias.model)
@@ -131,7 +135,8 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
               "context_window": window}  # fmt: skip
     prices = load_prices(config.prices) if config.prices else {}
     price = price_in((config.model, alias.model), prices) or bundled_price(alias.model)
-    return ModelFactory(lambda task: LiteLLMModel(settings, window, price), record, paid=True, price=price)
+    gate = gate_key(alias.model, config.api_base)
+    return ModelFactory(lambda task: LiteLLMModel(settings, window, price), record, paid=True, price=price, gate=gate)
 
 
 def unpriced_refusal(config: RunConfig, factory: ModelFactory) -> str | None:

@@ -38,6 +38,7 @@ from harness.inputs.tasks import (
     shard_tasks,
     task_digest,
 )
+from harness.models.concurrency import gate_states
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, Resumption, RunRecord
@@ -251,8 +252,9 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
     writer = ResultsWriter(plan.folder.results_path)
     try:
         kept = _regraded(plan, writer, console)
+        gates = (plan.make_model.gate,) if plan.make_model.gate else ()
         state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept),
-                           errors=ErrorWindow(limits.failures))  # fmt: skip
+                           errors=ErrorWindow(limits.failures), gates=gates)  # fmt: skip
         title = f"{config.model} on {config.domain}"
         if config.executor == "ray":
             from harness.run.executors.ray import run_batch_on_ray
@@ -266,6 +268,8 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         _finish(plan, console)
     if state.skipped_for_cost:
         console.print(f"stopped at --max-cost {config.max_cost}: {state.skipped_for_cost} episodes not started")
+    for gate in gate_states(state.gates):
+        console.print(f"provider {gate.describe()}", markup=False, highlight=False)
     if interrupted:
         raise KeyboardInterrupt
     if state.errors is not None and state.errors.reason is not None:

@@ -19,6 +19,7 @@ from rich.progress import (
 
 from harness.episode.lifecycle import EpisodeContext
 from harness.inputs.tasks import Task
+from harness.models.concurrency import gate_states
 from harness.records.results import ResultRow, ResultsWriter
 from harness.run.executors.failures import ErrorWindow, FailurePolicy
 
@@ -54,6 +55,8 @@ class BatchState:
     skipped_for_cost: int = 0
     skipped_for_errors: int = 0
     errors: ErrorWindow | None = None
+    gates: tuple[str, ...] = ()
+    """The provider gates the run's calls go through, shown with their limits and 429s."""
     """The model's recent infrastructure failures (`--max-error-rate`); None: never stopped for them."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -91,7 +94,13 @@ class BatchState:
             "running": self.running,
             "tokens": f"{self.input_tokens + self.output_tokens:,}",
             "cost": f"${self.cost_usd:.2f}",
+            "providers": provider_limits(self.gates),
         }
+
+
+def provider_limits(gates: tuple[str, ...]) -> str:
+    """Each provider's adaptive in-flight limit and its 429s (`models/concurrency.py`), for the progress bar."""
+    return "".join(f" · limit {g.limit}/{g.maximum} {g.rate_limited}×429" for g in gate_states(gates))
 
 
 def progress_bar(console: Console) -> Progress:
@@ -101,7 +110,7 @@ def progress_bar(console: Console) -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("correct {task.fields[correct]} · running {task.fields[running]}"),
-        TextColumn("· {task.fields[tokens]} tokens · {task.fields[cost]}"),
+        TextColumn("· {task.fields[tokens]} tokens · {task.fields[cost]}{task.fields[providers]}", markup=False),
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
