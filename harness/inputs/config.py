@@ -65,6 +65,10 @@ class RunConfig:
         "a litellm provider/model string (deepseek/..., openai/..., gemini/..., hosted_vllm/...), an alias from "
         "harness/models/aliases.yaml (e.g. deepseek-v4), oracle, scripted:FILE.yaml or replay:PATH",
     )
+    sweep: Path | None = setting(
+        None, "run several models in one invocation: a YAML list, per model its model, args, api_base, api_key_env, "
+        "max_connections, max_cost and label (or give --model A,B,C)", metavar="FILE.yaml",
+    )  # fmt: skip
     api_base: str | None = setting(
         None, "provider endpoint, e.g. http://127.0.0.1:8000/v1 for a local server", metavar="URL"
     )
@@ -270,7 +274,7 @@ def build_config(file_settings: dict[str, Any], cli_settings: dict[str, Any]) ->
             coerced = _coerce(value, hints[name], where)
             _check_range(coerced, specs[name].metadata, where)
             setattr(config, name, coerced)
-    if not config.model:
+    if not config.model and config.sweep is None:
         raise InputError("--model: required (e.g. --model oracle)")
     if not config.domain:
         raise InputError("--domain: required (a name, a comma list, or all)")

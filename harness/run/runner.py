@@ -43,7 +43,7 @@ from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, Resumption, RunRecord
 from harness.run.backends import backend_of, watch_opens_possible
-from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor
+from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor, SweepShare
 from harness.run.executors.failures import ErrorRateExceeded, ErrorWindow, FailurePolicy
 from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
@@ -194,15 +194,16 @@ def default_run_id(config: RunConfig) -> str:
     return f"{stamp}_{model}_{domain}"[:120]
 
 
-def execute_run(plan: RunPlan, console: Console) -> list[ResultRow]:
-    """Run the pending episodes; raises KeyboardInterrupt after a clean cancel when interrupted."""
+def execute_run(plan: RunPlan, console: Console, share: SweepShare | None = None) -> list[ResultRow]:
+    """Run the pending episodes (as one run of a sweep with `share`); raises KeyboardInterrupt after a clean
+    cancel when interrupted."""
     try:
-        return _execute(plan, console)
+        return _execute(plan, console, share)
     finally:
         plan.lock.release()
 
 
-def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
+def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[ResultRow]:
     config = plan.config
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     if plan.resumed:
@@ -221,7 +222,7 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
         plan.folder.keep_previous_attempt(task.domain, task.id)
-    cancel = threading.Event()
+    cancel = share.cancel if share is not None else threading.Event()
     context = EpisodeContext(
         config=config,
         prompts=plan.prompts,
@@ -254,15 +255,18 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         kept = _regraded(plan, writer, console)
         gates = (plan.make_model.gate,) if plan.make_model.gate else ()
         state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept),
-                           errors=ErrorWindow(limits.failures), gates=gates)  # fmt: skip
-        title = f"{config.model} on {config.domain}"
+                           errors=ErrorWindow(limits.failures), gates=gates,
+                           shared_spend=None if share is None else share.spend)  # fmt: skip
+        title = f"{config.label or default_label(config)} on {config.domain}"
         if config.executor == "ray":
             from harness.run.executors.ray import run_batch_on_ray
 
             executor: Executor = run_batch_on_ray
         else:
             executor = run_batch
-        results, interrupted = executor(Batch(plan.pending, context, limits, writer, console, title, state))
+        progress = None if share is None else share.progress
+        batch = Batch(plan.pending, context, limits, writer, console, title, state, progress)
+        results, interrupted = executor(batch)
     finally:
         writer.close()
         _finish(plan, console)

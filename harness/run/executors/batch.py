@@ -43,6 +43,33 @@ class BatchLimits:
 
 
 @dataclass
+class SharedSpend:
+    """The spend of every run of a sweep, against the sweep's own `--max-cost` (beside each model's cap)."""
+
+    max_cost_usd: float | None
+    cost_usd: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def reached(self) -> bool:
+        with self.lock:
+            return self.max_cost_usd is not None and self.cost_usd >= self.max_cost_usd
+
+    def add(self, usd: float) -> None:
+        with self.lock:
+            self.cost_usd += usd
+
+
+@dataclass(frozen=True)
+class SweepShare:
+    """What the runs of one sweep share: one cancel flag (Ctrl-C stops all), one progress display (a line per
+    model) and the sweep's spend cap."""
+
+    cancel: threading.Event
+    progress: Progress
+    spend: SharedSpend
+
+
+@dataclass
 class BatchState:
     """Counters the progress display reads; updated under `lock` by the episode threads."""
 
@@ -57,6 +84,8 @@ class BatchState:
     errors: ErrorWindow | None = None
     gates: tuple[str, ...] = ()
     """The provider gates the run's calls go through, shown with their limits and 429s."""
+    shared_spend: SharedSpend | None = None
+    """The sweep's spend, when the run is one of a sweep's."""
     """The model's recent infrastructure failures (`--max-error-rate`); None: never stopped for them."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -65,7 +94,8 @@ class BatchState:
         with self.lock:
             if cancel.is_set():
                 return False
-            if limits.max_cost_usd is not None and self.cost_usd >= limits.max_cost_usd:
+            over_sweep_cap = self.shared_spend is not None and self.shared_spend.reached()
+            if over_sweep_cap or (limits.max_cost_usd is not None and self.cost_usd >= limits.max_cost_usd):
                 self.skipped_for_cost += 1
                 return False
             if self.errors is not None and self.errors.tripped:
@@ -79,6 +109,8 @@ class BatchState:
             self.input_tokens += row.input_tokens
             self.output_tokens += row.output_tokens
             self.cost_usd += row.cost_usd or 0.0
+        if self.shared_spend is not None:
+            self.shared_spend.add(row.cost_usd or 0.0)
 
     def written(self, row: ResultRow) -> None:
         """A finished episode's row, in results.jsonl: the progress bar counts it, the error window too."""
@@ -129,6 +161,8 @@ class Batch:
     console: Console
     title: str
     state: BatchState
+    progress: Progress | None = None
+    """A display the batch adds its line to (a sweep's, shared by its runs); None: the batch shows its own."""
 
 
 class Executor(Protocol):

@@ -3,6 +3,7 @@ cap, live progress, and Ctrl-C that cancels running episodes while keeping every
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import replace
@@ -20,7 +21,8 @@ def run_batch(batch: Batch) -> tuple[list[ResultRow], bool]:
     tasks, context, limits, writer, state = batch.tasks, batch.context, batch.limits, batch.writer, batch.state
     bounded = replace(context, slots=Slots.of(limits.max_sandboxes, limits.max_connections))
     results: list[ResultRow] = []
-    with progress_bar(batch.console) as progress, ThreadPoolExecutor(limits.workers) as pool:
+    display = contextlib.nullcontext(batch.progress) if batch.progress else progress_bar(batch.console)
+    with display as progress, ThreadPoolExecutor(limits.workers) as pool:
         bar = progress.add_task(batch.title, total=len(tasks) + state.done, completed=state.done, **state.counts())
 
         def refresh() -> None:
