@@ -96,6 +96,7 @@ class ScriptedOpenAIServer:
         self._answering_area = 0.0
         self._answering_since = time.monotonic()
         self._first_answer: float | None = None
+        self._last_answer = 0.0
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_concurrent = 0
@@ -138,16 +139,18 @@ class ScriptedOpenAIServer:
                     with server._count_lock:
                         server.in_flight -= 1
 
-            def _answer(self) -> None:
+            def _answer(self) -> Callable[[], None]:
+                """Read the request and make the answer; returns what sends it (the server's work is done then)."""
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
                 step = server._step_for(body, self.headers.get("Authorization", ""))
                 time.sleep(step.delay_s)
                 if step.status != 200:
                     payload = {"error": {"message": step.error, "type": "invalid_request_error", "code": None}}
-                    return self._send(step.status, payload, step.headers)
+                    return lambda: self._send(step.status, payload, step.headers)
                 answer = _response if self.path.endswith("/responses") else _completion
-                return self._send(200, answer(body, step), {})
+                made = answer(body, step)
+                return lambda: self._send(200, made, {})
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
                 data = json.dumps(payload).encode()
@@ -165,12 +168,12 @@ class ScriptedOpenAIServer:
         return Handler
 
     def mean_answering(self) -> float:
-        """Requests answered at once (429s excluded), averaged from the first answered one until now."""
+        """Requests answered at once (429s excluded), averaged from the first answer's start to the last one's end."""
         with self._count_lock:
             self._count_answering(0)
             if self._first_answer is None:
                 return 0.0
-            return self._answering_area / max(time.monotonic() - self._first_answer, 1e-9)
+            return self._answering_area / max(self._last_answer - self._first_answer, 1e-9)
 
     def _count_answering(self, change: int) -> None:
         now = time.monotonic()
@@ -179,19 +182,23 @@ class ScriptedOpenAIServer:
         self.answering += change
         if change > 0 and self._first_answer is None:
             self._first_answer = now
+        if change < 0:
+            self._last_answer = now
 
-    def _answer_with_limit(self, answer: Callable[[], None]) -> bool:
-        """Run `answer` as one of the requests answered at once; False (not run) past the concurrency limit."""
+    def _answer_with_limit(self, answer: Callable[[], Callable[[], None]]) -> bool:
+        """Make the answer as one of the requests answered at once, then send it (a server's place is free once
+        its answer is made); False (nothing sent) past the concurrency limit."""
         with self._count_lock:
             if self.concurrency_limit is not None and self.answering >= self.concurrency_limit:
                 self.refused += 1
                 return False
             self._count_answering(1)
         try:
-            answer()
+            send = answer()
         finally:
             with self._count_lock:
                 self._count_answering(-1)
+        send()
         return True
 
     def _step_for(self, request: dict[str, Any], authorization: str) -> Step:

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from harness.models import concurrency
 from harness.models.concurrency import ProviderGate
 from tests.openai_server import ScriptedOpenAIServer, two_step_agent
 
@@ -94,17 +95,25 @@ def test_a_retry_after_holds_back_every_caller_of_the_provider():
     assert time.monotonic() - started >= 0.9 and min(waits) >= 0.9
 
 
-def test_a_burst_of_429s_halves_the_limit_once_and_success_raises_it_back():
+def test_a_burst_of_429s_halves_the_limit_once_and_success_raises_it_back(monkeypatch):
+    monkeypatch.setattr(concurrency, "PROBE_AFTER_S", 0.5)
     gate = ProviderGate("openai@test", 8)
-    admitted = [gate.acquire()[0] for _ in range(8)]
-    for round_ in admitted:  # eight calls of one round all refused: one decrease
-        gate.release(round_, rate_limited=True, retry_after_s=None)
+
+    def calls(count: int) -> None:
+        for _ in range(count):
+            ticket, _ = gate.acquire()
+            gate.release(ticket, rate_limited=False, retry_after_s=None)
+
+    tickets = [gate.acquire()[0] for _ in range(8)]
+    for ticket in tickets:  # eight calls of one round all refused: one decrease
+        gate.release(ticket, rate_limited=True, retry_after_s=None)
     assert gate.state().limit == 4
-    for _ in range(4 + 5 + 6 + 7):  # a full round of successes at each limit adds one
-        round_, _ = gate.acquire()
-        gate.release(round_, rate_limited=False, retry_after_s=None)
+    calls(4 + 5 + 6)  # a full round of successes at each limit adds one
+    assert gate.state().limit == 7
+    calls(50)
+    assert gate.state().limit == 7  # the level that drew the 429 waits for its probe
+    time.sleep(0.6)
+    calls(7 + 8)
     assert gate.state().limit == 8
-    for _ in range(20):
-        round_, _ = gate.acquire()
-        gate.release(round_, rate_limited=False, retry_after_s=None)
+    calls(40)
     assert gate.state().limit == 8  # never above the maximum

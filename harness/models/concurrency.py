@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 
 DECREASE = 0.5
+PROBE_AFTER_S = 30.0
+"""How long the level that drew a 429 is left alone before it is tried again (each try costs a Retry-After)."""
 POLL_S = 0.2
 
 
@@ -37,12 +39,17 @@ class ProviderGate:
     def __init__(self, key: str, maximum: int):
         self.key, self.maximum = key, maximum
         self._limit = float(maximum)
-        self._in_flight = 0
+        self._admitted: dict[int, int] = {}
+        """Calls in flight: admission number -> the round they were admitted in."""
+        self._next = 0
         self._rate_limited = 0
         self._successes = 0
         self._paused_until = 0.0
         self._round = 0
         """Incremented at each decrease: a 429 on a call admitted before it does not decrease again."""
+        self._ceiling: int | None = None
+        """The in-flight level that drew the last 429: not probed again before `_probe_at`."""
+        self._probe_at = 0.0
         self._changed = threading.Condition()
 
     @property
@@ -50,39 +57,56 @@ class ProviderGate:
         return max(int(self._limit), 1)
 
     def acquire(self) -> tuple[int, float]:
-        """Wait for room under the limit (and past any Retry-After); returns the round admitted in and the
-        seconds waited."""
+        """Wait for room under the limit (and past any Retry-After); returns the call's ticket and the seconds
+        waited."""
         started = time.monotonic()
         with self._changed:
             while True:
                 now = time.monotonic()
-                if now >= self._paused_until and self._in_flight < self.limit:
-                    self._in_flight += 1
-                    return self._round, now - started
+                if now >= self._paused_until and len(self._admitted) < self.limit:
+                    ticket, self._next = self._next, self._next + 1
+                    self._admitted[ticket] = self._round
+                    return ticket, now - started
                 self._changed.wait(min(max(self._paused_until - now, 0.0), POLL_S) or POLL_S)
 
-    def release(self, admitted_round: int, rate_limited: bool, retry_after_s: float | None) -> None:
+    def release(self, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None:
         """One call done: a 429 (with the server's Retry-After, if any) lowers the limit, a success counts."""
         with self._changed:
-            self._in_flight -= 1
+            admitted_round = self._admitted.pop(ticket)
+            now = time.monotonic()
             if rate_limited:
                 self._rate_limited += 1
                 self._successes = 0
                 if admitted_round == self._round:
-                    self._limit = max(self._limit * DECREASE, 1.0)
-                    self._round += 1
+                    self._decrease(now)
                 if retry_after_s:
-                    self._paused_until = max(self._paused_until, time.monotonic() + retry_after_s)
+                    self._paused_until = max(self._paused_until, now + retry_after_s)
             else:
                 self._successes += 1
-                if self._successes >= self.limit and self._limit < self.maximum:
-                    self._limit = min(self._limit + 1, float(self.maximum))
+                if self._successes >= self.limit:
                     self._successes = 0
+                    self._increase(now)
             self._changed.notify_all()
+
+    def _decrease(self, now: float) -> None:
+        """Halve the limit; the level that drew the 429 is not tried again before `_probe_at`."""
+        self._ceiling = self.limit
+        self._limit = max(self._limit * DECREASE, 1.0)
+        self._probe_at = now + PROBE_AFTER_S
+        self._round += 1
+
+    def _increase(self, now: float) -> None:
+        """One more after a full round of calls without a 429; the level that drew the last one only after
+        `PROBE_AFTER_S`, and freely again once a round there went through."""
+        if self._ceiling is not None and self.limit >= self._ceiling:
+            self._ceiling = None
+        if self._ceiling is not None and self.limit + 1 >= self._ceiling and now < self._probe_at:
+            return
+        self._limit = min(self._limit + 1, float(self.maximum))
 
     def state(self) -> GateState:
         with self._changed:
-            return GateState(self.key, self.limit, self.maximum, self._in_flight, self._rate_limited)
+            return GateState(self.key, self.limit, self.maximum, len(self._admitted), self._rate_limited)
 
 
 _GATES: dict[str, ProviderGate] = {}

@@ -31,6 +31,7 @@ from harness.run.labels import default_label
 from harness.run.models import unpriced_refusal
 from harness.run.runner import RunPlan, execute_run, plan_run
 
+_JOIN_S = 0.2
 ENTRY_FIELDS = ("model", "args", "api_base", "api_key_env", "max_connections", "max_cost", "label")
 """What a sweep file may set per model; every other setting is the command's, the same for every model."""
 
@@ -163,10 +164,12 @@ def execute_sweep(folder: Path, plans: list[RunPlan], max_cost: float | None, co
         threads = [threading.Thread(target=run, args=(plan,), name=plan.run_id) for plan in plans]
         for thread in threads:
             thread.start()
-        while any(thread.is_alive() for thread in threads):
+        while True:  # every step inside the try: a Ctrl-C anywhere here cancels all runs and waits for them
             try:
-                for thread in threads:
-                    thread.join()
+                alive = [thread for thread in threads if thread.is_alive()]
+                if not alive:
+                    break
+                alive[0].join(timeout=_JOIN_S)
             except KeyboardInterrupt:
                 cancel.set()  # every run's episodes end as cancelled at their next step
                 interrupted = True
