@@ -127,8 +127,6 @@ def plan_sweep(config: RunConfig) -> tuple[Path, list[RunPlan]]:
     """Every run planned (each checked as a single run is) before any episode starts; on bad input nothing
     stays written: a sweep folder made here is removed again."""
     folder, configs = run_configs(config)
-    if config.executor == "ray":
-        raise InputError("--executor ray: a sweep runs on local threads only (run each model with its own command)")
     new = not folder.exists()
     plans: list[RunPlan] = []
     try:
@@ -147,8 +145,25 @@ def plan_sweep(config: RunConfig) -> tuple[Path, list[RunPlan]]:
 
 
 def execute_sweep(folder: Path, plans: list[RunPlan], max_cost: float | None, console: Console) -> SweepOutcome:
-    """Every run at once in threads of this process; Ctrl-C (in the main thread) cancels them all."""
+    """Every run at once in threads of this process (on Ray: each run's driver in one, sharing one connection);
+    Ctrl-C (in the main thread) cancels them all."""
     _record(folder, plans, max_cost)
+    started_ray = False
+    if plans[0].config.executor == "ray":
+        from harness.run.executors.ray import connect_once
+
+        first = plans[0].config
+        started_ray = connect_once(first.ray_address, first.max_sandboxes or first.workers)
+    try:
+        return _run_all(plans, max_cost, console)
+    finally:
+        if started_ray:
+            from harness.run.executors.ray import disconnect
+
+            disconnect()
+
+
+def _run_all(plans: list[RunPlan], max_cost: float | None, console: Console) -> SweepOutcome:
     cancel, stopped, interrupted = threading.Event(), {}, False
     with progress_bar(console) as progress:
         share = SweepShare(cancel, progress, SharedSpend(max_cost))

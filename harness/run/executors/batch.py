@@ -113,10 +113,13 @@ class BatchState:
             self.shared_spend.add(row.cost_usd or 0.0)
 
     def written(self, row: ResultRow) -> None:
-        """A finished episode's row, in results.jsonl: the progress bar counts it, the error window too."""
+        """A finished episode's row, in results.jsonl: the progress bar counts it."""
         with self.lock:
             self.done += 1
             self.correct += row.is_correct()
+
+    def ended(self, row: ResultRow) -> None:
+        """An episode's last attempt ended: the error window counts it at once, before another one starts."""
         if self.errors is not None:
             self.errors.record(row)
 

@@ -15,6 +15,7 @@ the single writer of the run folder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.progress import Progress
 
 from harness.core.errors import InputError
 from harness.core.status import Status
@@ -86,10 +88,22 @@ def run_batch_on_ray(batch: Batch) -> tuple[list[ResultRow], bool]:
     connected_here = _connect(batch.context.config.ray_address, batch.limits)
     try:
         driver = _Driver(batch.tasks, batch.context, batch.limits, batch.writer, batch.state)
-        return driver.run(batch.console, batch.title)
+        return driver.run(batch.console, batch.title, batch.progress)
     finally:
         if connected_here:
             ray.shutdown()
+
+
+def connect_once(address: str | None, max_sandboxes: int) -> bool:
+    """For a sweep: join the cluster before its runs start, so they all share this connection (each run's batch
+    then finds Ray connected); True when this call started Ray (the caller shuts it down)."""
+    return _connect(address, BatchLimits(1, max_sandboxes, 1, None))
+
+
+def disconnect() -> None:
+    import ray
+
+    ray.shutdown()
 
 
 def _connect(address: str | None, limits: BatchLimits) -> bool:
@@ -135,6 +149,8 @@ class _Driver:
         self.spec = NodeSpec(context.config, context.run_dir.name, context.run_facts, context.collection_hashes,
                              context.sandbox_facts, context.judge)  # fmt: skip
         self.tasks, self.writer, self.state, self.failures = tasks, writer, state, limits.failures
+        self.cancel = context.cancel
+        """Set from outside this driver's thread (a sweep's Ctrl-C): stops the run as Ctrl-C here does."""
         self.folder = RunFolder(context.run_dir)
         self.losses: Counter[TaskKey] = Counter()
         self.delayed: list[tuple[float, Task, int]] = []
@@ -146,16 +162,19 @@ class _Driver:
         self.refused: str | None = None
         self.unwritable: OSError | None = None
 
-    def run(self, console: Console, title: str) -> tuple[list[ResultRow], bool]:
+    def run(self, console: Console, title: str, shared: Progress | None = None) -> tuple[list[ResultRow], bool]:
         import ray
 
         state = self.state
-        with progress_bar(console) as progress:
+        with contextlib.nullcontext(shared) if shared else progress_bar(console) as progress:
             bar = progress.add_task(title, total=len(self.tasks) + state.done, completed=state.done, **state.counts())
             for task in self.tasks:
                 self._submit(task, 1)
             while self.running or self.delayed:
                 try:
+                    if self.cancel.is_set() and not self.interrupted:
+                        self._stop()
+                        self.interrupted = True
                     self._submit_due()
                     if not self.running:
                         time.sleep(_WAIT_S)
@@ -243,8 +262,11 @@ class _Driver:
             self.delayed.append((time.monotonic() + self.failures.backoff_s(attempt), task, attempt + 1))
             return
         self._record(outcome)
+        self.state.ended(outcome)
         if errors is not None and errors.tripped:
-            self.coordinator.stop_starting.remote()
+            self.coordinator.stop_starting.remote("errors")
+        if self.state.shared_spend is not None and self.state.shared_spend.reached():
+            self.coordinator.stop_starting.remote("cost")  # the sweep's cap, over all of its runs
 
     def _ended_here(self, task: Task, status: Status, detail: str) -> ResultRow:
         """The row of an episode whose node never returned one; its trajectory gets the end the node could not

@@ -75,7 +75,9 @@ def _episode_runner(
             state.running += 1
         refresh()
         try:
-            return _with_retries(task, context, limits, state)
+            result = _with_retries(task, context, limits, state)
+            state.ended(result)
+            return result
         finally:
             with state.lock:
                 state.running -= 1
@@ -83,7 +85,7 @@ def _episode_runner(
     return run_one
 
 
-def _with_retries(task: Task, context: EpisodeContext, limits: BatchLimits, state: BatchState) -> ResultRow | None:
+def _with_retries(task: Task, context: EpisodeContext, limits: BatchLimits, state: BatchState) -> ResultRow:
     """The episode, run again after a backoff while it ends as an infrastructure failure and attempts are left;
     each earlier attempt's trajectory moves to previous/. Only the last attempt's row is returned."""
     attempt = 1
