@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -50,9 +51,11 @@ def retry_after_s(error: BaseException) -> float | None:
             continue
         value = headers.get("retry-after") or headers.get("Retry-After")
         try:
-            return max(float(value), 0.0) if value is not None else None
+            seconds = float(value) if value is not None else None
         except ValueError:
             continue
+        # a provider's absurd figure (nan, inf, a day) never holds the run: at most the longest backoff
+        return None if seconds is None or not math.isfinite(seconds) else min(max(seconds, 0.0), MAX_BACKOFF_S)
     return None
 
 
