@@ -7,6 +7,7 @@ litellm talks to it over real HTTP (`--model openai/NAME --api-base http://127.0
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 from collections import deque
@@ -52,12 +53,51 @@ CONTEXT_OVERFLOW = fault(
 )
 
 
+@dataclass
+class RandomFaults:
+    """A share of the requests fails with `status` after `delay_s` (seeded, so a run's faults repeat)."""
+
+    rate: float
+    status: int = 500
+    delay_s: float = 0.0
+    seed: int = 0
+    _random: random.Random = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._random = random.Random(self.seed)
+
+    def next_fails(self) -> bool:
+        return self._random.random() < self.rate
+
+
+def two_step_agent(request: dict[str, Any]) -> Step:
+    """A conversation-driven reply: read the ledger, then answer 42 once a tool result is in the conversation."""
+    if any(message.get("role") == "tool" for message in request["messages"]):
+        return reply("40 + 2 = <answer>42</answer>")
+    return reply(bash="cat documents/ledger.md")
+
+
 class ScriptedOpenAIServer:
     def __init__(self) -> None:
         self.steps: deque[Step] = deque()
-        self.requests: list[dict[str, Any]] = []
         self.respond: Callable[[dict[str, Any]], Step] | None = None
-        """When set, each request's step comes from it (a reply that depends on the request), not from `steps`."""
+        """The reply to a request once the scripted steps ran out (None: a 500 saying so)."""
+        self.reply_delay_s = 0.0
+        """Added before every successful reply that `respond` makes."""
+        self.faults: RandomFaults | None = None
+        self.rejected_keys: set[str] = set()
+        """API keys answered with 401 (an invalid key)."""
+        self.concurrency_limit: int | None = None
+        """Requests answered at once; one more is a 429 with `Retry-After: retry_after_s`."""
+        self.retry_after_s = 1
+        self.refused = 0
+        """429s sent for the concurrency limit."""
+        self.answering = 0
+        self._answering_area = 0.0
+        self._answering_since = time.monotonic()
+        self._first_answer: float | None = None
+        self._last_answer = 0.0
+        self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_concurrent = 0
         """The most requests the server was answering at once."""
@@ -91,24 +131,26 @@ class ScriptedOpenAIServer:
                     server.in_flight += 1
                     server.max_concurrent = max(server.max_concurrent, server.in_flight)
                 try:
-                    self._answer()
+                    if not server._answer_with_limit(self._answer):
+                        self.rfile.read(int(self.headers["Content-Length"]))
+                        retry = {"Retry-After": str(server.retry_after_s)}
+                        self._send(429, {"error": {"message": "too many requests", "type": "rate_limit"}}, retry)
                 finally:
                     with server._count_lock:
                         server.in_flight -= 1
 
-            def _answer(self) -> None:
+            def _answer(self) -> Callable[[], None]:
+                """Read the request and make the answer; returns what sends it (the server's work is done then)."""
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
-                if server.respond is not None:
-                    step = server.respond(body)
-                else:
-                    step = server.steps.popleft() if server.steps else fault(500, "the test script ran out")
+                step = server._step_for(body, self.headers.get("Authorization", ""))
                 time.sleep(step.delay_s)
                 if step.status != 200:
                     payload = {"error": {"message": step.error, "type": "invalid_request_error", "code": None}}
-                    return self._send(step.status, payload, step.headers)
+                    return lambda: self._send(step.status, payload, step.headers)
                 answer = _response if self.path.endswith("/responses") else _completion
-                return self._send(200, answer(body, step), {})
+                made = answer(body, step)
+                return lambda: self._send(200, made, {})
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
                 data = json.dumps(payload).encode()
@@ -124,6 +166,57 @@ class ScriptedOpenAIServer:
                     pass  # the client gave up (a timeout test)
 
         return Handler
+
+    def mean_answering(self) -> float:
+        """Requests answered at once (429s excluded), averaged from the first answer's start to the last one's end."""
+        with self._count_lock:
+            self._count_answering(0)
+            if self._first_answer is None:
+                return 0.0
+            return self._answering_area / max(self._last_answer - self._first_answer, 1e-9)
+
+    def _count_answering(self, change: int) -> None:
+        now = time.monotonic()
+        self._answering_area += self.answering * (now - self._answering_since)
+        self._answering_since = now
+        self.answering += change
+        if change > 0 and self._first_answer is None:
+            self._first_answer = now
+        if change < 0:
+            self._last_answer = now
+
+    def _answer_with_limit(self, answer: Callable[[], Callable[[], None]]) -> bool:
+        """Make the answer as one of the requests answered at once, then send it (a server's place is free once
+        its answer is made); False (nothing sent) past the concurrency limit."""
+        with self._count_lock:
+            if self.concurrency_limit is not None and self.answering >= self.concurrency_limit:
+                self.refused += 1
+                return False
+            self._count_answering(1)
+        try:
+            send = answer()
+        finally:
+            with self._count_lock:
+                self._count_answering(-1)
+        send()
+        return True
+
+    def _step_for(self, request: dict[str, Any], authorization: str) -> Step:
+        if authorization.removeprefix("Bearer ") in self.rejected_keys:
+            return fault(401, "Incorrect API key provided")
+        with self._count_lock:
+            if self.steps:
+                return self.steps.popleft()
+            failing = self.faults is not None and self.faults.next_fails()
+        if self.faults is not None and failing:
+            failed = fault(self.faults.status, "injected fault")
+            failed.delay_s = self.faults.delay_s
+            return failed
+        if self.respond is None:
+            return fault(500, "the test script ran out")
+        step = self.respond(request)
+        step.delay_s += self.reply_delay_s
+        return step
 
 
 def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:
@@ -150,8 +243,12 @@ def _completion(request: dict[str, Any], step: Step) -> dict[str, Any]:
             "prompt_tokens": usage.get("prompt_tokens", 0),
             "completion_tokens": usage.get("completion_tokens", 0),
             "total_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
-            "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
+            "prompt_tokens_details": {
+                "cached_tokens": usage.get("cached_tokens", 0),
+                "cache_creation_tokens": usage.get("cache_write_tokens", 0),
+            },
             "completion_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
+            "cache_creation_input_tokens": usage.get("cache_write_tokens", 0),
         },
         **step.body,
     }

@@ -21,7 +21,8 @@ def openai_key(monkeypatch):
 
 
 def provider_run(mini, server, *extra: str, model: str = "openai/test-model"):
-    return mini.run("--model", model, "--api-base", server.url, *extra)
+    """One attempt per episode (`--retry-errors 0`): these tests are about the provider call's own retries."""
+    return mini.run("--model", model, "--api-base", server.url, "--retry-errors", "0", *extra)
 
 
 def test_toolcall_episode_through_litellm(mini, openai_server):

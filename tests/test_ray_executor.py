@@ -211,3 +211,47 @@ def test_ctrl_c_cancels_the_episodes_on_every_node(cluster, mini):
     rows = rows_of(run_dir / "results.jsonl")
     assert [row["status"] for row in rows] == ["cancelled"] * 4  # the queued four never started
     assert len(nodes_of(run_dir, [row["task_id"] for row in rows])) == 2
+
+
+def test_infrastructure_failures_run_again_on_the_cluster_as_locally(cluster, mini):
+    from tests.test_infrastructure_retries import failing_first_attempts, write_tasks
+
+    write_tasks(mini, 4)
+    outcomes = {}
+    for executor in ("ray", "local"):
+        server = ScriptedOpenAIServer()
+        server.respond = failing_first_attempts("t2", 2)
+        server.start()
+        try:
+            outcomes[executor] = mini.run("--model", "openai/test-model", "--api-base", server.url, "--executor",
+                                          executor, "--ray-address", cluster[0].address, "--retry-errors", "2",
+                                          "--workers", "2", run_id=f"retried-{executor}")  # fmt: skip
+        finally:
+            server.stop()
+    on_ray, local = outcomes["ray"], outcomes["local"]
+    assert on_ray.exit_code == local.exit_code == 0, on_ray.output
+    attempts = {row["task_id"]: (row["status"], row["attempt"]) for row in on_ray.rows}
+    assert attempts == {row["task_id"]: (row["status"], row["attempt"]) for row in local.rows}
+    assert attempts["t2"] == ("answered", 3) and len(on_ray.rows) == 4
+    previous = sorted(p.name for p in (on_ray.run_dir / "episodes" / "mini" / "previous").iterdir())
+    assert previous == ["t2.1.jsonl", "t2.2.jsonl"]
+
+
+def test_a_sweep_on_the_cluster_gives_the_rows_of_a_local_sweep(cluster, mini):
+    many_tasks(mini, 4)
+    models = ",".join(mini.script(SLOW_EPISODE if n == "a" else ["<answer>41</answer>"]) for n in "ab")
+    on_ray = mini.run("--model", models, "--executor", "ray", "--ray-address", cluster[0].address, run_id="sweep-ray")
+    local = mini.run("--model", models, "--workers", "2", run_id="sweep-local")
+    assert on_ray.exit_code == local.exit_code == 0, on_ray.output
+    import yaml
+
+    ray_runs, local_runs = ([outcome.run_dir / run["run_id"] for run in
+                             yaml.safe_load((outcome.run_dir / "sweep.yaml").read_text())["runs"]]
+                            for outcome in (on_ray, local))  # fmt: skip
+    assert [p.name for p in ray_runs] == [p.name for p in local_runs] and len(ray_runs) == 2
+    for ray_run, local_run in zip(ray_runs, local_runs, strict=True):
+        assert comparable(rows_of(ray_run / "results.jsonl")) == comparable(rows_of(local_run / "results.jsonl"))
+        assert len(rows_of(ray_run / "results.jsonl")) == 4
+    workers = {node.node_id for node in cluster[1]}
+    starts = [json.loads(p.read_text().splitlines()[0]) for p in on_ray.run_dir.glob("*/episodes/mini/*.jsonl")]
+    assert {start["ray_node"] for start in starts} <= workers and len(starts) == 8

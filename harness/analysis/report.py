@@ -26,9 +26,20 @@ RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit", "sandbox_limit")
 STATUSES = tuple(status.value for status in Status)
 
 
+def ranked_models(rows: list[ModelRow]) -> list[str]:
+    """Run labels by overall accuracy (default mode), best first, as the paper's tables order them."""
+    totals: dict[str, list[int]] = {}
+    for r in rows:
+        counts = totals.setdefault(r.model, [0, 0])
+        counts[0] += r.row.is_correct()
+        counts[1] += 1
+    return sorted(totals, key=lambda model: (-totals[model][0] / totals[model][1], model))
+
+
 def cells(rows: list[ModelRow]) -> dict[tuple[str, str], Cell]:
+    """Cells per (label, domain) and (label, ALL), labels in `ranked_models` order."""
     table: dict[tuple[str, str], Cell] = {}
-    for model in sorted({r.model for r in rows}):
+    for model in ranked_models(rows):
         mine = [r.row for r in rows if r.model == model]
         for domain in sorted({row.domain for row in mine}):
             table[(model, domain)] = Cell(model, domain, [row for row in mine if row.domain == domain])
@@ -42,7 +53,7 @@ def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
     out = out or (paths[0] / "report" if len(paths) == 1 else _merged_folder(paths[0].parent))
     out.mkdir(parents=True, exist_ok=True)
     table = cells(rows)
-    models = sorted({model for model, _ in table})
+    models = ranked_models(rows)
     domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
     _write_csvs(out, table, rows)
     markdown = _markdown(table, models, domains, rows)
@@ -214,7 +225,7 @@ def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[ModelR
         for (model, domain), cell in table.items():
             for code, count in sorted(reason_counts(cell).items()):
                 writer.writerow([model, domain, code, count, round(count / cell.n, 6)])
-    models = sorted({r.model for r in rows})
+    models = ranked_models(rows)
     with (out / "paired.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["first", "second", "both", "only_first", "only_second", "neither", "mcnemar_p"])

@@ -1,9 +1,13 @@
-"""Run folders read for analysis: the latest row per (model, domain, task, epoch) across folders."""
+"""Run folders read for analysis: the latest row per (label, domain, task, epoch) across folders.
+
+Runs are merged by their label (run.yaml's `label`, else their model): shards of one protocol. Two runs under one
+label whose protocols differ are refused, so a table cell never mixes two protocols."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.core.errors import InputError
 from harness.records.failure_labels import EpisodeLabels, read_labels
@@ -16,33 +20,43 @@ CLOSED_BOOK_SUFFIX = " (closed-book)"
 
 @dataclass(frozen=True)
 class ModelRow:
-    """A results row with the model that produced it (report merges the run folders of several models)."""
+    """A results row with the run label that produced it (report merges the run folders of several models)."""
 
     model: str
+    """The run's label: its model, unless `--label` or a protocol setting named it apart."""
     row: ResultRow
 
 
 def load_runs(paths: list[Path]) -> list[ModelRow]:
-    """Latest row per (model, domain, task, epoch) over all run folders; later folders win on overlap."""
+    """Latest row per (label, domain, task, epoch) over all run folders; later folders win on overlap."""
     merged: dict[tuple[str, str, str, int], ModelRow] = {}
+    protocols: dict[str, tuple[Path, dict[str, Any]]] = {}
     for path in paths:
         folder = RunFolder(path)
-        model = run_key(folder)
+        record = folder.read_record()
+        label = run_key(folder)
+        if label in protocols:
+            _check_same_protocol(label, protocols[label], (path, record.protocol))
+        else:
+            protocols[label] = (path, record.protocol)
         for (domain, task_id, epoch), row in folder.latest_rows().items():
-            merged[(model, domain, task_id, epoch)] = ModelRow(model, row)
+            merged[(label, domain, task_id, epoch)] = ModelRow(label, row)
     if not merged:
         raise InputError("report: the run folders hold no results")
     return list(merged.values())
 
 
 def run_key(folder: RunFolder) -> str:
-    """What the report groups a run folder's rows by (its model): the one place to change it."""
-    config = folder.read_record().config
-    return str(config["model"]) + (CLOSED_BOOK_SUFFIX if config.get("closed_book") else "")
+    """What the report groups a run folder's rows by: its label (closed-book runs apart): the one place."""
+    record = folder.read_record()
+    label = record.report_label
+    if record.config.get("closed_book") and not label.endswith(CLOSED_BOOK_SUFFIX):
+        label += CLOSED_BOOK_SUFFIX
+    return label
 
 
 def load_labels(paths: list[Path]) -> dict[str, list[EpisodeLabels]]:
-    """Model -> the judges' failure labels of its runs (`annotate`); models without labels are left out."""
+    """Label -> the judges' failure labels of its runs (`annotate`); runs without labels are left out."""
     found: dict[str, list[EpisodeLabels]] = {}
     for path in paths:
         folder = RunFolder(path)
@@ -50,3 +64,22 @@ def load_labels(paths: list[Path]) -> dict[str, list[EpisodeLabels]]:
         if labels:
             found.setdefault(run_key(folder), []).extend(labels)
     return found
+
+
+def protocol_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """The protocol entries two runs disagree on. Entries only one run has (a shard without judged tasks has no
+    `judge`) are not differences; graders are compared by name, as a shard uses only some of them."""
+    differing = [key for key in sorted(a.keys() & b.keys()) if key != "graders" and a[key] != b[key]]
+    graders_a, graders_b = a.get("graders") or {}, b.get("graders") or {}
+    differing += [f"grader {name}" for name in sorted(graders_a.keys() & graders_b.keys())
+                  if graders_a[name] != graders_b[name]]  # fmt: skip
+    return differing
+
+
+def _check_same_protocol(label: str, first: tuple[Path, dict[str, Any]], second: tuple[Path, dict[str, Any]]) -> None:
+    differing = protocol_differences(first[1], second[1])
+    if differing:
+        raise InputError(
+            f"report: {first[0]} and {second[0]} are both labelled {label!r} but their protocols differ "
+            f"({', '.join(differing)}); give them different --label values"
+        )

@@ -40,6 +40,16 @@ def check_task_id(task_id: str, where: str) -> None:
         raise InputError(f"{where}: field 'id': {task_id!r} holds control characters or surrounding blanks")
 
 
+MAX_LABEL = 120
+
+
+def check_label(label: str, where: str) -> None:
+    """A run label is shown in tables: one line of visible text."""
+    if not label.strip() or len(label) > MAX_LABEL or _CONTROL.search(label) or label.strip() != label:
+        raise InputError(f"{where}: {label[:80]!r} is not a label (1 to {MAX_LABEL} characters, one line, no "
+                         "surrounding blanks)")  # fmt: skip
+
+
 def file_name(text: str) -> str:
     """A file name for `text`, injective: a safe text is kept as is; any other becomes a readable part and
     `~` plus a hash of the whole text (no kept-as-is name contains `~`, so the two kinds never meet)."""

@@ -9,13 +9,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from harness.core.status import EpisodeEnd, Status
-from harness.models.base import Usage, estimate_tokens
+from harness.models.base import RetryTime, Usage, estimate_tokens
 
 TokenCounter = Callable[[list[dict[str, Any]]], int]
 
 
 class Stopwatch:
-    """The agent's own time: starts when the sandbox is up; paused while the episode waits for our throttles."""
+    """The agent's own time: starts when the sandbox is up; paused while the episode waits for our throttles,
+    and without the provider's failed attempts and backoff waits (known only once a call returns: `exclude`)."""
 
     def __init__(self) -> None:
         self._started = time.monotonic()
@@ -27,6 +28,10 @@ class Stopwatch:
         now = time.monotonic()
         pausing = now - self._paused_since if self._paused_since is not None else 0.0
         return now - self._started - self._paused_s - pausing
+
+    def exclude(self, seconds: float) -> None:
+        """Take time that has passed off the agent's clock."""
+        self._paused_s += max(seconds, 0.0)
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
@@ -63,8 +68,13 @@ class Budget:
         self.output_tokens = 0
         self.cached_tokens = 0
         self.reasoning_tokens = 0
+        self.cache_write_tokens = 0
         self.cost_usd: float | None = None
         """Sum of the known per-call costs; None while no call had a known price."""
+        self.retry_wait_s = 0.0
+        self.failed_attempts_s = 0.0
+        self.provider_queue_s = 0.0
+        """Waits for room under the provider's in-flight limit (`models/concurrency.py`)."""
 
     @property
     def elapsed_s(self) -> float:
@@ -101,11 +111,22 @@ class Budget:
         self.output_tokens += usage.output_tokens
         self.cached_tokens += usage.cached_tokens
         self.reasoning_tokens += usage.reasoning_tokens
+        self.cache_write_tokens += usage.cache_write_tokens
         if cost_usd is not None:
             self.cost_usd = (self.cost_usd or 0.0) + cost_usd
         if usage.input_tokens:
             self._counted_tokens = usage.input_tokens + usage.output_tokens
             self._counted_messages = len(messages) + 1  # the reply is appended next
+
+    def record_retries(self, attempts: list[dict[str, Any]], queued_s: float = 0.0) -> None:
+        """A call's failed attempts and backoff waits are the provider's time, and its waits for the provider's
+        in-flight limit ours: both off the agent's clock."""
+        self.provider_queue_s += queued_s
+        self.clock.exclude(queued_s)
+        spent = RetryTime.of(attempts)
+        self.retry_wait_s += spent.wait_s
+        self.failed_attempts_s += spent.failed_s
+        self.clock.exclude(spent.wait_s + spent.failed_s)
 
     def estimate_prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
         """Exact up to the last reply (its reported usage), counted or estimated for what came after."""

@@ -74,6 +74,7 @@ class EpisodeContext:
 
 @dataclass
 class _Timings:
+    attempt: int = 1
     queue_s: float = 0.0
     sandbox_start_s: float = 0.0
     opens: dict[str, int] | None = None
@@ -84,9 +85,10 @@ def episode_name(task: Task) -> str:
     return file_name(f"{task.domain}-{task.id}" + ("" if task.epoch == 1 else f"-epoch{task.epoch}"))
 
 
-def run_episode(task: Task, context: EpisodeContext) -> ResultRow:
-    """Never raises but for Ctrl-C (after the trajectory got its end): every failure becomes a row."""
-    timings = _Timings()
+def run_episode(task: Task, context: EpisodeContext, attempt: int = 1) -> ResultRow:
+    """Never raises but for Ctrl-C (after the trajectory got its end): every failure becomes a row, which
+    records `attempt`, the episode's attempt within its run."""
+    timings = _Timings(attempt=attempt)
     budget: Budget | None = None
     log: TrajectoryLog | None = None
     outcome = LoopOutcome(Status.HARNESS_ERROR, None, "the episode did not finish")
@@ -173,7 +175,7 @@ def _run_in_sandbox(
         try:
             outcome = run_agent(task, throttled, sandbox, budget, context.prompts, log, settings)
         finally:
-            timings.queue_s += throttled.waited_s
+            timings.queue_s += throttled.waited_s + budget.provider_queue_s
     except Exception as error:
         outcome = _outcome_of_failure(error)
     finally:
@@ -301,6 +303,7 @@ def _result(
         task_digest=task_digest(task),
         task_type=task.type,
         epoch=task.epoch,
+        attempt=timings.attempt,
     )
 
 
@@ -308,7 +311,8 @@ def _spent(budget: Budget | None) -> dict[str, Any]:
     """What the agent used; nothing when its sandbox never came up (no budget was opened)."""
     if budget is None:
         return {"turns": 0, "duration_s": 0.0, "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0,
-                "reasoning_tokens": 0, "cost_usd": None}  # fmt: skip
+                "reasoning_tokens": 0, "cost_usd": None, "cache_write_tokens": 0, "retry_wait_s": 0.0,
+                "failed_attempts_s": 0.0}  # fmt: skip
     return {
         "turns": budget.turns,
         "duration_s": round(budget.elapsed_s, 3),
@@ -317,6 +321,9 @@ def _spent(budget: Budget | None) -> dict[str, Any]:
         "cached_tokens": budget.cached_tokens,
         "reasoning_tokens": budget.reasoning_tokens,
         "cost_usd": budget.cost_usd,
+        "cache_write_tokens": budget.cache_write_tokens,
+        "retry_wait_s": round(budget.retry_wait_s, 3),
+        "failed_attempts_s": round(budget.failed_attempts_s, 3),
     }
 
 

@@ -97,6 +97,7 @@ def run_agent(
         try:
             reply = model.query(messages, budget.seconds_left)
         except ModelError as error:
+            budget.record_retries(error.attempts, error.queued_s)
             latency_s = round(time.monotonic() - started, 3)
             failed = ModelErrorEvent(turn=budget.turns + 1, messages=compact_messages(messages[logged:], shown),
                                      error=str(error), attempts=error.attempts, latency_s=latency_s)  # fmt: skip
@@ -107,6 +108,7 @@ def run_agent(
         call = ModelCallEvent(turn=budget.turns + 1, messages=compact_messages(messages[logged:], shown),
                               response=reply.to_dict(), latency_s=round(time.monotonic() - started, 3))  # fmt: skip
         write_event(log, call)
+        budget.record_retries(reply.attempts, reply.queued_s)
         budget.record_call(messages, reply.usage, reply.cost_usd)
         messages.append(reply.to_message())
         logged = len(messages)

@@ -73,6 +73,10 @@ class RunConfig:
         "a litellm provider/model string (deepseek/..., openai/..., gemini/..., hosted_vllm/...), an alias from "
         "harness/models/aliases.yaml (e.g. deepseek-v4), oracle, scripted:FILE.yaml or replay:PATH",
     )
+    sweep: Path | None = setting(
+        None, "run several models in one invocation: a YAML list, per model its model, args, api_base, api_key_env, "
+        "max_connections, max_cost and label (or give --model A,B,C)", metavar="FILE.yaml",
+    )  # fmt: skip
     api_base: str | None = setting(
         None, "provider endpoint, e.g. http://127.0.0.1:8000/v1 for a local server", metavar="URL"
     )
@@ -91,7 +95,8 @@ class RunConfig:
         metavar="N",
     )  # fmt: skip
     model_timeout: float = setting(
-        600.0, "seconds per model call, retries included (never more than the episode's time left)",
+        600.0, "seconds of wall time per model call, failed attempts and waits included (each attempt never more "
+        "than the episode's time left)",
         bound=POSITIVE, metavar="SECONDS",
     )  # fmt: skip
     model_aliases: dict[str, str] = setting(
@@ -151,6 +156,23 @@ class RunConfig:
         None, "USD: stop starting new episodes once the run's spend reaches it (default: no cap)",
         bound=NON_NEGATIVE, metavar="USD",
     )  # fmt: skip
+    label: str | None = setting(
+        None, "the run's name in report tables (default: the model, plus the protocol settings it sets apart from "
+        "the defaults)", metavar="TEXT",
+    )  # fmt: skip
+    retry_errors: int = setting(
+        1, "attempts more, within the run, for an episode that ended as model_error, sandbox_error or harness_error "
+        "(after a backoff)", bound=NON_NEGATIVE, metavar="N",
+    )  # fmt: skip
+    max_error_rate: float = setting(
+        0.5, "share of infrastructure failures among the model's last --error-window episodes above which its "
+        "remaining episodes are not started", bound=NON_NEGATIVE, metavar="R",
+    )  # fmt: skip
+    error_window: int = setting(50, "finished episodes --max-error-rate looks at", bound=POSITIVE, metavar="N")
+    prices: Path | None = setting(
+        None, "token prices per model (USD per million: input, output, cache_read, cache_write, long_context); "
+        "litellm's bundled map for the others", metavar="FILE.yaml",
+    )  # fmt: skip
     shard: str | None = setting(None, "run only part I of N of the task list (deterministic)", metavar="I/N")
     redo: bool = setting(False, "on resume, run finished episodes again too")
     allow_protocol_change: bool = setting(
@@ -159,7 +181,8 @@ class RunConfig:
     max_turns: int = setting(200, "model calls per episode", bound=POSITIVE, metavar="N")
     time_limit: float = setting(
         3600.0, "seconds of the agent's own time per episode, model time included; waiting for a sandbox or "
-        "connection slot is not counted", bound=POSITIVE, metavar="SECONDS",
+        "connection slot, and a provider's failed attempts and backoff waits, are not counted", bound=POSITIVE,
+        metavar="SECONDS",
     )  # fmt: skip
     command_timeout: float = setting(
         600.0, "seconds one command may run (also capped by the episode's time left)", bound=POSITIVE,
@@ -269,7 +292,7 @@ def build_config(file_settings: dict[str, Any], cli_settings: dict[str, Any]) ->
             coerced = _coerce(value, hints[name], where)
             _check_range(coerced, specs[name].metadata, where)
             setattr(config, name, coerced)
-    if not config.model:
+    if not config.model and config.sweep is None:
         raise InputError("--model: required (e.g. --model oracle)")
     if not config.domain:
         raise InputError("--domain: required (a name, a comma list, or all)")

@@ -33,7 +33,10 @@ class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    """Prompt tokens read from the provider's cache (part of `input_tokens`)."""
     reasoning_tokens: int = 0
+    cache_write_tokens: int = 0
+    """Prompt tokens written to the provider's cache (part of `input_tokens`; Anthropic's cache creation)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,8 @@ class ModelReply:
     """Failed attempts (and the waits after them) before this reply."""
     reasoning: str | None = None
     """The provider's reasoning text (`reasoning_content`), None when it shows none."""
+    queued_s: float = 0.0
+    """Time the call waited for room under its provider's in-flight limit (ours, not the agent's)."""
     provider_state: dict[str, Any] = field(default_factory=dict)
     """Message fields, opaque here, that the provider needs back to continue its reasoning (the reasoning
     items litellm replays into the next Responses API call)."""
@@ -79,16 +84,35 @@ class ModelReply:
             attempts=list(row.get("attempts") or []),
             reasoning=row.get("reasoning"),
             provider_state=dict(row.get("provider_state") or {}),
+            queued_s=float(row.get("queued_s") or 0.0),
         )
+
+
+@dataclass(frozen=True)
+class RetryTime:
+    """The provider's share of one model call: its failed attempts and the backoff waits after them."""
+
+    wait_s: float = 0.0
+    """Backoff waits after failed attempts (exponential, or the server's Retry-After)."""
+    failed_s: float = 0.0
+    """Time the failed attempts themselves took, but for one cut off by the agent's own time left."""
+
+    @classmethod
+    def of(cls, attempts: list[dict[str, Any]]) -> RetryTime:
+        """From a call's logged attempts (`duration_s`, `wait_s`, `on_agent_clock`, as `models/retries.py` writes)."""
+        failed = sum(float(a.get("duration_s") or 0.0) for a in attempts if not a.get("on_agent_clock"))
+        return cls(wait_s=sum(float(a.get("wait_s") or 0.0) for a in attempts), failed_s=failed)
 
 
 class ModelError(RuntimeError):
     """The model could not answer (provider failure after retries): the episode ends as `model_error`."""
 
-    def __init__(self, message: str, attempts: list[dict[str, Any]] | None = None):
+    def __init__(self, message: str, attempts: list[dict[str, Any]] | None = None, queued_s: float = 0.0):
         super().__init__(message)
         self.attempts = attempts or []
-        """Failed attempts before giving up: error, status, wait before the next one."""
+        """Failed attempts before giving up: error, status, time taken, wait before the next one."""
+        self.queued_s = queued_s
+        """Time spent waiting for room under the provider's in-flight limit (ours, not the agent's)."""
 
 
 class ContextOverflow(ModelError):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +12,8 @@ import litellm
 
 from harness.core.errors import InputError
 from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
+from harness.models.concurrency import provider_gate
+from harness.models.prices import Price, price_from_litellm
 from harness.models.retries import MalformedResponse, call_with_retries, describe_error
 
 litellm.suppress_debug_info = True
@@ -30,8 +32,12 @@ class ProviderSettings:
     model_args: dict[str, Any] = field(default_factory=dict)
     """Passed through to litellm.completion, e.g. reasoning_effort=high."""
     max_retries: int = 5
+    max_in_flight: int | None = None
+    """The most calls to this provider and endpoint in flight at once, the start of its adaptive limit
+    (`models/concurrency.py`); None: no limit of ours."""
     call_timeout_s: float = 600.0
-    """Upper bound for one call, retries and waits included; the episode's time left bounds it too."""
+    """Upper bound (wall time) for one call, failed attempts and waits included; the episode's time left bounds
+    each attempt too."""
 
 
 def context_window_of(model: str) -> int | None:
@@ -43,11 +49,22 @@ def context_window_of(model: str) -> int | None:
     return info.get("max_input_tokens") or info.get("max_tokens")
 
 
+def bundled_price(model: str) -> Price | None:
+    """The model's price in litellm's bundled map (offline), None when the map has none."""
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # litellm raises a bare Exception for unmapped models
+        return None
+    return price_from_litellm(dict(info))
+
+
 class LiteLLMModel:
-    def __init__(self, settings: ProviderSettings, context_window: int | None):
+    def __init__(self, settings: ProviderSettings, context_window: int | None, price: Price | None = None):
         self.name = settings.model
         self.context_window = context_window
         self._settings = settings
+        self._price = price
+        """What a call costs (`models/prices.py`); None: the price is unknown, the cost is null."""
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """The provider's tokenizer where litellm has it, else its bundled default (offline either way)."""
@@ -58,7 +75,6 @@ class LiteLLMModel:
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         settings = self._settings
-        deadline = time.monotonic() + min(timeout_s, settings.call_timeout_s)
         attempts: list[dict[str, Any]] = []
         request: dict[str, Any] = {
             "model": settings.model,
@@ -80,27 +96,33 @@ class LiteLLMModel:
                 raise MalformedResponse("the provider's reply has no choices")
             return response
 
+        gate = None
+        if settings.max_in_flight is not None:
+            gate = provider_gate(settings.model, settings.api_base, settings.max_in_flight)
+        waits: list[float] = []
         try:
-            response = call_with_retries(call, settings.max_retries, deadline, attempts)
+            response = call_with_retries(call, settings.max_retries, settings.call_timeout_s, timeout_s, attempts,
+                                         gate, waits)  # fmt: skip
         except litellm.ContextWindowExceededError as error:
-            raise ContextOverflow(f"{settings.model}: {describe_error(error)['message']}", attempts) from None
+            message = f"{settings.model}: {describe_error(error)['message']}"
+            raise ContextOverflow(message, attempts, queued_s=sum(waits)) from None
         except Exception as error:  # every provider failure becomes one model_error line
-            attempts.append(describe_error(error))
             detail = describe_error(error)
             status = f" {detail['status']}" if detail["status"] else ""
-            raise ModelError(f"{settings.model}:{status} {detail['error']}: {detail['message']}", attempts) from None
-        return _reply_from(response, attempts)
+            message = f"{settings.model}:{status} {detail['error']}: {detail['message']}"
+            raise ModelError(message, attempts, queued_s=sum(waits)) from None
+        return dataclasses.replace(_reply_from(response, attempts, self._price), queued_s=round(sum(waits), 3))
 
 
-def _reply_from(response: Any, attempts: list[dict[str, Any]]) -> ModelReply:
+def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | None) -> ModelReply:
     message = response.choices[0].message
     calls = [
         ToolCall(id=call.id or f"call_{index}", name=call.function.name or "", arguments=call.function.arguments or "")
         for index, call in enumerate(message.tool_calls or [])
     ]
-    usage = _usage(response)  # before the cost: litellm prices the cleaned counts
+    usage = _usage(response)
     reasoning = getattr(message, "reasoning_content", None)
-    return ModelReply(text=message.content or "", tool_calls=calls, usage=usage, cost_usd=_cost(response),
+    return ModelReply(text=message.content or "", tool_calls=calls, usage=usage, cost_usd=_cost(usage, price),
                       attempts=attempts, reasoning=reasoning if isinstance(reasoning, str) else None,
                       provider_state=_responses_api_state(message))  # fmt: skip
 
@@ -122,35 +144,31 @@ def _token_count(value: object) -> int:
 
 
 def _usage(response: Any) -> Usage:
-    """The reply's token counts, cleaned and written back: a provider's negative count would otherwise make the
-    cost negative and lift --max-cost. Cached tokens are part of the prompt, so never more than it."""
+    """The reply's token counts, cleaned: a provider's negative count would otherwise make the cost negative and
+    lift --max-cost. Cached and cache-written tokens are part of the prompt, so together never more than it."""
     usage = getattr(response, "usage", None)
     if usage is None:
         return Usage()
     prompt_details = getattr(usage, "prompt_tokens_details", None)
     completion_details = getattr(usage, "completion_tokens_details", None)
     input_tokens = _token_count(getattr(usage, "prompt_tokens", 0))
-    cleaned = Usage(
+    cached = min(_token_count(getattr(prompt_details, "cached_tokens", 0)), input_tokens)
+    written = max(_token_count(getattr(usage, "cache_creation_input_tokens", 0)),
+                  _token_count(getattr(prompt_details, "cache_creation_tokens", 0)))  # fmt: skip
+    return Usage(
         input_tokens=input_tokens,
         output_tokens=_token_count(getattr(usage, "completion_tokens", 0)),
-        cached_tokens=min(_token_count(getattr(prompt_details, "cached_tokens", 0)), input_tokens),
+        cached_tokens=cached,
         reasoning_tokens=_token_count(getattr(completion_details, "reasoning_tokens", 0)),
+        cache_write_tokens=min(written, input_tokens - cached),
     )
-    usage.prompt_tokens, usage.completion_tokens = cleaned.input_tokens, cleaned.output_tokens
-    usage.total_tokens = cleaned.input_tokens + cleaned.output_tokens
-    if prompt_details is not None:
-        prompt_details.cached_tokens = cleaned.cached_tokens
-    if completion_details is not None:
-        completion_details.reasoning_tokens = cleaned.reasoning_tokens
-    return cleaned
 
 
-def _cost(response: Any) -> float | None:
-    """The call's price from litellm's bundled map; None (never an error) when the price is unknown or absurd."""
-    try:
-        cost = float(litellm.completion_cost(completion_response=response))
-    except Exception:  # unknown models raise; a missing price is not a failure
+def _cost(usage: Usage, price: Price | None) -> float | None:
+    """The call's price from its cleaned tokens; None when the price is unknown or the result absurd."""
+    if price is None:
         return None
+    cost = price.cost(usage)
     return cost if math.isfinite(cost) and cost >= 0 else None
 
 

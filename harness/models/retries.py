@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import litellm
 import tenacity
+
+from harness.models.concurrency import ProviderGate
 
 T = TypeVar("T")
 
@@ -48,9 +51,11 @@ def retry_after_s(error: BaseException) -> float | None:
             continue
         value = headers.get("retry-after") or headers.get("Retry-After")
         try:
-            return max(float(value), 0.0) if value is not None else None
+            seconds = float(value) if value is not None else None
         except ValueError:
             continue
+        # a provider's absurd figure (nan, inf, a day) never holds the run: at most the longest backoff
+        return None if seconds is None or not math.isfinite(seconds) else min(max(seconds, 0.0), MAX_BACKOFF_S)
     return None
 
 
@@ -63,11 +68,52 @@ def describe_error(error: BaseException) -> dict[str, Any]:
 
 
 def call_with_retries(
-    call: Callable[[float], T], max_retries: int, deadline: float, attempts: list[dict[str, Any]]
+    call: Callable[[float], T],
+    max_retries: int,
+    call_timeout_s: float,
+    agent_time_s: float,
+    attempts: list[dict[str, Any]],
+    gate: ProviderGate | None = None,
+    gate_waits: list[float] | None = None,
 ) -> T:
-    """Run `call(timeout_s)` until it succeeds, the error is not retryable, retries run out, or the next
-    wait would pass `deadline` (a `time.monotonic()` value). Each failure is appended to `attempts`."""
+    """Run `call(timeout_s)` until it succeeds, the error is not retryable, retries run out, the next wait would
+    pass `call_timeout_s` of wall time, or an attempt timed out on the agent's own time left (`agent_time_s`).
+
+    Each failure is appended to `attempts` with its time (`duration_s`) and the wait after it (`wait_s`). Failed
+    attempts and waits are the provider's time, not the agent's, so every attempt gets the agent's whole time left;
+    an attempt cut off by that time is the agent's (`on_agent_clock`) and ends the retries. With a `gate`, each
+    attempt waits for room at its provider's in-flight limit first (the waits go to `gate_waits`) and tells it
+    whether it was rate-limited."""
     exponential = tenacity.wait_exponential(multiplier=1, min=1, max=MAX_BACKOFF_S)
+    call_deadline = time.monotonic() + call_timeout_s
+    current: dict[str, float] = {}
+
+    def attempt() -> T:
+        admitted = 0
+        if gate is not None:
+            admitted, waited = gate.acquire()
+            if gate_waits is not None:
+                gate_waits.append(waited)
+        timeout = min(agent_time_s, max(call_deadline - time.monotonic(), 0.1))
+        current.update(started=time.monotonic(), timeout=timeout)
+        try:
+            result = call(timeout)
+        except Exception as error:
+            if gate is not None:
+                gate.release(admitted, isinstance(error, litellm.RateLimitError), retry_after_s(error))
+            raise
+        if gate is not None:
+            gate.release(admitted, False, None)
+        return result
+
+    def entry(error: BaseException, number: int, wait_s: float) -> dict[str, Any]:
+        on_agent_clock = isinstance(error, litellm.Timeout) and current["timeout"] >= agent_time_s
+        duration_s = round(time.monotonic() - current["started"], 3)
+        entry = {**describe_error(error), "attempt": number, "duration_s": duration_s, "wait_s": round(wait_s, 3),
+                 "on_agent_clock": on_agent_clock}  # fmt: skip
+        if gate is not None:
+            entry["in_flight_limit"] = gate.limit
+        return entry
 
     def wait(state: tenacity.RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
@@ -75,12 +121,18 @@ def call_with_retries(
         return server_wait if server_wait is not None else exponential(state)
 
     def stop(state: tenacity.RetryCallState) -> bool:
-        return state.attempt_number > max_retries or time.monotonic() + state.upcoming_sleep >= deadline
+        error = state.outcome.exception() if state.outcome else None
+        agent_timed_out = isinstance(error, litellm.Timeout) and current["timeout"] >= agent_time_s
+        return (
+            state.attempt_number > max_retries
+            or agent_timed_out
+            or time.monotonic() + state.upcoming_sleep >= call_deadline
+        )
 
     def record(state: tenacity.RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome else None
-        entry = describe_error(error) if error else {}
-        attempts.append({**entry, "attempt": state.attempt_number, "wait_s": round(state.upcoming_sleep, 3)})
+        if error is not None:
+            attempts.append(entry(error, state.attempt_number, state.upcoming_sleep))
 
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(is_retryable),
@@ -89,4 +141,8 @@ def call_with_retries(
         before_sleep=record,
         reraise=True,
     )
-    return retrying(lambda: call(max(deadline - time.monotonic(), 0.1)))
+    try:
+        return retrying(attempt)
+    except Exception as error:  # the last failure is an attempt too, with no wait after it
+        attempts.append(entry(error, len(attempts) + 1, 0.0))
+        raise

@@ -47,13 +47,15 @@ class ResultRow:
     """The unit read with the number, normalised (`pp`, `%`, `billion`); "" for none, None when unread."""
     turns: int
     duration_s: float
-    """The agent's own time: from the sandbox being up to the end, without waits for our slots."""
+    """The agent's own time: from the sandbox being up to the end, without waits for our slots and without the
+    provider's failed attempts and backoff waits (`retry_wait_s`, `failed_attempts_s`)."""
     input_tokens: int
     output_tokens: int
     cached_tokens: int
     reasoning_tokens: int
     cost_usd: float | None
-    """Sum of the calls' known prices; None when no price was known."""
+    """Sum of the calls' costs, computed from their tokens and the run's prices (run.yaml `prices`); None when
+    no price was known."""
     detail: str | None
     """Why a limit or failure ended the episode (with the traceback for a harness_error)."""
     grader_version: str
@@ -88,6 +90,15 @@ class ResultRow:
     """The task's `type`, for per-type accuracy; None when the task has none."""
     epoch: int = 1
     """Which repeat of the task this episode is (1 .. --epochs); rows written before epochs are epoch 1."""
+    attempt: int = 1
+    """Which attempt of the episode within its run this row is (`--retry-errors` runs an infrastructure failure
+    again; the earlier attempts' trajectories are under previous/)."""
+    cache_write_tokens: int = 0
+    """Prompt tokens written to the provider's cache (priced apart; part of `input_tokens`)."""
+    retry_wait_s: float = 0.0
+    """Backoff waits after failed model calls (the server's Retry-After or exponential): not the agent's time."""
+    failed_attempts_s: float = 0.0
+    """Time the failed model-call attempts took (a 5xx after a delay, a refused request): not the agent's time."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

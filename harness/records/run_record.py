@@ -97,10 +97,18 @@ class RunRecord:
     imported: ImportSource | None = None
     """Set for an imported run, whose record has none of the run's sections."""
     resumed: tuple[Resumption, ...] = ()
+    prices: dict[str, Any] | None = None
+    """The price the run's costs were computed with (`models/prices.py`, USD per million tokens, and its source);
+    None for a model without a cost (oracle, scripted) or an unknown price."""
+    label: str | None = None
+    """The run's name in report tables (`--label`, or `run/labels.py`'s default); None in older runs and
+    imports, which report under their model."""
 
     def to_dict(self) -> dict[str, Any]:
         """The record in the file's order (that of every run.yaml written so far)."""
         record: dict[str, Any] = {"run_id": self.run_id, "created": self.created}
+        if self.label is not None:
+            record["label"] = self.label
         if self.imported is not None:
             record["imported"] = {"format": self.imported.format, "from": self.imported.paths}
             record |= {"config": self.config, "tasks": self.tasks}
@@ -109,6 +117,8 @@ class RunRecord:
                        "config_hash": self.config_hash, "protocol": self.protocol}  # fmt: skip
             if self.model is not None:
                 record["model"] = self.model
+            if self.prices is not None:
+                record["prices"] = self.prices
             record |= {"sandbox": self.sandbox, "collections": _collections_dict(self.collections),
                        "tasks": self.tasks, "leakage_warning": self.leakage_warning}  # fmt: skip
         if self.resumed:
@@ -134,7 +144,14 @@ class RunRecord:
             leakage_warning=data.get("leakage_warning"),
             imported=None if imported is None else ImportSource(str(imported["format"]), list(imported["from"])),
             resumed=tuple(Resumption.from_dict(resume) for resume in data.get("resumed") or []),
+            label=None if data.get("label") is None else str(data["label"]),
+            prices=data.get("prices"),
         )
+
+    @property
+    def report_label(self) -> str:
+        """What report tables call the run: its label, else (older runs, imports) its model."""
+        return self.label or str(self.config["model"])
 
 
 def _collections(data: Mapping[str, Any] | None) -> dict[str, CollectionRecord]:

@@ -53,12 +53,12 @@ def litellm_judges(
 
     def complete(model: str, messages: list[dict[str, str]], temperature: float | None) -> JudgeReply:
         # litellm takes 2.5 s and 200 MB to import: only a run that grades with a judge pays for it
-        from harness.models.litellm_model import LiteLLMModel, ProviderSettings
+        from harness.models.litellm_model import LiteLLMModel, ProviderSettings, bundled_price
 
         settings = ProviderSettings(model, action_format="text", api_base=api_base, temperature=temperature,
                                     max_retries=max_retries, call_timeout_s=timeout_s)  # fmt: skip
         try:
-            reply = LiteLLMModel(settings, None).query(messages, timeout_s)
+            reply = LiteLLMModel(settings, None, bundled_price(model)).query(messages, timeout_s)
         except ModelError as error:
             refused = "temperature" in str(error).lower() and not isinstance(error, ContextOverflow)
             raise JudgeCallFailed(str(error), error.attempts, refused) from error

@@ -15,9 +15,11 @@ from harness.core.errors import InputError
 from harness.inputs.config import RunConfig
 from harness.inputs.tasks import Task
 from harness.models.base import Model, ModelReply
+from harness.models.concurrency import gate_key
 from harness.models.human import HUMAN, HumanModel
 from harness.models.oracle import OracleModel
 from harness.models.playback import ReplayModel
+from harness.models.prices import Price, load_prices, price_in
 from harness.models.registry import parse_model_args, resolve_model
 from harness.models.scripted import load_script, scripted_model
 from harness.records.run_folder import RunFolder
@@ -44,6 +46,12 @@ class ModelFactory:
     settings: dict[str, Any]
     """The provider string, temperature, arguments and context window every call uses: run.yaml's `model`,
     and part of the protocol (a resume under other ones is refused)."""
+    paid: bool = False
+    """The model calls a provider (its calls cost money); oracle, scripted and replay models do not."""
+    price: Price | None = None
+    """A paid model's price (the `--prices` file, else litellm's map); None when neither knows it."""
+    gate: str | None = None
+    """The key of the provider gate its calls go through (`models/concurrency.py`); None for unpaid models."""
 
     interactive: Callable[[Task, threading.Event], Model] | None = None
     """A model that waits for a person at the terminal (`human`): built with the run's cancel flag, so
@@ -128,7 +136,13 @@ def _replayed(trajectory: Path) -> ReplayModel:
 
 
 def _provider_factory(config: RunConfig) -> ModelFactory:
-    from harness.models.litellm_model import LiteLLMModel, ProviderSettings, context_window_of, require_provider_key
+    from harness.models.litellm_model import (
+        LiteLLMModel,
+        ProviderSettings,
+        bundled_price,
+        context_window_of,
+        require_provider_key,
+    )
 
     alias = resolve_model(config.model, config.model_aliases)
     if alias.api_base_required and not config.api_base:
@@ -151,14 +165,19 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         temperature=config.temperature,
         model_args={**alias.args, **parse_model_args(config.model_args)},
         max_retries=config.max_retries,
+        max_in_flight=config.max_connections or config.workers,
         call_timeout_s=config.model_timeout,
     )
     window = config.context_window or context_window_of(alias.model)
     record = {"model": alias.model, "temperature": config.temperature, "args": settings.model_args,
               "context_window": window}  # fmt: skip
+    prices = load_prices(config.prices) if config.prices else {}
+    price = price_in((config.model, alias.model), prices) or bundled_price(alias.model)
+    gate = gate_key(alias.model, config.api_base)
     if _seed(settings) is not None:
         record["seed_per_epoch"] = SEED_PER_EPOCH
-    return ModelFactory(lambda task: LiteLLMModel(_seeded(settings, task.epoch), window), record)
+    return ModelFactory(lambda task: LiteLLMModel(_seeded(settings, task.epoch), window, price), record, paid=True,
+                        price=price, gate=gate)  # fmt: skip
 
 
 SEED_PER_EPOCH = "seed + epoch - 1"
@@ -175,3 +194,12 @@ def _seeded(settings: ProviderSettings, epoch: int) -> ProviderSettings:
     if seed is None or epoch == 1:
         return settings
     return dataclasses.replace(settings, model_args={**settings.model_args, "seed": seed + epoch - 1})
+
+
+def unpriced_refusal(config: RunConfig, factory: ModelFactory) -> str | None:
+    """Why the run may not start: `--max-cost` on a paid model whose price nobody knows (the cap would never
+    count its spend); None when it may."""
+    if config.max_cost is None or not factory.paid or factory.price is not None:
+        return None
+    return (f"--max-cost: no price is known for {config.model}, so its spend cannot be capped: give one with "
+            f"--prices FILE.yaml ({config.model}: {{input: USD, output: USD}} per million tokens)")  # fmt: skip

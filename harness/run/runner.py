@@ -20,7 +20,7 @@ from rich.console import Console
 import harness
 from harness.analysis.summary import print_table, summarize, summary_to_dict
 from harness.core.errors import InputError
-from harness.core.names import check_run_id
+from harness.core.names import check_label, check_run_id
 from harness.episode.lifecycle import EpisodeContext
 from harness.grading import GRADERS
 from harness.grading.judge import JudgePanel
@@ -39,15 +39,18 @@ from harness.inputs.tasks import (
     shard_tasks,
     task_digest,
 )
+from harness.models.concurrency import gate_states
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, Resumption, RunRecord
 from harness.run.backends import backend_of, watch_opens_possible
 from harness.run.epochs import check_epochs, episodes_of
-from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor
+from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor, SweepShare
+from harness.run.executors.failures import ErrorRateExceeded, ErrorWindow, FailurePolicy
 from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
-from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file
+from harness.run.labels import default_label
+from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file, unpriced_refusal
 from harness.run.regrade import regrade_judge_errors
 from harness.run.tool_check import checked_tools
 from harness.sandboxes.base import Sandbox
@@ -132,9 +135,13 @@ def plan_run(config: RunConfig) -> RunPlan:
     collection_hashes = {domain: listed.digest for domain, listed in files.items()}
     episodes = episodes_of(tasks, config.epochs)
     make_model = model_factory(config, episodes)
+    if (refusal := unpriced_refusal(config, make_model)) is not None:
+        raise InputError(refusal)
     prompts = load_prompts(config.prompts)
     run_id = config.run_id or default_run_id(config)
     check_run_id(run_id)
+    if config.label is not None:
+        check_label(config.label, "--label")
     folder = RunFolder(config.results_dir / run_id)
     judge = judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
@@ -198,15 +205,16 @@ def default_run_id(config: RunConfig) -> str:
     return f"{stamp}_{model}_{domain}"[: 120 - len(closed)] + closed
 
 
-def execute_run(plan: RunPlan, console: Console) -> list[ResultRow]:
-    """Run the pending episodes; raises KeyboardInterrupt after a clean cancel when interrupted."""
+def execute_run(plan: RunPlan, console: Console, share: SweepShare | None = None) -> list[ResultRow]:
+    """Run the pending episodes (as one run of a sweep with `share`); raises KeyboardInterrupt after a clean
+    cancel when interrupted."""
     try:
-        return _execute(plan, console)
+        return _execute(plan, console, share)
     finally:
         plan.lock.release()
 
 
-def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
+def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[ResultRow]:
     config = plan.config
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     if plan.resumed:
@@ -218,12 +226,14 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
                           markup=False, highlight=False)  # fmt: skip
     _write_run_record(plan, config_hash)
     capabilities = plan.backend.capabilities
-    warnings = [capabilities.warning, plan.leak_warning]
+    unpriced = plan.make_model.paid and plan.make_model.price is None
+    no_price = f"no price is known for {config.model}: its cost is recorded as null (give one with --prices)"
+    warnings = [capabilities.warning, plan.leak_warning, no_price if unpriced else None]
     for warning in filter(None, warnings):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
         plan.folder.keep_previous_attempt(task.domain, task.id, task.epoch)
-    cancel = threading.Event()
+    cancel = share.cancel if share is not None else threading.Event()
     context = EpisodeContext(
         config=config,
         prompts=plan.prompts,
@@ -249,28 +259,39 @@ def _execute(plan: RunPlan, console: Console) -> list[ResultRow]:
         max_sandboxes=max_sandboxes,
         max_connections=config.max_connections or config.workers,
         max_cost_usd=config.max_cost,
+        failures=FailurePolicy(config.retry_errors, config.max_error_rate, config.error_window),
     )
     writer = ResultsWriter(plan.folder.results_path)
     try:
         kept = _regraded(plan, writer, console)
-        state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept))
-        title = f"{config.model} on {config.domain}"
+        gates = (plan.make_model.gate,) if plan.make_model.gate else ()
+        state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept),
+                           errors=ErrorWindow(limits.failures), gates=gates,
+                           shared_spend=None if share is None else share.spend)  # fmt: skip
+        title = f"{config.label or default_label(config)} on {config.domain}"
         if config.executor == "ray":
             from harness.run.executors.ray import run_batch_on_ray
 
             executor: Executor = run_batch_on_ray
         else:
             executor = run_batch
+        progress = None if share is None else share.progress
         # a person types at this terminal (--model human): no live bar redrawn under their commands
         shown = Console(quiet=True) if plan.make_model.interactive else console
-        results, interrupted = executor(Batch(plan.pending, context, limits, writer, shown, title, state))
+        batch = Batch(plan.pending, context, limits, writer, shown, title, state, progress)
+        results, interrupted = executor(batch)
     finally:
         writer.close()
         _finish(plan, console)
     if state.skipped_for_cost:
         console.print(f"stopped at --max-cost {config.max_cost}: {state.skipped_for_cost} episodes not started")
+    for gate in gate_states(state.gates):
+        console.print(f"provider {gate.describe()}", markup=False, highlight=False)
     if interrupted:
         raise KeyboardInterrupt
+    if state.errors is not None and state.errors.reason is not None:
+        raise ErrorRateExceeded(f"{config.model}: stopped, {state.skipped_for_errors} episodes not started "
+                                f"(resume with the same command): {state.errors.reason}")  # fmt: skip
     return results
 
 
@@ -310,6 +331,8 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
             sandbox=plan.backend.facts,
             collections=collections,
             leakage_warning=plan.leak_warning,
+            label=plan.config.label or default_label(plan.config),
+            prices=None if plan.make_model.price is None else plan.make_model.price.to_dict(),
         )
     plan.folder.write_record(record)
 

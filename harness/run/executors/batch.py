@@ -19,7 +19,9 @@ from rich.progress import (
 
 from harness.episode.lifecycle import EpisodeContext
 from harness.inputs.tasks import Task
+from harness.models.concurrency import gate_states
 from harness.records.results import ResultRow, ResultsWriter
+from harness.run.executors.failures import ErrorWindow, FailurePolicy
 
 
 class ResultsUnwritable(OSError):
@@ -36,6 +38,35 @@ class BatchLimits:
     """Model calls in flight at once, across episodes."""
     max_cost_usd: float | None
     """Stop starting new episodes once the run's spend reaches this (None: no cap)."""
+    failures: FailurePolicy = field(default_factory=lambda: FailurePolicy(0, 1.0, 1))
+    """Retries of infrastructure failures and the error rate that stops the model (default: none, never)."""
+
+
+@dataclass
+class SharedSpend:
+    """The spend of every run of a sweep, against the sweep's own `--max-cost` (beside each model's cap)."""
+
+    max_cost_usd: float | None
+    cost_usd: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def reached(self) -> bool:
+        with self.lock:
+            return self.max_cost_usd is not None and self.cost_usd >= self.max_cost_usd
+
+    def add(self, usd: float) -> None:
+        with self.lock:
+            self.cost_usd += usd
+
+
+@dataclass(frozen=True)
+class SweepShare:
+    """What the runs of one sweep share: one cancel flag (Ctrl-C stops all), one progress display (a line per
+    model) and the sweep's spend cap."""
+
+    cancel: threading.Event
+    progress: Progress
+    spend: SharedSpend
 
 
 @dataclass
@@ -49,6 +80,13 @@ class BatchState:
     output_tokens: int = 0
     cost_usd: float = 0.0
     skipped_for_cost: int = 0
+    skipped_for_errors: int = 0
+    errors: ErrorWindow | None = None
+    gates: tuple[str, ...] = ()
+    """The provider gates the run's calls go through, shown with their limits and 429s."""
+    shared_spend: SharedSpend | None = None
+    """The sweep's spend, when the run is one of a sweep's."""
+    """The model's recent infrastructure failures (`--max-error-rate`); None: never stopped for them."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def may_start(self, limits: BatchLimits, cancel: threading.Event) -> bool:
@@ -56,8 +94,12 @@ class BatchState:
         with self.lock:
             if cancel.is_set():
                 return False
-            if limits.max_cost_usd is not None and self.cost_usd >= limits.max_cost_usd:
+            over_sweep_cap = self.shared_spend is not None and self.shared_spend.reached()
+            if over_sweep_cap or (limits.max_cost_usd is not None and self.cost_usd >= limits.max_cost_usd):
                 self.skipped_for_cost += 1
+                return False
+            if self.errors is not None and self.errors.tripped:
+                self.skipped_for_errors += 1
                 return False
             return True
 
@@ -67,6 +109,8 @@ class BatchState:
             self.input_tokens += row.input_tokens
             self.output_tokens += row.output_tokens
             self.cost_usd += row.cost_usd or 0.0
+        if self.shared_spend is not None:
+            self.shared_spend.add(row.cost_usd or 0.0)
 
     def written(self, row: ResultRow) -> None:
         """A finished episode's row, in results.jsonl: the progress bar counts it."""
@@ -74,13 +118,24 @@ class BatchState:
             self.done += 1
             self.correct += row.is_correct()
 
+    def ended(self, row: ResultRow) -> None:
+        """An episode's last attempt ended: the error window counts it at once, before another one starts."""
+        if self.errors is not None:
+            self.errors.record(row)
+
     def counts(self) -> dict[str, Any]:
         return {
             "correct": self.correct,
             "running": self.running,
             "tokens": f"{self.input_tokens + self.output_tokens:,}",
             "cost": f"${self.cost_usd:.2f}",
+            "providers": provider_limits(self.gates),
         }
+
+
+def provider_limits(gates: tuple[str, ...]) -> str:
+    """Each provider's adaptive in-flight limit and its 429s (`models/concurrency.py`), for the progress bar."""
+    return "".join(f" · limit {g.limit}/{g.maximum} {g.rate_limited}×429" for g in gate_states(gates))
 
 
 def progress_bar(console: Console) -> Progress:
@@ -90,7 +145,7 @@ def progress_bar(console: Console) -> Progress:
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("correct {task.fields[correct]} · running {task.fields[running]}"),
-        TextColumn("· {task.fields[tokens]} tokens · {task.fields[cost]}"),
+        TextColumn("· {task.fields[tokens]} tokens · {task.fields[cost]}{task.fields[providers]}", markup=False),
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
@@ -109,6 +164,8 @@ class Batch:
     console: Console
     title: str
     state: BatchState
+    progress: Progress | None = None
+    """A display the batch adds its line to (a sweep's, shared by its runs); None: the batch shows its own."""
 
 
 class Executor(Protocol):

@@ -22,6 +22,7 @@ class RunCoordinator:
         self._max_cost_usd = max_cost_usd
         self._spent_usd = 0.0
         self._cancelled = False
+        self._stopped: str | None = None
 
     def acquire(self, owner: str, timeout: float) -> bool:
         if not self._connections.acquire(timeout=timeout):
@@ -43,9 +44,11 @@ class RunCoordinator:
             self._connections.release()
 
     def may_start(self) -> str | None:
-        """None when an episode may start; else why not (`cancelled`, `cost`)."""
+        """None when an episode may start; else why not (`cancelled`, `cost`, `errors`)."""
         if self._cancelled:
             return "cancelled"
+        if self._stopped is not None:
+            return self._stopped
         if self._max_cost_usd is not None and self._spent_usd >= self._max_cost_usd:
             return "cost"
         return None
@@ -55,6 +58,11 @@ class RunCoordinator:
 
     def cancel(self) -> None:
         self._cancelled = True
+
+    def stop_starting(self, reason: str) -> None:
+        """No more episodes start (`errors`: the model's error rate was passed; `cost`: the sweep's cap was
+        reached); running ones go on."""
+        self._stopped = self._stopped or reason
 
     def is_cancelled(self) -> bool:
         return self._cancelled

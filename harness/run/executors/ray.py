@@ -15,13 +15,17 @@ the single writer of the run folder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.progress import Progress
 
 from harness.core.errors import InputError
 from harness.core.status import Status
@@ -71,7 +75,7 @@ class NodeSpec:
 @dataclass(frozen=True)
 class NotStarted:
     reason: str
-    """`cancelled` (Ctrl-C) or `cost` (--max-cost reached)."""
+    """`cancelled` (Ctrl-C), `cost` (--max-cost reached) or `errors` (--max-error-rate passed)."""
 
 
 @dataclass(frozen=True)
@@ -86,10 +90,22 @@ def run_batch_on_ray(batch: Batch) -> tuple[list[ResultRow], bool]:
     connected_here = _connect(batch.context.config.ray_address, batch.limits)
     try:
         driver = _Driver(batch.tasks, batch.context, batch.limits, batch.writer, batch.state)
-        return driver.run(batch.console, batch.title)
+        return driver.run(batch.console, batch.title, batch.progress)
     finally:
         if connected_here:
             ray.shutdown()
+
+
+def connect_once(address: str | None, max_sandboxes: int) -> bool:
+    """For a sweep: join the cluster before its runs start, so they all share this connection (each run's batch
+    then finds Ray connected); True when this call started Ray (the caller shuts it down)."""
+    return _connect(address, BatchLimits(1, max_sandboxes, 1, None))
+
+
+def disconnect() -> None:
+    import ray
+
+    ray.shutdown()
 
 
 def _connect(address: str | None, limits: BatchLimits) -> bool:
@@ -134,7 +150,13 @@ class _Driver:
         self.episode = ray.remote(_run_on_node).options(num_cpus=0, resources={SANDBOX_RESOURCE: 1}, max_retries=0)
         self.spec = NodeSpec(context.config, context.run_dir.name, context.run_facts, context.collection_hashes,
                              context.sandbox_facts, context.judge)  # fmt: skip
-        self.tasks, self.writer, self.state = tasks, writer, state
+        self.tasks, self.writer, self.state, self.failures = tasks, writer, state, limits.failures
+        self.cancel = context.cancel
+        """Set from outside this driver's thread (a sweep's Ctrl-C): stops the run as Ctrl-C here does."""
+        self.folder = RunFolder(context.run_dir)
+        self.losses: Counter[EpisodeKey] = Counter()
+        self.delayed: list[tuple[float, Task, int]] = []
+        """Episodes to run again (`--retry-errors`) once their backoff is over: (due, task, attempt)."""
         self.logs = _TrajectoryFiles(RunFolder(context.run_dir))
         self.running: dict[Any, tuple[Task, int]] = {}
         self.results: list[ResultRow] = []
@@ -142,16 +164,23 @@ class _Driver:
         self.refused: str | None = None
         self.unwritable: OSError | None = None
 
-    def run(self, console: Console, title: str) -> tuple[list[ResultRow], bool]:
+    def run(self, console: Console, title: str, shared: Progress | None = None) -> tuple[list[ResultRow], bool]:
         import ray
 
         state = self.state
-        with progress_bar(console) as progress:
+        with contextlib.nullcontext(shared) if shared else progress_bar(console) as progress:
             bar = progress.add_task(title, total=len(self.tasks) + state.done, completed=state.done, **state.counts())
             for task in self.tasks:
                 self._submit(task, 1)
-            while self.running:
+            while self.running or self.delayed:
                 try:
+                    if self.cancel.is_set() and not self.interrupted:
+                        self._stop()
+                        self.interrupted = True
+                    self._submit_due()
+                    if not self.running:
+                        time.sleep(_WAIT_S)
+                        continue
                     ready, _ = ray.wait(list(self.running), num_returns=len(self.running), timeout=_WAIT_S)
                     self._take_events()
                     for ref in ready:
@@ -174,6 +203,14 @@ class _Driver:
     def _submit(self, task: Task, attempt: int) -> None:
         ref = self.episode.remote(task, self.spec, self.coordinator, self.events, attempt)
         self.running[ref] = (task, attempt)
+
+    def _submit_due(self) -> None:
+        now = time.monotonic()
+        due = [entry for entry in self.delayed if entry[0] <= now or self.interrupted]
+        self.delayed = [entry for entry in self.delayed if entry not in due]
+        for _, task, attempt in due:
+            if not self.interrupted:
+                self._submit(task, attempt)
 
     def _stop(self) -> None:
         """Every node's running episodes end as `cancelled` at their next step; queued ones do not start."""
@@ -201,7 +238,8 @@ class _Driver:
             outcome = self._ended_here(task, Status.HARNESS_ERROR, str(error))
         except RayError as error:  # the node or its worker process was lost mid-episode
             ray.get(self.coordinator.release_all.remote(_owner(task, attempt)))
-            if attempt < MAX_ATTEMPTS and not self.interrupted:
+            self.losses[key] += 1
+            if self.losses[key] < MAX_ATTEMPTS and not self.interrupted:
                 self._submit(task, attempt + 1)
                 return
             detail = f"the Ray node running the episode was lost ({attempt} attempts): {type(error).__name__}"
@@ -209,6 +247,8 @@ class _Driver:
         if isinstance(outcome, NotStarted):
             if outcome.reason == "cost":
                 self.state.skipped_for_cost += 1
+            if outcome.reason == "errors":
+                self.state.skipped_for_errors += 1
             return
         if isinstance(outcome, NodeRefused):
             if self.refused is None:
@@ -217,7 +257,18 @@ class _Driver:
             return
         with self.state.lock:
             self.state.running -= self.logs.close(key)
+        errors = self.state.errors
+        if not self.interrupted and not (errors and errors.tripped) and self.failures.retries(outcome, attempt):
+            self.state.spent(outcome)
+            self.folder.keep_previous_attempt(*key)
+            self.delayed.append((time.monotonic() + self.failures.backoff_s(attempt), task, attempt + 1))
+            return
         self._record(outcome)
+        self.state.ended(outcome)
+        if errors is not None and errors.tripped:
+            self.coordinator.stop_starting.remote("errors")
+        if self.state.shared_spend is not None and self.state.shared_spend.reached():
+            self.coordinator.stop_starting.remote("cost")  # the sweep's cap, over all of its runs
 
     def _ended_here(self, task: Task, status: Status, detail: str) -> ResultRow:
         """The row of an episode whose node never returned one; its trajectory gets the end the node could not
@@ -369,7 +420,7 @@ def _run_on_node(
     watcher = threading.Thread(target=_watch_cancel, args=(coordinator, cancel, finished), daemon=True)
     watcher.start()
     try:
-        row = run_episode(task, context)
+        row = run_episode(task, context, attempt)
     finally:
         finished.set()
     # before this node takes its next episode, so no episode starts past --max-cost, as on one machine

@@ -3,6 +3,7 @@ cap, live progress, and Ctrl-C that cancels running episodes while keeping every
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import replace
@@ -11,6 +12,7 @@ from harness.episode.lifecycle import EpisodeContext, run_episode
 from harness.episode.throttles import Slots
 from harness.inputs.tasks import Task
 from harness.records.results import ResultRow
+from harness.records.run_folder import RunFolder
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, ResultsUnwritable, progress_bar
 
 
@@ -19,7 +21,8 @@ def run_batch(batch: Batch) -> tuple[list[ResultRow], bool]:
     tasks, context, limits, writer, state = batch.tasks, batch.context, batch.limits, batch.writer, batch.state
     bounded = replace(context, slots=Slots.of(limits.max_sandboxes, limits.max_connections))
     results: list[ResultRow] = []
-    with progress_bar(batch.console) as progress, ThreadPoolExecutor(limits.workers) as pool:
+    display = contextlib.nullcontext(batch.progress) if batch.progress else progress_bar(batch.console)
+    with display as progress, ThreadPoolExecutor(limits.workers) as pool:
         bar = progress.add_task(batch.title, total=len(tasks) + state.done, completed=state.done, **state.counts())
 
         def refresh() -> None:
@@ -72,11 +75,27 @@ def _episode_runner(
             state.running += 1
         refresh()
         try:
-            result = run_episode(task, context)
+            result = _with_retries(task, context, limits, state)
+            state.ended(result)
+            return result
         finally:
             with state.lock:
                 state.running -= 1
-        state.spent(result)
-        return result
 
     return run_one
+
+
+def _with_retries(task: Task, context: EpisodeContext, limits: BatchLimits, state: BatchState) -> ResultRow:
+    """The episode, run again after a backoff while it ends as an infrastructure failure and attempts are left;
+    each earlier attempt's trajectory moves to previous/. Only the last attempt's row is returned."""
+    attempt = 1
+    while True:
+        result = run_episode(task, context, attempt)
+        state.spent(result)
+        stopped = context.cancel.is_set() or (state.errors is not None and state.errors.tripped)
+        if stopped or not limits.failures.retries(result, attempt):
+            return result
+        if context.cancel.wait(limits.failures.backoff_s(attempt)):
+            return result
+        RunFolder(context.run_dir).keep_previous_attempt(task.domain, task.id, task.epoch)
+        attempt += 1

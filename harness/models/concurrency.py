@@ -1,0 +1,137 @@
+"""Adaptive concurrency per provider: how many calls to one endpoint may be in flight, learnt from its 429s.
+
+One `ProviderGate` per (provider, api base) in this process, shared by every episode and run that calls it. The
+in-flight limit starts at the configured maximum; a rate limit (429) halves it (multiplicative decrease, at most
+once per round of calls in flight) and holds every caller of that provider back for the server's Retry-After,
+not only the one that got it; a full round of calls without one raises it by one (additive increase), up to
+the maximum. Waiting at the gate is our time, never the agent's.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+DECREASE = 0.5
+PROBE_AFTER_S = 30.0
+"""How long the level that drew a 429 is left alone before it is tried again (each try costs a Retry-After)."""
+POLL_S = 0.2
+
+
+@dataclass(frozen=True)
+class GateState:
+    """What the progress display and the logs show of a gate."""
+
+    key: str
+    """`provider@api base`."""
+    limit: int
+    maximum: int
+    in_flight: int
+    rate_limited: int
+    """429s answered so far."""
+
+    def describe(self) -> str:
+        return f"{self.key} in flight {self.in_flight}/{self.limit} (max {self.maximum}), {self.rate_limited}×429"
+
+
+class ProviderGate:
+    def __init__(self, key: str, maximum: int):
+        self.key, self.maximum = key, maximum
+        self._limit = float(maximum)
+        self._admitted: dict[int, int] = {}
+        """Calls in flight: admission number -> the round they were admitted in."""
+        self._next = 0
+        self._rate_limited = 0
+        self._successes = 0
+        self._paused_until = 0.0
+        self._round = 0
+        """Incremented at each decrease: a 429 on a call admitted before it does not decrease again."""
+        self._ceiling: int | None = None
+        """The in-flight level that drew the last 429: not probed again before `_probe_at`."""
+        self._probe_at = 0.0
+        self._changed = threading.Condition()
+
+    @property
+    def limit(self) -> int:
+        return max(int(self._limit), 1)
+
+    def acquire(self) -> tuple[int, float]:
+        """Wait for room under the limit (and past any Retry-After); returns the call's ticket and the seconds
+        waited."""
+        started = time.monotonic()
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                if now >= self._paused_until and len(self._admitted) < self.limit:
+                    ticket, self._next = self._next, self._next + 1
+                    self._admitted[ticket] = self._round
+                    return ticket, now - started
+                self._changed.wait(min(max(self._paused_until - now, 0.0), POLL_S) or POLL_S)
+
+    def release(self, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None:
+        """One call done: a 429 (with the server's Retry-After, if any) lowers the limit, a success counts."""
+        with self._changed:
+            admitted_round = self._admitted.pop(ticket)
+            now = time.monotonic()
+            if rate_limited:
+                self._rate_limited += 1
+                self._successes = 0
+                if admitted_round == self._round:
+                    self._decrease(now)
+                if retry_after_s:
+                    self._paused_until = max(self._paused_until, now + retry_after_s)
+            else:
+                self._successes += 1
+                if self._successes >= self.limit:
+                    self._successes = 0
+                    self._increase(now)
+            self._changed.notify_all()
+
+    def _decrease(self, now: float) -> None:
+        """Halve the limit; the level that drew the 429 is not tried again before `_probe_at`."""
+        self._ceiling = self.limit
+        self._limit = max(self._limit * DECREASE, 1.0)
+        self._probe_at = now + PROBE_AFTER_S
+        self._round += 1
+
+    def _increase(self, now: float) -> None:
+        """One more after a full round of calls without a 429; the level that drew the last one only after
+        `PROBE_AFTER_S`, and freely again once a round there went through."""
+        if self._ceiling is not None and self.limit >= self._ceiling:
+            self._ceiling = None
+        if self._ceiling is not None and self.limit + 1 >= self._ceiling and now < self._probe_at:
+            return
+        self._limit = min(self._limit + 1, float(self.maximum))
+
+    def state(self) -> GateState:
+        with self._changed:
+            return GateState(self.key, self.limit, self.maximum, len(self._admitted), self._rate_limited)
+
+
+_GATES: dict[str, ProviderGate] = {}
+_GATES_LOCK = threading.Lock()
+
+
+def gate_key(model: str, api_base: str | None) -> str:
+    """Gates are per provider (a litellm model string's prefix) and endpoint."""
+    return f"{model.split('/', 1)[0]}@{api_base or 'default'}"
+
+
+def provider_gate(model: str, api_base: str | None, maximum: int) -> ProviderGate:
+    """The process's gate for this model's provider and endpoint (made at the first caller's maximum; a later
+    caller with a larger maximum raises it)."""
+    key = gate_key(model, api_base)
+    with _GATES_LOCK:
+        gate = _GATES.get(key)
+        if gate is None:
+            gate = _GATES[key] = ProviderGate(key, maximum)
+        gate.maximum = max(gate.maximum, maximum)
+        return gate
+
+
+def gate_states(keys: tuple[str, ...]) -> list[GateState]:
+    """The states of those of these gates that exist (a gate is made at its provider's first call)."""
+    with _GATES_LOCK:
+        gates = [_GATES[key] for key in keys if key in _GATES]
+    return [gate.state() for gate in gates]

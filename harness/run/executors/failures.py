@@ -1,0 +1,68 @@
+"""Infrastructure failures inside a run: an episode that ended as one runs again (`--retry-errors`), and a model
+whose recent episodes mostly fail (`--max-error-rate` over `--error-window`) starts no more of them."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass
+
+from harness.core.status import Status
+from harness.records.results import ResultRow
+
+INFRASTRUCTURE = frozenset({Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR})
+"""Failures of the provider, the sandbox or ours; never the agent's outcome."""
+BACKOFF_BASE_S = 1.0
+BACKOFF_MAX_S = 60.0
+
+
+class ErrorRateExceeded(RuntimeError):
+    """The run stopped starting episodes: too many of its model's recent episodes were infrastructure failures."""
+
+
+@dataclass(frozen=True)
+class FailurePolicy:
+    retry_errors: int
+    """Further attempts of an episode that ended as an infrastructure failure."""
+    max_error_rate: float
+    """The share of infrastructure failures among the last `window` finished episodes that stops the model."""
+    window: int
+
+    def retries(self, row: ResultRow, attempt: int) -> bool:
+        """Whether the episode that gave `row` on its `attempt` runs again."""
+        return row.status in INFRASTRUCTURE and attempt <= self.retry_errors
+
+    @staticmethod
+    def backoff_s(attempt: int) -> float:
+        """The wait before attempt `attempt + 1`: exponential from one second, at most a minute."""
+        return min(BACKOFF_BASE_S * 2 ** (attempt - 1), BACKOFF_MAX_S)
+
+
+class ErrorWindow:
+    """The last finished episodes of one model (after their retries): trips once the window is full and its
+    share of infrastructure failures is over the policy's rate, and then says why (with the last error)."""
+
+    def __init__(self, policy: FailurePolicy):
+        self._policy = policy
+        self._recent: deque[bool] = deque(maxlen=policy.window)
+        self._last_error: str | None = None
+        self._lock = threading.Lock()
+        self.reason: str | None = None
+        """Why the model's remaining episodes are not started; None while they may be."""
+
+    def record(self, row: ResultRow) -> None:
+        failed = row.status in INFRASTRUCTURE
+        with self._lock:
+            self._recent.append(failed)
+            if failed:
+                self._last_error = (row.detail or row.status.value).strip().splitlines()[-1][:300]
+            if self.reason is None and len(self._recent) == self._policy.window:
+                rate = sum(self._recent) / len(self._recent)
+                if rate > self._policy.max_error_rate:
+                    failed_count, limit = sum(self._recent), self._policy.max_error_rate
+                    self.reason = (f"{failed_count} of the last {len(self._recent)} episodes failed ({rate:.0%} > "
+                                   f"--max-error-rate {limit:g}); last error: {self._last_error}")  # fmt: skip
+
+    @property
+    def tripped(self) -> bool:
+        return self.reason is not None

@@ -1,0 +1,25 @@
+"""A run's label: its name in report tables, where runs of one label are merged (shards of one protocol)."""
+
+from __future__ import annotations
+
+from harness.analysis.runs import CLOSED_BOOK_SUFFIX
+from harness.inputs.config import RunConfig
+
+LABELLED_SETTINGS = (
+    "temperature", "action_format", "max_turns", "time_limit", "command_timeout", "context_window", "output_reserve",
+    "max_format_errors", "prompts",
+)  # fmt: skip
+"""Protocol settings that name a run apart when they differ from the defaults (with the model arguments given)."""
+
+
+def default_label(config: RunConfig) -> str:
+    """The model as given (an alias stays an alias), plus each `--model-arg` and each protocol setting that
+    differs from its default: two runs of one model under different protocols get different labels."""
+    defaults = RunConfig()
+    parts = list(config.model_args)
+    for name in LABELLED_SETTINGS:
+        value = getattr(config, name)
+        if value != getattr(defaults, name):
+            parts.append(f"{name}={value}")
+    label = f"{config.model} ({', '.join(parts)})" if parts else config.model
+    return label + CLOSED_BOOK_SUFFIX if config.closed_book else label

@@ -1,0 +1,129 @@
+"""Adaptive concurrency per provider: 429s lower the in-flight limit for every caller of that provider, success
+raises it again. Real litellm over real HTTP to the local test server, real bubblewrap sandboxes."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+
+import pytest
+
+from harness.models import concurrency
+from harness.models.concurrency import ProviderGate
+from tests.openai_server import ScriptedOpenAIServer, two_step_agent
+
+CAP = 8
+
+
+@pytest.fixture(autouse=True)
+def openai_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+def write_tasks(mini, count: int) -> None:
+    base = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
+    lines = [json.dumps(base | {"id": f"t{index}"}) for index in range(1, count + 1)]
+    (mini.tasks_dir / "mini.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def agent_server(concurrency_limit: int | None) -> ScriptedOpenAIServer:
+    server = ScriptedOpenAIServer()
+    server.respond = two_step_agent
+    server.reply_delay_s = 1.0
+    server.concurrency_limit = concurrency_limit
+    server.start()
+    return server
+
+
+def provider_line(output: str) -> re.Match[str]:
+    match = re.search(r"in flight \d+/(\d+) \(max (\d+)\), (\d+)×429", output)
+    assert match, output
+    return match
+
+
+def test_a_rate_limited_provider_converges_to_its_cap_in_flight(mini):
+    write_tasks(mini, 96)
+    server = agent_server(CAP)
+    try:
+        outcome = mini.run("--model", "openai/test-model", "--api-base", server.url, "--workers", "32",
+                           "--max-connections", "32", "--max-retries", "20")  # fmt: skip
+        mean_in_flight = server.mean_answering()
+    finally:
+        server.stop()
+    assert outcome.exit_code == 0 and [row["status"] for row in outcome.rows] == ["answered"] * 96
+    refused_share = server.refused / len(server.requests + [None] * server.refused)
+    limit, maximum, rate_limited = map(int, provider_line(outcome.output).groups())
+    assert maximum == 32 and rate_limited == server.refused > 0  # the 429 count is reported
+    assert refused_share < 0.2, (server.refused, len(server.requests))
+    assert mean_in_flight >= 0.6 * CAP, mean_in_flight  # about the cap: a fixed 32 averaged 3.8 of 8
+    assert limit <= 2 * CAP
+
+
+def test_a_provider_without_a_limit_keeps_the_configured_maximum(mini):
+    write_tasks(mini, 32)
+    server = agent_server(None)
+    try:
+        outcome = mini.run("--model", "openai/test-model", "--api-base", server.url, "--workers", "32",
+                           "--max-connections", "32")  # fmt: skip
+    finally:
+        server.stop()
+    assert outcome.exit_code == 0 and len(outcome.rows) == 32
+    assert tuple(map(int, provider_line(outcome.output).groups())) == (32, 32, 0)
+    assert server.max_concurrent > CAP
+
+
+def test_a_retry_after_holds_back_every_caller_of_the_provider():
+    gate = ProviderGate("openai@test", 4)
+    admitted, _ = gate.acquire()
+    gate.release(admitted, rate_limited=True, retry_after_s=1.0)  # one caller's 429
+    assert gate.state().limit == 2  # halved
+    waits: list[float] = []
+
+    def another_caller() -> None:
+        admitted, waited = gate.acquire()
+        waits.append(waited)
+        gate.release(admitted, rate_limited=False, retry_after_s=None)
+
+    started = time.monotonic()
+    callers = [threading.Thread(target=another_caller) for _ in range(3)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join()
+    assert time.monotonic() - started >= 0.9 and min(waits) >= 0.9
+
+
+def test_a_burst_of_429s_halves_the_limit_once_and_success_raises_it_back(monkeypatch):
+    monkeypatch.setattr(concurrency, "PROBE_AFTER_S", 0.5)
+    gate = ProviderGate("openai@test", 8)
+
+    def calls(count: int) -> None:
+        for _ in range(count):
+            ticket, _ = gate.acquire()
+            gate.release(ticket, rate_limited=False, retry_after_s=None)
+
+    tickets = [gate.acquire()[0] for _ in range(8)]
+    for ticket in tickets:  # eight calls of one round all refused: one decrease
+        gate.release(ticket, rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 4
+    calls(4 + 5 + 6)  # a full round of successes at each limit adds one
+    assert gate.state().limit == 7
+    calls(50)
+    assert gate.state().limit == 7  # the level that drew the 429 waits for its probe
+    time.sleep(0.6)
+    calls(7 + 8)
+    assert gate.state().limit == 8
+    calls(40)
+    assert gate.state().limit == 8  # never above the maximum
+
+
+@pytest.mark.parametrize("header", ["nan", "inf", "86400", "-5"])
+def test_an_absurd_retry_after_never_holds_the_provider_longer_than_the_longest_backoff(header):
+    from harness.models.retries import MAX_BACKOFF_S, retry_after_s
+
+    refused = Exception("429")
+    refused.headers = {"retry-after": header}  # type: ignore[attr-defined]
+    seconds = retry_after_s(refused)
+    assert seconds is None or 0.0 <= seconds <= MAX_BACKOFF_S
