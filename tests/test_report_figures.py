@@ -39,7 +39,8 @@ def test_report_on_two_runs_with_three_epochs_draws_the_papers_figures(mini):
     out = mini.root / "report"
     assert main(["report", str(bad.run_dir), str(good.run_dir), "--out", str(out)]) == 0
     mini.capsys.readouterr()
-    [good_name, bad_name] = [f"scripted:{mini.root}/script-{i}.yaml" for i in (0, 1)]
+    # the runs' labels: the bad one's shorter turn budget names it apart
+    good_name, bad_name = f"scripted:{mini.root}/script-0.yaml", f"scripted:{mini.root}/script-1.yaml (max_turns=5)"
     table = (out / "accuracy_table.md").read_text()
     assert table.index(good_name) < table.index(bad_name)  # best overall first
     assert f"| {good_name} | **100.0** | **0.0** | **66.7** |" in table  # columns: mini, misc, all

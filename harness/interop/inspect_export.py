@@ -32,6 +32,7 @@ from inspect_ai.model import ModelOutput, ModelUsage
 from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
 from harness.core.status import Status
+from harness.episode.lifecycle import GRADE_FIELDS
 from harness.interop.inspect_messages import KEY, conversation
 
 SCORER = "harness"
@@ -60,17 +61,8 @@ EVIDENCE_FIELDS = (
     "refused_writes",
 )
 """Row fields kept at the top of the sample's metadata, where analysis tools look."""
-GRADE_METADATA = (
-    "verdict",
-    "verdict_strict",
-    "verdict_lenient",
-    "reasons",
-    "correct_at_tolerance",
-    "parsed_value",
-    "unit",
-    "grader_version",
-    "item_f1",
-)
+GRADE_METADATA = tuple(name for name in GRADE_FIELDS if name != "judge_cost_usd")
+"""The grade's fields (the row's, as `episode.lifecycle` sets them) on the score; the judges' cost is usage."""
 _LIMITS: dict[Status, tuple[str, str | None]] = {
     Status.TURN_LIMIT: ("turn", "max_turns"),
     Status.TIME_LIMIT: ("working", "time_limit"),
