@@ -171,3 +171,23 @@ def test_the_grid_counts_the_epochs_of_a_task_and_opens_them_all(mini):
         page.locator("#main .pane").nth(1).wait_for()
         assert [page.locator("#main .pane .run").nth(n).inner_text().endswith(f"epoch {n + 1}") for n in (0, 1)] == [
             True, True]  # fmt: skip
+
+
+def test_view_serves_until_ctrl_c_then_exits_cleanly(mini):
+    import signal
+    import subprocess
+    import sys
+
+    first, _ = two_runs(mini)
+    served = subprocess.Popen([sys.executable, "-u", "-m", "harness", "view", str(first)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert served.stdout is not None
+        url = served.stdout.readline().split()[2]
+        with urllib.request.urlopen(url + "index.json") as response:
+            assert len(json.loads(response.read())["episodes"]) == 3
+        served.send_signal(signal.SIGINT)
+        assert served.wait(timeout=30) == 0
+        assert "Traceback" not in (served.stderr.read() if served.stderr else "")
+    finally:
+        served.kill()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.analysis.runs import run_key
 from harness.analysis.summary import ALL, Cell
 from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder
@@ -63,7 +64,7 @@ def run_header(folder: RunFolder) -> dict[str, Any]:
     costs = cell.cost()
     return {
         "model": model,
-        "label": model,
+        "label": run_key(folder),
         "protocol": {key: value for key, value in record.protocol.items() if not isinstance(value, dict)},
         "episodes": cell.n,
         "accuracy": {mode: round(100 * cell.accuracy(mode), 1) for mode in MODE_FIELDS},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 
 from harness.cli.command import EXIT_OK, Session
@@ -34,10 +35,6 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         return EXIT_OK
     server = ViewerServer(site, arguments.port)
     session.console.print(f"viewer at {server.url} (Ctrl-C stops it)", markup=False, soft_wrap=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):  # the way to stop it; its threads end with the process
         server.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.close()
     return EXIT_OK
