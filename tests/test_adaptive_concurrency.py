@@ -127,3 +127,14 @@ def test_an_absurd_retry_after_never_holds_the_provider_longer_than_the_longest_
     refused.headers = {"retry-after": header}  # type: ignore[attr-defined]
     seconds = retry_after_s(refused)
     assert seconds is None or 0.0 <= seconds <= MAX_BACKOFF_S
+
+
+def test_a_call_lost_with_its_node_stops_counting_after_the_longest_call():
+    gate = ProviderGate("openai@test", 1, stale_after_s=0.3)
+    gate.acquire()  # never released: its node died mid-call
+    assert gate.try_acquire(0.1) is None  # still counted in flight
+    started = time.monotonic()
+    ticket, _ = gate.acquire()
+    assert time.monotonic() - started < 1.0 and gate.state().in_flight == 1
+    gate.release(ticket, rate_limited=False, retry_after_s=None)
+    assert gate.state().in_flight == 0

@@ -255,3 +255,25 @@ def test_a_sweep_on_the_cluster_gives_the_rows_of_a_local_sweep(cluster, mini):
     workers = {node.node_id for node in cluster[1]}
     starts = [json.loads(p.read_text().splitlines()[0]) for p in on_ray.run_dir.glob("*/episodes/mini/*.jsonl")]
     assert {start["ray_node"] for start in starts} <= workers and len(starts) == 8
+
+
+def test_a_providers_adaptive_limit_is_the_clusters_in_the_coordinator(cluster, mini):
+    """Both nodes' calls go through one gate: it sees every 429 the server sent, and its limit came down."""
+    from tests.openai_server import two_step_agent
+    from tests.test_adaptive_concurrency import provider_line
+
+    many_tasks(mini, 12)
+    server = ScriptedOpenAIServer()
+    server.respond, server.reply_delay_s, server.concurrency_limit = two_step_agent, 0.3, 2
+    server.start()
+    try:
+        outcome = mini.run("--model", "openai/test-model", "--api-base", server.url, "--executor", "ray",
+                           "--ray-address", cluster[0].address, "--workers", "4", "--max-connections", "4",
+                           "--max-retries", "20", run_id="gated")  # fmt: skip
+    finally:
+        server.stop()
+    assert outcome.exit_code == 0, outcome.output
+    assert [row["status"] for row in outcome.rows] == ["answered"] * 12
+    limit, maximum, rate_limited = map(int, provider_line(outcome.output).groups())
+    assert rate_limited == server.refused > 0  # the driver's line counts both nodes' 429s: one gate
+    assert maximum == 4 and limit < 4

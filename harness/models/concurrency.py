@@ -1,6 +1,8 @@
 """Adaptive concurrency per provider: how many calls to one endpoint may be in flight, learnt from its 429s.
 
-One `ProviderGate` per (provider, api base) in this process, shared by every episode and run that calls it. The
+One `ProviderGate` per (provider, api base) in this process, shared by every episode and run that calls it; under
+Ray, a run's gates live in its coordinator actor and every node's calls go through them (`GATE_SOURCE`), so the
+limit is the cluster's, not each node's. The
 in-flight limit starts at the configured maximum; a rate limit (429) halves it (multiplicative decrease, at most
 once per round of calls in flight) and holds every caller of that provider back for the server's Retry-After,
 not only the one that got it; a full round of calls without one raises it by one (additive increase), up to
@@ -11,7 +13,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Protocol
 
 DECREASE = 0.5
 PROBE_AFTER_S = 30.0
@@ -35,12 +40,31 @@ class GateState:
         return f"{self.key} in flight {self.in_flight}/{self.limit} (max {self.maximum}), {self.rate_limited}×429"
 
 
+class Gate(Protocol):
+    """Where a model call waits for room at its provider's in-flight limit, and says how it went."""
+
+    @property
+    def limit(self) -> int: ...
+
+    def acquire(self) -> tuple[int, float]:
+        """Wait for room; the call's ticket and the seconds waited."""
+
+    def release(self, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None: ...
+
+
+GATE_SOURCE: ContextVar[Callable[[str, int], Gate] | None] = ContextVar("gate_source", default=None)
+"""Set (on a Ray node, around an episode): the gate for a provider key and maximum comes from there."""
+
+
 class ProviderGate:
-    def __init__(self, key: str, maximum: int):
-        self.key, self.maximum = key, maximum
+    def __init__(self, key: str, maximum: int, stale_after_s: float | None = None):
+        """`stale_after_s`: a call admitted that long ago is no longer counted in flight (its caller was lost
+        with its node; no call outlives its timeout)."""
+        self.key, self.maximum, self.stale_after_s = key, maximum, stale_after_s
         self._limit = float(maximum)
         self._admitted: dict[int, int] = {}
         """Calls in flight: admission number -> the round they were admitted in."""
+        self._admitted_at: dict[int, float] = {}
         self._next = 0
         self._rate_limited = 0
         self._successes = 0
@@ -60,19 +84,40 @@ class ProviderGate:
         """Wait for room under the limit (and past any Retry-After); returns the call's ticket and the seconds
         waited."""
         started = time.monotonic()
+        while True:
+            ticket = self.try_acquire(POLL_S)
+            if ticket is not None:
+                return ticket, time.monotonic() - started
+
+    def try_acquire(self, timeout_s: float) -> int | None:
+        """A ticket if room comes within TIMEOUT_S, else None (a remote caller asks again)."""
+        deadline = time.monotonic() + timeout_s
         with self._changed:
             while True:
                 now = time.monotonic()
+                self._forget_stale(now)
                 if now >= self._paused_until and len(self._admitted) < self.limit:
                     ticket, self._next = self._next, self._next + 1
-                    self._admitted[ticket] = self._round
-                    return ticket, now - started
-                self._changed.wait(min(max(self._paused_until - now, 0.0), POLL_S) or POLL_S)
+                    self._admitted[ticket], self._admitted_at[ticket] = self._round, now
+                    return ticket
+                if now >= deadline:
+                    return None
+                self._changed.wait(min(max(self._paused_until - now, 0.0) or POLL_S, POLL_S, deadline - now))
+
+    def _forget_stale(self, now: float) -> None:
+        if self.stale_after_s is None:
+            return
+        for ticket in [t for t, at in self._admitted_at.items() if now - at > self.stale_after_s]:
+            self._admitted.pop(ticket, None)
+            self._admitted_at.pop(ticket, None)
 
     def release(self, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None:
         """One call done: a 429 (with the server's Retry-After, if any) lowers the limit, a success counts."""
         with self._changed:
-            admitted_round = self._admitted.pop(ticket)
+            self._admitted_at.pop(ticket, None)
+            admitted_round = self._admitted.pop(ticket, None)
+            if admitted_round is None:  # counted as lost (stale) already
+                return
             now = time.monotonic()
             if rate_limited:
                 self._rate_limited += 1
@@ -118,14 +163,22 @@ def gate_key(model: str, api_base: str | None) -> str:
     return f"{model.split('/', 1)[0]}@{api_base or 'default'}"
 
 
-def provider_gate(model: str, api_base: str | None, maximum: int) -> ProviderGate:
-    """The process's gate for this model's provider and endpoint (made at the first caller's maximum; a later
-    caller with a larger maximum raises it)."""
+def provider_gate(model: str, api_base: str | None, maximum: int) -> Gate:
+    """The gate for this model's provider and endpoint: `GATE_SOURCE`'s when set, else this process's (made at
+    the first caller's maximum; a later caller with a larger maximum raises it)."""
     key = gate_key(model, api_base)
+    source = GATE_SOURCE.get()
+    if source is not None:
+        return source(key, maximum)
+    return local_gate(key, maximum)
+
+
+def local_gate(key: str, maximum: int, stale_after_s: float | None = None) -> ProviderGate:
+    """This process's gate for a provider key (a coordinator's, in its actor)."""
     with _GATES_LOCK:
         gate = _GATES.get(key)
         if gate is None:
-            gate = _GATES[key] = ProviderGate(key, maximum)
+            gate = _GATES[key] = ProviderGate(key, maximum, stale_after_s)
         gate.maximum = max(gate.maximum, maximum)
         return gate
 

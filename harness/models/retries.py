@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import litellm
 import tenacity
 
-from harness.models.concurrency import ProviderGate
+from harness.models.concurrency import Gate
 
 T = TypeVar("T")
 
@@ -73,7 +73,7 @@ def call_with_retries(
     call_timeout_s: float,
     agent_time_s: float,
     attempts: list[dict[str, Any]],
-    gate: ProviderGate | None = None,
+    gate: Gate | None = None,
     gate_waits: list[float] | None = None,
 ) -> T:
     """Run `call(timeout_s)` until it succeeds, the error is not retryable, retries run out, the next wait would

@@ -39,7 +39,6 @@ from harness.inputs.tasks import (
     shard_tasks,
     task_digest,
 )
-from harness.models.concurrency import gate_states
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, Resumption, RunRecord
@@ -285,7 +284,7 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
         _finish(plan, console)
     if state.skipped_for_cost:
         console.print(f"stopped at --max-cost {config.max_cost}: {state.skipped_for_cost} episodes not started")
-    for gate in gate_states(state.gates):
+    for gate in state.gate_view(state.gates):
         console.print(f"provider {gate.describe()}", markup=False, highlight=False)
     if interrupted:
         raise KeyboardInterrupt

@@ -4,6 +4,7 @@ how a finished row is counted (threads of this process, or a Ray cluster: `Execu
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -19,7 +20,7 @@ from rich.progress import (
 
 from harness.episode.lifecycle import EpisodeContext
 from harness.inputs.tasks import Task
-from harness.models.concurrency import gate_states
+from harness.models.concurrency import GateState, gate_states
 from harness.records.results import ResultRow, ResultsWriter
 from harness.run.executors.failures import ErrorWindow, FailurePolicy
 
@@ -84,6 +85,8 @@ class BatchState:
     errors: ErrorWindow | None = None
     gates: tuple[str, ...] = ()
     """The provider gates the run's calls go through, shown with their limits and 429s."""
+    gate_view: Callable[[tuple[str, ...]], list[GateState]] = gate_states
+    """Where their states are read: this process's gates, or (Ray) the run's coordinator."""
     shared_spend: SharedSpend | None = None
     """The sweep's spend, when the run is one of a sweep's."""
     """The model's recent infrastructure failures (`--max-error-rate`); None: never stopped for them."""
@@ -129,13 +132,13 @@ class BatchState:
             "running": self.running,
             "tokens": f"{self.input_tokens + self.output_tokens:,}",
             "cost": f"${self.cost_usd:.2f}",
-            "providers": provider_limits(self.gates),
+            "providers": provider_limits(self.gate_view(self.gates)),
         }
 
 
-def provider_limits(gates: tuple[str, ...]) -> str:
+def provider_limits(gates: list[GateState]) -> str:
     """Each provider's adaptive in-flight limit and its 429s (`models/concurrency.py`), for the progress bar."""
-    return "".join(f" · limit {g.limit}/{g.maximum} {g.rate_limited}×429" for g in gate_states(gates))
+    return "".join(f" · limit {g.limit}/{g.maximum} {g.rate_limited}×429" for g in gates)
 
 
 def progress_bar(console: Console) -> Progress:

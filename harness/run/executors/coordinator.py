@@ -1,12 +1,15 @@
-"""The run's shared state on a Ray cluster: connection slots, the spend cap and the cancel flag, in one actor."""
+"""The run's shared state on a Ray cluster: connection slots, the providers' adaptive limits, the spend cap and
+the cancel flag, in one actor."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from typing import Any
 
 from harness.episode.throttles import POLL_S
+from harness.models.concurrency import GateState, ProviderGate
 
 
 class RunCoordinator:
@@ -15,8 +18,12 @@ class RunCoordinator:
 
     Slots are held per episode attempt (`owner`), so those of an attempt whose node died can be given back."""
 
-    def __init__(self, max_connections: int, max_cost_usd: float | None):
+    def __init__(self, max_connections: int, max_cost_usd: float | None, call_timeout_s: float = 600.0):
         self._connections = threading.BoundedSemaphore(max_connections)
+        self._gates: dict[str, ProviderGate] = {}
+        """Each provider's in-flight limit for the whole cluster (`models/concurrency.py`)."""
+        self._stale_call_s = call_timeout_s + 60.0
+        """A call admitted this long ago was lost with its node: no longer counted in flight."""
         self._held: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._max_cost_usd = max_cost_usd
@@ -67,6 +74,23 @@ class RunCoordinator:
     def is_cancelled(self) -> bool:
         return self._cancelled
 
+    def gate_acquire(self, key: str, maximum: int, timeout_s: float) -> int | None:
+        with self._lock:
+            gate = self._gates.get(key)
+            if gate is None:
+                gate = self._gates[key] = ProviderGate(key, maximum, self._stale_call_s)
+            gate.maximum = max(gate.maximum, maximum)
+        return gate.try_acquire(timeout_s)
+
+    def gate_release(self, key: str, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None:
+        self._gates[key].release(ticket, rate_limited, retry_after_s)
+
+    def gate_limit(self, key: str) -> int:
+        return self._gates[key].limit
+
+    def gate_states(self, keys: tuple[str, ...]) -> list[GateState]:
+        return [self._gates[key].state() for key in keys if key in self._gates]
+
 
 class CoordinatorSlot:
     """A connection slot of a `RunCoordinator` actor, for one episode attempt on a Ray node."""
@@ -83,3 +107,30 @@ class CoordinatorSlot:
         import ray
 
         ray.get(self._coordinator.release.remote(self._owner))
+
+
+class CoordinatorGate:
+    """A provider's gate in a `RunCoordinator` actor, for the model calls of a Ray node (`concurrency.Gate`)."""
+
+    def __init__(self, coordinator: Any, key: str, maximum: int):
+        self._coordinator, self._key, self._maximum = coordinator, key, maximum
+
+    @property
+    def limit(self) -> int:
+        import ray
+
+        return int(ray.get(self._coordinator.gate_limit.remote(self._key)))
+
+    def acquire(self) -> tuple[int, float]:
+        import ray
+
+        started = time.monotonic()
+        while True:
+            ticket = ray.get(self._coordinator.gate_acquire.remote(self._key, self._maximum, POLL_S))
+            if ticket is not None:
+                return int(ticket), time.monotonic() - started
+
+    def release(self, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None:
+        import ray
+
+        ray.get(self._coordinator.gate_release.remote(self._key, ticket, rate_limited, retry_after_s))

@@ -36,6 +36,7 @@ from harness.inputs.collections.hashing import collection_hash
 from harness.inputs.config import RunConfig
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import Task, collection_of, collection_path
+from harness.models.concurrency import GATE_SOURCE
 from harness.records.compact import expand
 from harness.records.events import EpisodeEndEvent
 from harness.records.results import EpisodeKey, ResultRow, ResultsWriter
@@ -43,7 +44,7 @@ from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryWriter, event_line
 from harness.run.backends import backend_of, watch_opens_possible
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, ResultsUnwritable, progress_bar
-from harness.run.executors.coordinator import CoordinatorSlot, RunCoordinator
+from harness.run.executors.coordinator import CoordinatorGate, CoordinatorSlot, RunCoordinator
 from harness.run.models import model_factory
 from harness.run.tool_check import checked_tools
 from harness.sandboxes.registry import SandboxBackend
@@ -144,7 +145,7 @@ class _Driver:
         self.coordinator: Any = (
             ray.remote(RunCoordinator)
             .options(num_cpus=0, max_concurrency=_COORDINATOR_THREADS, scheduling_strategy=here)
-            .remote(limits.max_connections, limits.max_cost_usd)
+            .remote(limits.max_connections, limits.max_cost_usd, context.config.model_timeout)
         )
         self.events = Queue(actor_options={"num_cpus": 0, "scheduling_strategy": here})
         self.episode = ray.remote(_run_on_node).options(num_cpus=0, resources={SANDBOX_RESOURCE: 1}, max_retries=0)
@@ -168,6 +169,8 @@ class _Driver:
         import ray
 
         state = self.state
+        # the providers' limits are the cluster's, kept in the coordinator: shown from there
+        state.gate_view = lambda keys: ray.get(self.coordinator.gate_states.remote(keys))
         with contextlib.nullcontext(shared) if shared else progress_bar(console) as progress:
             bar = progress.add_task(title, total=len(self.tasks) + state.done, completed=state.done, **state.counts())
             for task in self.tasks:
@@ -194,6 +197,8 @@ class _Driver:
                     self.interrupted = True
                 progress.update(bar, completed=state.done, **state.counts())
         self.logs.close_all()
+        final = ray.get(self.coordinator.gate_states.remote(state.gates))
+        state.gate_view = lambda keys: final  # for the run's last lines, after the cluster is left
         if self.refused:
             raise InputError(self.refused)
         if self.unwritable is not None:
@@ -419,9 +424,12 @@ def _run_on_node(
     finished = threading.Event()
     watcher = threading.Thread(target=_watch_cancel, args=(coordinator, cancel, finished), daemon=True)
     watcher.start()
+    # the episode's model calls wait at the cluster's provider limits, in the coordinator
+    gates = GATE_SOURCE.set(lambda key, maximum: CoordinatorGate(coordinator, key, maximum))
     try:
         row = run_episode(task, context, attempt)
     finally:
+        GATE_SOURCE.reset(gates)
         finished.set()
     # before this node takes its next episode, so no episode starts past --max-cost, as on one machine
     ray.get(coordinator.add_cost.remote(row.cost_usd or 0.0))
