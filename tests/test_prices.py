@@ -126,3 +126,26 @@ def test_a_bad_prices_file_is_one_line_naming_file_line_and_field(mini, openai_s
     assert outcome.exit_code == 2 and not outcome.run_dir.exists()
     [line] = outcome.output.strip().splitlines()
     assert f"prices.yaml{where}" in line and field in line
+
+
+def test_report_reprices_a_run_from_its_recorded_tokens(mini, openai_server):
+    import csv
+
+    from harness.cli.main import main
+
+    write_tasks(mini, 3)
+    openai_server.respond = two_step_agent  # 2 calls of 120 + 30 tokens each
+    outcome = provider_run(mini, openai_server)
+    assert outcome.exit_code == 0 and [row["cost_usd"] for row in outcome.rows] == [None] * 3
+    prices = write_prices(mini, {MODEL: {"input": 1000, "output": 2000, "long_context": {
+        "above": 100, "input": 3000, "output": 4000}}})  # every call is over 100 prompt tokens: the tier  # fmt: skip
+    out = mini.root / "repriced"
+    assert main(["report", str(outcome.run_dir), "--out", str(out), "--prices", prices]) == 0
+    rows = {row["domain"]: row for row in csv.DictReader((out / "accuracy.csv").open())}
+    per_episode = 2 * (120 * 3000 + 30 * 4000) / 1e6
+    assert float(rows["all"]["cost_usd"]) == pytest.approx(3 * per_episode)
+    assert [row["cost_usd"] for row in json.loads(json.dumps(outcome.rows))] == [None] * 3  # the run is unchanged
+    unpriced = write_prices(mini, {"openai/another-model": {"input": 1, "output": 1}})
+    assert main(["report", str(outcome.run_dir), "--out", str(mini.root / "same"), "--prices", unpriced]) == 0
+    rows = {row["domain"]: row for row in csv.DictReader((mini.root / "same" / "accuracy.csv").open())}
+    assert rows["all"]["cost_usd"] == ""  # not priced by the file: the cost it was run with (unknown)

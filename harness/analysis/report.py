@@ -16,7 +16,7 @@ from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
 from harness.analysis.report_statistics import estimates, order_by_accuracy, statistics_section
-from harness.analysis.runs import ModelRow, load_labels, load_runs
+from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
 from harness.core.status import Status
@@ -47,8 +47,9 @@ def cells(rows: list[ModelRow]) -> dict[tuple[str, str], Cell]:
     return table
 
 
-def write_report(paths: list[Path], out: Path | None, console: Console) -> Path:
-    rows = load_runs(paths)
+def write_report(paths: list[Path], out: Path | None, console: Console, change: RowChange | None = None) -> Path:
+    """`change`: what to do to each row first (re-pricing)."""
+    rows = load_runs(paths, change)
     labels = load_labels(paths)  # read before anything is written: a bad label file writes nothing
     out = out or (paths[0] / "report" if len(paths) == 1 else _merged_folder(paths[0].parent))
     out.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ label whose protocols differ are refused, so a table cell never mixes two protoc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,11 @@ class ModelRow:
     row: ResultRow
 
 
-def load_runs(paths: list[Path]) -> list[ModelRow]:
+RowChange = Callable[[RunFolder, ResultRow], ResultRow]
+"""What a report does to each row it reads (`report --prices`: its cost from other prices)."""
+
+
+def load_runs(paths: list[Path], change: RowChange | None = None) -> list[ModelRow]:
     """Latest row per (label, domain, task, epoch) over all run folders; later folders win on overlap."""
     merged: dict[tuple[str, str, str, int], ModelRow] = {}
     protocols: dict[str, tuple[Path, dict[str, Any]]] = {}
@@ -40,7 +45,7 @@ def load_runs(paths: list[Path]) -> list[ModelRow]:
         else:
             protocols[label] = (path, record.protocol)
         for (domain, task_id, epoch), row in folder.latest_rows().items():
-            merged[(label, domain, task_id, epoch)] = ModelRow(label, row)
+            merged[(label, domain, task_id, epoch)] = ModelRow(label, row if change is None else change(folder, row))
     if not merged:
         raise InputError("report: the run folders hold no results")
     return list(merged.values())

@@ -15,11 +15,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("runs", type=Path, nargs="+", help="run folders")
     parser.add_argument("--out", type=Path, help="output folder (default: RUN/report, or results/report-<time>)")
+    parser.add_argument("--prices", type=Path, metavar="FILE.yaml",
+                        help="re-price the runs from their recorded tokens (the --prices format of a run)")  # fmt: skip
     return parser
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.analysis.report import write_report
+    from harness.run.repricing import repricing
 
-    write_report(arguments.runs, arguments.out, session.console)
+    change = repricing(arguments.prices) if arguments.prices else None
+    write_report(arguments.runs, arguments.out, session.console, change)
     return EXIT_OK
