@@ -78,7 +78,7 @@ def test_a_retry_after_holds_back_every_caller_of_the_provider():
     gate = ProviderGate("openai@test", 4)
     admitted, _ = gate.acquire()
     gate.release(admitted, rate_limited=True, retry_after_s=1.0)  # one caller's 429
-    assert gate.state().limit == 2  # halved
+    assert gate.state().limit == 1  # half of the one call in flight, at least one
     waits: list[float] = []
 
     def another_caller() -> None:
@@ -138,3 +138,10 @@ def test_a_call_lost_with_its_node_stops_counting_after_the_longest_call():
     assert time.monotonic() - started < 1.0 and gate.state().in_flight == 1
     gate.release(ticket, rate_limited=False, retry_after_s=None)
     assert gate.state().in_flight == 0
+
+
+def test_a_429_far_below_the_limit_halves_what_was_in_flight_in_one_round():
+    gate = ProviderGate("openai@test", 32)
+    tickets = [gate.acquire()[0] for _ in range(5)]  # the server takes 4: the fifth is refused
+    gate.release(tickets.pop(), rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 2  # 5 in flight halved, not 32 halved to 16 (then 8, then 4)

@@ -2,11 +2,11 @@
 
 One `ProviderGate` per (provider, api base) in this process, shared by every episode and run that calls it; under
 Ray, a run's gates live in its coordinator actor and every node's calls go through them (`GATE_SOURCE`), so the
-limit is the cluster's, not each node's. The
-in-flight limit starts at the configured maximum; a rate limit (429) halves it (multiplicative decrease, at most
-once per round of calls in flight) and holds every caller of that provider back for the server's Retry-After,
-not only the one that got it; a full round of calls without one raises it by one (additive increase), up to
-the maximum. Waiting at the gate is our time, never the agent's.
+limit is the cluster's, not each node's. The in-flight limit starts at the configured maximum; a rate limit (429)
+halves the calls then in flight (multiplicative decrease from the flight size, as TCP does, at most once per round
+of calls in flight) and holds every caller of that provider back for the server's Retry-After, not only the one
+that got it; a full round of calls without one raises it by one (additive increase), up to the maximum. Waiting
+at the gate is our time, never the agent's.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class ProviderGate:
                 self._rate_limited += 1
                 self._successes = 0
                 if admitted_round == self._round:
-                    self._decrease(now)
+                    self._decrease(now, in_flight=len(self._admitted) + 1)
                 if retry_after_s:
                     self._paused_until = max(self._paused_until, now + retry_after_s)
             else:
@@ -133,10 +133,11 @@ class ProviderGate:
                     self._increase(now)
             self._changed.notify_all()
 
-    def _decrease(self, now: float) -> None:
-        """Halve the limit; the level that drew the 429 is not tried again before `_probe_at`."""
-        self._ceiling = self.limit
-        self._limit = max(self._limit * DECREASE, 1.0)
+    def _decrease(self, now: float, in_flight: int) -> None:
+        """Halve what was in flight when the 429 came (TCP's flight size: a limit far above it, as at the start,
+        would take several rounds of 429s to come down); that level is not tried again before `_probe_at`."""
+        self._ceiling = min(self.limit, in_flight)
+        self._limit = max(min(self._limit, float(in_flight)) * DECREASE, 1.0)
         self._probe_at = now + PROBE_AFTER_S
         self._round += 1
 
