@@ -170,5 +170,5 @@ def test_ctrl_c_stops_every_run_of_the_sweep(mini):
     assert len(runs) == 2
     for run in runs:
         assert sorted((r["task_id"], r["status"]) for r in rows_of(run)) == [("t1", "cancelled"), ("t2", "cancelled")]
-        assert (run / "summary.json").exists()
+        assert (run / "summary.json").exists(), stderr
     assert subprocess.run(["pgrep", "-f", "sleep 317"], capture_output=True, text=True).stdout == ""

@@ -168,6 +168,8 @@ def _run_all(plans: list[RunPlan], max_cost: float | None, console: Console) -> 
     with progress_bar(console) as progress:
         share = SweepShare(cancel, progress, SharedSpend(max_cost))
 
+        finished = {plan.run_id: threading.Event() for plan in plans}
+
         def run(plan: RunPlan) -> None:
             try:
                 execute_run(plan, console, share)
@@ -175,16 +177,20 @@ def _run_all(plans: list[RunPlan], max_cost: float | None, console: Console) -> 
                 stopped[plan.run_id] = str(error)
             except KeyboardInterrupt:
                 cancel.set()
+            finally:
+                finished[plan.run_id].set()
 
         threads = [threading.Thread(target=run, args=(plan,), name=plan.run_id) for plan in plans]
         for thread in threads:
             thread.start()
+        # Waited for through events, not Thread.join/is_alive: a Ctrl-C landing inside join can leave is_alive()
+        # False for a thread still writing its run's summary (CPython 3.11), and the process would exit under it.
         while True:  # every step inside the try: a Ctrl-C anywhere here cancels all runs and waits for them
             try:
-                alive = [thread for thread in threads if thread.is_alive()]
-                if not alive:
+                waiting = [event for event in finished.values() if not event.is_set()]
+                if not waiting:
                     break
-                alive[0].join(timeout=_JOIN_S)
+                waiting[0].wait(timeout=_JOIN_S)
             except KeyboardInterrupt:
                 cancel.set()  # every run's episodes end as cancelled at their next step
                 interrupted = True
