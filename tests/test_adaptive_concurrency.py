@@ -105,10 +105,14 @@ def test_a_burst_of_429s_halves_the_limit_once_and_success_raises_it_back(monkey
             gate.release(ticket, rate_limited=False, retry_after_s=None)
 
     tickets = [gate.acquire()[0] for _ in range(8)]
-    for ticket in tickets:  # eight calls of one round all refused: one decrease
+    gate.release(tickets.pop(), rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 4  # the first refusal of the round halves the eight in flight
+    gate.release(tickets.pop(), rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 4  # a second one in the same round does not halve again
+    for ticket in tickets:  # the rest refused too: the server held none of them
         gate.release(ticket, rate_limited=True, retry_after_s=None)
-    assert gate.state().limit == 4
-    calls(4 + 5 + 6)  # a full round of successes at each limit adds one
+    assert gate.state().limit == 1
+    calls(1 + 2 + 3 + 4 + 5 + 6)  # a full round of successes at each limit adds one
     assert gate.state().limit == 7
     calls(50)
     assert gate.state().limit == 7  # the level that drew the 429 waits for its probe
@@ -145,3 +149,11 @@ def test_a_429_far_below_the_limit_halves_what_was_in_flight_in_one_round():
     tickets = [gate.acquire()[0] for _ in range(5)]  # the server takes 4: the fifth is refused
     gate.release(tickets.pop(), rate_limited=True, retry_after_s=None)
     assert gate.state().limit == 2  # 5 in flight halved, not 32 halved to 16 (then 8, then 4)
+
+
+def test_a_burst_far_above_the_cap_comes_down_to_what_the_server_held():
+    gate = ProviderGate("openai@test", 32)
+    tickets = [gate.acquire()[0] for _ in range(32)]  # the server holds 4 and refuses 28 at once
+    for ticket in tickets[4:]:
+        gate.release(ticket, rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 4  # one round of 429s, not 32 -> 16 -> 8 -> 4 with a pause each

@@ -124,6 +124,9 @@ class ProviderGate:
                 self._successes = 0
                 if admitted_round == self._round:
                     self._decrease(now, in_flight=len(self._admitted) + 1)
+                # every refusal: the server held no more than the calls still in flight (a burst at the start,
+                # far above its cap, comes down to it as its 429s return, with one Retry-After pause, not several)
+                self._limit = min(self._limit, float(max(len(self._admitted), 1)))
                 if retry_after_s:
                     self._paused_until = max(self._paused_until, now + retry_after_s)
             else:
