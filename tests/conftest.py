@@ -48,6 +48,12 @@ class MiniProject:
         path.write_text(yaml.safe_dump(replies))
         return f"scripted:{path}"
 
+    def task_copies(self, count: int) -> None:
+        """COUNT copies of the mini task (gold 42), ids t1..tCOUNT."""
+        base = json.loads((self.tasks_dir / "mini.jsonl").read_text())
+        lines = [json.dumps(base | {"id": f"t{index}"}) for index in range(1, count + 1)]
+        (self.tasks_dir / "mini.jsonl").write_text("\n".join(lines) + "\n")
+
     def run(self, *arguments: str, run_id: str = "run") -> RunOutcome:
         code = main(
             [

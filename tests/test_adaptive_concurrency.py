@@ -3,7 +3,6 @@ raises it again. Real litellm over real HTTP to the local test server, real bubb
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import time
@@ -22,12 +21,6 @@ def openai_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
-def write_tasks(mini, count: int) -> None:
-    base = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
-    lines = [json.dumps(base | {"id": f"t{index}"}) for index in range(1, count + 1)]
-    (mini.tasks_dir / "mini.jsonl").write_text("\n".join(lines) + "\n")
-
-
 def agent_server(concurrency_limit: int | None) -> ScriptedOpenAIServer:
     server = ScriptedOpenAIServer()
     server.respond = two_step_agent
@@ -44,7 +37,7 @@ def provider_line(output: str) -> re.Match[str]:
 
 
 def test_a_rate_limited_provider_converges_to_its_cap_in_flight(mini):
-    write_tasks(mini, 96)
+    mini.task_copies(96)
     server = agent_server(CAP)
     try:
         outcome = mini.run("--model", "openai/test-model", "--api-base", server.url, "--workers", "32",
@@ -62,7 +55,7 @@ def test_a_rate_limited_provider_converges_to_its_cap_in_flight(mini):
 
 
 def test_a_provider_without_a_limit_keeps_the_configured_maximum(mini):
-    write_tasks(mini, 32)
+    mini.task_copies(32)
     server = agent_server(None)
     try:
         outcome = mini.run("--model", "openai/test-model", "--api-base", server.url, "--workers", "32",

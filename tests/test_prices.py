@@ -26,12 +26,6 @@ def write_prices(mini, prices) -> str:
     return str(path)
 
 
-def write_tasks(mini, count: int) -> None:
-    base = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
-    lines = [json.dumps(base | {"id": f"t{index}"}) for index in range(1, count + 1)]
-    (mini.tasks_dir / "mini.jsonl").write_text("\n".join(lines) + "\n")
-
-
 def provider_run(mini, server, *extra):
     return mini.run("--model", MODEL, "--api-base", server.url, *extra)
 
@@ -46,7 +40,7 @@ def test_max_cost_without_a_known_price_is_refused_before_anything_runs(mini, op
 
 
 def test_with_prices_the_run_starts_and_the_spend_cap_holds(mini, openai_server):
-    write_tasks(mini, 16)
+    mini.task_copies(16)
     openai_server.respond = two_step_agent  # 2 calls of 120 + 30 tokens: $0.30 an episode at these prices
     prices = write_prices(mini, {MODEL: {"input": 1000, "output": 1000}})
     outcome = provider_run(mini, openai_server, "--max-cost", "1", "--prices", prices, "--workers", "2")
@@ -61,7 +55,7 @@ def test_with_prices_the_run_starts_and_the_spend_cap_holds(mini, openai_server)
 
 
 def test_an_unknown_price_without_max_cost_is_warned_once_and_costs_null(mini, openai_server):
-    write_tasks(mini, 3)
+    mini.task_copies(3)
     openai_server.respond = two_step_agent
     outcome = provider_run(mini, openai_server, "--workers", "3")
     assert outcome.exit_code == 0 and [row["cost_usd"] for row in outcome.rows] == [None] * 3
@@ -133,7 +127,7 @@ def test_report_reprices_a_run_from_its_recorded_tokens(mini, openai_server):
 
     from harness.cli.main import main
 
-    write_tasks(mini, 3)
+    mini.task_copies(3)
     openai_server.respond = two_step_agent  # 2 calls of 120 + 30 tokens each
     outcome = provider_run(mini, openai_server)
     assert outcome.exit_code == 0 and [row["cost_usd"] for row in outcome.rows] == [None] * 3
@@ -144,7 +138,8 @@ def test_report_reprices_a_run_from_its_recorded_tokens(mini, openai_server):
     rows = {row["domain"]: row for row in csv.DictReader((out / "accuracy.csv").open())}
     per_episode = 2 * (120 * 3000 + 30 * 4000) / 1e6
     assert float(rows["all"]["cost_usd"]) == pytest.approx(3 * per_episode)
-    assert [row["cost_usd"] for row in json.loads(json.dumps(outcome.rows))] == [None] * 3  # the run is unchanged
+    logged = (outcome.run_dir / "results.jsonl").read_text().splitlines()
+    assert [json.loads(line)["cost_usd"] for line in logged] == [None] * 3  # the run folder is unchanged
     unpriced = write_prices(mini, {"openai/another-model": {"input": 1, "output": 1}})
     assert main(["report", str(outcome.run_dir), "--out", str(mini.root / "same"), "--prices", unpriced]) == 0
     rows = {row["domain"]: row for row in csv.DictReader((mini.root / "same" / "accuracy.csv").open())}

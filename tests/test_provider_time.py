@@ -4,8 +4,6 @@ Real litellm over real HTTP to the local test server, real bubblewrap sandboxes.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.openai_server import RandomFaults, two_step_agent
@@ -18,20 +16,13 @@ def openai_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
-def write_tasks(mini, count: int) -> None:
-    """COUNT copies of the mini task (gold 42), ids t1..tCOUNT."""
-    base = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
-    lines = [json.dumps(base | {"id": f"t{index}"}) for index in range(1, count + 1)]
-    (mini.tasks_dir / "mini.jsonl").write_text("\n".join(lines) + "\n")
-
-
 def run_against(mini, server, run_id: str):
     return mini.run("--model", "openai/test-model", "--api-base", server.url, "--workers", "8",
                     "--max-retries", "10", run_id=run_id)  # fmt: skip
 
 
 def test_agent_time_is_the_same_against_a_server_that_fails_30_percent_with_a_delay(mini, openai_server):
-    write_tasks(mini, EPISODES)
+    mini.task_copies(EPISODES)
     openai_server.respond = two_step_agent
     openai_server.reply_delay_s = 1.0  # the model's own latency: the agent's time
     run_against(mini, openai_server, "warm-up")  # the process's first calls pay litellm's one-off set-up

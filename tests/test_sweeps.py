@@ -19,12 +19,6 @@ def keys(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
-def write_tasks(mini, count: int) -> None:
-    base = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
-    lines = [json.dumps(base | {"id": f"t{index}"}) for index in range(1, count + 1)]
-    (mini.tasks_dir / "mini.jsonl").write_text("\n".join(lines) + "\n")
-
-
 def agent_server(concurrency_limit: int | None = None, delay_s: float = 0.0) -> ScriptedOpenAIServer:
     server = ScriptedOpenAIServer()
     server.respond, server.reply_delay_s, server.concurrency_limit = two_step_agent, delay_s, concurrency_limit
@@ -43,7 +37,7 @@ def rows_of(run_dir):
 
 
 def test_a_comma_list_of_models_runs_each_into_its_own_folder_under_the_sweep(mini, openai_server):
-    write_tasks(mini, 3)
+    mini.task_copies(3)
     openai_server.respond = two_step_agent
     models = "openai/model-a,openai/model-b,openai/model-c"
     outcome = mini.run("--model", models, "--api-base", openai_server.url, "--workers", "2", run_id="sweep")
@@ -62,7 +56,7 @@ def test_a_comma_list_of_models_runs_each_into_its_own_folder_under_the_sweep(mi
 
 
 def test_a_rejected_key_stops_one_model_of_three_and_the_others_finish(mini, monkeypatch):
-    write_tasks(mini, 12)
+    mini.task_copies(12)
     monkeypatch.setenv("GOOD_KEY", "sk-good")
     monkeypatch.setenv("REVOKED_KEY", "sk-revoked")
     server = agent_server()
@@ -83,7 +77,7 @@ def test_a_rejected_key_stops_one_model_of_three_and_the_others_finish(mini, mon
 
 
 def test_the_sweeps_max_cost_caps_the_spend_of_all_models_together(mini, openai_server):
-    write_tasks(mini, 10)
+    mini.task_copies(10)
     openai_server.respond = two_step_agent  # $0.30 an episode at these prices
     prices = mini.root / "prices.yaml"
     prices.write_text(yaml.safe_dump({f"openai/model-{n}": {"input": 1000, "output": 1000} for n in "ab"}))
@@ -118,7 +112,7 @@ def test_two_runs_of_one_label_in_a_sweep_are_refused(mini):
 
 
 def test_a_sweep_adapts_each_providers_limit_on_its_own(mini):
-    write_tasks(mini, 32)
+    mini.task_copies(32)
     limited, open_server = agent_server(concurrency_limit=8, delay_s=1.0), agent_server(delay_s=1.0)
     entries = [{"model": "openai/model-a", "api_base": limited.url},
                {"model": "openai/model-b", "api_base": limited.url},
@@ -145,7 +139,7 @@ def test_ctrl_c_stops_every_run_of_the_sweep(mini):
 
     from tests.conftest import REPO
 
-    write_tasks(mini, 2)
+    mini.task_copies(2)
     scripts = []
     for name in ("first", "second"):
         path = mini.root / f"{name}.yaml"
