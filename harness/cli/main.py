@@ -41,7 +41,7 @@ COMMANDS: dict[str, Command] = {
         Command("annotate", "the five failure modes of each wrong episode, by a judge panel",
                 annotate.build_parser, annotate.handle),
         Command("sandbox", "build the Docker image or an E2B template; clean up leftovers",
-                sandbox_admin.build_parser, sandbox_admin.handle),
+                sandbox_admin.build_parser, sandbox_admin.handle, stops_cleanly=True),
         Command("collection", "build a collection from raw documents; documents, bytes and tokens",
                 collection.build_parser, collection.handle, stops_cleanly=True),
         Command("import", "a run folder from mini-swe-agent trajectories or inspect_ai logs",

@@ -50,6 +50,8 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     if arguments.action == "cleanup":
         return cleanup_sandboxes(session.console)
     limits = ResourceLimits(memory_mb=arguments.memory_mb, cpus=arguments.cpus)
+    # what Ctrl-C leaves: a template is tagged only once its build is ready, so a run refuses a cut-off one
+    session.kept = f"nothing {arguments.backend} can use was made; run `sandbox build {arguments.backend}` again"
     return build_sandbox(arguments.backend, arguments.base, arguments.domain, arguments.collections_dir,
                          session.console, limits, arguments.closed_book)  # fmt: skip
 
