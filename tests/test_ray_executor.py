@@ -3,6 +3,7 @@ loopback): a head that runs no episodes and two worker nodes declaring two sandb
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -277,3 +278,28 @@ def test_a_providers_adaptive_limit_is_the_clusters_in_the_coordinator(cluster, 
     limit, maximum, rate_limited = map(int, provider_line(outcome.output).groups())
     assert rate_limited == server.refused > 0  # the driver's line counts both nodes' 429s: one gate
     assert maximum == 4 and limit < 4
+
+
+def test_sandbox_creations_on_every_node_keep_the_plans_rate_together(cluster):
+    """Each node's E2B creations wait for a turn from the run's coordinator: turns taken on two nodes at once
+    are the plan's interval apart (each node pacing alone would let both create at the same moment)."""
+    from harness.run.executors.coordinator import CoordinatorPacer, RunCoordinator
+
+    coordinator = ray.remote(RunCoordinator).options(num_cpus=0, max_concurrency=8).remote(4, None)
+
+    @ray.remote(num_cpus=0, resources={SANDBOX_RESOURCE: 1}, scheduling_strategy="SPREAD")
+    def take_turns(coordinator) -> tuple[str, list[float]]:
+        import threading as node_threading
+
+        pacer, cancel = CoordinatorPacer(coordinator, 5.0), node_threading.Event()
+        times = []
+        for _ in range(3):
+            assert pacer.wait_turn(cancel)
+            times.append(time.time())
+        return ray.get_runtime_context().get_node_id(), times
+
+    results = ray.get([take_turns.remote(coordinator) for _ in range(2)])
+    turns = sorted(moment for _, times in results for moment in times)
+    gaps = [later - earlier for earlier, later in itertools.pairwise(turns)]
+    assert len({node for node, _ in results}) == 2  # two nodes
+    assert min(gaps) >= 0.2 * 0.9, gaps  # 5 creations a second for both together

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from dataclasses import dataclass, field
@@ -90,6 +91,10 @@ class E2BBackend:
     """The account's E2B plan (`e2b.plan.Plan`)."""
     pacer: Any
     """One per runner: every sandbox creation waits for its turn (`e2b.plan.CreationPacer`)."""
+
+    def paced_by(self, pacer: Any) -> E2BBackend:
+        """The backend with its creations paced elsewhere (a Ray node: by the run's coordinator)."""
+        return dataclasses.replace(self, pacer=pacer)
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.e2b.sandbox import E2BSandbox

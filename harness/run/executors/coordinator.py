@@ -10,6 +10,7 @@ from typing import Any
 
 from harness.episode.throttles import POLL_S
 from harness.models.concurrency import GateState, ProviderGate
+from harness.sandboxes.e2b.plan import CreationPacer, wait_for
 
 
 class RunCoordinator:
@@ -22,6 +23,8 @@ class RunCoordinator:
         self._connections = threading.BoundedSemaphore(max_connections)
         self._gates: dict[str, ProviderGate] = {}
         """Each provider's in-flight limit for the whole cluster (`models/concurrency.py`)."""
+        self._pacer: CreationPacer | None = None
+        """E2B's sandbox creations, paced for every node together (`sandboxes/e2b/plan.py`)."""
         self._stale_call_s = call_timeout_s + 60.0
         """A call admitted this long ago was lost with its node: no longer counted in flight."""
         self._held: Counter[str] = Counter()
@@ -73,6 +76,13 @@ class RunCoordinator:
 
     def is_cancelled(self) -> bool:
         return self._cancelled
+
+    def creation_delay(self, creations_per_s: float) -> float:
+        """A turn for one sandbox creation at the plan's rate for the whole cluster; the seconds until it."""
+        with self._lock:
+            if self._pacer is None:
+                self._pacer = CreationPacer(creations_per_s)
+        return self._pacer.reserve()
 
     def gate_acquire(self, key: str, maximum: int, timeout_s: float) -> int | None:
         with self._lock:
@@ -134,3 +144,16 @@ class CoordinatorGate:
         import ray
 
         ray.get(self._coordinator.gate_release.remote(self._key, ticket, rate_limited, retry_after_s))
+
+
+class CoordinatorPacer:
+    """A Ray node's sandbox creations, paced by the run's coordinator: the plan's rate holds for the cluster."""
+
+    def __init__(self, coordinator: Any, creations_per_s: float):
+        self._coordinator, self._creations_per_s = coordinator, creations_per_s
+
+    def wait_turn(self, cancel: threading.Event) -> bool:
+        """Wait for the cluster's next free turn; False when cancelled meanwhile."""
+        import ray
+
+        return wait_for(float(ray.get(self._coordinator.creation_delay.remote(self._creations_per_s))), cancel)

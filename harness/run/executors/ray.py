@@ -44,10 +44,10 @@ from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryWriter, event_line
 from harness.run.backends import backend_of, watch_opens_possible
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, ResultsUnwritable, progress_bar
-from harness.run.executors.coordinator import CoordinatorGate, CoordinatorSlot, RunCoordinator
+from harness.run.executors.coordinator import CoordinatorGate, CoordinatorPacer, CoordinatorSlot, RunCoordinator
 from harness.run.models import model_factory
 from harness.run.tool_check import checked_tools
-from harness.sandboxes.registry import SandboxBackend
+from harness.sandboxes.registry import E2BBackend, SandboxBackend
 
 SANDBOX_RESOURCE = "harness_sandbox"
 """The custom resource a node declares: how many episodes (sandboxes) it runs at once."""
@@ -405,11 +405,14 @@ def _run_on_node(
         return NodeRefused(f"node {_node_name()}: {error}")
     cancel = threading.Event()
     config = spec.config
+    backend = setup.backend
+    if isinstance(backend, E2BBackend):  # the plan's creation rate is the cluster's: paced by the coordinator
+        backend = backend.paced_by(CoordinatorPacer(coordinator, backend.plan.creations_per_s))
     context = EpisodeContext(
         config=config,
         prompts=setup.prompts,
         make_model=lambda task: model_factory(config, [task])(task),
-        make_sandbox=lambda task, name: setup.backend.new_sandbox(collection_of(task), collection, name, cancel),
+        make_sandbox=lambda task, name: backend.new_sandbox(collection_of(task), collection, name, cancel),
         run_dir=config.results_dir / spec.run_id,
         run_facts=spec.run_facts | {"ray_node": setup.node_id},
         collection_hashes=spec.collection_hashes,

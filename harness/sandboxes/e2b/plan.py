@@ -8,6 +8,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
 from harness.sandboxes.base import SandboxError
 
@@ -78,6 +79,13 @@ def create_backoff_s() -> list[float]:
     return [random.uniform(0.1 * step, step) for step in CREATE_BACKOFF_S]
 
 
+class Pacer(Protocol):
+    """Where a sandbox creation waits for its turn at the plan's rate."""
+
+    def wait_turn(self, cancel: threading.Event) -> bool:
+        """False when cancelled while waiting."""
+
+
 class CreationPacer:
     """Gives this runner's sandbox creations turns at most the plan's rate apart (each gap stretched by a
     random part of `PACING_JITTER`), so workers started together reach the API one by one."""
@@ -89,8 +97,17 @@ class CreationPacer:
 
     def wait_turn(self, cancel: threading.Event) -> bool:
         """Wait for the next free turn; False when cancelled meanwhile."""
+        return wait_for(self.reserve(), cancel)
+
+    def reserve(self) -> float:
+        """Take the next free turn; the seconds until it (a Ray node's caller waits them itself)."""
         with self._lock:
             now = time.monotonic()
             turn = max(now, self._next)
             self._next = turn + self._interval_s * (1 + random.uniform(0, PACING_JITTER))
-        return not cancel.wait(turn - now) if turn > now else not cancel.is_set()
+        return turn - now
+
+
+def wait_for(delay_s: float, cancel: threading.Event) -> bool:
+    """Wait DELAY_S for a turn; False when cancelled meanwhile."""
+    return not cancel.wait(delay_s) if delay_s > 0 else not cancel.is_set()

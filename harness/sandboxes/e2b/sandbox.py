@@ -35,7 +35,7 @@ from harness.sandboxes.base import (
     sandbox_environment,
 )
 from harness.sandboxes.e2b.errors import explain, sdk_errors
-from harness.sandboxes.e2b.plan import CreationPacer, Plan, create_backoff_s, current_plan, sandbox_lifetime
+from harness.sandboxes.e2b.plan import Pacer, Plan, create_backoff_s, current_plan, sandbox_lifetime
 from harness.sandboxes.e2b.templates import TemplateResources
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
@@ -157,7 +157,7 @@ class E2BSandbox:
         time_limit_s: float,
         cancel: threading.Event | None = None,
         plan: Plan | None = None,
-        pacer: CreationPacer | None = None,
+        pacer: Pacer | None = None,
     ):
         self._sdk = sdk
         self._template = template
