@@ -49,19 +49,26 @@ def find_leaks_cached(tasks: list[Task], collections: dict[str, CollectionFiles]
     with contextlib.closing(sqlite3.connect(cache_dir / "leakage.sqlite", timeout=120)) as db, db:
         db.executescript(_SCHEMA)
         task_sets = {row[0]: set(json.loads(row[1])) for row in db.execute("SELECT id, digests FROM task_sets")}
+        # the cache's rows read once for every collection (a document's content may be in several)
+        known = _known(db, task_sets, {sha for files in collections.values() for sha in files.files.values()})
         hits: list[LeakHit] = []
         for domain, files in collections.items():
             mine = [task for task in tasks if collection_of(task) == domain]
-            hits += _domain_hits(db, task_sets, domain, files, mine)
+            hits += _domain_hits(db, task_sets, known, domain, files, mine)
     return hits
 
 
 def _domain_hits(
-    db: sqlite3.Connection, task_sets: dict[int, set[str]], domain: str, files: CollectionFiles, tasks: list[Task]
+    db: sqlite3.Connection,
+    task_sets: dict[int, set[str]],
+    known: dict[str, tuple[set[str], set[tuple[str, str]]]],
+    domain: str,
+    files: CollectionFiles,
+    tasks: list[Task],
 ) -> list[LeakHit]:
+    """The domain's hits; `known` (what the cache knows per document) gains what this domain's scan finds."""
     digests = {task.id: needle_digest(task) for task in tasks}
     wanted = set(digests.values())
-    known = _known(db, task_sets, set(files.files.values()))
     missing_by_document: dict[str, frozenset[str]] = {}
     for sha in set(files.files.values()):
         covered, _ = known.get(sha, (set(), set()))
