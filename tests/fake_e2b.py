@@ -17,12 +17,17 @@ tags behave as the API's (tests/e2b_service.py), a build ending ready, failed or
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import itertools
+import json
+import os
 import shlex
 import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -78,7 +83,8 @@ class Recorder:
     builds: list[dict[str, Any]] = field(default_factory=list)
     listed: list[Any] = field(default_factory=list)
     existing: list[Any] = field(default_factory=list)
-    """SandboxInfo-like objects that `Sandbox.list` returns."""
+    """Sandboxes on the service this process did not create (another host's, a dead runner's), as
+    SandboxInfo-like objects: listed by `Sandbox.list`, killed by id."""
     rate_limited: int = 0
     """How many of the next `Sandbox.create` calls the service refuses with 429."""
     max_lifetime_s: int = 3600
@@ -107,6 +113,11 @@ class Recorder:
     SDK waits for the build, after the service has claimed the name)."""
     storage: Path | None = None
     """Where the service keeps the files a build uploaded (a temporary folder when None)."""
+    page_size: int = 10
+    """Sandboxes per page of `Sandbox.list` (the API's default, `sandboxes_list.go`)."""
+    shared: SharedSandboxes | None = None
+    """The service's running sandboxes as every process sees them (a runner, its resume, Ray nodes), as every
+    host sees one service; None: this process's alone."""
 
 
 RECORD = Recorder()
@@ -117,16 +128,72 @@ _ids = itertools.count(1)
 class FakeSandboxInfo:
     sandbox_id: str
     metadata: dict[str, str]
+    made: int = field(default_factory=time.time_ns)
+    """When it was made, as the API's list orders sandboxes (by start time)."""
+
+
+@dataclass(frozen=True)
+class SharedSandboxes:
+    """The service's list of running sandboxes in a file, each create and kill a line under a lock: a sandbox
+    outlives the process that made it (kill -9), as a VM outlives the runner that asked for it."""
+
+    path: Path
+
+    def add(self, sandbox_id: str, metadata: dict[str, str], made: int) -> None:
+        self._append({"created": sandbox_id, "metadata": metadata, "made": made})
+
+    def remove(self, sandbox_id: str) -> bool:
+        """False when no such sandbox is running (the API's 404)."""
+        if all(info.sandbox_id != sandbox_id for info in self.running()):
+            return False
+        self._append({"killed": sandbox_id})
+        return True
+
+    def running(self) -> list[FakeSandboxInfo]:
+        running: dict[str, FakeSandboxInfo] = {}
+        with self._locked():
+            lines = self.path.read_text().splitlines() if self.path.exists() else []
+        for line in map(json.loads, lines):
+            if "created" in line:
+                running[line["created"]] = FakeSandboxInfo(line["created"], line["metadata"], line["made"])
+            else:
+                running.pop(line["killed"], None)
+        return list(running.values())
+
+    def _append(self, line: dict[str, Any]) -> None:
+        with self._locked(), self.path.open("a") as handle:
+            handle.write(json.dumps(line) + "\n")
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        with open(f"{self.path}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
 
 
 class _Paginator:
-    def __init__(self, items: list[Any]):
-        self._items = items
+    """The API's pages (infra `api/internal/handlers/sandboxes_list.go`): each page is listed again from what
+    runs then, in the order sandboxes were made, `RECORD.page_size` at most, starting after the last one the
+    previous page returned (its cursor), or, when that one is gone, at the first made after it."""
+
+    def __init__(self, listing: Callable[[], list[Any]]):
+        self._listing = listing
+        self._cursor: tuple[int, str] | None = None
         self.has_next = True
 
     def next_items(self) -> list[Any]:
-        self.has_next = False
-        return self._items
+        running = sorted(self._listing(), key=_start_order)
+        after = [info for info in running if self._cursor is None or _start_order(info) > self._cursor]
+        page = after[: RECORD.page_size]
+        self.has_next = len(after) > len(page)
+        if page:
+            self._cursor = _start_order(page[-1])
+        return page
+
+
+def _start_order(info: FakeSandboxInfo) -> tuple[int, str]:
+    """The API's order and cursor: start time, then id."""
+    return info.made, info.sandbox_id
 
 
 class _Handle:
@@ -180,7 +247,8 @@ class Sandbox:
         build = RECORD.templates.resolve(template)
         self.started_at = time.monotonic()
         self.ends_at = self.started_at + timeout
-        self.sandbox_id = f"fake-{next(_ids)}"
+        self.sandbox_id = f"fake-{os.getpid()}-{next(_ids)}"  # unique across processes (a shared service)
+        self.made = time.time_ns()
         self.template = build
         self.template_name = template
         self.box = BubblewrapSandbox(self.template.collection, self.sandbox_id, _FULL_OUTPUT, find_bwrap())
@@ -209,6 +277,8 @@ class Sandbox:
         sandbox = cls(template or "", timeout or 300)
         sandbox.metadata = options.get("metadata") or {}
         RECORD.live[sandbox.sandbox_id] = sandbox
+        if RECORD.shared is not None:
+            RECORD.shared.add(sandbox.sandbox_id, sandbox.metadata, sandbox.made)
         if key is not None:
             RECORD.by_idempotency_key[key] = sandbox
         if RECORD.lost_create_responses and injected:
@@ -246,19 +316,36 @@ class Sandbox:
         RECORD.listed.append({"query": query, **options})
         _fail("list")
         wanted = query.metadata if query is not None else {}
-        running = [*RECORD.existing, *(FakeSandboxInfo(b.sandbox_id, b.metadata) for b in RECORD.live.values())]
-        return _Paginator([i for i in running if all(i.metadata.get(k) == v for k, v in wanted.items())])
+
+        def listing() -> list[FakeSandboxInfo]:
+            running = [
+                *RECORD.existing,
+                *(FakeSandboxInfo(b.sandbox_id, b.metadata, b.made) for b in RECORD.live.values()),
+            ]
+            if RECORD.shared is not None:  # other processes' (this one's are live here too)
+                running += [info for info in RECORD.shared.running() if info.sandbox_id not in RECORD.live]
+            return [i for i in running if all(i.metadata.get(k) == v for k, v in wanted.items())]
+
+        return _Paginator(listing)
 
     def kill(self, sandbox_id: str | None = None, **options: Any) -> bool:
         if isinstance(self, str):  # called as Sandbox.kill(sandbox_id, ...), like the SDK allows
             if self in RECORD.live:
                 return Sandbox.kill(RECORD.live[self])
+            listed = [info for info in RECORD.existing if info.sandbox_id == self]
+            if listed:
+                RECORD.existing.remove(listed[0])
+            elif RECORD.shared is None or not RECORD.shared.remove(self):
+                # infra `api/internal/handlers/sandbox_kill.go`: 404 for a sandbox not running
+                raise NotFoundException(f"Sandbox {self} not found")
             RECORD.killed.append(self)
             return True
         if self.sandbox_id in RECORD.killed:
             raise NotFoundException(f"Sandbox {self.sandbox_id} not found")
         RECORD.killed.append(self.sandbox_id)
         RECORD.live.pop(self.sandbox_id, None)
+        if RECORD.shared is not None:
+            RECORD.shared.remove(self.sandbox_id)
         self.box.close()
         return True
 

@@ -7,6 +7,11 @@ names the e2b-dev/infra file the behaviour comes from.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -15,10 +20,11 @@ import pytest
 import yaml
 
 import tests.fake_e2b as fake_e2b
+from harness.records.run_folder import RunFolder
 from harness.sandboxes.base import SandboxError, SandboxSettings
-from harness.sandboxes.e2b.sandbox import E2BSandbox
+from harness.sandboxes.e2b.sandbox import E2BSandbox, kill_invocations
 from harness.sandboxes.e2b.templates import TemplateResources, build_template
-from tests.conftest import emulated_e2b_sandbox
+from tests.conftest import REPO, emulated_e2b_sandbox
 from tests.e2b_service import TokenBucket
 from tests.test_backends import MINI_TEMPLATE, build_e2b, fake_sdk  # noqa: F401  (a fixture)
 
@@ -257,3 +263,181 @@ class IgnoredKeys(dict):
 
     def __setitem__(self, key: str, value: object) -> None:
         pass
+
+
+# 7 (the sweep across the run): what a start of the run leaves on any host is killed, and nothing of a shard's.
+ELSEWHERE = "node-b:4242"
+"""Another host's runner (a Ray node): `reap_orphans` never judges it, since its pid is not this host's."""
+
+
+def leave_sandbox_elsewhere(mini, monkeypatch, sandbox_id: str, **changed: str) -> list[tuple[str, list[str]]]:
+    """At the run's first episode sandbox, the service also holds `sandbox_id`: made by this start on another host
+    (a Ray node, then lost), with the created sandbox's metadata but for `changed` (keys without `harness.`).
+    Returns, for each episode sandbox created, its invocation and the starts the run folder named then."""
+    create = fake_e2b.Sandbox.create
+    seen: list[tuple[str, list[str]]] = []
+
+    def create_and_leave(template=None, timeout=None, **options):
+        labels = options.get("metadata") or {}
+        if labels.get("harness.episode") != "tool-check":
+            seen.append((labels["harness.invocation"], RunFolder(mini.results_dir / "run").read_invocations()))
+            if not any(info.sandbox_id == sandbox_id for info in fake_e2b.RECORD.existing):
+                metadata = labels | {f"harness.{key}": value for key, value in changed.items()}
+                fake_e2b.RECORD.existing.append(fake_e2b.FakeSandboxInfo(sandbox_id, metadata))
+        return create(template, timeout, **options)
+
+    monkeypatch.setattr(fake_e2b.Sandbox, "create", create_and_leave)
+    return seen
+
+
+def shards_sandbox(run_id: str = "run") -> fake_e2b.FakeSandboxInfo:
+    """A live sandbox of another shard of the same run id, started on another machine with its own folder."""
+    return fake_e2b.FakeSandboxInfo("shard-2", {"harness.app": "harness", "harness.run": run_id,
+                                                "harness.invocation": "0" * 32, "harness.episode": "mini-t1",
+                                                "harness.owner": "host-c:77"})  # fmt: skip
+
+
+def test_a_runs_end_kills_what_it_left_on_another_host_and_nothing_of_a_shard(mini, fake_sdk, monkeypatch):  # noqa: F811
+    """infra `api/internal/handlers/sandboxes_list.go`: a list by metadata returns the whole team's sandboxes,
+    whichever host made them; `sandbox_kill.go` kills by id. A Ray node lost mid-episode leaves its sandbox,
+    owned by a runner on another host; a shard of the same run id elsewhere has a live one."""
+    fake_sdk.existing.append(shards_sandbox())
+    seen = leave_sandbox_elsewhere(mini, monkeypatch, "lost-on-node-b", owner=ELSEWHERE, episode="mini-t9")
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    assert outcome.rows[0]["verdict"] == "correct", outcome.output
+    [(invocation, named)] = seen
+    assert named == [invocation]  # named in the folder before its first sandbox: a kill -9 leaves it there
+    assert "lost-on-node-b" in fake_sdk.killed and "shard-2" not in fake_sdk.killed
+    assert [info.sandbox_id for info in fake_sdk.existing] == ["shard-2"]
+    assert "e2b: killed 1 sandboxes the run left running: lost-on-node-b" in outcome.output
+    assert RunFolder(outcome.run_dir).read_invocations() == []
+    sandbox = json.loads((outcome.run_dir / "episodes" / "mini" / "t1.jsonl").read_text().splitlines()[1])
+    assert sandbox["sandbox"]["invocation"] == invocation
+
+
+def test_every_page_of_what_a_start_left_is_killed(fake_sdk):  # noqa: F811
+    """infra `api/internal/handlers/sandboxes_list.go` answers 10 sandboxes a page, each page listed again from
+    what runs then and started after the previous page's last (a cursor): killing while paging skips none."""
+    left = {"harness.app": "harness", "harness.run": "run", "harness.invocation": "d" * 32, "harness.owner": ELSEWHERE}
+    fake_sdk.existing += [fake_e2b.FakeSandboxInfo(f"left-{index:02d}", left) for index in range(25)]
+    fake_sdk.existing.append(shards_sandbox())
+    killed = kill_invocations(fake_e2b, "key", "run", ["d" * 32])
+    assert sorted(killed) == [f"left-{index:02d}" for index in range(25)]
+    assert [info.sandbox_id for info in fake_sdk.existing] == ["shard-2"]
+
+
+def test_a_resume_kills_what_a_killed_start_left_on_every_host(mini, fake_sdk, monkeypatch):  # noqa: F811
+    """What kill -9 of a runner leaves: its start named in the folder, its sandboxes running on the service
+    (this host's, whose pid may be reused, and a lost node's). The next start holds the folder's lock, so the
+    earlier one is dead: everything it made is killed before the first episode; the shard's sandbox lives."""
+    first = mini.run("--model", "oracle", "--sandbox", "e2b", "--limit", "1")
+    assert first.exit_code == 0, first.output
+    folder = RunFolder(first.run_dir)
+    killed_start = "f" * 32
+    folder.write_invocations([killed_start])
+    metadata = {"harness.app": "harness", "harness.run": "run", "harness.invocation": killed_start}
+    fake_sdk.existing += [
+        fake_e2b.FakeSandboxInfo("left-here", metadata | {"harness.owner": f"{socket.gethostname()}:{os.getpid()}"}),
+        fake_e2b.FakeSandboxInfo("left-on-node-b", metadata | {"harness.owner": ELSEWHERE}),
+        shards_sandbox(),
+    ]
+    fake_sdk.killed.clear()
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b", "--redo")
+    assert outcome.exit_code == 0, outcome.output
+    assert {"left-here", "left-on-node-b"} <= set(fake_sdk.killed) and "shard-2" not in fake_sdk.killed
+    assert folder.read_invocations() == []
+
+
+def test_kill_9_of_a_runner_on_another_machine_then_a_resume_here_kills_what_it_left(mini, fake_sdk, tmp_path):  # noqa: F811
+    """A runner on another machine (a shared results folder) killed with -9 mid-episode: its sandbox keeps
+    running on the service (`SharedSandboxes`: one service for every process), owned by a host this one never
+    judges. A resume here kills it before its first episode, from the start the folder names."""
+    fake_sdk.shared = service = fake_e2b.SharedSandboxes(tmp_path / "service.jsonl")
+    script = mini.script([{"bash": "sleep 4"}, "<answer>42</answer>"])
+    arguments = ["--domain", "mini", "--tasks-dir", str(mini.tasks_dir), "--collections-dir",
+                 str(mini.root / "collections"), "--results-dir", str(mini.results_dir), "--run-id", "run",
+                 "--model", script, "--sandbox", "e2b"]  # fmt: skip
+    runner = [sys.executable, "-m", "tests.fake_e2b_runner", str(service.path), str(mini.root / "collections" / "mini"),
+              "node-b", "--", *arguments]  # fmt: skip
+    process = subprocess.Popen(runner, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not episode_sandboxes(service) and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        _, errors = process.communicate()
+    [left] = episode_sandboxes(service)
+    assert left.metadata["harness.owner"] == "node-b:4242", errors
+    assert RunFolder(mini.results_dir / "run").read_invocations() == [left.metadata["harness.invocation"]]
+    outcome = mini.run("--model", script, "--sandbox", "e2b")
+    assert outcome.rows[0]["verdict"] == "correct", outcome.output
+    assert left.sandbox_id in fake_sdk.killed and service.running() == []
+    assert f"e2b: killed 1 sandboxes the run left running: {left.sandbox_id}" in outcome.output
+    assert RunFolder(outcome.run_dir).read_invocations() == []
+
+
+def episode_sandboxes(service: fake_e2b.SharedSandboxes) -> list[fake_e2b.FakeSandboxInfo]:
+    return [info for info in service.running() if info.metadata.get("harness.episode") == "mini-t1"]
+
+
+def test_a_sweep_the_service_fails_keeps_the_start_for_the_next_one(mini, fake_sdk, monkeypatch):  # noqa: F811
+    """The API unreachable at the end (infra's list answers 5xx, or no answer): the start stays named in the
+    folder and the next start kills what it left."""
+    seen = leave_sandbox_elsewhere(mini, monkeypatch, "lost-on-node-b", owner=ELSEWHERE, episode="mini-t9")
+    fake_sdk.failures["list"] = httpx.ConnectError("connection refused")
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    # the start-up reap failed too: the run refuses before any episode, and names no start
+    assert outcome.exit_code == 2 and not seen
+    del fake_sdk.failures["list"]
+    listing = fake_e2b.Sandbox.list
+    monkeypatch.setattr(fake_e2b.Sandbox, "list", failing_after_first_episode(listing, seen))
+    outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
+    assert outcome.rows[0]["verdict"] == "correct", outcome.output
+    [(invocation, _)] = seen
+    assert "warning: e2b: cannot kill the sandboxes the run left running" in outcome.output
+    assert RunFolder(outcome.run_dir).read_invocations() == [invocation]
+    monkeypatch.setattr(fake_e2b.Sandbox, "list", listing)  # the API reachable again
+    assert "lost-on-node-b" not in fake_sdk.killed
+    again = mini.run("--model", "oracle", "--sandbox", "e2b")
+    assert again.exit_code == 0, again.output
+    assert "lost-on-node-b" in fake_sdk.killed and RunFolder(again.run_dir).read_invocations() == []
+
+
+def failing_after_first_episode(listing, seen):
+    """`Sandbox.list` answering until the first episode sandbox exists, then unreachable."""
+
+    def listed(query=None, **options):
+        if seen:
+            raise httpx.ConnectError("connection refused")
+        return listing(query, **options)
+
+    return listed
+
+
+def test_sandbox_cleanup_of_a_run_folder_kills_what_its_starts_left(mini, fake_sdk):  # noqa: F811
+    """`sandbox cleanup RUN` for a run the user will not resume; refused while a runner holds the folder, and a
+    missing folder is one line, exit 2, before anything is killed."""
+    from harness.cli.main import main
+
+    first = mini.run("--model", "oracle", "--sandbox", "e2b")
+    folder = RunFolder(first.run_dir)
+    folder.write_invocations(["e" * 32])
+    left = {"harness.app": "harness", "harness.run": "run", "harness.invocation": "e" * 32}
+    fake_sdk.existing += [fake_e2b.FakeSandboxInfo("left-on-node-b", left | {"harness.owner": ELSEWHERE}),
+                          shards_sandbox()]  # fmt: skip
+    fake_sdk.killed.clear()
+    assert main(["sandbox", "cleanup", str(mini.results_dir / "nowhere")]) == 2
+    assert "no run.yaml" in mini.capsys.readouterr().err and fake_sdk.killed == []
+    lock = folder.lock()
+    try:
+        assert main(["sandbox", "cleanup", str(first.run_dir)]) == 0
+        assert "a runner holds it" in mini.capsys.readouterr().out and fake_sdk.killed == []
+    finally:
+        lock.release()
+    assert main(["sandbox", "cleanup", str(first.run_dir)]) == 0
+    output = mini.capsys.readouterr().out
+    assert fake_sdk.killed == ["left-on-node-b"] and folder.read_invocations() == [], output
+    assert main(["sandbox", "cleanup", str(first.run_dir)]) == 0
+    assert "nothing left running" in mini.capsys.readouterr().out

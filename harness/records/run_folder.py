@@ -6,6 +6,7 @@ summary.json    the per-domain table
 failure_labels.jsonl  the judges' failure modes of wrong episodes (`annotate`; failure_labels.py)
 episodes/<domain>/<task>.jsonl  trajectories (epoch k > 1: <task>~epoch<k>.jsonl); earlier attempts under previous/
 .lock           held (flock) by the runner writing the folder; names its holder
+invocations     the starts of the run whose E2B sandboxes may still be running, one id a line (run/leftovers.py)
 """
 
 from __future__ import annotations
@@ -60,6 +61,19 @@ class RunFolder:
     @property
     def lock_path(self) -> Path:
         return self.path / ".lock"
+
+    @property
+    def invocations_path(self) -> Path:
+        return self.path / "invocations"
+
+    def read_invocations(self) -> list[str]:
+        """The starts of the run not known to have left nothing running (none before the first)."""
+        if not self.invocations_path.exists():
+            return []
+        return self.invocations_path.read_text(encoding="utf-8").split()
+
+    def write_invocations(self, invocations: list[str]) -> None:
+        write_atomic(self.invocations_path, "".join(f"{invocation}\n" for invocation in invocations))
 
     def trajectory_path(self, domain: str, task_id: str, epoch: int = 1) -> Path:
         """episodes/<domain>/<task file name>.jsonl, `<task file name>~epoch<k>.jsonl` for epoch k > 1; distinct

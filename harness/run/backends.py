@@ -10,12 +10,13 @@ from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.registry import Capabilities, SandboxBackend, prepare_backend
 
 
-def backend_of(config: RunConfig, run_id: str, collections: dict[str, Path]) -> SandboxBackend:
-    """The sandbox backend, checked (on the driver, and again on each Ray node before its first episode)."""
+def backend_of(config: RunConfig, run_id: str, collections: dict[str, Path], invocation: str) -> SandboxBackend:
+    """The sandbox backend, checked (on the driver, and again on each Ray node before its first episode), for
+    this start of the run (`invocation`, the same on every node)."""
     limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
     settings = SandboxSettings(limits, config.output_limit)
     return prepare_backend(config.sandbox, settings, run_id, collections, config.time_limit, config.image,
-                           closed_book=config.closed_book)  # fmt: skip
+                           closed_book=config.closed_book, invocation=invocation)  # fmt: skip
 
 
 def watch_opens_possible(config: RunConfig, capabilities: Capabilities) -> bool:

@@ -49,6 +49,7 @@ from harness.run.executors.failures import ErrorRateExceeded, ErrorWindow, Failu
 from harness.run.executors.threads import run_batch
 from harness.run.judges import JudgeOptions
 from harness.run.labels import default_label
+from harness.run.leftovers import Leftovers, new_invocation
 from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file, unpriced_refusal
 from harness.run.regrade import regrade_judge_errors
 from harness.run.tool_check import checked_tools
@@ -90,6 +91,8 @@ class RunPlan:
     """Tasks whose gold, solution or id is printed in their collection (harness/leakage.py), None if none."""
     judge: JudgePanel | None = None
     """The judges of tasks graded by `judge`; None when no selected task is."""
+    invocation: str = ""
+    """This start of the run (run/leftovers.py), the same on every Ray node."""
 
     @property
     def run_dir(self) -> Path:
@@ -152,7 +155,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     if resumed:
         _check_resumable(folder, protocol, files, config.allow_protocol_change)
         check_epochs(folder.read_record(), config.epochs)
-    backend = backend_of(config, run_id, collections)
+    invocation = new_invocation()
+    backend = backend_of(config, run_id, collections, invocation)
     backend.facts["tools"] = checked_tools(backend, names[0], collections[names[0]])
     lock = folder.lock()
     kept, changed = _kept_rows(folder, episodes, config.redo) if resumed else ([], 0)
@@ -160,7 +164,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     pending = [episode for episode in episodes if (episode.domain, episode.id, episode.epoch) not in finished]
     leaks = leak_summary(find_leaks_cached(tasks, files, config.cache_dir))
     return RunPlan(config, episodes, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
-                   protocol, prompts, lock, resumed, changed, leaks, judge)  # fmt: skip
+                   protocol, prompts, lock, resumed, changed, leaks, judge, invocation)  # fmt: skip
 
 
 def _check_resumable(
@@ -260,6 +264,9 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
         max_cost_usd=config.max_cost,
         failures=FailurePolicy(config.retry_errors, config.max_error_rate, config.error_window),
     )
+    leftovers = Leftovers.of(plan.folder, plan.backend)
+    if leftovers is not None:
+        leftovers.begin(plan.invocation, console)
     writer = ResultsWriter(plan.folder.results_path)
     try:
         kept = _regraded(plan, writer, console)
@@ -277,9 +284,11 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
         progress = None if share is None else share.progress
         # a person types at this terminal (--model human): no live bar redrawn under their commands
         shown = Console(quiet=True) if plan.make_model.interactive else console
-        batch = Batch(plan.pending, context, limits, writer, shown, title, state, progress)
+        batch = Batch(plan.pending, context, limits, writer, shown, title, state, progress, plan.invocation)
         results, interrupted = executor(batch)
     finally:
+        if leftovers is not None:
+            leftovers.sweep(console)
         writer.close()
         _finish(plan, console)
     if state.skipped_for_cost:

@@ -91,6 +91,8 @@ class E2BBackend:
     """The account's E2B plan (`e2b.plan.Plan`)."""
     pacer: Any
     """One per runner: every sandbox creation waits for its turn (`e2b.plan.CreationPacer`)."""
+    invocation: str
+    """In every sandbox's metadata: this start of the run, on every node (`remote_exec.LABEL_INVOCATION`)."""
 
     def paced_by(self, pacer: Any) -> E2BBackend:
         """The backend with its creations paced elsewhere (a Ray node: by the run's coordinator)."""
@@ -100,7 +102,13 @@ class E2BBackend:
         from harness.sandboxes.e2b.sandbox import E2BSandbox
 
         return E2BSandbox(self.sdk, self.templates[domain], self.api_key, self.run_id, episode_name, self.settings,
-                          self.time_limit_s, cancel, self.plan, self.pacer)  # fmt: skip
+                          self.time_limit_s, cancel, self.plan, self.pacer, self.invocation)  # fmt: skip
+
+    def kill_left_by(self, invocations: list[str]) -> list[str]:
+        """Kill what these invocations of the run left running on any host; the ids. Raises `SandboxError`."""
+        from harness.sandboxes.e2b.sandbox import kill_invocations
+
+        return kill_invocations(self.sdk, self.api_key, self.run_id, invocations)
 
 
 @dataclass
@@ -129,16 +137,18 @@ def prepare_backend(
     time_limit_s: float,
     image: str | None,
     closed_book: bool = False,
+    invocation: str = "",
 ) -> SandboxBackend:
     """Check the backend can run (raising `InputError` with the fix) and reap orphans of dead runs.
     `collections`: each domain's collection (E2B: its template is tagged with their hash); `closed_book`: its
-    sandboxes get an empty /workspace/documents (sandboxes/closed_book.py)."""
+    sandboxes get an empty /workspace/documents (sandboxes/closed_book.py); `invocation`: this start of the
+    run, in the metadata of its E2B sandboxes."""
     if name == "local":
         return ClosedBookBackend(_local(settings)) if closed_book else _local(settings)
     if name == "docker":
         docker = _docker(settings, run_id, image)
         return ClosedBookBackend(docker) if closed_book else docker
-    return _e2b(settings, run_id, collections, time_limit_s, closed_book=closed_book)
+    return _e2b(settings, run_id, collections, time_limit_s, closed_book, invocation)
 
 
 def _local(settings: SandboxSettings) -> LocalBackend:
@@ -173,7 +183,12 @@ def _docker(settings: SandboxSettings, run_id: str, image: str | None) -> Docker
 
 
 def _e2b(
-    settings: SandboxSettings, run_id: str, collections: dict[str, Path], time_limit_s: float, closed_book: bool = False
+    settings: SandboxSettings,
+    run_id: str,
+    collections: dict[str, Path],
+    time_limit_s: float,
+    closed_book: bool,
+    invocation: str,
 ) -> E2BBackend:
     from harness.sandboxes.e2b import plan as e2b_plan
     from harness.sandboxes.e2b import sandbox as e2b
@@ -222,4 +237,5 @@ def _e2b(
                          "creations_per_s": plan.creations_per_s}  # fmt: skip
     capabilities = Capabilities(plan.max_sandboxes, f"the cap of E2B's {plan.name} plan", warning)
     pacer = e2b_plan.CreationPacer(plan.creations_per_s)
-    return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts, capabilities, plan, pacer)
+    return E2BBackend(settings, sdk, api_key, templates, run_id, time_limit_s, facts, capabilities, plan, pacer,
+                      invocation)  # fmt: skip

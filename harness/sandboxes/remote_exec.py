@@ -21,6 +21,9 @@ from harness.sandboxes.base import ExecResult, SandboxError, SandboxSettings
 from harness.sandboxes.output import HeadTail, capped_result, harness_exec_timed_out
 
 LABEL_RUN, LABEL_EPISODE, LABEL_OWNER = "harness.run", "harness.episode", "harness.owner"
+LABEL_INVOCATION = "harness.invocation"
+"""One start of a run (`python -m harness ...` once, on every node of its cluster): shards of one run id on
+several machines each have their own, so a sweep by invocation never touches another's live sandboxes."""
 AGENT = "agent"
 """The unprivileged user commands run as in the recipe image and template."""
 AGENT_UID = 2000

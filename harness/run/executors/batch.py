@@ -169,6 +169,8 @@ class Batch:
     state: BatchState
     progress: Progress | None = None
     """A display the batch adds its line to (a sweep's, shared by its runs); None: the batch shows its own."""
+    invocation: str = ""
+    """This start of the run, in its E2B sandboxes' metadata: a Ray node makes its backend with it."""
 
 
 class Executor(Protocol):

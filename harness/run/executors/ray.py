@@ -71,6 +71,8 @@ class NodeSpec:
     """Collection name (a task's own, or its domain's) -> content hash."""
     sandbox_facts: dict[str, Any]
     judge: JudgePanel | None = None
+    invocation: str = ""
+    """The driver's start of the run (`Batch.invocation`): every node's sandboxes carry it."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ def run_batch_on_ray(batch: Batch) -> tuple[list[ResultRow], bool]:
 
     connected_here = _connect(batch.context.config.ray_address, batch.limits)
     try:
-        driver = _Driver(batch.tasks, batch.context, batch.limits, batch.writer, batch.state)
+        driver = _Driver(batch.tasks, batch.context, batch.limits, batch.writer, batch.state, batch.invocation)
         return driver.run(batch.console, batch.title, batch.progress)
     finally:
         if connected_here:
@@ -134,7 +136,13 @@ def _connect(address: str | None, limits: BatchLimits) -> bool:
 
 class _Driver:
     def __init__(
-        self, tasks: list[Task], context: EpisodeContext, limits: BatchLimits, writer: ResultsWriter, state: BatchState
+        self,
+        tasks: list[Task],
+        context: EpisodeContext,
+        limits: BatchLimits,
+        writer: ResultsWriter,
+        state: BatchState,
+        invocation: str,
     ):
         import ray
         from ray.util.queue import Queue
@@ -150,7 +158,7 @@ class _Driver:
         self.events = Queue(actor_options={"num_cpus": 0, "scheduling_strategy": here})
         self.episode = ray.remote(_run_on_node).options(num_cpus=0, resources={SANDBOX_RESOURCE: 1}, max_retries=0)
         self.spec = NodeSpec(context.config, context.run_dir.name, context.run_facts, context.collection_hashes,
-                             context.sandbox_facts, context.judge)  # fmt: skip
+                             context.sandbox_facts, context.judge, invocation)  # fmt: skip
         self.tasks, self.writer, self.state, self.failures = tasks, writer, state, limits.failures
         self.cancel = context.cancel
         """Set from outside this driver's thread (a sweep's Ctrl-C): stops the run as Ctrl-C here does."""
@@ -444,11 +452,11 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
     templates): a node that fails refuses before its first episode."""
     import ray
 
-    key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}"
+    key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}:{spec.invocation}"
     if key not in _SETUPS:
         model_factory(spec.config, [])  # the model's own checks (its API key, a scripted file) on this node
         collections = {name: collection_path(spec.config.collections_dir, name) for name in spec.collection_hashes}
-        backend = backend_of(spec.config, spec.run_id, collections)
+        backend = backend_of(spec.config, spec.run_id, collections, spec.invocation)
         first = sorted(collections)[0]
         checked_tools(backend, first, collections[first], f" on node {_node_name()}")
         node_id = ray.get_runtime_context().get_node_id()

@@ -46,6 +46,7 @@ from harness.sandboxes.remote_exec import (
     GRACE_S,
     KILL_AGENT_PROCESSES,
     LABEL_EPISODE,
+    LABEL_INVOCATION,
     LABEL_OWNER,
     LABEL_RUN,
     owner_is_dead,
@@ -128,6 +129,17 @@ def reap_orphans(sdk: Any, api_key: str) -> list[str]:
     )
 
 
+def kill_invocations(sdk: Any, api_key: str, run_id: str, invocations: list[str]) -> list[str]:
+    """Kill every sandbox these invocations of the run left running, on whichever host made it (the service lists
+    the whole team's sandboxes by metadata: e2b-dev/infra `api/internal/handlers/sandboxes_list.go`). Raises
+    `SandboxError`."""
+    killed: list[str] = []
+    for invocation in invocations:
+        metadata = {LABEL_APP: "harness", LABEL_RUN: run_id, LABEL_INVOCATION: invocation}
+        killed += kill_sandboxes(sdk, api_key, metadata, lambda info: True)
+    return killed
+
+
 def kill_sandboxes(sdk: Any, api_key: str, metadata: dict[str, str], doomed: Callable[[Any], bool]) -> list[str]:
     """Kill the running sandboxes with this metadata that `doomed` picks; their ids. Raises `SandboxError`."""
     killed = []
@@ -158,12 +170,13 @@ class E2BSandbox:
         cancel: threading.Event | None = None,
         plan: Plan | None = None,
         pacer: Pacer | None = None,
+        invocation: str = "",
     ):
         self._sdk = sdk
         self._template = template
         self._api_key = api_key
-        self._metadata = {LABEL_APP: "harness", LABEL_RUN: run_id, LABEL_EPISODE: episode_name,
-                          LABEL_OWNER: owner_label()}  # fmt: skip
+        self._metadata = {LABEL_APP: "harness", LABEL_RUN: run_id, LABEL_INVOCATION: invocation,
+                          LABEL_EPISODE: episode_name, LABEL_OWNER: owner_label()}  # fmt: skip
         self._settings = settings
         self._environment = sandbox_environment(IMAGE_PATH)
         self._plan = plan or current_plan()
@@ -180,6 +193,7 @@ class E2BSandbox:
             "backend": "e2b",
             "template": self._template,
             "sandbox_id": getattr(self._sandbox, "sandbox_id", None),
+            "invocation": self._metadata[LABEL_INVOCATION],
             "lifetime_s": self._lifetime_s,
             "limits": {
                 "mechanism": "e2b template",
