@@ -416,7 +416,7 @@ def failing_after_first_episode(listing, seen):
     return listed
 
 
-def test_sandbox_cleanup_of_a_run_folder_kills_what_its_starts_left(mini, fake_sdk):  # noqa: F811
+def test_sandbox_cleanup_of_a_run_folder_kills_what_its_starts_left(mini, fake_sdk, monkeypatch):  # noqa: F811
     """`sandbox cleanup RUN` for a run the user will not resume; refused while a runner holds the folder, and a
     missing folder is one line, exit 2, before anything is killed."""
     from harness.cli.main import main
@@ -430,6 +430,10 @@ def test_sandbox_cleanup_of_a_run_folder_kills_what_its_starts_left(mini, fake_s
     fake_sdk.killed.clear()
     assert main(["sandbox", "cleanup", str(mini.results_dir / "nowhere")]) == 2
     assert "no run.yaml" in mini.capsys.readouterr().err and fake_sdk.killed == []
+    with monkeypatch.context() as without_key:
+        without_key.delenv("E2B_API_KEY")
+        assert main(["sandbox", "cleanup", str(first.run_dir)]) == 2
+        assert "E2B_API_KEY is not set" in mini.capsys.readouterr().err and fake_sdk.killed == []
     lock = folder.lock()
     try:
         assert main(["sandbox", "cleanup", str(first.run_dir)]) == 0
