@@ -445,3 +445,21 @@ def test_sandbox_cleanup_of_a_run_folder_kills_what_its_starts_left(mini, fake_s
     assert fake_sdk.killed == ["left-on-node-b"] and folder.read_invocations() == [], output
     assert main(["sandbox", "cleanup", str(first.run_dir)]) == 0
     assert "nothing left running" in mini.capsys.readouterr().out
+
+
+def test_a_full_disk_at_the_runs_end_keeps_the_start_named_and_says_so(tmp_path, monkeypatch):
+    """The end's sweep runs in a `finally`: a write it cannot make must not hide why the run is ending."""
+    from rich.console import Console
+
+    from harness.run.leftovers import Leftovers
+
+    folder = RunFolder(tmp_path)
+    folder.write_invocations(["a" * 32])
+    monkeypatch.setattr(RunFolder, "write_invocations", no_space_left)
+    console = Console(record=True, width=200)
+    assert Leftovers(folder, lambda invocations: ["left-1"]).sweep(console) == ["left-1"]
+    assert "cannot write" in console.export_text() and folder.read_invocations() == ["a" * 32]
+
+
+def no_space_left(folder: RunFolder, invocations: list[str]) -> None:
+    raise OSError(28, "No space left on device")

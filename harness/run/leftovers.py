@@ -48,7 +48,11 @@ class Leftovers:
         cleanup RUN`): kill what the recorded starts left, and keep in the folder those the service could not
         be asked about; the ids killed."""
         remaining, killed = self._sweep_recorded(console)
-        self.folder.write_invocations(remaining)
+        try:
+            self.folder.write_invocations(remaining)
+        except OSError as error:  # a full disk: the starts stay named, and the next start sweeps them again
+            console.print(f"warning: cannot write {self.folder.invocations_path}: {error}", markup=False,
+                          highlight=False, soft_wrap=True)  # fmt: skip
         return killed
 
     def _sweep_recorded(self, console: Console) -> tuple[list[str], list[str]]:
