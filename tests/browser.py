@@ -51,6 +51,14 @@ def viewer_page(runs: list[Path]) -> Iterator[Any]:
         server.close()
 
 
+def search(page: Any, text: str, matches: int | None = None) -> None:
+    """Search the viewer's episodes for TEXT (empty: show them all); with MATCHES, wait until the count says so."""
+    page.fill("#search", text)
+    page.press("#search", "Enter")
+    if matches is not None:
+        page.wait_for_selector(f"#count:has-text('search: {matches} match')")
+
+
 @contextmanager
 def static_server(folder: Path) -> Iterator[str]:
     """FOLDER served by a plain static web server (as a host would), its URL."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import yaml
 
 from harness.cli.main import main
 from harness.records.trajectory import read_jsonl, read_trajectory
+from harness.sandboxes.base import SandboxSettings
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -70,6 +72,12 @@ class MiniProject:
         results = run_dir / "results.jsonl"
         rows = read_jsonl(results) if results.exists() else []  # not splitlines(): U+2028 is no line end
         return RunOutcome(code, rows, run_dir, captured.out + captured.err)
+
+
+@pytest.fixture
+def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """litellm's openai client insists on a key even for a local server (`pytestmark` of the modules using it)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 @pytest.fixture(autouse=True)
@@ -166,6 +174,16 @@ def collection(tmp_path: Path) -> Path:
     folder.mkdir()
     (folder / "report.md").write_text("# Report\n| a | b |\n|---|---|\n| 1 | 2 |\n")
     return folder
+
+
+@pytest.fixture
+def emulated(collection: Path, e2b_emulator: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A started E2B sandbox on the emulator over `collection` (a module's own, where it has one)."""
+    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+    box = emulated_e2b_sandbox(e2b_emulator, collection, "emulated", SandboxSettings())
+    box.start()
+    yield box
+    box.close()
 
 
 @pytest.fixture(params=["local", "local-rlimit", "local-setpriv", "local-caller", "docker", "e2b-emulator"])

@@ -16,9 +16,7 @@ from tests.openai_server import ScriptedOpenAIServer, two_step_agent
 CAP = 8
 
 
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def agent_server(concurrency_limit: int | None) -> ScriptedOpenAIServer:

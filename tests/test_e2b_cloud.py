@@ -47,15 +47,6 @@ def collection(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def emulated(collection, e2b_emulator, monkeypatch):
-    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
-    box = emulated_e2b_sandbox(e2b_emulator, collection, "issue-15", SandboxSettings())
-    box.start()
-    yield box
-    box.close()
-
-
 def packed_uploads(template: e2b.Template) -> dict[str, tarfile.TarInfo]:
     """Every file the real SDK would upload for the template's COPY steps, by path under its destination."""
     inner = template._template

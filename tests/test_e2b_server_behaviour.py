@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -24,7 +23,7 @@ from harness.records.run_folder import RunFolder
 from harness.sandboxes.base import SandboxError, SandboxSettings
 from harness.sandboxes.e2b.sandbox import E2BSandbox, kill_invocations
 from harness.sandboxes.e2b.templates import TemplateResources, build_template
-from tests.conftest import REPO, emulated_e2b_sandbox
+from tests.conftest import REPO
 from tests.e2b_service import TokenBucket
 from tests.test_backends import MINI_TEMPLATE, build_e2b, fake_sdk  # noqa: F401  (a fixture)
 
@@ -102,23 +101,6 @@ def test_a_symbolic_link_in_the_collection_is_refused_at_build_naming_it(mini, f
     code, output = build_e2b(mini)
     [line] = output.strip().splitlines()
     assert code == 2 and f"{link}: a symbolic link" in line and not fake_sdk.builds
-
-
-@pytest.fixture
-def collection(tmp_path: Path) -> Path:
-    folder = tmp_path / "collection"
-    folder.mkdir()
-    (folder / "report.md").write_text("# Report\n")
-    return folder
-
-
-@pytest.fixture
-def emulated(collection, e2b_emulator, monkeypatch):
-    monkeypatch.setenv("E2B_API_KEY", "emulator-key")
-    box = emulated_e2b_sandbox(e2b_emulator, collection, "issue-24", SandboxSettings())
-    box.start()
-    yield box
-    box.close()
 
 
 # 3. The SDK's TimeoutException is not the command's timeout.

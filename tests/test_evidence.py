@@ -190,7 +190,7 @@ def test_an_episode_whose_sandbox_never_started_has_no_evidence_record(mini, mon
 
 
 def test_viewer_shows_header_failure_mode_search_and_touched_files_in_headless_chromium(mini):
-    from tests.browser import viewer_page
+    from tests.browser import search, viewer_page
 
     evidence_project(mini)
     (mini.root / "collections" / "mini" / "<i>odd&amp;.md").write_text("odd\n")
@@ -199,16 +199,11 @@ def test_viewer_shows_header_failure_mode_search_and_touched_files_in_headless_c
     with viewer_page([outcome.run_dir]) as page:
         header = page.locator("#header").inner_text()
         assert "model scripted" in header and "default 0" in header and "max_turns=200" in header
-        page.fill("#search", "NEEDLE-42")
-        page.press("#search", "Enter")
-        page.wait_for_selector("#count:has-text('search: 2 match')")
+        search(page, "NEEDLE-42", 2)
         assert page.locator("tr.episode").count() == 2
-        page.fill("#search", "no-such-output")
-        page.press("#search", "Enter")
-        page.wait_for_selector("#count:has-text('search: 0 match')")
+        search(page, "no-such-output", 0)
         assert page.locator("tr.episode").count() == 0
-        page.fill("#search", "")
-        page.press("#search", "Enter")
+        search(page, "")
         page.wait_for_selector("tr.episode")
         page.select_option("#filter-failure_mode", "incomplete_inspection")
         assert page.locator("tr.episode").count() == 1

@@ -27,9 +27,7 @@ MIXED = [
 ]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 @pytest.fixture

@@ -21,9 +21,7 @@ def verdict(text: str) -> Step:
     return reply(json.dumps({"verdict": text, "reason": "because"}))
 
 
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def panel(server, tmp_path, *models: str, quorum: int | None = None, **options) -> JudgePanel:

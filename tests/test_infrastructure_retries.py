@@ -11,10 +11,7 @@ import pytest
 
 from tests.openai_server import fault, two_step_agent
 
-
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def write_tasks(mini, count: int) -> None:

@@ -32,9 +32,7 @@ GRADED = [
 ]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 @pytest.fixture

@@ -13,11 +13,7 @@ from harness.models.litellm_model import LiteLLMModel, ProviderSettings
 from harness.models.registry import ModelAlias, parse_model_args, resolve_model
 from tests.openai_server import CONTEXT_OVERFLOW, fault, malformed, reply
 
-
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch):
-    """litellm's openai client insists on a key even for a local server."""
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def provider_run(mini, server, *extra: str, model: str = "openai/test-model"):

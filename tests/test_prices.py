@@ -15,9 +15,7 @@ MODEL = "openai/test-model"
 """A model litellm's map has no price for."""
 
 
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def write_prices(mini, prices) -> str:

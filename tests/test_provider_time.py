@@ -11,9 +11,7 @@ from tests.openai_server import RandomFaults, two_step_agent
 EPISODES = 16
 
 
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def run_against(mini, server, run_id: str):

@@ -25,9 +25,7 @@ VOLATILE = ("time", "schema_version", "sandbox", "model", "config_hash", "harnes
 """With every `*_s` field (times): what differs between two runs of one episode."""
 
 
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 @pytest.mark.parametrize("action_format", ["toolcall", "text"])

@@ -10,10 +10,7 @@ import yaml
 from harness.cli.main import main
 from tests.openai_server import two_step_agent
 
-
-@pytest.fixture(autouse=True)
-def openai_key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 def report_rows(mini, *run_dirs):

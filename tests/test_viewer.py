@@ -8,7 +8,7 @@ import urllib.request
 
 from harness.cli.main import main
 from harness.records.trajectory import read_jsonl
-from tests.browser import headless_chromium, static_server, viewer_page
+from tests.browser import headless_chromium, search, static_server, viewer_page
 from tests.test_report_and_viewer import run_all, two_domain_project
 
 # Markup that ends or hides a <script> element, HTML entities, JavaScript line breaks and rich markup, and
@@ -47,12 +47,9 @@ def test_viewer_lists_filters_and_opens_an_episode(mini):
 def test_viewer_searches_outputs_and_filters_by_run(mini):
     first, second = two_runs(mini)
     with viewer_page([first, second]) as page:
-        page.fill("#search", "SECOND-run-output")
-        page.press("#search", "Enter")
-        page.wait_for_selector("#count:has-text('search: 3 match')")
+        search(page, "SECOND-run-output", 3)
         assert page.locator("tr.episode").count() == 3
-        page.fill("#search", "")
-        page.press("#search", "Enter")
+        search(page, "")
         page.select_option("#filter-run", index=1)
         assert page.locator("tr.episode").count() == 3
 
@@ -121,9 +118,7 @@ def test_static_copy_hosted_by_a_plain_web_server(mini, tmp_path):
         page.goto(url)
         page.wait_for_selector("body[data-ready=true]")
         assert page.locator("tr.episode").count() == 6
-        page.fill("#search", "second-run-output")
-        page.press("#search", "Enter")
-        page.wait_for_selector("#count:has-text('search: 3 match')")
+        search(page, "second-run-output", 3)
         page.locator("tr.episode").first.click()
         assert "second-run-output" in page.locator(".step pre.stdout").first.inner_text()
 
