@@ -26,20 +26,27 @@ def _ranked(table: Accuracies, models: list[str], domain: str) -> dict[str, int]
     return ranks({m: table[(m, domain)] for m in models if (m, domain) in table})
 
 
+def _cells(table: Accuracies, marks: dict[str, dict[str, int]], model: str, columns: list[str], missing: str,
+           best_and_second: tuple[str, str]) -> list[str]:  # fmt: skip
+    """MODEL's accuracy in each column in percent, the best and second of the column put into their formats."""
+    cells = []
+    for domain in columns:
+        if (model, domain) not in table:
+            cells.append(missing)
+            continue
+        text = f"{100 * table[(model, domain)]:.1f}"
+        rank = marks[domain].get(model, 0)
+        cells.append(best_and_second[rank - 1].format(text) if rank in (1, 2) else text)
+    return cells
+
+
 def markdown_table(table: Accuracies, models: list[str]) -> str:
     """Bold = best of the column, underlined (`<u>`) = second."""
     columns = _columns(table, models)
     marks = {domain: _ranked(table, models, domain) for domain in columns}
     lines = ["| model | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
     for model in models:
-        cells = []
-        for domain in columns:
-            if (model, domain) not in table:
-                cells.append("–")
-                continue
-            text = f"{100 * table[(model, domain)]:.1f}"
-            rank = marks[domain].get(model, 0)
-            cells.append(f"**{text}**" if rank == 1 else f"<u>{text}</u>" if rank == 2 else text)
+        cells = _cells(table, marks, model, columns, "–", ("**{}**", "<u>{}</u>"))
         lines.append(f"| {model} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -51,14 +58,10 @@ def latex_table(table: Accuracies, models: list[str]) -> str:
     header = " & ".join(["Model", *(_latex_escape(c if c != ALL else "Overall") for c in columns)])
     lines = [f"\\begin{{tabular}}{{l{'r' * len(columns)}}}", "\\toprule", header + " \\\\", "\\midrule"]
     for model in models:
-        cells = [_latex_escape(model)]
-        for domain in columns:
-            if (model, domain) not in table:
-                cells.append("--")
-                continue
-            text = f"{100 * table[(model, domain)]:.1f}"
-            rank = marks[domain].get(model, 0)
-            cells.append(f"\\textbf{{{text}}}" if rank == 1 else f"\\underline{{{text}}}" if rank == 2 else text)
+        cells = [
+            _latex_escape(model),
+            *_cells(table, marks, model, columns, "--", ("\\textbf{{{}}}", "\\underline{{{}}}")),
+        ]
         lines.append(" & ".join(cells) + " \\\\")
     return "\n".join([*lines, "\\bottomrule", "\\end{tabular}"]) + "\n"
 
