@@ -170,3 +170,13 @@ def test_judges_without_run_settings_retry_and_wait_as_a_run_would():
 
     options, config = JudgeOptions("openai/judge-a"), RunConfig()
     assert (options.max_retries, options.timeout_s) == (config.max_retries, config.judge_timeout)
+
+
+@pytest.mark.parametrize("quorum, message", [(0, "0 must be at least 1"), (3, "3 is more than the 2 judges")])
+def test_a_quorum_no_panel_can_have_is_refused_for_a_run_an_import_and_annotate_alike(tmp_path, quorum, message):
+    """One check in `JudgeOptions.panel`, which every command's judges go through."""
+    from harness.core.errors import InputError
+    from harness.run.judges import JudgeOptions
+
+    with pytest.raises(InputError, match=f"--judge-quorum: {message}"):
+        JudgeOptions("openai/judge-a,openai/judge-b", quorum).panel(tmp_path, "")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harness.cli.arguments import add_judge_panel
 from harness.cli.command import EXIT_OK, Session
-from harness.inputs.config import JUDGE_TIMEOUT_S
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,10 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
         "judge panel; writes RUN/failure_labels.jsonl, never results.jsonl. Judge replies are cached.",
     )
     parser.add_argument("run", type=Path, help="a run folder")
-    parser.add_argument("--judge", required=True, help="judge models, comma-separated (litellm names or aliases)")
-    parser.add_argument("--judge-quorum", type=int, help="valid replies an episode needs (default: a majority)")
-    parser.add_argument("--judge-api-base", help="the judges' endpoint (a local server)")
-    parser.add_argument("--judge-timeout", type=float, default=JUDGE_TIMEOUT_S, help="seconds per judge call")
+    add_judge_panel(parser, required=True)
     parser.add_argument("--trajectory-chars", type=int, default=None,
                         help="size of the condensed trajectory a judge reads (default 60,000 characters)")  # fmt: skip
     return parser
@@ -33,8 +30,6 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     chars = arguments.trajectory_chars or TRAJECTORY_CHARS
     if chars < 1000:
         raise InputError(f"--trajectory-chars: {chars} is too small to show a trajectory (at least 1000)")
-    if arguments.judge_quorum is not None and arguments.judge_quorum < 1:
-        raise InputError(f"--judge-quorum: {arguments.judge_quorum} must be at least 1")
     options = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
     annotate_run(arguments.run, options, chars, session.console)
     return EXIT_OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.inputs.config import default_collections_dir, default_tasks_dir
+from harness.inputs.config import JUDGE_TIMEOUT_S, default_collections_dir, default_tasks_dir
 
 
 def add_tasks_dir(parser: argparse.ArgumentParser) -> None:
@@ -35,3 +35,13 @@ def add_trajectory_format(parser: argparse.ArgumentParser) -> None:
         choices=("mini-swe-agent", "inspect"),
         help="the files' format (inspect: inspect_ai `.eval` logs, the optional extra harness[inspect])",
     )
+
+
+def add_judge_panel(parser: argparse.ArgumentParser, required: bool) -> None:
+    """A judge panel's flags, as `annotate` and `import` take them (a run's come from `RunConfig`)."""
+    parser.add_argument("--judge", required=required, metavar="MODEL[,MODEL...]",
+                        help="judge models, comma-separated (litellm names or aliases)")  # fmt: skip
+    parser.add_argument("--judge-quorum", type=int, metavar="N", help="valid verdicts a grade needs (a majority)")
+    parser.add_argument("--judge-api-base", metavar="URL", help="the judges' endpoint (a local server)")
+    parser.add_argument("--judge-timeout", type=float, default=JUDGE_TIMEOUT_S, metavar="SECONDS",
+                        help="seconds per judge call")  # fmt: skip

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.cli.arguments import add_collections_dir, add_results_dir, add_tasks_dir, add_trajectory_format
+from harness.cli.arguments import (
+    add_collections_dir,
+    add_judge_panel,
+    add_results_dir,
+    add_tasks_dir,
+    add_trajectory_format,
+)
 from harness.cli.command import Session
 
 
@@ -27,9 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_tasks_dir(parser)
     add_collections_dir(parser)
     add_results_dir(parser)
-    parser.add_argument("--judge", metavar="MODEL[,MODEL...]", help="the judge panel for tasks graded by 'judge'")
-    parser.add_argument("--judge-quorum", type=int, metavar="N", help="valid verdicts a grade needs (a majority)")
-    parser.add_argument("--judge-api-base", metavar="URL", help="the judges' endpoint")
+    add_judge_panel(parser, required=False)  # needed only for tasks graded by 'judge'
     return parser
 
 
@@ -37,7 +41,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.cli.interop import ImportOptions, import_run
     from harness.run.judges import JudgeOptions
 
-    judges = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base)
+    judges = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
     judge = judges.panel(arguments.results_dir, "") if arguments.judge else None
     options = ImportOptions(arguments.paths, arguments.tasks_dir, arguments.collections_dir, arguments.results_dir,
                             arguments.run_id, judge)  # fmt: skip

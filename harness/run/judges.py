@@ -30,6 +30,8 @@ class JudgeOptions:
         names = [name.strip() for name in (self.judge or "").split(",") if name.strip()]
         if not names:
             raise InputError(f"--judge: required: {needed_by}")
+        if self.quorum is not None and self.quorum < 1:
+            raise InputError(f"--judge-quorum: {self.quorum} must be at least 1")
         models = [_judge_model(name, aliases or {}) for name in names]
         quorum = self.quorum or len(models) // 2 + 1
         if quorum > len(models):
