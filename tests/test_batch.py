@@ -207,7 +207,8 @@ def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connectio
     context.run_dir.mkdir()
     writer = ResultsWriter(context.run_dir / "results.jsonl")
     limits = BatchLimits(workers=workers, max_sandboxes=sandboxes, max_connections=connections, max_cost_usd=None)
-    results, interrupted = run_batch(Batch(tasks, context, limits, writer, Console(quiet=True), "t", BatchState()))
+    batch = Batch(tasks, context, limits, writer, Console(quiet=True), "t", BatchState(), invocation="test")
+    results, interrupted = run_batch(batch)
     writer.close()
     assert not interrupted
     return results

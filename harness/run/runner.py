@@ -84,6 +84,8 @@ class RunPlan:
     prompts: PromptSet
     lock: RunLock
     """Held until the run ends: a second runner on the same folder is refused."""
+    invocation: str
+    """This start of the run (run/leftovers.py), the same on every Ray node."""
     resumed: bool
     changed_tasks: int = 0
     """On resume, finished tasks run again because what they ask or grade changed."""
@@ -91,8 +93,6 @@ class RunPlan:
     """Tasks whose gold, solution or id is printed in their collection (harness/leakage.py), None if none."""
     judge: JudgePanel | None = None
     """The judges of tasks graded by `judge`; None when no selected task is."""
-    invocation: str = ""
-    """This start of the run (run/leftovers.py), the same on every Ray node."""
 
     @property
     def run_dir(self) -> Path:
@@ -164,7 +164,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     pending = [episode for episode in episodes if (episode.domain, episode.id, episode.epoch) not in finished]
     leaks = leak_summary(find_leaks_cached(tasks, files, config.cache_dir))
     return RunPlan(config, episodes, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
-                   protocol, prompts, lock, resumed, changed, leaks, judge, invocation)  # fmt: skip
+                   protocol, prompts, lock, invocation, resumed, changed, leaks, judge)  # fmt: skip
 
 
 def _check_resumable(
@@ -284,7 +284,7 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
         progress = None if share is None else share.progress
         # a person types at this terminal (--model human): no live bar redrawn under their commands
         shown = Console(quiet=True) if plan.make_model.interactive else console
-        batch = Batch(plan.pending, context, limits, writer, shown, title, state, progress, plan.invocation)
+        batch = Batch(plan.pending, context, limits, writer, shown, title, state, plan.invocation, progress)
         results, interrupted = executor(batch)
     finally:
         if leftovers is not None:

@@ -167,10 +167,10 @@ class Batch:
     console: Console
     title: str
     state: BatchState
+    invocation: str
+    """This start of the run, in its E2B sandboxes' metadata: a Ray node makes its backend with it."""
     progress: Progress | None = None
     """A display the batch adds its line to (a sweep's, shared by its runs); None: the batch shows its own."""
-    invocation: str = ""
-    """This start of the run, in its E2B sandboxes' metadata: a Ray node makes its backend with it."""
 
 
 class Executor(Protocol):

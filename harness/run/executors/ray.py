@@ -70,9 +70,9 @@ class NodeSpec:
     collection_hashes: dict[str, str]
     """Collection name (a task's own, or its domain's) -> content hash."""
     sandbox_facts: dict[str, Any]
-    judge: JudgePanel | None = None
-    invocation: str = ""
+    invocation: str
     """The driver's start of the run (`Batch.invocation`): every node's sandboxes carry it."""
+    judge: JudgePanel | None = None
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ class _Driver:
         self.events = Queue(actor_options={"num_cpus": 0, "scheduling_strategy": here})
         self.episode = ray.remote(_run_on_node).options(num_cpus=0, resources={SANDBOX_RESOURCE: 1}, max_retries=0)
         self.spec = NodeSpec(context.config, context.run_dir.name, context.run_facts, context.collection_hashes,
-                             context.sandbox_facts, context.judge, invocation)  # fmt: skip
+                             context.sandbox_facts, invocation, context.judge)  # fmt: skip
         self.tasks, self.writer, self.state, self.failures = tasks, writer, state, limits.failures
         self.cancel = context.cancel
         """Set from outside this driver's thread (a sweep's Ctrl-C): stops the run as Ctrl-C here does."""
