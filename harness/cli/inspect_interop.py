@@ -9,11 +9,18 @@ from typing import Any
 
 from rich.console import Console
 
-from harness.cli.interop import ImportedFrom, ImportOptions, import_episode, tasks_by_id
+from harness.cli.interop import (
+    ImportedFrom,
+    ImportOptions,
+    input_files,
+    new_import_folder,
+    refuse_judged_without_panel,
+    tasks_by_id,
+    write_import,
+)
 from harness.core.errors import InputError
-from harness.core.names import check_run_id, file_name
+from harness.core.names import file_name
 from harness.inputs.tasks import Task
-from harness.records.results import ResultsWriter
 from harness.records.run_folder import RunFolder
 from harness.records.run_record import ImportSource, RunRecord
 from harness.records.trajectory import is_finished, read_trajectory
@@ -59,12 +66,9 @@ def import_logs(options: ImportOptions, console: Console) -> int:
     log_api = _inspect_log()
     from harness.interop.inspect_import import import_sample, sample_task
 
-    check_run_id(options.run_id)
-    folder = RunFolder(options.results_dir / options.run_id)
-    if folder.path.exists():
-        raise InputError(f"{folder.path}: already exists; pick another --run-id")
+    folder = new_import_folder(options)
     tasks = tasks_by_id(options.tasks_dir)
-    logs = [(path, _read(log_api, path)) for path in _log_files(options.paths)]
+    logs = [(path, _read(log_api, path)) for path in input_files(options.paths, "*.eval", "logs")]
     matched: dict[tuple[str, str], tuple[Path, Any, Task]] = {}
     unmatched: list[str] = []
     for path, log in logs:
@@ -81,41 +85,12 @@ def import_logs(options: ImportOptions, console: Console) -> int:
                 matched[(task.domain, task.id)] = (path, sample, task)
     if not matched:
         raise InputError(f"no sample matched a task in {options.tasks_dir}: " + "; ".join(unmatched[:3]))
-    judged = [(path, task) for path, _, task in matched.values() if task.grader == "judge"]
-    if judged and options.judge is None:
-        path, task = judged[0]
-        raise InputError(f"{path}: task {task.domain}/{task.id} is graded by 'judge': --judge is required")
-    episodes = [(path, sample, task, _episode(import_sample, path, sample)) for path, sample, task in matched.values()]
-    folder.path.mkdir(parents=True)
-    folder.write_record(_record(options, logs[0][1], len(matched)))
-    writer = ResultsWriter(folder.results_path)
-    try:
-        for path, _, task, episode in episodes:
-            collection = options.collections_dir / task.domain if options.collections_dir else None
-            found = collection if collection and collection.is_dir() else None
-            source = ImportedFrom(path, logs[0][1].eval.model, FORMAT)
-            writer.append(import_episode(folder, source, episode, task, found, options.judge))
-    finally:
-        writer.close()
-    for line in unmatched:
-        console.print(f"unmatched: {line}", markup=False, highlight=False, soft_wrap=True)
-    console.print(f"imported {len(matched)} episodes into {folder.path}; {len(unmatched)} samples unmatched",
-                  markup=False, highlight=False)  # fmt: skip
-    return 0
-
-
-def _log_files(paths: list[Path]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(path.rglob("*.eval"))
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise InputError(f"{path}: no such file or folder")
-    if not files:
-        raise InputError(f"{', '.join(map(str, paths))}: no *.eval logs")
-    return files
+    refuse_judged_without_panel([(path, task) for path, _, task in matched.values()], options)
+    model = logs[0][1].eval.model
+    imports = [(ImportedFrom(path, model, FORMAT), _episode(import_sample, path, sample), task)
+               for path, sample, task in matched.values()]  # fmt: skip
+    return write_import(folder, options, _record(options, logs[0][1], len(matched)), imports, unmatched, "samples",
+                        console)  # fmt: skip
 
 
 def _read(log_api: Any, path: Path) -> Any:

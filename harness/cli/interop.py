@@ -71,12 +71,9 @@ def export_run(run_dir: Path, out_dir: Path, console: Console) -> int:
 
 def import_run(options: ImportOptions, console: Console) -> int:
     """A run folder from mini-swe-agent trajectories: rows graded by our graders, unmatched files listed."""
-    check_run_id(options.run_id)
-    folder = RunFolder(options.results_dir / options.run_id)
-    if folder.path.exists():
-        raise InputError(f"{folder.path}: already exists; pick another --run-id")
+    folder = new_import_folder(options)
     tasks = tasks_by_id(options.tasks_dir)
-    files = _trajectory_files(options.paths)
+    files = input_files(options.paths, "*.traj.json", "files")
     loaded = [(path, _load(path)) for path in files]  # every file is read and parsed before anything is written
     matched: dict[tuple[str, str, int], tuple[Path, dict[str, Any], ImportedEpisode, Task]] = {}
     unmatched: list[str] = []
@@ -94,26 +91,73 @@ def import_run(options: ImportOptions, console: Console) -> int:
             matched[key] = (path, data, episode, task)
     if not matched:
         raise InputError(f"no trajectory matched a task in {options.tasks_dir}: " + "; ".join(unmatched[:3]))
-    judged = [(path, task) for path, _, _, task in matched.values() if task.grader == "judge"]
+    refuse_judged_without_panel([(path, task) for path, _, _, task in matched.values()], options)
+    first = next(iter(matched.values()))[1]
+    imports = [(ImportedFrom(path, _model_of(data), FORMAT), episode, task)
+               for path, data, episode, task in matched.values()]  # fmt: skip
+    return write_import(folder, options, _record(options, first, len(matched)), imports, unmatched, "files", console)
+
+
+def _model_of(data: dict[str, Any]) -> str | None:
+    return ((data["info"].get("config") or {}).get("model") or {}).get("model_name")
+
+
+def new_import_folder(options: ImportOptions) -> RunFolder:
+    """The run folder an import makes (not yet): refused when it exists."""
+    check_run_id(options.run_id)
+    folder = RunFolder(options.results_dir / options.run_id)
+    if folder.path.exists():
+        raise InputError(f"{folder.path}: already exists; pick another --run-id")
+    return folder
+
+
+def input_files(paths: list[Path], pattern: str, kind: str) -> list[Path]:
+    """The files PATHS name: a file as given, a folder's files matching PATTERN at any depth, sorted."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(path.rglob(pattern))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise InputError(f"{path}: no such file or folder")
+    if not files:
+        raise InputError(f"{', '.join(map(str, paths))}: no {pattern} {kind}")
+    return files
+
+
+def refuse_judged_without_panel(matched: list[tuple[Path, Task]], options: ImportOptions) -> None:
+    """A task graded by `judge` needs `--judge`: refused before anything is written."""
+    judged = [(path, task) for path, task in matched if task.grader == "judge"]
     if judged and options.judge is None:
         path, task = judged[0]
         raise InputError(f"{path}: task {task.domain}/{task.id} is graded by 'judge': --judge is required")
+
+
+def write_import(
+    folder: RunFolder,
+    options: ImportOptions,
+    record: RunRecord,
+    imports: list[tuple[ImportedFrom, ImportedEpisode, Task]],
+    unmatched: list[str],
+    kind: str,
+    console: Console,
+) -> int:
+    """Everything read and checked: the run folder with its record and each imported episode, graded; then
+    what was left unmatched (KIND: what was read, files or samples)."""
     folder.path.mkdir(parents=True)
-    first = next(iter(matched.values()))[1]
-    folder.write_record(_record(options, first, len(matched)))
+    folder.write_record(record)
     writer = ResultsWriter(folder.results_path)
     try:
-        for path, data, episode, task in matched.values():
+        for source, episode, task in imports:
             collection = options.collections_dir / task.domain if options.collections_dir else None
             found = collection if collection and collection.is_dir() else None
-            model = ((data["info"].get("config") or {}).get("model") or {}).get("model_name")
-            source = ImportedFrom(path, model, FORMAT)
             writer.append(import_episode(folder, source, episode, task, found, options.judge))
     finally:
         writer.close()
     for line in unmatched:
         console.print(f"unmatched: {line}", markup=False, highlight=False, soft_wrap=True)
-    console.print(f"imported {len(matched)} episodes into {folder.path}; {len(unmatched)} files unmatched",
+    console.print(f"imported {len(imports)} episodes into {folder.path}; {len(unmatched)} {kind} unmatched",
                   markup=False, highlight=False)  # fmt: skip
     return 0
 
@@ -126,20 +170,6 @@ def tasks_by_id(tasks_dir: Path) -> dict[str, list[Task]]:
     if not by_id:
         raise InputError(f"{tasks_dir}: no task files (*.jsonl)")
     return by_id
-
-
-def _trajectory_files(paths: list[Path]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(path.rglob("*.traj.json"))
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise InputError(f"{path}: no such file or folder")
-    if not files:
-        raise InputError(f"{', '.join(map(str, paths))}: no *.traj.json files")
-    return files
 
 
 def _load(path: Path) -> tuple[dict[str, Any], ImportedEpisode]:
