@@ -12,7 +12,7 @@ from harness.analysis.mode_agreement import cohen_kappa
 from harness.cli.main import main
 from harness.signals.condensed import condense
 from harness.signals.mode_prompt import DEFINITIONS, PROMPT_DIGEST, parse_labels
-from tests.openai_server import reply
+from tests.openai_server import fault, reply
 from tests.test_mini_swe_agent import two_tasks
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,6 +75,19 @@ def test_annotate_stores_labels_caches_them_and_a_malformed_reply_fails_only_its
     assert "## Failure modes by a judge panel (`annotate`)" in markdown and "Cohen's kappa" in markdown
     assert "| evidence_misidentification | 4 | 0 | 0 | 0 | – |" in markdown  # all agree: chance is certain
     assert "judge labels from `annotate`" in markdown
+
+
+def test_a_judge_that_takes_no_temperature_is_asked_again_without_it(mini, openai_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    two_tasks(mini)
+    run = mini.run("--model", mini.script(["<answer>41</answer>"]), "--task-id", "t1")
+    labels = {"labels": [{"mode": "hallucination", "turn": 1, "reason": "41 is in no output"}]}
+    openai_server.push(fault(400, "Unsupported value: 'temperature' does not support 0"), reply(json.dumps(labels)))
+    assert annotate(mini, openai_server, run.run_dir) == 0
+    first, second = openai_server.requests
+    assert first["temperature"] == 0 and "temperature" not in second
+    [label] = map(json.loads, (run.run_dir / "failure_labels.jsonl").open())
+    assert (label["status"], label["modes"]) == ("labelled", {"hallucination": 1}), label
 
 
 def test_annotate_refuses_a_folder_that_is_no_run(mini, openai_server, tmp_path):

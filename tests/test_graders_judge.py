@@ -151,6 +151,14 @@ def test_refused_temperature_is_dropped_and_recorded(openai_server, tmp_path):
     assert grade.verdict is Verdict.CORRECT and events[0]["dropped_params"] == ["temperature"]
 
 
+def test_a_call_failing_after_the_temperature_was_dropped_records_the_drop(openai_server, tmp_path):
+    openai_server.push(fault(400, "Unsupported value: 'temperature' does not support 0"), fault(400, "bad request"))
+    events: list[dict] = []
+    grade = panel(openai_server, tmp_path).grade(SUBMISSION, GOLD, events.append)
+    assert grade.verdict is Verdict.JUDGE_ERROR and len(openai_server.requests) == 2
+    assert (events[0]["failure"], events[0]["dropped_params"]) == ("JUDGE_CALL_FAILED", ["temperature"])
+
+
 def test_no_answer_tag_never_calls_a_judge(openai_server, tmp_path):
     grade = panel(openai_server, tmp_path).grade("It rose by 12.3%", GOLD)
     assert (grade.verdict, grade.reasons, openai_server.requests) == (Verdict.NO_ANSWER, ["NO_TAG"], [])

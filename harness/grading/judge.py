@@ -45,6 +45,8 @@ class JudgeCallFailed(Exception):
         super().__init__(message)
         self.attempts = attempts
         self.refused_temperature = refused_temperature
+        self.dropped_params: list[str] = []
+        """What `JudgePanel.complete_at` had dropped when the call failed."""
 
 
 JudgeCompletion = Callable[[str, list[dict[str, str]], "float | None"], JudgeReply]
@@ -76,6 +78,22 @@ class JudgePanel:
     """Valid verdicts needed for a grade; fewer is judge_error."""
     cache: JudgeCache
     complete: JudgeCompletion
+
+    def complete_at(
+        self, model: str, messages: list[dict[str, str]], temperature: float
+    ) -> tuple[JudgeReply, list[str]]:
+        """The judge's reply at TEMPERATURE, or, from a model that takes none (some reasoning models), asked
+        again without it; and the parameters dropped. Raises `JudgeCallFailed` with its `dropped_params`."""
+        try:
+            return self.complete(model, messages, temperature), []
+        except JudgeCallFailed as error:
+            if not error.refused_temperature:
+                raise
+        try:
+            return self.complete(model, messages, None), ["temperature"]
+        except JudgeCallFailed as error:
+            error.dropped_params = ["temperature"]
+            raise
 
     def describe(self) -> dict[str, Any]:
         """For the protocol: what can change a verdict."""
@@ -124,19 +142,11 @@ class JudgePanel:
                             "cost_usd": None, "latency_s": 0.0}  # fmt: skip
         messages = [{"role": "user", "content": judge_prompt(gold.question, gold.answer, answer)}]
         started = time.monotonic()
-        dropped: list[str] = []
         try:
-            try:
-                reply = self.complete(model, messages, JUDGE_PARAMS["temperature"])
-            except JudgeCallFailed as error:
-                if not error.refused_temperature:
-                    raise
-                # The model takes no temperature (some reasoning models): asked again without it, and recorded.
-                dropped = ["temperature"]
-                reply = self.complete(model, messages, None)
+            reply, dropped = self.complete_at(model, messages, JUDGE_PARAMS["temperature"])
         except JudgeCallFailed as error:
             return event | {"cached": False, "verdict": None, "reply": None, "failure": "JUDGE_CALL_FAILED",
-                            "dropped_params": dropped, "error": str(error), "attempts": error.attempts,
+                            "dropped_params": error.dropped_params, "error": str(error), "attempts": error.attempts,
                             "input_tokens": 0, "output_tokens": 0, "cost_usd": None,
                             "latency_s": round(time.monotonic() - started, 3)}  # fmt: skip
         verdict = parse_verdict(reply.text)

@@ -72,12 +72,7 @@ def _ask(panel: JudgePanel, model: str, case: EpisodeCase) -> dict[str, Any]:
     messages = [{"role": "user", "content": mode_prompt(case.question, case.reference, case.outcome,
                                                         case.trajectory)}]  # fmt: skip
     try:
-        try:
-            reply = panel.complete(model, messages, PARAMS["temperature"])
-        except JudgeCallFailed as error:
-            if not error.refused_temperature:
-                raise
-            reply = panel.complete(model, messages, None)  # a model that takes no temperature
+        reply, _ = panel.complete_at(model, messages, PARAMS["temperature"])
     except JudgeCallFailed as error:
         return event | {"cached": False, "labels": None, "failure": "JUDGE_CALL_FAILED", "error": str(error)}
     parsed = parse_labels(reply.text, case.turns)
