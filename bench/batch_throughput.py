@@ -28,14 +28,15 @@ SCRIPT = [{"bash": "ls documents"}, {"bash": "rg -c 2020 documents"}, {"bash": "
           "<answer>42</answer>"]  # fmt: skip
 
 
-def project(root: Path, tasks: int) -> None:
+def project(root: Path, tasks: int, script: list[object] = SCRIPT) -> None:
+    """TASKS copies of one task over 20 documents, and the scripted model's replies (SCRIPT by default)."""
     (root / "tasks").mkdir()
     (root / "collections" / "bench").mkdir(parents=True)
     for index in range(20):
         (root / "collections" / "bench" / f"doc-{index}.md").write_text(f"| year | value |\n| 2020 | {index} |\n" * 200)
     rows = [{"id": f"b{i}", "domain": "bench", "question": "Q?", "answer": "42"} for i in range(tasks)]
     (root / "tasks" / "bench.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    (root / "script.yaml").write_text(yaml.safe_dump(SCRIPT))
+    (root / "script.yaml").write_text(yaml.safe_dump(script))
 
 
 def _cpu() -> float:

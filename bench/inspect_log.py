@@ -9,14 +9,15 @@ export (one .eval log), inspect's own `read_eval_log` of it, and the import back
 from __future__ import annotations
 
 import io
-import json
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import yaml
 from rich.console import Console
+
+sys.path.insert(0, str(Path(__file__).parent))
+from batch_throughput import project
 
 from harness.cli.inspect_interop import export_runs, import_logs
 from harness.cli.interop import ImportOptions
@@ -26,16 +27,6 @@ from harness.run.runner import execute_run, plan_run
 SCRIPT = [{"bash": "ls documents"}, {"bash": "rg -c 2020 documents"}, {"bash": "wc -l documents/*"},
           {"bash": "head -50 documents/doc-1.md"}, {"bash": "grep -h 2020 documents/* | sort | uniq -c"},
           "<answer>42</answer>"]  # fmt: skip
-
-
-def project(root: Path, tasks: int) -> None:
-    (root / "tasks").mkdir()
-    (root / "collections" / "bench").mkdir(parents=True)
-    for index in range(20):
-        (root / "collections" / "bench" / f"doc-{index}.md").write_text(f"| year | value |\n| 2020 | {index} |\n" * 200)
-    rows = [{"id": f"b{i}", "domain": "bench", "question": "Q?", "answer": "42"} for i in range(tasks)]
-    (root / "tasks" / "bench.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    (root / "script.yaml").write_text(yaml.safe_dump(SCRIPT))
 
 
 def timed(step: str, episodes: int, action) -> None:
@@ -51,7 +42,7 @@ def main(tasks: int) -> None:
     quiet = Console(file=io.StringIO())
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        project(root, tasks)
+        project(root, tasks, SCRIPT)
         config = build_config({}, {"model": f"scripted:{root / 'script.yaml'}", "domain": "bench", "workers": 2,
                                "tasks_dir": root / "tasks", "collections_dir": root / "collections",
                                "results_dir": root / "results", "run_id": "bench"})  # fmt: skip
