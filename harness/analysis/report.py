@@ -15,7 +15,7 @@ from harness.analysis.closed_book import closed_book_section
 from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
-from harness.analysis.report_statistics import estimates, order_by_accuracy, statistics_section
+from harness.analysis.report_statistics import estimates, statistics_section
 from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
@@ -36,10 +36,10 @@ def ranked_models(rows: list[ModelRow]) -> list[str]:
     return sorted(totals, key=lambda model: (-totals[model][0] / totals[model][1], model))
 
 
-def cells(rows: list[ModelRow]) -> dict[tuple[str, str], Cell]:
-    """Cells per (label, domain) and (label, ALL), labels in `ranked_models` order."""
+def cells(rows: list[ModelRow], models: list[str]) -> dict[tuple[str, str], Cell]:
+    """Cells per (label, domain) and (label, ALL), labels in the order of `models` (`ranked_models`)."""
     table: dict[tuple[str, str], Cell] = {}
-    for model in ranked_models(rows):
+    for model in models:
         mine = [r.row for r in rows if r.model == model]
         for domain in sorted({row.domain for row in mine}):
             table[(model, domain)] = Cell(model, domain, [row for row in mine if row.domain == domain])
@@ -53,26 +53,25 @@ def write_report(paths: list[Path], out: Path | None, console: Console, change: 
     labels = load_labels(paths)  # read before anything is written: a bad label file writes nothing
     out = out or (paths[0] / "report" if len(paths) == 1 else _merged_folder(paths[0].parent))
     out.mkdir(parents=True, exist_ok=True)
-    table = cells(rows)
     models = ranked_models(rows)
+    table = cells(rows, models)
     domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
-    _write_csvs(out, table, rows)
+    _write_csvs(out, table, rows, models)
     markdown = _markdown(table, models, domains, rows)
-    ranked = order_by_accuracy(rows)
-    markdown += statistics_section(rows, ranked, out)
+    clustered = estimates(rows, models)
+    markdown += statistics_section(rows, models, clustered, out)
     from harness.analysis.plots import accuracy_plot
 
-    clustered = estimates(rows, ranked)
-    accuracy_plot(clustered, ranked, domains[:-1], out / "accuracy_per_domain.png")
+    accuracy_plot(clustered, models, domains[:-1], out / "accuracy_per_domain.png")
     markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n"
     accuracy = {key: estimate.mean for key, estimate in clustered.items()}
     if labels:
         modes, source = judge_modes(labels), "judge labels from `annotate`; the offline rule's are below"
     else:
         modes, source = rule_modes(rows), "the offline rule's three modes; `annotate` adds a judge's five"
-    markdown += figures_section(rows, accuracy, ranked, out, modes, source)
+    markdown += figures_section(rows, accuracy, models, out, modes, source)
     if labels:
-        markdown += agreement_section(labels, ranked)
+        markdown += agreement_section(labels, models)
     markdown += "\n" + evidence_sections(table, models, rows, out)
     markdown += closed_book_section(rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
@@ -198,7 +197,7 @@ def _paired(rows: list[ModelRow], first: str, second: str) -> list[str]:
     ]
 
 
-def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[ModelRow]) -> None:
+def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[ModelRow], models: list[str]) -> None:
     with (out / "accuracy.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         header = ["model", "domain", "n"]
@@ -226,7 +225,6 @@ def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[ModelR
         for (model, domain), cell in table.items():
             for code, count in sorted(reason_counts(cell).items()):
                 writer.writerow([model, domain, code, count, round(count / cell.n, 6)])
-    models = ranked_models(rows)
     with (out / "paired.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["first", "second", "both", "only_first", "only_second", "neither", "mcnemar_p"])

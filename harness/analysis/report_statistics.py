@@ -44,16 +44,11 @@ def estimates(rows: list[ModelRow], models: list[str]) -> dict[tuple[str, str], 
     return table
 
 
-def order_by_accuracy(rows: list[ModelRow]) -> list[str]:
-    """Models best first by the mean over all their episodes (ties by name)."""
-    models = sorted({r.model for r in rows})
-    overall = {model: clustered_mean(outcomes(rows, model)).mean for model in models}
-    return sorted(models, key=lambda model: (-overall[model], model))
-
-
-def statistics_section(rows: list[ModelRow], models: list[str], out: Path) -> str:
-    """Markdown for the statistics; writes intervals.csv, pass_at_k.csv and paired_means.csv."""
-    table = estimates(rows, models)
+def statistics_section(
+    rows: list[ModelRow], models: list[str], table: dict[tuple[str, str], Estimate], out: Path
+) -> str:
+    """Markdown for the statistics (`table`: the `estimates` of `models`, best first); writes intervals.csv,
+    pass_at_k.csv and paired_means.csv."""
     lines = _interval_lines(table, models) + _repeat_lines(rows, models, out)
     lines += _paired_lines(rows, models, out) + _spread_and_tiers(table, models)
     with (out / "intervals.csv").open("w", newline="", encoding="utf-8") as handle:
