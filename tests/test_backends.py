@@ -100,6 +100,21 @@ def test_e2b_sandboxes_are_created_offline_short_lived_labelled_and_killed(mini,
     assert recorded["sandbox"]["backend"] == "e2b" and recorded["sandbox"]["templates"] == {"mini": created["template"]}
 
 
+def test_a_ray_node_takes_the_drivers_template_references_without_reading_its_collection(mini, fake_sdk, monkeypatch):
+    """Tagging reads every file of the collection (the SDK hashes each); a node's collections are checked
+    against the driver's hashes, so it takes the driver's references and only asks the service for them."""
+    from harness.sandboxes.e2b import templates
+    from harness.sandboxes.registry import prepare_backend
+
+    collections = {"mini": mini.root / "collections" / "mini"}
+    driver = prepare_backend("e2b", SandboxSettings(), "run", collections, 600, None, invocation="i")
+    monkeypatch.setattr(templates, "template_reference", lambda *arguments: pytest.fail("read the collection"))
+    node = prepare_backend("e2b", SandboxSettings(), "run", collections, 600, None, invocation="i",
+                           templates=driver.facts["templates"])  # fmt: skip
+    assert node.facts["templates"] == driver.facts["templates"]
+    assert driver.facts["templates"]["mini"].startswith(f"{MINI_TEMPLATE}:")
+
+
 def test_e2b_missing_template_says_how_to_build_it(mini, fake_sdk):
     fake_sdk.templates.clear()
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b")

@@ -10,13 +10,20 @@ from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.registry import Capabilities, SandboxBackend, prepare_backend
 
 
-def backend_of(config: RunConfig, run_id: str, collections: dict[str, Path], invocation: str) -> SandboxBackend:
+def backend_of(
+    config: RunConfig,
+    run_id: str,
+    collections: dict[str, Path],
+    invocation: str,
+    templates: dict[str, str] | None = None,
+) -> SandboxBackend:
     """The sandbox backend, checked (on the driver, and again on each Ray node before its first episode), for
-    this start of the run (`invocation`, the same on every node)."""
+    this start of the run (`invocation`, the same on every node); `templates`: on a node, the E2B template
+    references the driver's backend computed."""
     limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
     settings = SandboxSettings(limits, config.output_limit)
     return prepare_backend(config.sandbox, settings, run_id, collections, config.time_limit, config.image,
-                           closed_book=config.closed_book, invocation=invocation)  # fmt: skip
+                           closed_book=config.closed_book, invocation=invocation, templates=templates)  # fmt: skip
 
 
 def watch_opens_possible(config: RunConfig, capabilities: Capabilities) -> bool:

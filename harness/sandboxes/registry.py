@@ -138,17 +138,19 @@ def prepare_backend(
     image: str | None,
     closed_book: bool = False,
     invocation: str = "",
+    templates: dict[str, str] | None = None,
 ) -> SandboxBackend:
     """Check the backend can run (raising `InputError` with the fix) and reap orphans of dead runs.
     `collections`: each domain's collection (E2B: its template is tagged with their hash); `closed_book`: its
     sandboxes get an empty /workspace/documents (sandboxes/closed_book.py); `invocation`: this start of the
-    run, in the metadata of its E2B sandboxes."""
+    run, in the metadata of its E2B sandboxes; `templates`: E2B, the references the driver computed, for a Ray
+    node (whose collections are checked against the driver's hashes instead of read again to tag them)."""
     if name == "local":
         return ClosedBookBackend(_local(settings)) if closed_book else _local(settings)
     if name == "docker":
         docker = _docker(settings, run_id, image)
         return ClosedBookBackend(docker) if closed_book else docker
-    return _e2b(settings, run_id, collections, time_limit_s, closed_book, invocation)
+    return _e2b(settings, run_id, collections, time_limit_s, closed_book, invocation, templates)
 
 
 def _local(settings: SandboxSettings) -> LocalBackend:
@@ -189,6 +191,7 @@ def _e2b(
     time_limit_s: float,
     closed_book: bool,
     invocation: str,
+    known_templates: dict[str, str] | None,
 ) -> E2BBackend:
     from harness.sandboxes.e2b import plan as e2b_plan
     from harness.sandboxes.e2b import sandbox as e2b
@@ -207,8 +210,9 @@ def _e2b(
     baked = {domain: (CLOSED_BOOK_TEMPLATE, empty_documents()) if closed_book else (domain, path)
              for domain, path in collections.items()}  # fmt: skip
     try:
-        templates = {domain: e2b_templates.template_reference(sdk, source, path, resources)
-                     for domain, (source, path) in baked.items()}  # fmt: skip
+        # tagging reads every file of the collection (the SDK hashes each): once per start, on the driver
+        templates = known_templates or {domain: e2b_templates.template_reference(sdk, source, path, resources)
+                                        for domain, (source, path) in baked.items()}  # fmt: skip
         for domain, reference in templates.items():
             if not e2b_templates.template_ready(sdk, reference, api_key):
                 which = "--closed-book" if closed_book else f"--domain {domain}"

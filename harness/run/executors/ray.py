@@ -456,7 +456,8 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
     if key not in _SETUPS:
         model_factory(spec.config, [])  # the model's own checks (its API key, a scripted file) on this node
         collections = {name: collection_path(spec.config.collections_dir, name) for name in spec.collection_hashes}
-        backend = backend_of(spec.config, spec.run_id, collections, spec.invocation)
+        templates = spec.sandbox_facts.get("templates")  # E2B: the driver's, not the collections read again
+        backend = backend_of(spec.config, spec.run_id, collections, spec.invocation, templates)
         first = sorted(collections)[0]
         checked_tools(backend, first, collections[first], f" on node {_node_name()}")
         node_id = ray.get_runtime_context().get_node_id()
