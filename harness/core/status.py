@@ -23,6 +23,12 @@ class Status(str, Enum):
         return self.value
 
 
+INFRASTRUCTURE_FAILURES = frozenset({Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR})
+"""Failures of the provider, the sandbox or ours; never the agent's outcome."""
+INTERRUPTED = INFRASTRUCTURE_FAILURES | {Status.CANCELLED}
+"""Episodes that did not get to their own end: a resume runs them again; no failure mode is theirs."""
+
+
 class EpisodeEnd(Exception):
     """Raised inside the loop to end the episode; `submission` is the text to grade (answered only)."""
 

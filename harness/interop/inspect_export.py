@@ -31,7 +31,7 @@ from inspect_ai.log import (
 from inspect_ai.model import ModelOutput, ModelUsage
 from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
-from harness.core.status import Status
+from harness.core.status import INFRASTRUCTURE_FAILURES, Status
 from harness.episode.lifecycle import GRADE_FIELDS
 from harness.interop.inspect_messages import KEY, conversation
 
@@ -72,7 +72,6 @@ _LIMITS: dict[Status, tuple[str, str | None]] = {
     Status.CANCELLED: ("operator", None),
 }
 """Our budget statuses as inspect's sample limit types, and the config setting that gives the limit."""
-_ERRORS = (Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR)
 
 
 def export_log(
@@ -167,7 +166,7 @@ def _sample(events: list[dict[str, Any]], config: dict[str, Any], model: str, qu
             traceback=end.get("detail") or "",
             traceback_ansi=end.get("detail") or "",
         )
-        if status in _ERRORS
+        if status in INFRASTRUCTURE_FAILURES
         else None,
         limit=_limit(status, end.get("detail"), config),
     )

@@ -13,12 +13,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from harness.core.status import Status
+from harness.core.status import INTERRUPTED, Status
 from harness.grading import Verdict
 from harness.records.trajectory import read_jsonl
 
-RETRIED_STATUSES = frozenset({Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR, Status.CANCELLED})
-"""Infrastructure failures (our side, not the agent's) and interrupted episodes: a resume runs these again."""
 MODE_FIELDS = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
 """Grading mode -> the row field holding its verdict."""
 
@@ -127,7 +125,7 @@ class ResultRow:
     @property
     def needs_rerun(self) -> bool:
         """An infrastructure failure or an interrupted episode: a resume runs it again."""
-        return self.status in RETRIED_STATUSES
+        return self.status in INTERRUPTED  # a resume runs these again
 
     @property
     def needs_regrade(self) -> bool:

@@ -9,7 +9,7 @@ infrastructure failures (ours, retried on resume) get no failure mode.
 
 from __future__ import annotations
 
-from harness.core.status import Status
+from harness.core.status import INTERRUPTED, Status
 
 RESOURCE_EXHAUSTION = "resource_exhaustion"
 INCOMPLETE_INSPECTION = "incomplete_inspection"
@@ -30,11 +30,10 @@ RULE = (
     "evidence misidentification; else unclassified (instruction non-following and hallucination need a judge)."
 )
 _EXHAUSTED = frozenset({Status.TURN_LIMIT, Status.TIME_LIMIT, Status.CONTEXT_LIMIT, Status.SANDBOX_LIMIT})
-_INFRASTRUCTURE = frozenset({Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR, Status.CANCELLED})
 
 
 def failure_mode(status: Status, correct: bool, evidence_recall: float | None) -> str | None:
-    if correct or status in _INFRASTRUCTURE:
+    if correct or status in INTERRUPTED:
         return None
     if status in _EXHAUSTED:
         return RESOURCE_EXHAUSTION

@@ -7,11 +7,9 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 
-from harness.core.status import Status
+from harness.core.status import INFRASTRUCTURE_FAILURES
 from harness.records.results import ResultRow
 
-INFRASTRUCTURE = frozenset({Status.MODEL_ERROR, Status.SANDBOX_ERROR, Status.HARNESS_ERROR})
-"""Failures of the provider, the sandbox or ours; never the agent's outcome."""
 BACKOFF_BASE_S = 1.0
 BACKOFF_MAX_S = 60.0
 
@@ -30,7 +28,7 @@ class FailurePolicy:
 
     def retries(self, row: ResultRow, attempt: int) -> bool:
         """Whether the episode that gave `row` on its `attempt` runs again."""
-        return row.status in INFRASTRUCTURE and attempt <= self.retry_errors
+        return row.status in INFRASTRUCTURE_FAILURES and attempt <= self.retry_errors
 
     @staticmethod
     def backoff_s(attempt: int) -> float:
@@ -51,7 +49,7 @@ class ErrorWindow:
         """Why the model's remaining episodes are not started; None while they may be."""
 
     def record(self, row: ResultRow) -> None:
-        failed = row.status in INFRASTRUCTURE
+        failed = row.status in INFRASTRUCTURE_FAILURES
         with self._lock:
             self._recent.append(failed)
             if failed:
