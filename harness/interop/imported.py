@@ -1,4 +1,5 @@
-"""An episode read from another tool's log, as our events and row fields (shared by every import format)."""
+"""An episode read from another tool's log, as our events and row fields, and what every format's import and
+export read alike."""
 
 from __future__ import annotations
 
@@ -21,3 +22,15 @@ class ImportedEpisode:
     """Exact file opens recorded by our export (--watch-opens); None for peers' files."""
     judge_cost_usd: float | None = None
     """What judging the answer cost when our export was graded; kept when the import's judges all hit the cache."""
+
+
+def message_text(content: Any) -> str:
+    """Message content as text (multimodal content is a list of parts)."""
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content or ""
+
+
+def recorded_opens(events: list[dict[str, Any]]) -> dict[str, int] | None:
+    """The exact file opens the host saw (--watch-opens), from a trajectory's evidence event."""
+    return next((event.get("opens") for event in events if event["event"] == "evidence"), None)

@@ -33,6 +33,7 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
 from harness.core.status import INFRASTRUCTURE_FAILURES, Status
 from harness.episode.lifecycle import GRADE_FIELDS
+from harness.interop.imported import recorded_opens
 from harness.interop.inspect_messages import KEY, conversation
 
 SCORER = "harness"
@@ -154,7 +155,7 @@ def _sample(events: list[dict[str, Any]], config: dict[str, Any], model: str, qu
         metadata={name: end.get(name) for name in EVIDENCE_FIELDS}
         | {
             KEY: {name: end.get(name) for name in ROW_EXTENSION}
-            | {"task": task, "opens": _opens(events), "submission": submission}
+            | {"task": task, "opens": recorded_opens(events), "submission": submission}
         },
         model_usage={model: _usage(end)} if _has_usage(end) else {},
         started_at=_iso(start["time"]),
@@ -203,10 +204,6 @@ def _usage(end: dict[str, Any]) -> ModelUsage:
         reasoning_tokens=end["reasoning_tokens"] or None,
         total_cost=end.get("cost_usd"),
     )
-
-
-def _opens(events: list[dict[str, Any]]) -> dict[str, int] | None:
-    return next((event.get("opens") for event in events if event["event"] == "evidence"), None)
 
 
 def _iso(seconds: float) -> str:

@@ -20,6 +20,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall, ToolCallError
 
+from harness.interop.imported import message_text
+
 KEY = "harness"
 
 
@@ -56,7 +58,7 @@ def _last_call_id(messages: list[ChatMessage]) -> str | None:
 
 
 def _message(message: dict[str, Any], observation: dict[str, Any] | None) -> ChatMessage:
-    role, content = message["role"], _text(message.get("content"))
+    role, content = message["role"], message_text(message.get("content"))
     if role == "system":
         return ChatMessageSystem(content=content)
     metadata = {KEY: _observation_record(observation)} if observation is not None else None
@@ -101,9 +103,3 @@ def _arguments(text: str) -> dict[str, Any]:
     except (json.JSONDecodeError, RecursionError) as error:
         return {"arguments": {}, "parse_error": f"{error}"}
     return {"arguments": parsed if isinstance(parsed, dict) else {"value": parsed}}
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return content or ""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.core.status import Status
-from harness.interop.imported import ImportedEpisode
+from harness.interop.imported import ImportedEpisode, message_text, recorded_opens
 
 FORMAT = "mini-swe-agent-1.1"
 EXIT_STATUSES = {
@@ -76,17 +76,12 @@ def export_episode(events: list[dict[str, Any]], config: dict[str, Any]) -> dict
                     "wall_time_limit_seconds": int(config.get("time_limit", 0)),
                 },
             },
-            "harness": {key: end.get(key) for key in _KEPT_IN_EXTENSION} | {"opens": _opens(events)},
+            "harness": {key: end.get(key) for key in _KEPT_IN_EXTENSION} | {"opens": recorded_opens(events)},
         },
         "messages": messages,
         "trajectory_format": FORMAT,
         "instance_id": start["task_id"],
     }
-
-
-def _opens(events: list[dict[str, Any]]) -> dict[str, int] | None:
-    """The exact file opens the host saw (--watch-opens), from the evidence event."""
-    return next((event.get("opens") for event in events if event["event"] == "evidence"), None)
 
 
 def _earlier_messages(new: list[dict[str, Any]], observation: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -153,8 +148,8 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
             turn += 1
             usage = _usage(extra)
             tokens = {key: tokens[key] + usage[key] for key in tokens}
-            response = {"text": _text(message.get("content")), "tool_calls": _tool_calls(message), "usage": usage,
-                        "cost_usd": extra.get("cost"), "attempts": []}  # fmt: skip
+            response = {"text": message_text(message.get("content")), "tool_calls": _tool_calls(message),
+                        "usage": usage, "cost_usd": extra.get("cost"), "attempts": []}  # fmt: skip
             episode.events.append(("model_call", {"turn": turn, "messages": pending, "response": response}))
             pending = []
             for action in extra.get("actions") or []:
@@ -164,7 +159,7 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
         else:
             pending.append({key: value for key, value in message.items() if key != "extra"})
             if extra.get("interrupt_type") == "FormatError":
-                problem = extra.get("problem") or _text(message.get("content"))
+                problem = extra.get("problem") or message_text(message.get("content"))
                 episode.events.append(("format_error", {"turn": turn, "problem": problem}))
             elif turn and ("raw_output" in extra or "returncode" in extra):
                 episode.events.append(("observation", _observation(turn, message, extra)))
@@ -194,13 +189,13 @@ def _observation(turn: int, message: dict[str, Any], extra: dict[str, Any]) -> d
     return {
         "turn": turn,
         "exit_code": extra.get("returncode"),
-        "stdout": _text(message.get("content")) if stdout is None else stdout,
+        "stdout": message_text(message.get("content")) if stdout is None else stdout,
         "stderr": extra.get("stderr") or "",
         "timed_out": bool(extra.get("timed_out")),
         "truncated": False,
         "raw_bytes": None,
         "duration_s": None,
-        "text": _text(message.get("content")),
+        "text": message_text(message.get("content")),
     }
 
 
@@ -219,10 +214,3 @@ def _tool_calls(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"id": call.get("id", ""), "name": call.get("function", {}).get("name", ""),
              "arguments": call.get("function", {}).get("arguments", "")}
             for call in message.get("tool_calls") or []]  # fmt: skip
-
-
-def _text(content: Any) -> str:
-    """Message content as text (multimodal content is a list of parts)."""
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return content or ""
