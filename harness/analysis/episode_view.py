@@ -8,6 +8,7 @@ from harness.analysis.runs import run_key
 from harness.analysis.summary import ALL, Cell
 from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder
+from harness.records.run_record import RunRecord
 from harness.records.trajectory import is_finished
 
 
@@ -55,16 +56,15 @@ def episode_view(events: list[dict[str, Any]], max_turns: int, time_limit: float
     }
 
 
-def run_header(folder: RunFolder) -> dict[str, Any]:
-    """Model, label, protocol, accuracy by grading mode, tokens and cost of the run's latest rows."""
-    record = folder.read_record()
+def run_header(folder: RunFolder, record: RunRecord) -> dict[str, Any]:
+    """Model, label, protocol, accuracy by grading mode, tokens and cost of the run's (RECORD's) latest rows."""
     rows = list(folder.latest_rows().values())
     model = record.config["model"]
     cell = Cell(model, ALL, rows)
     costs = cell.cost()
     return {
         "model": model,
-        "label": run_key(folder),
+        "label": run_key(record),
         "protocol": {key: value for key, value in record.protocol.items() if not isinstance(value, dict)},
         "episodes": cell.n,
         "accuracy": {mode: round(100 * cell.accuracy(mode), 1) for mode in MODE_FIELDS},

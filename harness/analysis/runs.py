@@ -14,6 +14,7 @@ from harness.core.errors import InputError
 from harness.records.failure_labels import EpisodeLabels, read_labels
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
+from harness.records.run_record import RunRecord
 
 CLOSED_BOOK_SUFFIX = " (closed-book)"
 """A `--closed-book` run's label: the model's name and this, so its rows are never merged with a normal run's."""
@@ -39,7 +40,7 @@ def load_runs(paths: list[Path], change: RowChange | None = None) -> list[ModelR
     for path in paths:
         folder = RunFolder(path)
         record = folder.read_record()
-        label = run_key(folder)
+        label = run_key(record)
         if label in protocols:
             _check_same_protocol(label, protocols[label], (path, record.protocol))
         else:
@@ -51,9 +52,8 @@ def load_runs(paths: list[Path], change: RowChange | None = None) -> list[ModelR
     return list(merged.values())
 
 
-def run_key(folder: RunFolder) -> str:
+def run_key(record: RunRecord) -> str:
     """What the report groups a run folder's rows by: its label (closed-book runs apart): the one place."""
-    record = folder.read_record()
     label = record.report_label
     if record.config.get("closed_book") and not label.endswith(CLOSED_BOOK_SUFFIX):
         label += CLOSED_BOOK_SUFFIX
@@ -67,7 +67,7 @@ def load_labels(paths: list[Path]) -> dict[str, list[EpisodeLabels]]:
         folder = RunFolder(path)
         labels = read_labels(folder.failure_labels_path)
         if labels:
-            found.setdefault(run_key(folder), []).extend(labels)
+            found.setdefault(run_key(folder.read_record()), []).extend(labels)
     return found
 
 

@@ -20,6 +20,5 @@ def write_static(site: ViewerSite, out: Path) -> Path:
         if episode is not None:
             write_atomic(episodes / f"{number}.json", json.dumps(episode, ensure_ascii=False))
     write_atomic(out / "index.json", json.dumps(site.index(), ensure_ascii=False))
-    title = "harness: " + ", ".join(folder.path.name for folder in site.folders)
-    write_atomic(out / "index.html", page_html(title, served=False))
+    write_atomic(out / "index.html", page_html(site.title, served=False))
     return out / "index.html"

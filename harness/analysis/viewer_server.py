@@ -48,7 +48,7 @@ class ViewerServer:
 
 def _handler(site: ViewerSite, token: str) -> type[BaseHTTPRequestHandler]:
     prefix = f"/{token}/"
-    page = page_html("harness: " + ", ".join(folder.path.name for folder in site.folders), served=True)
+    page = page_html(site.title, served=True)
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:

@@ -31,17 +31,20 @@ class Episode:
 class ViewerSite:
     def __init__(self, runs: list[Path]):
         self.folders = [RunFolder(path) for path in runs]
-        for folder in self.folders:
-            folder.read_record()  # not a run folder: one line, before anything is served
+        self.records = [folder.read_record() for folder in self.folders]  # bad input: one line, nothing served
         self.episodes: list[Episode] = []
         for number, folder in enumerate(self.folders):
             self.episodes += _listed_episodes(number, folder)
 
+    @property
+    def title(self) -> str:
+        return "harness: " + ", ".join(folder.path.name for folder in self.folders)
+
     def index(self) -> dict[str, Any]:
         """The page's first load: each run's header and every episode's listed fields."""
         runs = []
-        for folder in self.folders:
-            header = run_header(folder)
+        for folder, record in zip(self.folders, self.records, strict=True):
+            header = run_header(folder, record)
             runs.append({"name": folder.path.name, "label": header["label"], "header": header})
         episodes = [
             {"id": number, "run": episode.run, **episode.listed} for number, episode in enumerate(self.episodes)
@@ -56,7 +59,7 @@ class ViewerSite:
         events = read_trajectory(entry.path)
         if not events:
             return None
-        config = self.folders[entry.run].read_record().config
+        config = self.records[entry.run].config
         return episode_view(events, config["max_turns"], config["time_limit"])
 
     def search(self, query: str) -> list[int]:

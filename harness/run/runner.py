@@ -153,8 +153,8 @@ def plan_run(config: RunConfig) -> RunPlan:
         protocol["judge"] = judge.describe()
     resumed = folder.path.exists()
     if resumed:
-        _check_resumable(folder, protocol, files, config.allow_protocol_change)
-        check_epochs(folder.read_record(), config.epochs)
+        record = _check_resumable(folder, protocol, files, config.allow_protocol_change)
+        check_epochs(record, config.epochs)
     invocation = new_invocation()
     backend = backend_of(config, run_id, collections, invocation)
     backend.facts["tools"] = checked_tools(backend, names[0], collections[names[0]])
@@ -169,7 +169,8 @@ def plan_run(config: RunConfig) -> RunPlan:
 
 def _check_resumable(
     folder: RunFolder, protocol: dict[str, Any], collections: dict[str, CollectionFiles], allow_change: bool
-) -> None:
+) -> RunRecord:
+    """The run's record, once its protocol and collections are those of this start (or --allow-protocol-change)."""
     if not folder.record_path.is_file():
         raise InputError(f"{folder.path}: exists but holds no run.yaml; choose another --run-id")
     record = folder.read_record()
@@ -187,6 +188,7 @@ def _check_resumable(
             f"--run-id {folder.path.name}: the run was made under a different protocol ({'; '.join(changes)}); "
             "resume with the same settings, or pass --allow-protocol-change"
         )
+    return record
 
 
 def _kept_rows(folder: RunFolder, episodes: list[Task], redo: bool) -> tuple[list[ResultRow], int]:
