@@ -83,7 +83,7 @@ def import_run(options: ImportOptions, console: Console) -> int:
             unmatched.append(f"{path}: {why}")
             continue
         task = dataclasses.replace(task, epoch=episode.row["epoch"])
-        key = (task.domain, task.id, task.epoch)
+        key = task.episode
         if key in matched:
             epoch = "" if task.epoch == 1 else f" epoch {task.epoch}"
             unmatched.append(f"{path}: task {task.domain}/{task.id}{epoch} already imported from {matched[key][0]}")
@@ -241,7 +241,7 @@ def import_episode(
     judge: JudgePanel | None,
 ) -> ResultRow:
     """One imported episode into FOLDER: its trajectory (our events), graded by our graders, evidence recorded."""
-    log = TrajectoryWriter(folder.trajectory_path(task.domain, task.id, task.epoch))
+    log = TrajectoryWriter(folder.trajectory_path(*task.episode))
     write_event(log, start_event(task, source.model, imported_from=str(source.path)))
     imported = SandboxReadyEvent(sandbox={"backend": f"imported ({source.format})"},
                                  start_s=episode.row["sandbox_start_s"])  # fmt: skip

@@ -94,7 +94,7 @@ def run_episode(task: Task, context: EpisodeContext, attempt: int = 1) -> Result
     outcome = LoopOutcome(Status.HARNESS_ERROR, None, "the episode did not finish")
     try:
         if context.open_log is None:
-            log = TrajectoryWriter(RunFolder(context.run_dir).trajectory_path(task.domain, task.id, task.epoch))
+            log = TrajectoryWriter(RunFolder(context.run_dir).trajectory_path(*task.episode))
         else:
             log = context.open_log(task)
         _write_start(log, task, context)

@@ -59,6 +59,11 @@ class Task:
     and not part of what the task asks (not in its digest)."""
 
     @property
+    def episode(self) -> tuple[str, str, int]:
+        """(domain, id, epoch): the episode's key in the run folder, as its row's `ResultRow.episode`."""
+        return self.domain, self.id, self.epoch
+
+    @property
     def gold(self) -> GoldSpec:
         return GoldSpec(self.answer, self.answer_format, self.rel_tol, self.abs_tol, self.question)
 

@@ -87,7 +87,7 @@ def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
         return _human_factory(config, offline)
     if spec.startswith("replay:"):
         sources = replay_sources(Path(spec.removeprefix("replay:")), tasks)
-        return ModelFactory(lambda task: _replayed(sources[(task.domain, task.id, task.epoch)]), offline)
+        return ModelFactory(lambda task: _replayed(sources[task.episode]), offline)
     return _provider_factory(config)
 
 
@@ -117,15 +117,15 @@ def replay_sources(path: Path, tasks: list[Task]) -> dict[tuple[str, str, int], 
         others = [task.id for task in tasks if (task.domain, task.id) != (start["domain"], start["task_id"])]
         if others:
             raise InputError(f"{path}: replays task {start['task_id']!r} only; select it with --task-id")
-        return {(task.domain, task.id, task.epoch): path for task in tasks}
+        return {task.episode: path for task in tasks}
     sources = {}
     for task in tasks:
-        source = RunFolder(path).trajectory_path(task.domain, task.id, task.epoch)
+        source = RunFolder(path).trajectory_path(*task.episode)
         if not source.is_file():
             raise InputError(
                 f"{path}: no logged trajectory for task {task.id!r} epoch {task.epoch} ({source} not found)"
             )
-        sources[(task.domain, task.id, task.epoch)] = source
+        sources[task.episode] = source
     return sources
 
 

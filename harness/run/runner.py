@@ -161,7 +161,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     lock = folder.lock()
     kept, changed = _kept_rows(folder, episodes, config.redo) if resumed else ([], 0)
     finished = {row.episode for row in kept}
-    pending = [episode for episode in episodes if (episode.domain, episode.id, episode.epoch) not in finished]
+    pending = [task for task in episodes if task.episode not in finished]
     leaks = leak_summary(find_leaks_cached(tasks, files, config.cache_dir))
     return RunPlan(config, episodes, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
                    protocol, prompts, lock, invocation, resumed, changed, leaks, judge)  # fmt: skip
@@ -195,7 +195,7 @@ def _kept_rows(folder: RunFolder, episodes: list[Task], redo: bool) -> tuple[lis
     """The finished rows a resume keeps, and how many finished episodes changed since (those run again)."""
     if redo:
         return [], 0
-    digests = {(task.domain, task.id, task.epoch): task_digest(task) for task in episodes}
+    digests = {task.episode: task_digest(task) for task in episodes}
     latest = folder.latest_rows()
     finished = [row for key, row in latest.items() if key in digests and not row.needs_rerun]
     kept = [row for row in finished if row.task_digest == digests[row.episode]]
@@ -237,7 +237,7 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
     for warning in filter(None, warnings):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
-        plan.folder.keep_previous_attempt(task.domain, task.id, task.epoch)
+        plan.folder.keep_previous_attempt(*task.episode)
     cancel = share.cancel if share is not None else threading.Event()
     context = EpisodeContext(
         config=config,
@@ -349,7 +349,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
 
 def _finish(plan: RunPlan, console: Console) -> None:
     """summary.json and the table from the latest row of every selected task; tasks without one are pending."""
-    selected = {(task.domain, task.id, task.epoch): task for task in plan.tasks}
+    selected = {task.episode: task for task in plan.tasks}
     latest = plan.folder.latest_rows()
     rows = [row for key, row in latest.items() if key in selected]
     pending: dict[str, int] = {}

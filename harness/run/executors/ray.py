@@ -243,7 +243,7 @@ class _Driver:
         from ray.exceptions import RayError, RayTaskError
 
         task, attempt = self.running.pop(ref)
-        key = (task.domain, task.id, task.epoch)
+        key = task.episode
         outcome: ResultRow | NotStarted | NodeRefused
         try:
             outcome = ray.get(ref)
@@ -288,7 +288,7 @@ class _Driver:
         write."""
         row = failed_row(task, status, detail)
         end = EpisodeEndEvent(row=row, submission=None)
-        self.logs.end((task.domain, task.id, task.epoch), event_line(end.kind, **end.to_dict()))
+        self.logs.end(task.episode, event_line(end.kind, **end.to_dict()))
         return row
 
     def _record(self, row: ResultRow) -> None:
@@ -428,7 +428,7 @@ def _run_on_node(
         slots=Slots(threading.BoundedSemaphore(1 << 20), CoordinatorSlot(coordinator, _owner(task, attempt))),
         sandbox_facts=spec.sandbox_facts,
         watch_opens=watch_opens_possible(config, setup.backend.capabilities),
-        open_log=lambda task: StreamedLog(events, (task.domain, task.id, task.epoch), attempt),
+        open_log=lambda task: StreamedLog(events, task.episode, attempt),
         collections={collection_of(task): collection},
         judge=spec.judge,
     )

@@ -97,5 +97,5 @@ def _with_retries(task: Task, context: EpisodeContext, limits: BatchLimits, stat
             return result
         if context.cancel.wait(limits.failures.backoff_s(attempt)):
             return result
-        RunFolder(context.run_dir).keep_previous_attempt(task.domain, task.id, task.epoch)
+        RunFolder(context.run_dir).keep_previous_attempt(*task.episode)
         attempt += 1
