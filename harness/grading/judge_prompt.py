@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from typing import Any
 
 PROMPT_VERSION = "judge-prompt-1.0"
 TEMPLATE = """You grade one answer to a question about a set of documents against a reference answer.
@@ -31,22 +32,29 @@ VERDICTS = ("CORRECT", "INCORRECT")
 _FENCED = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
 
 
+def fill(template: str, values: dict[str, str]) -> str:
+    """TEMPLATE with its placeholders replaced in one pass, so a value that holds another placeholder (an
+    answer holding `<<REFERENCE>>`) cannot pull that one's value in."""
+    return re.sub("|".join(map(re.escape, values)), lambda match: values[match.group()], template)
+
+
+def strict_json(reply: str) -> Any:
+    """The one JSON value a reply is (optionally in one ```json fence); None for anything else."""
+    body = reply.strip()
+    fenced = _FENCED.fullmatch(body)
+    try:
+        return json.loads(fenced.group(1) if fenced else body)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+
+
 def judge_prompt(question: str, reference: str, answer: str) -> str:
-    # Placeholders are replaced in one pass, so an answer that holds `<<REFERENCE>>` cannot pull the gold in.
-    values = {"<<QUESTION>>": question, "<<REFERENCE>>": reference, "<<ANSWER>>": answer}
-    return re.sub("|".join(map(re.escape, values)), lambda match: values[match.group()], TEMPLATE)
+    return fill(TEMPLATE, {"<<QUESTION>>": question, "<<REFERENCE>>": reference, "<<ANSWER>>": answer})
 
 
 def parse_verdict(reply: str) -> str | None:
     """`CORRECT` or `INCORRECT` from a strict JSON reply (one object, optionally in one ```json fence); None
     for anything else, so `INCORRECT` inside prose, `"verdict": "correct"` or a bare word never counts."""
-    body = reply.strip()
-    fenced = _FENCED.fullmatch(body)
-    if fenced:
-        body = fenced.group(1)
-    try:
-        data = json.loads(body)
-    except (json.JSONDecodeError, RecursionError):
-        return None
+    data = strict_json(reply)
     verdict = data.get("verdict") if isinstance(data, dict) else None
     return verdict if verdict in VERDICTS else None

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 
+from harness.grading.judge_prompt import fill, strict_json
 from harness.signals.failure_modes import PAPER_MODES
 
 PROMPT_VERSION = "failure-modes-1.0"
@@ -52,7 +52,6 @@ PROMPT_DIGEST = (
         :16
     ]
 )
-_FENCED = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -69,18 +68,13 @@ def mode_prompt(question: str, reference: str, outcome: str, trajectory: str) ->
     definitions = "\n".join(f"- {mode}: {text}" for mode, text in DEFINITIONS.items())
     values = {"<<DEFINITIONS>>": definitions, "<<QUESTION>>": question, "<<REFERENCE>>": reference,
               "<<OUTCOME>>": outcome, "<<TRAJECTORY>>": trajectory}  # fmt: skip
-    return re.sub("|".join(map(re.escape, values)), lambda match: values[match.group()], TEMPLATE)
+    return fill(TEMPLATE, values)
 
 
 def parse_labels(reply: str, turns: int) -> list[ModeLabel] | None:
     """The labels of a strict JSON reply (one object, optionally in one ```json fence): at least one, each a
     known mode once, with a turn from 0 to TURNS; None for anything else."""
-    body = reply.strip()
-    fenced = _FENCED.fullmatch(body)
-    try:
-        data = json.loads(fenced.group(1) if fenced else body)
-    except (json.JSONDecodeError, RecursionError):
-        return None
+    data = strict_json(reply)
     items = data.get("labels") if isinstance(data, dict) else None
     if not isinstance(items, list) or not items:
         return None
