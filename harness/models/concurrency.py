@@ -177,14 +177,20 @@ def provider_gate(model: str, api_base: str | None, maximum: int) -> Gate:
     return local_gate(key, maximum)
 
 
-def local_gate(key: str, maximum: int, stale_after_s: float | None = None) -> ProviderGate:
-    """This process's gate for a provider key (a coordinator's, in its actor)."""
+def local_gate(key: str, maximum: int) -> ProviderGate:
+    """This process's gate for a provider key."""
     with _GATES_LOCK:
-        gate = _GATES.get(key)
-        if gate is None:
-            gate = _GATES[key] = ProviderGate(key, maximum, stale_after_s)
-        gate.maximum = max(gate.maximum, maximum)
-        return gate
+        return gate_in(_GATES, key, maximum)
+
+
+def gate_in(gates: dict[str, ProviderGate], key: str, maximum: int, stale_after_s: float | None = None) -> ProviderGate:
+    """The gate of KEY in GATES, made at its first caller's maximum; a later caller with a larger maximum raises
+    it. The caller holds the lock that guards GATES (this process's, or a run coordinator's)."""
+    gate = gates.get(key)
+    if gate is None:
+        gate = gates[key] = ProviderGate(key, maximum, stale_after_s)
+    gate.maximum = max(gate.maximum, maximum)
+    return gate
 
 
 def gate_states(keys: tuple[str, ...]) -> list[GateState]:

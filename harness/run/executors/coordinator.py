@@ -9,7 +9,7 @@ from collections import Counter
 from typing import Any
 
 from harness.episode.throttles import POLL_S
-from harness.models.concurrency import GateState, ProviderGate
+from harness.models.concurrency import GateState, ProviderGate, gate_in
 from harness.sandboxes.e2b.plan import CreationPacer, wait_for
 
 
@@ -86,10 +86,7 @@ class RunCoordinator:
 
     def gate_acquire(self, key: str, maximum: int, timeout_s: float) -> int | None:
         with self._lock:
-            gate = self._gates.get(key)
-            if gate is None:
-                gate = self._gates[key] = ProviderGate(key, maximum, self._stale_call_s)
-            gate.maximum = max(gate.maximum, maximum)
+            gate = gate_in(self._gates, key, maximum, self._stale_call_s)
         return gate.try_acquire(timeout_s)
 
     def gate_release(self, key: str, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None:
