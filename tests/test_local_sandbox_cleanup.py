@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
+import uuid
 from pathlib import Path
 
 from harness.sandboxes.base import SandboxSettings
@@ -86,7 +90,8 @@ def test_cleanup_removes_cgroups_of_dead_runners_only(collection):
     live.start()
     try:
         live_cgroups = list(live._limits.cgroup_dirs)
-        dead_cgroups = [group.parent / f"{DEAD_PID}-mini-t1-0123abcd" for group in live_cgroups]
+        unique = uuid.uuid4().hex[:8]  # cgroups are the machine's: another test run may be using other names
+        dead_cgroups = [group.parent / f"{DEAD_PID}-mini-t1-{unique}" for group in live_cgroups]
         for group in dead_cgroups:
             group.mkdir()
         prepare_backend("local", SandboxSettings(), "this-run", {}, 60, None)  # a run's start-up cleanup
@@ -97,6 +102,56 @@ def test_cleanup_removes_cgroups_of_dead_runners_only(collection):
             assert live_cgroups and all(CGROUP_ROOT in group.parents for group in live_cgroups)
     finally:
         live.close()
+
+
+def test_cleanup_kills_what_a_dead_runners_episode_left_in_its_cgroup_and_nothing_of_a_live_ones(collection):
+    """A runner killed while a holder started leaves it waiting for ever in its episode's cgroup (its parent,
+    bwrap, is gone): the next cleanup kills it. A process there whose parent lives (a runner in another pid
+    namespace, whose own pid looks dead from here) is left alone."""
+    live = BubblewrapSandbox(collection, "live", SandboxSettings(), find_bwrap())
+    live.start()
+    live_cgroups = list(live._limits.cgroup_dirs)
+    live.close()
+    if os.geteuid() != 0 or not live_cgroups:
+        return  # an ordinary user without a delegated subtree has no cgroups to leave anything in
+    unique = uuid.uuid4().hex[:8]  # cgroups are the machine's: another test run may be using other names
+    orphaned = [group.parent / f"{DEAD_PID}-mini-orphan-{unique}" for group in live_cgroups]
+    parented = [group.parent / f"{DEAD_PID + 1}-mini-parented-{unique}" for group in live_cgroups]
+    for group in (*orphaned, *parented):
+        group.mkdir()
+    join = "; ".join(f"echo $$ > {group}/cgroup.procs" for group in orphaned)
+    # the shell that starts it exits at once: the sleep's parent is init, as a stuck holder's is
+    started = subprocess.run(["bash", "-c", f"sh -c '{join}; exec sleep 600' >/dev/null 2>&1 & echo $!"],
+                             capture_output=True, text=True, check=True)  # fmt: skip
+    orphan = int(started.stdout)
+    child = subprocess.Popen(["sh", "-c", "; ".join(f"echo $$ > {group}/cgroup.procs" for group in parented)
+                              + "; exec sleep 600"])  # fmt: skip
+    try:
+        deadline = time.monotonic() + 10
+        while (
+            not all(
+                str(pid) in (g / "cgroup.procs").read_text().split()
+                for pid, groups in ((orphan, orphaned), (child.pid, parented))
+                for g in groups
+            )
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.02)  # fmt: skip
+        prepare_backend("local", SandboxSettings(), "this-run", {}, 60, None)  # a run's start-up cleanup
+        assert not any(group.exists() for group in orphaned)
+        assert not Path(f"/proc/{orphan}").exists() or "Z" in Path(f"/proc/{orphan}/stat").read_text().split()[2]
+        assert child.poll() is None and all(group.is_dir() for group in parented)
+    finally:
+        child.kill()
+        child.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(orphan, signal.SIGKILL)
+        for group in (*orphaned, *parented):
+            deadline = time.monotonic() + 5
+            while group.exists() and time.monotonic() < deadline:
+                with contextlib.suppress(OSError):
+                    group.rmdir()
+                time.sleep(0.02)
 
 
 def test_an_ordinary_user_with_a_delegated_cgroup_v2_subtree_gets_per_sandbox_limits(tmp_path, monkeypatch):

@@ -12,11 +12,15 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import signal
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+STALE_KILL_WAIT_S = 2.0
+"""How long a cleanup waits for the killed processes of a dead runner's episode to leave its cgroup."""
 
 RUNNER_LEAF = "harness-runner"
 """In a delegated cgroup, the runner moves into this leaf: a cgroup with processes cannot delegate controllers."""
@@ -192,7 +196,8 @@ def _cgroup_v1(limits: ResourceLimits, name: str) -> AppliedLimits | None:
 
 
 def release_stale_cgroups() -> int:
-    """Remove per-episode cgroups left by runners that are gone; those of a live runner are never touched."""
+    """Remove per-episode cgroups left by runners that are gone, killing what is still in them (a holder whose
+    start the runner's death cut short waits there for ever); those of a live runner are never touched."""
     parents = [CGROUP_ROOT / "harness", *CGROUP_ROOT.glob("*/harness")]
     mount = _cgroup2_mount()
     delegated = _delegated_base(mount) if mount is not None and os.geteuid() != 0 else None
@@ -203,9 +208,40 @@ def release_stale_cgroups() -> int:
         for group in parent.glob("*") if parent.is_dir() else []:
             pid = group.name.split("-", 1)[0]
             if group.is_dir() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                _kill_orphaned_members(group)
                 try:
                     group.rmdir()
                     removed += 1
                 except OSError:
                     pass  # still holds a process: left for a later cleanup
     return removed
+
+
+def _kill_orphaned_members(group: Path) -> None:
+    """SIGKILL the processes of a dead runner's episode group, and wait (briefly) for them to leave it. Only when
+    none of them has a live parent outside the group but init: a runner in another pid namespace, whose pid
+    looks dead from here, is the parent of its holders, so its episodes are never killed."""
+    members = _members(group)
+    if not members or not all(_parent(pid) in (0, 1) or _parent(pid) in members for pid in members):
+        return
+    for pid in members:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + STALE_KILL_WAIT_S
+    while _members(group) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def _members(group: Path) -> set[int]:
+    try:
+        return {int(pid) for pid in (group / "cgroup.procs").read_text().split()}
+    except (OSError, ValueError):
+        return set()
+
+
+def _parent(pid: int) -> int:
+    """PID's parent (0 when it is gone)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0

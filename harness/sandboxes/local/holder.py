@@ -14,7 +14,8 @@ What the launcher runs and reads never passes through the agent's tree: bwrap an
 in the holder's read-only root (the agent's root is `/sandbox`, it cannot reach them), and the options of
 every command's bwrap and each command's argv from memory files the runner made (memfd), handed over as
 descriptors, the options sealed and the argv read-only for the launcher. Nothing of an episode is on the
-host's disk, and nothing outlives it: the holder dies with the runner (`--die-with-parent`, the pipe's end).
+host's disk, and nothing outlives it: the holder dies with the runner (`--die-with-parent`, the pipe's end);
+one whose start the runner's death cut short is killed by the next cleanup (`limits.release_stale_cgroups`).
 
 The holder starts inside the episode's limits (cgroup or rlimits), so every command inherits them and its
 namespaces with one fork. The launcher may run as another user (`launcher_user`: the sandbox user, when
