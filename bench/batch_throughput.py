@@ -24,8 +24,12 @@ from rich.console import Console
 from harness.inputs.config import build_config
 from harness.run.runner import execute_run, plan_run
 
-SCRIPT = [{"bash": "ls documents"}, {"bash": "rg -c 2020 documents"}, {"bash": "wc -l documents/*"},
-          "<answer>42</answer>"]  # fmt: skip
+SCRIPT = [
+    {"bash": "ls documents"},
+    {"bash": "rg -c 2020 documents"},
+    {"bash": "wc -l documents/*"},
+    "<answer>42</answer>",
+]
 
 
 def project(root: Path, tasks: int, script: list[object] = SCRIPT) -> None:
@@ -49,17 +53,26 @@ def main(tasks: int) -> None:
         root = Path(folder)
         project(root, tasks)
         for workers in (1, 2, 4):
-            config = build_config({}, {
-                "model": f"scripted:{root / 'script.yaml'}", "domain": "bench", "tasks_dir": root / "tasks",
-                "collections_dir": root / "collections", "results_dir": root / "results",
-                "run_id": f"w{workers}", "workers": workers,
-            })  # fmt: skip
+            config = build_config(
+                {},
+                {
+                    "model": f"scripted:{root / 'script.yaml'}",
+                    "domain": "bench",
+                    "tasks_dir": root / "tasks",
+                    "collections_dir": root / "collections",
+                    "results_dir": root / "results",
+                    "run_id": f"w{workers}",
+                    "workers": workers,
+                },
+            )
             plan = plan_run(config)
             started, cpu = time.perf_counter(), _cpu()
             execute_run(plan, Console(file=io.StringIO()))
             elapsed, cpu = time.perf_counter() - started, _cpu() - cpu
-            print(f"workers {workers}: {tasks} episodes ({len(SCRIPT) - 1} commands each) in {elapsed:.2f} s, "
-                  f"{tasks / elapsed:.1f} episodes/s, {cpu / tasks * 1000:.0f} ms CPU per episode")  # fmt: skip
+            print(
+                f"workers {workers}: {tasks} episodes ({len(SCRIPT) - 1} commands each) in {elapsed:.2f} s, "
+                f"{tasks / elapsed:.1f} episodes/s, {cpu / tasks * 1000:.0f} ms CPU per episode"
+            )
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak runner memory: {peak_mb:.0f} MB")
 

@@ -63,11 +63,18 @@ def one(workers: int, episodes: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         project(root, episodes)
-        config = build_config({}, {
-            "model": f"scripted:{root / 'script.yaml'}", "domain": "bench", "tasks_dir": root / "tasks",
-            "collections_dir": root / "collections", "results_dir": root / "results", "run_id": "c",
-            "workers": workers,
-        })  # fmt: skip
+        config = build_config(
+            {},
+            {
+                "model": f"scripted:{root / 'script.yaml'}",
+                "domain": "bench",
+                "tasks_dir": root / "tasks",
+                "collections_dir": root / "collections",
+                "results_dir": root / "results",
+                "run_id": "c",
+                "workers": workers,
+            },
+        )
         plan = plan_run(config)
         plan = replace(plan, make_model=SlowFactory(plan.make_model))
         started = time.perf_counter()
@@ -96,9 +103,11 @@ def main(worker_counts: list[int]) -> None:
         episodes = 2 * workers
         figures = measure(workers, episodes)
         ideal = episodes * alone / workers
-        print(f"| {workers} | {episodes} | {figures['wall_s']:.1f} s | {ideal:.1f} s | "
-              f"{ideal / figures['wall_s']:.0%} | {figures['runner_cpu_s']:.1f} s | "
-              f"{figures['peak_mb']:.0f} MB |")  # fmt: skip
+        print(
+            f"| {workers} | {episodes} | {figures['wall_s']:.1f} s | {ideal:.1f} s | "
+            f"{ideal / figures['wall_s']:.0%} | {figures['runner_cpu_s']:.1f} s | "
+            f"{figures['peak_mb']:.0f} MB |"
+        )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,8 @@ from rich.console import Console
 from harness.core.errors import InputError
 from harness.inputs.collections.build import BuildRequest, build_collection
 from harness.inputs.collections.convert import convert, source_format
+from harness.sandboxes.backend_setup import prepare_backend
 from harness.sandboxes.base import SandboxSettings
-from harness.sandboxes.registry import prepare_backend
 
 
 def generate_sources(folder: Path, scale: int = 4) -> None:
@@ -77,8 +77,10 @@ def per_format_throughput(source: Path) -> None:
     print("format  files  pages/sheets     MB   seconds   pages/s   MB/s")
     for fmt in sorted(seconds):
         rate = pages[fmt] / seconds[fmt] if pages[fmt] else float("nan")
-        print(f"{fmt:6} {files[fmt]:6} {pages[fmt]:13} {megabytes[fmt]:6.2f} {seconds[fmt]:9.2f} {rate:9.1f} "
-              f"{megabytes[fmt] / seconds[fmt]:6.2f}")  # fmt: skip
+        print(
+            f"{fmt:6} {files[fmt]:6} {pages[fmt]:13} {megabytes[fmt]:6.2f} {seconds[fmt]:9.2f} {rate:9.1f} "
+            f"{megabytes[fmt] / seconds[fmt]:6.2f}"
+        )
 
 
 def whole_build(source: Path, workers: int) -> None:
@@ -91,8 +93,10 @@ def whole_build(source: Path, workers: int) -> None:
         build_collection(request, Console(quiet=True))
         incremental = time.perf_counter() - again
     megabytes = sum(p.stat().st_size for p in source.rglob("*") if p.is_file()) / 1e6
-    print(f"whole build, {workers} workers: {len(report.converted)} files, {megabytes:.1f} MB in {elapsed:.1f} s "
-          f"({megabytes / elapsed:.2f} MB/s); unchanged rebuild {incremental:.2f} s")  # fmt: skip
+    print(
+        f"whole build, {workers} workers: {len(report.converted)} files, {megabytes:.1f} MB in {elapsed:.1f} s "
+        f"({megabytes / elapsed:.2f} MB/s); unchanged rebuild {incremental:.2f} s"
+    )
 
 
 def fill_collection(folder: Path, total_bytes: int, real_bytes: bool) -> None:
@@ -138,8 +142,10 @@ def sandbox_start(real_bytes: bool, rounds: int = 11) -> None:
                     finally:
                         box.close()
                 kind = "real" if real_bytes else "sparse"
-                print(f"{backend_name} sandbox, {label} collection ({kind} files, {result.stdout.strip()} files): "
-                      f"start + first command median {statistics.median(timings) * 1000:.0f} ms")  # fmt: skip
+                print(
+                    f"{backend_name} sandbox, {label} collection ({kind} files, {result.stdout.strip()} files): "
+                    f"start + first command median {statistics.median(timings) * 1000:.0f} ms"
+                )
 
 
 def main() -> None:

@@ -19,14 +19,19 @@ from rich.console import Console
 sys.path.insert(0, str(Path(__file__).parent))
 from batch_throughput import project
 
-from harness.cli.inspect_interop import export_runs, import_logs
-from harness.cli.interop import ImportOptions
 from harness.inputs.config import build_config
+from harness.interop.inspect_runs import export_runs, import_logs
+from harness.interop.run_import import ImportOptions
 from harness.run.runner import execute_run, plan_run
 
-SCRIPT = [{"bash": "ls documents"}, {"bash": "rg -c 2020 documents"}, {"bash": "wc -l documents/*"},
-          {"bash": "head -50 documents/doc-1.md"}, {"bash": "grep -h 2020 documents/* | sort | uniq -c"},
-          "<answer>42</answer>"]  # fmt: skip
+SCRIPT = [
+    {"bash": "ls documents"},
+    {"bash": "rg -c 2020 documents"},
+    {"bash": "wc -l documents/*"},
+    {"bash": "head -50 documents/doc-1.md"},
+    {"bash": "grep -h 2020 documents/* | sort | uniq -c"},
+    "<answer>42</answer>",
+]
 
 
 def timed(step: str, episodes: int, action) -> None:
@@ -43,9 +48,18 @@ def main(tasks: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         project(root, tasks, SCRIPT)
-        config = build_config({}, {"model": f"scripted:{root / 'script.yaml'}", "domain": "bench", "workers": 2,
-                               "tasks_dir": root / "tasks", "collections_dir": root / "collections",
-                               "results_dir": root / "results", "run_id": "bench"})  # fmt: skip
+        config = build_config(
+            {},
+            {
+                "model": f"scripted:{root / 'script.yaml'}",
+                "domain": "bench",
+                "workers": 2,
+                "tasks_dir": root / "tasks",
+                "collections_dir": root / "collections",
+                "results_dir": root / "results",
+                "run_id": "bench",
+            },
+        )
         execute_run(plan_run(config), quiet)
         out = root / "inspect"
         timed("export inspect", tasks, lambda: export_runs([root / "results" / "bench"], out, quiet))

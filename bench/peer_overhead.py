@@ -62,11 +62,18 @@ class Ours:
         self._runs += 1
         script = self._root / f"script-{steps}.yaml"
         script.write_text(yaml.safe_dump([{"bash": "true"}] * steps + ["<answer>42</answer>"]))
-        config = build_config({}, {
-            "model": f"scripted:{script}", "domain": "bench", "tasks_dir": self._root / "tasks",
-            "collections_dir": self._root / "collections", "results_dir": self._root / "results",
-            "run_id": f"{self._sandbox}-{self._runs}", "sandbox": self._sandbox,
-        })  # fmt: skip
+        config = build_config(
+            {},
+            {
+                "model": f"scripted:{script}",
+                "domain": "bench",
+                "tasks_dir": self._root / "tasks",
+                "collections_dir": self._root / "collections",
+                "results_dir": self._root / "results",
+                "run_id": f"{self._sandbox}-{self._runs}",
+                "sandbox": self._sandbox,
+            },
+        )
         plan = plan_run(config)
         started = time.perf_counter()
         execute_run(plan, Console(file=io.StringIO()))
@@ -88,9 +95,13 @@ class Peer:
         started = time.perf_counter()
         env = self._environment()
         agent = DefaultAgent(
-            DeterministicModel(outputs=outputs), env, system_template="You solve tasks.",
-            instance_template="{{task}}", step_limit=0, cost_limit=0,
-        )  # fmt: skip
+            DeterministicModel(outputs=outputs),
+            env,
+            system_template="You solve tasks.",
+            instance_template="{{task}}",
+            step_limit=0,
+            cost_limit=0,
+        )
         result = agent.run("Q?")
         _cleanup(env)
         elapsed = time.perf_counter() - started
@@ -129,7 +140,7 @@ def bwrap_floor(rounds: int) -> float:
 
 def sandbox_start(backend: str, collection: Path, rounds: int) -> float:
     """Median seconds of `start()` (the container or bwrap holder up) plus `close()` per episode."""
-    from harness.sandboxes.registry import prepare_backend
+    from harness.sandboxes.backend_setup import prepare_backend
 
     prepared = prepare_backend(backend, SandboxSettings(), "bench-start", ["bench"], 3600.0, None)
     timings = []
@@ -164,15 +175,33 @@ def main(rounds: int) -> None:
         from minisweagent.environments.docker import DockerEnvironment
         from minisweagent.environments.extra.bubblewrap import BubblewrapEnvironment
 
-        rows = [("local", interleaved({
-            "peer": Peer(lambda: BubblewrapEnvironment(executable=find_bwrap())),
-            "ours": Ours(small, "local"),
-        }, rounds))]  # fmt: skip
+        rows = [
+            (
+                "local",
+                interleaved(
+                    {
+                        "peer": Peer(lambda: BubblewrapEnvironment(executable=find_bwrap())),
+                        "ours": Ours(small, "local"),
+                    },
+                    rounds,
+                ),
+            )
+        ]
         if image is not None:
-            rows.append(("docker", interleaved({
-                "peer": Peer(lambda: DockerEnvironment(image=image, cwd="/workspace", interpreter=["bash", "-c"])),
-                "ours": Ours(small, "docker"),
-            }, rounds)))  # fmt: skip
+            rows.append(
+                (
+                    "docker",
+                    interleaved(
+                        {
+                            "peer": Peer(
+                                lambda: DockerEnvironment(image=image, cwd="/workspace", interpreter=["bash", "-c"])
+                            ),
+                            "ours": Ours(small, "docker"),
+                        },
+                        rounds,
+                    ),
+                )
+            )
         floor = bwrap_floor(rounds)
         print(f"per step ({STEPS} steps of `true` minus a 0-step episode, median of {rounds} interleaved rounds)")
         print("| per step | mini-swe-agent | this project | ratio |\n|---|---|---|---|")

@@ -50,11 +50,21 @@ def run(root: Path, server: ScriptedOpenAIServer, address: str, episodes: int, r
     tasks.mkdir()
     rows = [{"id": f"b{i}", "domain": "bench", "question": "Q?", "answer": "42"} for i in range(episodes)]
     (tasks / "bench.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    config = build_config({}, {
-        "model": "openai/bench-model", "api_base": server.url, "domain": "bench", "tasks_dir": tasks,
-        "collections_dir": root / "collections", "results_dir": root / "results", "run_id": run_id,
-        "executor": "ray", "ray_address": address, "max_connections": 1000,
-    })  # fmt: skip
+    config = build_config(
+        {},
+        {
+            "model": "openai/bench-model",
+            "api_base": server.url,
+            "domain": "bench",
+            "tasks_dir": tasks,
+            "collections_dir": root / "collections",
+            "results_dir": root / "results",
+            "run_id": run_id,
+            "executor": "ray",
+            "ray_address": address,
+            "max_connections": 1000,
+        },
+    )
     plan = plan_run(config)
     started = time.perf_counter()
     execute_run(plan, Console(file=io.StringIO()))
@@ -78,9 +88,11 @@ def main(episodes: int, wait_s: float, per_node: int) -> None:
                 elapsed = run(root, server, cluster.address, episodes, f"n{nodes}", wait_s)
                 speeds[nodes] = episodes / elapsed
                 ideal = speeds[nodes] / (nodes * speeds[1])
-                print(f"{nodes} node(s) x {per_node} sandboxes: {episodes} episodes ({wait_s:g} s per model call) "
-                      f"in {elapsed:.1f} s, {speeds[nodes]:.2f} episodes/s, {ideal:.0%} of the ideal speed-up",
-                      flush=True)  # fmt: skip
+                print(
+                    f"{nodes} node(s) x {per_node} sandboxes: {episodes} episodes ({wait_s:g} s per model call) "
+                    f"in {elapsed:.1f} s, {speeds[nodes]:.2f} episodes/s, {ideal:.0%} of the ideal speed-up",
+                    flush=True,
+                )
     finally:
         ray.shutdown()
         cluster.shutdown()
@@ -89,5 +101,8 @@ def main(episodes: int, wait_s: float, per_node: int) -> None:
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    main(int(arguments[0]) if arguments else 200, float(arguments[1]) if len(arguments) > 1 else 1.0,
-         int(arguments[2]) if len(arguments) > 2 else 4)  # fmt: skip
+    main(
+        int(arguments[0]) if arguments else 200,
+        float(arguments[1]) if len(arguments) > 1 else 1.0,
+        int(arguments[2]) if len(arguments) > 2 else 4,
+    )

@@ -28,8 +28,8 @@ from typing import Any
 import yaml
 
 from harness.records.trajectory import read_trajectory
+from harness.sandboxes.backend_setup import Capabilities
 from harness.sandboxes.base import ExecResult
-from harness.sandboxes.registry import Capabilities
 
 RUNS = 8
 MARKER = f"--harness-bench-{id(object())}"
@@ -47,8 +47,15 @@ class SyntheticSandbox:
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         if "command -v" in command:  # the run's tool check
-            return ExecResult("".join(f"{name}\t/usr/bin/{name}\n" for name in re.findall(r"printf '%s\\t%s\\n' (\w+)",
-                              command)), "", 0, False, False, 0, 0.01)  # fmt: skip
+            return ExecResult(
+                "".join(f"{name}\t/usr/bin/{name}\n" for name in re.findall(r"printf '%s\\t%s\\n' (\w+)", command)),
+                "",
+                0,
+                False,
+                False,
+                0,
+                0.01,
+            )
         lines, size = [], self.rng.randint(2_000, 20_000)
         while sum(map(len, lines)) < size:
             lines.append(self.rng.choice(self.pool))
@@ -83,24 +90,46 @@ def write_runs(root: Path, episodes: int, turns: int) -> list[Path]:
     from harness.run import runner
 
     rng = random.Random(11)
-    pool = [f"| {rng.randint(1990, 2024)} | R{rng.randint(1, 99)} | {rng.randint(0, 99999):,}.{rng.randint(0, 9)} |"
-            f" {rng.uniform(-20, 20):.2f} % |" for _ in range(5000)]  # fmt: skip
+    pool = [
+        f"| {rng.randint(1990, 2024)} | R{rng.randint(1, 99)} | {rng.randint(0, 99999):,}.{rng.randint(0, 9)} |"
+        f" {rng.uniform(-20, 20):.2f} % |"
+        for _ in range(5000)
+    ]
     runner.backend_of = lambda *arguments: SyntheticBackend(pool=pool)  # type: ignore[assignment]
     (root / "tasks").mkdir()
     (root / "collections" / "law").mkdir(parents=True)
     (root / "collections" / "law" / "a.md").write_text("| year | value |\n")
-    tasks = [{"id": f"law-{i:03d}", "domain": "law", "question": f"Question {i}?", "answer": str(i)}
-             for i in range(episodes)]  # fmt: skip
+    tasks = [
+        {"id": f"law-{i:03d}", "domain": "law", "question": f"Question {i}?", "answer": str(i)} for i in range(episodes)
+    ]
     (root / "tasks" / "law.jsonl").write_text("".join(json.dumps(task) + "\n" for task in tasks))
-    replies = [{"text": f"Step {n}: looking further.", "bash": f"rg -n 'R{n % 99}' documents | head -400"}
-               for n in range(turns - 1)] + ["The total is <answer>7</answer>"]  # fmt: skip
+    replies = [
+        {"text": f"Step {n}: looking further.", "bash": f"rg -n 'R{n % 99}' documents | head -400"}
+        for n in range(turns - 1)
+    ] + ["The total is <answer>7</answer>"]
     (root / "script.yaml").write_text(yaml.safe_dump(replies))
     runs = []
     for number in range(RUNS):
-        code = main(["--model", f"scripted:{root / 'script.yaml'}", "--domain", "law", "--workers", "4",
-                     "--tasks-dir", str(root / "tasks"), "--collections-dir", str(root / "collections"),
-                     "--results-dir", str(root / "results"), "--run-id", f"model-{number}",
-                     "--cache-dir", str(root / "cache")])  # fmt: skip
+        code = main(
+            [
+                "--model",
+                f"scripted:{root / 'script.yaml'}",
+                "--domain",
+                "law",
+                "--workers",
+                "4",
+                "--tasks-dir",
+                str(root / "tasks"),
+                "--collections-dir",
+                str(root / "collections"),
+                "--results-dir",
+                str(root / "results"),
+                "--run-id",
+                f"model-{number}",
+                "--cache-dir",
+                str(root / "cache"),
+            ]
+        )
         assert code == 0
         runs.append(root / "results" / f"model-{number}")
     return runs
@@ -144,14 +173,16 @@ def tree_rss_mb(pid: int) -> float:
 def measure_viewer(runs: list[Path]) -> None:
     from playwright.sync_api import sync_playwright
 
-    server = subprocess.Popen([sys.executable, "-u", "-m", "harness", "view", *map(str, runs)], stdout=subprocess.PIPE,
-                              text=True)  # fmt: skip
+    server = subprocess.Popen(
+        [sys.executable, "-u", "-m", "harness", "view", *map(str, runs)], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert server.stdout is not None
         url = re.search(r"(http://\S+)", server.stdout.readline()).group(1)  # type: ignore[union-attr]
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                                 args=["--no-sandbox", "--disable-gpu", MARKER])  # fmt: skip
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", MARKER]
+            )
             page = browser.new_page()
             started = time.perf_counter()
             page.goto(url)
@@ -182,8 +213,11 @@ def measure_viewer(runs: list[Path]) -> None:
 
 def browser_pid() -> int:
     """The Chromium browser process this bench started: the one whose command line carries MARKER."""
-    [pid] = [int(p.parent.name) for p in Path("/proc").glob("[0-9]*/cmdline") if MARKER.encode() in _read(p)
-             and b"--type=" not in _read(p)]  # fmt: skip
+    [pid] = [
+        int(p.parent.name)
+        for p in Path("/proc").glob("[0-9]*/cmdline")
+        if MARKER.encode() in _read(p) and b"--type=" not in _read(p)
+    ]
     return pid
 
 
@@ -195,8 +229,10 @@ def _read(path: Path) -> bytes:
 
 
 def measure_regrade(run: Path) -> None:
-    probe = ("import resource, sys; from harness.cli.main import main; main(['replay', '--regrade', sys.argv[1]]); "
-             "print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)")  # fmt: skip
+    probe = (
+        "import resource, sys; from harness.cli.main import main; main(['replay', '--regrade', sys.argv[1]]); "
+        "print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)"
+    )
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", probe, str(run)], capture_output=True, text=True, check=True)
     peak = re.search(r"peak (\d+)", done.stdout).group(1)  # type: ignore[union-attr]

@@ -64,18 +64,33 @@ def build(root: Path, scale: float) -> None:
         for number in range(files):
             (folder / f"report-{number:05d}.md").write_text(_document(rng, pool, int(size / files)))
         count = TASKS // len(DOMAINS) + (index < TASKS % len(DOMAINS))
-        lines = [{"id": f"{domain}-{i:03d}", "domain": domain, "question": "How much?",
-                  "answer": f"{rng.uniform(-1000, 100000):,.2f}"} for i in range(count)]  # fmt: skip
+        lines = [
+            {
+                "id": f"{domain}-{i:03d}",
+                "domain": domain,
+                "question": "How much?",
+                "answer": f"{rng.uniform(-1000, 100000):,.2f}",
+            }
+            for i in range(count)
+        ]
         (root / "tasks" / f"{domain}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     (root / "script.yaml").write_text("- <answer>0</answer>\n")
 
 
 def timed_start(root: Path, cache: Path, results: str, run_id: str, **settings: Any) -> float:
-    config = build_config({}, {
-        "model": f"scripted:{root / 'script.yaml'}", "domain": "all", "tasks_dir": root / "tasks",
-        "collections_dir": root / "collections", "results_dir": root / results, "run_id": run_id,
-        "cache_dir": cache, **settings,
-    })  # fmt: skip
+    config = build_config(
+        {},
+        {
+            "model": f"scripted:{root / 'script.yaml'}",
+            "domain": "all",
+            "tasks_dir": root / "tasks",
+            "collections_dir": root / "collections",
+            "results_dir": root / results,
+            "run_id": run_id,
+            "cache_dir": cache,
+            **settings,
+        },
+    )
     started = time.perf_counter()
     plan = plan_run(config)
     elapsed = time.perf_counter() - started
@@ -87,9 +102,26 @@ def finished_run(root: Path, cache: Path) -> None:
     """A run folder with its run.yaml, for the resume: one episode of it run for real."""
     from harness.cli.main import main
 
-    code = main(["--model", f"scripted:{root / 'script.yaml'}", "--domain", "all", "--task-id", "law-000",
-                 "--tasks-dir", str(root / "tasks"), "--collections-dir", str(root / "collections"),
-                 "--results-dir", str(root / "resumed"), "--run-id", "run", "--cache-dir", str(cache)])  # fmt: skip
+    code = main(
+        [
+            "--model",
+            f"scripted:{root / 'script.yaml'}",
+            "--domain",
+            "all",
+            "--task-id",
+            "law-000",
+            "--tasks-dir",
+            str(root / "tasks"),
+            "--collections-dir",
+            str(root / "collections"),
+            "--results-dir",
+            str(root / "resumed"),
+            "--run-id",
+            "run",
+            "--cache-dir",
+            str(cache),
+        ]
+    )
     assert code == 0
 
 

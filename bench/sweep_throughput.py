@@ -56,11 +56,20 @@ def main(episodes: int, wait_s: float, caps: list[int]) -> None:
     ]
     (root / "sweep.yaml").write_text(yaml.safe_dump(entries))
     width = 2 * max(caps)
-    config = build_config({}, {
-        "sweep": root / "sweep.yaml", "domain": "mini", "tasks_dir": root / "tasks",
-        "collections_dir": root / "collections", "results_dir": root / "results", "run_id": "bench",
-        "workers": width, "max_connections": width, "max_retries": 50,
-    })  # fmt: skip
+    config = build_config(
+        {},
+        {
+            "sweep": root / "sweep.yaml",
+            "domain": "mini",
+            "tasks_dir": root / "tasks",
+            "collections_dir": root / "collections",
+            "results_dir": root / "results",
+            "run_id": "bench",
+            "workers": width,
+            "max_connections": width,
+            "max_retries": 50,
+        },
+    )
     folder, plans = plan_sweep(config)
     output = io.StringIO()
     started = time.perf_counter()
@@ -74,9 +83,11 @@ def main(episodes: int, wait_s: float, caps: list[int]) -> None:
     print(f"{len(caps)} models x {episodes} episodes, {wait_s} s per call, --workers/--max-connections {width}")
     for cap, server in zip(caps, servers, strict=True):
         answered = len(server.requests)
-        print(f"  cap {cap:>3}: {server.refused} 429s ({server.refused / (answered + server.refused):.1%} of "
-              f"{answered + server.refused} requests), {server.mean_answering():.1f} answered at once on average, "
-              f"final limit {limits.get(server.url)}")  # fmt: skip
+        print(
+            f"  cap {cap:>3}: {server.refused} 429s ({server.refused / (answered + server.refused):.1%} of "
+            f"{answered + server.refused} requests), {server.mean_answering():.1f} answered at once on average, "
+            f"final limit {limits.get(server.url)}"
+        )
     print(f"wall {wall:.1f} s, ideal {ideal:.1f} s (slowest provider at its cap): {ideal / wall:.0%} of ideal")
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from harness.cli.main import main
+from harness.core.yaml_safe import dump_yaml
 from harness.records.trajectory import read_jsonl, read_trajectory
 from harness.sandboxes.base import SandboxSettings
 
@@ -47,7 +47,7 @@ class MiniProject:
 
     def script(self, replies: list[Any]) -> str:
         path = self.root / f"script-{len(list(self.root.glob('script-*')))}.yaml"
-        path.write_text(yaml.safe_dump(replies))
+        path.write_text(dump_yaml(replies))  # a reply repeated is written out again: scripts refuse aliases
         return f"scripted:{path}"
 
     def task_copies(self, count: int) -> None:
@@ -56,17 +56,13 @@ class MiniProject:
         lines = [json.dumps(base | {"id": f"t{index}"}) for index in range(1, count + 1)]
         (self.tasks_dir / "mini.jsonl").write_text("\n".join(lines) + "\n")
 
+    def folder_arguments(self, run_id: str) -> list[str]:
+        """The flags that point a run at this project's tasks, collections and results, as RUN_ID."""
+        folders = ["--tasks-dir", str(self.tasks_dir), "--collections-dir", str(self.root / "collections")]
+        return [*folders, "--results-dir", str(self.results_dir), "--run-id", run_id]
+
     def run(self, *arguments: str, run_id: str = "run") -> RunOutcome:
-        code = main(
-            [
-                "--domain", "mini",
-                "--tasks-dir", str(self.tasks_dir),
-                "--collections-dir", str(self.root / "collections"),
-                "--results-dir", str(self.results_dir),
-                "--run-id", run_id,
-                *arguments,
-            ]
-        )  # fmt: skip
+        code = main(["--domain", "mini", *self.folder_arguments(run_id), *arguments])
         captured = self.capsys.readouterr()
         run_dir = self.results_dir / run_id
         results = run_dir / "results.jsonl"
@@ -150,8 +146,10 @@ def e2b_emulator() -> Any:
     try:
         client.images.get(DEBOOTSTRAP_IMAGE)
     except Exception:
-        pytest.skip(f"the E2B emulator builds on {DEBOOTSTRAP_IMAGE}: run `python -m harness sandbox build docker "
-                    "--base debootstrap`")  # fmt: skip
+        pytest.skip(
+            f"the E2B emulator builds on {DEBOOTSTRAP_IMAGE}: run `python -m harness sandbox build docker "
+            "--base debootstrap`"
+        )
     import tests.e2b_emulator as emulator
 
     return emulator
@@ -186,6 +184,24 @@ def emulated(collection: Path, e2b_emulator: Any, monkeypatch: pytest.MonkeyPatc
     box.close()
 
 
+TEST_SUBUIDS = "root:1500000000:65536\n"
+"""Root's subordinate range for tests that take cgroups away (this machine's /etc/subuid may have none)."""
+
+
+@pytest.fixture
+def without_cgroups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The local sandbox where no cgroup may be created; for a root runner, root's /etc/subuid range is
+    TEST_SUBUIDS. Returns that file (a runner in another process must be pointed at it too)."""
+    from harness.sandboxes import limits
+    from harness.sandboxes.local import uids
+
+    subuids = tmp_path / "subuid"
+    subuids.write_text(TEST_SUBUIDS)
+    monkeypatch.setattr(limits, "CGROUP_ROOT", Path("/nonexistent-cgroup-root"))
+    monkeypatch.setattr(uids, "SUBUID_FILE", subuids)
+    return subuids
+
+
 @pytest.fixture(params=["local", "local-rlimit", "local-setpriv", "local-caller", "docker", "e2b-emulator"])
 def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
     """A constructor of fresh sandboxes on each real backend: (collection, name, settings) -> Sandbox.
@@ -204,11 +220,10 @@ def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
         return CallerSandbox
     if request.param.startswith("local"):
-        from harness.sandboxes import limits
         from harness.sandboxes.local.sandbox import BubblewrapSandbox, Privilege, find_bwrap
 
         if request.param == "local-rlimit":
-            monkeypatch.setattr(limits, "CGROUP_ROOT", Path("/nonexistent-cgroup-root"))
+            request.getfixturevalue("without_cgroups")
         if request.param == "local-setpriv" and os.geteuid() != 0:
             pytest.skip("setpriv is how a root runner drops privileges; this runner is not root")
         privilege = Privilege.SETPRIV if request.param == "local-setpriv" else Privilege.USER_NAMESPACE
@@ -220,3 +235,21 @@ def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
     client, image = request.getfixturevalue("docker_image")
     return lambda collection, name, settings: DockerSandbox(client, image, collection, "test-run", name, settings)
+
+
+@pytest.fixture
+def bwrap_refusing_user_namespaces(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A bwrap that refuses to run for anybody but root, as where unprivileged user namespaces are off: a root
+    runner falls back to `setpriv` (fails the test where the runner is not root: CI runs as root)."""
+    from harness.sandboxes.local.sandbox import find_bwrap
+
+    assert os.geteuid() == 0, "the setpriv path is a root runner's"
+    folder = tmp_path_factory.mktemp("refusing-bwrap")
+    folder.chmod(0o755)
+    refusing = folder / "bwrap"
+    refusing.write_text(
+        '#!/bin/bash\nif [ "$EUID" != 0 ]; then echo "bwrap: No permissions to create new namespace" >&2; exit 1; fi\n'
+        f'exec -a "$0" {find_bwrap()} "$@"\n'
+    )
+    refusing.chmod(0o755)
+    return str(refusing)

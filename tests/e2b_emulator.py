@@ -95,8 +95,15 @@ def client() -> Any:
 
 class Template(e2b.Template):
     @staticmethod
-    def build(template: Any, name: str | None = None, cpu_count: int | None = None, memory_mb: int | None = None,
-              on_build_logs: Any = None, tags: list[str] | None = None, **options: Any) -> Any:  # fmt: skip
+    def build(
+        template: Any,
+        name: str | None = None,
+        cpu_count: int | None = None,
+        memory_mb: int | None = None,
+        on_build_logs: Any = None,
+        tags: list[str] | None = None,
+        **options: Any,
+    ) -> Any:
         ca = host_ca_bundle()
         context = Path(template._template._file_context_path)
         if ca is not None and (context / "extra-ca.crt").exists():  # this host reaches PyPI through a proxy
@@ -198,23 +205,33 @@ class _Commands:
     def __init__(self, sandbox: Sandbox):
         self._sandbox = sandbox
 
-    def run(self, cmd: str, background: bool | None = None, envs: dict[str, str] | None = None,
-            user: str | None = None, cwd: str | None = None, timeout: float | None = 60,
-            retain_output: bool = True, **options: Any) -> Any:  # fmt: skip
+    def run(
+        self,
+        cmd: str,
+        background: bool | None = None,
+        envs: dict[str, str] | None = None,
+        user: str | None = None,
+        cwd: str | None = None,
+        timeout: float | None = 60,
+        retain_output: bool = True,
+        **options: Any,
+    ) -> Any:
         box = self._sandbox
         if box.container is None:
             raise e2b.SandboxNotFoundException(f"sandbox {box.sandbox_id} is not running")
         exec_id = client().api.exec_create(
-            box.container.id, ["/bin/bash", "-l", "-c", cmd], user=user or "user",
-            environment={**box.envs, **(envs or {})}, workdir=cwd or "/home/user",
-        )["Id"]  # fmt: skip
+            box.container.id,
+            ["/bin/bash", "-l", "-c", cmd],
+            user=user or "user",
+            environment={**box.envs, **(envs or {})},
+            workdir=cwd or "/home/user",
+        )["Id"]
         handle = _Handle(exec_id, timeout)
         return handle if background else handle.wait()
 
 
 class Sandbox:
-    def __init__(self, template: str, timeout: int, envs: dict[str, str], internet: bool,
-                 metadata: dict[str, str]):  # fmt: skip
+    def __init__(self, template: str, timeout: int, envs: dict[str, str], internet: bool, metadata: dict[str, str]):
         self.template = REGISTRY.templates.resolve(template)
         self.sandbox_id = f"emulated-{os.getpid()}-{next(_ids)}"
         self.template_name = template
@@ -223,12 +240,20 @@ class Sandbox:
         self.started_at = datetime.now(timezone.utc)
         self.timeout = timeout
         self.container: Any = client().containers.run(
-            self.template.image, ["sleep", "infinity"], detach=True, init=True, user="0:0", hostname="e2b",
-            network_mode="bridge" if internet else "none", mem_limit=f"{self.template.memory_mb}m",
-            memswap_limit=f"{self.template.memory_mb}m", shm_size=f"{self.template.memory_mb // 2}m",
+            self.template.image,
+            ["sleep", "infinity"],
+            detach=True,
+            init=True,
+            user="0:0",
+            hostname="e2b",
+            network_mode="bridge" if internet else "none",
+            mem_limit=f"{self.template.memory_mb}m",
+            memswap_limit=f"{self.template.memory_mb}m",
+            shm_size=f"{self.template.memory_mb // 2}m",
             nano_cpus=self.template.cpu_count * 10**9,
-            cap_add=["SYS_ADMIN"], labels={LABEL: self.sandbox_id},
-        )  # fmt: skip
+            cap_add=["SYS_ADMIN"],
+            labels={LABEL: self.sandbox_id},
+        )
         self.commands = _Commands(self)
         REGISTRY.sandboxes[self.sandbox_id] = self
 
@@ -246,11 +271,18 @@ class Sandbox:
 
     def get_info(self, **options: Any) -> e2b.SandboxInfo:
         return e2b.SandboxInfo(
-            sandbox_id=self.sandbox_id, sandbox_domain=None, template_id=f"tmpl-{self.template_name}",
-            name=self.template_name, metadata=self.metadata, started_at=self.started_at,
-            end_at=self.started_at + timedelta(seconds=self.timeout), state=e2b.SandboxState.RUNNING,
-            cpu_count=self.template.cpu_count, memory_mb=self.template.memory_mb, envd_version="0.2.0",
-        )  # fmt: skip
+            sandbox_id=self.sandbox_id,
+            sandbox_domain=None,
+            template_id=f"tmpl-{self.template_name}",
+            name=self.template_name,
+            metadata=self.metadata,
+            started_at=self.started_at,
+            end_at=self.started_at + timedelta(seconds=self.timeout),
+            state=e2b.SandboxState.RUNNING,
+            cpu_count=self.template.cpu_count,
+            memory_mb=self.template.memory_mb,
+            envd_version="0.2.0",
+        )
 
     def set_timeout(self, timeout: int, **options: Any) -> None:
         """The sandbox now ends `timeout` seconds from now (the emulator does not kill it then)."""

@@ -60,8 +60,10 @@ class TemplateStore(dict[str, TemplateName]):
         if name not in self:
             raise e2b.NotFoundException(f"404: template '{name}' not found")
         newest = dict(self[name].assignments)
-        return [e2b.TemplateTag(tag=tag, build_id=build_id, created_at=datetime.now(timezone.utc))
-                for tag, build_id in sorted(newest.items())]  # fmt: skip
+        return [
+            e2b.TemplateTag(tag=tag, build_id=build_id, created_at=datetime.now(timezone.utc))
+            for tag, build_id in sorted(newest.items())
+        ]
 
     def assign_tags(self, target: str, tags: list[str]) -> Any:
         build = self.resolve(target)

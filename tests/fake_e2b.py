@@ -220,10 +220,26 @@ class _Commands:
     def __init__(self, sandbox: Sandbox):
         self._sandbox = sandbox
 
-    def run(self, cmd: str, background: bool | None = None, user: str | None = None, cwd: str | None = None,
-            timeout: float | None = 60, **options: Any) -> Any:  # fmt: skip
-        RECORD.commands.append({"cmd": cmd, "background": background, "user": user, "cwd": cwd, "timeout": timeout,
-                                "episode": self._sandbox.metadata.get(LABEL_EPISODE), **options})  # fmt: skip
+    def run(
+        self,
+        cmd: str,
+        background: bool | None = None,
+        user: str | None = None,
+        cwd: str | None = None,
+        timeout: float | None = 60,
+        **options: Any,
+    ) -> Any:
+        RECORD.commands.append(
+            {
+                "cmd": cmd,
+                "background": background,
+                "user": user,
+                "cwd": cwd,
+                "timeout": timeout,
+                "episode": self._sandbox.metadata.get(LABEL_EPISODE),
+                **options,
+            }
+        )
         self._sandbox.check_alive()
         if cmd.endswith(f"echo {LOCKED}"):
             assert user == "root" and not background, "the lock-down runs as root before anything else"
@@ -305,11 +321,18 @@ class Sandbox:
     def get_info(self, **options: Any) -> e2b.SandboxInfo:
         now = datetime.now(timezone.utc)
         return e2b.SandboxInfo(
-            sandbox_id=self.sandbox_id, sandbox_domain=None, template_id=f"tmpl-{self.template_name}",
-            name=self.template_name, metadata=RECORD.created[-1].get("metadata", {}), started_at=now,
-            end_at=now + timedelta(seconds=RECORD.created[-1].get("timeout", 300)), state=e2b.SandboxState.RUNNING,
-            cpu_count=self.template.cpu_count, memory_mb=self.template.memory_mb, envd_version="0.2.0",
-        )  # fmt: skip
+            sandbox_id=self.sandbox_id,
+            sandbox_domain=None,
+            template_id=f"tmpl-{self.template_name}",
+            name=self.template_name,
+            metadata=RECORD.created[-1].get("metadata", {}),
+            started_at=now,
+            end_at=now + timedelta(seconds=RECORD.created[-1].get("timeout", 300)),
+            state=e2b.SandboxState.RUNNING,
+            cpu_count=self.template.cpu_count,
+            memory_mb=self.template.memory_mb,
+            envd_version="0.2.0",
+        )
 
     @staticmethod
     def list(query: Any = None, **options: Any) -> _Paginator:
@@ -371,10 +394,16 @@ def _refusal(cpu_count: int | None, memory_mb: int | None) -> str | None:
 
 class Template(e2b.Template):
     @staticmethod
-    def build(template: Any, name: str | None = None, cpu_count: int | None = None, memory_mb: int | None = None,
-              **options: Any) -> Any:  # fmt: skip
-        RECORD.builds.append({"template": template, "name": name, "cpu_count": cpu_count, "memory_mb": memory_mb,
-                              **options})  # fmt: skip
+    def build(
+        template: Any,
+        name: str | None = None,
+        cpu_count: int | None = None,
+        memory_mb: int | None = None,
+        **options: Any,
+    ) -> Any:
+        RECORD.builds.append(
+            {"template": template, "name": name, "cpu_count": cpu_count, "memory_mb": memory_mb, **options}
+        )
         _fail("build")
         refusal = _refusal(cpu_count, memory_mb)
         if refusal:  # the build request itself is refused: nothing claimed

@@ -259,16 +259,26 @@ def _response(request: dict[str, Any], step: Step) -> dict[str, Any]:
     output: list[dict[str, Any]] = []
     if step.reasoning is not None:
         summary = [{"type": "summary_text", "text": step.reasoning}]
-        output.append({"type": "reasoning", "id": f"rs_{time.monotonic_ns()}", "summary": summary,
-                       "encrypted_content": "opaque"})  # fmt: skip
+        output.append(
+            {"type": "reasoning", "id": f"rs_{time.monotonic_ns()}", "summary": summary, "encrypted_content": "opaque"}
+        )
     if step.text:
         content = [{"type": "output_text", "text": step.text, "annotations": []}]
-        output.append({"type": "message", "id": "msg_test", "role": "assistant", "status": "completed",
-                       "content": content})  # fmt: skip
+        output.append(
+            {"type": "message", "id": "msg_test", "role": "assistant", "status": "completed", "content": content}
+        )
     if step.bash is not None:
         call_id = f"call_{time.monotonic_ns()}"
-        output.append({"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": "bash",
-                       "arguments": json.dumps({"command": step.bash}), "status": "completed"})  # fmt: skip
+        output.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{call_id}",
+                "call_id": call_id,
+                "name": "bash",
+                "arguments": json.dumps({"command": step.bash}),
+                "status": "completed",
+            }
+        )
     usage = dict(step.usage)
     return {
         "id": "resp_test",

@@ -38,8 +38,18 @@ def test_a_rate_limited_provider_converges_to_its_cap_in_flight(mini):
     mini.task_copies(96)
     server = agent_server(CAP)
     try:
-        outcome = mini.run("--model", "openai/test-model", "--api-base", server.url, "--workers", "32",
-                           "--max-connections", "32", "--max-retries", "20")  # fmt: skip
+        outcome = mini.run(
+            "--model",
+            "openai/test-model",
+            "--api-base",
+            server.url,
+            "--workers",
+            "32",
+            "--max-connections",
+            "32",
+            "--max-retries",
+            "20",
+        )
         mean_in_flight = server.mean_answering()
     finally:
         server.stop()
@@ -56,8 +66,9 @@ def test_a_provider_without_a_limit_keeps_the_configured_maximum(mini):
     mini.task_copies(32)
     server = agent_server(None)
     try:
-        outcome = mini.run("--model", "openai/test-model", "--api-base", server.url, "--workers", "32",
-                           "--max-connections", "32")  # fmt: skip
+        outcome = mini.run(
+            "--model", "openai/test-model", "--api-base", server.url, "--workers", "32", "--max-connections", "32"
+        )
     finally:
         server.stop()
     assert outcome.exit_code == 0 and len(outcome.rows) == 32

@@ -78,8 +78,16 @@ def test_trajectory_records_every_event_in_order(mini):
     model = mini.script([{"bash": "echo hi"}, "<answer>42</answer>"])
     outcome = mini.run("--model", model)
     events = [e["event"] for e in outcome.trajectory("t1")]
-    assert events == ["episode_start", "sandbox_ready", "model_call", "action", "observation", "model_call",
-                      "evidence", "episode_end"]  # fmt: skip
+    assert events == [
+        "episode_start",
+        "sandbox_ready",
+        "model_call",
+        "action",
+        "observation",
+        "model_call",
+        "evidence",
+        "episode_end",
+    ]
     observation = outcome.trajectory("t1")[4]
     assert (observation["stdout"], observation["exit_code"]) == ("hi\n", 0)
     end = outcome.trajectory("t1")[-1]
@@ -107,8 +115,9 @@ def test_a_multiple_choice_task_runs_through_the_same_loop(mini):
 def test_the_tool_list_runs_in_a_local_episode_and_is_recorded(mini):
     import yaml
 
-    model = mini.script([{"bash": "cd documents && fd ledger && tree --noreport . && rg -c 2020 ledger.md"},
-                         "<answer>42</answer>"])  # fmt: skip
+    model = mini.script(
+        [{"bash": "cd documents && fd ledger && tree --noreport . && rg -c 2020 ledger.md"}, "<answer>42</answer>"]
+    )
     outcome = mini.run("--model", model)
     observation = next(e for e in outcome.trajectory("t1") if e["event"] == "observation")
     assert (observation["exit_code"], observation["stderr"]) == (0, "")

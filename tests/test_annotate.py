@@ -10,14 +10,19 @@ import pytest
 
 from harness.analysis.mode_agreement import cohen_kappa
 from harness.cli.main import main
+from harness.records.events import ActionEvent, ModelCallEvent, ObservationEvent
 from harness.signals.condensed import condense
 from harness.signals.mode_prompt import DEFINITIONS, PROMPT_DIGEST, parse_labels
 from tests.openai_server import fault, reply
 from tests.test_mini_swe_agent import two_tasks
 
 REPO = Path(__file__).resolve().parents[1]
-LABELS = {"labels": [{"mode": "evidence_misidentification", "turn": 1, "reason": "read the wrong row"},
-                     {"mode": "hallucination", "turn": 2, "reason": "41 is in no output"}]}  # fmt: skip
+LABELS = {
+    "labels": [
+        {"mode": "evidence_misidentification", "turn": 1, "reason": "read the wrong row"},
+        {"mode": "hallucination", "turn": 2, "reason": "41 is in no output"},
+    ]
+}
 
 
 def annotate(mini, server, run_dir) -> int:
@@ -50,8 +55,10 @@ def test_annotate_stores_labels_caches_them_and_a_malformed_reply_fails_only_its
     labels = {(e["task_id"], e["epoch"]): e for e in map(json.loads, (run.run_dir / "failure_labels.jsonl").open())}
     assert set(labels) == {("t1", 1), ("t1", 2), ("t2", 1), ("t2", 2)}
     assert labels[("t1", 1)]["status"] == "labelled" and labels[("t1", 2)]["status"] == "labelled"
-    assert (labels[("t1", 1)]["calls"], labels[("t1", 2)]["calls"]) == ({"made": 1, "cached": 0},
-                                                                        {"made": 0, "cached": 1})  # fmt: skip
+    assert (labels[("t1", 1)]["calls"], labels[("t1", 2)]["calls"]) == (
+        {"made": 1, "cached": 0},
+        {"made": 0, "cached": 1},
+    )
     assert labels[("t1", 1)]["modes"] == {"evidence_misidentification": 1, "hallucination": 2}
     assert (
         labels[("t1", 1)]["prompt"] == PROMPT_DIGEST and labels[("t1", 1)]["rule_mode"] == "evidence_misidentification"
@@ -98,10 +105,25 @@ def test_annotate_refuses_a_folder_that_is_no_run(mini, openai_server, tmp_path)
 
 def test_condensed_trajectory_keeps_commands_whole_and_cuts_outputs_saying_their_size():
     command = "python3 -c 'print(1)' # " + "x" * 300
-    events = [{"event": "model_call", "turn": t, "response": {"text": "looking"}} for t in range(1, 4)]
-    events = [e for t, m in enumerate(events, 1) for e in (m, {"event": "action", "turn": t, "command": command},
-              {"event": "observation", "turn": t, "exit_code": 0, "stdout": "y" * 50_000, "stderr": "",
-               "raw_bytes": 50_000, "timed_out": False})]  # fmt: skip
+    events = [
+        e
+        for t in range(1, 4)
+        for e in (
+            ModelCallEvent(turn=t, messages=[], response={"text": "looking"}),
+            ActionEvent(turn=t, command=command),
+            ObservationEvent(
+                turn=t,
+                exit_code=0,
+                stdout="y" * 50_000,
+                stderr="",
+                timed_out=False,
+                truncated=False,
+                raw_bytes=50_000,
+                duration_s=None,
+                text="",
+            ),
+        )
+    ]
     text = condense(events, 8_000)
     assert len(text) <= 8_000 and text.count(command) == 3
     assert "stdout: 50,000 characters" in text and "(raw output 50,000 bytes)" in text
@@ -132,8 +154,10 @@ def test_cohen_kappa_equals_statsmodels():
     first = [True, True, False, False, True, False, True, True, False, False]
     second = [True, False, False, False, True, True, True, True, False, True]
     pairs = list(zip(first, second, strict=True))
-    table = [[pairs.count((True, True)), pairs.count((True, False))],
-             [pairs.count((False, True)), pairs.count((False, False))]]  # fmt: skip
+    table = [
+        [pairs.count((True, True)), pairs.count((True, False))],
+        [pairs.count((False, True)), pairs.count((False, False))],
+    ]
     assert cohen_kappa(first, second) == pytest.approx(cohens_kappa(table).kappa)
     assert cohen_kappa([True, True], [True, True]) is None
 

@@ -57,8 +57,11 @@ EPISODE = [
 def observations(run_dir: Path) -> list[tuple]:
     path = run_dir / "episodes" / "mini" / "t1.jsonl"
     events = read_trajectory(path)
-    return [(e["exit_code"], e["stdout"], e["stderr"], e["timed_out"], e["truncated"], e["raw_bytes"])
-            for e in events if e["event"] == "observation"]  # fmt: skip
+    return [
+        (e["exit_code"], e["stdout"], e["stderr"], e["timed_out"], e["truncated"], e["raw_bytes"])
+        for e in events
+        if e["event"] == "observation"
+    ]
 
 
 def test_one_episode_gives_identical_observations_on_local_docker_and_e2b(mini, docker_image, fake_sdk):
@@ -103,14 +106,15 @@ def test_e2b_sandboxes_are_created_offline_short_lived_labelled_and_killed(mini,
 def test_a_ray_node_takes_the_drivers_template_references_without_reading_its_collection(mini, fake_sdk, monkeypatch):
     """Tagging reads every file of the collection (the SDK hashes each); a node's collections are checked
     against the driver's hashes, so it takes the driver's references and only asks the service for them."""
+    from harness.sandboxes.backend_setup import prepare_backend
     from harness.sandboxes.e2b import templates
-    from harness.sandboxes.registry import prepare_backend
 
     collections = {"mini": mini.root / "collections" / "mini"}
     driver = prepare_backend("e2b", SandboxSettings(), "run", collections, 600, None, invocation="i")
     monkeypatch.setattr(templates, "template_reference", lambda *arguments: pytest.fail("read the collection"))
-    node = prepare_backend("e2b", SandboxSettings(), "run", collections, 600, None, invocation="i",
-                           templates=driver.facts["templates"])  # fmt: skip
+    node = prepare_backend(
+        "e2b", SandboxSettings(), "run", collections, 600, None, invocation="i", templates=driver.facts["templates"]
+    )
     assert node.facts["templates"] == driver.facts["templates"]
     assert driver.facts["templates"]["mini"].startswith(f"{MINI_TEMPLATE}:")
 
@@ -262,11 +266,23 @@ def test_docker_cleanup_removes_orphans_of_dead_runs_only(docker_image, tmp_path
 def test_sigterm_mid_run_removes_the_docker_containers(mini, docker_image):
     script = mini.script([{"bash": "sleep 60"}])
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness", "--model", script, "--domain", "mini", "--sandbox", "docker",
-         "--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections"),
-         "--results-dir", str(mini.results_dir), "--run-id", "term"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "--model",
+            script,
+            "--domain",
+            "mini",
+            "--sandbox",
+            "docker",
+            *mini.folder_arguments("term"),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     client, _ = docker_image
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not client.containers.list(filters={"label": f"{LABEL_RUN}=term"}):

@@ -37,9 +37,17 @@ def many_tasks(mini, count: int) -> list[str]:
 
 
 def command(mini, script: str, run_id: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "harness", "--model", script, "--domain", "mini",
-            "--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections"),
-            "--results-dir", str(mini.results_dir), "--run-id", run_id, *extra]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "harness",
+        "--model",
+        script,
+        "--domain",
+        "mini",
+        *mini.folder_arguments(run_id),
+        *extra,
+    ]
 
 
 def comparable(rows: list[dict]) -> list[tuple]:
@@ -52,8 +60,11 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(mini):
     results = mini.results_dir / "killed" / "results.jsonl"
     process = subprocess.Popen(
         command(mini, script, "killed", "--workers", "2"),
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(rows_of(results)) < 3:
         time.sleep(0.05)
@@ -63,8 +74,9 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(mini):
     finished_before = {json.loads(line)["task_id"] for line in before_kill if line.endswith("\n")}
     assert 3 <= len(finished_before) < len(ids)
 
-    resumed = subprocess.run(command(mini, script, "killed", "--workers", "2"), cwd=REPO, capture_output=True,
-                             text=True, timeout=120)  # fmt: skip
+    resumed = subprocess.run(
+        command(mini, script, "killed", "--workers", "2"), cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert resumed.returncode == 0, resumed.stderr
     after = results.read_text().splitlines(keepends=True)
     assert after[: len([line for line in before_kill if line.endswith("\n")])] == [
@@ -72,8 +84,9 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(mini):
     ]  # nothing finished was rewritten or lost
     rows = rows_of(results)
     assert sorted(row["task_id"] for row in rows) == ids  # every task exactly once: no repeats
-    uninterrupted = subprocess.run(command(mini, script, "whole", "--workers", "2"), cwd=REPO, capture_output=True,
-                                   text=True, timeout=120)  # fmt: skip
+    uninterrupted = subprocess.run(
+        command(mini, script, "whole", "--workers", "2"), cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert uninterrupted.returncode == 0
     assert comparable(rows) == comparable(rows_of(mini.results_dir / "whole" / "results.jsonl"))
     for task_id in ids:
@@ -186,7 +199,8 @@ class SlowModel:
 def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connections: int, **settings):
     from rich.console import Console
 
-    from harness.episode.lifecycle import EpisodeContext
+    from harness.episode import EpisodeContext
+    from harness.episode.settings import EpisodeSettings
     from harness.inputs.config import RunConfig
     from harness.inputs.prompts import load_prompts
     from harness.records.results import ResultsWriter
@@ -194,8 +208,9 @@ def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connectio
     from harness.run.executors.threads import run_batch
 
     tasks = [Task(id=f"t{i}", domain="mini", question="Q?", answer="42") for i in range(count)]
+    config = RunConfig(model="slow", domain="mini", **settings)
     context = EpisodeContext(
-        config=RunConfig(model="slow", domain="mini", **settings),
+        settings=EpisodeSettings.of(config),
         prompts=load_prompts(),
         make_model=lambda task: SlowModel(),
         make_sandbox=lambda task, name: CountingSandbox(),
@@ -207,7 +222,7 @@ def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connectio
     context.run_dir.mkdir()
     writer = ResultsWriter(context.run_dir / "results.jsonl")
     limits = BatchLimits(workers=workers, max_sandboxes=sandboxes, max_connections=connections, max_cost_usd=None)
-    batch = Batch(tasks, context, limits, writer, Console(quiet=True), "t", BatchState(), invocation="test")
+    batch = Batch(tasks, context, limits, writer, Console(quiet=True), "t", BatchState(), "test", config)
     results, interrupted = run_batch(batch)
     writer.close()
     assert not interrupted

@@ -59,11 +59,14 @@ def tables(scripts: ModuleType) -> list:
         ["2002", "-3.250", "12", "99.900"],
         ["Zürich AG", "0.001", "0", "1.000"],
     ]
-    made = [table("src-a", f"table-{kind}", kind, "A title", "An intro.", header, rows) for kind in
-            ("csv", "xlsx", "html", "md")]  # fmt: skip
+    made = [
+        table("src-a", f"table-{kind}", kind, "A title", "An intro.", header, rows)
+        for kind in ("csv", "xlsx", "html", "md")
+    ]
     comma_rows = [[row[0]] + [cell.replace(".", ",") for cell in row[1:]] for row in rows]
-    made += [table("src-b", f"tabelle-{kind}", kind, "Titel", "Text.", header, comma_rows, "de") for kind in
-             ("html", "md")]  # fmt: skip
+    made += [
+        table("src-b", f"tabelle-{kind}", kind, "Titel", "Text.", header, comma_rows, "de") for kind in ("html", "md")
+    ]
     return made
 
 
@@ -141,14 +144,20 @@ def test_demo_solutions_carry_the_shared_reader(scripts) -> None:
 @pytest.mark.parametrize(
     ("row", "malformed", "message"),
     [
-        ('- [fatal/tx, "1988", Traffic fatalities]', "- [fatal/tx, 1988, Traffic fatalities]",
-         "field 'refs[1]': row key 1988 is not a string (quote a number)"),
-        ('- [fatal/tx, "1988", Traffic fatalities]', '- [fatal/tz, "1988", Traffic fatalities]',
-         "field 'refs[1]': 'fatal/tz' is not a document of the splits"),
+        (
+            '- [fatal/tx, "1988", Traffic fatalities]',
+            "- [fatal/tx, 1988, Traffic fatalities]",
+            "field 'refs[1]': row key 1988 is not a string (quote a number)",
+        ),
+        (
+            '- [fatal/tx, "1988", Traffic fatalities]',
+            '- [fatal/tz, "1988", Traffic fatalities]',
+            "field 'refs[1]': 'fatal/tz' is not a document of the splits",
+        ),
         ("    answer_format: x.xxx x", "    answer: x.xxx x", "field 'answer': is not a field of a task"),
         ("    kind: xlsx", "    kind: pdf", "field 'kind': 'pdf' is not csv, xlsx, html, md"),
     ],
-)  # fmt: skip
+)
 def test_a_malformed_row_of_a_data_file_is_named_by_its_line_and_field(
     scripts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row: str, malformed: str, message: str
 ) -> None:

@@ -47,8 +47,18 @@ def test_a_closed_book_run_has_a_run_id_of_its_own():
 
 
 def test_the_oracle_answers_nothing_of_the_demo_closed_book(tmp_path, capsys):
-    arguments = ["--model", "oracle", "--domain", "demo", "--tasks-dir", str(REPO / "tasks"), "--collections-dir",
-                 str(REPO / "collections"), "--results-dir", str(tmp_path)]  # fmt: skip
+    arguments = [
+        "--model",
+        "oracle",
+        "--domain",
+        "demo",
+        "--tasks-dir",
+        str(REPO / "tasks"),
+        "--collections-dir",
+        str(REPO / "collections"),
+        "--results-dir",
+        str(tmp_path),
+    ]
     assert main([*arguments, "--run-id", "open"]) == 0
     assert main([*arguments, "--run-id", "closed", "--closed-book"]) == 0
     capsys.readouterr()
@@ -63,8 +73,10 @@ def test_the_oracle_answers_nothing_of_the_demo_closed_book(tmp_path, capsys):
 def test_report_lists_tasks_answered_from_the_question_alone(mini):
     import json
 
-    tasks = [{"id": "t1", "domain": "mini", "question": "Six times seven?", "answer": "42"},
-             {"id": "t2", "domain": "mini", "question": "Units in 2021?", "answer": "2"}]  # fmt: skip
+    tasks = [
+        {"id": "t1", "domain": "mini", "question": "Six times seven?", "answer": "42"},
+        {"id": "t2", "domain": "mini", "question": "Units in 2021?", "answer": "2"},
+    ]
     (mini.tasks_dir / "mini.jsonl").write_text("".join(json.dumps(task) + "\n" for task in tasks))
     script = mini.script(["<answer>42</answer>"])  # answers every task 42: right for t1 without any document
     normal = mini.run("--model", script, run_id="normal")
@@ -78,11 +90,20 @@ def test_report_lists_tasks_answered_from_the_question_alone(mini):
     assert "1 of 2 tasks answered correctly closed-book" in report and "Answered closed-book: mini/t1" in report
     assert "50.0% on all 2; 0.0% on the 1 left once those are out" in report
     assert "| mini | 2 | 1 | 50.0% |" in report
-    assert list(csv.reader((out / "closed_book.csv").open())) == [["model", "domain", "task_id"],
-                                                                  [script, "mini", "t1"]]  # fmt: skip
+    assert list(csv.reader((out / "closed_book.csv").open())) == [
+        ["model", "domain", "task_id"],
+        [script, "mini", "t1"],
+    ]
     mini.capsys.readouterr()
-    leakage = ["leakage", "--domain", "mini", "--tasks-dir", str(mini.tasks_dir), "--collections-dir",
-               str(mini.root / "collections")]  # fmt: skip
+    leakage = [
+        "leakage",
+        "--domain",
+        "mini",
+        "--tasks-dir",
+        str(mini.tasks_dir),
+        "--collections-dir",
+        str(mini.root / "collections"),
+    ]
     assert main([*leakage, "--closed-book", str(closed.run_dir)]) == 1
     output = mini.capsys.readouterr().out
     assert "mini/t1: answered correctly closed-book" in output and "1 answered closed-book" in output
@@ -92,8 +113,9 @@ def test_report_lists_tasks_answered_from_the_question_alone(mini):
 
 def test_a_closed_book_docker_container_has_an_empty_documents_folder(mini, docker_image):
     _, image = docker_image
-    outcome = mini.run("--model", mini.script(COUNT_DOCUMENTS), "--closed-book", "--sandbox", "docker", "--image",
-                       image)  # fmt: skip
+    outcome = mini.run(
+        "--model", mini.script(COUNT_DOCUMENTS), "--closed-book", "--sandbox", "docker", "--image", image
+    )
     assert outcome.exit_code == 0, outcome.output
     assert documents_seen(outcome)[0] == "0" and "Read-only file system" in documents_seen(outcome)[1]
 

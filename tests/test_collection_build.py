@@ -267,16 +267,39 @@ def test_manifest_hash_equals_the_hash_run_yaml_records_and_the_manifest_stays_o
     (tmp_path / "raw" / "other").mkdir()
     (tmp_path / "raw" / "other" / "data.csv").write_text("a,b\n1,2\n")
     collections, tasks = tmp_path / "collections", tmp_path / "tasks"
-    assert main(["collection", "build", str(tmp_path / "raw"), "--domain", "built",
-                 "--collections-dir", str(collections)]) == 0  # fmt: skip
+    assert (
+        main(["collection", "build", str(tmp_path / "raw"), "--domain", "built", "--collections-dir", str(collections)])
+        == 0
+    )
     tasks.mkdir()
-    task = {"id": "count", "domain": "built", "question": "How many files?", "answer": "3",
-            "answer_format": "integer", "solution": "ls -A /workspace/documents | wc -l"}  # fmt: skip
+    task = {
+        "id": "count",
+        "domain": "built",
+        "question": "How many files?",
+        "answer": "3",
+        "answer_format": "integer",
+        "solution": "ls -A /workspace/documents | wc -l",
+    }
     (tasks / "built.jsonl").write_text(json.dumps(task) + "\n")
     results = tmp_path / "results"
-    code = main(["--model", "oracle", "--domain", "built", "--tasks-dir", str(tasks),
-                 "--collections-dir", str(collections), "--results-dir", str(results), "--run-id", "r",
-                 "--sandbox", sandbox])  # fmt: skip
+    code = main(
+        [
+            "--model",
+            "oracle",
+            "--domain",
+            "built",
+            "--tasks-dir",
+            str(tasks),
+            "--collections-dir",
+            str(collections),
+            "--results-dir",
+            str(results),
+            "--run-id",
+            "r",
+            "--sandbox",
+            sandbox,
+        ]
+    )
     capsys.readouterr()
     manifest = read_manifest(manifest_path(collections / "built"))
     recorded = yaml.safe_load((tmp_path / "results" / "r" / "run.yaml").read_text())["collections"]["built"]

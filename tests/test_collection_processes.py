@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -28,8 +29,20 @@ def test_an_interrupt_stops_at_once_and_keeps_and_records_what_was_converted(tmp
     make_long_pdf(tmp_path / "src" / "b" / "long-0.pdf", pages=4000)
     shutil.copy(tmp_path / "src" / "b" / "long-0.pdf", tmp_path / "src" / "b" / "long-1.pdf")
     out = tmp_path / "out" / "d"
-    command = [sys.executable, "-m", "harness", "collection", "build", str(tmp_path / "src"), "--domain", "d",
-               "--out", str(out), "--workers", str(workers)]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "harness",
+        "collection",
+        "build",
+        str(tmp_path / "src"),
+        "--domain",
+        "d",
+        "--out",
+        str(out),
+        "--workers",
+        str(workers),
+    ]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
     while not (out.is_dir() and any(out.iterdir())) and time.monotonic() < deadline:
@@ -67,6 +80,12 @@ def worker_processes(pid: int) -> list:
     return workers
 
 
+def build_with_two_workers(source: Path, out: Path) -> list[str]:
+    """`collection build SOURCE --domain d --out OUT --workers 2`, as a user runs it."""
+    build = ["collection", "build", str(source), "--domain", "d", "--out", str(out), "--workers", "2"]
+    return [sys.executable, "-m", "harness", *build]
+
+
 def test_a_worker_killed_mid_conversion_costs_nothing_its_files_go_again(tmp_path):
     """As the out-of-memory killer would: the files the pool was converting are converted again alone."""
     for index in range(2):
@@ -74,8 +93,7 @@ def test_a_worker_killed_mid_conversion_costs_nothing_its_files_go_again(tmp_pat
     for index in range(2):
         make_long_pdf(tmp_path / "src" / "b" / f"long-{index}.pdf", pages=300)
     out = tmp_path / "out" / "d"
-    command = [sys.executable, "-m", "harness", "collection", "build", str(tmp_path / "src"), "--domain", "d",
-               "--out", str(out), "--workers", "2"]  # fmt: skip
+    command = build_with_two_workers(tmp_path / "src", out)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while len(list(out.glob("a_*.md")) if out.is_dir() else []) < 2 and time.monotonic() < deadline:
@@ -92,8 +110,7 @@ def test_a_file_whose_converter_always_dies_is_skipped_with_the_reason(tmp_path)
     make_long_pdf(tmp_path / "src" / "b" / "long-0.pdf", pages=300)
     make_long_pdf(tmp_path / "src" / "b" / "long-1.pdf", pages=300)
     out = tmp_path / "out" / "d"
-    command = [sys.executable, "-m", "harness", "collection", "build", str(tmp_path / "src"), "--domain", "d",
-               "--out", str(out), "--workers", "2"]  # fmt: skip
+    command = build_with_two_workers(tmp_path / "src", out)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     killed = 0
     while process.poll() is None:  # a worker dies as soon as it opens a source: a converter that always crashes

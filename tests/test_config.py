@@ -43,10 +43,26 @@ def test_help_documents_every_flag(capsys):
         main(["--help"])
     assert exited.value.code == 0
     text = capsys.readouterr().out
-    flags = ["--model", "--domain", "--task-id", "--limit", "--tasks-dir", "--collections-dir", "--results-dir",
-             "--run-id", "--sandbox", "--workers", "--max-turns", "--time-limit", "--command-timeout",
-             "--context-window", "--action-format", "--config",
-             "HARNESS_TASKS_DIR", "HARNESS_COLLECTIONS_DIR"]  # fmt: skip
+    flags = [
+        "--model",
+        "--domain",
+        "--task-id",
+        "--limit",
+        "--tasks-dir",
+        "--collections-dir",
+        "--results-dir",
+        "--run-id",
+        "--sandbox",
+        "--workers",
+        "--max-turns",
+        "--time-limit",
+        "--command-timeout",
+        "--context-window",
+        "--action-format",
+        "--config",
+        "HARNESS_TASKS_DIR",
+        "HARNESS_COLLECTIONS_DIR",
+    ]
     assert [flag for flag in flags if flag not in text] == []
 
 
@@ -90,3 +106,27 @@ def test_scratch_space_not_below_the_memory_limit_is_refused_naming_the_setting(
     config.write_text("model: oracle\nmemory-mb: 512\ndisk_mb: 512\n")
     outcome = mini.run("--config", str(config))
     assert outcome.exit_code == 2 and "run.yaml:3: field 'disk_mb': 512 MB must be below" in outcome.output
+
+
+def test_sandboxes_and_connections_at_once_default_to_the_workers_and_run_yaml_keeps_what_was_given():
+    from harness.inputs.config import RunConfig, build_config, config_to_dict
+
+    config = build_config({}, {"model": "oracle", "domain": "mini", "workers": 3, "max_connections": 2})
+    assert (config.sandboxes_at_once, config.connections_at_once) == (3, 2)
+    assert config_to_dict(config)["max_sandboxes"] is None  # the default stays unwritten in run.yaml
+    assert RunConfig(workers=5, max_sandboxes=1).sandboxes_at_once == 1
+
+
+def test_no_module_derives_the_concurrency_defaults_itself():
+    from pathlib import Path
+
+    import harness
+
+    package = Path(harness.__file__).parent
+    derivations = ("max_sandboxes or", "max_connections or")
+    places = [
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if any(text in path.read_text() for text in derivations)
+    ]
+    assert places == ["inputs/config.py"]

@@ -132,3 +132,8 @@ def test_a_server_that_dies_during_a_command_is_a_sandbox_error(box):
     with pytest.raises(SandboxError, match="harness-execd ended") as error:
         box.execute("sleep 4247", 600)
     assert type(error.value) is SandboxError
+
+
+def test_the_agent_cannot_leave_the_idle_scheduling_class(box):
+    result = box.execute("chrt -p $$; chrt -o -p 0 $$ || echo refused; renice -n -1 -p $$ || echo refused", 30)
+    assert "SCHED_IDLE" in result.stdout and result.stdout.count("refused") == 2, result.stdout + result.stderr

@@ -98,8 +98,9 @@ def test_run_tmp_and_dev_shm_share_one_disk_cap_below_the_memory_limit(docker_im
     try:  # three caps of 64 MB each were 192 MB of tmpfs: past the memory limit, the container was killed
         filled = box.execute(
             "head -c 64M /dev/zero > /tmp/a; head -c 64M /dev/zero > run/b; head -c 32M /dev/zero > /dev/shm/c; "
-            "cat /tmp/a run/b /dev/shm/c | wc -c", 60,
-        )  # fmt: skip
+            "cat /tmp/a run/b /dev/shm/c | wc -c",
+            60,
+        )
         after = box.execute("echo alive", 10)
     finally:
         box.close()

@@ -55,8 +55,9 @@ def packed_uploads(template: e2b.Template) -> dict[str, tarfile.TarInfo]:
         if step["type"].value != "COPY":
             continue
         resolve = step.get("resolveSymlinks")
-        stream = tar_file_stream(step["args"][0], inner._file_context_path, [],
-                                 RESOLVE_SYMLINKS if resolve is None else resolve, False)  # fmt: skip
+        stream = tar_file_stream(
+            step["args"][0], inner._file_context_path, [], RESOLVE_SYMLINKS if resolve is None else resolve, False
+        )
         with tarfile.open(fileobj=io.BytesIO(stream.read())) as packed:
             uploads.update({f"{step['args'][1]}:{m.name}": m for m in packed.getmembers()})
     return uploads
@@ -74,8 +75,9 @@ def test_the_sdk_packs_every_collection_file_with_its_mode(collection, tmp_path)
     from harness.sandboxes.e2b.templates import template_definition
 
     uploads = packed_uploads(template_definition(e2b, tmp_path, collection))
-    documents = {name.split(":", 1)[1]: info for name, info in uploads.items()
-                 if name.startswith("/workspace/documents:")}  # fmt: skip
+    documents = {
+        name.split(":", 1)[1]: info for name, info in uploads.items() if name.startswith("/workspace/documents:")
+    }
     files = {name: info for name, info in documents.items() if info.isfile()}
     assert sorted(files) == ["documents/report.md", "documents/sub/deeper/note.txt", "documents/sub/table.csv"]
     assert stat.S_IMODE(files["documents/sub/deeper/note.txt"].mode) == 0o640
@@ -240,8 +242,22 @@ def test_the_oracle_solves_every_demo_task_on_the_emulator(e2b_emulator, monkeyp
     monkeypatch.setenv("E2B_API_KEY", "emulator-key")
     monkeypatch.chdir(REPO)
     assert main(["sandbox", "build", "e2b", "--domain", "demo"]) == 0
-    code = main(["--model", "oracle", "--domain", "demo", "--sandbox", "e2b", "--workers", "2",
-                 "--results-dir", str(tmp_path), "--run-id", "demo-e2b"])  # fmt: skip
+    code = main(
+        [
+            "--model",
+            "oracle",
+            "--domain",
+            "demo",
+            "--sandbox",
+            "e2b",
+            "--workers",
+            "2",
+            "--results-dir",
+            str(tmp_path),
+            "--run-id",
+            "demo-e2b",
+        ]
+    )
     output = capsys.readouterr().out
     rows = [json.loads(line) for line in (tmp_path / "demo-e2b" / "results.jsonl").read_text().splitlines()]
     assert code == 0 and len(rows) == 13, output
@@ -269,8 +285,10 @@ def test_an_agent_cannot_stop_harness_exec_or_the_timer_of_its_command(emulated)
 
 
 def test_a_threaded_zombie_and_a_setsid_daemon_die_with_their_command(emulated):
-    first = emulated.execute(f"(python3 -c {shlex.quote(THREADED_ZOMBIE)} &); {DAEMON} sleep 1; "
-                             "ps -o stat=,comm= -u agent | grep python3", 30)  # fmt: skip
+    first = emulated.execute(
+        f"(python3 -c {shlex.quote(THREADED_ZOMBIE)} &); {DAEMON} sleep 1; ps -o stat=,comm= -u agent | grep python3",
+        30,
+    )
     assert first.stdout.split()[0].startswith("Z"), first.stdout + first.stderr  # the trick works
     sizes = "wc -c < /tmp/zombie.log; wc -c < /tmp/daemon.log"
     before = emulated.execute(sizes, 30).stdout

@@ -274,9 +274,16 @@ def leave_sandbox_elsewhere(mini, monkeypatch, sandbox_id: str, **changed: str) 
 
 def shards_sandbox(run_id: str = "run") -> fake_e2b.FakeSandboxInfo:
     """A live sandbox of another shard of the same run id, started on another machine with its own folder."""
-    return fake_e2b.FakeSandboxInfo("shard-2", {"harness.app": "harness", "harness.run": run_id,
-                                                "harness.invocation": "0" * 32, "harness.episode": "mini-t1",
-                                                "harness.owner": "host-c:77"})  # fmt: skip
+    return fake_e2b.FakeSandboxInfo(
+        "shard-2",
+        {
+            "harness.app": "harness",
+            "harness.run": run_id,
+            "harness.invocation": "0" * 32,
+            "harness.episode": "mini-t1",
+            "harness.owner": "host-c:77",
+        },
+    )
 
 
 def test_a_runs_end_kills_what_it_left_on_another_host_and_nothing_of_a_shard(mini, fake_sdk, monkeypatch):  # noqa: F811
@@ -336,13 +343,28 @@ def test_kill_9_of_a_runner_on_another_machine_then_a_resume_here_kills_what_it_
     judges. A resume here kills it before its first episode, from the start the folder names."""
     fake_sdk.shared = service = fake_e2b.SharedSandboxes(tmp_path / "service.jsonl")
     script = mini.script([{"bash": "sleep 4"}, "<answer>42</answer>"])
-    arguments = ["--domain", "mini", "--tasks-dir", str(mini.tasks_dir), "--collections-dir",
-                 str(mini.root / "collections"), "--results-dir", str(mini.results_dir), "--run-id", "run",
-                 "--model", script, "--sandbox", "e2b"]  # fmt: skip
-    runner = [sys.executable, "-m", "tests.fake_e2b_runner", str(service.path), str(mini.root / "collections" / "mini"),
-              "node-b", "--", *arguments]  # fmt: skip
-    process = subprocess.Popen(runner, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               start_new_session=True)  # fmt: skip
+    arguments = [
+        "--domain",
+        "mini",
+        *mini.folder_arguments("run"),
+        "--model",
+        script,
+        "--sandbox",
+        "e2b",
+    ]
+    runner = [
+        sys.executable,
+        "-m",
+        "tests.fake_e2b_runner",
+        str(service.path),
+        str(mini.root / "collections" / "mini"),
+        "node-b",
+        "--",
+        *arguments,
+    ]
+    process = subprocess.Popen(
+        runner, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + 60
         while not episode_sandboxes(service) and time.monotonic() < deadline and process.poll() is None:
@@ -407,8 +429,10 @@ def test_sandbox_cleanup_of_a_run_folder_kills_what_its_starts_left(mini, fake_s
     folder = RunFolder(first.run_dir)
     folder.write_invocations(["e" * 32])
     left = {"harness.app": "harness", "harness.run": "run", "harness.invocation": "e" * 32}
-    fake_sdk.existing += [fake_e2b.FakeSandboxInfo("left-on-node-b", left | {"harness.owner": ELSEWHERE}),
-                          shards_sandbox()]  # fmt: skip
+    fake_sdk.existing += [
+        fake_e2b.FakeSandboxInfo("left-on-node-b", left | {"harness.owner": ELSEWHERE}),
+        shards_sandbox(),
+    ]
     fake_sdk.killed.clear()
     assert main(["sandbox", "cleanup", str(mini.results_dir / "nowhere")]) == 2
     assert "no run.yaml" in mini.capsys.readouterr().err and fake_sdk.killed == []

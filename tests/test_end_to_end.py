@@ -13,10 +13,26 @@ from tests.conftest import REPO
 
 def test_oracle_answers_every_demo_task_correctly(tmp_path):
     completed = subprocess.run(
-        [sys.executable, "-m", "harness", "--model", "oracle", "--domain", "demo", "--workers", "2",
-         "--results-dir", str(tmp_path), "--run-id", "demo-oracle"],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "--model",
+            "oracle",
+            "--domain",
+            "demo",
+            "--workers",
+            "2",
+            "--results-dir",
+            str(tmp_path),
+            "--run-id",
+            "demo-oracle",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert completed.returncode == 0, completed.stderr
     run_dir = tmp_path / "demo-oracle"
     rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]

@@ -41,16 +41,30 @@ def test_epochs_give_the_exact_pass_at_k_pass_hat_k_and_mean(mini, openai_server
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     three_tasks(mini)
     openai_server.respond = judge_by_seed
-    outcome = mini.run("--model", "openai/test-model", "--api-base", openai_server.url, "--model-arg",
-                       f"seed={SEED}", "--epochs", "3", "--workers", "3", run_id="epochs")  # fmt: skip
+    outcome = mini.run(
+        "--model",
+        "openai/test-model",
+        "--api-base",
+        openai_server.url,
+        "--model-arg",
+        f"seed={SEED}",
+        "--epochs",
+        "3",
+        "--workers",
+        "3",
+        run_id="epochs",
+    )
     assert outcome.exit_code == 0, outcome.output
     assert {(row["task_id"], row["epoch"]): row["verdict"] == "correct" for row in outcome.rows} == {
         (task, epoch): (task, epoch) in CORRECT for task in QUESTIONS for epoch in (1, 2, 3)
     }
     assert sorted(request["seed"] for request in openai_server.requests) == [100] * 3 + [101] * 3 + [102] * 3
     episodes = outcome.run_dir / "episodes" / "mini"
-    assert sorted(path.name for path in episodes.glob("t1*.jsonl")) == ["t1.jsonl", "t1~epoch2.jsonl",
-                                                                         "t1~epoch3.jsonl"]  # fmt: skip
+    assert sorted(path.name for path in episodes.glob("t1*.jsonl")) == [
+        "t1.jsonl",
+        "t1~epoch2.jsonl",
+        "t1~epoch3.jsonl",
+    ]
     assert json.loads((episodes / "t2~epoch2.jsonl").read_text().splitlines()[0])["epoch"] == 2
     out = mini.root / "report"
     assert main(["report", str(outcome.run_dir), "--out", str(out)]) == 0
@@ -79,7 +93,11 @@ def test_raising_epochs_on_resume_runs_only_the_new_epochs_and_lowering_is_refus
     assert "2 of 6 episodes kept, 4 to run" in grown.output  # no protocol change
     assert grown.rows[:2] == first.rows
     assert sorted((row["task_id"], row["epoch"]) for row in grown.rows[2:]) == [
-        ("t00", 2), ("t00", 3), ("t01", 2), ("t01", 3)]  # fmt: skip
+        ("t00", 2),
+        ("t00", 3),
+        ("t01", 2),
+        ("t01", 3),
+    ]
     again = mini.run("--model", script, "--epochs", "3", run_id="grow")
     assert "6 of 6 episodes kept, 0 to run" in again.output and again.rows == grown.rows
     before = (grown.run_dir / "results.jsonl").read_bytes(), (grown.run_dir / "run.yaml").read_bytes()
@@ -94,8 +112,9 @@ def test_kill_9_mid_epoch_then_resume_loses_and_repeats_nothing(mini):
     script = mini.script(SLOW_EPISODE)
     results = mini.results_dir / "killed" / "results.jsonl"
     arguments = command(mini, script, "killed", "--workers", "2", "--epochs", "3")
-    process = subprocess.Popen(arguments, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)  # fmt: skip
+    process = subprocess.Popen(
+        arguments, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(rows_of(results)) < 3:
         time.sleep(0.05)
@@ -128,14 +147,19 @@ def test_replay_regrade_and_export_import_keep_each_epoch(mini):
     assert main(import_args(mini, "back", out)) == 0
     back = read_jsonl(mini.results_dir / "back" / "results.jsonl")
     assert sorted((row["task_id"], row["epoch"], row["verdict"]) for row in back) == [
-        ("t00", 1, "correct"), ("t00", 2, "correct")]  # fmt: skip
+        ("t00", 1, "correct"),
+        ("t00", 2, "correct"),
+    ]
 
 
 def test_an_epoch_file_never_meets_another_tasks_file(tmp_path):
     from harness.records.run_folder import RunFolder
 
     folder = RunFolder(tmp_path)
-    paths = {folder.trajectory_path("mini", task, epoch) for task in ("t1", "t1~epoch2", "t1~epoch2~epoch2")
-             for epoch in (1, 2)}  # fmt: skip
+    paths = {
+        folder.trajectory_path("mini", task, epoch)
+        for task in ("t1", "t1~epoch2", "t1~epoch2~epoch2")
+        for epoch in (1, 2)
+    }
     assert len(paths) == 6
     assert folder.trajectory_path("mini", "t1", 2).name == "t1~epoch2.jsonl"

@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from harness.core.status import Status
+from harness.records.events import ActionEvent, ObservationEvent
 from harness.signals.escapes import refused_attempts
 from harness.signals.evidence import DocumentIndex, touched_documents
 from harness.signals.failure_modes import failure_mode
@@ -18,11 +19,21 @@ DOCS = ["a.md", "sub/b.md", "c.md", "with space.md"]
 
 
 def action(turn, command):
-    return {"event": "action", "turn": turn, "command": command}
+    return ActionEvent(turn=turn, command=command)
 
 
 def observation(turn, stdout, stderr=""):
-    return {"event": "observation", "turn": turn, "stdout": stdout, "stderr": stderr}
+    return ObservationEvent(
+        turn=turn,
+        exit_code=0,
+        stdout=stdout,
+        stderr=stderr,
+        timed_out=False,
+        truncated=False,
+        raw_bytes=None,
+        duration_s=None,
+        text=stdout + stderr,
+    )
 
 
 def test_documents_are_named_shown_or_listed_with_their_first_turn():
@@ -171,8 +182,10 @@ def test_report_has_evidence_failure_mode_and_containment_sections(mini):
     assert "Rule: turn/time/context limit" in markdown
     assert (out / "failure_modes.png").read_bytes()[:4] == b"\x89PNG"
     with (out / "failure_modes.csv").open() as handle:
-        counts = {(row["model"].endswith("script-2.yaml"), row["failure_mode"]): row["episodes"]
-                  for row in csv.DictReader(handle)}  # fmt: skip
+        counts = {
+            (row["model"].endswith("script-2.yaml"), row["failure_mode"]): row["episodes"]
+            for row in csv.DictReader(handle)
+        }
     assert counts[(True, "evidence_misidentification")] == counts[(True, "unclassified")] == "1"
     assert counts[(False, "incomplete_inspection")] == "0"
 
@@ -222,8 +235,12 @@ def test_regrading_recomputes_the_failure_mode(mini):
     from harness.records.trajectory import read_jsonl
 
     evidence_project(mini)
-    outcome = mini.run("--model", mini.script([{"bash": "cat /workspace/documents/ledger.md"}, "<answer>41</answer>"]),
-                       "--task-id", "t1")  # fmt: skip
+    outcome = mini.run(
+        "--model",
+        mini.script([{"bash": "cat /workspace/documents/ledger.md"}, "<answer>41</answer>"]),
+        "--task-id",
+        "t1",
+    )
     assert outcome.rows[0]["failure_mode"] == "evidence_misidentification"
     path = outcome.run_dir / "episodes" / "mini" / "t1.jsonl"
     events = read_jsonl(path)

@@ -126,8 +126,11 @@ def test_numeric_tol_rejects_golds_it_cannot_grade(gold, message):
 def test_set_and_list_compare_items_and_record_f1(grader, content, default, strict, f1, reasons):
     result = grade(grader, GoldSpec("AAPL, MSFT, NVDA"), content)
     assert (result.verdict.value, result.verdict_strict.value, result.item_f1, result.reasons) == (
-        default, strict, f1, reasons,
-    )  # fmt: skip
+        default,
+        strict,
+        f1,
+        reasons,
+    )
 
 
 def test_set_with_empty_answer_items_is_unparseable():

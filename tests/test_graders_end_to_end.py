@@ -14,17 +14,33 @@ from tests.openai_server import reply
 
 JUDGE_MODEL = "openai/gpt-4o-mini"  # priced in litellm's bundled map, so the judge's cost is known
 MIXED = [
-    {"id": "num", "grader": "numeric", "answer": "42", "type": "numeric_exact",
-     "solution": "awk -F'|' '/^\\| 20/ {s += $3} END {print s}' /workspace/documents/ledger.md"},
+    {
+        "id": "num",
+        "grader": "numeric",
+        "answer": "42",
+        "type": "numeric_exact",
+        "solution": "awk -F'|' '/^\\| 20/ {s += $3} END {print s}' /workspace/documents/ledger.md",
+    },
     {"id": "one", "grader": "choice", "answer": "B", "type": "single_choice", "solution": "echo B"},
     {"id": "multi", "grader": "multi_choice", "answer": "A, C", "type": "multiple_choice", "solution": "echo 'C & A'"},
-    {"id": "tol", "grader": "numeric_tol", "answer": "40.0", "rel_tol": 0.05, "type": "numeric_tolerance",
-     "solution": "echo 41"},
+    {
+        "id": "tol",
+        "grader": "numeric_tol",
+        "answer": "40.0",
+        "rel_tol": 0.05,
+        "type": "numeric_tolerance",
+        "solution": "echo 41",
+    },
     {"id": "tickers", "grader": "set", "answer": "AAPL, MSFT", "type": "set", "solution": "echo 'MSFT; AAPL'"},
     {"id": "ranked", "grader": "list", "answer": "AAPL, MSFT", "type": "set", "solution": "echo 'MSFT, AAPL'"},
-    {"id": "open", "grader": "judge", "answer": "Units fell from 40 to 2.", "type": "open_ended",
-     "solution": "echo 'They dropped from 40 units to 2 units'"},
-]  # fmt: skip
+    {
+        "id": "open",
+        "grader": "judge",
+        "answer": "Units fell from 40 to 2.",
+        "type": "open_ended",
+        "solution": "echo 'They dropped from 40 units to 2 units'",
+    },
+]
 
 
 pytestmark = pytest.mark.usefixtures("openai_key")
@@ -47,12 +63,19 @@ def test_mixed_run_grades_each_family_and_reports_by_type(mixed, openai_server):
     assert outcome.exit_code == 0, outcome.output
     rows = {row["task_id"]: row for row in outcome.rows}
     assert {task_id: row["verdict"] for task_id, row in rows.items()} == {
-        "num": "correct", "one": "correct", "multi": "correct", "tol": "correct", "tickers": "correct",
-        "ranked": "wrong_value", "open": "correct",
-    }  # fmt: skip
+        "num": "correct",
+        "one": "correct",
+        "multi": "correct",
+        "tol": "correct",
+        "tickers": "correct",
+        "ranked": "wrong_value",
+        "open": "correct",
+    }
     assert (rows["ranked"]["reasons"], rows["ranked"]["item_f1"], rows["multi"]["verdict_strict"]) == (
-        ["ORDER"], 1.0, "format_violation",
-    )  # fmt: skip
+        ["ORDER"],
+        1.0,
+        "format_violation",
+    )
     assert rows["open"]["judge_cost_usd"] > 0 and rows["open"]["cost_usd"] is None  # the oracle costs nothing
     assert all(row["judge_cost_usd"] is None for task_id, row in rows.items() if task_id != "open")
     [call] = [event for event in outcome.trajectory("open") if event["event"] == "judge_call"]
@@ -90,8 +113,12 @@ def test_resume_asks_the_judges_again_without_running_the_agent_again(mixed, ope
     events = resumed.trajectory("open")
     # One episode (one action), then the judges asked again and a second episode_end with the new grade.
     assert [e["event"] for e in events if e["event"] in ("action", "judge_call", "episode_end")] == [
-        "action", "judge_call", "episode_end", "judge_call", "episode_end",
-    ]  # fmt: skip
+        "action",
+        "judge_call",
+        "episode_end",
+        "judge_call",
+        "episode_end",
+    ]
     assert events[-1]["regraded"] is True and events[-1]["verdict"] == "wrong_value"
     assert "graded 1 judge errors again: 0 correct" in resumed.output
     assert mixed.run(*judge_args(openai_server), "--task-id", "open").rows[-1]["verdict"] == "wrong_value"

@@ -24,14 +24,24 @@ D1, D2, D3 = DOCS
 def meta(doc_id: str) -> dict:
     symbol, year, value = DOCS[doc_id]
     schema = {"value_capital_adequacy_ratio_pct": "资本充足率。"}
-    return {"symbol": symbol, "year": year, "value_capital_adequacy_ratio_pct": value, "schema": schema,
-            "id": doc_id, "doctype": "A股年报"}  # fmt: skip
+    return {
+        "symbol": symbol,
+        "year": year,
+        "value_capital_adequacy_ratio_pct": value,
+        "schema": schema,
+        "id": doc_id,
+        "doctype": "A股年报",
+    }
 
 
 def item(question: str, docs: list[str], answer: str, question_id: str | None = None) -> dict:
-    row = {"question": question, "metadata": [meta(d) for d in docs],
-           "source_answer": [f"股票代码{DOCS[d][0]}的资本充足率为{DOCS[d][2]:.2f}%" for d in docs],
-           "final_answer": answer, "openai_vectors_id": "vs_x"}  # fmt: skip
+    row = {
+        "question": question,
+        "metadata": [meta(d) for d in docs],
+        "source_answer": [f"股票代码{DOCS[d][0]}的资本充足率为{DOCS[d][2]:.2f}%" for d in docs],
+        "final_answer": answer,
+        "openai_vectors_id": "vs_x",
+    }
     return row | ({"question_id": question_id} if question_id else {})
 
 
@@ -60,9 +70,22 @@ def mudabench(tmp_path: Path) -> Path:
 
 
 def run_import(root: Path, capsys, *data: str, pdf_dir: str = "pdfs") -> tuple[int, str]:
-    code = main(["tasks", "import", "mudabench", *[str(root / d) for d in data], "--pdf-dir", str(root / pdf_dir),
-                 "--domain", "muda", "--tasks-dir", str(root / "tasks"),
-                 "--collections-dir", str(root / "collections")])  # fmt: skip
+    code = main(
+        [
+            "tasks",
+            "import",
+            "mudabench",
+            *[str(root / d) for d in data],
+            "--pdf-dir",
+            str(root / pdf_dir),
+            "--domain",
+            "muda",
+            "--tasks-dir",
+            str(root / "tasks"),
+            "--collections-dir",
+            str(root / "collections"),
+        ]
+    )
     captured = capsys.readouterr()
     return code, captured.out + captured.err
 
@@ -78,10 +101,13 @@ def test_import_writes_judge_tasks_with_their_own_collections(mudabench, capsys)
     assert len({task.collection for task in tasks}) == 3
     assert tasks[0].collection == tasks[2].collection == tasks[4].collection != tasks[1].collection
     assert tasks[0].collection.startswith("muda-2021-2docs-")
-    for note in ("identical items dropped: 1", "repeated question_id with other content (suffixed -2, -3, ...): 1",
-                 "question ids in more than one split (kept apart by the split prefix): 1",
-                 "same question over different document sets (separate tasks and collections): 1",
-                 "documents listed twice in one item (kept once): 1"):  # fmt: skip
+    for note in (
+        "identical items dropped: 1",
+        "repeated question_id with other content (suffixed -2, -3, ...): 1",
+        "question ids in more than one split (kept apart by the split prefix): 1",
+        "same question over different document sets (separate tasks and collections): 1",
+        "documents listed twice in one item (kept once): 1",
+    ):
         assert note in output
 
 
@@ -129,10 +155,28 @@ def test_imported_task_runs_over_its_own_collection_with_the_judge(mudabench, ca
     script = mudabench / "script.yaml"
     script.write_text(json.dumps([{"bash": "cat documents/documents_index.md"}, "<answer>002142</answer>"]))
     openai_server.push(reply(json.dumps({"verdict": "CORRECT", "reason": "same code"})))
-    code = main(["--model", f"scripted:{script}", "--domain", "muda", "--task-id", "simple-2",
-                 "--tasks-dir", str(mudabench / "tasks"), "--collections-dir", str(mudabench / "collections"),
-                 "--results-dir", str(mudabench / "results"), "--run-id", "r",
-                 "--judge", "openai/judge", "--judge-api-base", openai_server.url])  # fmt: skip
+    code = main(
+        [
+            "--model",
+            f"scripted:{script}",
+            "--domain",
+            "muda",
+            "--task-id",
+            "simple-2",
+            "--tasks-dir",
+            str(mudabench / "tasks"),
+            "--collections-dir",
+            str(mudabench / "collections"),
+            "--results-dir",
+            str(mudabench / "results"),
+            "--run-id",
+            "r",
+            "--judge",
+            "openai/judge",
+            "--judge-api-base",
+            openai_server.url,
+        ]
+    )
     assert code == 0, capsys.readouterr().out
     [row] = read_jsonl(mudabench / "results" / "r" / "results.jsonl")
     assert (row["verdict"], row["task_type"]) == ("correct", "simple")

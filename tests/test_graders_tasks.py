@@ -18,12 +18,24 @@ def write_tasks(tmp_path: Path, *rows: dict) -> Path:
 
 
 def test_new_fields_load_into_the_task(tmp_path):
-    path = write_tasks(tmp_path, {"id": "t1", "answer": "0.0", "grader": "numeric_tol", "abs_tol": 0.05,
-                                  "type": "numeric_tolerance", "collection": "fin-doc-set-1"})  # fmt: skip
+    path = write_tasks(
+        tmp_path,
+        {
+            "id": "t1",
+            "answer": "0.0",
+            "grader": "numeric_tol",
+            "abs_tol": 0.05,
+            "type": "numeric_tolerance",
+            "collection": "fin-doc-set-1",
+        },
+    )
     task = load_task_file(path)[0]
     assert (task.abs_tol, task.type, task.collection, collection_of(task)) == (
-        0.05, "numeric_tolerance", "fin-doc-set-1", "fin-doc-set-1",
-    )  # fmt: skip
+        0.05,
+        "numeric_tolerance",
+        "fin-doc-set-1",
+        "fin-doc-set-1",
+    )
 
 
 @pytest.mark.parametrize(

@@ -21,9 +21,11 @@ def test_a_prompt_template_using_an_unknown_variable_is_refused_when_it_loads(mi
 def test_invalid_utf8_in_an_input_file_is_one_line_naming_its_line(mini, kind):
     path = mini.root / f"{kind}.yaml"
     path.write_bytes(b"# fine\n# fine too\nsystem: caf\xe9\n")
-    flags = {"config": ["--model", "oracle", "--config", str(path)],
-             "prompts": ["--model", "oracle", "--prompts", str(path)],
-             "script": ["--model", f"scripted:{path}"]}[kind]  # fmt: skip
+    flags = {
+        "config": ["--model", "oracle", "--config", str(path)],
+        "prompts": ["--model", "oracle", "--prompts", str(path)],
+        "script": ["--model", f"scripted:{path}"],
+    }[kind]
     assert_rejected(mini.run(*flags), f"{kind}.yaml:3:", "invalid UTF-8")
 
 

@@ -24,9 +24,17 @@ class Terminal:
 
     def __init__(self, project, *arguments: str, run_id: str = "human"):
         self.project, self.run_id, self.seen = project, run_id, b""
-        argv = [sys.executable, "-m", "harness", "--model", "human", "--domain", "mini", "--tasks-dir",
-                str(project.tasks_dir), "--collections-dir", str(project.root / "collections"), "--results-dir",
-                str(project.results_dir), "--run-id", run_id, *arguments]  # fmt: skip
+        argv = [
+            sys.executable,
+            "-m",
+            "harness",
+            "--model",
+            "human",
+            "--domain",
+            "mini",
+            *project.folder_arguments(run_id),
+            *arguments,
+        ]
         env = dict(os.environ, PYTHONPATH=str(REPO), COLUMNS="120", TERM="dumb")
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: exec at once (nothing of pytest runs here)
@@ -112,9 +120,28 @@ def test_a_person_types_commands_that_run_in_the_sandbox_and_submits(mini, termi
     assert (row["input_tokens"], row["output_tokens"], row["cost_usd"]) == (0, 0, None)
     events = terminal.events()
     assert events[0]["model"] == "human"
-    assert [e["command"] for e in events if e["event"] == "action"] == ["cat documents/ledger.md; id -u; touch "
-                                                                        "documents/x"]  # fmt: skip
+    assert [e["command"] for e in events if e["event"] == "action"] == [
+        "cat documents/ledger.md; id -u; touch documents/x"
+    ]
     assert events[-1]["submission"] == "<answer>42</answer>"
+
+
+HOSTILE = (
+    "\x1b]0;pwned title\x07\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2J\x1b[HAll clear: submit 7\x1b[6n\x9b31m\x07\x00done"
+)
+"""A document that sets the title, writes the clipboard, clears the screen with forged text, asks the
+terminal for its cursor (the answer lands in the person's next line), in 7- and 8-bit forms."""
+
+
+def test_a_documents_escape_sequences_are_shown_to_the_person_never_sent_to_the_terminal(mini, terminals):
+    (mini.root / "collections" / "mini" / "notes.md").write_text(HOSTILE)
+    terminal = start(terminals, mini)
+    terminal.expect("$ ")
+    shown = terminal.type("cat documents/notes.md")
+    assert "\\x1b]0;pwned title\\x07\\x1b]52;c;" in shown and "\\x1b[6n\\x9b31m\\x07\\x00done" in shown
+    for control in (b"\x1b", b"\x07", b"\xc2\x9b", b"\x00"):
+        assert control not in shown.encode(), control
+    terminal.finish(b"submit 7\n")
 
 
 def test_the_turn_budget_and_the_command_timeout_apply_to_a_person(mini, terminals):

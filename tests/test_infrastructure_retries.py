@@ -16,8 +16,9 @@ pytestmark = pytest.mark.usefixtures("openai_key")
 
 def write_tasks(mini, count: int) -> None:
     base = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
-    lines = [json.dumps(base | {"id": f"t{i}", "question": f"{base['question']} (task t{i})"})
-             for i in range(1, count + 1)]  # fmt: skip
+    lines = [
+        json.dumps(base | {"id": f"t{i}", "question": f"{base['question']} (task t{i})"}) for i in range(1, count + 1)
+    ]
     (mini.tasks_dir / "mini.jsonl").write_text("\n".join(lines) + "\n")
 
 
@@ -71,8 +72,20 @@ def test_a_rejected_key_stops_the_model_after_the_error_window(mini, openai_serv
     monkeypatch.setenv("BAD_KEY", "sk-revoked")
     openai_server.rejected_keys = {"sk-revoked"}
     openai_server.respond = two_step_agent
-    outcome = provider_run(mini, openai_server, "--api-key-env", "BAD_KEY", "--retry-errors", "0", "--workers", "2",
-                           "--error-window", "5", "--max-error-rate", "0.5")  # fmt: skip
+    outcome = provider_run(
+        mini,
+        openai_server,
+        "--api-key-env",
+        "BAD_KEY",
+        "--retry-errors",
+        "0",
+        "--workers",
+        "2",
+        "--error-window",
+        "5",
+        "--max-error-rate",
+        "0.5",
+    )
     assert outcome.exit_code == 1
     assert 5 <= len(outcome.rows) <= 5 + 2  # the window, and the episodes already running
     assert all(row["status"] == "model_error" for row in outcome.rows)

@@ -17,6 +17,7 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 from harness.cli.main import main
 from harness.core.status import Status
 from harness.interop.inspect_export import export_log
+from harness.records.reading import logged_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import read_jsonl, read_trajectory
@@ -24,12 +25,16 @@ from tests.openai_server import reply
 
 JUDGE = "openai/gpt-4o-mini"  # priced in litellm's bundled map: tokens and cost are known
 GRADED = [
-    {"id": "num", "grader": "numeric", "answer": "42",
-     "solution": "awk -F'|' '/^\\| 20/ {s += $3} END {print s}' /workspace/documents/ledger.md"},
+    {
+        "id": "num",
+        "grader": "numeric",
+        "answer": "42",
+        "solution": "awk -F'|' '/^\\| 20/ {s += $3} END {print s}' /workspace/documents/ledger.md",
+    },
     {"id": "one", "grader": "choice", "answer": "B", "solution": "echo B"},
     {"id": "tickers", "grader": "set", "answer": "AAPL, MSFT", "solution": "echo 'MSFT; AAPL'"},
     {"id": "open", "grader": "judge", "answer": "Units fell from 40 to 2.", "solution": "echo 'From 40 to 2'"},
-]  # fmt: skip
+]
 
 
 pytestmark = pytest.mark.usefixtures("openai_key")
@@ -37,8 +42,9 @@ pytestmark = pytest.mark.usefixtures("openai_key")
 
 @pytest.fixture
 def graded(mini):
-    rows = [{"domain": "mini", "question": f"Question {task['id']}?", "evidence": ["ledger.md"], **task}
-            for task in GRADED]  # fmt: skip
+    rows = [
+        {"domain": "mini", "question": f"Question {task['id']}?", "evidence": ["ledger.md"], **task} for task in GRADED
+    ]
     (mini.tasks_dir / "mini.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     return mini
 
@@ -48,11 +54,22 @@ def runs_of_every_kind(project, server):
     calls bash and answers (tokens and cost), and a scripted run ended by its turn budget."""
     server.push(reply(json.dumps({"verdict": "CORRECT", "reason": "same facts"})))
     oracle = project.run("--model", "oracle", "--judge", JUDGE, "--judge-api-base", server.url, run_id="oracle")
-    server.push(reply(bash="cat /workspace/documents/ledger.md", reasoning="The ledger has it."),
-                reply("40 + 2 = <answer>42</answer>"))  # fmt: skip
+    server.push(
+        reply(bash="cat /workspace/documents/ledger.md", reasoning="The ledger has it."),
+        reply("40 + 2 = <answer>42</answer>"),
+    )
     model = project.run("--model", JUDGE, "--api-base", server.url, "--task-id", "num", run_id="model")
-    limited = project.run("--model", project.script([{"bash": "sleep 0"}]), "--max-turns", "1", "--task-id", "num",
-                          "--task-id", "one", run_id="limited")  # fmt: skip
+    limited = project.run(
+        "--model",
+        project.script([{"bash": "sleep 0"}]),
+        "--max-turns",
+        "1",
+        "--task-id",
+        "num",
+        "--task-id",
+        "one",
+        run_id="limited",
+    )
     assert (oracle.exit_code, model.exit_code, limited.exit_code) == (0, 0, 0), oracle.output + model.output
     return [oracle, model, limited]
 
@@ -94,22 +111,30 @@ def sample_matches_episode(sample: EvalSample, row: dict, events: list[dict]) ->
     assert score.value == ("C" if row["verdict"] == "correct" else "I") and score.answer == row["answer"]
     assert all(reason in score.explanation for reason in row["reasons"]) and row["verdict"] in score.explanation
     assert [score.metadata[name] for name in ("verdict", "verdict_strict", "verdict_lenient", "reasons")] == [
-        row["verdict"], row["verdict_strict"], row["verdict_lenient"], row["reasons"]]  # fmt: skip
+        row["verdict"],
+        row["verdict_strict"],
+        row["verdict_lenient"],
+        row["reasons"],
+    ]
     assert sample.working_time == row["duration_s"]
     assert {name: sample.metadata[name] for name in ("evidence_recall", "evidence_reached", "failure_mode")} == {
-        name: row[name] for name in ("evidence_recall", "evidence_reached", "failure_mode")}  # fmt: skip
+        name: row[name] for name in ("evidence_recall", "evidence_reached", "failure_mode")
+    }
     assert sample.metadata["harness"]["status"] == row["status"]
     usages = list(sample.model_usage.values())
     assert [(usage.input_tokens, usage.output_tokens, usage.total_cost) for usage in usages] == (
-        [(row["input_tokens"], row["output_tokens"], row["cost_usd"])] if row["input_tokens"] else [])  # fmt: skip
+        [(row["input_tokens"], row["output_tokens"], row["cost_usd"])] if row["input_tokens"] else []
+    )
     commands = [event["command"] for event in events if event["event"] == "action"]
     calls = [call for message in sample.messages if message.role == "assistant" for call in message.tool_calls or []]
     assert [call.arguments["command"] for call in calls] == commands and {c.function for c in calls} <= {"bash"}
     shown = [event["text"] for event in events if event["event"] == "observation"]
     assert [message.text for message in sample.messages if message.role == "tool"] == shown
     assert sample.messages[0].role == "system" and sample.messages[1].role == "user"
-    assert (sample.limit is None) == (row["status"] not in ("turn_limit", "time_limit", "context_limit",
-                                                            "sandbox_limit", "format_errors", "cancelled"))  # fmt: skip
+    assert (sample.limit is None) == (
+        row["status"]
+        not in ("turn_limit", "time_limit", "context_limit", "sandbox_limit", "format_errors", "cancelled")
+    )
 
 
 @pytest.mark.parametrize("status", list(Status))
@@ -119,11 +144,18 @@ def test_every_status_is_a_limit_an_error_or_neither(graded, status, tmp_path):
     events[-1] |= {"status": status.value, "detail": f"ended: {status.value}"}
     record = RunFolder(run.run_dir).read_record()
     path = tmp_path / "one.eval"
-    write_eval_log(export_log("r", record.created, record.config | {"context_window": 8192}, [events]), str(path))
+    write_eval_log(
+        export_log("r", record.created, record.config | {"context_window": 8192}, [logged_events(events)]), str(path)
+    )
     [sample] = read_eval_log(str(path)).samples
-    expected_limit = {Status.TURN_LIMIT: "turn", Status.TIME_LIMIT: "working", Status.CONTEXT_LIMIT: "context",
-                      Status.SANDBOX_LIMIT: "custom", Status.FORMAT_ERRORS: "custom",
-                      Status.CANCELLED: "operator"}.get(status)  # fmt: skip
+    expected_limit = {
+        Status.TURN_LIMIT: "turn",
+        Status.TIME_LIMIT: "working",
+        Status.CONTEXT_LIMIT: "context",
+        Status.SANDBOX_LIMIT: "custom",
+        Status.FORMAT_ERRORS: "custom",
+        Status.CANCELLED: "operator",
+    }.get(status)
     assert (sample.limit.type if sample.limit else None) == expected_limit
     if expected_limit and status is not Status.CANCELLED:
         assert sample.limit.limit > 0 and sample.limit.reason == f"ended: {status.value}"
@@ -146,9 +178,13 @@ def test_a_run_with_unfinished_episodes_is_a_cancelled_evaluation(graded):
 
 def import_args(project, run_id, *paths, judge_url=None):
     judge = ["--judge", JUDGE, "--judge-api-base", judge_url] if judge_url else []
-    return ["import", "inspect", *map(str, paths), "--tasks-dir", str(project.tasks_dir), "--collections-dir",
-            str(project.root / "collections"), "--results-dir", str(project.results_dir), "--run-id", run_id,
-            *judge]  # fmt: skip
+    return [
+        "import",
+        "inspect",
+        *map(str, paths),
+        *project.folder_arguments(run_id),
+        *judge,
+    ]
 
 
 def comparable(rows):
@@ -183,11 +219,12 @@ def test_a_foreign_log_naming_our_task_is_imported_and_graded(graded):
 
     messages = [
         ChatMessageUser(content="Question num?"),
-        ChatMessageAssistant(content="", tool_calls=[ToolCall(id="c1", function="bash",
-                                                              arguments={"cmd": "cat ledger.md"})]),
+        ChatMessageAssistant(
+            content="", tool_calls=[ToolCall(id="c1", function="bash", arguments={"cmd": "cat ledger.md"})]
+        ),
         ChatMessageTool(content="| year | units |\n| 2020 | 40 |\n| 2021 | 2 |", tool_call_id="c1", function="bash"),
         ChatMessageAssistant(content="<answer>42</answer>"),
-    ]  # fmt: skip
+    ]
     sample = EvalSample(
         id="num",
         epoch=1,
@@ -198,14 +235,24 @@ def test_a_foreign_log_naming_our_task_is_imported_and_graded(graded):
         working_time=3.5,
         model_usage={"openai/peer": ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)},
     )
-    spec = EvalSpec(created="2026-01-01T00:00:00+00:00", task="peer", dataset=EvalDataset(name="peer"),
-                    model="openai/peer", config=EvalConfig())  # fmt: skip
+    spec = EvalSpec(
+        created="2026-01-01T00:00:00+00:00",
+        task="peer",
+        dataset=EvalDataset(name="peer"),
+        model="openai/peer",
+        config=EvalConfig(),
+    )
     path = graded.root / "peer.eval"
     write_eval_log(EvalLog(status="success", eval=spec, samples=[sample]), str(path))
     assert main(import_args(graded, "peer", path)) == 0
     [row] = read_jsonl(graded.results_dir / "peer" / "results.jsonl")
     assert (row["status"], row["verdict"], row["turns"], row["input_tokens"], row["duration_s"]) == (
-        "answered", "correct", 2, 10, 3.5)  # fmt: skip
+        "answered",
+        "correct",
+        2,
+        10,
+        3.5,
+    )
     assert row["evidence_recall"] == 1.0  # the command named the evidence file
     events = read_trajectory(graded.results_dir / "peer" / "episodes" / "mini" / "num.jsonl")
     assert [event["command"] for event in events if event["event"] == "action"] == ["cat ledger.md"]
@@ -238,11 +285,17 @@ def test_an_invalid_eval_file_is_one_line_exit_2_and_writes_nothing(graded, cont
 def test_a_foreign_log_naming_none_of_our_tasks_is_one_line_exit_2_and_writes_nothing(graded):
     from inspect_ai.log import EvalConfig, EvalDataset, EvalSpec
 
-    spec = EvalSpec(created="2026-01-01T00:00:00+00:00", task="peer", dataset=EvalDataset(name="peer"),
-                    model="openai/peer", config=EvalConfig())  # fmt: skip
+    spec = EvalSpec(
+        created="2026-01-01T00:00:00+00:00",
+        task="peer",
+        dataset=EvalDataset(name="peer"),
+        model="openai/peer",
+        config=EvalConfig(),
+    )
     path = graded.root / "foreign.eval"
-    write_eval_log(EvalLog(status="success", eval=spec, samples=[EvalSample(id=7, epoch=1, input="x", target="y")]),
-                   str(path))  # fmt: skip
+    write_eval_log(
+        EvalLog(status="success", eval=spec, samples=[EvalSample(id=7, epoch=1, input="x", target="y")]), str(path)
+    )
     assert main(import_args(graded, "foreign", path)) == 2
     error = graded.capsys.readouterr().err.strip()
     assert error.count("\n") == 0 and "no sample matched a task" in error and "no task with id '7'" in error
@@ -266,8 +319,11 @@ def test_inspect_view_serves_the_export_and_chromium_opens_a_sample(graded, open
     out = export(graded, runs[1])
     port = free_port()
     inspect = Path(sys.executable).with_name("inspect")
-    server = subprocess.Popen([str(inspect), "view", "--log-dir", str(out), "--host", "127.0.0.1", "--port",
-                               str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    server = subprocess.Popen(
+        [str(inspect), "view", "--log-dir", str(out), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

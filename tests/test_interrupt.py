@@ -27,12 +27,24 @@ def test_ctrl_c_cancels_running_episodes_and_keeps_finished_ones(mini, started_w
     script = mini.root / "slow.yaml"
     script.write_text(yaml.safe_dump([{"bash": "sleep 319"}]))
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness", "--model", f"scripted:{script}", "--domain", "mini", "--workers", "2",
-         "--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections"),
-         "--results-dir", str(mini.results_dir), "--run-id", "cut"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "--model",
+            f"scripted:{script}",
+            "--domain",
+            "mini",
+            "--workers",
+            "2",
+            *mini.folder_arguments("cut"),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=ignore_sigint if started_with == "sigint-ignored" else None,
-    )  # fmt: skip
+    )
     run_dir = mini.results_dir / "cut"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -11,8 +11,20 @@ from pathlib import Path
 import grimp
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = {"core", "inputs", "grading", "models", "sandboxes", "records", "signals", "episode", "run", "analysis",
-            "interop", "cli"}  # fmt: skip
+PACKAGES = {
+    "core",
+    "inputs",
+    "grading",
+    "models",
+    "sandboxes",
+    "records",
+    "signals",
+    "episode",
+    "run",
+    "analysis",
+    "interop",
+    "cli",
+}
 
 
 def test_the_root_of_harness_holds_only_the_packages_of_the_parts():
@@ -44,7 +56,12 @@ def test_the_layer_contracts_hold_and_fail_on_a_forbidden_import(tmp_path: Path)
     shutil.copy(REPO / "pyproject.toml", copy / "pyproject.toml")
     grader = copy / "harness" / "grading" / "gold.py"
     grader.write_text(grader.read_text() + "\nfrom harness.models.base import ModelReply  # noqa\n")
-    broken = subprocess.run([lint, "--no-cache"], cwd=copy, capture_output=True, text=True,
-                            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(copy)})  # fmt: skip
+    broken = subprocess.run(
+        [lint, "--no-cache"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(copy)},
+    )
     assert broken.returncode != 0
     assert "1b. grading imports only core BROKEN" in " ".join(broken.stdout.split())

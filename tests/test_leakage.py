@@ -73,10 +73,21 @@ def test_an_empty_leak_allow_reason_is_refused(mini):
 
 @pytest.mark.parametrize(
     ("text", "gold", "printed"),
-    [("a 42 b", "42", True), ("1425", "42", False), ("x 4.2 y", "4.2", True), ("1,42", "42", False),
-     ("42.5", "42", False), ("42.", "42", True), ("-42", "42", True), ("(42)", "42", True), ("b42", "42", False),
-     ("42b", "42", False), ("4.2", "42", False), ("total 1,234.5 EUR", "1,234.5", True)],
-)  # fmt: skip
+    [
+        ("a 42 b", "42", True),
+        ("1425", "42", False),
+        ("x 4.2 y", "4.2", True),
+        ("1,42", "42", False),
+        ("42.5", "42", False),
+        ("42.", "42", True),
+        ("-42", "42", True),
+        ("(42)", "42", True),
+        ("b42", "42", False),
+        ("42b", "42", False),
+        ("4.2", "42", False),
+        ("total 1,234.5 EUR", "1,234.5", True),
+    ],
+)
 def test_a_gold_counts_as_printed_only_as_a_whole_number(text: str, gold: str, printed: bool):
     assert old_printed(gold, text, whole_word=True) is printed
     assert bool(Needles([task(answer=gold, id="no such id")]).printed_in(text)) is printed
@@ -169,9 +180,43 @@ ADVERSARIAL = {
     "tabs.md": "\t42\t 42 \t",
     "nested/deeper.md": "grep 42 a.md | 42 q-17 x",
 }
-NEEDLES = ["42", " 42 ", "4242", "424", "242", "2", "1,2", "2,3", "1,2,3", "2.3", "aa", "aa-a", "a-aa", "q-17",
-           "q-17q", "-42", "+42", "42%", "42 %", "$42", "(42)", "grep 42 a.md", "42 q-17", "é42", "٤٢", "42\u00a0",
-           "4\n2", "42\r\n", "42,", "42.", ".42", ",42", "x", "_42", "\t42"]  # fmt: skip
+NEEDLES = [
+    "42",
+    " 42 ",
+    "4242",
+    "424",
+    "242",
+    "2",
+    "1,2",
+    "2,3",
+    "1,2,3",
+    "2.3",
+    "aa",
+    "aa-a",
+    "a-aa",
+    "q-17",
+    "q-17q",
+    "-42",
+    "+42",
+    "42%",
+    "42 %",
+    "$42",
+    "(42)",
+    "grep 42 a.md",
+    "42 q-17",
+    "é42",
+    "٤٢",
+    "42\u00a0",
+    "4\n2",
+    "42\r\n",
+    "42,",
+    "42.",
+    ".42",
+    ",42",
+    "x",
+    "_42",
+    "\t42",
+]
 
 
 def adversarial_tasks(rng: random.Random, count: int) -> list[Task]:
@@ -179,8 +224,14 @@ def adversarial_tasks(rng: random.Random, count: int) -> list[Task]:
     for index in range(count):  # shared needles, a gold that is another's id, a solution holding a gold
         gold, solution, id_ = (rng.choice(NEEDLES) for _ in range(3))
         allow = "ok" if index % 2 else None
-        picked.append(task(id=id_ if index % 4 else f"t-{index}", answer=gold,
-                           solution=solution if index % 5 else None, leak_allow=allow))  # fmt: skip
+        picked.append(
+            task(
+                id=id_ if index % 4 else f"t-{index}",
+                answer=gold,
+                solution=solution if index % 5 else None,
+                leak_allow=allow,
+            )
+        )
     return picked
 
 
@@ -214,11 +265,16 @@ def test_the_scan_finds_what_the_regex_found_in_random_texts():
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
         needles = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 6))]
-        tasks = [task(id=f"{rng.choice(needles)}", answer=rng.choice(needles), solution=rng.choice([*needles, None]))
-                 for _ in range(rng.randint(1, 4))]  # fmt: skip
-        expected = [(one, what) for one in tasks for what, needle in (("gold", one.answer),
-                    ("solution", one.solution), ("id", one.id))
-                    if needle and old_printed(needle, text, whole_word=what != "solution")]  # fmt: skip
+        tasks = [
+            task(id=f"{rng.choice(needles)}", answer=rng.choice(needles), solution=rng.choice([*needles, None]))
+            for _ in range(rng.randint(1, 4))
+        ]
+        expected = [
+            (one, what)
+            for one in tasks
+            for what, needle in (("gold", one.answer), ("solution", one.solution), ("id", one.id))
+            if needle and old_printed(needle, text, whole_word=what != "solution")
+        ]
         assert Needles(tasks).printed_in(text) == expected, (text, tasks)
 
 
@@ -243,8 +299,9 @@ def test_the_cache_scans_only_new_tasks_and_changed_documents(tmp_path: Path, mo
         (folder / name).write_text(text + "\n")
     cache = tmp_path / "cache"
     first = [task(id="t1", domain="d", answer="17.5"), task(id="t2", domain="d", answer="99")]
-    assert [(h.task_id, h.document) for h in find_leaks_cached(first, {"d": collection_files(folder, cache)}, cache)] \
-        == [("t1", "a.md"), ("t2", "b.md"), ("t2", "c.md")]  # fmt: skip
+    assert [
+        (h.task_id, h.document) for h in find_leaks_cached(first, {"d": collection_files(folder, cache)}, cache)
+    ] == [("t1", "a.md"), ("t2", "b.md"), ("t2", "c.md")]
     scans: list[tuple[set[str], list[str]]] = []
     real_scan = leakage_cache._scan
 
@@ -324,8 +381,11 @@ def test_the_ripgrep_prefilter_keeps_every_file_the_exact_scan_finds_something_i
     (tmp_path / "elsewhere.md").write_text("99 linked\n")
     (folder / "link.md").symlink_to(tmp_path / "elsewhere.md")
     (folder / "none.md").write_text("nothing\n")
-    tasks = [task(id="t1", domain="d", answer="17.5"), task(id="t2", domain="d", answer="99"),
-             task(id="t3", domain="d", answer="5", solution="for f in *.md; do\n  grep x $f\ndone")]  # fmt: skip
+    tasks = [
+        task(id="t1", domain="d", answer="17.5"),
+        task(id="t2", domain="d", answer="99"),
+        task(id="t3", domain="d", answer="5", solution="for f in *.md; do\n  grep x $f\ndone"),
+    ]
     expected = old_domain_leaks("d", folder, tasks)
     assert {hit.document for hit in expected} >= {".hidden/a.md", "bom.md", "binary.md", "two-lines.md", "link.md"}
     cache = tmp_path / "cache"

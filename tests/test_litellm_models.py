@@ -9,8 +9,8 @@ import yaml
 
 from harness.core.errors import InputError
 from harness.episode.budget import estimate_tokens
+from harness.models.aliases import ModelAlias, parse_model_args, resolve_model
 from harness.models.litellm_model import LiteLLMModel, ProviderSettings
-from harness.models.registry import ModelAlias, parse_model_args, resolve_model
 from tests.openai_server import CONTEXT_OVERFLOW, fault, malformed, reply
 
 pytestmark = pytest.mark.usefixtures("openai_key")
@@ -131,8 +131,18 @@ def test_known_model_gets_a_cost_from_the_bundled_price_map(mini, openai_server)
 def test_model_args_temperature_and_api_key_env_reach_the_provider(mini, openai_server, monkeypatch):
     monkeypatch.setenv("MY_TEST_KEY", "sk-from-my-var")
     openai_server.push(reply("<answer>42</answer>"))
-    provider_run(mini, openai_server, "--model-arg", "top_p=0.5", "--model-arg", "seed=7", "--temperature", "0.2",
-                 "--api-key-env", "MY_TEST_KEY")  # fmt: skip
+    provider_run(
+        mini,
+        openai_server,
+        "--model-arg",
+        "top_p=0.5",
+        "--model-arg",
+        "seed=7",
+        "--temperature",
+        "0.2",
+        "--api-key-env",
+        "MY_TEST_KEY",
+    )
     [request] = openai_server.requests
     assert (request["top_p"], request["seed"], request["temperature"]) == (0.5, 7, 0.2)
 
@@ -257,10 +267,15 @@ def test_a_batch_budgets_context_with_the_providers_tokenizer(mini, openai_serve
 def test_negative_token_counts_from_the_provider_count_as_zero(mini, openai_server):
     """Negative counts would make the cost negative and so lift --max-cost; cached above prompt likewise."""
     openai_server.push(
-        reply(bash="cat documents/ledger.md", prompt_tokens=-50_000, completion_tokens=-900, cached_tokens=-40_000,
-              reasoning_tokens=-7),
+        reply(
+            bash="cat documents/ledger.md",
+            prompt_tokens=-50_000,
+            completion_tokens=-900,
+            cached_tokens=-40_000,
+            reasoning_tokens=-7,
+        ),
         reply("<answer>42</answer>", prompt_tokens=100, cached_tokens=5_000),
-    )  # fmt: skip
+    )
     [row] = provider_run(mini, openai_server, model="openai/gpt-5").rows
     assert row["status"] == "answered"
     assert (row["input_tokens"], row["output_tokens"], row["cached_tokens"], row["reasoning_tokens"]) == (
@@ -350,8 +365,9 @@ def test_a_locally_served_alias_without_api_base_says_how_to_start_the_server(mi
 
 def test_model_arg_overrides_an_alias_argument(mini, openai_server):
     openai_server.push(reply("<answer>42</answer>"))
-    outcome = provider_run(mini, openai_server, "--model-arg", "reasoning_effort=high", "--action-format", "text",
-                           model="gpt-5.5")  # fmt: skip
+    outcome = provider_run(
+        mini, openai_server, "--model-arg", "reasoning_effort=high", "--action-format", "text", model="gpt-5.5"
+    )
     [request] = openai_server.requests
     assert request["reasoning_effort"] == "high"
     assert run_record(outcome)["model"]["args"] == {"reasoning_effort": "high"}

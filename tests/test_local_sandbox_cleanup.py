@@ -12,9 +12,9 @@ import time
 import uuid
 from pathlib import Path
 
+from harness.sandboxes.backend_setup import prepare_backend
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
-from harness.sandboxes.registry import prepare_backend
 
 REPO = Path(__file__).resolve().parent.parent
 DEAD_PID = 2**22 + 11
@@ -121,11 +121,16 @@ def test_cleanup_kills_what_a_dead_runners_episode_left_in_its_cgroup_and_nothin
         group.mkdir()
     join = "; ".join(f"echo $$ > {group}/cgroup.procs" for group in orphaned)
     # the shell that starts it exits at once: the sleep's parent is init, as a stuck holder's is
-    started = subprocess.run(["bash", "-c", f"sh -c '{join}; exec sleep 600' >/dev/null 2>&1 & echo $!"],
-                             capture_output=True, text=True, check=True)  # fmt: skip
+    started = subprocess.run(
+        ["bash", "-c", f"sh -c '{join}; exec sleep 600' >/dev/null 2>&1 & echo $!"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     orphan = int(started.stdout)
-    child = subprocess.Popen(["sh", "-c", "; ".join(f"echo $$ > {group}/cgroup.procs" for group in parented)
-                              + "; exec sleep 600"])  # fmt: skip
+    child = subprocess.Popen(
+        ["sh", "-c", "; ".join(f"echo $$ > {group}/cgroup.procs" for group in parented) + "; exec sleep 600"]
+    )
     try:
         deadline = time.monotonic() + 10
         while (
@@ -136,7 +141,7 @@ def test_cleanup_kills_what_a_dead_runners_episode_left_in_its_cgroup_and_nothin
             )
             and time.monotonic() < deadline
         ):
-            time.sleep(0.02)  # fmt: skip
+            time.sleep(0.02)
         prepare_backend("local", SandboxSettings(), "this-run", {}, 60, None)  # a run's start-up cleanup
         assert not any(group.exists() for group in orphaned)
         assert not Path(f"/proc/{orphan}").exists() or "Z" in Path(f"/proc/{orphan}/stat").read_text().split()[2]

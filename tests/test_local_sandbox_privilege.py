@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from harness.sandboxes.base import SandboxSettings
-from harness.sandboxes.local.holder import SANDBOX_UID
 from harness.sandboxes.local.sandbox import BubblewrapSandbox, Privilege, check_bwrap, find_bwrap
+from harness.sandboxes.local.uids import SHARED_UID
 
 
 def test_a_command_in_its_own_user_namespace_is_agent_and_can_make_no_other_namespace(collection: Path):
@@ -33,43 +32,34 @@ def test_a_command_in_its_own_user_namespace_is_agent_and_can_make_no_other_name
     assert lines[3:5] == ["refused", "refused"]  # no user namespace of its own, so no root in one
     assert lines[5] == ("root" if os.geteuid() != 0 and collection.stat().st_uid == os.getuid() else "nobody")
     if os.geteuid() == 0:  # the launcher, and so every file the agent writes, belong to uid 65534 on the host
-        assert launcher_uid == SANDBOX_UID and owner == SANDBOX_UID
+        assert launcher_uid == SHARED_UID and owner == SHARED_UID
     else:
         assert launcher_uid == os.getuid() and owner == os.getuid()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="setpriv is the fallback of a root runner only")
-def test_a_root_runner_falls_back_to_setpriv_where_user_namespaces_are_refused(collection: Path):
-    # a bwrap that refuses to run for anybody but root, as where unprivileged user namespaces are off
-    folder = Path(tempfile.mkdtemp(prefix="harness-test-bwrap-"))
-    folder.chmod(0o755)
-    refusing = folder / "bwrap"
-    refusing.write_text(
-        '#!/bin/bash\nif [ "$EUID" != 0 ]; then echo "bwrap: No permissions to create new namespace" >&2; exit 1; fi\n'
-        f'exec -a "$0" {find_bwrap()} "$@"\n'
+def test_a_root_runner_falls_back_to_setpriv_where_user_namespaces_are_refused(
+    collection: Path, bwrap_refusing_user_namespaces: str
+):
+    privilege, facts = check_bwrap(bwrap_refusing_user_namespaces, SandboxSettings())
+    assert privilege is Privilege.SETPRIV
+    assert facts["user"].startswith(f"host uid {SHARED_UID} via setpriv (user namespace: ")
+    assert "No permissions to create new namespace" in facts["user"]
+    box = BubblewrapSandbox(
+        collection, "fallback", SandboxSettings(), bwrap_refusing_user_namespaces, privilege=privilege
     )
-    refusing.chmod(0o755)
+    box.start()
     try:
-        privilege, facts = check_bwrap(str(refusing), SandboxSettings())
-        assert privilege is Privilege.SETPRIV
-        assert facts["user"].startswith(f"uid {SANDBOX_UID} via setpriv (user namespace: ")
-        assert "No permissions to create new namespace" in facts["user"]
-        box = BubblewrapSandbox(collection, "fallback", SandboxSettings(), str(refusing), privilege=privilege)
-        box.start()
-        try:
-            result = box.execute("id -u; grep CapEff /proc/self/status; cat documents/report.md", 60)
-        finally:
-            box.close()
+        result = box.execute("id -u; grep CapEff /proc/self/status; cat documents/report.md", 60)
     finally:
-        refusing.unlink()
-        folder.rmdir()
-    assert result.stdout == f"{SANDBOX_UID}\nCapEff:\t0000000000000000\n" + (collection / "report.md").read_text()
+        box.close()
+    assert result.stdout == f"{SHARED_UID}\nCapEff:\t0000000000000000\n" + (collection / "report.md").read_text()
 
 
 def test_the_run_records_how_commands_drop_privileges(collection: Path):
     privilege, facts = check_bwrap(find_bwrap(), SandboxSettings())
     assert privilege is Privilege.USER_NAMESPACE  # this machine allows unprivileged user namespaces
-    host = SANDBOX_UID if os.geteuid() == 0 else os.getuid()
+    host = SHARED_UID if os.geteuid() == 0 else os.getuid()
     assert facts["user"] == f"uid 2000 in its own user namespace (host uid {host})"
 
 

@@ -1,4 +1,5 @@
-"""The local sandbox started by an ordinary user (uid 65534 via setpriv when the tests run as root)."""
+"""The local sandbox started by an ordinary user (a uid of the test session's own via setpriv when the tests run as
+root: tests/unprivileged.py)."""
 
 from __future__ import annotations
 
@@ -61,3 +62,5 @@ def test_an_ordinary_users_sandbox_caps_scratch_hides_the_host_and_leaves_nothin
     if limits["mechanism"] == "rlimit":  # no delegated cgroup v2 subtree here: the run must say so
         assert limits["warning"].startswith("the memory limit is per process")
         assert "512 MB" in limits["warning"]
+        # its processes count toward the caller's uid whatever the mapping: shared with its other runs, and said
+        assert f"RLIMIT_NPROC counts every process of uid {outcome['uid']} on this machine" in limits["warning"]

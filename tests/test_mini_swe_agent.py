@@ -50,9 +50,12 @@ def run_mini_swe_agent(mini, task_id, question, commands, step_limit):
 
 
 def import_args(mini, run_id, *paths):
-    return ["import", "mini-swe-agent", *map(str, paths), "--tasks-dir", str(mini.tasks_dir),
-            "--collections-dir", str(mini.root / "collections"), "--results-dir", str(mini.results_dir),
-            "--run-id", run_id]  # fmt: skip
+    return [
+        "import",
+        "mini-swe-agent",
+        *map(str, paths),
+        *mini.folder_arguments(run_id),
+    ]
 
 
 def comparable(rows):
@@ -74,7 +77,11 @@ def test_import_of_real_mini_swe_agent_trajectories_grades_and_records_evidence(
     assert "imported 2 episodes" in output and "unmatched:" in output and "zz.traj.json" in output
     rows = {row["task_id"]: row for row in read_jsonl(mini.results_dir / "imported" / "results.jsonl")}
     assert (rows["t1"]["status"], rows["t1"]["verdict"], rows["t1"]["turns"], rows["t1"]["cost_usd"]) == (
-        "answered", "correct", 2, 2.0)  # fmt: skip
+        "answered",
+        "correct",
+        2,
+        2.0,
+    )
     assert (rows["t1"]["evidence_recall"], rows["t1"]["evidence_reached"]) == (1.0, {"ledger.md": 1})
     assert (rows["t2"]["status"], rows["t2"]["failure_mode"]) == ("turn_limit", "resource_exhaustion")
     run_dir = mini.results_dir / "imported"
@@ -83,6 +90,16 @@ def test_import_of_real_mini_swe_agent_trajectories_grades_and_records_evidence(
     assert "ledger.md" in (mini.root / "site" / "episodes" / "0.json").read_text()
     assert main(["replay", "--regrade", str(run_dir)]) == 0
     assert "regraded 2 episodes: 0 verdicts changed" in mini.capsys.readouterr().out
+
+
+def test_an_imported_row_records_the_task_type_as_a_run_does(mini, minisweagent):
+    task = {"id": "t1", "domain": "mini", "question": "Units in total?", "answer": "42", "type": "lookup"}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    submit = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo '<answer>42</answer>'"
+    path = run_mini_swe_agent(mini, "t1", "Units?", [submit], step_limit=3)
+    assert main(import_args(mini, "typed", path)) == 0
+    (row,) = read_jsonl(mini.results_dir / "typed" / "results.jsonl")
+    assert (row["verdict"], row["task_type"]) == ("correct", "lookup")
 
 
 def test_export_then_import_gives_the_same_rows(mini, minisweagent):
@@ -169,3 +186,17 @@ def test_import_of_a_judge_graded_task_asks_the_given_judges(mini, minisweagent,
     assert main(arguments) == 0
     [row] = read_jsonl(mini.results_dir / "judged" / "results.jsonl")
     assert row["verdict"] == "correct"
+
+
+def test_import_of_an_absurd_answer_beside_a_lone_surrogate_grades_it_and_completes_the_folder(mini, minisweagent):
+    """The agent's own output: `1e99999999` raised in the grader and a lone surrogate in the log writer, which
+    aborted the import with a traceback and left a half-written run folder."""
+    two_tasks(mini)
+    ours = mini.run("--model", mini.script(["Sum \ud800: <answer>1e99999999</answer>"]))
+    out = mini.root / "exported"
+    assert main(["export", "mini-swe-agent", str(ours.run_dir), str(out)]) == 0
+    assert main(import_args(mini, "back", out)) == 0
+    back = read_jsonl(mini.results_dir / "back" / "results.jsonl")
+    assert {(row["status"], row["verdict"], tuple(row["reasons"])) for row in back} == {
+        ("answered", "unparseable", ("OUT_OF_RANGE",))
+    }

@@ -34,8 +34,10 @@ def build_wheel(tmp_path: Path) -> Path:
         shutil.copytree(REPO / name, source / name, symlinks=True, ignore=ignore)
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), "."],
-        cwd=source, check=True, capture_output=True,
-    )  # fmt: skip
+        cwd=source,
+        check=True,
+        capture_output=True,
+    )
     [wheel] = tmp_path.glob("harness-*.whl")
     return wheel
 

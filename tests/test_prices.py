@@ -48,8 +48,13 @@ def test_with_prices_the_run_starts_and_the_spend_cap_holds(mini, openai_server)
     assert 1 <= sum(costs) <= 1 + 2 * 0.30 + 1e-9  # at most the episodes in flight past the cap
     assert len(costs) < 16
     record = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
-    assert record["prices"] == {"source": prices, "input": 1000.0, "output": 1000.0, "cache_read": 1000.0,
-                                "cache_write": 1000.0}  # fmt: skip
+    assert record["prices"] == {
+        "source": prices,
+        "input": 1000.0,
+        "output": 1000.0,
+        "cache_read": 1000.0,
+        "cache_write": 1000.0,
+    }
 
 
 def test_an_unknown_price_without_max_cost_is_warned_once_and_costs_null(mini, openai_server):
@@ -61,8 +66,11 @@ def test_an_unknown_price_without_max_cost_is_warned_once_and_costs_null(mini, o
 
 
 def test_cache_reads_and_writes_are_recorded_and_priced_apart(mini, openai_server):
-    openai_server.push(reply("<answer>42</answer>", prompt_tokens=1000, completion_tokens=100, cached_tokens=200,
-                             cache_write_tokens=300))  # fmt: skip
+    openai_server.push(
+        reply(
+            "<answer>42</answer>", prompt_tokens=1000, completion_tokens=100, cached_tokens=200, cache_write_tokens=300
+        )
+    )
     prices = write_prices(mini, {MODEL: {"input": 1, "output": 2, "cache_read": 0.1, "cache_write": 1.25}})
     [row] = provider_run(mini, openai_server, "--prices", prices).rows
     assert (row["cached_tokens"], row["cache_write_tokens"]) == (200, 300)
@@ -70,8 +78,10 @@ def test_cache_reads_and_writes_are_recorded_and_priced_apart(mini, openai_serve
 
 
 def test_a_call_over_the_long_context_threshold_is_priced_at_the_long_context_tier(mini, openai_server):
-    openai_server.push(reply(bash="true", prompt_tokens=1000, completion_tokens=10),
-                       reply("<answer>42</answer>", prompt_tokens=5000, completion_tokens=10))  # fmt: skip
+    openai_server.push(
+        reply(bash="true", prompt_tokens=1000, completion_tokens=10),
+        reply("<answer>42</answer>", prompt_tokens=5000, completion_tokens=10),
+    )
     tier = {"above": 4000, "input": 10, "output": 20}
     prices = write_prices(mini, {MODEL: {"input": 1, "output": 2, "long_context": tier}})
     [row] = provider_run(mini, openai_server, "--prices", prices).rows
@@ -129,8 +139,9 @@ def test_report_reprices_a_run_from_its_recorded_tokens(mini, openai_server):
     openai_server.respond = two_step_agent  # 2 calls of 120 + 30 tokens each
     outcome = provider_run(mini, openai_server)
     assert outcome.exit_code == 0 and [row["cost_usd"] for row in outcome.rows] == [None] * 3
-    prices = write_prices(mini, {MODEL: {"input": 1000, "output": 2000, "long_context": {
-        "above": 100, "input": 3000, "output": 4000}}})  # every call is over 100 prompt tokens: the tier  # fmt: skip
+    prices = write_prices(
+        mini, {MODEL: {"input": 1000, "output": 2000, "long_context": {"above": 100, "input": 3000, "output": 4000}}}
+    )  # every call is over 100 prompt tokens: the tier
     out = mini.root / "repriced"
     assert main(["report", str(outcome.run_dir), "--out", str(out), "--prices", prices]) == 0
     rows = {row["domain"]: row for row in csv.DictReader((out / "accuracy.csv").open())}

@@ -31,8 +31,9 @@ def e2b_cluster(mini, tmp_path):
     """A head running no episodes and two worker nodes of two sandboxes, `node-a` and `node-b`, on the
     service file tmp_path/service.jsonl."""
     service = tmp_path / "service.jsonl"
-    cluster = Cluster(initialize_head=True, head_node_args={**LOOPBACK, "num_cpus": 1,
-                                                            "resources": {SANDBOX_RESOURCE: 0}})  # fmt: skip
+    cluster = Cluster(
+        initialize_head=True, head_node_args={**LOOPBACK, "num_cpus": 1, "resources": {SANDBOX_RESOURCE: 0}}
+    )
     nodes = {}
     for host in ("node-a", "node-b"):
         environment = {
@@ -55,15 +56,30 @@ def test_a_node_lost_mid_episode_leaves_a_sandbox_the_drivers_end_kills(e2b_clus
     cluster, nodes, service = e2b_cluster
     ids = many_tasks(mini, 6)
     script = mini.script([{"bash": "sleep 2"}, "<answer>42</answer>"])
-    driver = [sys.executable, "-m", "tests.fake_e2b_runner", str(service.path),
-              str(mini.root / "collections" / "mini"), "driver-host", "--",
-              "--model", script, "--domain", "mini", "--tasks-dir", str(mini.tasks_dir),
-              "--collections-dir", str(mini.root / "collections"), "--results-dir", str(mini.results_dir),
-              "--run-id", "lost", "--sandbox", "e2b", "--executor", "ray",
-              "--ray-address", cluster.address]  # fmt: skip
+    driver = [
+        sys.executable,
+        "-m",
+        "tests.fake_e2b_runner",
+        str(service.path),
+        str(mini.root / "collections" / "mini"),
+        "driver-host",
+        "--",
+        "--model",
+        script,
+        "--domain",
+        "mini",
+        *mini.folder_arguments("lost"),
+        "--sandbox",
+        "e2b",
+        "--executor",
+        "ray",
+        "--ray-address",
+        cluster.address,
+    ]
     environment = os.environ | {"E2B_API_KEY": "e2b-test-key"}
-    process = subprocess.Popen(driver, cwd=REPO, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)  # fmt: skip
+    process = subprocess.Popen(
+        driver, cwd=REPO, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 120
     while not episode_sandboxes_on(service, "node-b") and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
@@ -83,5 +99,8 @@ def test_a_node_lost_mid_episode_leaves_a_sandbox_the_drivers_end_kills(e2b_clus
 
 
 def episode_sandboxes_on(service: fake_e2b.SharedSandboxes, host: str) -> list[fake_e2b.FakeSandboxInfo]:
-    return [info for info in service.running() if info.metadata["harness.owner"].startswith(f"{host}:")
-            and info.metadata["harness.episode"] != "tool-check"]  # fmt: skip
+    return [
+        info
+        for info in service.running()
+        if info.metadata["harness.owner"].startswith(f"{host}:") and info.metadata["harness.episode"] != "tool-check"
+    ]

@@ -91,8 +91,17 @@ def test_a_batch_spreads_over_both_worker_nodes_with_the_rows_of_local_threads(c
 
 def test_epochs_of_one_task_are_distinct_episodes_on_the_cluster(cluster, mini):
     ids = many_tasks(mini, 2)
-    on_ray = mini.run("--model", mini.script(SLOW_EPISODE), "--executor", "ray", "--ray-address", cluster[0].address,
-                      "--epochs", "3", run_id="ray-epochs")  # fmt: skip
+    on_ray = mini.run(
+        "--model",
+        mini.script(SLOW_EPISODE),
+        "--executor",
+        "ray",
+        "--ray-address",
+        cluster[0].address,
+        "--epochs",
+        "3",
+        run_id="ray-epochs",
+    )
     assert on_ray.exit_code == 0, on_ray.output
     assert sorted((row["task_id"], row["epoch"]) for row in on_ray.rows) == [(i, e) for i in ids for e in (1, 2, 3)]
     for path in (on_ray.run_dir / "episodes" / "mini").glob("*.jsonl"):  # each epoch's events in its own file
@@ -109,8 +118,19 @@ def test_the_connection_bound_holds_across_the_cluster(cluster, mini):
         step.delay_s = 0.4
     server.start()
     try:
-        outcome = mini.run("--model", "openai/test-model", "--api-base", server.url, "--executor", "ray",
-                           "--ray-address", cluster[0].address, "--max-connections", "2", run_id="bound")  # fmt: skip
+        outcome = mini.run(
+            "--model",
+            "openai/test-model",
+            "--api-base",
+            server.url,
+            "--executor",
+            "ray",
+            "--ray-address",
+            cluster[0].address,
+            "--max-connections",
+            "2",
+            run_id="bound",
+        )
     finally:
         server.stop()
     assert outcome.exit_code == 0, outcome.output
@@ -124,8 +144,19 @@ def test_the_spend_cap_holds_across_the_cluster(cluster, mini):
     server.push(*[reply("<answer>42</answer>", prompt_tokens=100000) for _ in range(8)])
     server.start()
     try:
-        outcome = mini.run("--model", "openai/gpt-5", "--api-base", server.url, "--executor", "ray",
-                           "--ray-address", cluster[0].address, "--max-cost", "0.01", run_id="capped")  # fmt: skip
+        outcome = mini.run(
+            "--model",
+            "openai/gpt-5",
+            "--api-base",
+            server.url,
+            "--executor",
+            "ray",
+            "--ray-address",
+            cluster[0].address,
+            "--max-cost",
+            "0.01",
+            run_id="capped",
+        )
     finally:
         server.stop()
     assert outcome.exit_code == 0, outcome.output
@@ -144,8 +175,13 @@ def test_a_node_lost_mid_batch_loses_and_duplicates_nothing(cluster, mini):
     ids = many_tasks(mini, 12)
     script = mini.script([{"bash": "sleep 1"}, "<answer>42</answer>"])
     results = mini.results_dir / "lost" / "results.jsonl"
-    driver = subprocess.Popen(ray_command(mini, script, "lost", head.address), cwd=REPO, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    driver = subprocess.Popen(
+        ray_command(mini, script, "lost", head.address),
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     wait_for_rows(results, 2)
     lost = workers.pop()
     wait_for_an_episode_running_on(mini.results_dir / "lost" / "episodes" / "mini", lost.node_id)
@@ -168,15 +204,21 @@ def test_kill_9_of_the_driver_then_resume(cluster, mini):
     ids = many_tasks(mini, 10)
     script = mini.script(SLOW_EPISODE)
     results = mini.results_dir / "killed" / "results.jsonl"
-    driver = subprocess.Popen(ray_command(mini, script, "killed", address), cwd=REPO, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    driver = subprocess.Popen(
+        ray_command(mini, script, "killed", address),
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     wait_for_rows(results, 3)
     os.killpg(driver.pid, signal.SIGKILL)
     driver.wait()
     finished = [line for line in results.read_text().splitlines(keepends=True) if line.endswith("\n")]
     assert 3 <= len(finished) < len(ids)
-    resumed = subprocess.run(ray_command(mini, script, "killed", address), cwd=REPO, capture_output=True, text=True,
-                             timeout=180)  # fmt: skip
+    resumed = subprocess.run(
+        ray_command(mini, script, "killed", address), cwd=REPO, capture_output=True, text=True, timeout=180
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert results.read_text().splitlines(keepends=True)[: len(finished)] == finished  # nothing finished lost
     rows = rows_of(results)
@@ -188,8 +230,15 @@ def test_a_node_with_another_collection_refuses_naming_itself(cluster, mini, mon
     many_tasks(mini, 2)
     # the driver sees another collection than the nodes (which hash their own copy before their first episode)
     monkeypatch.setattr("harness.inputs.collections.hashing.CollectionFiles.digest", "sha256-tree:the-drivers-copy")
-    outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--executor", "ray", "--ray-address",
-                       cluster[0].address, run_id="refused")  # fmt: skip
+    outcome = mini.run(
+        "--model",
+        mini.script(["<answer>42</answer>"]),
+        "--executor",
+        "ray",
+        "--ray-address",
+        cluster[0].address,
+        run_id="refused",
+    )
     assert outcome.exit_code == 2
     assert "error: node 127.0.0.1 (node id " in outcome.output
     assert "the driver's has sha256-tree:the-drivers-copy" in outcome.output
@@ -200,8 +249,13 @@ def test_ctrl_c_cancels_the_episodes_on_every_node(cluster, mini):
     many_tasks(mini, 8)
     script = mini.script([{"bash": "sleep 120"}, "<answer>42</answer>"])
     run_dir = mini.results_dir / "stopped"
-    driver = subprocess.Popen(ray_command(mini, script, "stopped", cluster[0].address), cwd=REPO,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    driver = subprocess.Popen(
+        ray_command(mini, script, "stopped", cluster[0].address),
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(list(run_dir.glob("episodes/mini/*.jsonl"))) < 4:
         time.sleep(0.05)  # four episodes running, two on each node
@@ -224,9 +278,21 @@ def test_infrastructure_failures_run_again_on_the_cluster_as_locally(cluster, mi
         server.respond = failing_first_attempts("t2", 2)
         server.start()
         try:
-            outcomes[executor] = mini.run("--model", "openai/test-model", "--api-base", server.url, "--executor",
-                                          executor, "--ray-address", cluster[0].address, "--retry-errors", "2",
-                                          "--workers", "2", run_id=f"retried-{executor}")  # fmt: skip
+            outcomes[executor] = mini.run(
+                "--model",
+                "openai/test-model",
+                "--api-base",
+                server.url,
+                "--executor",
+                executor,
+                "--ray-address",
+                cluster[0].address,
+                "--retry-errors",
+                "2",
+                "--workers",
+                "2",
+                run_id=f"retried-{executor}",
+            )
         finally:
             server.stop()
     on_ray, local = outcomes["ray"], outcomes["local"]
@@ -246,9 +312,13 @@ def test_a_sweep_on_the_cluster_gives_the_rows_of_a_local_sweep(cluster, mini):
     assert on_ray.exit_code == local.exit_code == 0, on_ray.output
     import yaml
 
-    ray_runs, local_runs = ([outcome.run_dir / run["run_id"] for run in
-                             yaml.safe_load((outcome.run_dir / "sweep.yaml").read_text())["runs"]]
-                            for outcome in (on_ray, local))  # fmt: skip
+    ray_runs, local_runs = (
+        [
+            outcome.run_dir / run["run_id"]
+            for run in yaml.safe_load((outcome.run_dir / "sweep.yaml").read_text())["runs"]
+        ]
+        for outcome in (on_ray, local)
+    )
     assert [p.name for p in ray_runs] == [p.name for p in local_runs] and len(ray_runs) == 2
     for ray_run, local_run in zip(ray_runs, local_runs, strict=True):
         assert comparable(rows_of(ray_run / "results.jsonl")) == comparable(rows_of(local_run / "results.jsonl"))
@@ -268,9 +338,23 @@ def test_a_providers_adaptive_limit_is_the_clusters_in_the_coordinator(cluster, 
     server.respond, server.reply_delay_s, server.concurrency_limit = two_step_agent, 0.3, 2
     server.start()
     try:
-        outcome = mini.run("--model", "openai/test-model", "--api-base", server.url, "--executor", "ray",
-                           "--ray-address", cluster[0].address, "--workers", "4", "--max-connections", "4",
-                           "--max-retries", "20", run_id="gated")  # fmt: skip
+        outcome = mini.run(
+            "--model",
+            "openai/test-model",
+            "--api-base",
+            server.url,
+            "--executor",
+            "ray",
+            "--ray-address",
+            cluster[0].address,
+            "--workers",
+            "4",
+            "--max-connections",
+            "4",
+            "--max-retries",
+            "20",
+            run_id="gated",
+        )
     finally:
         server.stop()
     assert outcome.exit_code == 0, outcome.output
@@ -303,3 +387,53 @@ def test_sandbox_creations_on_every_node_keep_the_plans_rate_together(cluster):
     gaps = [later - earlier for earlier, later in itertools.pairwise(turns)]
     assert len({node for node, _ in results}) == 2  # two nodes
     assert min(gaps) >= 0.2 * 0.9, gaps  # 5 creations a second for both together
+
+
+def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, mini):
+    """Three episodes of one run in one worker process of a node: the run's model factory is built there once
+    (with the node's checks), and every episode takes its model from it."""
+    from ray.util.queue import Queue
+
+    from harness.core.status import Status
+    from harness.episode.settings import EpisodeSettings
+    from harness.inputs.config import RunConfig
+    from harness.run.executors.coordinator import RunCoordinator
+    from harness.run.executors.ray import NodeSpec
+    from harness.run.runner import plan_run
+
+    many_tasks(mini, 3)
+    collections, results = mini.root / "collections", mini.results_dir
+    config = RunConfig(
+        model=mini.script(["<answer>42</answer>"]),
+        domain="mini",
+        tasks_dir=mini.tasks_dir,
+        collections_dir=collections,
+        results_dir=results,
+        run_id="factory-once",
+    )
+    plan = plan_run(config)
+    plan.lock.release()
+    facts, hashes = plan.backend.facts, plan.collection_hashes
+    spec = NodeSpec(config, EpisodeSettings.of(config), plan.run_id, {}, hashes, facts, plan.invocation)
+    coordinator = ray.remote(RunCoordinator).options(num_cpus=0, max_concurrency=8).remote(4, None)
+    events = Queue(actor_options={"num_cpus": 0})
+
+    @ray.remote(num_cpus=0, resources={SANDBOX_RESOURCE: 1})
+    def episodes_in_one_process(tasks):
+        from harness.run.executors import ray as node
+
+        real, builds = node.model_factory, []
+
+        def counted(*arguments):
+            builds.append(1)
+            return real(*arguments)
+
+        node.model_factory = counted
+        try:
+            return [node._run_on_node(task, spec, coordinator, events, 1) for task in tasks], len(builds)
+        finally:
+            node.model_factory = real
+
+    rows, builds = ray.get(episodes_in_one_process.remote(plan.pending))
+    assert [row.status for row in rows] == [Status.ANSWERED] * 3
+    assert builds == 1

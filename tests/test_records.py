@@ -71,18 +71,6 @@ def test_an_unexpected_exception_is_a_harness_error_row_with_its_traceback(mini,
     assert [r["status"] for r in resumed.rows[3:]] == ["answered"] * 3
 
 
-def test_a_grader_that_raises_is_a_harness_error_row(mini, monkeypatch):
-    from harness.grading import GRADERS
-
-    def broken(*arguments):
-        raise ArithmeticError("grader bug")
-
-    monkeypatch.setattr(GRADERS["numeric"], "grade", broken)
-    [row] = mini.run("--model", "oracle").rows
-    assert row["status"] == "harness_error" and "grader bug" in row["detail"]
-    assert row["verdict"] == "no_answer"
-
-
 def test_a_sandbox_that_fails_to_start_still_logs_a_start_and_can_be_regraded_and_skipped_by_replay(mini, monkeypatch):
     many_tasks(mini, 2)
     script = mini.script(["<answer>42</answer>"])
@@ -175,19 +163,23 @@ def test_a_second_runner_on_the_same_run_folder_is_refused_naming_the_holder(min
     many_tasks(mini, 2)
     script = mini.root / "slow.yaml"
     script.write_text(yaml.safe_dump([{"bash": "sleep 5"}, "<answer>42</answer>"]))
-    arguments = ["--model", f"scripted:{script}", "--domain", "mini", "--tasks-dir", str(mini.tasks_dir),
-                 "--collections-dir", str(mini.root / "collections"), "--results-dir", str(mini.results_dir),
-                 "--run-id", "shared"]  # fmt: skip
-    first = subprocess.Popen([sys.executable, "-m", "harness", *arguments], cwd=REPO, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)  # fmt: skip
+    arguments = [
+        "--model",
+        f"scripted:{script}",
+        "--domain",
+        "mini",
+        *mini.folder_arguments("shared"),
+    ]
+    first = subprocess.Popen(
+        [sys.executable, "-m", "harness", *arguments], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         lock = mini.results_dir / "shared" / ".lock"
         for _ in range(200):
             if lock.exists() and lock.read_text().strip():
                 break
             subprocess.run(["sleep", "0.05"])
-        second = subprocess.run([sys.executable, "-m", "harness", *arguments], cwd=REPO, capture_output=True,
-                                text=True)  # fmt: skip
+        second = subprocess.run([sys.executable, "-m", "harness", *arguments], cwd=REPO, capture_output=True, text=True)
         assert second.returncode == 2
         assert f"in use by pid {first.pid}" in second.stderr
     finally:
@@ -206,11 +198,23 @@ def test_after_sigterm_the_summary_shows_the_pending_tasks(mini, signal_name):
     script = mini.root / "slow.yaml"
     script.write_text(yaml.safe_dump([{"bash": "sleep 30"}]))
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness", "--model", f"scripted:{script}", "--domain", "mini", "--workers", "1",
-         "--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections"),
-         "--results-dir", str(mini.results_dir), "--run-id", "term"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "--model",
+            f"scripted:{script}",
+            "--domain",
+            "mini",
+            "--workers",
+            "1",
+            *mini.folder_arguments("term"),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     trajectory = mini.results_dir / "term" / "episodes" / "mini" / "t00.jsonl"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not (trajectory.exists() and '"action"' in trajectory.read_text()):
@@ -234,12 +238,34 @@ def test_an_events_line_keeps_the_keys_and_order_old_runs_have_and_leaves_out_wh
     write_event(log, ActionEvent(turn=1, command="ls"))
     log.close()
     ran, imported, action, imported_action = [list(event) for event in read_trajectory(log.path)]
-    assert ran == ["event", "time", "schema_version", "task_id", "domain", "task", "task_digest", "model", "sandbox",
-                   "collection_hash", "config_hash"]  # fmt: skip
-    assert imported == ["event", "time", "schema_version", "task_id", "domain", "task", "task_digest", "model",
-                        "imported_from"]  # fmt: skip
-    assert (action, imported_action) == (["event", "time", "turn", "command", "timeout_s"],
-                                         ["event", "time", "turn", "command"])  # fmt: skip
+    assert ran == [
+        "event",
+        "time",
+        "schema_version",
+        "task_id",
+        "domain",
+        "task",
+        "task_digest",
+        "model",
+        "sandbox",
+        "collection_hash",
+        "config_hash",
+    ]
+    assert imported == [
+        "event",
+        "time",
+        "schema_version",
+        "task_id",
+        "domain",
+        "task",
+        "task_digest",
+        "model",
+        "imported_from",
+    ]
+    assert (action, imported_action) == (
+        ["event", "time", "turn", "command", "timeout_s"],
+        ["event", "time", "turn", "command"],
+    )
 
 
 def test_episode_end_is_the_row_and_its_submission_and_says_regraded_only_when_it_was(mini):
@@ -249,7 +275,8 @@ def test_episode_end_is_the_row_and_its_submission_and_says_regraded_only_when_i
     [logged] = mini.run("--model", "oracle").rows
     row = ResultRow.from_dict(logged)
     assert EpisodeEndEvent(row=row, submission="<answer>42</answer>").to_dict() == logged | {
-        "submission": "<answer>42</answer>"}  # fmt: skip
+        "submission": "<answer>42</answer>"
+    }
     assert list(EpisodeEndEvent(row=row, submission=None, regraded=True).to_dict())[-2:] == ["submission", "regraded"]
 
 
@@ -260,10 +287,13 @@ def test_run_yaml_reads_back_key_for_key_for_a_resumed_run_and_an_import(mini):
     mini.run("--model", script)
     resumed = yaml.safe_load((mini.run("--model", script, "--redo").run_dir / "run.yaml").read_text())
     assert resumed["resumed"][0]["pending"] == 1
-    imported = {"run_id": "back", "created": "2026-01-02T03:04:05+00:00",
-                "imported": {"format": "mini-swe-agent-1.1", "from": ["exported"]},
-                "config": {"model": "m", "max_turns": 5, "time_limit": 0.0, "tasks_dir": "tasks"},
-                "tasks": 2}  # fmt: skip
+    imported = {
+        "run_id": "back",
+        "created": "2026-01-02T03:04:05+00:00",
+        "imported": {"format": "mini-swe-agent-1.1", "from": ["exported"]},
+        "config": {"model": "m", "max_turns": 5, "time_limit": 0.0, "tasks_dir": "tasks"},
+        "tasks": 2,
+    }
     for record in (resumed, imported):
         again = RunRecord.from_dict(record).to_dict()
         assert (again, list(again)) == (record, list(record))
@@ -275,9 +305,11 @@ def test_a_run_yaml_of_the_first_shape_still_reports_replays_and_resumes(mini):
     today = yaml.safe_load(path.read_text())
     # As the first runner wrote it: no model section, no leakage warning, fewer settings (and one since removed).
     config = {key: value for key, value in today["config"].items() if key not in ("max_retries", "watch_opens")}
-    first = {key: today[key] for key in ("run_id", "created", "harness_version", "python")} | {
-        "config": config | {"a_setting_since_removed": 1}} | {
-        key: today[key] for key in ("config_hash", "protocol", "sandbox", "collections", "tasks")}  # fmt: skip
+    first = (
+        {key: today[key] for key in ("run_id", "created", "harness_version", "python")}
+        | {"config": config | {"a_setting_since_removed": 1}}
+        | {key: today[key] for key in ("config_hash", "protocol", "sandbox", "collections", "tasks")}
+    )
     path.write_text(yaml.safe_dump(first, sort_keys=False))
     assert main(["report", str(path.parent), "--out", str(mini.root / "report")]) == 0
     assert main(["view", str(path.parent), "--static", str(mini.root / "site")]) == 0

@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from harness.episode.conversation import messages_sent
+from harness.models.base import ModelReply
+from harness.records.conversation import conversation
+from harness.records.events import ModelCallEvent
+from harness.records.reading import logged_events
 from harness.records.trajectory import read_jsonl, read_trajectory
 from tests.conftest import REPO
 from tests.openai_server import reply
@@ -20,8 +23,18 @@ SCHEMA2_RUN = REPO / "tests" / "fixtures" / "schema2_run"
 LEDGER = "| year | units |\n|---|---|\n| 2020 | 40 |\n| 2021 | 2 |\n"
 """The fixture's one document (also the mini project's ledger)."""
 
-VOLATILE = ("time", "schema_version", "sandbox", "model", "config_hash", "harness_version", "collection_hash",
-            "run_id", "started_at", "finished_at")  # fmt: skip
+VOLATILE = (
+    "time",
+    "schema_version",
+    "sandbox",
+    "model",
+    "config_hash",
+    "harness_version",
+    "collection_hash",
+    "run_id",
+    "started_at",
+    "finished_at",
+)
 """With every `*_s` field (times): what differs between two runs of one episode."""
 
 
@@ -37,13 +50,25 @@ def test_every_calls_messages_rebuilt_from_the_log_are_those_sent(mini, openai_s
     steps = [reply(act(c) or None, bash=None if action_format == "text" else c) for c in commands]
     steps.insert(1, reply("No action in this reply."))
     openai_server.push(*steps, reply("<answer>42</answer>"))
-    outcome = mini.run("--model", "openai/test-model", "--api-base", openai_server.url,
-                       "--action-format", action_format)  # fmt: skip
+    outcome = mini.run(
+        "--model", "openai/test-model", "--api-base", openai_server.url, "--action-format", action_format
+    )
     assert outcome.rows[0]["status"] == "answered", outcome.output
-    rebuilt = messages_sent(outcome.trajectory("t1"))
+    rebuilt = messages_sent(outcome.trajectory("t1"))  # the log's conversation, each reply as the loop sends it
     sent = [request["messages"] for request in openai_server.requests]
     assert len(rebuilt) == len(sent) == 5
     assert rebuilt == sent
+
+
+def messages_sent(lines):
+    """Per model call (and a failed call, which ends the log), the whole conversation it sent."""
+    sent, whole = [], []
+    for call in conversation(logged_events(lines)).calls:
+        whole += call.call.messages
+        sent.append(list(whole))
+        if isinstance(call.call, ModelCallEvent):
+            whole.append(ModelReply.from_dict(call.call.response).to_message())
+    return sent
 
 
 def test_an_output_is_stored_once(mini):
@@ -70,7 +95,8 @@ def test_a_log_stored_once_reads_as_the_schema_2_log_of_the_same_episode(mini, t
         # fields added since schema 2 (the row's epoch, ...) aside: every field it had, with its value
         assert len(new) == len(old)
         assert [_within(_stable(now), _stable(was)) for now, was in zip(new, old, strict=True)] == [
-            _stable(was) for was in old]  # fmt: skip
+            _stable(was) for was in old
+        ]
         assert new[0]["schema_version"] == 3 and old[0]["schema_version"] == 2
 
 
@@ -108,8 +134,9 @@ def test_schema_2_logs_regrade_replay_report_and_view_unchanged(tmp_path, monkey
     rows = read_jsonl(run / "results.jsonl")
     monkeypatch.chdir(tmp_path)  # the run recorded tasks/ and collections/ relative to where it ran
     (tmp_path / "tasks").mkdir()
-    (tmp_path / "tasks" / "mini.jsonl").write_text("".join(json.dumps(_task_line(run, row["task_id"])) + "\n"
-                                                          for row in rows))  # fmt: skip
+    (tmp_path / "tasks" / "mini.jsonl").write_text(
+        "".join(json.dumps(_task_line(run, row["task_id"])) + "\n" for row in rows)
+    )
     (tmp_path / "collections" / "mini").mkdir(parents=True)
     (tmp_path / "collections" / "mini" / "ledger.md").write_text(LEDGER)
     assert main(["replay", "--regrade", str(run)]) == 0

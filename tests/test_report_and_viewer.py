@@ -99,12 +99,29 @@ def test_results_row_holds_the_output_record_of_the_grading_specification(mini):
 def result_row(task_id: str, verdict: str):
     from harness.records.results import ResultRow
 
-    return ResultRow.from_dict({
-        "task_id": task_id, "domain": "d", "status": "answered", "answer": "1", "verdict": verdict,
-        "verdict_strict": verdict, "verdict_lenient": verdict, "reasons": [], "correct_at_tolerance": None,
-        "parsed_value": "1", "turns": 1, "duration_s": 1.0, "input_tokens": 0, "output_tokens": 0,
-        "cached_tokens": 0, "reasoning_tokens": 0, "cost_usd": None, "detail": None, "grader_version": "v",
-    })  # fmt: skip
+    return ResultRow.from_dict(
+        {
+            "task_id": task_id,
+            "domain": "d",
+            "status": "answered",
+            "answer": "1",
+            "verdict": verdict,
+            "verdict_strict": verdict,
+            "verdict_lenient": verdict,
+            "reasons": [],
+            "correct_at_tolerance": None,
+            "parsed_value": "1",
+            "turns": 1,
+            "duration_s": 1.0,
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cached_tokens": 0,
+            "reasoning_tokens": 0,
+            "cost_usd": None,
+            "detail": None,
+            "grader_version": "v",
+        }
+    )
 
 
 def test_paired_counts_use_shared_tasks_only():

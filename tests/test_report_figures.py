@@ -19,8 +19,14 @@ def panels(path) -> dict:
 
 
 def test_the_best_of_each_column_is_bold_and_the_second_underlined():
-    table = {("a", "law"): 0.5, ("b", "law"): 0.7, ("c", "law"): 0.6, ("a", "all"): 0.9, ("b", "all"): 0.9,
-             ("c", "all"): 0.1}  # fmt: skip
+    table = {
+        ("a", "law"): 0.5,
+        ("b", "law"): 0.7,
+        ("c", "law"): 0.6,
+        ("a", "all"): 0.9,
+        ("b", "all"): 0.9,
+        ("c", "all"): 0.1,
+    }
     assert ranks({"a": 0.5, "b": 0.7, "c": 0.6}) == {"a": 0, "b": 1, "c": 2}
     markdown = markdown_table(table, ["b", "a", "c"])
     assert "| b | **70.0** | **90.0** |" in markdown and "| c | <u>60.0</u> | <u>10.0</u> |" in markdown
@@ -31,10 +37,20 @@ def test_the_best_of_each_column_is_bold_and_the_second_underlined():
 
 def test_report_on_two_runs_with_three_epochs_draws_the_papers_figures(mini):
     two_domain_project(mini)
-    good = mini.run("--model", mini.script(["<answer>42</answer>"]), "--domain", "mini,misc", "--epochs", "3",
-                    run_id="good")  # fmt: skip
-    bad = mini.run("--model", mini.script([{"bash": "true"}, "<answer>41</answer>"]), "--domain", "mini,misc",
-                   "--epochs", "3", "--max-turns", "5", run_id="bad")  # fmt: skip
+    good = mini.run(
+        "--model", mini.script(["<answer>42</answer>"]), "--domain", "mini,misc", "--epochs", "3", run_id="good"
+    )
+    bad = mini.run(
+        "--model",
+        mini.script([{"bash": "true"}, "<answer>41</answer>"]),
+        "--domain",
+        "mini,misc",
+        "--epochs",
+        "3",
+        "--max-turns",
+        "5",
+        run_id="bad",
+    )
     assert good.exit_code == bad.exit_code == 0 and len(good.rows) == len(bad.rows) == 9
     out = mini.root / "report"
     assert main(["report", str(bad.run_dir), str(good.run_dir), "--out", str(out)]) == 0

@@ -26,8 +26,10 @@ def test_clustered_interval_equals_statsmodels_cluster_robust_ols():
     import statsmodels.api as sm
 
     generator = random.Random(3)
-    outcomes = {task: [generator.random() < p for _ in range(generator.randint(1, 4))]
-                for task, p in enumerate(generator.random() for _ in range(40))}  # fmt: skip
+    outcomes = {
+        task: [generator.random() < p for _ in range(generator.randint(1, 4))]
+        for task, p in enumerate(generator.random() for _ in range(40))
+    }
     y = np.array([float(v) for values in outcomes.values() for v in values])
     groups = np.array([task for task, values in outcomes.items() for _ in values])
     fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster", cov_kwds={"groups": groups})

@@ -237,7 +237,7 @@ def test_output_is_capped_with_head_tail_and_a_marker(sandbox):
     assert len(result.stdout) < 2200
 
 
-# an ordinary caller's sandbox runs on the system python3 the tests can hand to uid 65534, without the toolset
+# an ordinary caller's sandbox runs on the system python3 the tests can hand to an ordinary user, without the toolset
 @pytest.mark.parametrize(
     "make_sandbox", ["local", "local-rlimit", "local-setpriv", "docker", "e2b-emulator"], indirect=True
 )
@@ -264,12 +264,9 @@ def test_without_cgroups_rlimits_apply_and_say_so(monkeypatch):
     assert "RLIMIT_NPROC" in (applied.warning or "")
 
 
-def test_without_cgroups_the_run_says_on_the_console_and_in_run_yaml_that_memory_is_per_process(mini, monkeypatch):
+def test_without_cgroups_the_run_says_on_the_console_and_in_run_yaml_that_memory_is_per_process(mini, without_cgroups):
     import yaml
 
-    from harness.sandboxes import limits
-
-    monkeypatch.setattr(limits, "CGROUP_ROOT", Path("/nonexistent-cgroup-root"))
     outcome = mini.run("--model", "oracle", "--memory-mb", "1024", "--disk-mb", "512")
     assert outcome.rows[0]["verdict"] == "correct"
     console = " ".join(outcome.output.split())
@@ -309,3 +306,78 @@ def test_a_hostile_session_leaves_the_next_command_as_it_was(collection, make_sa
         box.close()
     assert (after.exit_code, after.stdout) == (before.exit_code, before.stdout) and "PLANTED" not in after.stdout
     assert leftovers == []
+
+
+@pytest.fixture
+def runner_key():
+    """A key in a new session keyring of the runner's (this process), as a runner started from a login shell,
+    an ssh session or a systemd service has one."""
+    from tests.kernel_keys import fresh_key, join_new_session_keyring_with
+
+    key = fresh_key("runner")
+    join_new_session_keyring_with(key)
+    return key
+
+
+def test_the_runners_session_keyring_is_out_of_reach(collection, make_sandbox, runner_key):
+    from tests.kernel_keys import probe_command
+
+    box = make_sandbox(collection, "keyring", SandboxSettings())
+    box.start()
+    try:
+        result = run(box, probe_command(runner_key))
+    finally:
+        box.close()
+    assert result.exit_code == 0 and result.stdout.count("missing") == 3, result.stdout + result.stderr
+    assert runner_key.payload not in result.stdout + result.stderr
+
+
+def test_a_key_planted_by_one_episode_is_not_read_by_the_next(collection, make_sandbox):
+    """Neither through the session keyring the episodes could share nor through the user keyring of the host
+    uid the commands run as, which the kernel keeps after every process of that uid is gone (the next run's
+    episodes run as the same uid)."""
+    from tests.kernel_keys import fresh_key, probe_command
+
+    key = fresh_key("planted")
+    results = []
+    for name, plant in (("planter", True), ("reader", False)):
+        box = make_sandbox(collection, name, SandboxSettings())
+        box.start()
+        try:
+            results.append(run(box, probe_command(key, plant=plant)))
+        finally:
+            box.close()
+    planted, read = results
+    assert "planted" not in planted.stdout, planted.stdout
+    assert read.stdout.count("missing") == 3 and key.payload not in read.stdout, read.stdout
+
+
+LOCAL_BACKENDS = ["local", "local-rlimit", "local-setpriv", "local-caller"]
+FILTERED = ["keyctl", "add_key", "request_key", "mount", "unshare", "bpf", "perf_event_open", "io_uring_setup"]
+
+
+@pytest.mark.parametrize("make_sandbox", LOCAL_BACKENDS, indirect=True)
+def test_local_commands_run_under_a_filter_denying_what_dockers_default_profile_denies(collection, make_sandbox):
+    from tests.kernel_keys import EPERM, denied_calls_command
+
+    box = make_sandbox(collection, "filtered", SandboxSettings())
+    box.start()
+    try:
+        result = run(box, denied_calls_command([*FILTERED, "clone3"]))
+    finally:
+        box.close()
+    errors = dict(line.split() for line in result.stdout.splitlines())
+    assert errors == {**{name: str(EPERM) for name in FILTERED}, "clone3": "38"}, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("make_sandbox", LOCAL_BACKENDS, indirect=True)
+def test_the_filter_kills_key_calls_through_the_i386_and_x32_entry_points(collection, make_sandbox):
+    from tests.kernel_keys import foreign_abi_keyctl_command
+
+    box = make_sandbox(collection, "abi", SandboxSettings())
+    box.start()
+    try:
+        result = run(box, foreign_abi_keyctl_command())
+    finally:
+        box.close()
+    assert result.stdout.splitlines() == ["status 159", "status 159"], result.stdout + result.stderr  # SIGSYS

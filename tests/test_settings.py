@@ -78,10 +78,7 @@ def test_each_command_has_its_own_help(capsys, command):
     assert f"python -m harness {command}" in capsys.readouterr().out
 
 
-def test_a_limit_fallback_is_said_on_the_console_at_start(mini, monkeypatch):
-    from harness.sandboxes import limits
-
-    monkeypatch.setattr(limits, "CGROUP_ROOT", limits.Path("/nonexistent-cgroup-root"))
+def test_a_limit_fallback_is_said_on_the_console_at_start(mini, without_cgroups):
     outcome = mini.run("--model", "oracle")
     assert outcome.exit_code == 0
     assert "warning: the memory limit is per process" in outcome.output and "cgroups unavailable" in outcome.output

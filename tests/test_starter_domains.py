@@ -22,9 +22,24 @@ def tasks_of(domain: str) -> list[dict]:
 
 def run_oracle(domain: str, results: Path, *extra: str) -> list[dict]:
     code = main(
-        ["--model", "oracle", "--domain", domain, "--workers", "2", "--tasks-dir", str(REPO / "tasks"),
-         "--collections-dir", str(REPO / "collections"), "--results-dir", str(results), "--run-id", "oracle", *extra]
-    )  # fmt: skip
+        [
+            "--model",
+            "oracle",
+            "--domain",
+            domain,
+            "--workers",
+            "2",
+            "--tasks-dir",
+            str(REPO / "tasks"),
+            "--collections-dir",
+            str(REPO / "collections"),
+            "--results-dir",
+            str(results),
+            "--run-id",
+            "oracle",
+            *extra,
+        ]
+    )
     assert code == 0
     return [json.loads(line) for line in (results / "oracle" / "results.jsonl").read_text().splitlines()]
 

@@ -61,11 +61,22 @@ def test_a_rejected_key_stops_one_model_of_three_and_the_others_finish(mini, mon
     monkeypatch.setenv("REVOKED_KEY", "sk-revoked")
     server = agent_server()
     server.rejected_keys = {"sk-revoked"}
-    entries = [{"model": f"openai/model-{name}", "api_base": server.url, "api_key_env": key}
-               for name, key in (("a", "GOOD_KEY"), ("b", "REVOKED_KEY"), ("c", "GOOD_KEY"))]  # fmt: skip
+    entries = [
+        {"model": f"openai/model-{name}", "api_base": server.url, "api_key_env": key}
+        for name, key in (("a", "GOOD_KEY"), ("b", "REVOKED_KEY"), ("c", "GOOD_KEY"))
+    ]
     try:
-        outcome = mini.run("--sweep", sweep_file(mini, entries), "--workers", "2", "--retry-errors", "0",
-                           "--error-window", "4", run_id="keys")  # fmt: skip
+        outcome = mini.run(
+            "--sweep",
+            sweep_file(mini, entries),
+            "--workers",
+            "2",
+            "--retry-errors",
+            "0",
+            "--error-window",
+            "4",
+            run_id="keys",
+        )
     finally:
         server.stop()
     assert outcome.exit_code == 1
@@ -81,8 +92,19 @@ def test_the_sweeps_max_cost_caps_the_spend_of_all_models_together(mini, openai_
     openai_server.respond = two_step_agent  # $0.30 an episode at these prices
     prices = mini.root / "prices.yaml"
     prices.write_text(yaml.safe_dump({f"openai/model-{n}": {"input": 1000, "output": 1000} for n in "ab"}))
-    outcome = mini.run("--model", "openai/model-a,openai/model-b", "--api-base", openai_server.url, "--prices",
-                       str(prices), "--max-cost", "1.5", "--workers", "2", run_id="capped")  # fmt: skip
+    outcome = mini.run(
+        "--model",
+        "openai/model-a,openai/model-b",
+        "--api-base",
+        openai_server.url,
+        "--prices",
+        str(prices),
+        "--max-cost",
+        "1.5",
+        "--workers",
+        "2",
+        run_id="capped",
+    )
     assert outcome.exit_code == 0, outcome.output
     costs = [row["cost_usd"] for name in "ab" for row in rows_of(outcome.run_dir / f"openai-model-{name}")]
     assert 1.5 <= sum(costs) <= 1.5 + 4 * 0.30 + 1e-9  # the cap, and the episodes in flight in both runs
@@ -92,8 +114,17 @@ def test_the_sweeps_max_cost_caps_the_spend_of_all_models_together(mini, openai_
 def test_a_model_without_a_price_refuses_the_sweeps_max_cost_and_writes_nothing(mini, openai_server):
     prices = mini.root / "prices.yaml"
     prices.write_text(yaml.safe_dump({"openai/model-a": {"input": 1, "output": 1}}))
-    outcome = mini.run("--model", "openai/model-a,openai/model-b", "--api-base", openai_server.url, "--prices",
-                       str(prices), "--max-cost", "1", run_id="unpriced")  # fmt: skip
+    outcome = mini.run(
+        "--model",
+        "openai/model-a,openai/model-b",
+        "--api-base",
+        openai_server.url,
+        "--prices",
+        str(prices),
+        "--max-cost",
+        "1",
+        run_id="unpriced",
+    )
     assert outcome.exit_code == 2 and not outcome.run_dir.exists()
     assert "openai/model-b" in outcome.output and "--prices" in outcome.output
 
@@ -114,12 +145,23 @@ def test_two_runs_of_one_label_in_a_sweep_are_refused(mini):
 def test_a_sweep_adapts_each_providers_limit_on_its_own(mini):
     mini.task_copies(32)
     limited, open_server = agent_server(concurrency_limit=8, delay_s=1.0), agent_server(delay_s=1.0)
-    entries = [{"model": "openai/model-a", "api_base": limited.url},
-               {"model": "openai/model-b", "api_base": limited.url},
-               {"model": "openai/model-c", "api_base": open_server.url}]  # fmt: skip
+    entries = [
+        {"model": "openai/model-a", "api_base": limited.url},
+        {"model": "openai/model-b", "api_base": limited.url},
+        {"model": "openai/model-c", "api_base": open_server.url},
+    ]
     try:
-        outcome = mini.run("--sweep", sweep_file(mini, entries), "--workers", "16", "--max-connections", "32",
-                           "--max-retries", "20", run_id="aimd")  # fmt: skip
+        outcome = mini.run(
+            "--sweep",
+            sweep_file(mini, entries),
+            "--workers",
+            "16",
+            "--max-connections",
+            "32",
+            "--max-retries",
+            "20",
+            run_id="aimd",
+        )
         mean_in_flight = limited.mean_answering()
     finally:
         limited.stop()
@@ -146,11 +188,23 @@ def test_ctrl_c_stops_every_run_of_the_sweep(mini):
         path.write_text(yaml.safe_dump([{"bash": "sleep 317"}]))
         scripts.append(f"scripted:{path}")
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness", "--model", ",".join(scripts), "--domain", "mini", "--workers", "2",
-         "--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections"),
-         "--results-dir", str(mini.results_dir), "--run-id", "cut"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "--model",
+            ",".join(scripts),
+            "--domain",
+            "mini",
+            "--workers",
+            "2",
+            *mini.folder_arguments("cut"),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     sweep = mini.results_dir / "cut"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

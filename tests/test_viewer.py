@@ -71,9 +71,10 @@ def test_task_by_model_grid_opens_the_episodes_side_by_side(mini):
 
 
 def test_viewer_shows_hostile_text_literally_and_runs_none_of_it(mini):
-    # a run refuses a domain that is not a plain name, so the hostile domain is written into the log below
+    # a run refuses a domain that is not a plain name and a task id with line breaks, so the hostile domain and
+    # task id are written into the log below, as a hand-edited or foreign log could hold them
     domain, task_id = "d" + HOSTILE, "t" + HOSTILE
-    task = {"id": task_id, "domain": "plain", "question": "Q " + HOSTILE, "answer": "42"}
+    task = {"id": "t-plain", "domain": "plain", "question": "Q " + HOSTILE, "answer": "42"}
     (mini.tasks_dir / "plain.jsonl").write_text(json.dumps(task) + "\n")
     (mini.root / "collections" / "plain").mkdir()
     command = f"echo '{HOSTILE}'; echo '{RUNS_SCRIPT}' >&2"
@@ -84,9 +85,10 @@ def test_viewer_shows_hostile_text_literally_and_runs_none_of_it(mini):
     events = read_jsonl(trajectory)
     events[-1]["detail"] = "D " + HOSTILE  # no scripted ending writes free text here; the viewer shows any
     events[0]["domain"] = events[-1]["domain"] = domain
+    events[0]["task_id"] = events[-1]["task_id"] = task_id
     trajectory.write_text("".join(json.dumps(event) + "\n" for event in events))
     rows = read_jsonl(outcome.run_dir / "results.jsonl")
-    rows[0]["domain"] = domain
+    rows[0]["domain"], rows[0]["task_id"] = domain, task_id
     (outcome.run_dir / "results.jsonl").write_text(json.dumps(rows[0]) + "\n")
     moved = outcome.run_dir / "episodes" / "x" / "y.jsonl"
     moved.parent.mkdir()
@@ -134,8 +136,15 @@ def test_server_answers_only_under_its_token(mini):
         with urllib.request.urlopen(server.url + "index.json") as response:
             assert len(json.loads(response.read())["episodes"]) == 3
         token = server.token
-        refused = ("/", "/index.json", "/episodes/0.json", f"/{token}/../run.yaml", f"/{token}/episodes/99.json",
-                   f"/{token}/run.yaml", "/wrong-token/index.json")  # fmt: skip
+        refused = (
+            "/",
+            "/index.json",
+            "/episodes/0.json",
+            f"/{token}/../run.yaml",
+            f"/{token}/episodes/99.json",
+            f"/{token}/run.yaml",
+            "/wrong-token/index.json",
+        )
         for path in refused:
             try:
                 urllib.request.urlopen(base + path)
@@ -165,7 +174,9 @@ def test_the_grid_counts_the_epochs_of_a_task_and_opens_them_all(mini):
         page.locator('tr.task[data-key="mini/t1"]').click()
         page.locator("#main .pane").nth(1).wait_for()
         assert [page.locator("#main .pane .run").nth(n).inner_text().endswith(f"epoch {n + 1}") for n in (0, 1)] == [
-            True, True]  # fmt: skip
+            True,
+            True,
+        ]
 
 
 def test_view_serves_until_ctrl_c_then_exits_cleanly(mini):
@@ -174,8 +185,12 @@ def test_view_serves_until_ctrl_c_then_exits_cleanly(mini):
     import sys
 
     first, _ = two_runs(mini)
-    served = subprocess.Popen([sys.executable, "-u", "-m", "harness", "view", str(first)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)  # fmt: skip
+    served = subprocess.Popen(
+        [sys.executable, "-u", "-m", "harness", "view", str(first)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert served.stdout is not None
         url = served.stdout.readline().split()[2]

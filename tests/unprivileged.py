@@ -1,7 +1,11 @@
-"""Run a Python script, or a local sandbox, as an ordinary user: uid 65534 via setpriv when the tests run as
+"""Run a Python script, or a local sandbox, as an ordinary user: `CALLER_UID` via setpriv when the tests run as
 root, else as us.
 
-uid 65534 may not read the checkout or the virtualenv (e.g. under /root, mode 700), so the script runs on
+`CALLER_UID` is a uid of this test session's own, not 65534: an ordinary caller's sandbox is held to
+`RLIMIT_NPROC`, which counts every process of its uid on the machine, and 65534 is the uid a root runner
+without a subuid range gives its episodes, so another run's agent on the machine could hold its slots.
+
+That user may not read the checkout or the virtualenv (e.g. under /root, mode 700), so the script runs on
 the system python3 from a world-readable copy of the `harness` package and of the bwrap binary.
 """
 
@@ -10,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -17,10 +22,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pyseccomp
+
 from harness.sandboxes.base import ExecResult, SandboxError, SandboxSettings
 from harness.sandboxes.local.sandbox import find_bwrap
 
 REPO = Path(__file__).resolve().parent.parent
+CALLER_UID = 1_700_000_000 + random.randrange(100_000_000)
+"""The ordinary user of this test session (when the tests run as root): no account, no other run's uid."""
 
 
 def run_unprivileged(script: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -28,8 +37,9 @@ def run_unprivileged(script: str, timeout: float = 300) -> subprocess.CompletedP
     root = Path(tempfile.mkdtemp(prefix="harness-test-unprivileged-"))
     try:
         environment = _unprivileged_environment(root)
-        return subprocess.run([*_as_caller(), "-c", script], capture_output=True, text=True, env=environment,
-                              cwd="/", timeout=timeout)  # fmt: skip
+        return subprocess.run(
+            [*_as_caller(), "-c", script], capture_output=True, text=True, env=environment, cwd="/", timeout=timeout
+        )
     finally:
         subprocess.run(["rm", "-rf", str(root)], check=True)  # whatever the code under test left behind
 
@@ -41,18 +51,26 @@ def _unprivileged_environment(root: Path) -> dict[str, str]:
     temp.mkdir()
     temp.chmod(0o1777)
     shutil.copytree(REPO / "harness", root / "harness", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(pyseccomp.__file__, root)  # the sandbox's one dependency outside the standard library
     environment = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "TMPDIR": str(temp)}
     environment["HARNESS_BWRAP"] = _readable_bwrap(root)
     return environment
 
 
+def as_caller(command: list[str]) -> list[str]:
+    """COMMAND as the ordinary user: `CALLER_UID` via setpriv when we are root, else as us."""
+    if os.geteuid() != 0:
+        return command
+    return ["setpriv", f"--reuid={CALLER_UID}", f"--regid={CALLER_UID}", "--clear-groups", *command]
+
+
 def _as_caller() -> list[str]:
-    """The python3 of an ordinary user: the system's as uid 65534 when we are root, else ours."""
+    """The python3 of an ordinary user: the system's as `CALLER_UID` when we are root, else ours."""
     if os.geteuid() != 0:
         return [sys.executable]
     python = shutil.which("python3", path="/usr/bin:/bin")
-    assert python, "running as uid 65534 needs a system python3"
-    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python]
+    assert python, "running as an ordinary user needs a system python3"
+    return as_caller([python])
 
 
 def _readable_bwrap(root: Path) -> str:
@@ -96,7 +114,7 @@ for line in sys.stdin:
 
 
 class CallerSandbox:
-    """The local sandbox of an ordinary caller (uid 65534 when the tests run as root), as a `Sandbox`: a
+    """The local sandbox of an ordinary caller (`CALLER_UID` when the tests run as root), as a `Sandbox`: a
     server process of that user runs a `BubblewrapSandbox` over a readable copy of the collection and answers
     each call over a pipe."""
 
@@ -106,12 +124,20 @@ class CallerSandbox:
         readable = self._root / "collection"  # the tests' own folders are root's (mode 700): a copy it may read
         shutil.copytree(collection, readable)
         subprocess.run(["chmod", "-R", "a+rX", str(readable)], check=True)
-        request = {"collection": str(readable), "name": name, "limits": dataclasses.asdict(settings.limits),
-                   "output_limit_bytes": settings.output_limit_bytes}  # fmt: skip
+        request = {
+            "collection": str(readable),
+            "name": name,
+            "limits": dataclasses.asdict(settings.limits),
+            "output_limit_bytes": settings.output_limit_bytes,
+        }
         self._server = subprocess.Popen(
-            [*_as_caller(), "-c", SANDBOX_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            env=os.environ | environment, cwd="/",
-        )  # fmt: skip
+            [*_as_caller(), "-c", SANDBOX_SERVER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=os.environ | environment,
+            cwd="/",
+        )
         self._call(request, answer=False)
 
     def start(self) -> None:

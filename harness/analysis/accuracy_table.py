@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from harness.analysis.summary import ALL
+from harness.core.safe_text import markdown_cell
 
 Accuracies = Mapping[tuple[str, str], float]
 """(model, domain or `all`) -> accuracy as a share."""
@@ -14,8 +15,9 @@ Accuracies = Mapping[tuple[str, str], float]
 def ranks(values: dict[str, float]) -> dict[str, int]:
     """Model -> 1 for the best value of the column, 2 for the second (ties share a rank), 0 for the rest."""
     distinct = sorted({round(v, 9) for v in values.values()}, reverse=True)
-    return {model: (distinct.index(round(v, 9)) + 1 if round(v, 9) in distinct[:2] else 0)
-            for model, v in values.items()}  # fmt: skip
+    return {
+        model: (distinct.index(round(v, 9)) + 1 if round(v, 9) in distinct[:2] else 0) for model, v in values.items()
+    }
 
 
 def _columns(table: Accuracies, models: list[str]) -> list[str]:
@@ -26,8 +28,14 @@ def _ranked(table: Accuracies, models: list[str], domain: str) -> dict[str, int]
     return ranks({m: table[(m, domain)] for m in models if (m, domain) in table})
 
 
-def _cells(table: Accuracies, marks: dict[str, dict[str, int]], model: str, columns: list[str], missing: str,
-           best_and_second: tuple[str, str]) -> list[str]:  # fmt: skip
+def _cells(
+    table: Accuracies,
+    marks: dict[str, dict[str, int]],
+    model: str,
+    columns: list[str],
+    missing: str,
+    best_and_second: tuple[str, str],
+) -> list[str]:
     """MODEL's accuracy in each column in percent, the best and second of the column put into their formats."""
     cells = []
     for domain in columns:
@@ -44,10 +52,10 @@ def markdown_table(table: Accuracies, models: list[str]) -> str:
     """Bold = best of the column, underlined (`<u>`) = second."""
     columns = _columns(table, models)
     marks = {domain: _ranked(table, models, domain) for domain in columns}
-    lines = ["| model | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
+    lines = ["| model | " + " | ".join(map(markdown_cell, columns)) + " |", "|---|" + "---:|" * len(columns)]
     for model in models:
         cells = _cells(table, marks, model, columns, "–", ("**{}**", "<u>{}</u>"))
-        lines.append(f"| {model} | " + " | ".join(cells) + " |")
+        lines.append(f"| {markdown_cell(model)} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -66,8 +74,18 @@ def latex_table(table: Accuracies, models: list[str]) -> str:
     return "\n".join([*lines, "\\bottomrule", "\\end{tabular}"]) + "\n"
 
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}  # fmt: skip
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def _latex_escape(text: str) -> str:

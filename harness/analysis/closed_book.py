@@ -54,8 +54,17 @@ def comparisons(rows: list[ModelRow]) -> list[ClosedBookComparison]:
             tasks[domain] = tasks.get(domain, 0) + 1
         for domain, _ in answerable:
             by_domain[domain] = by_domain.get(domain, 0) + 1
-        found.append(ClosedBookComparison(model, answerable, tasks, by_domain, sum(normal[key] for key in kept),
-                                          len(kept), sum(normal[key] for key in shared)))  # fmt: skip
+        found.append(
+            ClosedBookComparison(
+                model,
+                answerable,
+                tasks,
+                by_domain,
+                sum(normal[key] for key in kept),
+                len(kept),
+                sum(normal[key] for key in shared),
+            )
+        )
     return found
 
 
@@ -77,16 +86,23 @@ def closed_book_section(rows: list[ModelRow], out: Path) -> str:
 def _model_lines(comparison: ClosedBookComparison) -> list[str]:
     shared = sum(comparison.tasks.values())
     without = f"{100 * comparison.correct_without / comparison.kept:.1f}" if comparison.kept else "–"
-    lines = [f"### {comparison.model}", "",
-             f"{len(comparison.answerable)} of {shared} tasks answered correctly closed-book (possible contamination "
-             f"or guessable answers). Accuracy with documents: {100 * comparison.correct_all / shared:.1f}% on all "
-             f"{shared}; {without}% on the {comparison.kept} left once those are out.", "",
-             "| domain | tasks | answered closed-book | share |", "|---|---|---|---|"]  # fmt: skip
+    lines = [
+        f"### {comparison.model}",
+        "",
+        f"{len(comparison.answerable)} of {shared} tasks answered correctly closed-book (possible contamination "
+        f"or guessable answers). Accuracy with documents: {100 * comparison.correct_all / shared:.1f}% on all "
+        f"{shared}; {without}% on the {comparison.kept} left once those are out.",
+        "",
+        "| domain | tasks | answered closed-book | share |",
+        "|---|---|---|---|",
+    ]
     for domain, count in sorted(comparison.tasks.items()):
         answered = comparison.answerable_by_domain.get(domain, 0)
         lines.append(f"| {domain} | {count} | {answered} | {100 * answered / count:.1f}% |")
     lines.append("")
     if comparison.answerable:
-        lines += ["Answered closed-book: " + ", ".join(f"{domain}/{task_id}" for domain, task_id in
-                                                       comparison.answerable), ""]  # fmt: skip
+        lines += [
+            "Answered closed-book: " + ", ".join(f"{domain}/{task_id}" for domain, task_id in comparison.answerable),
+            "",
+        ]
     return lines

@@ -52,13 +52,25 @@ def paired_difference(first: Outcomes, second: Outcomes) -> PairedDifference | N
     if len(shared) < 2 or np.all(differences == differences[0]):
         low = high = difference
     else:
-        interval = stats.bootstrap((differences,), np.mean, n_resamples=RESAMPLES, method="percentile",
-                                   confidence_level=0.95, random_state=SEED).confidence_interval  # fmt: skip
+        interval = stats.bootstrap(
+            (differences,),
+            np.mean,
+            n_resamples=RESAMPLES,
+            method="percentile",
+            confidence_level=0.95,
+            random_state=SEED,
+        ).confidence_interval
         low, high = float(interval.low), float(interval.high)
     if not np.any(differences) or len(shared) < 2:  # no difference, or one task: nothing to test
         p_value = 1.0
     else:
-        test = stats.permutation_test((differences,), np.mean, permutation_type="samples", n_resamples=RESAMPLES,
-                                      alternative="two-sided", random_state=SEED)  # fmt: skip
+        test = stats.permutation_test(
+            (differences,),
+            np.mean,
+            permutation_type="samples",
+            n_resamples=RESAMPLES,
+            alternative="two-sided",
+            random_state=SEED,
+        )
         p_value = float(test.pvalue)
     return PairedDifference(len(shared), mean_first, mean_second, difference, low, high, min(1.0, p_value))

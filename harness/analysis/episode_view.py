@@ -6,53 +6,84 @@ from typing import Any
 
 from harness.analysis.runs import run_key
 from harness.analysis.summary import ALL, Cell
+from harness.records.events import (
+    ActionEvent,
+    EpisodeEndEvent,
+    EpisodeStartEvent,
+    Event,
+    EvidenceEvent,
+    FormatErrorEvent,
+    ModelCallEvent,
+    ObservationEvent,
+)
+from harness.records.reading import LoggedEvent, is_finished
 from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder
 from harness.records.run_record import RunRecord
-from harness.records.trajectory import is_finished
+
+_OUTCOME = ("status", "verdict", "answer", "turns", "detail", "reasons", "failure_mode", "evidence_recall")
 
 
-def episode_view(events: list[dict[str, Any]], max_turns: int, time_limit: float) -> dict[str, Any]:
-    """Its outcome and its steps: reply, command, output, budgets left, and the turn's model and command time."""
-    start = events[0]
-    end = events[-1] if is_finished(events) else {"status": "unfinished", "verdict": "none"}
+def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -> dict[str, Any] | None:
+    """Its outcome and its steps: reply, command, output, budgets left, and the turn's model and command time;
+    None for a log that does not start as an episode does."""
+    start = events[0].event if events else None
+    if not isinstance(start, EpisodeStartEvent):
+        return None
+    began = events[0].time or 0.0
     steps: list[dict[str, Any]] = []
-    for event in events:
-        kind = event["event"]
-        if kind == "model_call":
-            steps.append({"turn": event["turn"], "text": event["response"]["text"],
-                          "model_s": event.get("latency_s"), "turns_left": max_turns - event["turn"],
-                          "seconds_left": round(time_limit - (event["time"] - start["time"]))})  # fmt: skip
-        elif kind == "action" and steps:
-            steps[-1]["command"] = event["command"]
-        elif kind == "observation" and steps:
-            steps[-1] |= {key: event[key] for key in ("stdout", "stderr", "exit_code", "timed_out")}
-            steps[-1]["command_s"] = event.get("duration_s")
-            steps[-1]["seconds_left"] = round(time_limit - (event["time"] - start["time"]))
-        elif kind == "format_error" and steps:
-            steps[-1]["problem"] = event["problem"]
-    task = start.get("task", {})
-    evidence = next((event for event in events if event["event"] == "evidence"), {})
+    for logged in events:
+        event, seconds_left = logged.event, round(time_limit - ((logged.time or 0.0) - began))
+        if isinstance(event, ModelCallEvent):
+            steps.append(
+                {
+                    "turn": event.turn,
+                    "text": event.response["text"],
+                    "model_s": event.latency_s,
+                    "turns_left": max_turns - event.turn,
+                    "seconds_left": seconds_left,
+                }
+            )
+        elif isinstance(event, ActionEvent) and steps:
+            steps[-1]["command"] = event.command
+        elif isinstance(event, ObservationEvent) and steps:
+            steps[-1] |= {key: getattr(event, key) for key in ("stdout", "stderr", "exit_code", "timed_out")}
+            steps[-1]["command_s"] = event.duration_s
+            steps[-1]["seconds_left"] = seconds_left
+        elif isinstance(event, FormatErrorEvent) and steps:
+            steps[-1]["problem"] = event.problem
+    evidence = next((logged.event for logged in events if isinstance(logged.event, EvidenceEvent)), None)
     return {
-        "key": f"{start['domain']}/{start['task_id']}",
-        "domain": start["domain"],
-        "task_id": start["task_id"],
-        "question": task.get("question", ""),
-        "gold": task.get("answer", ""),
-        "status": end.get("status"),
-        "verdict": end.get("verdict"),
-        "answer": end.get("answer"),
-        "turns": end.get("turns", len(steps)),
-        "detail": end.get("detail"),
-        "reasons": end.get("reasons") or [],
-        "failure_mode": end.get("failure_mode"),
-        "evidence_recall": end.get("evidence_recall"),
-        "evidence": evidence.get("evidence", []),
-        "touches": evidence.get("touches", []),
-        "evidence_method": evidence.get("method"),
+        "key": f"{start.domain}/{start.task_id}",
+        "domain": start.domain,
+        "task_id": start.task_id,
+        "question": start.task.get("question", ""),
+        "gold": start.task.get("answer", ""),
+        **_outcome(events[-1].event if is_finished(events) else None, len(steps)),
+        "evidence": evidence.evidence if evidence else [],
+        "touches": evidence.touches if evidence else [],
+        "evidence_method": evidence.method if evidence else None,
         "model_s": round(sum(step.get("model_s") or 0 for step in steps), 3),
         "command_s": round(sum(step.get("command_s") or 0 for step in steps), 3),
         "steps": steps,
+    }
+
+
+def _outcome(end: Event | None, steps: int) -> dict[str, Any]:
+    """What the row says of the episode; an unfinished one has no row."""
+    if not isinstance(end, EpisodeEndEvent):
+        outcome: dict[str, Any] = dict.fromkeys(_OUTCOME) | {"status": "unfinished", "verdict": "none"}
+        return outcome | {"turns": steps, "reasons": []}
+    row = end.row
+    return {
+        "status": row.status.value,
+        "verdict": row.verdict.value,
+        "answer": row.answer,
+        "turns": row.turns,
+        "detail": row.detail,
+        "reasons": row.reasons or [],
+        "failure_mode": row.failure_mode,
+        "evidence_recall": row.evidence_recall,
     }
 
 

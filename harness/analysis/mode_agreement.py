@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from harness.analysis.report_figures import QuestionModes
+from harness.core.safe_text import markdown_cell
 from harness.records.failure_labels import LABELLED, EpisodeLabels
 from harness.signals.failure_modes import PAPER_MODES, RULE_MODES
 
@@ -35,27 +36,39 @@ def judge_modes(labels: Mapping[str, list[EpisodeLabels]]) -> QuestionModes:
 
 
 def agreement_section(labels: Mapping[str, list[EpisodeLabels]], models: list[str]) -> str:
-    lines = ["## Failure modes by a judge panel (`annotate`)", "",
-             "| model | " + " | ".join(PAPER_MODES) + " | labelled | judge errors | judge cost (USD) |",
-             "|---|" + "---|" * (len(PAPER_MODES) + 3)]  # fmt: skip
+    lines = [
+        "## Failure modes by a judge panel (`annotate`)",
+        "",
+        "| model | " + " | ".join(PAPER_MODES) + " | labelled | judge errors | judge cost (USD) |",
+        "|---|" + "---|" * (len(PAPER_MODES) + 3),
+    ]
     for model in models:
         entries = labels.get(model, [])
         labelled = [e for e in entries if e.status == LABELLED]
         counts = [str(sum(mode in e.modes for e in labelled)) for mode in PAPER_MODES]
         costs = [e.cost_usd for e in entries if e.cost_usd is not None]
         cost = f"{sum(costs):.4f}" if costs else "–"
-        lines.append(f"| {model} | " + " | ".join(counts) + f" | {len(labelled)} | {len(entries) - len(labelled)} | "
-                     f"{cost} |")  # fmt: skip
+        lines.append(
+            f"| {markdown_cell(model)} | " + " | ".join(counts) + f" | {len(labelled)} | "
+            f"{len(entries) - len(labelled)} | {cost} |"
+        )
     compared = [e for entries in labels.values() for e in entries if e.status == LABELLED]
-    lines += ["", f"Agreement of the offline rule with the judges on the modes both give, over the {len(compared)} "
-              f"labelled episodes: {KAPPA}.", "", "| mode | both | rule only | judges only | neither | kappa |",
-              "|---|---|---|---|---|---|"]  # fmt: skip
+    lines += [
+        "",
+        f"Agreement of the offline rule with the judges on the modes both give, over the {len(compared)} "
+        f"labelled episodes: {KAPPA}.",
+        "",
+        "| mode | both | rule only | judges only | neither | kappa |",
+        "|---|---|---|---|---|---|",
+    ]
     for mode in RULE_MODES:
         rule = [e.rule_mode == mode for e in compared]
         judged = [mode in e.modes for e in compared]
         pairs = list(zip(rule, judged, strict=True))
         kappa = cohen_kappa(rule, judged)
-        lines.append(f"| {mode} | {pairs.count((True, True))} | {pairs.count((True, False))} | "
-                     f"{pairs.count((False, True))} | {pairs.count((False, False))} | "
-                     f"{'–' if kappa is None else f'{kappa:.3f}'} |")  # fmt: skip
+        lines.append(
+            f"| {mode} | {pairs.count((True, True))} | {pairs.count((True, False))} | "
+            f"{pairs.count((False, True))} | {pairs.count((False, False))} | "
+            f"{'–' if kappa is None else f'{kappa:.3f}'} |"
+        )
     return "\n".join([*lines, ""]) + "\n"

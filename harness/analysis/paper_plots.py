@@ -27,8 +27,13 @@ def residual_heatmap(table: Accuracies, models: list[str], tiers: list[list[str]
     residuals = [[_residual(table, model, domain) for domain in domains] for model in models]
     limit = max((abs(v) for row in residuals for v in row if v is not None), default=1.0) or 1.0
     figure, axes = plt.subplots(figsize=(2.5 + 1.05 * len(domains), 1.4 + 0.62 * len(models)))
-    image = axes.imshow([[math.nan if v is None else v for v in row] for row in residuals], cmap="RdBu",
-                        vmin=-limit, vmax=limit, aspect="auto")  # fmt: skip
+    image = axes.imshow(
+        [[math.nan if v is None else v for v in row] for row in residuals],
+        cmap="RdBu",
+        vmin=-limit,
+        vmax=limit,
+        aspect="auto",
+    )
     for i, model in enumerate(models):
         for j, domain in enumerate(domains):
             value = residuals[i][j]
@@ -37,8 +42,9 @@ def residual_heatmap(table: Accuracies, models: list[str], tiers: list[list[str]
                 continue
             colour = "white" if abs(value) > 0.6 * limit else "black"
             axes.text(j, i - 0.1, f"{value:+.1f}", ha="center", va="center", fontsize=11, weight="bold", color=colour)
-            axes.text(j, i + 0.27, f"{100 * table[(model, domain)]:.1f}%", ha="center", va="center", fontsize=7,
-                      color=colour)  # fmt: skip
+            axes.text(
+                j, i + 0.27, f"{100 * table[(model, domain)]:.1f}%", ha="center", va="center", fontsize=7, color=colour
+            )
     axes.set_xticks(range(len(domains)), domains, rotation=30, ha="right")
     axes.set_yticks(range(len(models)), [f"{m} ({100 * table[(m, ALL)]:.1f}%)" for m in models])
     boundary = 0
@@ -56,12 +62,14 @@ def _residual(table: Accuracies, model: str, domain: str) -> float | None:
     return 100 * (table[(model, domain)] - table[(model, ALL)])
 
 
-def failure_radar(shares: Mapping[str, Mapping[str, float]], modes: list[str], panels: list[list[str]],
-                  path: Path) -> None:  # fmt: skip
+def failure_radar(
+    shares: Mapping[str, Mapping[str, float]], modes: list[str], panels: list[list[str]], path: Path
+) -> None:
     """One polar panel per group of models (frontier, lower tiers), each on its own radial scale; one polygon
     per model: the share of its questions implicated in each failure mode."""
-    figure, axes_list = plt.subplots(1, len(panels), subplot_kw={"projection": "polar"},
-                                     figsize=(6.2 * len(panels), 6.4), squeeze=False)  # fmt: skip
+    figure, axes_list = plt.subplots(
+        1, len(panels), subplot_kw={"projection": "polar"}, figsize=(6.2 * len(panels), 6.4), squeeze=False
+    )
     angles = [2 * math.pi * i / len(modes) for i in range(len(modes))]
     names = ["frontier tier", "lower tiers"] if len(panels) == 2 else ["all models"]
     for axes, group, name in zip(axes_list[0], panels, names, strict=True):
@@ -88,8 +96,7 @@ def turn_distribution(turns: Mapping[str, list[tuple[int, bool]]], models: list[
     turns 1 to TURN_CAP (later ones counted in the title)."""
     columns = min(4, max(1, len(models)))
     rows = math.ceil(len(models) / columns)
-    figure, axes_grid = plt.subplots(rows, columns, figsize=(4.2 * columns, 2.8 * rows), squeeze=False,
-                                     sharex=True)  # fmt: skip
+    figure, axes_grid = plt.subplots(rows, columns, figsize=(4.2 * columns, 2.8 * rows), squeeze=False, sharex=True)
     positions = list(range(1, TURN_CAP + 1))
     for index, axes in enumerate(axes_grid.flat):
         if index >= len(models):

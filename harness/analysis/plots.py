@@ -37,8 +37,13 @@ def accuracy_plot(table: Mapping[tuple[str, str], Estimate], models: list[str], 
     axes.set_xticks([p + width * (len(models) - 1) / 2 for p in range(len(domains))], domains, rotation=30)
     axes.set_ylabel("accuracy (%), 95% CI clustered by task")
     axes.set_ylim(0, 100)
-    axes.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=min(4, max(1, len(models))),
-                frameon=False)  # fmt: skip
+    axes.legend(
+        fontsize="small",
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.25),
+        ncol=min(4, max(1, len(models))),
+        frameon=False,
+    )
     save_figure(figure, path)
 
 
@@ -56,13 +61,18 @@ def describe(figure: Any) -> dict[str, Any]:
         if not axes.get_visible():
             continue
         legend = axes.get_legend()
-        panels.append({
-            "title": axes.get_title(), "xlabel": axes.get_xlabel(), "ylabel": axes.get_ylabel(),
-            "xticks": [t.get_text() for t in axes.get_xticklabels()],
-            "yticks": [t.get_text() for t in axes.get_yticklabels()],
-            "legend": [t.get_text() for t in legend.get_texts()] if legend else [],
-            "texts": len(axes.texts), "lines": len(axes.get_lines()),
-        })  # fmt: skip
+        panels.append(
+            {
+                "title": axes.get_title(),
+                "xlabel": axes.get_xlabel(),
+                "ylabel": axes.get_ylabel(),
+                "xticks": [t.get_text() for t in axes.get_xticklabels()],
+                "yticks": [t.get_text() for t in axes.get_yticklabels()],
+                "legend": [t.get_text() for t in legend.get_texts()] if legend else [],
+                "texts": len(axes.texts),
+                "lines": len(axes.get_lines()),
+            }
+        )
     title = figure._suptitle.get_text() if figure._suptitle is not None else ""
     return {"title": title, "panels": panels}
 
@@ -75,8 +85,9 @@ def failure_mode_plot(counts: dict[str, Counter[str]], models: list[str], path: 
     width = 0.8 / max(len(models), 1)
     for index, model in enumerate(models):
         axes.bar([p + index * width for p in range(len(MODES))], [counts[model][m] for m in MODES], width, label=model)
-    axes.set_xticks([p + width * (len(models) - 1) / 2 for p in range(len(MODES))],
-                    [mode.replace("_", "\n") for mode in MODES])  # fmt: skip
+    axes.set_xticks(
+        [p + width * (len(models) - 1) / 2 for p in range(len(MODES))], [mode.replace("_", "\n") for mode in MODES]
+    )
     axes.set_ylabel("wrong episodes")
     axes.legend(fontsize="small")
     save_figure(figure, path)

@@ -19,6 +19,7 @@ from harness.analysis.report_statistics import estimates, statistics_section
 from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
+from harness.core.safe_text import for_terminal, markdown_cell
 from harness.core.status import Status
 from harness.records.results import MODE_FIELDS
 
@@ -75,8 +76,8 @@ def write_report(paths: list[Path], out: Path | None, console: Console, change: 
     markdown += "\n" + evidence_sections(table, models, rows, out)
     markdown += closed_book_section(rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
-    console.print(markdown, markup=False, highlight=False, soft_wrap=True)
-    console.print(f"report written to {out}", markup=False, highlight=False)
+    console.print(for_terminal(markdown), markup=False, highlight=False, soft_wrap=True)
+    console.print(f"report written to {for_terminal(str(out))}", markup=False, highlight=False)
     return out
 
 
@@ -92,7 +93,7 @@ def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: li
     lines = ["# Report", ""]
     for mode in MODE_FIELDS:
         lines += [f"## Accuracy ({mode}), % with 95% Wilson interval", ""]
-        lines += ["| domain | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+        lines += ["| domain | " + " | ".join(map(markdown_cell, models)) + " |", "|---|" + "---|" * len(models)]
         for domain in domains:
             cells_text = []
             for model in models:
@@ -107,26 +108,39 @@ def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: li
     lines += _reason_rates(table, models)
     tolerance = {key: cell.accuracy_at_tolerance() for key, cell in table.items()}
     if any(value is not None for value in tolerance.values()):
-        lines += ["## accuracy@tol (tasks with rel_tol; never the headline)", "", "| model | domain | accuracy@tol |",
-                  "|---|---|---|"]  # fmt: skip
-        lines += [f"| {m} | {d} | {_percent(v)} |" for (m, d), v in tolerance.items() if v is not None]
+        lines += [
+            "## accuracy@tol (tasks with rel_tol; never the headline)",
+            "",
+            "| model | domain | accuracy@tol |",
+            "|---|---|---|",
+        ]
+        lines += [f"| {markdown_cell(m)} | {d} | {_percent(v)} |" for (m, d), v in tolerance.items() if v is not None]
         lines.append("")
     lines += _by_type(table)
-    lines += ["## Outcomes", "", "| model | domain | " + " | ".join(STATUSES) + " | resource limits |",
-              "|---|---|" + "---|" * (len(STATUSES) + 1)]  # fmt: skip
+    lines += [
+        "## Outcomes",
+        "",
+        "| model | domain | " + " | ".join(STATUSES) + " | resource limits |",
+        "|---|---|" + "---|" * (len(STATUSES) + 1),
+    ]
     for (model, domain), cell in table.items():
         counts = cell.statuses()
         exhausted = sum(counts[s] for s in RESOURCE_LIMITS)
-        lines.append(f"| {model} | {domain} | " + " | ".join(str(counts[s]) for s in STATUSES) + f" | {exhausted} |")
-    lines += ["", "## Effort and cost", "",
-              "| model | domain | mean turns | input tokens | output tokens | cost (USD) | cost per correct |",
-              "|---|---|---|---|---|---|---|"]  # fmt: skip
+        shown = " | ".join(str(counts[s]) for s in STATUSES)
+        lines.append(f"| {markdown_cell(model)} | {domain} | {shown} | {exhausted} |")
+    lines += [
+        "",
+        "## Effort and cost",
+        "",
+        "| model | domain | mean turns | input tokens | output tokens | cost (USD) | cost per correct |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for (model, domain), cell in table.items():
         cost, correct = cell.cost(), cell.correct()
         per_correct = f"{cost / correct:.4f}" if cost is not None and correct else "–"
         lines.append(
-            f"| {model} | {domain} | {cell.mean_turns():.1f} | {cell.input_tokens()} | {cell.output_tokens()} | "
-            f"{'–' if cost is None else f'{cost:.4f}'} | {per_correct} |"
+            f"| {markdown_cell(model)} | {domain} | {cell.mean_turns():.1f} | {cell.input_tokens()} | "
+            f"{cell.output_tokens()} | {'–' if cost is None else f'{cost:.4f}'} | {per_correct} |"
         )
     lines.append("")
     for first, second in itertools.combinations(models, 2):
@@ -140,16 +154,22 @@ def _by_type(table: dict[tuple[str, str], Cell]) -> list[str]:
     if not typed:
         return []
     types = sorted({name for cell in typed.values() for name in cell.by_type()})
-    lines = ["## Accuracy by task type (default mode; macro average = mean over types)", "",
-             "| model | domain | " + " | ".join(types) + " | macro average | judge cost (USD) |",
-             "|---|---|" + "---|" * (len(types) + 2)]  # fmt: skip
+    lines = [
+        "## Accuracy by task type (default mode; macro average = mean over types)",
+        "",
+        "| model | domain | " + " | ".join(map(markdown_cell, types)) + " | macro average | judge cost (USD) |",
+        "|---|---|" + "---|" * (len(types) + 2),
+    ]
     for (model, domain), cell in typed.items():
         by_type = cell.by_type()
-        shares = [f"{_percent(by_type[t][0] / by_type[t][1])} (n={by_type[t][1]})" if t in by_type else "–"
-                  for t in types]  # fmt: skip
+        shares = [
+            f"{_percent(by_type[t][0] / by_type[t][1])} (n={by_type[t][1]})" if t in by_type else "–" for t in types
+        ]
         macro, judge = cell.macro_accuracy(), cell.judge_cost()
-        lines.append(f"| {model} | {domain} | " + " | ".join(shares) + f" | {_percent(macro or 0.0)} | "
-                     f"{'–' if judge is None else f'{judge:.4f}'} |")  # fmt: skip
+        lines.append(
+            f"| {markdown_cell(model)} | {domain} | " + " | ".join(shares) + f" | {_percent(macro or 0.0)} | "
+            f"{'–' if judge is None else f'{judge:.4f}'} |"
+        )
     return [*lines, ""]
 
 
@@ -164,8 +184,12 @@ def _reason_rates(table: dict[tuple[str, str], Cell], models: list[str]) -> list
     codes = sorted(set().union(*counts.values()))
     if not codes:
         return []
-    lines = ["## Reason codes, % of episodes (count)", "", "| reason | " + " | ".join(models) + " |",
-             "|---|" + "---|" * len(models)]  # fmt: skip
+    lines = [
+        "## Reason codes, % of episodes (count)",
+        "",
+        "| reason | " + " | ".join(map(markdown_cell, models)) + " |",
+        "|---|" + "---|" * len(models),
+    ]
     for code in codes:
         rates = [f"{_percent(counts[m][code] / table[(m, ALL)].n)} ({counts[m][code]})" for m in models]
         lines.append(f"| {code} | " + " | ".join(rates) + " |")
@@ -216,8 +240,12 @@ def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[ModelR
             counts = cell.statuses()
             line += [counts[s] for s in STATUSES]
             cost = cell.cost()
-            line += [round(cell.mean_turns(), 3), cell.input_tokens(), cell.output_tokens(),
-                     "" if cost is None else round(cost, 6)]  # fmt: skip
+            line += [
+                round(cell.mean_turns(), 3),
+                cell.input_tokens(),
+                cell.output_tokens(),
+                "" if cost is None else round(cost, 6),
+            ]
             writer.writerow(line)
     with (out / "reasons.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)

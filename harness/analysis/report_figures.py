@@ -38,8 +38,14 @@ def mode_shares(modes: QuestionModes, models: list[str]) -> dict[str, dict[str, 
     return shares
 
 
-def figures_section(rows: list[ModelRow], accuracy: Mapping[tuple[str, str], float], models: list[str], out: Path,
-                    modes: QuestionModes, source: str) -> str:  # fmt: skip
+def figures_section(
+    rows: list[ModelRow],
+    accuracy: Mapping[tuple[str, str], float],
+    models: list[str],
+    out: Path,
+    modes: QuestionModes,
+    source: str,
+) -> str:
     """Writes accuracy_table.md / .tex, residuals.png, failure_radar.png and submission_turns.png (MODELS best
     first); returns their Markdown. SOURCE names where the failure modes come from."""
     from harness.analysis.paper_plots import failure_radar, residual_heatmap, turn_distribution
@@ -52,13 +58,25 @@ def figures_section(rows: list[ModelRow], accuracy: Mapping[tuple[str, str], flo
     residual_heatmap(accuracy, models, groups, out / "residuals.png")
     panels = [groups[0], [m for group in groups[1:] for m in group]] if len(groups) > 1 else [models]
     failure_radar(mode_shares(modes, models), list(PAPER_MODES), panels, out / "failure_radar.png")
-    turns = {model: [(r.row.turns, r.row.is_correct()) for r in rows
-                     if r.model == model and r.row.status is Status.ANSWERED] for model in models}  # fmt: skip
+    turns = {
+        model: [(r.row.turns, r.row.is_correct()) for r in rows if r.model == model and r.row.status is Status.ANSWERED]
+        for model in models
+    }
     turn_distribution(turns, models, out / "submission_turns.png")
-    return "\n".join([
-        "## Accuracy by domain (% over all episodes; models by overall accuracy; bold best, underlined second)", "",
-        markdown, "Also as LaTeX: `accuracy_table.tex`.", "",
-        "![residuals](residuals.png)", "",
-        f"## Failure modes by question ({source})", "", "![failure-mode radar](failure_radar.png)", "",
-        "![turn of submission](submission_turns.png)", "",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            "## Accuracy by domain (% over all episodes; models by overall accuracy; bold best, underlined second)",
+            "",
+            markdown,
+            "Also as LaTeX: `accuracy_table.tex`.",
+            "",
+            "![residuals](residuals.png)",
+            "",
+            f"## Failure modes by question ({source})",
+            "",
+            "![failure-mode radar](failure_radar.png)",
+            "",
+            "![turn of submission](submission_turns.png)",
+            "",
+        ]
+    )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from harness.analysis.runs import ModelRow
 from harness.analysis.summary import ALL, Cell
+from harness.core.safe_text import markdown_cell
 from harness.records.results import ResultRow
 from harness.signals.escapes import METHOD as ESCAPES_METHOD
 from harness.signals.evidence import METHOD
@@ -31,31 +32,39 @@ def _with_evidence(rows: list[ResultRow]) -> list[ResultRow]:
 
 
 def _recall_table(table: dict[tuple[str, str], Cell]) -> list[str]:
-    lines = ["## Evidence recall (evidence files reached / evidence files), mean %", "",
-             f"Method: {METHOD}: a document is reached when a command names it or an output shows its content "
-             "under its name (README, Evidence records).", "",
-             "| model | domain | episodes with evidence | mean recall | all evidence reached |",
-             "|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "## Evidence recall (evidence files reached / evidence files), mean %",
+        "",
+        f"Method: {METHOD}: a document is reached when a command names it or an output shows its content "
+        "under its name (docs/guide/reports.md, Evidence records).",
+        "",
+        "| model | domain | episodes with evidence | mean recall | all evidence reached |",
+        "|---|---|---|---|---|",
+    ]
     for (model, domain), cell in table.items():
         scored = _with_evidence(cell.rows)
         if not scored:
             continue
         mean = sum(row.evidence_recall or 0.0 for row in scored) / len(scored)
         complete = sum(row.evidence_recall == 1 for row in scored)
-        lines.append(f"| {model} | {domain} | {len(scored)} | {100 * mean:.1f} | {complete} |")
+        lines.append(f"| {markdown_cell(model)} | {domain} | {len(scored)} | {100 * mean:.1f} | {complete} |")
     return [*lines, ""]
 
 
 def _reached_all(table: dict[tuple[str, str], Cell], models: list[str]) -> list[str]:
-    lines = ["## Accuracy by evidence reached", "",
-             "| model | reached all evidence: correct / n | did not: correct / n |", "|---|---|---|"]  # fmt: skip
+    lines = [
+        "## Accuracy by evidence reached",
+        "",
+        "| model | reached all evidence: correct / n | did not: correct / n |",
+        "|---|---|---|",
+    ]
     for model in models:
         scored = _with_evidence(table[(model, ALL)].rows)
         parts = []
         for group in ([r for r in scored if r.evidence_recall == 1], [r for r in scored if r.evidence_recall != 1]):
             correct = sum(row.is_correct() for row in group)
             parts.append(f"{correct} / {len(group)}" + (f" ({100 * correct / len(group):.1f}%)" if group else ""))
-        lines.append(f"| {model} | {parts[0]} | {parts[1]} |")
+        lines.append(f"| {markdown_cell(model)} | {parts[0]} | {parts[1]} |")
     return [*lines, ""]
 
 
@@ -65,7 +74,10 @@ def _possible_guesses(rows: list[ModelRow]) -> list[str]:
     if not guesses:
         return [*lines, "None.", ""]
     lines += ["| model | domain | task |", "|---|---|---|"]
-    lines += [f"| {r.model} | {r.row.domain} | {r.row.task_id} |" for r in sorted(guesses, key=_order)]
+    lines += [
+        f"| {markdown_cell(r.model)} | {r.row.domain} | {markdown_cell(r.row.task_id)} |"
+        for r in sorted(guesses, key=_order)
+    ]
     return [*lines, ""]
 
 
@@ -83,8 +95,12 @@ def failure_mode_counts(rows: list[ModelRow], models: list[str]) -> dict[str, Co
 
 
 def _failure_table(counts: dict[str, Counter[str]], models: list[str]) -> list[str]:
-    lines = ["## Failure modes of wrong episodes", "", "| failure mode | " + " | ".join(models) + " |",
-             "|---|" + "---|" * len(models)]  # fmt: skip
+    lines = [
+        "## Failure modes of wrong episodes",
+        "",
+        "| failure mode | " + " | ".join(map(markdown_cell, models)) + " |",
+        "|---|" + "---|" * len(models),
+    ]
     lines += [f"| {mode} | " + " | ".join(str(counts[m][mode]) for m in models) + " |" for mode in MODES]
     return [*lines, "", RULE, "", "![failure modes](failure_modes.png)", ""]
 
@@ -102,13 +118,19 @@ def _leakage(rows: list[ModelRow]) -> list[str]:
     attempts = sorted((r for r in rows if r.row.refused_network or r.row.refused_writes), key=_order)
     if attempts:
         lines += ["| model | domain | task | refused network connects | refused writes |", "|---|---|---|---|---|"]
-        lines += [f"| {r.model} | {r.row.domain} | {r.row.task_id} | {r.row.refused_network} | {r.row.refused_writes} |"
-                  for r in attempts]  # fmt: skip
+        lines += [
+            f"| {markdown_cell(r.model)} | {r.row.domain} | {markdown_cell(r.row.task_id)} | "
+            f"{r.row.refused_network} | {r.row.refused_writes} |"
+            for r in attempts
+        ]
     else:
         lines.append("No episode shows a refused network connect or write.")
     canaries = [r for r in rows if r.row.canary]
     leaked = sorted((r for r in canaries if r.row.is_correct()), key=_order)
     lines += ["", f"Canary tasks: {len(canaries)} episodes, {len(leaked)} answered correctly."]
-    lines += [f"- CONTAINMENT FAILURE: {r.model} answered canary {r.row.domain}/{r.row.task_id} correctly"
-              for r in leaked]  # fmt: skip
+    lines += [
+        f"- CONTAINMENT FAILURE: {markdown_cell(r.model)} answered canary "
+        f"{r.row.domain}/{markdown_cell(r.row.task_id)} correctly"
+        for r in leaked
+    ]
     return [*lines, ""]

@@ -76,8 +76,9 @@ def protocol_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     `judge`) are not differences; graders are compared by name, as a shard uses only some of them."""
     differing = [key for key in sorted(a.keys() & b.keys()) if key != "graders" and a[key] != b[key]]
     graders_a, graders_b = a.get("graders") or {}, b.get("graders") or {}
-    differing += [f"grader {name}" for name in sorted(graders_a.keys() & graders_b.keys())
-                  if graders_a[name] != graders_b[name]]  # fmt: skip
+    differing += [
+        f"grader {name}" for name in sorted(graders_a.keys() & graders_b.keys()) if graders_a[name] != graders_b[name]
+    ]
     return differing
 
 

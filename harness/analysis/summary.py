@@ -108,8 +108,9 @@ def summarize(rows: list[ResultRow], pending: dict[str, int] | None = None) -> l
     """One summary per domain, in name order, then `all` when there is more than one domain."""
     pending = pending or {}
     domains = sorted({row.domain for row in rows} | set(pending))
-    summaries = [_summarize(domain, [row for row in rows if row.domain == domain], pending.get(domain, 0))
-                 for domain in domains]  # fmt: skip
+    summaries = [
+        _summarize(domain, [row for row in rows if row.domain == domain], pending.get(domain, 0)) for domain in domains
+    ]
     if len(domains) > 1:
         summaries.append(_summarize(ALL, rows, sum(pending.values())))
     return summaries
@@ -149,8 +150,20 @@ def summary_to_dict(summaries: list[DomainSummary]) -> dict[str, Any]:
 
 def print_table(summaries: list[DomainSummary], console: Console, title: str) -> None:
     table = Table(title=Text(title))  # names are user data, never rich markup
-    columns = ("domain", "tasks", "pending", "correct", "strict", "default", "lenient", "statuses", "mean turns",
-               "tokens", "cost", "time")  # fmt: skip
+    columns = (
+        "domain",
+        "tasks",
+        "pending",
+        "correct",
+        "strict",
+        "default",
+        "lenient",
+        "statuses",
+        "mean turns",
+        "tokens",
+        "cost",
+        "time",
+    )
     for column in columns:
         table.add_column(column, justify="left" if column in ("domain", "statuses") else "right")
     for summary in summaries:
@@ -183,6 +196,10 @@ def _print_types(summaries: list[DomainSummary], console: Console) -> None:
     for summary in summaries:
         by_type = summary.accuracy_by_type
         judge = "–" if summary.judge_cost_usd is None else f"${summary.judge_cost_usd:.4f}"
-        table.add_row(Text(summary.domain), *[f"{by_type[t]:.1%}" if t in by_type else "–" for t in types],
-                      f"{summary.macro_accuracy:.1%}", judge)  # fmt: skip
+        table.add_row(
+            Text(summary.domain),
+            *[f"{by_type[t]:.1%}" if t in by_type else "–" for t in types],
+            f"{summary.macro_accuracy:.1%}",
+            judge,
+        )
     console.print(table)

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from harness.analysis.viewer_page import page_html
 from harness.analysis.viewer_site import ViewerSite
+from harness.core.json_text import json_text
 from harness.records.run_folder import write_atomic
 
 
@@ -18,7 +18,7 @@ def write_static(site: ViewerSite, out: Path) -> Path:
     for number in range(len(site.episodes)):
         episode = site.episode(number)
         if episode is not None:
-            write_atomic(episodes / f"{number}.json", json.dumps(episode, ensure_ascii=False))
-    write_atomic(out / "index.json", json.dumps(site.index(), ensure_ascii=False))
+            write_atomic(episodes / f"{number}.json", json_text(episode))
+    write_atomic(out / "index.json", json_text(site.index()))
     write_atomic(out / "index.html", page_html(site.title, served=False))
     return out / "index.html"

@@ -7,7 +7,6 @@ ever taken from a request. Another user of the machine can reach the port but no
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import threading
@@ -18,6 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from harness.analysis.viewer_page import page_html
 from harness.analysis.viewer_site import ViewerSite
+from harness.core.json_text import json_text
 
 LOOPBACK = "127.0.0.1"
 _EPISODE = re.compile(r"episodes/(\d{1,9})\.json")
@@ -69,7 +69,7 @@ def _handler(site: ViewerSite, token: str) -> type[BaseHTTPRequestHandler]:
             return self._json(episode)
 
         def _json(self, data: Any) -> None:
-            self._send(HTTPStatus.OK, "application/json", json.dumps(data, ensure_ascii=False).encode())
+            self._send(HTTPStatus.OK, "application/json", json_text(data).encode())
 
         def _send(self, status: HTTPStatus, kind: str, body: bytes) -> None:
             self.send_response(status)

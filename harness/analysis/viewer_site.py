@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.analysis.episode_view import episode_view, run_header
+from harness.records.events import ActionEvent, EpisodeStartEvent, ObservationEvent
+from harness.records.reading import logged_event, read_events
 from harness.records.run_folder import RunFolder
-from harness.records.trajectory import read_trajectory
 
 LISTED = ("domain", "task_id", "epoch", "status", "verdict", "failure_mode", "turns", "answer")
 """What the index says of each episode: enough to list, filter and fill the task x model grid."""
@@ -56,11 +57,8 @@ class ViewerSite:
         if not 0 <= number < len(self.episodes):
             return None
         entry = self.episodes[number]
-        events = read_trajectory(entry.path)
-        if not events:
-            return None
         config = self.records[entry.run].config
-        return episode_view(events, config["max_turns"], config["time_limit"])
+        return episode_view(read_events(entry.path), config["max_turns"], config["time_limit"])
 
     def search(self, query: str) -> list[int]:
         """The episodes whose commands or outputs contain QUERY (any case), one log read at a time."""
@@ -78,11 +76,11 @@ class ViewerSite:
 def _searched_text(path: Path) -> str:
     """What the search box looks through: every command and output of an episode, lowercased."""
     parts = []
-    for event in read_trajectory(path):
-        if event["event"] == "action":
-            parts.append(event["command"])
-        elif event["event"] == "observation":
-            parts += [event.get("stdout") or "", event.get("stderr") or ""]
+    for logged in read_events(path):
+        if isinstance(logged.event, ActionEvent):
+            parts.append(logged.event.command)
+        elif isinstance(logged.event, ObservationEvent):
+            parts += [logged.event.stdout or "", logged.event.stderr or ""]
     return "\n".join(parts).lower()
 
 
@@ -99,20 +97,28 @@ def _listed_episodes(run: int, folder: RunFolder) -> list[Episode]:
         if path not in seen:
             start = _first_event(path)
             if start is not None:
-                listed = {"domain": start.get("domain"), "task_id": start.get("task_id"),
-                          "epoch": start.get("epoch", 1), "status": "unfinished", "verdict": "none",
-                          "failure_mode": None, "turns": None, "answer": None}  # fmt: skip
+                listed = {
+                    "domain": start.domain,
+                    "task_id": start.task_id,
+                    "epoch": start.epoch or 1,
+                    "status": "unfinished",
+                    "verdict": "none",
+                    "failure_mode": None,
+                    "turns": None,
+                    "answer": None,
+                }
                 entries.append(Episode(run, path, listed))
     return entries
 
 
-def _first_event(path: Path) -> dict[str, Any] | None:
+def _first_event(path: Path) -> EpisodeStartEvent | None:
+    """The log's episode_start, read alone (the rest of the log may be long)."""
     with path.open(encoding="utf-8") as lines:
         line = lines.readline()
     if not line.endswith("\n"):
         return None
-    event = json.loads(line)
-    return event if event.get("event") == "episode_start" else None
+    event = logged_event(json.loads(line)).event
+    return event if isinstance(event, EpisodeStartEvent) else None
 
 
 def _plain(value: Any) -> Any:

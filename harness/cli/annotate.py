@@ -17,14 +17,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("run", type=Path, help="a run folder")
     add_judge_panel(parser, required=True)
-    parser.add_argument("--trajectory-chars", type=int, default=None,
-                        help="size of the condensed trajectory a judge reads (default 60,000 characters)")  # fmt: skip
+    parser.add_argument(
+        "--trajectory-chars",
+        type=int,
+        default=None,
+        help="size of the condensed trajectory a judge reads (default 60,000 characters)",
+    )
     return parser
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.core.errors import InputError
-    from harness.run.annotate import TRAJECTORY_CHARS, annotate_run
+    from harness.run.failure_labels import TRAJECTORY_CHARS, annotate_run
     from harness.run.judges import JudgeOptions
 
     chars = arguments.trajectory_chars or TRAJECTORY_CHARS

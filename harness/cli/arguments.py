@@ -39,9 +39,14 @@ def add_trajectory_format(parser: argparse.ArgumentParser) -> None:
 
 def add_judge_panel(parser: argparse.ArgumentParser, required: bool) -> None:
     """A judge panel's flags, as `annotate` and `import` take them (a run's come from `RunConfig`)."""
-    parser.add_argument("--judge", required=required, metavar="MODEL[,MODEL...]",
-                        help="judge models, comma-separated (litellm names or aliases)")  # fmt: skip
+    parser.add_argument(
+        "--judge",
+        required=required,
+        metavar="MODEL[,MODEL...]",
+        help="judge models, comma-separated (litellm names or aliases)",
+    )
     parser.add_argument("--judge-quorum", type=int, metavar="N", help="valid verdicts a grade needs (a majority)")
     parser.add_argument("--judge-api-base", metavar="URL", help="the judges' endpoint (a local server)")
-    parser.add_argument("--judge-timeout", type=float, default=JUDGE_TIMEOUT_S, metavar="SECONDS",
-                        help="seconds per judge call")  # fmt: skip
+    parser.add_argument(
+        "--judge-timeout", type=float, default=JUDGE_TIMEOUT_S, metavar="SECONDS", help="seconds per judge call"
+    )

@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from harness.cli.arguments import add_collections_dir
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
+from harness.core.safe_text import for_terminal
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,11 +69,16 @@ def _build(arguments: argparse.Namespace, console: Console) -> int:
     report = build_collection(request, console)
     total = len(report.converted) + len(report.unchanged)
     console.print(
-        f"{escape(str(request.out))}: {total} documents ({len(report.converted)} converted, "
+        f"{_shown(request.out)}: {total} documents ({len(report.converted)} converted, "
         f"{len(report.unchanged)} unchanged), {len(report.skipped)} skipped"
         + (f", {len(report.pruned)} pruned" if report.pruned else "")
     )
     for skipped in report.skipped:
-        console.print(f"  skipped {escape(skipped.source)}: {escape(skipped.reason)}", highlight=False)
-    console.print(f"manifest {escape(str(report.manifest))} ({report.hash})", highlight=False)
+        console.print(f"  skipped {_shown(skipped.source)}: {_shown(skipped.reason)}", highlight=False)
+    console.print(f"manifest {_shown(report.manifest)} ({report.hash})", highlight=False)
     return EXIT_FAILED if report.skipped else EXIT_OK
+
+
+def _shown(name: object) -> str:
+    """A name from the source folder (an archive's) on one line, no escape sequence, no rich markup."""
+    return escape(for_terminal(str(name), keep_newlines=False))

@@ -8,6 +8,7 @@ from pathlib import Path
 from harness.cli.arguments import add_collections_dir, add_tasks_dir
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
 from harness.core.errors import InputError
+from harness.core.safe_text import for_terminal
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,9 +19,13 @@ def build_parser() -> argparse.ArgumentParser:
         "documents); 2: bad input.",
     )
     parser.add_argument("--domain", default="all", metavar="LIST", help="domains, comma-separated, or all (default)")
-    parser.add_argument("--closed-book", type=Path, metavar="RUN_DIR",
-                        help="a --closed-book run: its tasks answered correctly without documents are listed too "
-                        "(possible contamination or guessable answers) and counted")  # fmt: skip
+    parser.add_argument(
+        "--closed-book",
+        type=Path,
+        metavar="RUN_DIR",
+        help="a --closed-book run: its tasks answered correctly without documents are listed too "
+        "(possible contamination or guessable answers) and counted",
+    )
     add_tasks_dir(parser)
     add_collections_dir(parser)
     return parser
@@ -36,17 +41,22 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     hits = find_leaks(tasks, {domain: collection_path(arguments.collections_dir, domain) for domain in domains})
     for hit in hits:
         note = f" (allowed: {hit.allowed})" if hit.allowed else ""
-        session.console.print(f"{hit.domain}/{hit.task_id}: {hit.what} printed in {hit.document}{note}",
-                              markup=False, highlight=False, soft_wrap=True)  # fmt: skip
+        line = f"{hit.domain}/{hit.task_id}: {hit.what} printed in {hit.document}{note}"
+        session.console.print(for_terminal(line, keep_newlines=False), markup=False, highlight=False, soft_wrap=True)
     counted = sum(hit.allowed is None for hit in hits)
     selected = {(task.domain, task.id) for task in tasks}
     answerable = _closed_book_correct(arguments.closed_book, selected) if arguments.closed_book else []
     for domain, task_id in answerable:
-        session.console.print(f"{domain}/{task_id}: answered correctly closed-book in {arguments.closed_book}",
-                              markup=False, highlight=False, soft_wrap=True)  # fmt: skip
+        session.console.print(
+            f"{domain}/{task_id}: answered correctly closed-book in {arguments.closed_book}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     closed = f", {len(answerable)} answered closed-book" if arguments.closed_book else ""
-    session.console.print(f"{len(tasks)} tasks checked: {counted} leaks, {len(hits) - counted} allowed{closed}",
-                          markup=False)  # fmt: skip
+    session.console.print(
+        f"{len(tasks)} tasks checked: {counted} leaks, {len(hits) - counted} allowed{closed}", markup=False
+    )
     return EXIT_FAILED if counted or answerable else EXIT_OK
 
 
@@ -60,5 +70,10 @@ def _closed_book_correct(run: Path, selected: set[tuple[str, str]]) -> list[tupl
             f"{folder.record_path}: field 'closed_book': --closed-book needs a run made with --closed-book"
         )
     # a task counts when any of its epochs was answered correctly without the documents
-    return sorted({(domain, task_id) for (domain, task_id, _), row in folder.latest_rows().items()
-                   if (domain, task_id) in selected and row.is_correct()})  # fmt: skip
+    return sorted(
+        {
+            (domain, task_id)
+            for (domain, task_id, _), row in folder.latest_rows().items()
+            if (domain, task_id) in selected and row.is_correct()
+        }
+    )

@@ -26,6 +26,7 @@ from harness.cli import (
 )
 from harness.cli.command import EXIT_INPUT_ERROR, EXIT_INTERRUPTED, Command, Session
 from harness.core.errors import InputError
+from harness.core.safe_text import for_terminal
 
 RUN = Command("run", "run a batch (no command name)", run.build_parser, run.handle, stops_cleanly=True)
 """The command without a name: its flags are the top-level ones."""
@@ -33,27 +34,59 @@ RUN = Command("run", "run a batch (no command name)", run.build_parser, run.hand
 COMMANDS: dict[str, Command] = {
     command.name: command
     for command in (
-        Command("replay", "re-execute logged episodes and compare, or re-grade them from the logs",
-                replay.build_parser, replay.handle),
-        Command("report", "accuracy tables (Markdown, CSV) and plots from run folders",
-                report.build_parser, report.handle),
+        Command(
+            "replay",
+            "re-execute logged episodes and compare, or re-grade them from the logs",
+            replay.build_parser,
+            replay.handle,
+        ),
+        Command(
+            "report", "accuracy tables (Markdown, CSV) and plots from run folders", report.build_parser, report.handle
+        ),
         Command("view", "browse runs: served on loopback, or written as files to host", view.build_parser, view.handle),
-        Command("annotate", "the five failure modes of each wrong episode, by a judge panel",
-                annotate.build_parser, annotate.handle),
-        Command("sandbox", "build the Docker image or an E2B template; clean up leftovers",
-                sandbox_admin.build_parser, sandbox_admin.handle, stops_cleanly=True),
-        Command("collection", "build a collection from raw documents; documents, bytes and tokens",
-                collection.build_parser, collection.handle, stops_cleanly=True),
-        Command("import", "a run folder from mini-swe-agent trajectories or inspect_ai logs",
-                trajectory_import.build_parser, trajectory_import.handle),
-        Command("export", "runs as mini-swe-agent trajectories or inspect_ai .eval logs",
-                trajectory_export.build_parser, trajectory_export.handle),
-        Command("leakage", "tasks whose gold, solution or id is printed in their collection",
-                leakage.build_parser, leakage.handle),
-        Command("tasks", "import another benchmark's tasks and collections (MuDABench)",
-                tasks.build_parser, tasks.handle),
+        Command(
+            "annotate",
+            "the five failure modes of each wrong episode, by a judge panel",
+            annotate.build_parser,
+            annotate.handle,
+        ),
+        Command(
+            "sandbox",
+            "build the Docker image or an E2B template; clean up leftovers",
+            sandbox_admin.build_parser,
+            sandbox_admin.handle,
+            stops_cleanly=True,
+        ),
+        Command(
+            "collection",
+            "build a collection from raw documents; documents, bytes and tokens",
+            collection.build_parser,
+            collection.handle,
+            stops_cleanly=True,
+        ),
+        Command(
+            "import",
+            "a run folder from mini-swe-agent trajectories or inspect_ai logs",
+            trajectory_import.build_parser,
+            trajectory_import.handle,
+        ),
+        Command(
+            "export",
+            "runs as mini-swe-agent trajectories or inspect_ai .eval logs",
+            trajectory_export.build_parser,
+            trajectory_export.handle,
+        ),
+        Command(
+            "leakage",
+            "tasks whose gold, solution or id is printed in their collection",
+            leakage.build_parser,
+            leakage.handle,
+        ),
+        Command(
+            "tasks", "import another benchmark's tasks and collections (MuDABench)", tasks.build_parser, tasks.handle
+        ),
     )
-}  # fmt: skip
+}
 """Every command besides running a batch, in the order the top-level --help lists them."""
 
 
@@ -79,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return command.handle(arguments, session)
     except InputError as error:
-        message = Text.assemble(("error:", "red"), f" {error}")  # the message quotes user data: no markup
+        # the message quotes user data: no markup, no escape sequence, one line
+        message = Text.assemble(("error:", "red"), " " + for_terminal(str(error), keep_newlines=False))
         Console(stderr=True).print(message, highlight=False, soft_wrap=True)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:

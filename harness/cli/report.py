@@ -15,8 +15,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("runs", type=Path, nargs="+", help="run folders")
     parser.add_argument("--out", type=Path, help="output folder (default: RUN/report, or results/report-<time>)")
-    parser.add_argument("--prices", type=Path, metavar="FILE.yaml",
-                        help="re-price the runs from their recorded tokens (the --prices format of a run)")  # fmt: skip
+    parser.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE.yaml",
+        help="re-price the runs from their recorded tokens (the --prices format of a run)",
+    )
     return parser
 
 

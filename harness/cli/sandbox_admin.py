@@ -33,14 +33,17 @@ def build_parser() -> argparse.ArgumentParser:
     build = commands.add_parser(
         "build", help="build the Docker image or a domain's E2B template from sandbox_templates/"
     )
-    build.add_argument("backend", choices=BUILT_BACKENDS)
+    build.add_argument("backend", choices=BUILT_BACKENDS, help="what to build: the Docker image or an E2B template")
     build.add_argument(
         "--base",
         help="docker: base image (default: the recipe's, from a registry); 'debootstrap' builds one with no registry",
     )
     build.add_argument("--domain", help="e2b: the domain whose collection the template bakes in")
-    build.add_argument("--closed-book", action="store_true",
-                       help="e2b: the template with no documents, which runs with --closed-book use")  # fmt: skip
+    build.add_argument(
+        "--closed-book",
+        action="store_true",
+        help="e2b: the template with no documents, which runs with --closed-book use",
+    )
     add_collections_dir(build)
     defaults = ResourceLimits()
     build.add_argument("--cpus", type=float, default=defaults.cpus, help="e2b: the template's CPUs (default: 2)")
@@ -50,9 +53,14 @@ def build_parser() -> argparse.ArgumentParser:
     cleanup = commands.add_parser(
         "cleanup", help="remove containers and E2B sandboxes left by runs that are no longer alive"
     )
-    cleanup.add_argument("runs", nargs="*", type=Path, metavar="RUN",
-                         help="e2b: also kill what these run folders' starts left running, on any host (a "
-                              "folder a runner holds is refused)")  # fmt: skip
+    cleanup.add_argument(
+        "runs",
+        nargs="*",
+        type=Path,
+        metavar="RUN",
+        help="e2b: also kill what these run folders' starts left running, on any host (a "
+        "folder a runner holds is refused)",
+    )
     return parser
 
 
@@ -62,8 +70,15 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     limits = ResourceLimits(memory_mb=arguments.memory_mb, cpus=arguments.cpus)
     # what Ctrl-C leaves: a template is tagged only once its build is ready, so a run refuses a cut-off one
     session.kept = f"nothing {arguments.backend} can use was made; run `sandbox build {arguments.backend}` again"
-    return build_sandbox(arguments.backend, arguments.base, arguments.domain, arguments.collections_dir,
-                         session.console, limits, arguments.closed_book)  # fmt: skip
+    return build_sandbox(
+        arguments.backend,
+        arguments.base,
+        arguments.domain,
+        arguments.collections_dir,
+        session.console,
+        limits,
+        arguments.closed_book,
+    )
 
 
 def _plain_printer(console: Console) -> Callable[[str], None]:

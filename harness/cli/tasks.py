@@ -35,6 +35,12 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
 
     if arguments.workers < 1:
         raise InputError(f"--workers: {arguments.workers} is not a positive number")
-    request = ImportRequest(arguments.data, arguments.pdf_dir, arguments.domain, arguments.tasks_dir,
-                            arguments.collections_dir, arguments.workers)  # fmt: skip
+    request = ImportRequest(
+        arguments.data,
+        arguments.pdf_dir,
+        arguments.domain,
+        arguments.tasks_dir,
+        arguments.collections_dir,
+        arguments.workers,
+    )
     return run_mudabench_import(request, session.console)

@@ -3,7 +3,6 @@ one collection per document set with the collection builder, then write the task
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from dataclasses import dataclass
@@ -13,9 +12,13 @@ from rich.console import Console
 
 from harness.cli.command import EXIT_FAILED, EXIT_OK
 from harness.core.errors import InputError
+from harness.core.json_text import json_text
 from harness.core.names import check_domain_name
+from harness.core.safe_text import for_terminal
 from harness.inputs.collections.build import BuildRequest, build_collection
+from harness.inputs.collections.manifest import Skipped
 from harness.inputs.collections.naming import output_names
+from harness.inputs.collections.sources import source_files
 from harness.inputs.importers.mudabench import Document, ImportPlan, plan_import, read_items
 from harness.inputs.tasks import load_task_file
 
@@ -43,7 +46,7 @@ def run_mudabench_import(request: ImportRequest, console: Console) -> int:
     if not items:
         raise InputError(f"{request.data[0]}: no items")
     plan = plan_import(request.domain, items)
-    pdfs = _pdfs(request.pdf_dir)
+    pdfs, refused = _pdfs(request.pdf_dir)
     missing = {name: [d.id for d in docs if d.id not in pdfs] for name, docs in plan.collections.items()}
     missing = {name: ids for name, ids in missing.items() if ids}
     built = {name: docs for name, docs in plan.collections.items() if name not in missing}
@@ -53,17 +56,19 @@ def run_mudabench_import(request: ImportRequest, console: Console) -> int:
     failed = _build_all(request, built, pdfs, console)
     kept = [task for task in plan.tasks if task["collection"] in built and task["collection"] not in failed]
     path = _write_tasks(request.tasks_dir / f"{request.domain}.jsonl", kept)
-    _print_report(console, plan, kept, path, missing, failed)
-    return EXIT_FAILED if missing or failed else EXIT_OK
+    _print_report(console, plan, kept, path, missing, failed, refused)
+    return EXIT_FAILED if missing or failed or refused else EXIT_OK
 
 
-def _pdfs(pdf_dir: Path) -> dict[str, Path]:
-    """PDF file stem -> path, anywhere under the folder (the first in name order when a stem repeats)."""
+def _pdfs(pdf_dir: Path) -> tuple[dict[str, Path], list[Skipped]]:
+    """PDF file stem -> the file to read, anywhere under the folder (the first in name order when a stem
+    repeats); and the PDFs refused (a link out of the folder, a special file: sources.py), with the reason."""
+    files, refused = source_files(pdf_dir)
     found: dict[str, Path] = {}
-    for path in sorted(pdf_dir.rglob("*")):
-        if path.suffix.lower() == ".pdf" and path.is_file():
-            found.setdefault(path.stem, path)
-    return found
+    for file in files:
+        if file.relative.suffix.lower() == ".pdf":
+            found.setdefault(file.relative.stem, file.path)
+    return found, [skipped for skipped in refused if skipped.source.lower().endswith(".pdf")]
 
 
 def _build_all(
@@ -76,9 +81,16 @@ def _build_all(
             staging = Path(scratch) / STAGING_ROOT
             staging.mkdir()
             for document in documents:
-                (staging / f"{document.id}.pdf").symlink_to(pdfs[document.id].resolve())
+                (staging / f"{document.id}.pdf").symlink_to(pdfs[document.id])  # resolved, inside --pdf-dir
             (staging / "index.md").write_text(index_markdown(documents), encoding="utf-8")
-            request_ = BuildRequest(staging, name, request.collections_dir / name, request.workers, prune=True)
+            request_ = BuildRequest(
+                staging,
+                name,
+                request.collections_dir / name,
+                request.workers,
+                prune=True,
+                links_into=(request.pdf_dir,),
+            )
             report = build_collection(request_, console)
         if report.skipped:
             failed[name] = [skipped.source for skipped in report.skipped]
@@ -102,7 +114,7 @@ def _write_tasks(path: Path, tasks: list[dict[str, object]]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=path.parent, prefix=".import-") as scratch:
         staged = Path(scratch) / path.name  # the loader checks the file name against the domain
-        staged.write_text("".join(json.dumps(task, ensure_ascii=False) + "\n" for task in tasks), encoding="utf-8")
+        staged.write_text("".join(json_text(task) + "\n" for task in tasks), encoding="utf-8")
         load_task_file(staged)
         os.replace(staged, path)
     return path
@@ -115,16 +127,21 @@ def _print_report(
     path: Path,
     missing: dict[str, list[str]],
     failed: dict[str, list[str]],
+    refused: list[Skipped],
 ) -> None:
     def say(text: str) -> None:
-        console.print(text, markup=False, highlight=False, soft_wrap=True)
+        console.print(for_terminal(text, keep_newlines=False), markup=False, highlight=False, soft_wrap=True)
 
     say(f"{path}: {len(kept)} tasks over {len(plan.collections) - len(missing) - len(failed)} collections")
     for note, count in sorted(plan.notes.items()):
         say(f"  {note}: {count}")
     for name, ids in sorted(missing.items()):
         tasks = sum(task["collection"] == name for task in plan.tasks)
-        say(f"  skipped {tasks} tasks of {name}: missing {', '.join(f'{i}.pdf' for i in ids[:3])}"
-            + (f" and {len(ids) - 3} more" if len(ids) > 3 else ""))  # fmt: skip
+        say(
+            f"  skipped {tasks} tasks of {name}: missing {', '.join(f'{i}.pdf' for i in ids[:3])}"
+            + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+        )
+    for skipped in refused:
+        say(f"  refused {skipped.source}: {skipped.reason}")
     for name, sources in sorted(failed.items()):
         say(f"  skipped the tasks of {name}: the builder could not convert {', '.join(sources[:3])}")

@@ -1,5 +1,5 @@
-"""`python -m harness export FORMAT RUN... OUT`: its arguments; the exports are `cli/interop.py` (mini-swe-agent)
-and `cli/inspect_interop.py` (inspect)."""
+"""`python -m harness export FORMAT RUN... OUT`: its arguments; the exports are `interop/mini_swe_agent_runs.py`
+(mini-swe-agent) and `interop/inspect_runs.py` (inspect)."""
 
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     if arguments.format == "inspect":
-        from harness.cli.inspect_interop import export_runs
+        from harness.interop.inspect_runs import export_runs
 
         return export_runs(arguments.runs, arguments.out, session.console)
-    from harness.cli.interop import export_run
+    from harness.interop.mini_swe_agent_runs import export_run
 
     if len(arguments.runs) != 1:
         raise InputError("export mini-swe-agent: one RUN_DIR at a time")

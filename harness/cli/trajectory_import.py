@@ -1,4 +1,5 @@
-"""`python -m harness import mini-swe-agent PATH... --run-id ID`: its flags; the import is `cli/interop.py`."""
+"""`python -m harness import mini-swe-agent PATH... --run-id ID`: its flags; the imports are
+`interop/mini_swe_agent_runs.py` and `interop/inspect_runs.py`."""
 
 from __future__ import annotations
 
@@ -38,15 +39,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
-    from harness.cli.interop import ImportOptions, import_run
+    from harness.interop.mini_swe_agent_runs import import_run
+    from harness.interop.run_import import ImportOptions
     from harness.run.judges import JudgeOptions
 
     judges = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
     judge = judges.panel(arguments.results_dir, "") if arguments.judge else None
-    options = ImportOptions(arguments.paths, arguments.tasks_dir, arguments.collections_dir, arguments.results_dir,
-                            arguments.run_id, judge)  # fmt: skip
+    options = ImportOptions(
+        arguments.paths, arguments.tasks_dir, arguments.collections_dir, arguments.results_dir, arguments.run_id, judge
+    )
     if arguments.format == "inspect":
-        from harness.cli.inspect_interop import import_logs
+        from harness.interop.inspect_runs import import_logs
 
         return import_logs(options, session.console)
     return import_run(options, session.console)

@@ -11,7 +11,7 @@ _DOMAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _RUN_ID = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9_.@+-]{0,119}")
 _SAFE_AS_IS = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
 _UNSAFE_CHARACTER = re.compile(r"[^A-Za-z0-9_.-]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0, DEL, C1 and Unicode line breaks
 MAX_TASK_ID = 200
 
 
@@ -46,8 +46,9 @@ MAX_LABEL = 120
 def check_label(label: str, where: str) -> None:
     """A run label is shown in tables: one line of visible text."""
     if not label.strip() or len(label) > MAX_LABEL or _CONTROL.search(label) or label.strip() != label:
-        raise InputError(f"{where}: {label[:80]!r} is not a label (1 to {MAX_LABEL} characters, one line, no "
-                         "surrounding blanks)")  # fmt: skip
+        raise InputError(
+            f"{where}: {label[:80]!r} is not a label (1 to {MAX_LABEL} characters, one line, no surrounding blanks)"
+        )
 
 
 def file_name(text: str) -> str:

@@ -1,8 +1,13 @@
-"""How an episode ended. Leaving the agent loop is an `EpisodeEnd` carrying what to record."""
+"""How an episode ended. Leaving the agent loop is an `EpisodeEnd` carrying what to record; an error that ends
+an episode (a model's, a sandbox's) is an `EndsEpisode` naming its status; `outcome_of` turns either, or any
+other exception, into the episode's `Outcome`."""
 
 from __future__ import annotations
 
+import traceback
+from dataclasses import dataclass
 from enum import Enum
+from typing import ClassVar
 
 
 class Status(str, Enum):
@@ -37,3 +42,45 @@ class EpisodeEnd(Exception):
         self.status = status
         self.submission = submission
         self.detail = detail
+
+
+class EndsEpisode(Exception):
+    """An error that ends the episode as `status` (the provider failing, the sandbox failing or hitting a limit),
+    with the error's message as the detail."""
+
+    status: ClassVar[Status]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How an episode ended: its status, the text to grade (answered only) and why a limit or failure ended it."""
+
+    status: Status
+    submission: str | None
+    detail: str | None
+
+    def with_note(self, note: str) -> Outcome:
+        """The same outcome, its detail followed by NOTE (what went wrong after the episode's end)."""
+        detail = f"{self.detail}; {note}" if self.detail else note
+        return Outcome(self.status, self.submission, detail)
+
+
+def outcome_of(error: BaseException) -> Outcome:
+    """The one place an exception becomes an outcome: `EpisodeEnd` as it says, an `EndsEpisode` as its status,
+    anything else a bug of ours (`harness_error`, with its traceback)."""
+    if isinstance(error, EpisodeEnd):
+        return Outcome(error.status, error.submission, error.detail)
+    if isinstance(error, EndsEpisode):
+        return Outcome(error.status, None, str(error))
+    return Outcome(Status.HARNESS_ERROR, None, failure_text(error))
+
+
+_TRACEBACK_CHARS = 4000
+
+
+def failure_text(error: BaseException) -> str:
+    """The error's traceback, its head and tail when long (kept in a row's detail and the trajectory)."""
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    if len(text) <= _TRACEBACK_CHARS:
+        return text
+    return text[: _TRACEBACK_CHARS // 4] + "\n...\n" + text[-_TRACEBACK_CHARS // 2 :]

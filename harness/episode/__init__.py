@@ -1,0 +1,6 @@
+"""One episode: its agent loop, its budget and its lifecycle. What the executors call is exported here."""
+
+from harness.episode.context import EpisodeContext
+from harness.episode.lifecycle import failed_row, run_episode
+
+__all__ = ["EpisodeContext", "failed_row", "run_episode"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from harness.core.fences import scan_fences
 from harness.models.base import ModelReply
@@ -10,6 +11,9 @@ from harness.models.base import ModelReply
 MAX_TEXT_REPLY_CHARS = 1_000_000
 """Longer `text` replies are a format error: no command needs that much, and parsing stays bounded."""
 _SHELLS = ("bash", "sh", "shell")
+_NOT_RUNNABLE = re.compile("[\x00\ud800-\udfff]")
+"""A NUL (no argument of a program can hold one) or a lone surrogate (no bytes encode it): no backend could run
+the command as written, so it is refused here, the same on every backend, before any sandbox sees it."""
 
 
 class FormatError(ValueError):
@@ -18,9 +22,11 @@ class FormatError(ValueError):
 
 def parse_action(reply: ModelReply, action_format: str) -> str:
     """The command to run; raises `FormatError` with a short problem description."""
-    if action_format == "text":
-        return _from_text(reply.text)
-    return _from_tool_calls(reply)
+    command = _from_text(reply.text) if action_format == "text" else _from_tool_calls(reply)
+    if (found := _NOT_RUNNABLE.search(command)) is not None:
+        what = "a NUL byte" if found.group() == "\x00" else f"a lone surrogate (U+{ord(found.group()):04X})"
+        raise FormatError(f"the command holds {what} at character {found.start() + 1}, which bash cannot run")
+    return command
 
 
 def _from_tool_calls(reply: ModelReply) -> str:

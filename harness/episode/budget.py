@@ -10,6 +10,7 @@ from typing import Any
 
 from harness.core.status import EpisodeEnd, Status
 from harness.models.base import RetryTime, Usage, estimate_tokens
+from harness.records.episode_row import Spend
 
 TokenCounter = Callable[[list[dict[str, Any]]], int]
 
@@ -87,6 +88,21 @@ class Budget:
     @property
     def turns_left(self) -> int:
         return max(self.max_turns - self.turns, 0)
+
+    def spend(self) -> Spend:
+        """What the agent used, as its row records it."""
+        return Spend(
+            turns=self.turns,
+            duration_s=round(self.elapsed_s, 3),
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cached_tokens=self.cached_tokens,
+            reasoning_tokens=self.reasoning_tokens,
+            cost_usd=self.cost_usd,
+            cache_write_tokens=self.cache_write_tokens,
+            retry_wait_s=round(self.retry_wait_s, 3),
+            failed_attempts_s=round(self.failed_attempts_s, 3),
+        )
 
     def check_before_call(self, messages: list[dict[str, Any]]) -> None:
         """Raise `EpisodeEnd` when the next model call would break a budget (or the run was cancelled)."""

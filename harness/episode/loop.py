@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ParamSpec
 
-from harness.core.status import EpisodeEnd, Status
+from harness.core.status import EndsEpisode, EpisodeEnd, Outcome, Status, outcome_of
 from harness.episode.actions import FormatError, parse_action
 from harness.episode.budget import Budget
 from harness.grading.answer import command_submits_answer, has_closed_answer, strip_code_blocks
@@ -25,7 +25,7 @@ from harness.records.events import (
     write_event,
 )
 from harness.records.trajectory import TrajectoryLog
-from harness.sandboxes.base import ExecResult, Sandbox, SandboxError, SandboxLimitHit
+from harness.sandboxes.base import ExecResult, Sandbox
 from harness.sandboxes.tools import tools
 
 P = ParamSpec("P")
@@ -38,30 +38,16 @@ class LoopSettings:
     max_format_errors: int
 
 
-@dataclass(frozen=True)
-class LoopOutcome:
-    status: Status
-    submission: str | None
-    detail: str | None
-
-
-def _ends_as_outcome(loop: Callable[P, None]) -> Callable[P, LoopOutcome]:
-    """The one place where every way out of the loop becomes a `LoopOutcome`."""
+def _ends_as_outcome(loop: Callable[P, None]) -> Callable[P, Outcome]:
+    """Every way out of the loop, an `EpisodeEnd` or an error that ends the episode, as its `Outcome` (a bug of
+    ours propagates, for the episode to record)."""
 
     @functools.wraps(loop)
-    def run(*args: P.args, **kwargs: P.kwargs) -> LoopOutcome:
+    def run(*args: P.args, **kwargs: P.kwargs) -> Outcome:
         try:
             loop(*args, **kwargs)
-        except EpisodeEnd as end:
-            return LoopOutcome(end.status, end.submission, end.detail)
-        except ContextOverflow as error:
-            return LoopOutcome(Status.CONTEXT_LIMIT, None, str(error))
-        except ModelError as error:
-            return LoopOutcome(Status.MODEL_ERROR, None, str(error))
-        except SandboxLimitHit as error:
-            return LoopOutcome(Status.SANDBOX_LIMIT, None, str(error))
-        except SandboxError as error:
-            return LoopOutcome(Status.SANDBOX_ERROR, None, str(error))
+        except (EpisodeEnd, EndsEpisode) as end:
+            return outcome_of(end)
         raise AssertionError("the loop only ends by raising")  # pragma: no cover
 
     return run
@@ -99,14 +85,23 @@ def run_agent(
         except ModelError as error:
             budget.record_retries(error.attempts, error.queued_s)
             latency_s = round(time.monotonic() - started, 3)
-            failed = ModelErrorEvent(turn=budget.turns + 1, messages=compact_messages(messages[logged:], shown),
-                                     error=str(error), attempts=error.attempts, latency_s=latency_s)  # fmt: skip
+            failed = ModelErrorEvent(
+                turn=budget.turns + 1,
+                messages=compact_messages(messages[logged:], shown),
+                error=str(error),
+                attempts=error.attempts,
+                latency_s=latency_s,
+            )
             write_event(log, failed)
             if budget.out_of_time() and not isinstance(error, ContextOverflow):
                 raise EpisodeEnd(Status.TIME_LIMIT, detail=f"the model call ran out of time: {error}") from None
             raise
-        call = ModelCallEvent(turn=budget.turns + 1, messages=compact_messages(messages[logged:], shown),
-                              response=reply.to_dict(), latency_s=round(time.monotonic() - started, 3))  # fmt: skip
+        call = ModelCallEvent(
+            turn=budget.turns + 1,
+            messages=compact_messages(messages[logged:], shown),
+            response=reply.to_dict(),
+            latency_s=round(time.monotonic() - started, 3),
+        )
         write_event(log, call)
         budget.record_retries(reply.attempts, reply.queued_s)
         budget.record_call(messages, reply.usage, reply.cost_usd)

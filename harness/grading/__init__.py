@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import traceback
 from typing import Protocol
 
 from harness.grading.choice import GRADER_VERSION as CHOICE_VERSION
@@ -80,8 +82,25 @@ def grade(
     """Every grade goes through here: the `judge` grader asks its panel (`log` gets each `judge_call`),
     the others are deterministic. A judge-graded task without a panel is refused before anything runs
     (runs, imports and re-grades check it), so `JudgeNotConfigured` here is a bug of ours."""
-    if grader == "judge":
-        if judge is None:
-            raise JudgeNotConfigured("the judge grader needs a judge panel (--judge)")
-        return judge.grade(submission, gold, log)
-    return GRADERS[grader].grade(submission, gold)
+    if grader == "judge" and judge is None:
+        raise JudgeNotConfigured("the judge grader needs a judge panel (--judge)")
+    try:
+        if grader == "judge" and judge is not None:
+            return judge.grade(submission, gold, log)
+        return GRADERS[grader].grade(submission, gold)
+    except Exception as error:  # a grader's bug on the agent's own output: graded, never an infrastructure failure
+        return failed_grade(grader, submission, gold, error)
+
+
+GRADER_ERROR = "GRADER_ERROR"
+_FAILURE_CHARS = 4000
+
+
+def failed_grade(grader: str, submission: str | None, gold: GoldSpec, error: Exception) -> Grade:
+    """The grade of a submission whose grader raised: unparseable (no_answer without one), the traceback kept."""
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))[-_FAILURE_CHARS:]
+    verdict = Verdict.NO_ANSWER if submission is None else Verdict.UNPARSEABLE
+    version = GRADERS[grader].version if grader in GRADERS else ""
+    no_credit = None if gold.rel_tol is None and gold.abs_tol is None else False
+    grade = Grade.uniform(verdict, [GRADER_ERROR], None, version, correct_at_tolerance=no_credit)
+    return dataclasses.replace(grade, grader_failure=text)

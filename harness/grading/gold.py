@@ -20,5 +20,10 @@ class GoldSpec:
     @classmethod
     def from_record(cls, task: dict[str, Any]) -> GoldSpec:
         """From a trajectory's logged task (older logs lack the newer fields)."""
-        return cls(task["answer"], task.get("answer_format"), task.get("rel_tol"), task.get("abs_tol"),
-                   task.get("question", ""))  # fmt: skip
+        return cls(
+            task["answer"],
+            task.get("answer_format"),
+            task.get("rel_tol"),
+            task.get("abs_tol"),
+            task.get("question", ""),
+        )

@@ -78,8 +78,17 @@ class ItemsGrader:
         matches = keys == wanted_keys if self.name == "list" else set(keys) == set(wanted_keys)
         if not matches:
             reasons = ["ORDER"] if self.name == "list" and sorted(keys) == sorted(wanted_keys) else []
-            return Grade(Verdict.WRONG_VALUE, Verdict.WRONG_VALUE, Verdict.WRONG_VALUE, reasons, content, parsed,
-                         None, self.version, item_f1=score)  # fmt: skip
+            return Grade(
+                Verdict.WRONG_VALUE,
+                Verdict.WRONG_VALUE,
+                Verdict.WRONG_VALUE,
+                reasons,
+                content,
+                parsed,
+                None,
+                self.version,
+                item_f1=score,
+            )
         reasons = []
         if len(set(keys)) != len(keys):
             reasons.append("DUPLICATE")
@@ -87,5 +96,6 @@ class ItemsGrader:
         if not same_case:
             reasons.append("CASE")
         strict = Verdict.FORMAT_VIOLATION if reasons else Verdict.CORRECT
-        return Grade(Verdict.CORRECT, strict, Verdict.CORRECT, reasons, content, parsed, None, self.version,
-                     item_f1=score)  # fmt: skip
+        return Grade(
+            Verdict.CORRECT, strict, Verdict.CORRECT, reasons, content, parsed, None, self.version, item_f1=score
+        )

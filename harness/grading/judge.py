@@ -17,10 +17,10 @@ from typing import Any
 from harness.grading.answer import find_answer_tag
 from harness.grading.gold import GoldSpec
 from harness.grading.judge_cache import JudgeCache, cache_key
-from harness.grading.judge_prompt import PROMPT_DIGEST, judge_prompt, parse_verdict
+from harness.grading.judge_prompt import MAX_ANSWER_CHARS, PROMPT_DIGEST, judge_prompt, parse_verdict
 from harness.grading.record import Grade, Verdict
 
-GRADER_VERSION = "judge-1.0"
+GRADER_VERSION = "judge-1.1"
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
 """Asked of every judge; a model that refuses a parameter is asked without it (`dropped_params` in its call)."""
 JudgeLog = Callable[[dict[str, Any]], None]
@@ -104,6 +104,8 @@ class JudgePanel:
         if tag.reason is not None:
             return Grade.uniform(Verdict.NO_ANSWER, [tag.reason], tag.content, GRADER_VERSION)
         answer = (tag.content or "").strip()
+        if len(answer) > MAX_ANSWER_CHARS:
+            return Grade.uniform(Verdict.UNPARSEABLE, ["TOO_LONG"], tag.content, GRADER_VERSION)
         verdicts: list[str] = []
         failures: list[str] = []
         costs: list[float] = []
@@ -121,40 +123,72 @@ class JudgePanel:
         tally = f"{verdicts.count('CORRECT')}/{len(verdicts)} CORRECT"
         if len(verdicts) < self.quorum:
             reasons = [*sorted(set(failures)), "NO_QUORUM"]
-            return Grade(Verdict.JUDGE_ERROR, Verdict.JUDGE_ERROR, Verdict.JUDGE_ERROR, reasons, tag.content, tally,
-                         None, GRADER_VERSION, judge_cost_usd=cost)  # fmt: skip
+            return Grade(
+                Verdict.JUDGE_ERROR,
+                Verdict.JUDGE_ERROR,
+                Verdict.JUDGE_ERROR,
+                reasons,
+                tag.content,
+                tally,
+                None,
+                GRADER_VERSION,
+                judge_cost_usd=cost,
+            )
         # A strict majority of the valid verdicts; a tie is not correct.
         verdict = Verdict.CORRECT if 2 * verdicts.count("CORRECT") > len(verdicts) else Verdict.WRONG_VALUE
         reasons = ["JUDGES_DISAGREE"] if len(set(verdicts)) > 1 else []
         reasons += sorted(set(failures))
-        return Grade(verdict, verdict, verdict, reasons, tag.content, tally, None, GRADER_VERSION,
-                     judge_cost_usd=cost)  # fmt: skip
+        return Grade(verdict, verdict, verdict, reasons, tag.content, tally, None, GRADER_VERSION, judge_cost_usd=cost)
 
     def _ask(self, model: str, gold: GoldSpec, answer: str) -> dict[str, Any]:
         """One judge's verdict, from the cache or a call: the `judge_call` event."""
         key = cache_key(model, PROMPT_DIGEST, JUDGE_PARAMS, gold.question, gold.answer, answer)
-        event: dict[str, Any] = {"model": model, "prompt": PROMPT_DIGEST,
-                                 "params": JUDGE_PARAMS, "cache_key": key}  # fmt: skip
+        event: dict[str, Any] = {"model": model, "prompt": PROMPT_DIGEST, "params": JUDGE_PARAMS, "cache_key": key}
         hit = self.cache.get(key)
         if hit is not None:
-            return event | {"cached": True, "verdict": hit["verdict"], "reply": hit["reply"], "failure": None,
-                            "dropped_params": hit.get("dropped_params", []), "input_tokens": 0, "output_tokens": 0,
-                            "cost_usd": None, "latency_s": 0.0}  # fmt: skip
+            return event | {
+                "cached": True,
+                "verdict": hit["verdict"],
+                "reply": hit["reply"],
+                "failure": None,
+                "dropped_params": hit.get("dropped_params", []),
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "cost_usd": None,
+                "latency_s": 0.0,
+            }
         messages = [{"role": "user", "content": judge_prompt(gold.question, gold.answer, answer)}]
         started = time.monotonic()
         try:
             reply, dropped = self.complete_at(model, messages, JUDGE_PARAMS["temperature"])
         except JudgeCallFailed as error:
-            return event | {"cached": False, "verdict": None, "reply": None, "failure": "JUDGE_CALL_FAILED",
-                            "dropped_params": error.dropped_params, "error": str(error), "attempts": error.attempts,
-                            "input_tokens": 0, "output_tokens": 0, "cost_usd": None,
-                            "latency_s": round(time.monotonic() - started, 3)}  # fmt: skip
+            return event | {
+                "cached": False,
+                "verdict": None,
+                "reply": None,
+                "failure": "JUDGE_CALL_FAILED",
+                "dropped_params": error.dropped_params,
+                "error": str(error),
+                "attempts": error.attempts,
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "cost_usd": None,
+                "latency_s": round(time.monotonic() - started, 3),
+            }
         verdict = parse_verdict(reply.text)
         if verdict is not None:
             entry = {"model": model, "verdict": verdict, "reply": reply.text, "dropped_params": dropped}
             with contextlib.suppress(OSError):  # a cache that cannot be written costs a call later, never the grade
                 self.cache.put(key, entry)
-        return event | {"cached": False, "verdict": verdict, "reply": reply.text, "dropped_params": dropped,
-                        "failure": None if verdict else "JUDGE_MALFORMED", "attempts": reply.attempts,
-                        "input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens,
-                        "cost_usd": reply.cost_usd, "latency_s": round(time.monotonic() - started, 3)}  # fmt: skip
+        return event | {
+            "cached": False,
+            "verdict": verdict,
+            "reply": reply.text,
+            "dropped_params": dropped,
+            "failure": None if verdict else "JUDGE_MALFORMED",
+            "attempts": reply.attempts,
+            "input_tokens": reply.input_tokens,
+            "output_tokens": reply.output_tokens,
+            "cost_usd": reply.cost_usd,
+            "latency_s": round(time.monotonic() - started, 3),
+        }

@@ -13,11 +13,19 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from harness.core.json_text import json_text
+
 
 def cache_key(model: str, prompt_digest: str, params: dict[str, Any], question: str, gold: str, answer: str) -> str:
-    fields = {"model": model, "prompt": prompt_digest, "params": params, "question": question, "gold": gold,
-              "answer": answer}  # fmt: skip
-    return hashlib.sha256(json.dumps(fields, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    fields = {
+        "model": model,
+        "prompt": prompt_digest,
+        "params": params,
+        "question": question,
+        "gold": gold,
+        "answer": answer,
+    }
+    return hashlib.sha256(json_text(fields, sort_keys=True).encode()).hexdigest()
 
 
 class JudgeCache:
@@ -40,5 +48,5 @@ class JudgeCache:
         # A unique temporary name: two threads may store the same verdict at once.
         handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(handle, "w", encoding="utf-8") as file:
-            json.dump({"key": key, **entry}, file, ensure_ascii=False)
+            file.write(json_text({"key": key, **entry}))
         os.replace(temporary, path)

@@ -13,6 +13,9 @@ from decimal import Decimal, InvalidOperation
 
 MAX_CONTENT_CHARS = 256
 MAX_DIGITS = 40
+MAX_EXPONENT = 1000
+"""The largest exponent (`e`-notation) read: far past any real answer, and far inside what `Decimal`'s default
+context computes with (its exponents end at ±999999: `1e999999` overflowed the comparison, `1e99999999` before)."""
 
 SCALES: dict[str, Decimal] = {
     "thousand": Decimal(10) ** 3,
@@ -178,6 +181,8 @@ def _read_literal(literal: str) -> tuple[Decimal, set[str]]:
     reading = next((name for pattern, name in _SEPARATOR_READINGS if pattern.match(literal)), None)
     if reading is None:
         raise Unparseable("BAD_NUMBER")
+    if reading == "scientific" and abs(int(literal.partition("e")[2])) > MAX_EXPONENT:
+        raise Unparseable("OUT_OF_RANGE")
     flags: set[str] = set()
     if reading == "us_grouping":
         literal = literal.replace(",", "")

@@ -101,8 +101,9 @@ class MultiChoiceGrader:
             return Grade.uniform(Verdict.UNPARSEABLE, ["INVALID_OPTION"], content, GRADER_VERSION)
         parsed = ",".join(sorted(set(letters)))
         if set(letters) != expected.letters:
-            return Grade(Verdict.WRONG_VALUE, Verdict.WRONG_VALUE, Verdict.WRONG_VALUE, [], content, parsed, None,
-                         GRADER_VERSION)  # fmt: skip
+            return Grade(
+                Verdict.WRONG_VALUE, Verdict.WRONG_VALUE, Verdict.WRONG_VALUE, [], content, parsed, None, GRADER_VERSION
+            )
         reasons = [] if content.strip() == expected.text else ["FORMAT"]
         if len(letters) != len(set(letters)):
             reasons.append("DUPLICATE")

@@ -108,15 +108,7 @@ def _compare(predicted: ParsedNumber, gold: GoldAnswer, content: str) -> Grade:
             chosen = Interpretation(chosen.value, chosen.ulp, chosen.flags | {"INSUFFICIENT_PRECISION"})
     at_tolerance = _correct_at_tolerance(predicted, gold, interpretations)
     if chosen is None:
-        return Grade.uniform(
-            Verdict.WRONG_VALUE,
-            sorted(predicted.flags),
-            content,
-            GRADER_VERSION,
-            predicted.value,
-            predicted.unit,
-            at_tolerance,
-        )
+        return wrong_value(predicted, content, GRADER_VERSION, at_tolerance)
     flags = set(chosen.flags) | predicted.flags
     if chosen.ulp != target.ulp:
         flags.add("DECIMALS")
@@ -149,6 +141,13 @@ def _correct_at_tolerance(
     bound = max(target.ulp / 2, gold.rel_tol * abs(target.value))
     chosen = next((i for i in interpretations if abs(i.value - target.value) <= bound), None)
     return chosen is not None and chosen.flags | predicted.flags <= TOLERATED_FLAGS["default"]
+
+
+def wrong_value(predicted: ParsedNumber, content: str, version: str, at_tolerance: bool | None) -> Grade:
+    """A number that parsed but is not the gold's: wrong in every mode, with what was read of it."""
+    return Grade.uniform(
+        Verdict.WRONG_VALUE, sorted(predicted.flags), content, version, predicted.value, predicted.unit, at_tolerance
+    )
 
 
 def readings_in_gold_units(predicted: ParsedNumber, target: ParsedNumber) -> list[Interpretation]:

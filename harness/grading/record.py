@@ -39,6 +39,10 @@ class Grade:
     """Only for the `set` and `list` graders: F1 of the submitted items against the gold items."""
     judge_cost_usd: float | None = None
     """Only for the `judge` grader: what this grade's judge calls cost (cache hits are free)."""
+    grader_failure: str | None = None
+    """The grader raised on this submission (a bug of ours): its traceback. The verdict is then `unparseable`
+    with reason `GRADER_ERROR` (`no_answer` without a submission), the agent's graded outcome, never a retried
+    failure; `replay --regrade` grades it again once the bug is fixed."""
 
     @classmethod
     def uniform(

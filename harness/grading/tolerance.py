@@ -11,7 +11,13 @@ from decimal import Decimal
 from harness.grading.answer import find_answer_tag
 from harness.grading.gold import GoldSpec
 from harness.grading.literal import Unparseable, parse_number
-from harness.grading.numeric import TOLERATED_FLAGS, GoldAnswerError, parse_gold, readings_in_gold_units
+from harness.grading.numeric import (
+    TOLERATED_FLAGS,
+    GoldAnswerError,
+    parse_gold,
+    readings_in_gold_units,
+    wrong_value,
+)
 from harness.grading.record import Grade, Verdict
 
 GRADER_VERSION = "numeric_tol-1.0"
@@ -53,8 +59,7 @@ class ToleranceGrader:
             return Grade.uniform(Verdict.UNPARSEABLE, [error.code], content, GRADER_VERSION, correct_at_tolerance=False)
         readings = [i for i in readings_in_gold_units(predicted, parsed_gold.number) if abs(i.value - target) <= bound]
         if not readings:
-            return Grade.uniform(Verdict.WRONG_VALUE, sorted(predicted.flags), content, GRADER_VERSION,
-                                 predicted.value, predicted.unit, False)  # fmt: skip
+            return wrong_value(predicted, content, GRADER_VERSION, False)
         verdicts = {}
         for mode, tolerated in TOLERATED_FLAGS.items():
             # The first reading within tolerance whose flags this mode accepts (a fraction for a percent in lenient).

@@ -18,7 +18,8 @@ from typing import Any
 
 import yaml
 
-from harness.core.errors import InputError, read_text_input, yaml_input_error
+from harness.core.errors import InputError, read_text_input
+from harness.core.yaml_safe import compose_yaml, load_yaml
 
 POSITIVE, NON_NEGATIVE = "positive", "non-negative"
 MAX_RETRIES = 5
@@ -71,12 +72,15 @@ class RunConfig:
     model: str = setting(
         "",
         "a litellm provider/model string (deepseek/..., openai/..., gemini/..., hosted_vllm/...), an alias from "
-        "harness/models/aliases.yaml (e.g. deepseek-v4), oracle, scripted:FILE.yaml or replay:PATH",
+        "harness/models/aliases.yaml (e.g. deepseek-v4), oracle (runs each task's solution), human (a person at "
+        "the terminal), scripted:FILE.yaml or replay:PATH; a comma-separated list runs a sweep",
     )
     sweep: Path | None = setting(
-        None, "run several models in one invocation: a YAML list, per model its model, args, api_base, api_key_env, "
-        "max_connections, max_cost and label (or give --model A,B,C)", metavar="FILE.yaml",
-    )  # fmt: skip
+        None,
+        "run several models in one invocation: a YAML list, per model its model, args, api_base, api_key_env, "
+        "max_connections, max_cost and label (or give --model A,B,C)",
+        metavar="FILE.yaml",
+    )
     api_base: str | None = setting(
         None, "provider endpoint, e.g. http://127.0.0.1:8000/v1 for a local server", metavar="URL"
     )
@@ -85,31 +89,39 @@ class RunConfig:
     )
     model_args: list[str] = setting(
         factory=list,
-        help="passed to the provider, repeatable, values read as YAML scalars (e.g. reasoning_effort=high)",
+        help="passed to the provider, repeatable, values read as YAML scalars (e.g. reasoning_effort=high, "
+        "seed=7); overrides an alias's argument",
         metavar="KEY=VALUE",
         flag="--model-arg",
     )
     temperature: float = setting(1.0, "sampling temperature", bound=NON_NEGATIVE)
     max_retries: int = setting(
-        MAX_RETRIES, "retries of rate limits, 5xx, timeouts and connection errors (0: none)", bound=NON_NEGATIVE,
+        MAX_RETRIES,
+        "retries of rate limits, 5xx, timeouts and connection errors (0: none)",
+        bound=NON_NEGATIVE,
         metavar="N",
-    )  # fmt: skip
+    )
     model_timeout: float = setting(
-        600.0, "seconds of wall time per model call, failed attempts and waits included (each attempt never more "
+        600.0,
+        "seconds of wall time per model call, failed attempts and waits included (each attempt never more "
         "than the episode's time left)",
-        bound=POSITIVE, metavar="SECONDS",
-    )  # fmt: skip
+        bound=POSITIVE,
+        metavar="SECONDS",
+    )
     model_aliases: dict[str, str] = setting(
         factory=dict, help="extra short names for litellm model strings (config file only)", cli=False
     )
     judge: str | None = setting(
-        None, "litellm model(s) that grade tasks with grader 'judge', comma-separated for a panel",
+        None,
+        "litellm model(s) that grade tasks with grader 'judge', comma-separated for a panel",
         metavar="MODEL[,MODEL...]",
-    )  # fmt: skip
+    )
     judge_quorum: int | None = setting(
-        None, "valid judge verdicts a grade needs; fewer is judge_error (default: a majority of the panel)",
-        bound=POSITIVE, metavar="N",
-    )  # fmt: skip
+        None,
+        "valid judge verdicts a grade needs; fewer is judge_error (default: a majority of the panel)",
+        bound=POSITIVE,
+        metavar="N",
+    )
     judge_api_base: str | None = setting(None, "the judges' endpoint (default: each provider's own)", metavar="URL")
     judge_timeout: float = setting(
         JUDGE_TIMEOUT_S, "seconds per judge call, retries included", bound=POSITIVE, metavar="SECONDS"
@@ -117,8 +129,9 @@ class RunConfig:
     domain: str = setting("", "a domain name, a comma-separated list, or 'all'")
     task_ids: list[str] = setting(factory=list, help="run only this task (repeatable)", metavar="ID", flag="--task-id")
     limit: int | None = setting(None, "at most N tasks per domain (default: all)", bound=POSITIVE, metavar="N")
-    epochs: int = setting(1, "episodes per task (repeats); raising it on resume adds the missing epochs",
-                          bound=POSITIVE, metavar="K")  # fmt: skip
+    epochs: int = setting(
+        1, "episodes per task (repeats); raising it on resume adds the missing epochs", bound=POSITIVE, metavar="K"
+    )
     tasks_dir: Path = setting(
         factory=default_tasks_dir,
         help="task files <domain>.jsonl (default: tasks/, env HARNESS_TASKS_DIR)",
@@ -145,61 +158,93 @@ class RunConfig:
         None, "model calls in flight at once (default: --workers)", bound=POSITIVE, metavar="N"
     )
     executor: str = setting(
-        "local", "where episodes run: local (threads of this process) or ray (tasks on a Ray cluster)",
+        "local",
+        "where episodes run: local (threads of this process) or ray (tasks on a Ray cluster)",
         choices=("local", "ray"),
-    )  # fmt: skip
+    )
     ray_address: str | None = setting(
-        None, "with --executor ray: auto, a ray:// client address, or HOST:PORT of the head (default: start a "
-        "local Ray instance)", metavar="ADDR",
-    )  # fmt: skip
+        None,
+        "with --executor ray: auto, a ray:// client address, or HOST:PORT of the head (default: start a "
+        "local Ray instance)",
+        metavar="ADDR",
+    )
     max_cost: float | None = setting(
-        None, "USD: stop starting new episodes once the run's spend reaches it (default: no cap)",
-        bound=NON_NEGATIVE, metavar="USD",
-    )  # fmt: skip
+        None,
+        "USD: stop starting new episodes once the run's spend reaches it; the rest stay pending for a resume "
+        "(default: no cap)",
+        bound=NON_NEGATIVE,
+        metavar="USD",
+    )
     label: str | None = setting(
-        None, "the run's name in report tables (default: the model, plus the protocol settings it sets apart from "
-        "the defaults)", metavar="TEXT",
-    )  # fmt: skip
+        None,
+        "the run's name in report tables (default: the model, plus the protocol settings it sets apart from "
+        "the defaults)",
+        metavar="TEXT",
+    )
     retry_errors: int = setting(
-        1, "attempts more, within the run, for an episode that ended as model_error, sandbox_error or harness_error "
-        "(after a backoff)", bound=NON_NEGATIVE, metavar="N",
-    )  # fmt: skip
+        1,
+        "attempts more, within the run, for an episode that ended as model_error, sandbox_error or harness_error "
+        "(after a backoff)",
+        bound=NON_NEGATIVE,
+        metavar="N",
+    )
     max_error_rate: float = setting(
-        0.5, "share of infrastructure failures among the model's last --error-window episodes above which its "
-        "remaining episodes are not started", bound=NON_NEGATIVE, metavar="R",
-    )  # fmt: skip
+        0.5,
+        "share of infrastructure failures among the model's last --error-window episodes above which its "
+        "remaining episodes are not started",
+        bound=NON_NEGATIVE,
+        metavar="R",
+    )
     error_window: int = setting(50, "finished episodes --max-error-rate looks at", bound=POSITIVE, metavar="N")
     prices: Path | None = setting(
-        None, "token prices per model (USD per million: input, output, cache_read, cache_write, long_context); "
-        "litellm's bundled map for the others", metavar="FILE.yaml",
-    )  # fmt: skip
-    shard: str | None = setting(None, "run only part I of N of the task list (deterministic)", metavar="I/N")
+        None,
+        "token prices per model (USD per million: input, output, cache_read, cache_write, long_context); "
+        "litellm's bundled map for the others",
+        metavar="FILE.yaml",
+    )
+    shard: str | None = setting(
+        None,
+        "run only part I of N of the task list (a stable hash of domain/id: the same split on every machine)",
+        metavar="I/N",
+    )
     redo: bool = setting(False, "on resume, run finished episodes again too")
     allow_protocol_change: bool = setting(
         False, "resume a run although its protocol (model, budgets, graders, tasks, collections) changed"
     )
     max_turns: int = setting(200, "model calls per episode", bound=POSITIVE, metavar="N")
     time_limit: float = setting(
-        3600.0, "seconds of the agent's own time per episode, model time included; waiting for a sandbox or "
-        "connection slot, and a provider's failed attempts and backoff waits, are not counted", bound=POSITIVE,
+        3600.0,
+        "seconds of the agent's own time per episode, model time included; waiting for a sandbox or "
+        "connection slot, and a provider's failed attempts and backoff waits, are not counted",
+        bound=POSITIVE,
         metavar="SECONDS",
-    )  # fmt: skip
+    )
     command_timeout: float = setting(
-        600.0, "seconds one command may run (also capped by the episode's time left)", bound=POSITIVE,
+        600.0,
+        "seconds one command may run (also capped by the episode's time left)",
+        bound=POSITIVE,
         metavar="SECONDS",
-    )  # fmt: skip
+    )
     context_window: int | None = setting(
-        None, "context budget in tokens (default: the model's own; none for oracle and scripted)",
-        bound=POSITIVE, metavar="TOKENS",
-    )  # fmt: skip
+        None,
+        "context budget in tokens (default: the model's own; none for oracle and scripted)",
+        bound=POSITIVE,
+        metavar="TOKENS",
+    )
     output_reserve: int = setting(
         4096, "tokens kept free for the reply when checking the context budget", bound=NON_NEGATIVE, metavar="TOKENS"
     )
     prompts: Path | None = setting(
-        None, "prompt templates (default: harness/prompts/default.yaml); part of the protocol", metavar="FILE.yaml"
+        None,
+        "prompt templates (system, task, observation, format_error; Jinja2; default: "
+        "harness/inputs/prompts/default.yaml); their digest is part of the protocol",
+        metavar="FILE.yaml",
     )
     action_format: str = setting(
-        "toolcall", "bash as a tool call, or exactly one fenced bash block per reply", choices=("toolcall", "text")
+        "toolcall",
+        "toolcall: bash as a function tool; text: exactly one closed fenced bash/sh block per reply (CommonMark "
+        "fences; a reply over 1,000,000 characters is a format error)",
+        choices=("toolcall", "text"),
     )
     max_format_errors: int = setting(
         3, "consecutive replies without a valid action that end the episode", bound=POSITIVE, metavar="N"
@@ -208,20 +253,34 @@ class RunConfig:
     pids: int = setting(512, "sandbox process limit", bound=POSITIVE, metavar="N")
     cpus: float = setting(2.0, "sandbox CPU limit", bound=POSITIVE, metavar="N")
     disk_mb: int = setting(
-        2048, "sandbox scratch space (/workspace/run and /tmp together) in MB, below --memory-mb", bound=POSITIVE,
+        2048,
+        "sandbox scratch space (/workspace/run and /tmp together) in MB, below --memory-mb",
+        bound=POSITIVE,
         metavar="MB",
-    )  # fmt: skip
+    )
     output_limit: int = setting(
         20_000, "bytes of each output stream shown to the model (head and tail kept)", bound=POSITIVE, metavar="BYTES"
     )
     closed_book: bool = setting(
-        False, "a contamination control: the same tasks, loop and budgets with an empty /workspace/documents "
+        False,
+        "a contamination control: the same tasks, loop and budgets with an empty /workspace/documents "
         "(recorded in the protocol; the report compares it with a normal run of the model)",
-    )  # fmt: skip
+    )
     watch_opens: bool = setting(
-        False, "record exactly which collection files each episode opens (inotify; used only with one sandbox at "
+        False,
+        "record exactly which collection files each episode opens (inotify; used only with one sandbox at "
         "a time on local or a local Docker engine, and nothing else may read the collection folder meanwhile)",
-    )  # fmt: skip
+    )
+
+    @property
+    def sandboxes_at_once(self) -> int:
+        """`--max-sandboxes`, by default `--workers` (the field keeps what was given, for run.yaml)."""
+        return self.max_sandboxes or self.workers
+
+    @property
+    def connections_at_once(self) -> int:
+        """`--max-connections`, by default `--workers` (the field keeps what was given, for run.yaml)."""
+        return self.max_connections or self.workers
 
 
 def setting_fields() -> tuple[dataclasses.Field[Any], ...]:
@@ -261,11 +320,7 @@ def add_setting_flags(parser: argparse.ArgumentParser) -> None:
 def load_yaml_settings(path: Path) -> dict[str, Any]:
     """Read a config file; keys are flag names (`max-turns` or `max_turns`). Errors name file and line."""
     text = read_text_input(path, "config")
-    try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise yaml_input_error(path, error) from None
+    node, data = compose_yaml(text, path), load_yaml(text, path)
     if data is None:
         return {}
     if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):

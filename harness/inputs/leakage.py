@@ -119,5 +119,7 @@ def leak_summary(hits: list[LeakHit]) -> str | None:
         return None
     tasks = sorted({f"{hit.domain}/{hit.task_id}" for hit in counted})
     shown = ", ".join(tasks[:5]) + (f" and {len(tasks) - 5} more" if len(tasks) > 5 else "")
-    return (f"leakage check: {len(tasks)} tasks have their gold, solution or id printed in their collection "
-            f"({shown}); see python -m harness leakage")  # fmt: skip
+    return (
+        f"leakage check: {len(tasks)} tasks have their gold, solution or id printed in their collection "
+        f"({shown}); see python -m harness leakage"
+    )

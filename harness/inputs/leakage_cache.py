@@ -77,8 +77,10 @@ def _domain_hits(
     for missing, documents in _grouped(missing_by_document).items():
         scanned = _scan(files, documents, [task for task in tasks if digests[task.id] in missing])
         task_set = _task_set_id(db, task_sets, missing)
-        db.executemany("INSERT OR REPLACE INTO scans VALUES (?, ?, ?)",
-                       [(sha, task_set, json.dumps(sorted(found))) for sha, found in scanned.items()])  # fmt: skip
+        db.executemany(
+            "INSERT OR REPLACE INTO scans VALUES (?, ?, ?)",
+            [(sha, task_set, json.dumps(sorted(found))) for sha, found in scanned.items()],
+        )
         for sha, found in scanned.items():
             covered, printed = known.setdefault(sha, (set(), set()))
             covered |= missing

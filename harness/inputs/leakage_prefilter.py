@@ -31,8 +31,22 @@ def files_printing_any(root: Path, tasks: list[Task]) -> set[str] | None:
         patterns.flush()
         # -uuu -a: no ignore files, hidden files and binary ones too; -L: as the scan, through links;
         # --encoding none: raw bytes, never transcoded (the scan reads UTF-8 whatever a BOM says).
-        command = [rg, "--files-with-matches", "--null", "--fixed-strings", "-uuu", "--text", "--follow",
-                   "--no-messages", "--encoding", "none", "--no-config", "--file", patterns.name, "."]  # fmt: skip
+        command = [
+            rg,
+            "--files-with-matches",
+            "--null",
+            "--fixed-strings",
+            "-uuu",
+            "--text",
+            "--follow",
+            "--no-messages",
+            "--encoding",
+            "none",
+            "--no-config",
+            "--file",
+            patterns.name,
+            ".",
+        ]
         done = subprocess.run(command, cwd=root, capture_output=True, env={"PATH": os.environ.get("PATH", "")})
     if done.returncode not in (0, 1):
         return None

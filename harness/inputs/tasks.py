@@ -6,72 +6,78 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError
 from harness.core.names import check_domain_name, check_task_id, file_name, is_domain_name
 from harness.grading import GRADERS, GoldAnswerError, GoldSpec
 
-_REQUIRED = {"id": str, "domain": str, "question": str, "answer": str}
-_OPTIONAL: dict[str, type | tuple[type, ...]] = {
-    "answer_format": str,
-    "grader": str,
-    "solution": str,
-    "evidence": list,
-    "metadata": dict,
-    "rel_tol": (int, float),
-    "canary": bool,
-    "leak_allow": str,
-    "abs_tol": (int, float),
-    "type": str,
-    "collection": str,
-}
+
+def _in_file(kind: type | tuple[type, ...], default: Any = None, **options: Any) -> Any:
+    """A field a task line may hold, with the JSON type it must have there."""
+    return field(default=default, metadata={"task_file": kind}, **options)
 
 
 @dataclass(frozen=True)
 class Task:
     """One question; `answer` and `solution` never enter the sandbox or the model's prompt."""
 
-    id: str
-    domain: str
-    question: str
-    answer: str
-    answer_format: str | None = None
-    grader: str = "numeric"
-    solution: str | None = None
-    evidence: list[str] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    rel_tol: float | None = None
-    canary: bool = False
+    id: str = field(metadata={"task_file": str})
+    domain: str = field(metadata={"task_file": str})
+    question: str = field(metadata={"task_file": str})
+    answer: str = field(metadata={"task_file": str})
+    answer_format: str | None = _in_file(str)
+    grader: str = _in_file(str, "numeric")
+    solution: str | None = _in_file(str)
+    evidence: list[str] = field(default_factory=list, metadata={"task_file": list})
+    metadata: dict[str, Any] = field(default_factory=dict, metadata={"task_file": dict})
+    rel_tol: float | None = _in_file((int, float))
+    canary: bool = _in_file(bool, False)
     """The answer exists only on the host: a correct answer means the sandbox leaked it (containment failure)."""
-    leak_allow: str | None = None
+    leak_allow: str | None = _in_file(str)
     """Why the gold may appear verbatim in the collection (the pre-run leakage check then allows it)."""
-    abs_tol: float | None = None
+    abs_tol: float | None = _in_file((int, float))
     """Absolute tolerance for the `numeric_tol` grader (the tolerance of a zero gold)."""
-    type: str | None = None
+    type: str | None = _in_file(str)
     """The task's type (e.g. `multiple_choice`): the report gives per-type accuracy and their mean."""
-    collection: str | None = None
+    collection: str | None = _in_file(str)
     """The task's own collection folder under the collections dir; None means the domain's."""
     epoch: int = 1
     """Which repeat of the task an episode is (1 .. --epochs): set by the runner, never read from a task file,
     and not part of what the task asks (not in its digest)."""
 
     @property
-    def episode(self) -> tuple[str, str, int]:
-        """(domain, id, epoch): the episode's key in the run folder, as its row's `ResultRow.episode`."""
-        return self.domain, self.id, self.epoch
+    def episode(self) -> EpisodeKey:
+        """The key of the episode this task stands for, as its row's `ResultRow.episode`."""
+        return EpisodeKey(self.domain, self.id, self.epoch)
 
     @property
     def gold(self) -> GoldSpec:
         return GoldSpec(self.answer, self.answer_format, self.rel_tol, self.abs_tol, self.question)
 
 
+_FILE_FIELDS = {spec.name: spec for spec in fields(Task) if "task_file" in spec.metadata}
+_REQUIRED = {
+    name: spec.metadata["task_file"]
+    for name, spec in _FILE_FIELDS.items()
+    if spec.default is MISSING and spec.default_factory is MISSING
+}
+_OPTIONAL = {name: spec.metadata["task_file"] for name, spec in _FILE_FIELDS.items() if name not in _REQUIRED}
+"""A task line's fields and their JSON types, as the `Task` declares them (its `epoch` is the runner's)."""
+
+
 def task_digest(task: Task) -> str:
     """sha256 of what the task asks and how it is graded; a resume re-runs a task whose digest changed."""
-    asked = {"question": task.question, "answer": task.answer, "answer_format": task.answer_format,
-             "grader": task.grader, "rel_tol": task.rel_tol}  # fmt: skip
+    asked = {
+        "question": task.question,
+        "answer": task.answer,
+        "answer_format": task.answer_format,
+        "grader": task.grader,
+        "rel_tol": task.rel_tol,
+    }
     # Newer fields enter only when set, so the digests of older tasks (and resumes of their runs) stay the same.
     asked |= {key: value for key, value in (("abs_tol", task.abs_tol), ("collection", task.collection)) if value}
     return "sha256:" + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:16]
@@ -173,29 +179,19 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
     grader_name = row.get("grader") or "numeric"
     if grader_name not in GRADERS:
         raise InputError(f"{where}: field 'grader': unknown grader {grader_name!r} (known: {', '.join(GRADERS)})")
+    given = {name: value for name, value in row.items() if value is not None}
+    normalized = {
+        "grader": grader_name,
+        "evidence": list(row.get("evidence") or []),
+        "metadata": dict(row.get("metadata") or {}),
+        "canary": bool(row.get("canary")),
+    }
+    task = Task(**(given | normalized))
     try:
-        GRADERS[grader_name].validate(
-            GoldSpec(row["answer"], row.get("answer_format"), row.get("rel_tol"), row.get("abs_tol"), row["question"])
-        )
+        GRADERS[grader_name].validate(task.gold)
     except GoldAnswerError as error:
         raise InputError(f"{where}: field 'answer': {error}") from None
-    return Task(
-        id=row["id"],
-        domain=row["domain"],
-        question=row["question"],
-        answer=row["answer"],
-        answer_format=row.get("answer_format"),
-        grader=grader_name,
-        solution=row.get("solution"),
-        evidence=list(row.get("evidence") or []),
-        metadata=dict(row.get("metadata") or {}),
-        rel_tol=row.get("rel_tol"),
-        canary=bool(row.get("canary")),
-        leak_allow=row.get("leak_allow"),
-        abs_tol=row.get("abs_tol"),
-        type=row.get("type"),
-        collection=row.get("collection"),
-    )
+    return task
 
 
 def collection_of(task: Task) -> str:

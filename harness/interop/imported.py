@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.status import Status
+from harness.records.episode_row import Spend, Timings
+from harness.records.events import EvidenceEvent
+from harness.records.reading import LoggedEvent
 
 
 @dataclass
@@ -17,11 +20,18 @@ class ImportedEpisode:
     status: Status = Status.ANSWERED
     submission: str | None = None
     detail: str | None = None
-    row: dict[str, Any] = field(default_factory=dict)
+    spend: Spend = field(default_factory=Spend)
+    timings: Timings = field(default_factory=Timings)
+    epoch: int = 1
     opens: dict[str, int] | None = None
     """Exact file opens recorded by our export (--watch-opens); None for peers' files."""
     judge_cost_usd: float | None = None
     """What judging the answer cost when our export was graded; kept when the import's judges all hit the cache."""
+
+
+def imported_timings(extension: dict[str, Any]) -> Timings:
+    """The timings our own export kept in the file's extension (a peer's file has none: zero)."""
+    return Timings(float(extension.get("queue_s") or 0.0), float(extension.get("sandbox_start_s") or 0.0))
 
 
 def message_text(content: Any) -> str:
@@ -31,6 +41,6 @@ def message_text(content: Any) -> str:
     return content or ""
 
 
-def recorded_opens(events: list[dict[str, Any]]) -> dict[str, int] | None:
+def recorded_opens(events: list[LoggedEvent]) -> dict[str, int] | None:
     """The exact file opens the host saw (--watch-opens), from a trajectory's evidence event."""
-    return next((event.get("opens") for event in events if event["event"] == "evidence"), None)
+    return next((logged.event.opens for logged in events if isinstance(logged.event, EvidenceEvent)), None)

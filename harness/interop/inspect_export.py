@@ -32,9 +32,11 @@ from inspect_ai.model import ModelOutput, ModelUsage
 from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
 from harness.core.status import INFRASTRUCTURE_FAILURES, Status
-from harness.episode.lifecycle import GRADE_FIELDS
 from harness.interop.imported import recorded_opens
 from harness.interop.inspect_messages import KEY, conversation
+from harness.records.episode_row import GRADE_FIELDS
+from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
+from harness.records.reading import LoggedEvent
 
 SCORER = "harness"
 ROW_EXTENSION = (
@@ -63,7 +65,7 @@ EVIDENCE_FIELDS = (
 )
 """Row fields kept at the top of the sample's metadata, where analysis tools look."""
 GRADE_METADATA = tuple(name for name in GRADE_FIELDS if name != "judge_cost_usd")
-"""The grade's fields (the row's, as `episode.lifecycle` sets them) on the score; the judges' cost is usage."""
+"""The grade's fields (the row's, as `records/episode_row.py` sets them) on the score; the judges' cost is usage."""
 _LIMITS: dict[Status, tuple[str, str | None]] = {
     Status.TURN_LIMIT: ("turn", "max_turns"),
     Status.TIME_LIMIT: ("working", "time_limit"),
@@ -76,7 +78,7 @@ _LIMITS: dict[Status, tuple[str, str | None]] = {
 
 
 def export_log(
-    run_id: str, created: str, config: dict[str, Any], episodes: list[list[dict[str, Any]]], selected: int = 0
+    run_id: str, created: str, config: dict[str, Any], episodes: list[list[LoggedEvent]], selected: int = 0
 ) -> EvalLog:
     """The finished episodes of run RUN_ID (run.yaml's `created` and `config`) as one evaluation log; a run
     with fewer finished episodes than its SELECTED tasks is a `cancelled` evaluation, as inspect calls one."""
@@ -88,8 +90,8 @@ def export_log(
     for sample in samples:
         for name, used in sample.model_usage.items():
             usage[name] = usage[name] + used if name in usage else used
-    domains = sorted({events[0]["domain"] for events in episodes})
-    times = [events[0]["time"] for events in episodes] + [events[-1]["time"] for events in episodes]
+    domains = sorted({_start(events).domain for events in episodes})
+    times = [logged.time for events in episodes for logged in (events[0], events[-1]) if logged.time is not None]
     return EvalLog(
         status="success" if len(samples) >= selected else "cancelled",
         eval=EvalSpec(
@@ -105,7 +107,7 @@ def export_log(
                 turn_limit=config.get("max_turns"),
                 working_limit=_int(config.get("time_limit")),
             ),
-            packages={"harness": str(episodes[0][0].get("harness_version") or "")} if episodes else {},
+            packages={"harness": str(_start(episodes[0]).harness_version or "")} if episodes else {},
             metadata={KEY: {"run_id": run_id, "config": config}},
         ),
         plan=EvalPlan(
@@ -132,14 +134,26 @@ def export_log(
     )
 
 
-def _duplicate_ids(episodes: list[list[dict[str, Any]]]) -> bool:
+def _duplicate_ids(episodes: list[list[LoggedEvent]]) -> bool:
     """Task ids are unique per domain: when two domains share one, sample ids are `domain/id`."""
-    keys = [(events[0]["task_id"], events[-1].get("epoch", 1)) for events in episodes]
+    keys = [(_start(events).task_id, _end(events).row.epoch) for events in episodes]
     return len(set(keys)) < len(keys)
 
 
-def _sample(events: list[dict[str, Any]], config: dict[str, Any], model: str, qualify: bool) -> EvalSample:
-    start, end = events[0], events[-1]
+def _start(events: list[LoggedEvent]) -> EpisodeStartEvent:
+    start = events[0].event
+    assert isinstance(start, EpisodeStartEvent), "a finished episode's log starts with its episode_start"
+    return start
+
+
+def _end(events: list[LoggedEvent]) -> EpisodeEndEvent:
+    end = events[-1].event
+    assert isinstance(end, EpisodeEndEvent), "a finished episode's log ends with its row"
+    return end
+
+
+def _sample(events: list[LoggedEvent], config: dict[str, Any], model: str, qualify: bool) -> EvalSample:
+    start, end = dict(events[0].line), dict(events[-1].line)  # the episode's start and row, copied as logged
     status = Status(end["status"])
     task = start["task"]
     submission = end.get("submission")

@@ -16,8 +16,11 @@ from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 
 from harness.core.status import Status
-from harness.interop.imported import ImportedEpisode
+from harness.interop.imported import ImportedEpisode, imported_timings
 from harness.interop.inspect_messages import KEY
+from harness.records.episode_row import Spend
+from harness.records.events import FormatErrorEvent, ObservationEvent
+from harness.records.reading import kind_of, logged_event
 
 _LIMIT_STATUSES = {
     "turn": Status.TURN_LIMIT,
@@ -57,32 +60,47 @@ def import_sample(sample: EvalSample) -> ImportedEpisode:
         raise ValueError(f"metadata field 'judge_cost_usd': {cost!r} is not a number")
     episode.judge_cost_usd = cost
     turns = sum(isinstance(message, ChatMessageAssistant) for message in sample.messages)
-    episode.row = _usage(sample) | {
-        "turns": int(extension.get("turns") or turns),
-        "duration_s": float(extension.get("duration_s") or sample.working_time or sample.total_time or 0.0),
-        "queue_s": float(extension.get("queue_s") or 0.0),
-        "sandbox_start_s": float(extension.get("sandbox_start_s") or 0.0),
-    }
-    if "cost_usd" in extension:
-        episode.row["cost_usd"] = extension["cost_usd"]
+    usage = _usage(sample) | ({"cost_usd": extension["cost_usd"]} if "cost_usd" in extension else {})
+    episode.spend = Spend(
+        turns=int(extension.get("turns") or turns),
+        duration_s=float(extension.get("duration_s") or sample.working_time or sample.total_time or 0.0),
+        **usage,
+    )
+    episode.timings = imported_timings(extension)
     return episode
 
 
 _FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
     "model_call": {"turn": (int,), "messages": (list,), "response": (dict,)},
     "action": {"turn": (int,), "command": (str,)},
-    "observation": {"turn": (int,), "exit_code": (int, type(None)), "stdout": (str,), "stderr": (str,),
-                    "timed_out": (bool,), "truncated": (bool,), "text": (str,)},
+    "observation": {
+        "turn": (int,),
+        "exit_code": (int, type(None)),
+        "stdout": (str,),
+        "stderr": (str,),
+        "timed_out": (bool,),
+        "truncated": (bool,),
+        "text": (str,),
+    },
     "format_error": {"turn": (int,), "problem": (str,)},
-}  # fmt: skip
+}
 """What the events rebuilt from a log's metadata must hold before anything is written (the file is input)."""
 _KNOWN_FIELDS = {
     "model_call": {"turn", "messages", "response", "latency_s"},
     "action": {"turn", "command", "timeout_s"},
-    "observation": {"turn", "exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_bytes", "duration_s",
-                    "text"},
+    "observation": {
+        "turn",
+        "exit_code",
+        "stdout",
+        "stderr",
+        "timed_out",
+        "truncated",
+        "raw_bytes",
+        "duration_s",
+        "text",
+    },
     "format_error": {"turn", "problem", "consecutive", "text"},
-}  # fmt: skip
+}
 
 
 def _checked(kind: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -152,8 +170,10 @@ def _events(messages: list[ChatMessage]) -> list[tuple[str, dict[str, Any]]]:
             pending = []
             continue
         pending.append(_openai_message(message))
-        if isinstance(record, dict) and record.get("event") in ("observation", "format_error"):
-            events.append((record["event"], {key: value for key, value in record.items() if key != "event"}))
+        kind = kind_of(logged_event(record).event) if isinstance(record, dict) else None
+        if kind in (ObservationEvent.kind, FormatErrorEvent.kind):
+            assert isinstance(record, dict) and kind is not None
+            events.append((kind, {key: value for key, value in record.items() if key != "event"}))
         elif isinstance(message, ChatMessageTool) and turn:
             events.append(("observation", _observation(turn, message)))
     return events
@@ -164,19 +184,28 @@ def _model_call(
 ) -> list[tuple[str, dict[str, Any]]]:
     """The model_call (and its actions) of one assistant message; ours come back from the metadata."""
     if record is not None:
-        response = {"text": message.text, **{key: value for key, value in record.items()
-                                             if key not in ("turn", "latency_s", "commands")}}  # fmt: skip
+        response = {
+            "text": message.text,
+            **{key: value for key, value in record.items() if key not in ("turn", "latency_s", "commands")},
+        }
         response["reasoning"] = _reasoning(message)
         call: dict[str, Any] = {"turn": turn, "messages": pending, "response": response}
         if record.get("latency_s") is not None:
             call["latency_s"] = record["latency_s"]
         actions = [("action", {"turn": turn, "command": command}) for command in record.get("commands") or []]
         return [("model_call", call), *actions]
-    calls = [{"id": tool.id, "name": tool.function, "arguments": json.dumps(tool.arguments)}
-             for tool in message.tool_calls or []]  # fmt: skip
-    response = {"text": message.text, "tool_calls": calls, "attempts": [], "reasoning": _reasoning(message),
-                "usage": {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "reasoning_tokens": 0},
-                "cost_usd": None}  # fmt: skip
+    calls = [
+        {"id": tool.id, "name": tool.function, "arguments": json.dumps(tool.arguments)}
+        for tool in message.tool_calls or []
+    ]
+    response = {
+        "text": message.text,
+        "tool_calls": calls,
+        "attempts": [],
+        "reasoning": _reasoning(message),
+        "usage": {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "reasoning_tokens": 0},
+        "cost_usd": None,
+    }
     actions = [("action", {"turn": turn, "command": _command(tool.arguments)}) for tool in message.tool_calls or []]
     return [("model_call", {"turn": turn, "messages": pending, "response": response}), *actions]
 
@@ -204,5 +233,14 @@ def _openai_message(message: ChatMessage) -> dict[str, Any]:
 
 def _observation(turn: int, message: ChatMessageTool) -> dict[str, Any]:
     timed_out = message.error is not None and message.error.type == "timeout"
-    return {"turn": turn, "exit_code": None, "stdout": message.text, "stderr": "", "timed_out": timed_out,
-            "truncated": False, "raw_bytes": None, "duration_s": None, "text": message.text}  # fmt: skip
+    return {
+        "turn": turn,
+        "exit_code": None,
+        "stdout": message.text,
+        "stderr": "",
+        "timed_out": timed_out,
+        "truncated": False,
+        "raw_bytes": None,
+        "duration_s": None,
+        "text": message.text,
+    }

@@ -21,33 +21,27 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolCallError
 
 from harness.interop.imported import message_text
+from harness.records.conversation import LoggedCall, Output
+from harness.records.conversation import conversation as records_conversation
+from harness.records.events import Event, ModelCallEvent, ObservationEvent
+from harness.records.reading import LoggedEvent
 
 KEY = "harness"
 
 
-def conversation(events: list[dict[str, Any]]) -> list[ChatMessage]:
+def conversation(events: list[LoggedEvent]) -> list[ChatMessage]:
     """The whole conversation: every call's new messages, each reply, and an output no call was sent (the
     command that printed the answer). Each observation's raw output rides on its message's metadata."""
-    commands: dict[int, list[str]] = {}
-    for event in events:
-        if event["event"] == "action":
-            commands.setdefault(event["turn"], []).append(event["command"])
+    logged = records_conversation(events)
     messages: list[ChatMessage] = []
-    last: dict[str, Any] | None = None
-    shown = True
-    for event in events:
-        kind = event["event"]
-        if kind == "model_call":
-            messages += [_message(message, last) for message in event["messages"]]
-            messages.append(_assistant(event, commands.get(event["turn"], [])))
-            shown = True
-        elif kind in ("observation", "format_error"):
-            last, shown = event, False
-    if last is not None and not shown and last["event"] == "observation":
+    for call in logged.calls:
+        if isinstance(call.call, ModelCallEvent):
+            messages += [_message(message, call.shown) for message in call.call.messages]
+            messages.append(_assistant(call))
+    if isinstance(logged.unsent, ObservationEvent):
         call_id = _last_call_id(messages)
-        messages.append(
-            _message({"role": "tool" if call_id else "user", "tool_call_id": call_id, "content": last["text"]}, last)
-        )
+        message = {"role": "tool" if call_id else "user", "tool_call_id": call_id, "content": logged.unsent.text}
+        messages.append(_message(message, logged.unsent))
     return messages
 
 
@@ -57,13 +51,13 @@ def _last_call_id(messages: list[ChatMessage]) -> str | None:
     return calls[-1].id if calls else None
 
 
-def _message(message: dict[str, Any], observation: dict[str, Any] | None) -> ChatMessage:
+def _message(message: dict[str, Any], observation: Output | None) -> ChatMessage:
     role, content = message["role"], message_text(message.get("content"))
     if role == "system":
         return ChatMessageSystem(content=content)
     metadata = {KEY: _observation_record(observation)} if observation is not None else None
     if role == "tool":
-        timed_out = observation is not None and bool(observation.get("timed_out"))
+        timed_out = isinstance(observation, ObservationEvent) and observation.timed_out
         error = ToolCallError(type="timeout", message="the command timed out") if timed_out else None
         return ChatMessageTool(
             content=content, tool_call_id=message.get("tool_call_id"), function="bash", metadata=metadata, error=error
@@ -73,13 +67,15 @@ def _message(message: dict[str, Any], observation: dict[str, Any] | None) -> Cha
     return ChatMessageUser(content=content, metadata=metadata)
 
 
-def _observation_record(event: dict[str, Any]) -> dict[str, Any]:
-    """The event an observation message was made from, without its time (our import rebuilds it exactly)."""
-    return {key: value for key, value in event.items() if key != "time"}
+def _observation_record(event: Output) -> dict[str, Any]:
+    """The event an observation message was made from, its outputs in full (our import rebuilds it exactly)."""
+    return {"event": event.kind, **Event.to_dict(event)}
 
 
-def _assistant(event: dict[str, Any], commands: list[str]) -> ChatMessageAssistant:
-    response = event["response"]
+def _assistant(logged: LoggedCall) -> ChatMessageAssistant:
+    event, commands = logged.call, logged.commands
+    assert isinstance(event, ModelCallEvent)
+    response = event.response
     text = response.get("text") or ""
     content: str | list[Any] = text
     if response.get("reasoning"):
@@ -89,7 +85,7 @@ def _assistant(event: dict[str, Any], commands: list[str]) -> ChatMessageAssista
         for call in response.get("tool_calls") or []
     ]
     record = {key: value for key, value in response.items() if key not in ("text", "reasoning")}
-    record |= {"turn": event["turn"], "latency_s": event.get("latency_s"), "commands": commands}
+    record |= {"turn": event.turn, "latency_s": event.latency_s, "commands": commands}
     return ChatMessageAssistant(
         content=content, tool_calls=calls or None, model=None, source="generate", metadata={KEY: record}
     )

@@ -13,7 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from harness.core.status import Status
-from harness.interop.imported import ImportedEpisode, message_text, recorded_opens
+from harness.interop.imported import ImportedEpisode, imported_timings, message_text, recorded_opens
+from harness.records.conversation import LoggedCall, conversation
+from harness.records.episode_row import Spend
+from harness.records.events import ModelCallEvent, ObservationEvent
+from harness.records.reading import LoggedEvent
 
 FORMAT = "mini-swe-agent-1.1"
 EXIT_STATUSES = {
@@ -33,8 +37,17 @@ _STATUSES = {name: status for status, name in EXIT_STATUSES.items()} | {
     "KeyboardInterrupt": Status.CANCELLED,
     "TimeoutExpired": Status.TIME_LIMIT,
 }
-_KEPT_IN_EXTENSION = ("domain", "task_id", "epoch", "status", "detail", "duration_s", "queue_s", "sandbox_start_s",
-                      "cost_usd")  # fmt: skip
+_KEPT_IN_EXTENSION = (
+    "domain",
+    "task_id",
+    "epoch",
+    "status",
+    "detail",
+    "duration_s",
+    "queue_s",
+    "sandbox_start_s",
+    "cost_usd",
+)
 
 
 def status_of(exit_status: str) -> Status:
@@ -45,30 +58,28 @@ def status_of(exit_status: str) -> Status:
 # --- export -------------------------------------------------------------------------------------------------
 
 
-def export_episode(events: list[dict[str, Any]], config: dict[str, Any]) -> dict[str, Any]:
+def export_episode(events: list[LoggedEvent], config: dict[str, Any]) -> dict[str, Any]:
     """One finished episode of ours (run with `config`, run.yaml's) as a mini-swe-agent trajectory."""
-    start, end = events[0], events[-1]
+    start, end = events[0].line, events[-1].line  # the episode's start and row, copied as logged
     messages: list[dict[str, Any]] = []
-    last_observation: dict[str, Any] | None = None
-    for event in events:
-        kind = event["event"]
-        if kind == "model_call":
-            messages += _earlier_messages(event["messages"], last_observation)
-            messages.append(_assistant(event))
-        elif kind == "action":
-            messages[-1]["extra"]["actions"].append({"command": event["command"]})
-        elif kind in ("observation", "format_error"):
-            last_observation = event
+    calls = [call for call in conversation(events).calls if isinstance(call.call, ModelCallEvent)]
+    for call in calls:
+        messages += _earlier_messages(call)
+        messages.append(_assistant(call))
     status = Status(end["status"])
     submission = end.get("submission") or ""
-    messages.append({"role": "exit", "content": submission,
-                     "extra": {"exit_status": EXIT_STATUSES[status], "submission": submission}})  # fmt: skip
-    calls = sum(event["event"] == "model_call" for event in events)
+    messages.append(
+        {
+            "role": "exit",
+            "content": submission,
+            "extra": {"exit_status": EXIT_STATUSES[status], "submission": submission},
+        }
+    )
     return {
         "info": {
             "exit_status": EXIT_STATUSES[status],
             "submission": submission,
-            "model_stats": {"instance_cost": end.get("cost_usd") or 0.0, "api_calls": calls},
+            "model_stats": {"instance_cost": end.get("cost_usd") or 0.0, "api_calls": len(calls)},
             "config": {
                 "model": {"model_name": start.get("model")},
                 "agent": {
@@ -84,44 +95,50 @@ def export_episode(events: list[dict[str, Any]], config: dict[str, Any]) -> dict
     }
 
 
-def _earlier_messages(new: list[dict[str, Any]], observation: dict[str, Any] | None) -> list[dict[str, Any]]:
+def _earlier_messages(call: LoggedCall) -> list[dict[str, Any]]:
     """The messages the loop added since the last reply; an observation gets the command's output as `extra`."""
     out = []
-    for message in new:
+    shown = call.shown
+    for message in call.call.messages:
         message = dict(message)
-        if message["role"] in ("user", "tool") and observation is not None:
-            if observation["event"] == "observation":
+        if message["role"] in ("user", "tool") and shown is not None:
+            if isinstance(shown, ObservationEvent):
                 message["extra"] = {
-                    "raw_output": observation["stdout"],
-                    "stderr": observation["stderr"],
-                    "returncode": observation["exit_code"],
-                    "timed_out": observation["timed_out"],
+                    "raw_output": shown.stdout,
+                    "stderr": shown.stderr,
+                    "returncode": shown.exit_code,
+                    "timed_out": shown.timed_out,
                 }
             else:
-                message["extra"] = {"interrupt_type": "FormatError", "problem": observation["problem"]}
+                message["extra"] = {"interrupt_type": "FormatError", "problem": shown.problem}
         out.append(message)
     return out
 
 
-def _assistant(event: dict[str, Any]) -> dict[str, Any]:
-    response = event["response"]
+def _assistant(logged: LoggedCall) -> dict[str, Any]:
+    event = logged.call
+    assert isinstance(event, ModelCallEvent)
+    response = event.response
     usage = response.get("usage") or {}
     message: dict[str, Any] = {"role": "assistant", "content": response.get("text") or ""}
     if response.get("tool_calls"):
-        message["tool_calls"] = [{"id": call["id"], "type": "function",
-                                  "function": {"name": call["name"], "arguments": call["arguments"]}}
-                                 for call in response["tool_calls"]]  # fmt: skip
+        message["tool_calls"] = [
+            {"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": call["arguments"]}}
+            for call in response["tool_calls"]
+        ]
     message["extra"] = {
-        "actions": [],
+        "actions": [{"command": command} for command in logged.commands],
         "cost": response.get("cost_usd") or 0.0,
-        "timestamp": event["time"],
-        "response": {"usage": {
-            "prompt_tokens": usage.get("input_tokens", 0),
-            "completion_tokens": usage.get("output_tokens", 0),
-            "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
-            "completion_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
-        }},
-    }  # fmt: skip
+        "timestamp": logged.time,
+        "response": {
+            "usage": {
+                "prompt_tokens": usage.get("input_tokens", 0),
+                "completion_tokens": usage.get("output_tokens", 0),
+                "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
+                "completion_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
+            }
+        },
+    }
     return message
 
 
@@ -148,8 +165,13 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
             turn += 1
             usage = _usage(extra)
             tokens = {key: tokens[key] + usage[key] for key in tokens}
-            response = {"text": message_text(message.get("content")), "tool_calls": _tool_calls(message),
-                        "usage": usage, "cost_usd": extra.get("cost"), "attempts": []}  # fmt: skip
+            response = {
+                "text": message_text(message.get("content")),
+                "tool_calls": _tool_calls(message),
+                "usage": usage,
+                "cost_usd": extra.get("cost"),
+                "attempts": [],
+            }
             episode.events.append(("model_call", {"turn": turn, "messages": pending, "response": response}))
             pending = []
             for action in extra.get("actions") or []:
@@ -169,14 +191,14 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
     episode.detail = extension.get("detail") if "detail" in extension else _detail(exit_status, episode.status)
     episode.opens = extension.get("opens")
     stats = info.get("model_stats") or {}
-    episode.row = tokens | {
-        "turns": int(stats.get("api_calls") or turn),
-        "cost_usd": extension["cost_usd"] if "cost_usd" in extension else stats.get("instance_cost"),
-        "duration_s": float(extension.get("duration_s") or 0.0),
-        "queue_s": float(extension.get("queue_s") or 0.0),
-        "sandbox_start_s": float(extension.get("sandbox_start_s") or 0.0),
-        "epoch": int(extension.get("epoch") or 1),
-    }
+    episode.spend = Spend(
+        turns=int(stats.get("api_calls") or turn),
+        cost_usd=extension["cost_usd"] if "cost_usd" in extension else stats.get("instance_cost"),
+        duration_s=float(extension.get("duration_s") or 0.0),
+        **tokens,
+    )
+    episode.timings = imported_timings(extension)
+    episode.epoch = int(extension.get("epoch") or 1)
     return episode
 
 
@@ -211,6 +233,11 @@ def _usage(extra: dict[str, Any]) -> dict[str, int]:
 
 
 def _tool_calls(message: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"id": call.get("id", ""), "name": call.get("function", {}).get("name", ""),
-             "arguments": call.get("function", {}).get("arguments", "")}
-            for call in message.get("tool_calls") or []]  # fmt: skip
+    return [
+        {
+            "id": call.get("id", ""),
+            "name": call.get("function", {}).get("name", ""),
+            "arguments": call.get("function", {}).get("arguments", ""),
+        }
+        for call in message.get("tool_calls") or []
+    ]

@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from harness.core.status import EndsEpisode, Status
+
 BASH_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
@@ -104,8 +106,10 @@ class RetryTime:
         return cls(wait_s=sum(float(a.get("wait_s") or 0.0) for a in attempts), failed_s=failed)
 
 
-class ModelError(RuntimeError):
+class ModelError(EndsEpisode, RuntimeError):
     """The model could not answer (provider failure after retries): the episode ends as `model_error`."""
+
+    status = Status.MODEL_ERROR
 
     def __init__(self, message: str, attempts: list[dict[str, Any]] | None = None, queued_s: float = 0.0):
         super().__init__(message)
@@ -117,6 +121,8 @@ class ModelError(RuntimeError):
 
 class ContextOverflow(ModelError):
     """The provider refused the prompt as too long: the episode ends as `context_limit`, never retried."""
+
+    status = Status.CONTEXT_LIMIT
 
 
 CHARS_PER_TOKEN = 4

@@ -15,6 +15,7 @@ import threading
 import time
 from typing import Any, TextIO
 
+from harness.core.safe_text import for_terminal
 from harness.core.status import EpisodeEnd, Status
 from harness.models.base import ModelError, ModelReply, action_reply, estimate_tokens
 
@@ -73,7 +74,9 @@ class HumanModel:
         raise ModelError("the person typed no command before the episode's time ran out")
 
     def _write(self, text: str) -> None:
-        self._out.write(text)
+        """Everything shown goes through here: a document's escape sequences (a title, the clipboard, a
+        cleared screen, a query the terminal answers into the person's next line) are shown, never sent."""
+        self._out.write(for_terminal(text))
         self._out.flush()
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import litellm
 
 from harness.core.errors import InputError
+from harness.core.json_text import sendable
 from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
 from harness.models.concurrency import provider_gate
 from harness.models.prices import Price, price_from_litellm
@@ -78,7 +79,7 @@ class LiteLLMModel:
         attempts: list[dict[str, Any]] = []
         request: dict[str, Any] = {
             "model": settings.model,
-            "messages": messages,
+            "messages": sendable(messages),  # a lone surrogate of an earlier reply: no UTF-8 body takes it
             "api_base": settings.api_base,
             "api_key": settings.api_key,
             "num_retries": 0,  # retries are ours (retries.py), so they are logged and bounded by the clock
@@ -101,8 +102,9 @@ class LiteLLMModel:
             gate = provider_gate(settings.model, settings.api_base, settings.max_in_flight)
         waits: list[float] = []
         try:
-            response = call_with_retries(call, settings.max_retries, settings.call_timeout_s, timeout_s, attempts,
-                                         gate, waits)  # fmt: skip
+            response = call_with_retries(
+                call, settings.max_retries, settings.call_timeout_s, timeout_s, attempts, gate, waits
+            )
         except litellm.ContextWindowExceededError as error:
             message = f"{settings.model}: {describe_error(error)['message']}"
             raise ContextOverflow(message, attempts, queued_s=sum(waits)) from None
@@ -122,9 +124,15 @@ def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | No
     ]
     usage = _usage(response)
     reasoning = getattr(message, "reasoning_content", None)
-    return ModelReply(text=message.content or "", tool_calls=calls, usage=usage, cost_usd=_cost(usage, price),
-                      attempts=attempts, reasoning=reasoning if isinstance(reasoning, str) else None,
-                      provider_state=_responses_api_state(message))  # fmt: skip
+    return ModelReply(
+        text=message.content or "",
+        tool_calls=calls,
+        usage=usage,
+        cost_usd=_cost(usage, price),
+        attempts=attempts,
+        reasoning=reasoning if isinstance(reasoning, str) else None,
+        provider_state=_responses_api_state(message),
+    )
 
 
 def _responses_api_state(message: Any) -> dict[str, Any]:
@@ -153,8 +161,10 @@ def _usage(response: Any) -> Usage:
     completion_details = getattr(usage, "completion_tokens_details", None)
     input_tokens = _token_count(getattr(usage, "prompt_tokens", 0))
     cached = min(_token_count(getattr(prompt_details, "cached_tokens", 0)), input_tokens)
-    written = max(_token_count(getattr(usage, "cache_creation_input_tokens", 0)),
-                  _token_count(getattr(prompt_details, "cache_creation_tokens", 0)))  # fmt: skip
+    written = max(
+        _token_count(getattr(usage, "cache_creation_input_tokens", 0)),
+        _token_count(getattr(prompt_details, "cache_creation_tokens", 0)),
+    )
     return Usage(
         input_tokens=input_tokens,
         output_tokens=_token_count(getattr(usage, "completion_tokens", 0)),

@@ -13,7 +13,8 @@ from typing import Any
 
 import yaml
 
-from harness.core.errors import InputError, read_text_input, yaml_input_error
+from harness.core.errors import InputError, read_text_input
+from harness.core.yaml_safe import compose_yaml, load_yaml
 from harness.models.base import Usage
 
 PER_MILLION = 1_000_000
@@ -52,8 +53,12 @@ class Price:
         if self.long_context is not None and self.long_context_above is not None:
             rates = self.long_context if usage.input_tokens > self.long_context_above else rates
         plain = max(usage.input_tokens - usage.cached_tokens - usage.cache_write_tokens, 0)
-        total = (plain * rates.input + usage.cached_tokens * rates.cache_read
-                 + usage.cache_write_tokens * rates.cache_write + usage.output_tokens * rates.output)  # fmt: skip
+        total = (
+            plain * rates.input
+            + usage.cached_tokens * rates.cache_read
+            + usage.cache_write_tokens * rates.cache_write
+            + usage.output_tokens * rates.output
+        )
         return total / PER_MILLION
 
     def to_dict(self) -> dict[str, Any]:
@@ -68,10 +73,7 @@ def load_prices(path: Path) -> dict[str, Price]:
     """A prices file: `MODEL: {input: USD, output: USD, cache_read: USD, cache_write: USD, long_context: {above:
     TOKENS, input: USD, ...}}` per million tokens; MODEL is an alias or a provider string. Errors name the line."""
     text = read_text_input(path, "prices")
-    try:
-        node = yaml.compose(text)
-    except yaml.YAMLError as error:
-        raise yaml_input_error(path, error) from None
+    node = compose_yaml(text, path)
     if node is None:
         return {}
     if not isinstance(node, yaml.MappingNode):
@@ -117,14 +119,15 @@ def _rates(path: Path, node: yaml.Node, fields: dict[str, yaml.Node], prefix: st
             raise InputError(f"{_at(path, node)}: field '{prefix}{name}': missing (USD per million tokens)")
     assert plain is not None and output is not None
     cache_read, cache_write = values["cache_read"], values["cache_write"]
-    return Rates(plain, output, plain if cache_read is None else cache_read,
-                 plain if cache_write is None else cache_write)  # fmt: skip
+    return Rates(
+        plain, output, plain if cache_read is None else cache_read, plain if cache_write is None else cache_write
+    )
 
 
 def _number(path: Path, node: yaml.Node | None, name: str) -> float | None:
     if node is None:
         return None
-    value = yaml.safe_load(yaml.serialize(node)) if isinstance(node, yaml.ScalarNode) else None
+    value = load_yaml(yaml.serialize(node), path) if isinstance(node, yaml.ScalarNode) else None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         shown = node.value if isinstance(node, yaml.ScalarNode) else "a collection"
         raise InputError(f"{_at(path, node)}: field '{name}': {shown!r} is not a non-negative number")
@@ -150,9 +153,12 @@ def price_from_litellm(info: dict[str, Any]) -> Price | None:
         cache_read = info.get(f"cache_read_input_token_cost{suffix}") or info.get("cache_read_input_token_cost")
         written = "cache_creation_input_token_cost"
         cache_write = info.get(f"{written}{suffix}") or info.get(written)
-        return Rates(input=tier_input, output=per_million(f"output_cost_per_token{suffix}", "output_cost_per_token"),
-                     cache_read=tier_input if cache_read is None else float(cache_read) * PER_MILLION,
-                     cache_write=tier_input if cache_write is None else float(cache_write) * PER_MILLION)  # fmt: skip
+        return Rates(
+            input=tier_input,
+            output=per_million(f"output_cost_per_token{suffix}", "output_cost_per_token"),
+            cache_read=tier_input if cache_read is None else float(cache_read) * PER_MILLION,
+            cache_write=tier_input if cache_write is None else float(cache_write) * PER_MILLION,
+        )
 
     tiers = sorted(int(match.group(1)) for key in info if (match := _LITELLM_TIER.fullmatch(key)) and info[key])
     if not tiers:

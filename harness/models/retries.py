@@ -32,6 +32,20 @@ RETRYABLE = (
 included) and not-found fail at once."""
 
 MAX_BACKOFF_S = 60.0
+MODEL_OUTPUT_REJECTED = ("invalid response object", "the model produced invalid content")
+"""How a failure says the provider answered and the model's own generation was what it could not use:
+litellm's error for a choice without a message, and OpenAI's for output its parser refused."""
+
+
+def rejects_model_output(error: BaseException) -> bool:
+    """Whether the failed attempt's time went into the model's own generation, which the provider then
+    rejected (a reply without choices or message, "the model produced invalid content"): the agent's time,
+    like a slow reply. A bare 5xx, a rate limit, a timeout or a dropped connection says nothing of the kind,
+    and an outage is never charged to the model."""
+    if isinstance(error, MalformedResponse):
+        return True
+    message = str(error).lower()
+    return is_retryable(error) and any(phrase in message for phrase in MODEL_OUTPUT_REJECTED)
 
 
 def is_retryable(error: BaseException) -> bool:
@@ -80,13 +94,14 @@ def call_with_retries(
     pass `call_timeout_s` of wall time, or an attempt timed out on the agent's own time left (`agent_time_s`).
 
     Each failure is appended to `attempts` with its time (`duration_s`) and the wait after it (`wait_s`). Failed
-    attempts and waits are the provider's time, not the agent's, so every attempt gets the agent's whole time left;
-    an attempt cut off by that time is the agent's (`on_agent_clock`) and ends the retries. With a `gate`, each
-    attempt waits for room at its provider's in-flight limit first (the waits go to `gate_waits`) and tells it
-    whether it was rate-limited."""
+    attempts and waits are the provider's time, not the agent's, so every attempt gets the agent's time left;
+    an attempt cut off by that time is the agent's (`on_agent_clock`) and ends the retries, and so is one whose
+    generation the provider rejected (`rejects_model_output`), which the next attempts' time left no longer
+    holds. With a `gate`, each attempt waits for room at its provider's in-flight limit first (the waits go to
+    `gate_waits`) and tells it whether it was rate-limited."""
     exponential = tenacity.wait_exponential(multiplier=1, min=1, max=MAX_BACKOFF_S)
     call_deadline = time.monotonic() + call_timeout_s
-    current: dict[str, float] = {}
+    current: dict[str, float] = {"agent_left": agent_time_s}
 
     def attempt() -> T:
         admitted = 0
@@ -94,7 +109,7 @@ def call_with_retries(
             admitted, waited = gate.acquire()
             if gate_waits is not None:
                 gate_waits.append(waited)
-        timeout = min(agent_time_s, max(call_deadline - time.monotonic(), 0.1))
+        timeout = max(min(current["agent_left"], call_deadline - time.monotonic()), 0.1)
         current.update(started=time.monotonic(), timeout=timeout)
         try:
             result = call(timeout)
@@ -107,10 +122,17 @@ def call_with_retries(
         return result
 
     def entry(error: BaseException, number: int, wait_s: float) -> dict[str, Any]:
-        on_agent_clock = isinstance(error, litellm.Timeout) and current["timeout"] >= agent_time_s
         duration_s = round(time.monotonic() - current["started"], 3)
-        entry = {**describe_error(error), "attempt": number, "duration_s": duration_s, "wait_s": round(wait_s, 3),
-                 "on_agent_clock": on_agent_clock}  # fmt: skip
+        on_agent_clock = cut_by_agent_time(error) or rejects_model_output(error)
+        if on_agent_clock:
+            current["agent_left"] = max(current["agent_left"] - duration_s, 0.0)
+        entry = {
+            **describe_error(error),
+            "attempt": number,
+            "duration_s": duration_s,
+            "wait_s": round(wait_s, 3),
+            "on_agent_clock": on_agent_clock,
+        }
         if gate is not None:
             entry["in_flight_limit"] = gate.limit
         return entry
@@ -120,12 +142,19 @@ def call_with_retries(
         server_wait = retry_after_s(error) if error else None
         return server_wait if server_wait is not None else exponential(state)
 
+    def cut_by_agent_time(error: BaseException | None) -> bool:
+        return isinstance(error, litellm.Timeout) and current["timeout"] >= current["agent_left"]
+
     def stop(state: tenacity.RetryCallState) -> bool:
         error = state.outcome.exception() if state.outcome else None
-        agent_timed_out = isinstance(error, litellm.Timeout) and current["timeout"] >= agent_time_s
         return (
             state.attempt_number > max_retries
-            or agent_timed_out
+            or cut_by_agent_time(error)
+            or (
+                error is not None
+                and rejects_model_output(error)
+                and time.monotonic() - current["started"] >= current["agent_left"]
+            )
             or time.monotonic() + state.upcoming_sleep >= call_deadline
         )
 

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
-from harness.core.errors import InputError, read_text_input, yaml_input_error
+from harness.core.errors import InputError, read_text_input
+from harness.core.yaml_safe import load_yaml
 from harness.models.base import ModelReply, action_reply
-from harness.models.playback import ReplayModel
+from harness.models.replay_model import ReplayModel
 
 
 def load_script(path: Path) -> list[dict[str, str]]:
     """Validate the script up front, so a bad item is an input error, not a mid-run failure."""
-    try:
-        items = yaml.safe_load(read_text_input(path, "script"))
-    except yaml.YAMLError as error:
-        raise yaml_input_error(path, error) from None
+    items = load_yaml(read_text_input(path, "script"), path)
     if not isinstance(items, list):
         raise InputError(f"{path}: a script is a YAML list of replies")
     replies = []
@@ -35,8 +31,9 @@ def scripted_model(replies: list[dict[str, str]], action_format: str, name: str 
     """Plays the script in order (each `bash` item a command in the run's action format); once it runs out,
     empty text (a format error)."""
     played = [
-        ModelReply(text=item.get("text", "")) if item.get("bash") is None
+        ModelReply(text=item.get("text", ""))
+        if item.get("bash") is None
         else action_reply(item.get("text", ""), item["bash"], action_format, f"call_{number}")
         for number, item in enumerate(replies, start=1)
-    ]  # fmt: skip
+    ]
     return ReplayModel(name, played)

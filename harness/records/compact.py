@@ -54,8 +54,10 @@ def compact_messages(messages: list[dict[str, Any]], shown: ShownText | None) ->
 
 def _referring(message: dict[str, Any], shown: ShownText) -> dict[str, Any]:
     """The message with `content_from` where its `content` stood (key order kept)."""
-    return {("content_from" if key == "content" else key): (shown.reference() if key == "content" else value)
-            for key, value in message.items()}  # fmt: skip
+    return {
+        ("content_from" if key == "content" else key): (shown.reference() if key == "content" else value)
+        for key, value in message.items()
+    }
 
 
 def expand(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -93,5 +95,7 @@ def _content_restored(message: dict[str, Any], texts: dict[tuple[str, int], str]
     content = texts.get((source.get("event", ""), source.get("turn", 0)))
     if content is None:
         raise ValueError(f"a message refers to a {source.get('event')} of turn {source.get('turn')} the log lacks")
-    return {("content" if key == "content_from" else key): (content if key == "content_from" else value)
-            for key, value in message.items()}  # fmt: skip
+    return {
+        ("content" if key == "content_from" else key): (content if key == "content_from" else value)
+        for key, value in message.items()
+    }

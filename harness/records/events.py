@@ -47,7 +47,7 @@ class EpisodeStartEvent(Event):
     task_id: str
     domain: str
     task: dict[str, Any]
-    """The task's question, gold and grading settings (episode/lifecycle.py `task_record`)."""
+    """The task's question, gold and grading settings (records/episode_log.py `task_record`)."""
     task_digest: str
     model: str | None
     """The model as the run names it; an import's, None when its file names none."""
@@ -134,7 +134,7 @@ class FormatErrorEvent(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class HarnessErrorEvent(Event):
-    """A failure of ours that the episode's row survived (its cleanup, its evidence record)."""
+    """A failure of ours that the episode's row survived (its cleanup, its evidence record, its grader)."""
 
     kind: ClassVar[str] = "harness_error"
     during: str

@@ -3,13 +3,13 @@ results.jsonl and never changing it."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError
-from harness.records.results import EpisodeKey
+from harness.core.json_text import json_text
 from harness.records.run_folder import write_atomic
 from harness.records.trajectory import read_jsonl
 
@@ -43,7 +43,7 @@ class EpisodeLabels:
 
     @property
     def episode(self) -> EpisodeKey:
-        return self.domain, self.task_id, self.epoch
+        return EpisodeKey(self.domain, self.task_id, self.epoch)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EpisodeLabels:
@@ -52,7 +52,7 @@ class EpisodeLabels:
 
 def write_labels(path: Path, labels: list[EpisodeLabels]) -> None:
     """The whole file at once (a temporary file renamed over it): a crash leaves the previous labels."""
-    write_atomic(path, "".join(json.dumps(asdict(label), ensure_ascii=False) + "\n" for label in labels))
+    write_atomic(path, "".join(json_text(asdict(label)) + "\n" for label in labels))
 
 
 def read_labels(path: Path) -> list[EpisodeLabels]:

@@ -6,13 +6,14 @@ torn by a kill mid-write is dropped when the run resumes, before anything is app
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from harness.core.episode_key import EpisodeKey
+from harness.core.json_text import json_text
 from harness.core.status import INTERRUPTED, Status
 from harness.grading import Verdict
 from harness.records.trajectory import read_jsonl
@@ -21,7 +22,6 @@ MODE_FIELDS = {"strict": "verdict_strict", "default": "verdict", "lenient": "ver
 """Grading mode -> the row field holding its verdict."""
 
 TaskKey = tuple[str, str]
-EpisodeKey = tuple[str, str, int]
 """(domain, task id, epoch): one episode of a run."""
 
 
@@ -65,7 +65,7 @@ class ResultRow:
     """sha256 of what was asked and graded (question, gold, format, grader, rel_tol): a resume re-runs a
     task whose digest changed."""
     evidence_recall: float | None = None
-    """Task evidence files reached / evidence files (harness/evidence.py); None when the task lists none."""
+    """Task evidence files reached / evidence files (harness/signals/evidence.py); None when the task lists none."""
     evidence_reached: dict[str, int] = field(default_factory=dict)
     """Evidence file -> the turn it was first reached."""
     files_touched: int = 0
@@ -73,9 +73,10 @@ class ResultRow:
     evidence_method: str = ""
     """How the touched documents were found ("" in rows written before evidence records)."""
     failure_mode: str | None = None
-    """A wrong episode's failure mode (harness/failure_modes.py); None when correct or an infrastructure failure."""
+    """A wrong episode's failure mode (harness/signals/failure_modes.py); None when correct or an infrastructure
+    failure."""
     refused_network: int = 0
-    """Commands whose output shows a refused network connect (harness/leakage.py, a lower bound)."""
+    """Commands whose output shows a refused network connect (harness/signals/escapes.py, a lower bound)."""
     refused_writes: int = 0
     """Commands whose output shows a refused write ("Read-only file system")."""
     canary: bool = False
@@ -117,7 +118,7 @@ class ResultRow:
 
     @property
     def episode(self) -> EpisodeKey:
-        return self.domain, self.task_id, self.epoch
+        return EpisodeKey(self.domain, self.task_id, self.epoch)
 
     def is_correct(self, mode: str = "default") -> bool:
         return getattr(self, MODE_FIELDS[mode]) is Verdict.CORRECT
@@ -167,7 +168,7 @@ class ResultsWriter:
 
     def append(self, row: ResultRow) -> None:
         with self._lock:
-            self._file.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+            self._file.write(json_text(row.to_dict()) + "\n")
             self._file.flush()
             os.fsync(self._file.fileno())
 

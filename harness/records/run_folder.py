@@ -20,11 +20,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
-import yaml
-
-from harness.core.errors import InputError, yaml_input_error
+from harness.core.episode_key import EpisodeKey
+from harness.core.errors import InputError
 from harness.core.names import file_name
-from harness.records.results import EpisodeKey, ResultRow, latest_rows, read_rows
+from harness.core.yaml_safe import dump_yaml, load_record
+from harness.records.results import ResultRow, latest_rows, read_rows
 from harness.records.run_record import RunRecord
 
 
@@ -88,10 +88,7 @@ class RunFolder:
     def read_record(self) -> RunRecord:
         if not self.record_path.is_file():
             raise InputError(f"{self.path}: not a run folder (no run.yaml)")
-        try:
-            data = yaml.safe_load(self.record_path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as error:
-            raise yaml_input_error(self.record_path, error) from None
+        data = load_record(self.record_path.read_text(encoding="utf-8"), self.record_path)
         if not isinstance(data, dict):
             raise InputError(f"{self.record_path}:1: not a run record (a mapping of sections)")
         try:
@@ -102,7 +99,7 @@ class RunFolder:
             raise InputError(f"{self.record_path}: not a run record: {error}") from None
 
     def write_record(self, record: RunRecord) -> None:
-        write_atomic(self.record_path, yaml.safe_dump(record.to_dict(), sort_keys=False, allow_unicode=True))
+        write_atomic(self.record_path, dump_yaml(record.to_dict()))
 
     def rows(self) -> list[ResultRow]:
         """Every complete results row, in file order."""

@@ -65,8 +65,14 @@ class Resumption:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Resumption:
-        return cls(str(data["at"]), int(data["pending"]), dict(data["config"]), int(data.get("changed_tasks") or 0),
-                   _collections(data.get("collections")), data.get("protocol"))  # fmt: skip
+        return cls(
+            str(data["at"]),
+            int(data["pending"]),
+            dict(data["config"]),
+            int(data.get("changed_tasks") or 0),
+            _collections(data.get("collections")),
+            data.get("protocol"),
+        )
 
 
 @dataclass(frozen=True)
@@ -113,14 +119,23 @@ class RunRecord:
             record["imported"] = {"format": self.imported.format, "from": self.imported.paths}
             record |= {"config": self.config, "tasks": self.tasks}
         else:
-            record |= {"harness_version": self.harness_version, "python": self.python, "config": self.config,
-                       "config_hash": self.config_hash, "protocol": self.protocol}  # fmt: skip
+            record |= {
+                "harness_version": self.harness_version,
+                "python": self.python,
+                "config": self.config,
+                "config_hash": self.config_hash,
+                "protocol": self.protocol,
+            }
             if self.model is not None:
                 record["model"] = self.model
             if self.prices is not None:
                 record["prices"] = self.prices
-            record |= {"sandbox": self.sandbox, "collections": _collections_dict(self.collections),
-                       "tasks": self.tasks, "leakage_warning": self.leakage_warning}  # fmt: skip
+            record |= {
+                "sandbox": self.sandbox,
+                "collections": _collections_dict(self.collections),
+                "tasks": self.tasks,
+                "leakage_warning": self.leakage_warning,
+            }
         if self.resumed:
             record["resumed"] = [resume.to_dict() for resume in self.resumed]
         return record

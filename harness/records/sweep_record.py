@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from harness.core.yaml_safe import dump_yaml, load_record
 from harness.records.run_folder import write_atomic
 
 SWEEP_RECORD = "sweep.yaml"
@@ -36,20 +35,25 @@ class SweepRecord:
     """When the same command ran again."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sweep_id": self.sweep_id, "created": self.created, "max_cost": self.max_cost,
-                "runs": [{"run_id": r.run_id, "label": r.label, "model": r.model} for r in self.runs],
-                "resumed": list(self.resumed)}  # fmt: skip
+        return {
+            "sweep_id": self.sweep_id,
+            "created": self.created,
+            "max_cost": self.max_cost,
+            "runs": [{"run_id": r.run_id, "label": r.label, "model": r.model} for r in self.runs],
+            "resumed": list(self.resumed),
+        }
 
 
 def read_sweep_record(folder: Path) -> SweepRecord | None:
     path = folder / SWEEP_RECORD
     if not path.is_file():
         return None
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = load_record(path.read_text(encoding="utf-8"), path)
     runs = [SweepEntry(str(r["run_id"]), str(r["label"]), str(r["model"])) for r in data["runs"]]
-    return SweepRecord(str(data["sweep_id"]), str(data["created"]), runs, data.get("max_cost"),
-                       tuple(data.get("resumed") or ()))  # fmt: skip
+    return SweepRecord(
+        str(data["sweep_id"]), str(data["created"]), runs, data.get("max_cost"), tuple(data.get("resumed") or ())
+    )
 
 
 def write_sweep_record(folder: Path, record: SweepRecord) -> None:
-    write_atomic(folder / SWEEP_RECORD, yaml.safe_dump(record.to_dict(), sort_keys=False, allow_unicode=True))
+    write_atomic(folder / SWEEP_RECORD, dump_yaml(record.to_dict()))

@@ -11,13 +11,14 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from harness.core.json_text import json_text
 from harness.records.compact import expand
 
 
 def event_line(event: str, **fields: Any) -> str:
     """One event as its JSON line, stamped with the time it happened."""
     record = {"event": event, "time": round(time.time(), 3), **fields}
-    return json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    return json_text(record, default=str) + "\n"
 
 
 class TrajectoryLog(Protocol):
@@ -71,7 +72,3 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 def read_trajectory(path: Path) -> list[dict[str, Any]]:
     """Every complete event of an episode's trajectory, in full whether its outputs were stored once or not."""
     return list(expand(read_jsonl(path)))
-
-
-def is_finished(events: list[dict[str, Any]]) -> bool:
-    return bool(events) and events[-1].get("event") == "episode_end"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.inputs.config import RunConfig
+from harness.sandboxes.backend_setup import Capabilities, SandboxBackend, prepare_backend
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
-from harness.sandboxes.registry import Capabilities, SandboxBackend, prepare_backend
 
 
 def backend_of(
@@ -22,12 +22,21 @@ def backend_of(
     references the driver's backend computed."""
     limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
     settings = SandboxSettings(limits, config.output_limit)
-    return prepare_backend(config.sandbox, settings, run_id, collections, config.time_limit, config.image,
-                           closed_book=config.closed_book, invocation=invocation, templates=templates)  # fmt: skip
+    return prepare_backend(
+        config.sandbox,
+        settings,
+        run_id,
+        collections,
+        config.time_limit,
+        config.image,
+        closed_book=config.closed_book,
+        invocation=invocation,
+        templates=templates,
+    )
 
 
 def watch_opens_possible(config: RunConfig, capabilities: Capabilities) -> bool:
     """`--watch-opens` asked for, and the host sees the agent's opens and can attribute them: the backend's
     mounts are on this host and one sandbox runs at a time."""
-    one_at_a_time = (config.max_sandboxes or config.workers) == 1
+    one_at_a_time = config.sandboxes_at_once == 1
     return config.watch_opens and capabilities.sees_opens and one_at_a_time

@@ -10,8 +10,8 @@ from harness.core.errors import InputError
 from harness.grading.judge import JudgeCallFailed, JudgeCompletion, JudgePanel, JudgeReply
 from harness.grading.judge_cache import JudgeCache
 from harness.inputs.config import JUDGE_TIMEOUT_S, MAX_RETRIES
+from harness.models.aliases import resolve_model
 from harness.models.base import ContextOverflow, ModelError
-from harness.models.registry import resolve_model
 
 
 @dataclass(frozen=True)
@@ -57,14 +57,21 @@ def litellm_judges(
         # litellm takes 2.5 s and 200 MB to import: only a run that grades with a judge pays for it
         from harness.models.litellm_model import LiteLLMModel, ProviderSettings, bundled_price
 
-        settings = ProviderSettings(model, action_format="text", api_base=api_base, temperature=temperature,
-                                    max_retries=max_retries, call_timeout_s=timeout_s)  # fmt: skip
+        settings = ProviderSettings(
+            model,
+            action_format="text",
+            api_base=api_base,
+            temperature=temperature,
+            max_retries=max_retries,
+            call_timeout_s=timeout_s,
+        )
         try:
             reply = LiteLLMModel(settings, None, bundled_price(model)).query(messages, timeout_s)
         except ModelError as error:
             refused = "temperature" in str(error).lower() and not isinstance(error, ContextOverflow)
             raise JudgeCallFailed(str(error), error.attempts, refused) from error
-        return JudgeReply(reply.text, reply.usage.input_tokens, reply.usage.output_tokens, reply.cost_usd,
-                          reply.attempts)  # fmt: skip
+        return JudgeReply(
+            reply.text, reply.usage.input_tokens, reply.usage.output_tokens, reply.cost_usd, reply.attempts
+        )
 
     return complete

@@ -6,10 +6,22 @@ from harness.analysis.runs import CLOSED_BOOK_SUFFIX
 from harness.inputs.config import RunConfig
 
 LABELLED_SETTINGS = (
-    "temperature", "action_format", "max_turns", "time_limit", "command_timeout", "context_window", "output_reserve",
-    "max_format_errors", "prompts",
-)  # fmt: skip
+    "temperature",
+    "action_format",
+    "max_turns",
+    "time_limit",
+    "command_timeout",
+    "context_window",
+    "output_reserve",
+    "max_format_errors",
+    "prompts",
+)
 """Protocol settings that name a run apart when they differ from the defaults (with the model arguments given)."""
+
+
+def label_of(config: RunConfig) -> str:
+    """`--label`, by default `default_label`."""
+    return config.label or default_label(config)
 
 
 def default_label(config: RunConfig) -> str:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from rich.console import Console
 
 from harness.records.run_folder import RunFolder
+from harness.sandboxes.backend_setup import E2BBackend, SandboxBackend
 from harness.sandboxes.base import SandboxError
-from harness.sandboxes.registry import E2BBackend, SandboxBackend
 
 
 def new_invocation() -> str:
@@ -51,8 +51,12 @@ class Leftovers:
         try:
             self.folder.write_invocations(remaining)
         except OSError as error:  # a full disk: the starts stay named, and the next start sweeps them again
-            console.print(f"warning: cannot write {self.folder.invocations_path}: {error}", markup=False,
-                          highlight=False, soft_wrap=True)  # fmt: skip
+            console.print(
+                f"warning: cannot write {self.folder.invocations_path}: {error}",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
         return killed
 
     def _sweep_recorded(self, console: Console) -> tuple[list[str], list[str]]:
@@ -64,11 +68,19 @@ class Leftovers:
         try:
             killed = self.kill_left_by(recorded)
         except SandboxError as error:
-            console.print(f"warning: e2b: cannot kill the sandboxes the run left running ({error}); its next "
-                          f"start tries again, or `python -m harness sandbox cleanup {self.folder.path}`",
-                          markup=False, highlight=False, soft_wrap=True)  # fmt: skip
+            console.print(
+                f"warning: e2b: cannot kill the sandboxes the run left running ({error}); its next "
+                f"start tries again, or `python -m harness sandbox cleanup {self.folder.path}`",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
             return recorded, []
         if killed:
-            console.print(f"e2b: killed {len(killed)} sandboxes the run left running: {' '.join(killed)}",
-                          markup=False, highlight=False, soft_wrap=True)  # fmt: skip
+            console.print(
+                f"e2b: killed {len(killed)} sandboxes the run left running: {' '.join(killed)}",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
         return [], killed

@@ -14,16 +14,17 @@ from typing import TYPE_CHECKING, Any
 from harness.core.errors import InputError
 from harness.inputs.config import RunConfig
 from harness.inputs.tasks import Task
+from harness.models.aliases import parse_model_args, resolve_model
 from harness.models.base import Model, ModelReply
 from harness.models.concurrency import gate_key
 from harness.models.human import HUMAN, HumanModel
 from harness.models.oracle import OracleModel
-from harness.models.playback import ReplayModel
 from harness.models.prices import Price, load_prices, price_in
-from harness.models.registry import parse_model_args, resolve_model
+from harness.models.replay_model import ReplayModel
 from harness.models.scripted import load_script, scripted_model
+from harness.records.events import EpisodeStartEvent, ModelCallEvent
+from harness.records.reading import read_events
 from harness.records.run_folder import RunFolder
-from harness.records.trajectory import read_trajectory
 
 if TYPE_CHECKING:
     from harness.models.litellm_model import ProviderSettings
@@ -86,14 +87,15 @@ def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
     if spec == HUMAN:
         return _human_factory(config, offline)
     if spec.startswith("replay:"):
-        sources = replay_sources(Path(spec.removeprefix("replay:")), tasks)
-        return ModelFactory(lambda task: _replayed(sources[task.episode]), offline)
+        path = Path(spec.removeprefix("replay:"))
+        check_replay_sources(path, tasks)
+        return ModelFactory(lambda task: _replayed(replay_source(path, task)), offline)
     return _provider_factory(config)
 
 
 def _human_factory(config: RunConfig, settings: dict[str, Any]) -> ModelFactory:
     """A person at this terminal: one episode at a time, in this process."""
-    if config.workers != 1 or config.executor != "local" or (config.max_sandboxes or 1) != 1:
+    if config.workers != 1 or config.executor != "local" or config.sandboxes_at_once != 1:
         raise InputError("--model human: one episode at a time (--workers 1, --executor local)")
     if not sys.stdin.isatty():
         raise InputError("--model human: standard input is not a terminal (a person types the commands)")
@@ -106,32 +108,37 @@ def _human_factory(config: RunConfig, settings: dict[str, Any]) -> ModelFactory:
     return ModelFactory(lambda task: build(task, threading.Event()), settings, interactive=build)
 
 
-def replay_sources(path: Path, tasks: list[Task]) -> dict[tuple[str, str, int], Path]:
-    """Each selected episode's logged trajectory: PATH is one trajectory file (every epoch replays it) or a run
-    folder (each epoch its own)."""
+def replay_source(path: Path, task: Task) -> Path:
+    """The logged trajectory an episode replays: PATH when it is one trajectory file (every epoch replays it),
+    else the episode's own in the run folder PATH."""
+    return path if path.is_file() else RunFolder(path).trajectory_path(*task.episode)
+
+
+def check_replay_sources(path: Path, tasks: list[Task]) -> None:
+    """Refuses PATH unless every selected episode has a logged trajectory there to replay."""
     if path.is_file():
-        events = read_trajectory(path)
-        start = events[0] if events and events[0].get("event") == "episode_start" else None
-        if start is None:
+        events = read_events(path)
+        start = events[0].event if events else None
+        if not isinstance(start, EpisodeStartEvent):
             raise InputError(f"{path}: not a trajectory (no episode_start on line 1)")
-        others = [task.id for task in tasks if (task.domain, task.id) != (start["domain"], start["task_id"])]
+        others = [task.id for task in tasks if (task.domain, task.id) != (start.domain, start.task_id)]
         if others:
-            raise InputError(f"{path}: replays task {start['task_id']!r} only; select it with --task-id")
-        return {task.episode: path for task in tasks}
-    sources = {}
+            raise InputError(f"{path}: replays task {start.task_id!r} only; select it with --task-id")
+        return
     for task in tasks:
-        source = RunFolder(path).trajectory_path(*task.episode)
+        source = replay_source(path, task)
         if not source.is_file():
             raise InputError(
                 f"{path}: no logged trajectory for task {task.id!r} epoch {task.epoch} ({source} not found)"
             )
-        sources[task.episode] = source
-    return sources
 
 
 def _replayed(trajectory: Path) -> ReplayModel:
-    replies = [ModelReply.from_dict(event["response"]) for event in read_trajectory(trajectory)
-               if event.get("event") == "model_call"]  # fmt: skip
+    replies = [
+        ModelReply.from_dict(logged.event.response)
+        for logged in read_events(trajectory)
+        if isinstance(logged.event, ModelCallEvent)
+    ]
     return ReplayModel(f"replay:{trajectory}", replies)
 
 
@@ -165,19 +172,28 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         temperature=config.temperature,
         model_args={**alias.args, **parse_model_args(config.model_args)},
         max_retries=config.max_retries,
-        max_in_flight=config.max_connections or config.workers,
+        max_in_flight=config.connections_at_once,
         call_timeout_s=config.model_timeout,
     )
     window = config.context_window or context_window_of(alias.model)
-    record = {"model": alias.model, "temperature": config.temperature, "args": settings.model_args,
-              "context_window": window}  # fmt: skip
+    record = {
+        "model": alias.model,
+        "temperature": config.temperature,
+        "args": settings.model_args,
+        "context_window": window,
+    }
     prices = load_prices(config.prices) if config.prices else {}
     price = price_in((config.model, alias.model), prices) or bundled_price(alias.model)
     gate = gate_key(alias.model, config.api_base)
     if _seed(settings) is not None:
         record["seed_per_epoch"] = SEED_PER_EPOCH
-    return ModelFactory(lambda task: LiteLLMModel(_seeded(settings, task.epoch), window, price), record, paid=True,
-                        price=price, gate=gate)  # fmt: skip
+    return ModelFactory(
+        lambda task: LiteLLMModel(_seeded(settings, task.epoch), window, price),
+        record,
+        paid=True,
+        price=price,
+        gate=gate,
+    )
 
 
 SEED_PER_EPOCH = "seed + epoch - 1"
@@ -201,5 +217,7 @@ def unpriced_refusal(config: RunConfig, factory: ModelFactory) -> str | None:
     count its spend); None when it may."""
     if config.max_cost is None or not factory.paid or factory.price is not None:
         return None
-    return (f"--max-cost: no price is known for {config.model}, so its spend cannot be capped: give one with "
-            f"--prices FILE.yaml ({config.model}: {{input: USD, output: USD}} per million tokens)")  # fmt: skip
+    return (
+        f"--max-cost: no price is known for {config.model}, so its spend cannot be capped: give one with "
+        f"--prices FILE.yaml ({config.model}: {{input: USD, output: USD}} per million tokens)"
+    )

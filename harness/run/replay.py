@@ -7,7 +7,7 @@ task's gold are in each trajectory). Re-execution runs every episode again in a 
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,43 +19,53 @@ from typing import Any, TextIO
 from rich.console import Console
 
 from harness.core.errors import InputError
+from harness.core.json_text import json_text
 from harness.core.status import Status
-from harness.episode.lifecycle import grade_fields
 from harness.grading import GoldSpec, Verdict, grade
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
 from harness.inputs.config import RunConfig, build_config, setting_names
+from harness.records.episode_row import grade_fields
+from harness.records.events import EpisodeEndEvent, EpisodeStartEvent, Event, ObservationEvent, SandboxReadyEvent
+from harness.records.reading import LoggedEvent, read_events, row_as_logged
+from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder, find_run_folder
 from harness.records.run_record import RunRecord
-from harness.records.trajectory import is_finished, read_trajectory
 from harness.run.judges import litellm_judges
 from harness.run.runner import execute_run, plan_run
 from harness.signals.failure_modes import failure_mode
 
-_VERDICTS = ("verdict", "verdict_strict", "verdict_lenient")
 _OBSERVED = ("exit_code", "stdout", "stderr", "timed_out")
 
 
 @dataclass(frozen=True)
 class LoggedEpisode:
     path: Path
-    events: list[dict[str, Any]]
+    start: EpisodeStartEvent
+    end: EpisodeEndEvent
+    events: list[Event]
+    """Every event in order, the two ends included (only the ends where the rest is not needed)."""
+    logged_row: dict[str, Any]
+    """The end's row with the fields it was logged with (records/reading.py `row_as_logged`)."""
 
-    @property
-    def start(self) -> dict[str, Any]:
-        return self.events[0]
-
-    @property
-    def end(self) -> dict[str, Any]:
-        return self.events[-1]
+    @classmethod
+    def of(cls, path: Path, events: list[LoggedEvent]) -> LoggedEpisode | None:
+        """The episode a finished log holds; None while unfinished (it cannot be replayed)."""
+        start = events[0].event if events else None
+        if not isinstance(start, EpisodeStartEvent):
+            raise InputError(f"{path}:1: not a trajectory (no episode_start)")
+        end = events[-1].event
+        if not isinstance(end, EpisodeEndEvent):
+            return None
+        return cls(path, start, end, [logged.event for logged in events], row_as_logged(events[-1]))
 
     @property
     def key(self) -> tuple[str, str]:
-        return self.start["domain"], self.start["task_id"]
+        return self.start.domain, self.start.task_id
 
     @property
     def epoch(self) -> int:
-        return int(self.start.get("epoch") or 1)
+        return int(self.start.epoch or 1)
 
     @property
     def name(self) -> str:
@@ -63,11 +73,15 @@ class LoggedEpisode:
         return f"{self.key[0]}/{self.key[1]}" + ("" if self.epoch == 1 else f" epoch {self.epoch}")
 
     def observations(self) -> list[tuple[Any, ...]]:
-        return [tuple(e.get(k) for k in _OBSERVED) for e in self.events if e["event"] == "observation"]
+        return [
+            tuple(getattr(event, name) for name in _OBSERVED)
+            for event in self.events
+            if isinstance(event, ObservationEvent)
+        ]
 
     @property
     def sandbox_started(self) -> bool:
-        return any(event["event"] == "sandbox_ready" for event in self.events)
+        return any(isinstance(event, SandboxReadyEvent) for event in self.events)
 
 
 def logged_files(path: Path) -> tuple[RunFolder, list[Path]]:
@@ -80,10 +94,7 @@ def logged_files(path: Path) -> tuple[RunFolder, list[Path]]:
 
 def finished_episode(file: Path) -> LoggedEpisode | None:
     """One logged episode (None while unfinished: it cannot be replayed); read alone, so memory holds one."""
-    events = read_trajectory(file)
-    if not events or events[0].get("event") != "episode_start":
-        raise InputError(f"{file}:1: not a trajectory (no episode_start)")
-    return LoggedEpisode(file, events) if is_finished(events) else None
+    return LoggedEpisode.of(file, read_events(file))
 
 
 def regrade(path: Path, console: Console) -> None:
@@ -100,21 +111,22 @@ def regrade(path: Path, console: Console) -> None:
             episode = finished_episode(file)
             if episode is None:
                 continue
-            task, end = episode.start["task"], episode.end
+            task, end, logged_row = episode.start.task, episode.end, episode.logged_row
             if task["grader"] == "judge" and judge is None:
                 judge = _recorded_judge(folder)
-            graded = grade(task["grader"], end.get("submission"), GoldSpec.from_record(task), judge,
-                           judge_calls.append)  # fmt: skip
-            row = {key: value for key, value in end.items() if key not in ("event", "time", "submission")}
-            row |= grade_fields(graded)
+            graded = grade(task["grader"], end.submission, GoldSpec.from_record(task), judge, judge_calls.append)
+            row = logged_row | grade_fields(graded)
             if "failure_mode" in row:  # logged with an evidence record: the mode follows the new verdict
                 correct = row["verdict"] == Verdict.CORRECT
                 row["failure_mode"] = failure_mode(Status(row["status"]), correct, row.get("evidence_recall"))
-            if any(row[key] != end.get(key) for key in _VERDICTS):
+            if any(row[key] != logged_row[key] for key in MODE_FIELDS.values()):
                 changed += 1
-                console.print(f"changed {episode.name}: {end.get('verdict')} -> {row['verdict']}", soft_wrap=True,
-                              markup=False)  # fmt: skip
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                console.print(
+                    f"changed {episode.name}: {end.row.verdict.value} -> {Verdict(row['verdict']).value}",
+                    soft_wrap=True,
+                    markup=False,
+                )
+            out.write(json_text(row) + "\n")
             graded_count += 1
     console.print(
         f"regraded {graded_count} episodes: {changed} verdicts changed; wrote {target}", soft_wrap=True, markup=False
@@ -157,8 +169,15 @@ def reexecute(path: Path, console: Console) -> int:
     """Run the logged episodes again with their logged replies; how many did not reproduce exactly. The logs
     are read one at a time, before the run for their keys and after it for the comparison."""
     folder, files = logged_files(path)
-    logged = [(file, LoggedEpisode(file, [episode.start, episode.end]), episode.sandbox_started) for file in files
-              if (episode := finished_episode(file)) is not None]  # fmt: skip
+    logged = [
+        (
+            file,
+            dataclasses.replace(episode, events=[episode.start, episode.end]),
+            episode.sandbox_started,
+        )
+        for file in files
+        if (episode := finished_episode(file)) is not None
+    ]
     episodes = [(file, ends) for file, ends, started in logged if started]
     skipped = len(logged) - len(episodes)
     if skipped:
@@ -179,8 +198,9 @@ def reexecute(path: Path, console: Console) -> int:
     execute_run(plan, console)
     mismatches = 0
     for file, episode in episodes:
-        replayed = read_trajectory(plan.folder.trajectory_path(*episode.key, 1 if path.is_file() else episode.epoch))
-        problem = _difference(LoggedEpisode(file, read_trajectory(file)), LoggedEpisode(plan.run_dir, replayed))
+        replayed = finished_episode(plan.folder.trajectory_path(*episode.key, 1 if path.is_file() else episode.epoch))
+        original = finished_episode(file)
+        problem = _difference(original, replayed) if original and replayed else "the replayed episode did not finish"
         mismatches += problem is not None
         verdict = "differs" if problem else "matches"
         line = f"{verdict} {episode.name}: {problem or 'every observation and the verdict'}"
@@ -203,6 +223,6 @@ def _difference(original: LoggedEpisode, replayed: LoggedEpisode) -> str | None:
                 return f"observation {index}: {field} was {str(was)[:60]!r}, now {str(now)[:60]!r}"
     if len(old) != len(new):
         return f"{len(old)} observations logged, {len(new)} on replay"
-    if original.end.get("verdict") != replayed.end.get("verdict"):
-        return f"verdict was {original.end.get('verdict')}, now {replayed.end.get('verdict')}"
+    if original.end.row.verdict != replayed.end.row.verdict:
+        return f"verdict was {original.end.row.verdict.value}, now {replayed.end.row.verdict.value}"
     return None

@@ -11,11 +11,12 @@ import dataclasses
 from pathlib import Path
 
 from harness.analysis.runs import RowChange
-from harness.models.base import Usage
+from harness.models.base import ModelReply
 from harness.models.prices import Price, load_prices, price_in
+from harness.records.events import ModelCallEvent
+from harness.records.reading import read_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
-from harness.records.trajectory import read_trajectory
 
 
 def repricing(path: Path) -> RowChange:
@@ -29,8 +30,12 @@ def repricing(path: Path) -> RowChange:
         price = by_run[folder.path]
         if price is None:
             return row
-        events = read_trajectory(folder.trajectory_path(row.domain, row.task_id, row.epoch))
-        usages = [Usage(**event["response"].get("usage") or {}) for event in events if event["event"] == "model_call"]
+        events = read_events(folder.trajectory_path(row.domain, row.task_id, row.epoch))
+        usages = [
+            ModelReply.from_dict(logged.event.response).usage
+            for logged in events
+            if isinstance(logged.event, ModelCallEvent)
+        ]
         return dataclasses.replace(row, cost_usd=round(sum(price.cost(usage) for usage in usages), 6))
 
     return repriced

@@ -21,7 +21,8 @@ import harness
 from harness.analysis.summary import print_table, summarize, summary_to_dict
 from harness.core.errors import InputError
 from harness.core.names import check_label, check_run_id
-from harness.episode.lifecycle import EpisodeContext
+from harness.episode import EpisodeContext
+from harness.episode.settings import EpisodeSettings
 from harness.grading import GRADERS
 from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import CollectionFiles, collection_files, same_collection
@@ -47,19 +48,27 @@ from harness.run.epochs import check_epochs, episodes_of
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor, SweepShare
 from harness.run.executors.failures import ErrorRateExceeded, ErrorWindow, FailurePolicy
 from harness.run.executors.threads import run_batch
+from harness.run.judge_retry import regrade_judge_errors
 from harness.run.judges import JudgeOptions
-from harness.run.labels import default_label
+from harness.run.labels import label_of
 from harness.run.leftovers import Leftovers, new_invocation
 from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file, unpriced_refusal
-from harness.run.regrade import regrade_judge_errors
 from harness.run.tool_check import checked_tools
+from harness.sandboxes.backend_setup import SandboxBackend
 from harness.sandboxes.base import Sandbox
-from harness.sandboxes.registry import SandboxBackend
 
 PROTOCOL_KEYS = (
-    "model", "max_turns", "time_limit", "command_timeout", "context_window", "output_reserve", "action_format",
-    "max_format_errors", "temperature", "model_args",
-)  # fmt: skip
+    "model",
+    "max_turns",
+    "time_limit",
+    "command_timeout",
+    "context_window",
+    "output_reserve",
+    "action_format",
+    "max_format_errors",
+    "temperature",
+    "model_args",
+)
 """Settings that change what a score means (with the graders' versions, the prompts' and a scripted model's
 digests); a run refuses to resume under different ones, or over changed collections."""
 
@@ -67,7 +76,7 @@ digests); a run refuses to resume under different ones, or over changed collecti
 @dataclass
 class RunPlan:
     config: RunConfig
-    tasks: list[Task]
+    episodes: list[Task]
     """The selected episodes: each task (after --task-id, --limit and --shard) once per epoch (`Task.epoch`)."""
     pending: list[Task]
     """Those still to run: all of them, or on resume the unfinished ones, infrastructure failures, and tasks
@@ -90,7 +99,7 @@ class RunPlan:
     changed_tasks: int = 0
     """On resume, finished tasks run again because what they ask or grade changed."""
     leak_warning: str | None = None
-    """Tasks whose gold, solution or id is printed in their collection (harness/leakage.py), None if none."""
+    """Tasks whose gold, solution or id is printed in their collection (harness/inputs/leakage.py), None if none."""
     judge: JudgePanel | None = None
     """The judges of tasks graded by `judge`; None when no selected task is."""
 
@@ -111,8 +120,9 @@ def judge_panel(config: RunConfig, tasks: list[Task]) -> JudgePanel | None:
     if not judged:
         return None
     where = f"task {judged[0].domain}/{judged[0].id} is graded by 'judge'"
-    options = JudgeOptions(config.judge, config.judge_quorum, config.judge_api_base, config.judge_timeout,
-                           config.max_retries)  # fmt: skip
+    options = JudgeOptions(
+        config.judge, config.judge_quorum, config.judge_api_base, config.judge_timeout, config.max_retries
+    )
     return options.panel(config.results_dir, where, config.model_aliases)
 
 
@@ -163,8 +173,26 @@ def plan_run(config: RunConfig) -> RunPlan:
     finished = {row.episode for row in kept}
     pending = [task for task in episodes if task.episode not in finished]
     leaks = leak_summary(find_leaks_cached(tasks, files, config.cache_dir))
-    return RunPlan(config, episodes, pending, kept, collections, collection_hashes, make_model, backend, run_id, folder,
-                   protocol, prompts, lock, invocation, resumed, changed, leaks, judge)  # fmt: skip
+    return RunPlan(
+        config,
+        episodes,
+        pending,
+        kept,
+        collections,
+        collection_hashes,
+        make_model,
+        backend,
+        run_id,
+        folder,
+        protocol,
+        prompts,
+        lock,
+        invocation,
+        resumed,
+        changed,
+        leaks,
+        judge,
+    )
 
 
 def _check_resumable(
@@ -175,8 +203,9 @@ def _check_resumable(
         raise InputError(f"{folder.path}: exists but holds no run.yaml; choose another --run-id")
     record = folder.read_record()
     recorded = record.protocol
-    changes = [f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items()
-               if recorded.get(key) != value]  # fmt: skip
+    changes = [
+        f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items() if recorded.get(key) != value
+    ]
     if recorded.get("closed_book") and "closed_book" not in protocol:  # a key only closed-book runs have
         changes.append("closed_book True -> None")
     for domain, files in collections.items():
@@ -223,12 +252,14 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
     config = plan.config
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     if plan.resumed:
-        counts = f"{len(plan.kept)} of {len(plan.tasks)} episodes kept, {len(plan.pending)} to run"
-        console.print(f"resuming {plan.run_id}: {counts}",
-                      markup=False, highlight=False)  # fmt: skip
+        counts = f"{len(plan.kept)} of {len(plan.episodes)} episodes kept, {len(plan.pending)} to run"
+        console.print(f"resuming {plan.run_id}: {counts}", markup=False, highlight=False)
         if plan.changed_tasks:
-            console.print(f"{plan.changed_tasks} finished tasks changed their question or gold since: run again",
-                          markup=False, highlight=False)  # fmt: skip
+            console.print(
+                f"{plan.changed_tasks} finished tasks changed their question or gold since: run again",
+                markup=False,
+                highlight=False,
+            )
     _write_run_record(plan, config_hash)
     capabilities = plan.backend.capabilities
     unpriced = plan.make_model.paid and plan.make_model.price is None
@@ -240,7 +271,7 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
         plan.folder.keep_previous_attempt(*task.episode)
     cancel = share.cancel if share is not None else threading.Event()
     context = EpisodeContext(
-        config=config,
+        settings=EpisodeSettings.of(config),
         prompts=plan.prompts,
         make_model=plan.make_model.bind(cancel),
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),
@@ -253,16 +284,19 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
         collections=plan.collections,
         judge=plan.judge,
     )
-    max_sandboxes = config.max_sandboxes or config.workers
+    max_sandboxes = config.sandboxes_at_once
     cap = capabilities.max_sandboxes
     if cap is not None and max_sandboxes > cap:
-        console.print(f"--max-sandboxes {max_sandboxes}: at most {cap} at once, {capabilities.cap_reason}",
-                      markup=False, highlight=False)  # fmt: skip
+        console.print(
+            f"--max-sandboxes {max_sandboxes}: at most {cap} at once, {capabilities.cap_reason}",
+            markup=False,
+            highlight=False,
+        )
         max_sandboxes = cap
     limits = BatchLimits(
         workers=config.workers,
         max_sandboxes=max_sandboxes,
-        max_connections=config.max_connections or config.workers,
+        max_connections=config.connections_at_once,
         max_cost_usd=config.max_cost,
         failures=FailurePolicy(config.retry_errors, config.max_error_rate, config.error_window),
     )
@@ -273,10 +307,14 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
     try:
         kept = _regraded(plan, writer, console)
         gates = (plan.make_model.gate,) if plan.make_model.gate else ()
-        state = BatchState(done=len(kept), correct=sum(row.is_correct() for row in kept),
-                           errors=ErrorWindow(limits.failures), gates=gates,
-                           shared_spend=None if share is None else share.spend)  # fmt: skip
-        title = f"{config.label or default_label(config)} on {config.domain}"
+        state = BatchState(
+            done=len(kept),
+            correct=sum(row.is_correct() for row in kept),
+            errors=ErrorWindow(limits.failures),
+            gates=gates,
+            shared_spend=None if share is None else share.spend,
+        )
+        title = f"{label_of(config)} on {config.domain}"
         if config.executor == "ray":
             from harness.run.executors.ray import run_batch_on_ray
 
@@ -286,7 +324,7 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
         progress = None if share is None else share.progress
         # a person types at this terminal (--model human): no live bar redrawn under their commands
         shown = Console(quiet=True) if plan.make_model.interactive else console
-        batch = Batch(plan.pending, context, limits, writer, shown, title, state, plan.invocation, progress)
+        batch = Batch(plan.pending, context, limits, writer, shown, title, state, plan.invocation, config, progress)
         results, interrupted = executor(batch)
     finally:
         if leftovers is not None:
@@ -300,8 +338,10 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
     if interrupted:
         raise KeyboardInterrupt
     if state.errors is not None and state.errors.reason is not None:
-        raise ErrorRateExceeded(f"{config.model}: stopped, {state.skipped_for_errors} episodes not started "
-                                f"(resume with the same command): {state.errors.reason}")  # fmt: skip
+        raise ErrorRateExceeded(
+            f"{config.model}: stopped, {state.skipped_for_errors} episodes not started "
+            f"(resume with the same command): {state.errors.reason}"
+        )
     return results
 
 
@@ -310,9 +350,14 @@ def _regraded(plan: RunPlan, writer: ResultsWriter, console: Console) -> list[Re
     failed = [row for row in plan.kept if row.needs_regrade]
     if not failed or plan.judge is None:
         return plan.kept
-    regraded = {row.episode: row for row in regrade_judge_errors(failed, plan.tasks, plan.folder, plan.judge, writer)}
-    console.print(f"graded {len(regraded)} judge errors again: {sum(r.is_correct() for r in regraded.values())} "
-                  "correct", markup=False, highlight=False)  # fmt: skip
+    regraded = {
+        row.episode: row for row in regrade_judge_errors(failed, plan.episodes, plan.folder, plan.judge, writer)
+    }
+    console.print(
+        f"graded {len(regraded)} judge errors again: {sum(r.is_correct() for r in regraded.values())} correct",
+        markup=False,
+        highlight=False,
+    )
     return [regraded.get(row.episode, row) for row in plan.kept]
 
 
@@ -325,14 +370,15 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
         changed = {d: c for d, c in collections.items() if record.collections.get(d) != c}
         protocol = plan.protocol if record.protocol != plan.protocol else None
         resume = Resumption(now, len(plan.pending), config_to_dict(plan.config), plan.changed_tasks, changed, protocol)
-        record = dataclasses.replace(record, collections=record.collections | changed,
-                                     resumed=(*record.resumed, resume))  # fmt: skip
+        record = dataclasses.replace(
+            record, collections=record.collections | changed, resumed=(*record.resumed, resume)
+        )
     else:
         record = RunRecord(
             run_id=plan.run_id,
             created=now,
             config=config_to_dict(plan.config),
-            tasks=len({(task.domain, task.id) for task in plan.tasks}),
+            tasks=len({(task.domain, task.id) for task in plan.episodes}),
             harness_version=harness.__version__,
             python=platform.python_version(),
             config_hash=config_hash,
@@ -341,7 +387,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
             sandbox=plan.backend.facts,
             collections=collections,
             leakage_warning=plan.leak_warning,
-            label=plan.config.label or default_label(plan.config),
+            label=label_of(plan.config),
             prices=None if plan.make_model.price is None else plan.make_model.price.to_dict(),
         )
     plan.folder.write_record(record)
@@ -349,7 +395,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
 
 def _finish(plan: RunPlan, console: Console) -> None:
     """summary.json and the table from the latest row of every selected task; tasks without one are pending."""
-    selected = {task.episode: task for task in plan.tasks}
+    selected = {task.episode: task for task in plan.episodes}
     latest = plan.folder.latest_rows()
     rows = [row for key, row in latest.items() if key in selected]
     pending: dict[str, int] = {}

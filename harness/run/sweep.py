@@ -21,13 +21,14 @@ from typing import Any
 import yaml
 from rich.console import Console
 
-from harness.core.errors import InputError, read_text_input, yaml_input_error
+from harness.core.errors import InputError, read_text_input
 from harness.core.names import check_label, check_run_id
+from harness.core.yaml_safe import compose_yaml, load_yaml
 from harness.inputs.config import RunConfig
 from harness.records.sweep_record import SweepEntry, SweepRecord, read_sweep_record, write_sweep_record
 from harness.run.executors.batch import ResultsUnwritable, SharedSpend, SweepShare, progress_bar
 from harness.run.executors.failures import ErrorRateExceeded
-from harness.run.labels import default_label
+from harness.run.labels import label_of
 from harness.run.models import unpriced_refusal
 from harness.run.runner import RunPlan, execute_run, plan_run
 
@@ -63,7 +64,7 @@ def run_configs(config: RunConfig) -> tuple[Path, list[RunConfig]]:
     for where, entry in entries:
         # the command's --max-cost is the sweep's, over all runs; a run's own cap comes from its entry
         run = dataclasses.replace(config, sweep=None, run_id=None, results_dir=folder, max_cost=None, **entry)
-        label = run.label or default_label(run)
+        label = label_of(run)
         check_label(label, where)
         run_id = re.sub(r"[^A-Za-z0-9_.@+-]+", "-", label).strip("-.")[:120] or "run"
         if label in labels:
@@ -84,10 +85,7 @@ def _list_entries(models: str) -> list[tuple[str, dict[str, Any]]]:
 
 def _file_entries(path: Path) -> list[tuple[str, dict[str, Any]]]:
     text = read_text_input(path, "sweep")
-    try:
-        node, data = yaml.compose(text), yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise yaml_input_error(path, error) from None
+    node, data = compose_yaml(text, path), load_yaml(text, path)
     if not isinstance(data, list) or not data or not isinstance(node, yaml.SequenceNode):
         raise InputError(f"{path}:1: a sweep is a non-empty list of models (a name, or a mapping with model: ...)")
     entries = []
@@ -153,7 +151,7 @@ def execute_sweep(folder: Path, plans: list[RunPlan], max_cost: float | None, co
         from harness.run.executors.ray import connect_once
 
         first = plans[0].config
-        started_ray = connect_once(first.ray_address, first.max_sandboxes or first.workers)
+        started_ray = connect_once(first.ray_address, first.sandboxes_at_once)
     try:
         return _run_all(plans, max_cost, console)
     finally:

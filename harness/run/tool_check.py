@@ -6,8 +6,8 @@ import threading
 from pathlib import Path
 
 from harness.core.errors import InputError
+from harness.sandboxes.backend_setup import SandboxBackend
 from harness.sandboxes.base import SandboxError
-from harness.sandboxes.registry import SandboxBackend
 from harness.sandboxes.tools import found_tools, missing_tools, probe_command
 
 PROBE_TIMEOUT_S = 60.0
@@ -20,17 +20,26 @@ def checked_tools(backend: SandboxBackend, domain: str, collection: Path, where:
         sandbox.start()
         result = sandbox.execute(probe_command(), PROBE_TIMEOUT_S)
     except SandboxError as error:
-        raise InputError(f"the {backend.facts.get('backend')} sandbox did not start to check its tools: {error}") \
-            from None  # fmt: skip
+        raise InputError(
+            f"the {backend.facts.get('backend')} sandbox did not start to check its tools: {error}"
+        ) from None
     finally:
         sandbox.close()
+    failure = result.stderr.strip().splitlines()
+    if result.exit_code != 0 or failure:  # the probe prints nothing there, a missing tool included
+        reason = failure[-1] if failure else "it timed out" if result.timed_out else f"exit code {result.exit_code}"
+        raise InputError(f"the {backend.facts.get('backend')} sandbox{where} could not run the tool check: {reason}")
     found = found_tools(result.stdout)
     missing = missing_tools(found)
     if missing:
         names = ", ".join(tool.command for tool in missing)
         packages = " ".join(sorted({tool.package for tool in missing}))
-        fix = ("install them on the host: apt-get install " + packages if backend.facts.get("backend") == "local"
-               else "rebuild the sandbox (python -m harness sandbox build ...)")  # fmt: skip
-        raise InputError(f"the {backend.facts.get('backend')} sandbox{where} lacks {names} "
-                         f"(sandbox_templates/tools.txt); {fix}")  # fmt: skip
+        fix = (
+            "install them on the host: apt-get install " + packages
+            if backend.facts.get("backend") == "local"
+            else "rebuild the sandbox (python -m harness sandbox build ...)"
+        )
+        raise InputError(
+            f"the {backend.facts.get('backend')} sandbox{where} lacks {names} (sandbox_templates/tools.txt); {fix}"
+        )
     return found

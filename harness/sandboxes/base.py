@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from harness.core.status import EndsEpisode, Status
 from harness.sandboxes.limits import ResourceLimits
 
 SANDBOX_ENV = {
@@ -58,13 +59,17 @@ class ExecResult:
     duration_s: float
 
 
-class SandboxError(RuntimeError):
+class SandboxError(EndsEpisode, RuntimeError):
     """The sandbox itself failed (not the command): the episode ends as `sandbox_error`."""
+
+    status = Status.SANDBOX_ERROR
 
 
 class SandboxLimitHit(SandboxError):
     """The agent's own usage (memory, disk, processes) brought the sandbox down: the episode ends as
     `sandbox_limit`, the agent's outcome like a turn or time limit, and a resume does not run it again."""
+
+    status = Status.SANDBOX_LIMIT
 
     def __init__(self, limit: str, detail: str):
         super().__init__(f"the sandbox's {limit} limit was hit: {detail}")

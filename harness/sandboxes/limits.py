@@ -82,11 +82,21 @@ def apply_limits(limits: ResourceLimits, episode_name: str) -> AppliedLimits:
         f"the memory limit is per process, not per sandbox: cgroups unavailable "
         f"({'; '.join(errors) or 'no writable hierarchy, and no delegated cgroup v2 subtree'}), so "
         f"RLIMIT_AS caps each process at {limits.memory_mb} MB (N processes may use N times that), "
-        "RLIMIT_NPROC counts every process of the sandbox user on the host, and no CPU limit applies; "
+        f"{_process_limit_scope()}, and no CPU limit applies; "
         "for per-sandbox limits run as root or inside `systemd-run --user --scope -p Delegate=yes`"
     )
     prologue = f"ulimit -v {limits.memory_mb * 1024} && ulimit -u {limits.pids} && "
     return AppliedLimits("rlimit", prologue, warning=warning)
+
+
+def _process_limit_scope() -> str:
+    """What RLIMIT_NPROC counts: it counts every process of a uid on the machine (see `local/uids.py`)."""
+    if os.geteuid() == 0:
+        return "RLIMIT_NPROC counts the processes of the episode's own host uid"
+    return (
+        f"RLIMIT_NPROC counts every process of uid {os.getuid()} on this machine, this user's other runs and "
+        "programs included (an episode can take their process slots, and they its)"
+    )
 
 
 def _write(path: Path, value: str) -> None:

@@ -36,8 +36,10 @@ def tools() -> tuple[Tool, ...]:
 
 def probe_command() -> str:
     """A shell command printing `name<TAB>path` for each tool found on the sandbox's PATH."""
-    checks = [f"p=$(command -v {shlex.quote(tool.command)}) && printf '%s\\t%s\\n' {shlex.quote(tool.command)} \"$p\""
-              for tool in tools()]  # fmt: skip
+    checks = [
+        f"p=$(command -v {shlex.quote(tool.command)}) && printf '%s\\t%s\\n' {shlex.quote(tool.command)} \"$p\""
+        for tool in tools()
+    ]
     return "; ".join(checks) + "; true"
 
 

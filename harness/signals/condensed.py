@@ -1,10 +1,19 @@
 """An episode's trajectory condensed to fit a judge's context: every command in full, the model's prose and
-the outputs cut to what fits, each cut saying how much it left out (pure function of the events)."""
+the outputs cut to what fits, each cut saying how much it left out (pure function of the events; a line of
+another kind or schema, an UnknownEvent, adds nothing)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+
+from harness.records.events import (
+    ActionEvent,
+    Event,
+    FormatErrorEvent,
+    ModelCallEvent,
+    ModelErrorEvent,
+    ObservationEvent,
+)
 
 OUTPUT_CAPS = (4000, 2000, 1000, 400, 160, 0)
 """Characters kept of each output stream, tried in turn until the whole fits."""
@@ -22,7 +31,7 @@ def cut(text: str, keep: int, what: str) -> str:
     return f"{head}\n[... {what}: {len(text):,} characters, {len(text) - len(head) - len(tail):,} cut ...]\n{tail}"
 
 
-def condense(events: list[dict[str, Any]], budget_chars: int) -> str:
+def condense(events: Sequence[Event], budget_chars: int) -> str:
     """The trajectory as text of at most about BUDGET_CHARS: commands in full; outputs cut as needed."""
     for cap in OUTPUT_CAPS:
         turns = list(_turns(events, cap))
@@ -32,30 +41,25 @@ def condense(events: list[dict[str, Any]], budget_chars: int) -> str:
     return _drop_middle(turns, budget_chars)
 
 
-def _turns(events: Iterable[dict[str, Any]], cap: int) -> Iterable[str]:
+def _turns(events: Iterable[Event], cap: int) -> Iterable[str]:
     for event in events:
-        kind = event.get("event")
-        if kind == "model_call":
-            prose = str((event.get("response") or {}).get("text") or "").strip()
-            yield (
-                f"## turn {event['turn']}\nmodel: {cut(prose, PROSE_CAP, 'reply')}"
-                if prose
-                else f"## turn {event['turn']}"
-            )
-        elif kind == "action":
-            yield f"$ {event['command']}"
-        elif kind == "observation":
-            raw = event.get("raw_bytes")
+        if isinstance(event, ModelCallEvent):
+            prose = str(event.response.get("text") or "").strip()
+            yield f"## turn {event.turn}\nmodel: {cut(prose, PROSE_CAP, 'reply')}" if prose else f"## turn {event.turn}"
+        elif isinstance(event, ActionEvent):
+            yield f"$ {event.command}"
+        elif isinstance(event, ObservationEvent):
+            raw = event.raw_bytes
             size = f" (raw output {raw:,} bytes)" if isinstance(raw, int) else ""
-            lines = [f"exit code {event.get('exit_code')}{' (timed out)' if event.get('timed_out') else ''}{size}"]
-            for stream in ("stdout", "stderr"):
-                if event.get(stream):
-                    lines.append(f"{stream}:\n{cut(str(event[stream]), cap, stream)}")
+            lines = [f"exit code {event.exit_code}{' (timed out)' if event.timed_out else ''}{size}"]
+            for stream, text in (("stdout", event.stdout), ("stderr", event.stderr)):
+                if text:
+                    lines.append(f"{stream}:\n{cut(str(text), cap, stream)}")
             yield "\n".join(lines)
-        elif kind == "format_error":
-            yield f"format error: {cut(str(event.get('problem') or ''), PROSE_CAP, 'problem')}"
-        elif kind == "model_error":
-            yield f"model error: {cut(str(event.get('error') or ''), PROSE_CAP, 'error')}"
+        elif isinstance(event, FormatErrorEvent):
+            yield f"format error: {cut(str(event.problem or ''), PROSE_CAP, 'problem')}"
+        elif isinstance(event, ModelErrorEvent):
+            yield f"model error: {cut(str(event.error or ''), PROSE_CAP, 'error')}"
 
 
 def _drop_middle(turns: list[str], budget_chars: int) -> str:

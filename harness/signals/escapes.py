@@ -8,7 +8,9 @@ we count the observations whose stderr or stdout holds one. Attempts that print 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterable
+
+from harness.records.events import Event, ObservationEvent
 
 METHOD = "error texts in command outputs (lower bound)"
 _NETWORK = re.compile(
@@ -18,13 +20,13 @@ _NETWORK = re.compile(
 _WRITE = re.compile(r"Read-only file system")
 
 
-def refused_attempts(events: list[dict[str, Any]]) -> dict[str, int]:
+def refused_attempts(events: Iterable[Event]) -> dict[str, int]:
     """Commands whose output shows a refused network connect or a refused write (at most one each per command)."""
     network = writes = 0
     for event in events:
-        if event.get("event") != "observation":
+        if not isinstance(event, ObservationEvent):
             continue
-        text = f"{event.get('stdout') or ''}\n{event.get('stderr') or ''}"
+        text = f"{event.stdout or ''}\n{event.stderr or ''}"
         network += bool(_NETWORK.search(text))
         writes += bool(_WRITE.search(text))
     return {"refused_network": network, "refused_writes": writes}

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.records.events import ActionEvent, Event, ObservationEvent
+
 METHOD = "commands-and-output (approximation)"
 OPENS_METHOD = "inotify on the collection folder (exact opens)"
 REACHING = ("named", "shown")
@@ -36,8 +38,12 @@ class Touch:
     how: set[str] = field(default_factory=set)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"document": self.document, "first_turn": self.first_turn, "reached_turn": self.reached_turn,
-                "how": sorted(self.how)}  # fmt: skip
+        return {
+            "document": self.document,
+            "first_turn": self.first_turn,
+            "reached_turn": self.reached_turn,
+            "how": sorted(self.how),
+        }
 
 
 @dataclass(frozen=True)
@@ -115,7 +121,7 @@ def _shown(line: str, document: str) -> bool:
 
 
 def touched_documents(
-    events: list[dict[str, Any]], index: DocumentIndex, evidence: list[str], opens: dict[str, int] | None = None
+    events: Iterable[Event], index: DocumentIndex, evidence: list[str], opens: dict[str, int] | None = None
 ) -> EvidenceRecord:
     """Every document the logged commands named or the outputs showed or listed, in order of first touch.
 
@@ -133,14 +139,13 @@ def touched_documents(
             record.reached_turn = turn
 
     for event in events:
-        turn = event.get("turn", 0)
-        if event.get("event") == "action":
-            for document in index.named_in(event["command"]):
-                touch(document, turn, "named")
-        elif event.get("event") == "observation":
-            for line in (event.get("stdout") or "").splitlines():
+        if isinstance(event, ActionEvent):
+            for document in index.named_in(event.command):
+                touch(document, event.turn, "named")
+        elif isinstance(event, ObservationEvent):
+            for line in (event.stdout or "").splitlines():
                 for document in index.named_in(line):
-                    touch(document, turn, "shown" if _shown(line, document) else "listed")
+                    touch(document, event.turn, "shown" if _shown(line, document) else "listed")
     for document, turn in (opens or {}).items():
         touch(document, turn, "opened")
     ordered = sorted(touches.values(), key=lambda record: record.first_turn)  # stable: log order within a turn

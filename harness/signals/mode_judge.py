@@ -64,13 +64,11 @@ def label_episode(panel: JudgePanel, case: EpisodeCase) -> PanelLabels:
 
 def _ask(panel: JudgePanel, model: str, case: EpisodeCase) -> dict[str, Any]:
     key = cache_key(model, PROMPT_DIGEST, PARAMS, case.question, case.reference, f"{case.outcome}\n{case.trajectory}")
-    event: dict[str, Any] = {"model": model, "cache_key": key, "input_tokens": 0, "output_tokens": 0,
-                             "cost_usd": None}  # fmt: skip
+    event: dict[str, Any] = {"model": model, "cache_key": key, "input_tokens": 0, "output_tokens": 0, "cost_usd": None}
     hit = panel.cache.get(key)
     if hit is not None and isinstance(hit.get("labels"), list):
         return event | {"cached": True, "labels": hit["labels"], "failure": None}
-    messages = [{"role": "user", "content": mode_prompt(case.question, case.reference, case.outcome,
-                                                        case.trajectory)}]  # fmt: skip
+    messages = [{"role": "user", "content": mode_prompt(case.question, case.reference, case.outcome, case.trajectory)}]
     try:
         reply, _ = panel.complete_at(model, messages, PARAMS["temperature"])
     except JudgeCallFailed as error:
@@ -80,6 +78,12 @@ def _ask(panel: JudgePanel, model: str, case: EpisodeCase) -> dict[str, Any]:
     if labels is not None:
         with contextlib.suppress(OSError):  # a cache that cannot be written costs a call later, never a label
             panel.cache.put(key, {"model": model, "labels": labels, "reply": reply.text})
-    return event | {"cached": False, "labels": labels, "failure": None if labels else "JUDGE_MALFORMED",
-                    "reply": reply.text if labels is None else None, "input_tokens": reply.input_tokens,
-                    "output_tokens": reply.output_tokens, "cost_usd": reply.cost_usd}  # fmt: skip
+    return event | {
+        "cached": False,
+        "labels": labels,
+        "failure": None if labels else "JUDGE_MALFORMED",
+        "reply": reply.text if labels is None else None,
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+        "cost_usd": reply.cost_usd,
+    }

@@ -66,8 +66,13 @@ class ModeLabel:
 def mode_prompt(question: str, reference: str, outcome: str, trajectory: str) -> str:
     """The prompt; placeholders replaced in one pass, so a trajectory that holds `<<REFERENCE>>` pulls nothing in."""
     definitions = "\n".join(f"- {mode}: {text}" for mode, text in DEFINITIONS.items())
-    values = {"<<DEFINITIONS>>": definitions, "<<QUESTION>>": question, "<<REFERENCE>>": reference,
-              "<<OUTCOME>>": outcome, "<<TRAJECTORY>>": trajectory}  # fmt: skip
+    values = {
+        "<<DEFINITIONS>>": definitions,
+        "<<QUESTION>>": question,
+        "<<REFERENCE>>": reference,
+        "<<OUTCOME>>": outcome,
+        "<<TRAJECTORY>>": trajectory,
+    }
     return fill(TEMPLATE, values)
 
 

@@ -33,9 +33,13 @@ def tables(split: Split) -> dict[str, Table]:
 
 
 def series(
-    id: str, load: Callable[[], Any], label: Callable[[float], str], periods: list[tuple[int, int]],
-    value: tuple[str, int], **layout: Any,
-) -> Split:  # fmt: skip
+    id: str,
+    load: Callable[[], Any],
+    label: Callable[[float], str],
+    periods: list[tuple[int, int]],
+    value: tuple[str, int],
+    **layout: Any,
+) -> Split:
     """A time series (`time`, `value`) cut into periods (groups `<first>-<last>`), rows keyed by `label(time)`."""
 
     def frame() -> Any:

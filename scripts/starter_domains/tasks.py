@@ -26,8 +26,20 @@ class TaskRow(TypedDict):
 
 
 # an answer expression: arithmetic over the figures v[...], sum(...), D(...) and Decimal methods (.ln(), .exp())
-_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Subscript, ast.Slice,
-          ast.Constant, ast.Name, ast.Load, ast.Call, ast.Attribute)  # fmt: skip
+_NODES = (
+    ast.Expression,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.operator,
+    ast.unaryop,
+    ast.Subscript,
+    ast.Slice,
+    ast.Constant,
+    ast.Name,
+    ast.Load,
+    ast.Call,
+    ast.Attribute,
+)
 _FUNCTIONS: dict[str, object] = {"sum": sum, "D": Decimal}
 
 

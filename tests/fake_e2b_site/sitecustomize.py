@@ -22,8 +22,9 @@ class _FakeE2B(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         from tests.fake_e2b_runner import install
 
         environ = os.environ
-        self.module = install(Path(environ["FAKE_E2B_SERVICE"]), Path(environ["FAKE_E2B_COLLECTION"]),
-                              environ["FAKE_E2B_HOST"])  # fmt: skip
+        self.module = install(
+            Path(environ["FAKE_E2B_SERVICE"]), Path(environ["FAKE_E2B_COLLECTION"]), environ["FAKE_E2B_HOST"]
+        )
         # the import system would load whatever module sys.modules now holds as `e2b` again, from its own spec
         del sys.modules[name]
         return importlib.machinery.ModuleSpec(name, self)

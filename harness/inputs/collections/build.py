@@ -1,6 +1,7 @@
 """`collection build`: every supported file under SRC_DIR to one Markdown file in the collection, in
 parallel processes, converting only what changed since the last build (same source sha256 and converter
-version: kept). Skipped files are listed with their reason; nothing is deleted unless `prune`."""
+version: kept). Skipped files are listed with their reason (links out of SRC_DIR and special files among them:
+sources.py); nothing is deleted unless `prune`."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from harness.inputs.collections.manifest import (
     write_manifest,
 )
 from harness.inputs.collections.naming import output_names
+from harness.inputs.collections.sources import source_files
 from harness.inputs.collections.tokens import tokenizer
 from harness.inputs.collections.workers import run_in_pool
 
@@ -44,6 +46,8 @@ class BuildRequest:
     workers: int = 1
     prune: bool = False
     ocr: bool = False
+    links_into: tuple[Path, ...] = ()
+    """Folders besides SRC_DIR a link in it may resolve into (the MuDABench import's staged links)."""
 
 
 @dataclass
@@ -93,7 +97,7 @@ def build_collection(request: BuildRequest, console: Console) -> BuildReport:
     out, report = request.out, BuildReport()
     previous = read_manifest(manifest_path(out))
     previous_entries = {entry.name: entry for entry in previous.documents} if previous else {}
-    jobs, report.skipped = _plan(request.source_dir)
+    jobs, report.skipped = _plan(request.source_dir, request.links_into)
     if not jobs and not report.skipped:
         raise InputError(f"{request.source_dir}: no files to build from (hidden files and folders are ignored)")
     out.mkdir(parents=True, exist_ok=True)
@@ -137,19 +141,16 @@ def _record(request: BuildRequest, report: BuildReport, entries: dict[str, Entry
     write_manifest(report.manifest, manifest)
 
 
-def _plan(source_dir: Path) -> tuple[list[Job], list[Skipped]]:
-    """The jobs (supported files, named) and the unsupported files. Hidden files and folders are ignored."""
+def _plan(source_dir: Path, links_into: tuple[Path, ...]) -> tuple[list[Job], list[Skipped]]:
+    """The jobs (supported files, named) and the files skipped: refused (sources.py) or of no supported format."""
+    files, skipped = source_files(source_dir, links_into)
     supported: dict[PurePosixPath, tuple[Path, str]] = {}
-    skipped = []
-    for path in sorted(source_dir.rglob("*")):
-        relative = PurePosixPath(path.relative_to(source_dir).as_posix())
-        if any(part.startswith(".") for part in relative.parts) or not path.is_file():
-            continue
-        fmt = source_format(path)
+    for file in files:
+        fmt = source_format(Path(file.relative.name))
         if fmt is None:
-            skipped.append(Skipped(str(relative), f"unsupported format ({path.suffix or 'no suffix'})"))
+            skipped.append(Skipped(str(file.relative), f"unsupported format ({file.relative.suffix or 'no suffix'})"))
         else:
-            supported[relative] = (path, fmt)
+            supported[file.relative] = (file.path, fmt)
     names = output_names(list(supported), source_dir.resolve().name)
     jobs = [Job(str(rel), path, fmt, names[rel], file_sha256(path)) for rel, (path, fmt) in supported.items()]
     return jobs, skipped
@@ -166,8 +167,14 @@ def _unchanged(entry: Entry, job: Job, output: Path, ocr: bool) -> bool:
 def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Generator[Outcome, None, None]:
     if not jobs:
         return
-    columns = (TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
-               TextColumn("{task.description}"))  # fmt: skip
+    columns = (
+        TextColumn("converting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}"),
+    )
     with Progress(*columns, console=console, transient=True) as progress:
         bar = progress.add_task("", total=len(jobs))
         if request.workers == 1 or len(jobs) == 1:

@@ -13,18 +13,37 @@ from harness.inputs.collections.spreadsheets import SpreadsheetError, sheets_mar
 from harness.inputs.collections.tables import markdown_table
 
 FORMATS = {
-    ".pdf": "pdf", ".xlsx": "xlsx", ".xlsm": "xlsx", ".xls": "xls", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv",
-    ".docx": "docx", ".pptx": "pptx", ".html": "html", ".htm": "html", ".xhtml": "html",
-    ".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt",
-}  # fmt: skip
+    ".pdf": "pdf",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".xls": "xls",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".md": "md",
+    ".markdown": "md",
+    ".txt": "txt",
+    ".text": "txt",
+}
 """File suffix (lower case) to format; any other suffix is unsupported."""
 
 _CONVERTERS = {
-    "pdf": ("pymupdf4llm", "pymupdf", 1), "xlsx": ("openpyxl", "openpyxl", 3), "xls": ("xlrd", "xlrd", 2),
-    "csv": ("csv", None, 2), "tsv": ("csv", None, 2), "docx": ("markitdown", "markitdown", 1),
-    "pptx": ("markitdown", "markitdown", 1), "html": ("markitdown", "markitdown", 1), "md": ("copy", None, 2),
+    "pdf": ("pymupdf4llm", "pymupdf", 1),
+    "xlsx": ("openpyxl", "openpyxl", 3),
+    "xls": ("xlrd", "xlrd", 2),
+    "csv": ("csv", None, 2),
+    "tsv": ("csv", None, 2),
+    "docx": ("markitdown", "markitdown", 1),
+    "pptx": ("markitdown", "markitdown", 1),
+    "html": ("markitdown", "markitdown", 1),
+    "md": ("copy", None, 2),
     "txt": ("copy", None, 2),
-}  # fmt: skip
+}
 """Format to (converter, the package whose version counts, our revision). The revision is bumped when our
 own rendering around a library changes, so that an incremental build converts those files again."""
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"

@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from harness.core.json_text import json_text
+
 SCHEMA = "harness-collection-manifest/1"
 
 
@@ -82,7 +84,7 @@ COLLECTION_FILE_MODE = 0o644
 
 def write_manifest(path: Path, manifest: Manifest) -> None:
     data: dict[str, Any] = {"schema": manifest.schema} | {k: v for k, v in asdict(manifest).items() if k != "schema"}
-    write_atomic(path, (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode())
+    write_atomic(path, (json_text(data, indent=1) + "\n").encode())
 
 
 def write_atomic(path: Path, content: bytes, scratch: Path | None = None) -> None:

@@ -38,6 +38,8 @@ def output_names(relatives: list[PurePosixPath], root_name: str) -> dict[PurePos
             suffix = "" if len(group) == 1 else "-" + hashlib.sha256(str(relative).encode()).hexdigest()[:6]
             names[relative] = f"{base}{suffix}.md"
     if len(set(names.values())) != len(names):  # a hashed name equal to a plain one: vanishingly rare
-        names = {rel: f"{base_name(rel, root_name)}-{hashlib.sha256(str(rel).encode()).hexdigest()[:12]}.md"
-                 for rel in relatives}  # fmt: skip
+        names = {
+            rel: f"{base_name(rel, root_name)}-{hashlib.sha256(str(rel).encode()).hexdigest()[:12]}.md"
+            for rel in relatives
+        }
     return names

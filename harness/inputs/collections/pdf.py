@@ -62,8 +62,14 @@ def _markdown_pages(document: Any) -> list[str]:
         if not numbers:
             continue
         try:
-            chunks = engine.to_markdown(document, pages=numbers, page_chunks=True, show_progress=False,
-                                        hdr_info=headers, table_strategy=strategy)  # fmt: skip
+            chunks = engine.to_markdown(
+                document,
+                pages=numbers,
+                page_chunks=True,
+                show_progress=False,
+                hdr_info=headers,
+                table_strategy=strategy,
+            )
         except Exception as error:
             raise Unconvertible(f"corrupt PDF: {type(error).__name__}: {error}") from None
         texts |= {chunk["metadata"]["page"] - 1: chunk["text"] for chunk in chunks}

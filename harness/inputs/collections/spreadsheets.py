@@ -47,10 +47,15 @@ def xlsx_sheets(path: Path) -> list[Sheet]:
         workbooks.append(openpyxl.load_workbook(path, read_only=True) if has_formulas else None)
         values, formulas = workbooks
         return [
-            _filled(Sheet(sheet.title, _xlsx_grid(sheet, formulas[sheet.title] if formulas else None),
-                          merges.get(sheet.title, [])))
+            _filled(
+                Sheet(
+                    sheet.title,
+                    _xlsx_grid(sheet, formulas[sheet.title] if formulas else None),
+                    merges.get(sheet.title, []),
+                )
+            )
             for sheet in values.worksheets
-        ]  # fmt: skip
+        ]
     except Exception as error:
         raise SpreadsheetError(f"corrupt or unreadable workbook: {type(error).__name__}: {error}") from None
     finally:

@@ -31,8 +31,14 @@ def domain_stats(collection: Path) -> DomainStats:
     if manifest is not None:
         documents = manifest.documents
         formats = Counter(entry.format for entry in documents)
-        return DomainStats(collection.name, len(documents), sum(e.bytes for e in documents),
-                           sum(e.tokens for e in documents), formats, "manifest")  # fmt: skip
+        return DomainStats(
+            collection.name,
+            len(documents),
+            sum(e.bytes for e in documents),
+            sum(e.tokens for e in documents),
+            formats,
+            "manifest",
+        )
     count = tokenizer()[1]
     files = sorted(path for path in collection.iterdir() if path.is_file())
     tokens = sum(count(path.read_bytes().decode("utf-8", errors="replace")) for path in files)
@@ -61,6 +67,12 @@ def print_stats(rows: list[DomainStats], console: Console) -> None:
         )
         table.add_row(row.domain, str(row.documents), f"{row.bytes / 1e6:.2f}", f"{row.tokens:,}", formats, row.origin)
     if len(rows) > 1:
-        table.add_row("total", str(sum(r.documents for r in rows)), f"{sum(r.bytes for r in rows) / 1e6:.2f}",
-                      f"{sum(r.tokens for r in rows):,}", "", "")  # fmt: skip
+        table.add_row(
+            "total",
+            str(sum(r.documents for r in rows)),
+            f"{sum(r.bytes for r in rows) / 1e6:.2f}",
+            f"{sum(r.tokens for r in rows):,}",
+            "",
+            "",
+        )
     console.print(table)

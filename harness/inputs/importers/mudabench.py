@@ -91,8 +91,15 @@ def _item(path: Path, number: int, raw: Any) -> Item:
     question_id = raw.get("question_id")
     if question_id is not None and (not isinstance(question_id, (str, int)) or isinstance(question_id, bool)):
         raise InputError(f"{where}: field 'question_id': must be a string or an integer")
-    return Item(path.stem, number, None if question_id is None else str(question_id).strip() or None,
-                raw["question"].strip(), documents, raw["final_answer"].strip(), tuple(sources))  # fmt: skip
+    return Item(
+        path.stem,
+        number,
+        None if question_id is None else str(question_id).strip() or None,
+        raw["question"].strip(),
+        documents,
+        raw["final_answer"].strip(),
+        tuple(sources),
+    )
 
 
 def _document(where: str, entry: Any) -> Document:

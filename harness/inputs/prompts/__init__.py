@@ -8,18 +8,32 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import yaml
 
-from harness.core.errors import InputError, read_text_input, yaml_input_error
+from harness.core.errors import InputError, read_text_input
+from harness.core.yaml_safe import load_yaml
 
 _SAMPLE_VARIABLES: dict[str, dict[str, Any]] = {
-    "system": {"action_format": "toolcall", "max_turns": 200, "time_limit_s": 3600, "command_timeout_s": 600,
-               "tools": "jq, rg"},
+    "system": {
+        "action_format": "toolcall",
+        "max_turns": 200,
+        "time_limit_s": 3600,
+        "command_timeout_s": 600,
+        "tools": "jq, rg",
+    },
     "task": {"question": "?", "answer_format": "x.xx%"},
-    "observation": {"exit_code": 0, "stdout": "", "stderr": "", "timed_out": False, "truncated": False,
-                    "raw_bytes": 0, "duration_s": 0.1, "turns_left": 1, "seconds_left": 1},
+    "observation": {
+        "exit_code": 0,
+        "stdout": "",
+        "stderr": "",
+        "timed_out": False,
+        "truncated": False,
+        "raw_bytes": 0,
+        "duration_s": 0.1,
+        "turns_left": 1,
+        "seconds_left": 1,
+    },
     "format_error": {"problem": "?", "action_format": "toolcall", "turns_left": 1, "seconds_left": 1},
-}  # fmt: skip
+}
 """Each template with the variables the loop gives it: a template using any other fails when it loads."""
 _TEMPLATE_NAMES = tuple(_SAMPLE_VARIABLES)
 _ENVIRONMENT = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
@@ -42,10 +56,7 @@ def load_prompts(path: Path | None = None) -> PromptSet:
     """Read and compile a prompt file; problems are input errors naming the file (and line)."""
     path = path or DEFAULT_PROMPTS
     text = read_text_input(path, "prompts")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise yaml_input_error(path, error) from None
+    data = load_yaml(text, path)
     missing = [name for name in _TEMPLATE_NAMES if not isinstance(data, dict) or name not in data]
     if missing:
         raise InputError(f"{path}: field '{missing[0]}': missing template")

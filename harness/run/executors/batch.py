@@ -18,7 +18,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from harness.episode.lifecycle import EpisodeContext
+from harness.episode import EpisodeContext
+from harness.inputs.config import RunConfig
 from harness.inputs.tasks import Task
 from harness.models.concurrency import GateState, gate_states
 from harness.records.results import ResultRow, ResultsWriter
@@ -169,6 +170,9 @@ class Batch:
     state: BatchState
     invocation: str
     """This start of the run, in its E2B sandboxes' metadata: a Ray node makes its backend with it."""
+    config: RunConfig
+    """The run's settings, whole: only a Ray node reads them, to build the run's model factory and sandbox
+    backend there (an episode reads its `EpisodeSettings`)."""
     progress: Progress | None = None
     """A display the batch adds its line to (a sweep's, shared by its runs); None: the batch shows its own."""
 

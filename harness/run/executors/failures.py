@@ -58,8 +58,10 @@ class ErrorWindow:
                 rate = sum(self._recent) / len(self._recent)
                 if rate > self._policy.max_error_rate:
                     failed_count, limit = sum(self._recent), self._policy.max_error_rate
-                    self.reason = (f"{failed_count} of the last {len(self._recent)} episodes failed ({rate:.0%} > "
-                                   f"--max-error-rate {limit:g}); last error: {self._last_error}")  # fmt: skip
+                    self.reason = (
+                        f"{failed_count} of the last {len(self._recent)} episodes failed ({rate:.0%} > "
+                        f"--max-error-rate {limit:g}); last error: {self._last_error}"
+                    )
 
     @property
     def tripped(self) -> bool:

@@ -20,6 +20,7 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,27 +28,31 @@ from typing import Any
 from rich.console import Console
 from rich.progress import Progress
 
+from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError
 from harness.core.status import Status
-from harness.episode.lifecycle import EpisodeContext, failed_row, run_episode
+from harness.episode import EpisodeContext, failed_row, run_episode
+from harness.episode.settings import EpisodeSettings
 from harness.episode.throttles import Slots
 from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import collection_hash
 from harness.inputs.config import RunConfig
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import Task, collection_of, collection_path
+from harness.models.base import Model
 from harness.models.concurrency import GATE_SOURCE
 from harness.records.compact import expand
 from harness.records.events import EpisodeEndEvent
-from harness.records.results import EpisodeKey, ResultRow, ResultsWriter
+from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryWriter, event_line
 from harness.run.backends import backend_of, watch_opens_possible
-from harness.run.executors.batch import Batch, BatchLimits, BatchState, ResultsUnwritable, progress_bar
+from harness.run.executors.attempts import Attempts
+from harness.run.executors.batch import Batch, BatchLimits, ResultsUnwritable, progress_bar
 from harness.run.executors.coordinator import CoordinatorGate, CoordinatorPacer, CoordinatorSlot, RunCoordinator
 from harness.run.models import model_factory
 from harness.run.tool_check import checked_tools
-from harness.sandboxes.registry import E2BBackend, SandboxBackend
+from harness.sandboxes.backend_setup import E2BBackend, SandboxBackend
 
 SANDBOX_RESOURCE = "harness_sandbox"
 """The custom resource a node declares: how many episodes (sandboxes) it runs at once."""
@@ -61,10 +66,13 @@ _COORDINATOR_THREADS = 256
 
 @dataclass(frozen=True)
 class NodeSpec:
-    """What a node needs to rebuild the episode context; paths (collections, scripts, prompts) are the
-    driver's and must be the same on every node."""
+    """What a node needs to rebuild the episode context, put in Ray's object store once per run; paths
+    (collections, scripts, prompts) are the driver's and must be the same on every node."""
 
     config: RunConfig
+    """The run's settings, whole: the node builds the run's model factory and sandbox backend from them, once."""
+    episode: EpisodeSettings
+    """What each episode reads of them."""
     run_id: str
     run_facts: dict[str, Any]
     collection_hashes: dict[str, str]
@@ -90,9 +98,9 @@ def run_batch_on_ray(batch: Batch) -> tuple[list[ResultRow], bool]:
     """The batch on a Ray cluster (see `Executor`). Raises `InputError` when a node refuses (its collection)."""
     import ray
 
-    connected_here = _connect(batch.context.config.ray_address, batch.limits)
+    connected_here = _connect(batch.config.ray_address, batch.limits)
     try:
-        driver = _Driver(batch.tasks, batch.context, batch.limits, batch.writer, batch.state, batch.invocation)
+        driver = _Driver(batch)
         return driver.run(batch.console, batch.title, batch.progress)
     finally:
         if connected_here:
@@ -119,8 +127,12 @@ def _connect(address: str | None, limits: BatchLimits) -> bool:
         return False
     try:
         if address is None:
-            ray.init(resources={SANDBOX_RESOURCE: limits.max_sandboxes}, _node_ip_address="127.0.0.1",
-                     include_dashboard=False, log_to_driver=False)  # fmt: skip
+            ray.init(
+                resources={SANDBOX_RESOURCE: limits.max_sandboxes},
+                _node_ip_address="127.0.0.1",
+                include_dashboard=False,
+                log_to_driver=False,
+            )
         else:
             ray.init(address=address, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as error:
@@ -135,34 +147,36 @@ def _connect(address: str | None, limits: BatchLimits) -> bool:
 
 
 class _Driver:
-    def __init__(
-        self,
-        tasks: list[Task],
-        context: EpisodeContext,
-        limits: BatchLimits,
-        writer: ResultsWriter,
-        state: BatchState,
-        invocation: str,
-    ):
+    def __init__(self, batch: Batch):
         import ray
         from ray.util.queue import Queue
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         # the shared actors live on the driver's node: losing a worker node must not lose them
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        context, limits, state = batch.context, batch.limits, batch.state
         self.coordinator: Any = (
             ray.remote(RunCoordinator)
             .options(num_cpus=0, max_concurrency=_COORDINATOR_THREADS, scheduling_strategy=here)
-            .remote(limits.max_connections, limits.max_cost_usd, context.config.model_timeout)
+            .remote(limits.max_connections, limits.max_cost_usd, batch.config.model_timeout)
         )
         self.events = Queue(actor_options={"num_cpus": 0, "scheduling_strategy": here})
         self.episode = ray.remote(_run_on_node).options(num_cpus=0, resources={SANDBOX_RESOURCE: 1}, max_retries=0)
-        self.spec = NodeSpec(context.config, context.run_dir.name, context.run_facts, context.collection_hashes,
-                             context.sandbox_facts, invocation, context.judge)  # fmt: skip
-        self.tasks, self.writer, self.state, self.failures = tasks, writer, state, limits.failures
+        spec = NodeSpec(
+            batch.config,
+            context.settings,
+            context.run_dir.name,
+            context.run_facts,
+            context.collection_hashes,
+            context.sandbox_facts,
+            batch.invocation,
+            context.judge,
+        )
+        self.spec = ray.put(spec)  # once per run; each episode's task refers to it
+        self.tasks, self.writer, self.state = batch.tasks, batch.writer, state
+        self.attempts = Attempts(limits.failures, state, RunFolder(context.run_dir))
         self.cancel = context.cancel
         """Set from outside this driver's thread (a sweep's Ctrl-C): stops the run as Ctrl-C here does."""
-        self.folder = RunFolder(context.run_dir)
         self.losses: Counter[EpisodeKey] = Counter()
         self.delayed: list[tuple[float, Task, int]] = []
         """Episodes to run again (`--retry-errors`) once their backoff is over: (due, task, attempt)."""
@@ -196,6 +210,8 @@ class _Driver:
                     self._take_events()
                     for ref in ready:
                         self._collect(ref)
+                    # inside the try: a Ctrl-C that lands here must stop the nodes too, not leave the loop
+                    progress.update(bar, completed=state.done, **state.counts())
                 except KeyboardInterrupt:
                     if self.interrupted:  # a second Ctrl-C: stop waiting for the nodes
                         for ref in self.running:
@@ -203,7 +219,6 @@ class _Driver:
                         break
                     self._stop()
                     self.interrupted = True
-                progress.update(bar, completed=state.done, **state.counts())
         self.logs.close_all()
         final = ray.get(self.coordinator.gate_states.remote(state.gates))
         state.gate_view = lambda keys: final  # for the run's last lines, after the cluster is left
@@ -270,13 +285,12 @@ class _Driver:
             return
         with self.state.lock:
             self.state.running -= self.logs.close(key)
-        errors = self.state.errors
-        if not self.interrupted and not (errors and errors.tripped) and self.failures.retries(outcome, attempt):
-            self.state.spent(outcome)
-            self.folder.keep_previous_attempt(*key)
-            self.delayed.append((time.monotonic() + self.failures.backoff_s(attempt), task, attempt + 1))
+        backoff = self.attempts.ended(outcome, attempt, self.interrupted)
+        if backoff is not None:
+            self.delayed.append((time.monotonic() + backoff, task, self.attempts.again(task, attempt)))
             return
         self._record(outcome)
+        errors = self.state.errors
         self.state.ended(outcome)
         if errors is not None and errors.tripped:
             self.coordinator.stop_starting.remote("errors")
@@ -300,7 +314,6 @@ class _Driver:
             self._unwritable(error)
             return
         self.results.append(row)
-        self.state.spent(row)
         self.state.written(row)
 
     def _unwritable(self, error: OSError) -> None:
@@ -389,12 +402,14 @@ class _NodeSetup:
     backend: SandboxBackend
     prompts: PromptSet
     node_id: str
+    make_model: Callable[[Task], Model]
+    """The run's model factory, built once on this node (its checks passed)."""
     collections: dict[str, Path] = field(default_factory=dict)
     """Domain -> collection path, once its hash was checked on this node."""
 
 
 _SETUPS: dict[str, _NodeSetup] = {}
-"""Per worker process and run: the backend checked and the collections verified once."""
+"""Per worker process and run: the model factory built, the backend checked and the collections verified once."""
 
 
 def _run_on_node(
@@ -417,9 +432,9 @@ def _run_on_node(
     if isinstance(backend, E2BBackend):  # the plan's creation rate is the cluster's: paced by the coordinator
         backend = backend.paced_by(CoordinatorPacer(coordinator, backend.plan.creations_per_s))
     context = EpisodeContext(
-        config=config,
+        settings=spec.episode,
         prompts=setup.prompts,
-        make_model=lambda task: model_factory(config, [task])(task),
+        make_model=setup.make_model,
         make_sandbox=lambda task, name: backend.new_sandbox(collection_of(task), collection, name, cancel),
         run_dir=config.results_dir / spec.run_id,
         run_facts=spec.run_facts | {"ray_node": setup.node_id},
@@ -454,14 +469,14 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
 
     key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}:{spec.invocation}"
     if key not in _SETUPS:
-        model_factory(spec.config, [])  # the model's own checks (its API key, a scripted file) on this node
+        make_model = model_factory(spec.config, [])  # with the model's own checks (its API key, a scripted file)
         collections = {name: collection_path(spec.config.collections_dir, name) for name in spec.collection_hashes}
         templates = spec.sandbox_facts.get("templates")  # E2B: the driver's, not the collections read again
         backend = backend_of(spec.config, spec.run_id, collections, spec.invocation, templates)
         first = sorted(collections)[0]
         checked_tools(backend, first, collections[first], f" on node {_node_name()}")
         node_id = ray.get_runtime_context().get_node_id()
-        _SETUPS[key] = _NodeSetup(backend, load_prompts(spec.config.prompts), node_id)
+        _SETUPS[key] = _NodeSetup(backend, load_prompts(spec.config.prompts), node_id, make_model.build)
     return _SETUPS[key]
 
 

@@ -8,11 +8,12 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import replace
 
-from harness.episode.lifecycle import EpisodeContext, run_episode
+from harness.episode import EpisodeContext, run_episode
 from harness.episode.throttles import Slots
 from harness.inputs.tasks import Task
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
+from harness.run.executors.attempts import Attempts
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, ResultsUnwritable, progress_bar
 
 
@@ -68,6 +69,8 @@ def run_batch(batch: Batch) -> tuple[list[ResultRow], bool]:
 def _episode_runner(
     context: EpisodeContext, limits: BatchLimits, state: BatchState, refresh: Callable[[], None]
 ) -> Callable[[Task], ResultRow | None]:
+    attempts = Attempts(limits.failures, state, RunFolder(context.run_dir))
+
     def run_one(task: Task) -> ResultRow | None:
         if not state.may_start(limits, context.cancel):
             return None
@@ -75,7 +78,7 @@ def _episode_runner(
             state.running += 1
         refresh()
         try:
-            result = _with_retries(task, context, limits, state)
+            result = _with_retries(task, context, attempts)
             state.ended(result)
             return result
         finally:
@@ -85,17 +88,12 @@ def _episode_runner(
     return run_one
 
 
-def _with_retries(task: Task, context: EpisodeContext, limits: BatchLimits, state: BatchState) -> ResultRow:
-    """The episode, run again after a backoff while it ends as an infrastructure failure and attempts are left;
-    each earlier attempt's trajectory moves to previous/. Only the last attempt's row is returned."""
+def _with_retries(task: Task, context: EpisodeContext, attempts: Attempts) -> ResultRow:
+    """The episode, run again while `attempts` says so; only the last attempt's row is returned."""
     attempt = 1
     while True:
         result = run_episode(task, context, attempt)
-        state.spent(result)
-        stopped = context.cancel.is_set() or (state.errors is not None and state.errors.tripped)
-        if stopped or not limits.failures.retries(result, attempt):
+        backoff = attempts.ended(result, attempt, context.cancel.is_set())
+        if backoff is None or context.cancel.wait(backoff):
             return result
-        if context.cancel.wait(limits.failures.backoff_s(attempt)):
-            return result
-        RunFolder(context.run_dir).keep_previous_attempt(*task.episode)
-        attempt += 1
+        attempt = attempts.again(task, attempt)

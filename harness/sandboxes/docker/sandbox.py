@@ -16,8 +16,10 @@ byte a command prints.
 Everything `agent` may write is on one tmpfs of `disk_mb` at /workspace, below the memory limit (the
 config refuses a `disk_mb` not below it): the server makes `run/`, `.tmp/` (the image's /tmp links there)
 and `.shm/` (/dev/shm; `--ipc none` mounts no other). A command's processes are the OOM killer's first
-choice (the server starts them at oom_score_adj 1000); a server or container killed for memory all the
-same raises `SandboxLimitHit("memory")`, the agent's outcome, and any other failure `SandboxError`.
+choice (the server starts them at oom_score_adj 1000), and the CPU scheduler's last (SCHED_IDLE, which the
+agent cannot leave): the container's CPU quota is shared with the server, whose kills must not wait behind
+the agent's busy loops. A server or container killed for memory all the same raises
+`SandboxLimitHit("memory")`, the agent's outcome, and any other failure `SandboxError`.
 """
 
 from __future__ import annotations
@@ -154,8 +156,9 @@ class DockerSandbox:
             raise SandboxError("sandbox not started")
         server = self._server
         try:
-            return run_remote(lambda limit: server.run(command, limit), _swept_by_the_server, timeout_s,
-                              self._settings, self._cancel)  # fmt: skip
+            return run_remote(
+                lambda limit: server.run(command, limit), _swept_by_the_server, timeout_s, self._settings, self._cancel
+            )
         except SandboxError as error:
             if killed_for_memory(self._client, self._container):  # the agent's own use: not retried
                 raise SandboxLimitHit("memory", f"{self._settings.limits.memory_mb} MB ({error})") from None

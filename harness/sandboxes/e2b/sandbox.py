@@ -63,16 +63,33 @@ DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_logout
 LOCKED = "locked"
 SCRATCH = "/run/harness-scratch"
 """Where the lock-down mounts the one scratch tmpfs (root-only); its folders are bound where the agent writes."""
-SCRATCH_FOLDERS = (("tmp", AGENT_HOME), ("run", "/workspace/run"), ("shm", "/dev/shm"), ("var-tmp", "/var/tmp"),
-                   ("lock", "/run/lock"))  # fmt: skip
+SCRATCH_FOLDERS = (
+    ("tmp", AGENT_HOME),
+    ("run", "/workspace/run"),
+    ("shm", "/dev/shm"),
+    ("var-tmp", "/var/tmp"),
+    ("lock", "/run/lock"),
+)
 """Every folder of the image the agent may write, on the scratch (a link, as the image's /tmp, is bound where it
 leads): /dev/shm is half the memory on its own
 otherwise (systemd's tmpfs), /run/lock a fifth (it is on /run), /var/tmp the sandbox's disk."""
 HARNESS_EXEC = "/usr/local/bin/harness-exec"
-SETUID_PROGRAMS = ("/usr/bin/sudo", "/usr/bin/su", "/usr/bin/passwd", "/usr/bin/chsh", "/usr/bin/chfn",
-                   "/usr/bin/gpasswd", "/usr/bin/newgrp", "/usr/bin/mount", "/usr/bin/umount", "/usr/bin/chage",
-                   "/usr/bin/expiry", "/usr/sbin/unix_chkpwd", "/usr/bin/pkexec",
-                   "/usr/lib/openssh/ssh-keysign")  # fmt: skip
+SETUID_PROGRAMS = (
+    "/usr/bin/sudo",
+    "/usr/bin/su",
+    "/usr/bin/passwd",
+    "/usr/bin/chsh",
+    "/usr/bin/chfn",
+    "/usr/bin/gpasswd",
+    "/usr/bin/newgrp",
+    "/usr/bin/mount",
+    "/usr/bin/umount",
+    "/usr/bin/chage",
+    "/usr/bin/expiry",
+    "/usr/sbin/unix_chkpwd",
+    "/usr/bin/pkexec",
+    "/usr/lib/openssh/ssh-keysign",
+)
 """Debian's setuid and setgid programs (and E2B's sudo). The recipe's last step strips every such bit on the
 root filesystem; walking it again at each start read a lazily fetched disk for seconds, so a start checks
 these: one still set means the template was not built from this recipe."""
@@ -175,8 +192,13 @@ class E2BSandbox:
         self._sdk = sdk
         self._template = template
         self._api_key = api_key
-        self._metadata = {LABEL_APP: "harness", LABEL_RUN: run_id, LABEL_INVOCATION: invocation,
-                          LABEL_EPISODE: episode_name, LABEL_OWNER: owner_label()}  # fmt: skip
+        self._metadata = {
+            LABEL_APP: "harness",
+            LABEL_RUN: run_id,
+            LABEL_INVOCATION: invocation,
+            LABEL_EPISODE: episode_name,
+            LABEL_OWNER: owner_label(),
+        }
         self._settings = settings
         self._environment = sandbox_environment(IMAGE_PATH)
         self._plan = plan or current_plan()
@@ -263,9 +285,12 @@ class E2BSandbox:
             raise SandboxError("sandbox not started")
         self._keep_alive_for(timeout_s + KEEP_ALIVE_MARGIN_S)
         return run_remote(
-            lambda limit: self._start(command, limit), self._kill_agent_processes, timeout_s, self._settings,
+            lambda limit: self._start(command, limit),
+            self._kill_agent_processes,
+            timeout_s,
+            self._settings,
             self._cancel,
-        )  # fmt: skip
+        )
 
     def _keep_alive_for(self, needed_s: float) -> None:
         """The sandbox ages while the episode waits (a connection slot, the model), its agent clock paused:
@@ -342,8 +367,9 @@ class _E2BCommand:
         after it): the SDK raises it also when envd ends the stream early because its request was cancelled
         (a proxy, a restart: e2b-dev/infra envd `services/process/start.go`), so it is a `SandboxError`."""
         try:
-            result = self.handle.wait(on_stdout=lambda text: stdout.feed(text.encode()),
-                                      on_stderr=lambda text: stderr.feed(text.encode()))  # fmt: skip
+            result = self.handle.wait(
+                on_stdout=lambda text: stdout.feed(text.encode()), on_stderr=lambda text: stderr.feed(text.encode())
+            )
         except self.sdk.CommandExitException as error:
             # -1: ended by a signal (e.g. the agent killed its own harness-exec); no exit status to report.
             return None if error.exit_code == SIGNAL_EXIT_CODE else error.exit_code

@@ -127,9 +127,13 @@ def build_template(
         tag = recipe_tag(sdk, definition, resources)
         try:
             info = sdk.Template.build(
-                definition, name=name, cpu_count=resources.cpu_count, memory_mb=resources.memory_mb,
-                on_build_logs=lambda entry: log(str(entry)), api_key=api_key,
-            )  # fmt: skip
+                definition,
+                name=name,
+                cpu_count=resources.cpu_count,
+                memory_mb=resources.memory_mb,
+                on_build_logs=lambda entry: log(str(entry)),
+                api_key=api_key,
+            )
             # Only now, and only onto a ready build (the service checks): a failed build leaves no tag.
             sdk.Template.assign_tags(f"{name}:{info.build_id}", [tag], api_key=api_key)
         except sdk_errors(sdk) as error:  # refusals ("400: ..."), failed steps, a bad key, rate limits

@@ -36,8 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness.sandboxes.base import WORKDIR, SandboxError
+from harness.sandboxes.local.syscall_filter import filter_program, new_session_keyring
 
-SANDBOX_UID = 65534
 _EXIT_WAIT_S = 1.0
 """How long the holder may take to end by itself at close before it is killed."""
 DISK_ENFORCEMENT = "tmpfs of disk_mb for /workspace/run and /tmp together (bwrap --size), held per episode"
@@ -57,26 +57,27 @@ _ROOT_LAUNCHER_CAPABILITIES = ["--cap-drop", "ALL"] + [
 _SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
 
 
-# Runs in the holder as `bash -c LAUNCHER harness-launcher BWRAP OUT ERR STATUS COMMAND OPTIONS`: bwrap's host
-# path (read-only in the holder's root), the write ends of three pipes (stdout, stderr, bwrap's status) that
-# the runner reads for every command, and two memfds: the current command's argv (NUL-terminated) and the
-# options of every command's bwrap. All are moved above 9 out of the way of 0-4. For each request line (the
-# command's number and argument count) it forks the command's bwrap with argv[0] "bwrap" (pid 1 inside
-# shows nothing of the host), its options on fd 3 and its command from the first `count` arguments of the
-# argv memfd, each opened afresh through /proc/self/fd (offset 0). It answers "<n> pid <pid>" at once and
+# Runs in the holder as `bash -c LAUNCHER harness-launcher BWRAP OUT ERR STATUS COMMAND OPTIONS FILTER`: bwrap's
+# host path (read-only in the holder's root), the write ends of three pipes (stdout, stderr, bwrap's status)
+# that the runner reads for every command, and three memfds: the current command's argv (NUL-terminated), the
+# options of every command's bwrap and the seccomp filter (`syscall_filter.py`). All are moved above 9 out of
+# the way of 0-5. For each request line (the command's number and argument count) it forks the command's
+# bwrap with argv[0] "bwrap" (pid 1 inside shows nothing of the host), its options on fd 3, the filter on fd 5
+# and its command from the first `count` arguments of the argv memfd, each opened afresh through
+# /proc/self/fd (offset 0). It answers "<n> pid <pid>" at once and
 # "<n> exit <code>" when bwrap has exited, by which time every process of the command is gone (pid 1 of a
 # pid namespace takes them all with it), so all of the output is in the pipes. Pids are the holder's own.
 # Commands run with the highest oom_score_adj: out of memory, the kernel kills the agent's processes first.
 LAUNCHER = """exec 2>/dev/null
-b=$1 o=$2 e=$3 s=$4 c=$5 a=$6
-exec {out}>&"$o" {err}>&"$e" {status}>&"$s" {argv}<&"$c" {options}<&"$a"
-exec {o}>&- {e}>&- {s}>&- {c}<&- {a}<&-
+b=$1 o=$2 e=$3 s=$4 c=$5 a=$6 f=$7
+exec {out}>&"$o" {err}>&"$e" {status}>&"$s" {argv}<&"$c" {options}<&"$a" {filter}<&"$f"
+exec {o}>&- {e}>&- {s}>&- {c}<&- {a}<&- {f}<&-
 echo ready
 while read -r n count; do
   mapfile -d '' -t -n "$count" command < "/proc/self/fd/$argv"
   { echo 1000 > /proc/self/oom_score_adj; exec -a bwrap "$b" --args 3 -- "${command[@]}"; } \\
-    3< "/proc/self/fd/$options" 4>&"$status" >&"$out" 2>&"$err" {out}>&- {err}>&- {status}>&- {argv}<&- \\
-    {options}<&- < /dev/null &
+    3< "/proc/self/fd/$options" 4>&"$status" 5< "/proc/self/fd/$filter" >&"$out" 2>&"$err" {out}>&- {err}>&- \\
+    {status}>&- {argv}<&- {options}<&- {filter}<&- < /dev/null &
   echo "$n pid $!"
   wait "$!"
   echo "$n exit $?"
@@ -139,18 +140,24 @@ def create_scratch(
     prologue: str = "",
     lay_out: Callable[[str], Layout] = lambda root: Layout([]),
     launcher_user: int | None = None,
+    scratch_owner: int | None = None,
 ) -> Scratch:
     """Start the holder of the sandbox's tree on its `disk_mb` tmpfs; raises `SandboxError`.
 
-    `command_options`: every command's bwrap options. `prologue` (shell, from `limits.py`) puts the holder,
-    and so every command, under the episode's limits. `lay_out(ROOT)` gives how the holder mounts the rest
-    (`ROOT` already has `/tmp` and `/workspace/run`); bwrap must lie in a folder it binds, or in /usr.
-    `launcher_user`: the uid the launcher drops to (root only).
+    `command_options`: every command's bwrap options (the holder adds its status fd and the seccomp filter's).
+    `prologue` (shell, from `limits.py`) puts the holder, and so every command, under the episode's limits.
+    `lay_out(ROOT)` gives how the holder mounts the rest (`ROOT` already has `/tmp` and `/workspace/run`);
+    bwrap must lie in a folder it binds, or in /usr.
+    `launcher_user`: the uid the launcher drops to (root only). `scratch_owner`: the host uid of the agent's
+    commands, which must own its scratch (root only: an ordinary caller's holder makes it as the caller).
     """
     drop = drop_to(launcher_user)
+    syscall_filter = filter_program()
     opened: list[int] = []
     try:
-        opened.append(_sealed_memfd("harness-options", b"".join(o.encode() + b"\0" for o in command_options)))
+        options = ["--json-status-fd", "4", "--seccomp", "5", *command_options]
+        opened.append(_sealed_memfd("harness-options", b"".join(o.encode() + b"\0" for o in options)))
+        opened.append(_sealed_memfd("harness-seccomp", syscall_filter))
         opened.append(command := os.memfd_create("harness-command", os.MFD_CLOEXEC))
         # the launcher's copy is read-only: only the runner writes a command
         opened.append(readable := os.open(f"/proc/self/fd/{command}", os.O_RDONLY | os.O_CLOEXEC))
@@ -161,9 +168,10 @@ def create_scratch(
         raise SandboxError(f"cannot prepare the sandbox's tree: {error}") from error
     launcher_uid = os.getuid() if launcher_user is None else launcher_user
     try:
-        return _start_holder(disk_mb, bwrap, prologue, layout, drop, launcher_uid, command, (readable, opened[0]))
+        memfds = (readable, opened[0], opened[1])
+        return _start_holder(disk_mb, bwrap, prologue, layout, drop, launcher_uid, scratch_owner, command, memfds)
     finally:
-        for fd in (*layout.files, readable, opened[0]):
+        for fd in (*layout.files, readable, opened[0], opened[1]):
             os.close(fd)
 
 
@@ -185,15 +193,17 @@ def _start_holder(
     layout: Layout,
     drop: list[str],
     launcher_uid: int,
+    scratch_owner: int | None,
     command: int,
-    memfds: tuple[int, int],
+    memfds: tuple[int, int, int],
 ) -> Scratch:
     """Start the holder; the returned `Scratch` owns `command` (closed here when the start fails)."""
     root = ROOT
     pipes = [os.pipe() for _ in range(4)]  # stdout, stderr, status, and the holder's info (its pid)
     info_read, info_write = pipes[3]
     holder_options, launcher_prefix = _privileges(drop)
-    argv = ["/bin/bash", "-c", prologue + 'exec "$@"', "harness-sandbox", bwrap, *holder_options]
+    argv = [*new_session_keyring(), "/bin/bash", "-c", prologue + 'exec "$@"', "harness-sandbox", bwrap]
+    argv += holder_options
     # the launcher is the pid namespace's pid 1, so the holder's bwrap reaps it (no init of bwrap's own)
     argv += ["--unshare-pid", "--as-pid-1", "--unshare-net"]
     argv += ["--die-with-parent", "--info-fd", str(info_write), "--dev", "/dev", "--proc", "/proc"]
@@ -236,9 +246,9 @@ def _start_holder(
         reason = holder.stderr.read().decode(errors="replace").strip()[:300]
         scratch.close()
         raise SandboxError(f"bwrap cannot make the {disk_mb} MB sandbox tree: {reason or 'no reason given'}")
-    if os.geteuid() == 0:  # the holder made it as root; the sandbox user must own its scratch
+    if scratch_owner is not None:  # the holder made it as root; the sandbox user must own its scratch
         try:
-            os.chown(f"/proc/{pid}/root{root}{WORKDIR}/run", SANDBOX_UID, SANDBOX_UID)
+            os.chown(f"/proc/{pid}/root{root}{WORKDIR}/run", scratch_owner, scratch_owner)
         except OSError as error:
             scratch.close()
             raise SandboxError(f"cannot hand the scratch tmpfs to the sandbox user: {error}") from error
@@ -288,8 +298,16 @@ def drop_to(uid: int | None) -> list[str]:
     empty for None. The launcher takes it once per episode; a `Privilege.SETPRIV` command each time."""
     if uid is None:
         return []
-    return [_setpriv(), f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
-            "--bounding-set=-all", "--no-new-privs", "--"]  # fmt: skip
+    return [
+        _setpriv(),
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
 
 
 def _as_caller() -> list[str]:

@@ -18,10 +18,11 @@ Containment, and how each property is obtained:
   secrets are not;
 - commands run as an unprivileged user with no capabilities, by one of two `Privilege`s: each command in
   its own user namespace as uid 2000 (`agent`, as in the Docker image), mapped to the host uid that started
-  its bwrap (the launcher, dropped to uid 65534 once per episode when the runner is root, or the caller),
-  where no further user namespace may be made; or, for a root runner where unprivileged user namespaces
-  are refused (e.g. Ubuntu's AppArmor restriction), bwrap as root and `setpriv` dropping each command to
-  uid 65534 after bwrap set up the mounts;
+  its bwrap (the launcher, dropped to the episode's host uid once per episode when the runner is root, or
+  the caller), where no further user namespace may be made; or, for a root runner where unprivileged user
+  namespaces are refused (e.g. Ubuntu's AppArmor restriction), bwrap as root and `setpriv` dropping each
+  command to the episode's host uid after bwrap set up the mounts. A root runner's episode has a host uid
+  of its own, from root's /etc/subuid range (`uids.py`), else uid 65534, refused without cgroups;
 - the environment is cleared; only `sandbox_environment()` (fixed values plus allow-listed host ones) enters;
 - limits from `limits.py`; a timeout kills the sandbox's pid 1, and `--die-with-parent` plus the pid
   namespace take every process the command started, detached ones included, down with it.
@@ -51,13 +52,13 @@ from harness.sandboxes.limits import AppliedLimits, apply_limits
 from harness.sandboxes.local.holder import (
     DISK_ENFORCEMENT,
     ROOT,
-    SANDBOX_UID,
     Layout,
     Scratch,
     create_scratch,
     drop_to,
 )
 from harness.sandboxes.local.launcher import Launch
+from harness.sandboxes.local.uids import HostUid, SharedUidRefused, claim_host_uid, describe_host_uids
 from harness.sandboxes.output import capped_result
 from harness.sandboxes.remote_exec import AGENT_UID
 from harness.sandboxes.tools import host_aliases
@@ -70,6 +71,10 @@ _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "loca
 
 class BwrapUnavailable(RuntimeError):
     """No bubblewrap binary that can create a sandbox on this machine."""
+
+
+class RunsNotIsolated(BwrapUnavailable):
+    """The sandbox could start, but its episodes could take each other's (and other runs') process slots."""
 
 
 def find_bwrap() -> str:
@@ -97,7 +102,8 @@ class Privilege(enum.Enum):
 def check_bwrap(bwrap: str, settings: SandboxSettings) -> tuple[Privilege, dict[str, object]]:
     """Start one throwaway sandbox and return how commands drop privileges, and the sandbox's facts.
 
-    As root, commands get their own user namespace where the kernel lets uid 65534 make one, else `setpriv`.
+    As root, commands get their own user namespace where the kernel lets an unprivileged uid make one, else
+    `setpriv`.
     Raises `BwrapUnavailable` with bwrap's reason when neither works.
     """
     choices = [Privilege.USER_NAMESPACE, Privilege.SETPRIV] if os.geteuid() == 0 else [Privilege.USER_NAMESPACE]
@@ -105,6 +111,8 @@ def check_bwrap(bwrap: str, settings: SandboxSettings) -> tuple[Privilege, dict[
     for privilege in choices:
         try:
             facts = _probe(bwrap, settings, privilege)
+        except RunsNotIsolated:
+            raise
         except BwrapUnavailable as error:
             reasons.append(f"{privilege.value}: {error}")
             continue
@@ -121,6 +129,8 @@ def _probe(bwrap: str, settings: SandboxSettings, privilege: Privilege) -> dict[
             sandbox.start()
             facts = sandbox.describe()
             result = sandbox.execute("true", 30)
+        except SharedUidRefused as error:
+            raise RunsNotIsolated(str(error)) from None
         except (SandboxError, OSError) as error:
             raise BwrapUnavailable(str(error)) from None
         finally:
@@ -154,16 +164,18 @@ class BubblewrapSandbox:
         self._privilege = privilege
         self._scratch: Scratch | None = None
         self._limits: AppliedLimits | None = None
+        self._host_uid: HostUid | None = None
+        """A root runner's: the host uid of the episode's launcher and commands, held while the sandbox is."""
         self._launch: Launch | None = None
         self._command_prefix: list[str] = []
         """`setpriv` before each command's bash under `Privilege.SETPRIV`, else nothing."""
 
     def describe(self) -> dict[str, object]:
         limits = self._limits
+        host = describe_host_uids() if self._as_root else str(os.getuid())
         if self._privilege is Privilege.SETPRIV:
-            user = f"uid {SANDBOX_UID} via setpriv"
+            user = f"host uid {host} via setpriv"
         else:
-            host = SANDBOX_UID if self._as_root else os.getuid()
             user = f"uid {AGENT_UID} in its own user namespace (host uid {host})"
         return {
             "backend": "local",
@@ -182,16 +194,23 @@ class BubblewrapSandbox:
 
     def start(self) -> None:
         own_namespace = self._privilege is Privilege.USER_NAMESPACE
-        self._command_prefix = [] if own_namespace else drop_to(SANDBOX_UID)
         self._limits = apply_limits(self._settings.limits, self._episode_name)
+        if self._as_root:
+            try:
+                self._host_uid = claim_host_uid(self._limits.mechanism)
+            except SandboxError:
+                self._limits.release()
+                raise
+        uid = self._host_uid.uid if self._host_uid is not None else None
+        self._command_prefix = [] if own_namespace else drop_to(uid)
         self._scratch = create_scratch(
             self._settings.limits.disk_mb,
             self._bwrap,
-            # the same options for every command; bwrap's status goes to fd 4
-            ["--json-status-fd", "4", *self._command_options()],
+            self._command_options(),
             self._limits.prologue,
             lay_out=self._lay_out,
-            launcher_user=SANDBOX_UID if self._as_root and own_namespace else None,
+            launcher_user=uid if own_namespace else None,
+            scratch_owner=uid,
         )
         self._launch = Launch(self._scratch, self._cancel)
 
@@ -224,6 +243,9 @@ class BubblewrapSandbox:
         if self._limits is not None:
             self._limits.release()
             self._limits = None
+        if self._host_uid is not None:  # its processes are gone with the holder
+            self._host_uid.release()
+            self._host_uid = None
 
     def _command_options(self) -> list[str]:
         """Each command's bwrap: its namespaces, the episode's tree as `/`, its own `/proc`, the environment."""
@@ -287,9 +309,10 @@ class BubblewrapSandbox:
 
     def _synthesized_etc(self) -> dict[str, str]:
         """/etc files of the sandbox's own: its accounts (none of the host's), host name."""
-        if self._privilege is Privilege.SETPRIV:
-            passwd = f"root:x:0:0::/:/usr/sbin/nologin\nagent:x:{SANDBOX_UID}:{SANDBOX_UID}::/tmp:/bin/bash\n"
-            group = f"root:x:0:\nagent:x:{SANDBOX_UID}:\n"
+        if self._privilege is Privilege.SETPRIV and self._host_uid is not None:
+            uid = self._host_uid.uid
+            passwd = f"root:x:0:0::/:/usr/sbin/nologin\nagent:x:{uid}:{uid}::/tmp:/bin/bash\n"
+            group = f"root:x:0:\nagent:x:{uid}:\n"
         else:  # host ids the namespace does not map (root's files) show as the overflow id, 65534
             passwd = f"agent:x:{AGENT_UID}:{AGENT_UID}::/tmp:/bin/bash\nnobody:x:65534:65534::/:/usr/sbin/nologin\n"
             group = f"agent:x:{AGENT_UID}:\nnogroup:x:65534:\n"
@@ -360,10 +383,13 @@ def _read_only_binds(prefixes: list[str], root: str, present: set[str]) -> list[
         bound.append(prefix)
         parts = Path(prefix).parts
         top = next(
-            (str(Path(*parts[: depth + 1])) for depth in range(1, len(parts) - 1)
-             if str(Path(*parts[: depth + 1])) not in present),
+            (
+                str(Path(*parts[: depth + 1]))
+                for depth in range(1, len(parts) - 1)
+                if str(Path(*parts[: depth + 1])) not in present
+            ),
             prefix,
-        )  # fmt: skip
+        )
         tops.setdefault(top, []).append(prefix)
     for top, inside in tops.items():
         if inside == [top]:

@@ -10,9 +10,19 @@ from ..sources import Debs, rdata, rdocs
 from ..spec import Copy
 
 EU_COUNTRIES = {
-    "B": "Belgique", "DK": "Danemark", "D": "Allemagne", "GR": "Grèce", "E": "Espagne", "F": "France",
-    "IRL": "Irlande", "I": "Italie", "L": "Luxembourg", "NL": "Pays-Bas", "P": "Portugal", "UK": "Royaume-Uni",
-}  # fmt: skip
+    "B": "Belgique",
+    "DK": "Danemark",
+    "D": "Allemagne",
+    "GR": "Grèce",
+    "E": "Espagne",
+    "F": "France",
+    "IRL": "Irlande",
+    "I": "Italie",
+    "L": "Luxembourg",
+    "NL": "Pays-Bas",
+    "P": "Portugal",
+    "UK": "Royaume-Uni",
+}
 
 
 def barley() -> Any:
@@ -30,8 +40,14 @@ def agriculture() -> Any:
 
 
 def copies(debs: Debs) -> list[Copy]:
-    return rdocs([("AER", "NaturalGas", "aer-naturalgas"), ("lattice", "barley", "lattice-barley"),
-                  ("fpp2", "qauselec", "fpp2-qauselec"), ("fpp2", "qgas", "fpp2-qgas")])  # fmt: skip
+    return rdocs(
+        [
+            ("AER", "NaturalGas", "aer-naturalgas"),
+            ("lattice", "barley", "lattice-barley"),
+            ("fpp2", "qauselec", "fpp2-qauselec"),
+            ("fpp2", "qgas", "fpp2-qgas"),
+        ]
+    )
 
 
 DOMAIN = read_domain("agri", copies, barley, agriculture)

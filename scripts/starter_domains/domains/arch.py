@@ -23,8 +23,13 @@ def house_prices() -> Any:
 
 
 def copies(debs: Debs) -> list[Copy]:
-    return rdocs([("ggplot2", "txhousing", "ggplot2-txhousing"), ("fpp2", "qcement", "fpp2-qcement"),
-                  ("AER", "HousePrices", "aer-houseprices")])  # fmt: skip
+    return rdocs(
+        [
+            ("ggplot2", "txhousing", "ggplot2-txhousing"),
+            ("fpp2", "qcement", "fpp2-qcement"),
+            ("AER", "HousePrices", "aer-houseprices"),
+        ]
+    )
 
 
 DOMAIN = read_domain("arch", copies, txhousing, house_prices)

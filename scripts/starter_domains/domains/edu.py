@@ -10,11 +10,16 @@ from ..sources import SITE_LIB, Debs, rdata, rdocs
 from ..spec import Copy
 
 DUTCH = {
-    "Chemical sciences": "Chemische wetenschappen", "Physical sciences": "Natuurkunde", "Physics": "Fysica",
-    "Humanities": "Geesteswetenschappen", "Technical sciences": "Technische wetenschappen",
-    "Interdisciplinary": "Interdisciplinair", "Earth/life sciences": "Aard- en levenswetenschappen",
-    "Social sciences": "Sociale wetenschappen", "Medical sciences": "Medische wetenschappen",
-}  # fmt: skip
+    "Chemical sciences": "Chemische wetenschappen",
+    "Physical sciences": "Natuurkunde",
+    "Physics": "Fysica",
+    "Humanities": "Geesteswetenschappen",
+    "Technical sciences": "Technische wetenschappen",
+    "Interdisciplinary": "Interdisciplinair",
+    "Earth/life sciences": "Aard- en levenswetenschappen",
+    "Social sciences": "Sociale wetenschappen",
+    "Medical sciences": "Medische wetenschappen",
+}
 
 
 def ma_schools() -> Any:
@@ -30,8 +35,14 @@ def funding_rates() -> Any:
     return rf
 
 
-CHAPTERS = ["Ch_introduction_to_R", "Ch_simple_inference", "Ch_analysis_of_variance",
-            "Ch_multiple_linear_regression", "Ch_logistic_regression_glm", "Ch_meta_analysis"]  # fmt: skip
+CHAPTERS = [
+    "Ch_introduction_to_R",
+    "Ch_simple_inference",
+    "Ch_analysis_of_variance",
+    "Ch_multiple_linear_regression",
+    "Ch_logistic_regression_glm",
+    "Ch_meta_analysis",
+]
 
 
 def copies(debs: Debs) -> list[Copy]:

@@ -48,10 +48,14 @@ def life_table() -> Any:
 
 def copies(debs: Debs) -> list[Copy]:
     return [
-        *debs.pdfs("r-cran-survival", "usr/lib/R/library/survival/doc",
-                   ["survival", "timedep", "compete", "population"], "r-cran-survival-vignettes"),
+        *debs.pdfs(
+            "r-cran-survival",
+            "usr/lib/R/library/survival/doc",
+            ["survival", "timedep", "compete", "population"],
+            "r-cran-survival-vignettes",
+        ),
         *rdocs([("dslabs", "us_contagious_diseases", "dslabs-us-contagious-diseases")]),
-    ]  # fmt: skip
+    ]
 
 
 DOMAIN = read_domain("health", copies, lung_deaths, disease_cases, year_columns, driver_deaths, life_table)

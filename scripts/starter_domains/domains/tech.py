@@ -39,9 +39,13 @@ def copies(debs: Debs) -> list[Copy]:
         *debs.pdfs("r-cran-vcd", f"{SITE_LIB}/vcd/doc", ["strucplot", "residual-shadings"], "r-cran-vcd-vignettes"),
         *debs.pdfs("r-cran-zoo", f"{SITE_LIB}/zoo/doc", ["zoo-design"], "r-cran-zoo-vignettes"),
         Copy("debian-policy", "filesystem-hierarchy-standard-3.0.pdf", fhs),
-        *rdocs([("Ecdat", "HHSCyberSecurityBreaches", "ecdat-hhs-cybersecurity-breaches"),
-                ("AER", "USProdIndex", "aer-usprodindex")]),
-    ]  # fmt: skip
+        *rdocs(
+            [
+                ("Ecdat", "HHSCyberSecurityBreaches", "ecdat-hhs-cybersecurity-breaches"),
+                ("AER", "USProdIndex", "aer-usprodindex"),
+            ]
+        ),
+    ]
 
 
 DOMAIN = read_domain("tech", copies, cars, breaches, production_index)

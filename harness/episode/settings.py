@@ -1,0 +1,37 @@
+"""What an episode reads of the run's settings: its budgets and the loop's rules, built once per run from the
+`RunConfig` (an episode, and each Ray node's episodes, get this, never the whole configuration)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from harness.episode.budget import Budget
+from harness.episode.loop import LoopSettings
+from harness.inputs.config import RunConfig
+from harness.models.base import Model
+
+
+@dataclass(frozen=True)
+class EpisodeSettings:
+    model: str
+    """The model as given (`--model`): episode_start records it."""
+    max_turns: int
+    time_limit_s: float
+    context_window: int | None
+    """The context budget in tokens; None: the model's own."""
+    output_reserve: int
+    loop: LoopSettings
+    """The action format, the command timeout and the format errors that end the episode."""
+
+    @classmethod
+    def of(cls, config: RunConfig) -> EpisodeSettings:
+        loop = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors)
+        return cls(
+            config.model, config.max_turns, config.time_limit, config.context_window, config.output_reserve, loop
+        )
+
+    def budget(self, model: Model, cancel: threading.Event) -> Budget:
+        """A fresh budget for an episode of `model` (whose context window is the default of ours)."""
+        window = self.context_window or model.context_window
+        return Budget(self.max_turns, self.time_limit_s, window, self.output_reserve, cancel, model.count_tokens)

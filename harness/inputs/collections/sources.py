@@ -1,0 +1,77 @@
+"""The files of a source folder a build may read. Archives restore links (tar, unzip), so a folder from anyone
+can hold `environ.txt -> /proc/self/environ` or `gold.txt -> ../tasks/law.jsonl`: only regular files are read,
+and a link only when it resolves to a regular file inside the folder (read as that target, resolved once).
+Everything else is refused with its reason: links out of the folder, broken links, links to folders (never
+followed), and special files (a FIFO would hang the build, a device never ends). Hidden files and folders
+are ignored."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from harness.inputs.collections.manifest import Skipped
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    relative: PurePosixPath
+    """Its name in the source folder (a link's own name)."""
+    path: Path
+    """The regular file to read: itself, or a link's resolved target."""
+
+
+def source_files(folder: Path, links_into: tuple[Path, ...] = ()) -> tuple[list[SourceFile], list[Skipped]]:
+    """FOLDER's readable files and its refused entries, both sorted by name. A link may resolve inside FOLDER
+    or inside one of LINKS_INTO (folders the caller chose, e.g. the PDFs a staging folder links to)."""
+    allowed = (folder.resolve(), *(path.resolve() for path in links_into))
+    readable, refused = [], []
+    for directory, folders, names in os.walk(folder):
+        here = Path(directory)
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        for name in folders:
+            if (here / name).is_symlink():  # os.walk lists a link to a folder here and does not descend
+                refused.append(Skipped(_relative(folder, here / name), "a link to a folder (links are not followed)"))
+        for name in sorted(name for name in names if not name.startswith(".")):
+            relative = _relative(folder, here / name)
+            target, reason = _readable(here / name, allowed)
+            if target is None:
+                refused.append(Skipped(relative, reason))
+            else:
+                readable.append(SourceFile(PurePosixPath(relative), target))
+    return sorted(readable, key=lambda f: f.relative), sorted(refused, key=lambda s: s.source)
+
+
+def _readable(path: Path, allowed: tuple[Path, ...]) -> tuple[Path | None, str]:
+    """The regular file to read for PATH, else None and why it is refused. Nothing is opened."""
+    try:
+        mode = path.lstat().st_mode
+        if not stat.S_ISLNK(mode):
+            return (path, "") if stat.S_ISREG(mode) else (None, f"not a regular file ({_kind(mode)})")
+        target = path.resolve(strict=True)
+        mode = target.stat().st_mode
+    except (OSError, RuntimeError):  # RuntimeError: a loop of links (before Python 3.13)
+        return None, "a broken link"
+    if not any(target.is_relative_to(root) for root in allowed):
+        return None, f"a link out of the source folder (to {target})"
+    if not stat.S_ISREG(mode):
+        return None, f"a link to {_kind(mode)}"
+    return target, ""
+
+
+def _kind(mode: int) -> str:
+    return next((kind for test, kind in _KINDS if test(mode)), "a special file")
+
+
+def _relative(folder: Path, path: Path) -> str:
+    return path.relative_to(folder).as_posix()

@@ -1,0 +1,175 @@
+"""A run folder from another tool's episodes, whatever their format: each matched to one of our tasks, written
+as our trajectory, graded by our graders and annotated as a run's episode; what matched nothing is listed."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from harness.core.errors import InputError
+from harness.core.names import check_run_id
+from harness.core.safe_text import for_terminal
+from harness.core.status import Outcome
+from harness.grading import grade
+from harness.grading.judge import JudgePanel
+from harness.inputs.tasks import Task, available_domains, load_task_file
+from harness.interop.imported import ImportedEpisode
+from harness.records.episode_log import judge_log, start_event
+from harness.records.episode_row import episode_row
+from harness.records.events import (
+    ActionEvent,
+    EpisodeEndEvent,
+    Event,
+    EvidenceEvent,
+    FormatErrorEvent,
+    HarnessErrorEvent,
+    ModelCallEvent,
+    ObservationEvent,
+    SandboxReadyEvent,
+    write_event,
+)
+from harness.records.reading import read_events
+from harness.records.results import ResultRow, ResultsWriter
+from harness.records.run_folder import RunFolder
+from harness.records.run_record import RunRecord
+from harness.records.trajectory import TrajectoryWriter
+from harness.signals.row_signals import with_signals
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    paths: list[Path]
+    tasks_dir: Path
+    collections_dir: Path | None
+    results_dir: Path
+    run_id: str
+    judge: JudgePanel | None = None
+    """For judge-graded tasks (`--judge`): without it, importing one is refused before anything is written."""
+
+
+def new_import_folder(options: ImportOptions) -> RunFolder:
+    """The run folder an import makes (not yet): refused when it exists."""
+    check_run_id(options.run_id)
+    folder = RunFolder(options.results_dir / options.run_id)
+    if folder.path.exists():
+        raise InputError(f"{folder.path}: already exists; pick another --run-id")
+    return folder
+
+
+def input_files(paths: list[Path], pattern: str, kind: str) -> list[Path]:
+    """The files PATHS name: a file as given, a folder's files matching PATTERN at any depth, sorted."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(path.rglob(pattern))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise InputError(f"{path}: no such file or folder")
+    if not files:
+        raise InputError(f"{', '.join(map(str, paths))}: no {pattern} {kind}")
+    return files
+
+
+def refuse_judged_without_panel(matched: list[tuple[Path, Task]], options: ImportOptions) -> None:
+    """A task graded by `judge` needs `--judge`: refused before anything is written."""
+    judged = [(path, task) for path, task in matched if task.grader == "judge"]
+    if judged and options.judge is None:
+        path, task = judged[0]
+        raise InputError(f"{path}: task {task.domain}/{task.id} is graded by 'judge': --judge is required")
+
+
+def write_import(
+    folder: RunFolder,
+    options: ImportOptions,
+    record: RunRecord,
+    imports: list[tuple[ImportedFrom, ImportedEpisode, Task]],
+    unmatched: list[str],
+    kind: str,
+    console: Console,
+) -> int:
+    """Everything read and checked: the run folder with its record and each imported episode, graded; then
+    what was left unmatched (KIND: what was read, files or samples)."""
+    folder.path.mkdir(parents=True)
+    folder.write_record(record)
+    writer = ResultsWriter(folder.results_path)
+    try:
+        for source, episode, task in imports:
+            collection = options.collections_dir / task.domain if options.collections_dir else None
+            found = collection if collection and collection.is_dir() else None
+            writer.append(import_episode(folder, source, episode, task, found, options.judge))
+    finally:
+        writer.close()
+    for line in unmatched:
+        console.print(
+            f"unmatched: {for_terminal(line, keep_newlines=False)}", markup=False, highlight=False, soft_wrap=True
+        )
+    console.print(
+        f"imported {len(imports)} episodes into {folder.path}; {len(unmatched)} {kind} unmatched",
+        markup=False,
+        highlight=False,
+    )
+    return 0
+
+
+def tasks_by_id(tasks_dir: Path) -> dict[str, list[Task]]:
+    by_id: dict[str, list[Task]] = {}
+    for domain in available_domains(tasks_dir):
+        for task in load_task_file(tasks_dir / f"{domain}.jsonl"):
+            by_id.setdefault(task.id, []).append(task)
+    if not by_id:
+        raise InputError(f"{tasks_dir}: no task files (*.jsonl)")
+    return by_id
+
+
+_IMPORTED_EVENTS: dict[str, type[Event]] = {
+    event.kind: event for event in (ModelCallEvent, ActionEvent, FormatErrorEvent, ObservationEvent)
+}
+"""The events an imported trajectory gives (harness/interop/mini_swe_agent.py `import_messages`)."""
+
+
+@dataclass(frozen=True)
+class ImportedFrom:
+    """Where an imported episode came from: its file, the model it names and the file's format."""
+
+    path: Path
+    model: str | None
+    format: str
+
+
+def import_episode(
+    folder: RunFolder,
+    source: ImportedFrom,
+    episode: ImportedEpisode,
+    task: Task,
+    collection: Path | None,
+    judge: JudgePanel | None,
+) -> ResultRow:
+    """One imported episode into FOLDER: its trajectory (our events), graded by our graders, evidence recorded."""
+    log = TrajectoryWriter(folder.trajectory_path(*task.episode))
+    write_event(log, start_event(task, source.model, imported_from=str(source.path)))
+    imported = SandboxReadyEvent(
+        sandbox={"backend": f"imported ({source.format})"}, start_s=episode.timings.sandbox_start_s
+    )
+    write_event(log, imported)
+    for kind, fields in episode.events:
+        write_event(log, _IMPORTED_EVENTS[kind](**fields))
+    graded = grade(task.grader, episode.submission, task.gold, judge, judge_log(log))
+    if graded.judge_cost_usd is None and episode.judge_cost_usd is not None:
+        graded = dataclasses.replace(
+            graded, judge_cost_usd=episode.judge_cost_usd
+        )  # the judges answered from the cache
+    if graded.grader_failure is not None:  # the grade says GRADER_ERROR; the traceback goes where a run puts it
+        write_event(log, HarnessErrorEvent(during="grading", error=graded.grader_failure))
+    outcome = Outcome(episode.status, episode.submission, episode.detail)
+    row = episode_row(task, outcome, graded, episode.spend, episode.timings)
+    events = [logged.event for logged in read_events(log.path)]
+    row, evidence = with_signals(row, events, task.evidence, task.canary, collection, episode.opens)
+    if evidence is not None:
+        write_event(log, EvidenceEvent(**evidence))
+    write_event(log, EpisodeEndEvent(row=row, submission=episode.submission))
+    log.close()
+    return row

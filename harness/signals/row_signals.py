@@ -1,0 +1,46 @@
+"""What an episode's log says beyond its grade: documents touched, evidence recall, failure mode, refused
+escape attempts. Computed from the logged events at the end of an episode, and again on import."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.records.events import Event, SandboxReadyEvent
+from harness.records.results import ResultRow
+from harness.signals.escapes import METHOD as ESCAPES_METHOD
+from harness.signals.escapes import refused_attempts
+from harness.signals.evidence import DocumentIndex, touched_documents
+from harness.signals.failure_modes import failure_mode
+
+
+def with_signals(
+    row: ResultRow,
+    events: Sequence[Event],
+    evidence: list[str],
+    canary: bool,
+    collection: Path | None,
+    opens: dict[str, int] | None = None,
+) -> tuple[ResultRow, dict[str, Any] | None]:
+    """The row with its evidence, failure-mode and leakage fields, and the trajectory's `evidence` event fields.
+
+    `evidence` and `canary` are the task's. Without the collection folder only its evidence files can be
+    recognised. `opens` are the exact file opens the host saw (harness/sandboxes/file_opens.py), when it could
+    see them. An episode whose sandbox never started has no evidence record (no recall: the agent never ran).
+    """
+    if not any(isinstance(event, SandboxReadyEvent) for event in events):
+        return dataclasses.replace(row, canary=canary), None
+    index = DocumentIndex.of_folder(collection, evidence) if collection else DocumentIndex(evidence)
+    record = touched_documents(events, index, evidence, opens)
+    fields = record.row_fields() | refused_attempts(events) | {"canary": canary}
+    fields["failure_mode"] = failure_mode(row.status, row.is_correct(), fields["evidence_recall"])
+    event = {
+        "method": record.method,
+        "leakage_method": ESCAPES_METHOD,
+        "evidence": record.evidence,
+        "touches": [touch.to_dict() for touch in record.touches],
+        "opens": opens,
+    }
+    return dataclasses.replace(row, **fields), event
