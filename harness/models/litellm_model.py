@@ -131,17 +131,24 @@ def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | No
         cost_usd=_cost(usage, price),
         attempts=attempts,
         reasoning=reasoning if isinstance(reasoning, str) else None,
-        provider_state=_responses_api_state(message),
+        provider_state=_provider_state(message),
     )
 
 
-def _responses_api_state(message: Any) -> dict[str, Any]:
-    """A reply that came through litellm's Responses API bridge (e.g. gpt-5.5 with tools) carries reasoning
-    items and a replay record; sent back with the reply, they return the reasoning to the next call."""
+def _provider_state(message: Any) -> dict[str, Any]:
+    """The message fields litellm reads back from an assistant message to continue the provider's reasoning,
+    kept as they came: Anthropic's signed thinking blocks (with thinking on, the turn that made tool calls must
+    start with them), and the reasoning items and replay record of a reply through litellm's Responses API bridge
+    (e.g. gpt-5.5 with tools). Gemini's thought signatures ride in the tool-call ids."""
+    state: dict[str, Any] = {}
+    thinking_blocks = getattr(message, "thinking_blocks", None)
+    if thinking_blocks:
+        state["thinking_blocks"] = [dict(block) for block in thinking_blocks]
     fields = getattr(message, "provider_specific_fields", None) or {}
-    if "openai_responses_replay" not in fields:
-        return {}
-    return {"provider_specific_fields": fields, "reasoning_items": getattr(message, "reasoning_items", None) or []}
+    if "openai_responses_replay" in fields:
+        state["provider_specific_fields"] = fields
+        state["reasoning_items"] = getattr(message, "reasoning_items", None) or []
+    return state
 
 
 def _token_count(value: object) -> int:
