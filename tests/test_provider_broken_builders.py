@@ -86,7 +86,7 @@ def test_gemini_signature_dropped_is_sent_as_the_degrading_placeholder(mini, mon
     with GeminiGenerateContent(three_turns) as fake:
         outcome = mini.run("--model", "gemini-3.1-pro", "--api-base", fake.api_base + "/v1beta")
     assert outcome.rows[0]["status"] == "answered"
-    assert fake.placeholders == ["request 2: contents.1", "request 3: contents.1", "request 3: contents.3"]
+    assert fake.degraded == ["request 2: contents.1", "request 3: contents.1", "request 3: contents.3"]
 
 
 def test_gemini_refuses_a_current_turn_function_call_without_its_signature():

@@ -19,6 +19,10 @@ from harness.models.retries import MalformedResponse, call_with_retries, describ
 
 litellm.suppress_debug_info = True
 
+REASONING_ONLY_REPLY = "Unknown items in responses API response"
+"""How litellm fails on a Responses API reply that holds reasoning and nothing else: the model's empty reply, a
+turn it spent (its tokens unknown), not a connection error to retry."""
+
 
 @dataclass(frozen=True)
 class ProviderSettings:
@@ -92,7 +96,12 @@ class LiteLLMModel:
             request["tools"] = [BASH_TOOL]
 
         def call(timeout: float) -> Any:
-            response = litellm.completion(**request, timeout=timeout)
+            try:
+                response = litellm.completion(**request, timeout=timeout)
+            except litellm.APIConnectionError as error:
+                if REASONING_ONLY_REPLY in str(error):
+                    return None
+                raise
             if not response.choices:  # litellm itself turns a choice without a message into a 5xx
                 raise MalformedResponse("the provider's reply has no choices")
             return response
@@ -113,7 +122,10 @@ class LiteLLMModel:
             status = f" {detail['status']}" if detail["status"] else ""
             message = f"{settings.model}:{status} {detail['error']}: {detail['message']}"
             raise ModelError(message, attempts, queued_s=sum(waits)) from None
-        return dataclasses.replace(_reply_from(response, attempts, self._price), queued_s=round(sum(waits), 3))
+        reply = (
+            ModelReply(text="", attempts=attempts) if response is None else _reply_from(response, attempts, self._price)
+        )
+        return dataclasses.replace(reply, queued_s=round(sum(waits), 3))
 
 
 def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | None) -> ModelReply:

@@ -6,7 +6,7 @@ rules Google documents:
   turn (since the last user message that is not function responses) must come back with its signature
   unchanged, or the request is refused (`Function call is missing a thought_signature in functionCall parts`);
   the documented placeholder `skip_thought_signature_validator` is accepted in place of a signature (and counted
-  in `placeholders`: it "will negatively impact model performance"); a signature that is not the one given for
+  in `degraded`: it "will negatively impact model performance"); a signature that is not the one given for
   that call is refused as corrupted.
 - https://ai.google.dev/gemini-api/docs/function-calling: a function call turn is answered by as many function
   response parts as it had function call parts.
@@ -60,8 +60,6 @@ class GeminiGenerateContent(LoopbackProvider):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.placeholders: list[str] = []
-        """`request N: contents.I` for every signature sent back as the documented placeholder."""
         self._minted: dict[str, str] = {}
         self._minted_lock = threading.Lock()
 
@@ -87,7 +85,7 @@ class GeminiGenerateContent(LoopbackProvider):
         if signature is None:
             return
         if signature == PLACEHOLDER:
-            self.placeholders.append(f"request {len(self.requests)}: contents.{index}")
+            self.degraded.append(f"request {len(self.requests)}: contents.{index}")
             return
         with self._minted_lock:
             signed = self._minted.get(signature)

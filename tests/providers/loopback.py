@@ -37,6 +37,8 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     details: tuple[dict[str, Any], ...] = ()
     """Extra error details where the provider has them (Gemini's RetryInfo)."""
+    code: str | None = None
+    """The error's code where the provider has one (OpenAI's `context_length_exceeded`)."""
 
 
 Script = Callable[[int], Turn]
@@ -66,6 +68,9 @@ class LoopbackProvider:
         self.paths: list[str] = []
         self.rule_breaks: list[str] = []
         """`request N: message` for every request refused for a broken rule."""
+        self.degraded: list[str] = []
+        """`request N: where` for what the provider accepts at a cost to the model's reasoning (a signature or
+        reasoning item not sent back as given)."""
         self.secret = b"loopback-" + str(id(self)).encode()
         self._lock = threading.Lock()
         self._seen = threading.Condition(self._lock)
