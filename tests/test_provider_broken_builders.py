@@ -14,6 +14,7 @@ from harness.models.base import ModelReply
 from tests.providers.anthropic_messages import AnthropicMessages
 from tests.providers.gemini_generate import GeminiGenerateContent
 from tests.providers.loopback import Turn
+from tests.providers.openai_responses import OpenAIResponses
 
 
 def three_turns(model_turns: int) -> Turn:
@@ -36,6 +37,10 @@ def without_thinking_blocks(message: dict[str, Any]) -> dict[str, Any]:
 def without_thought_signatures(message: dict[str, Any]) -> dict[str, Any]:
     calls = [call | {"id": call["id"].split("__thought__")[0]} for call in message.get("tool_calls") or []]
     return message | ({"tool_calls": calls} if calls else {})
+
+
+def without_reasoning_items(message: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in message.items() if key not in ("reasoning_items", "provider_specific_fields")}
 
 
 def model_errors(outcome: Any) -> list[str]:
@@ -87,6 +92,18 @@ def test_gemini_signature_dropped_is_sent_as_the_degrading_placeholder(mini, mon
         outcome = mini.run("--model", "gemini-3.1-pro", "--api-base", fake.api_base + "/v1beta")
     assert outcome.rows[0]["status"] == "answered"
     assert fake.degraded == ["request 2: contents.1", "request 3: contents.1", "request 3: contents.3"]
+
+
+def test_gpt_5_5_reasoning_items_dropped_are_counted_by_the_fake(mini, monkeypatch):
+    """OpenAI accepts function calls sent back without the reasoning items that came with them (the model then
+    reasons from scratch): the fake counts each one, so the conformance run fails on it."""
+    monkeypatch.setenv("OPENAI_API_KEY", "loopback-key")
+    break_builder(monkeypatch, without_reasoning_items)
+    with OpenAIResponses(three_turns) as fake:
+        outcome = mini.run("--model", "gpt-5.5", "--api-base", fake.api_base + "/v1")
+    assert outcome.rows[0]["status"] == "answered"
+    assert [entry.split(":")[0] for entry in fake.degraded] == ["request 2", "request 3", "request 3"]
+    assert fake.rule_breaks == []
 
 
 def test_gemini_refuses_a_current_turn_function_call_without_its_signature():
