@@ -5,7 +5,8 @@
 - https://docs.claude.com/en/docs/build-with-claude/extended-thinking: `thinking.budget_tokens` is at least 1024
   and below `max_tokens`; with thinking, `temperature` may only be 1; the thinking blocks of the assistant turn
   that made the last tool calls go back unchanged, first in that turn, signature included ("Preserving thinking
-  blocks"); a thinking block whose signature does not match its text is refused.
+  blocks"); a thinking block whose signature does not match its text, or a `redacted_thinking` block whose
+  `data` was changed, is refused ("Thinking redaction").
 - https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use: each `tool_use` is answered by a
   `tool_result` in the very next message, and each `tool_result` answers a `tool_use` of the message before.
 - https://docs.claude.com/en/api/errors: the error body (`{"type": "error", "error": {"type", "message"}}`),
@@ -35,6 +36,8 @@ ERROR_TYPES = {
     500: "api_error",
     529: "overloaded_error",
 }
+REDACTED_EVERY = 10
+"""Every tenth reply with thinking also holds a `redacted_thinking` block (encrypted, passed back unmodified)."""
 CONTEXT_OVERFLOW = "prompt is too long: 215000 tokens > 200000 maximum"
 
 
@@ -82,13 +85,15 @@ class AnthropicMessages(LoopbackProvider):
             self._check_thinking_leads(messages)
 
     def _check_signatures(self, index: int, blocks: list[dict[str, Any]]) -> None:
+        """Thinking blocks come back as they were given: the text its signature signs, a redaction's data."""
         for position, block in enumerate(blocks):
-            if block.get("type") == "thinking" and block.get("signature") != sign(
-                self.secret, block.get("thinking", "")
-            ):
-                raise ProviderRuleBroken(
-                    f"messages.{index}.content.{position}: Invalid `signature` in `thinking` block"
-                )
+            kind = block.get("type")
+            if kind == "thinking" and block.get("signature") != sign(self.secret, block.get("thinking", "")):
+                where = f"messages.{index}.content.{position}"
+                raise ProviderRuleBroken(f"{where}: Invalid `signature` in `thinking` block")
+            if kind == "redacted_thinking" and block.get("data") != sign(self.secret, "redacted"):
+                where = f"messages.{index}.content.{position}"
+                raise ProviderRuleBroken(f"{where}: Invalid `data` in `redacted_thinking` block")
 
     def _check_tool_pairs(self, index: int, messages: list[tuple[str, list[dict[str, Any]]]]) -> None:
         role, blocks = messages[index]
@@ -136,6 +141,8 @@ class AnthropicMessages(LoopbackProvider):
                 content.append(
                     {"type": "thinking", "thinking": turn.thinking, "signature": sign(self.secret, turn.thinking)}
                 )
+            if thinking_on and self.model_turns(body) % REDACTED_EVERY == REDACTED_EVERY - 1:
+                content.append({"type": "redacted_thinking", "data": sign(self.secret, "redacted")})
             if turn.text:
                 content.append({"type": "text", "text": turn.text})
             for number, command in enumerate(turn.commands):
