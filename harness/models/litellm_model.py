@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,8 +155,8 @@ def _provider_state(message: Any) -> dict[str, Any]:
     (e.g. gpt-5.5 with tools). Gemini's thought signatures ride in the tool-call ids."""
     state: dict[str, Any] = {}
     thinking_blocks = getattr(message, "thinking_blocks", None)
-    if thinking_blocks:
-        state["thinking_blocks"] = [dict(block) for block in thinking_blocks]
+    if isinstance(thinking_blocks, list) and thinking_blocks:
+        state["thinking_blocks"] = [dict(block) for block in thinking_blocks if isinstance(block, Mapping)]
     fields = getattr(message, "provider_specific_fields", None) or {}
     if "openai_responses_replay" in fields:
         state["provider_specific_fields"] = fields
