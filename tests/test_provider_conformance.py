@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.records.trajectory import read_jsonl
 from tests.providers import anthropic_messages, gemini_generate, openai_responses
 from tests.providers.conformance import (
     EPISODE_TURNS,
@@ -79,3 +80,5 @@ def test_a_long_episode_keeps_every_provider_rule(name: str, tmp_path: Path) -> 
     assert (run.run_dir / "episodes" / "demo" / "previous").is_dir()  # the killed attempt, set aside on resume
     assert run.killed_after >= KILL_AT_REQUEST
     assert (run.replay_code, run.regrade_code) == (0, 0), run.output
+    [regraded] = read_jsonl(run.run_dir / "results.regraded.jsonl")
+    assert regraded["verdict"] == "correct"
