@@ -55,8 +55,8 @@ class ModelReply:
     queued_s: float = 0.0
     """Time the call waited for room under its provider's in-flight limit (ours, not the agent's)."""
     provider_state: dict[str, Any] = field(default_factory=dict)
-    """Message fields, opaque here, that the provider needs back to continue its reasoning (the reasoning
-    items litellm replays into the next Responses API call)."""
+    """Message fields, opaque here, that the provider needs back to continue its reasoning (Anthropic's signed
+    thinking blocks, the reasoning items litellm replays into the next Responses API call), sent back as given."""
 
     def to_message(self) -> dict[str, Any]:
         """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back too:

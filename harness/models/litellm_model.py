@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,10 @@ from harness.models.prices import Price, price_from_litellm
 from harness.models.retries import MalformedResponse, call_with_retries, describe_error
 
 litellm.suppress_debug_info = True
+
+REASONING_ONLY_REPLY = "Unknown items in responses API response"
+"""How litellm fails on a Responses API reply that holds reasoning and nothing else: the model's empty reply, a
+turn it spent (its tokens unknown), not a connection error to retry."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,12 @@ class LiteLLMModel:
             request["tools"] = [BASH_TOOL]
 
         def call(timeout: float) -> Any:
-            response = litellm.completion(**request, timeout=timeout)
+            try:
+                response = litellm.completion(**request, timeout=timeout)
+            except litellm.APIConnectionError as error:
+                if REASONING_ONLY_REPLY in str(error):
+                    return None
+                raise
             if not response.choices:  # litellm itself turns a choice without a message into a 5xx
                 raise MalformedResponse("the provider's reply has no choices")
             return response
@@ -113,7 +123,10 @@ class LiteLLMModel:
             status = f" {detail['status']}" if detail["status"] else ""
             message = f"{settings.model}:{status} {detail['error']}: {detail['message']}"
             raise ModelError(message, attempts, queued_s=sum(waits)) from None
-        return dataclasses.replace(_reply_from(response, attempts, self._price), queued_s=round(sum(waits), 3))
+        reply = (
+            ModelReply(text="", attempts=attempts) if response is None else _reply_from(response, attempts, self._price)
+        )
+        return dataclasses.replace(reply, queued_s=round(sum(waits), 3))
 
 
 def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | None) -> ModelReply:
@@ -131,17 +144,24 @@ def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | No
         cost_usd=_cost(usage, price),
         attempts=attempts,
         reasoning=reasoning if isinstance(reasoning, str) else None,
-        provider_state=_responses_api_state(message),
+        provider_state=_provider_state(message),
     )
 
 
-def _responses_api_state(message: Any) -> dict[str, Any]:
-    """A reply that came through litellm's Responses API bridge (e.g. gpt-5.5 with tools) carries reasoning
-    items and a replay record; sent back with the reply, they return the reasoning to the next call."""
+def _provider_state(message: Any) -> dict[str, Any]:
+    """The message fields litellm reads back from an assistant message to continue the provider's reasoning,
+    kept as they came: Anthropic's signed thinking blocks (with thinking on, the turn that made tool calls must
+    start with them), and the reasoning items and replay record of a reply through litellm's Responses API bridge
+    (e.g. gpt-5.5 with tools). Gemini's thought signatures ride in the tool-call ids."""
+    state: dict[str, Any] = {}
+    thinking_blocks = getattr(message, "thinking_blocks", None)
+    if isinstance(thinking_blocks, list) and thinking_blocks:
+        state["thinking_blocks"] = [dict(block) for block in thinking_blocks if isinstance(block, Mapping)]
     fields = getattr(message, "provider_specific_fields", None) or {}
-    if "openai_responses_replay" not in fields:
-        return {}
-    return {"provider_specific_fields": fields, "reasoning_items": getattr(message, "reasoning_items", None) or []}
+    if "openai_responses_replay" in fields:
+        state["provider_specific_fields"] = fields
+        state["reasoning_items"] = getattr(message, "reasoning_items", None) or []
+    return state
 
 
 def _token_count(value: object) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -57,9 +58,18 @@ def is_retryable(error: BaseException) -> bool:
     return isinstance(status, int) and status >= 500
 
 
+RETRY_INFO_DELAY = re.compile(r'"retryDelay":\s*"(\d+(?:\.\d+)?)s"')
+"""Gemini's delay, in its 429's body (`google.rpc.RetryInfo`, a Duration such as "28s" or "1.5s")."""
+
+
 def retry_after_s(error: BaseException) -> float | None:
-    """The server's Retry-After (seconds form), from the exception's headers or its HTTP response."""
-    sources = [getattr(error, "headers", None), getattr(getattr(error, "response", None), "headers", None)]
+    """The server's delay: its Retry-After (seconds form), from the exception's headers, litellm's copy of the
+    response headers, or the HTTP response; else a Gemini 429's RetryInfo."""
+    sources = [
+        getattr(error, "headers", None),
+        getattr(error, "litellm_response_headers", None),
+        getattr(getattr(error, "response", None), "headers", None),
+    ]
     for headers in sources:
         if not headers:
             continue
@@ -68,9 +78,15 @@ def retry_after_s(error: BaseException) -> float | None:
             seconds = float(value) if value is not None else None
         except ValueError:
             continue
-        # a provider's absurd figure (nan, inf, a day) never holds the run: at most the longest backoff
-        return None if seconds is None or not math.isfinite(seconds) else min(max(seconds, 0.0), MAX_BACKOFF_S)
-    return None
+        if seconds is not None:
+            return _bounded(seconds)
+    retry_info = RETRY_INFO_DELAY.search(str(error))
+    return _bounded(float(retry_info.group(1))) if retry_info else None
+
+
+def _bounded(seconds: float) -> float | None:
+    """A provider's absurd figure (nan, inf, a day) never holds the run: at most the longest backoff."""
+    return None if not math.isfinite(seconds) else min(max(seconds, 0.0), MAX_BACKOFF_S)
 
 
 def describe_error(error: BaseException) -> dict[str, Any]:
