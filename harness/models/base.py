@@ -51,7 +51,8 @@ class ModelReply:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     """Failed attempts (and the waits after them) before this reply."""
     reasoning: str | None = None
-    """The provider's reasoning text (`reasoning_content`), None when it shows none."""
+    """The provider's reasoning text (`reasoning_content`), None when it sent no such field; an empty one
+    stays empty (`""`), so that it goes back as the provider sent it."""
     queued_s: float = 0.0
     """Time the call waited for room under its provider's in-flight limit (ours, not the agent's)."""
     provider_state: dict[str, Any] = field(default_factory=dict)
@@ -59,11 +60,12 @@ class ModelReply:
     items litellm replays into the next Responses API call)."""
 
     def to_message(self) -> dict[str, Any]:
-        """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back too:
-        DeepSeek's thinking mode requires it (litellm would send a blank in its place), and litellm removes it
-        for providers known to refuse it."""
+        """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back as the
+        provider sent it, an empty one too: DeepSeek's thinking mode refuses a tool-call turn without its
+        `reasoning_content` (a litellm release may or may not put a placeholder in its place), and litellm
+        removes the field for providers known to refuse it."""
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
-        if self.reasoning:
+        if self.reasoning is not None:
             message["reasoning_content"] = self.reasoning
         if self.tool_calls:
             message["tool_calls"] = [
