@@ -67,12 +67,20 @@ class ModelReply:
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
         if self.reasoning is not None:
             message["reasoning_content"] = self.reasoning
-        if self.tool_calls:
+        if calls := self.replayable_calls:
             message["tool_calls"] = [
                 {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
-                for call in self.tool_calls
+                for call in calls
             ]
         return message | self.provider_state
+
+    @property
+    def replayable_calls(self) -> list[ToolCall]:
+        """The tool calls that can go back in the conversation: those whose arguments are a JSON object. A
+        server that renders the history through the model's chat template (SGLang, vLLM) parses every earlier
+        call's arguments and refuses the request when they do not parse; a call that does not is the agent's
+        format error, which the next message tells it."""
+        return [call for call in self.tool_calls if _is_json_object(call.arguments)]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -90,6 +98,13 @@ class ModelReply:
             provider_state=dict(row.get("provider_state") or {}),
             queued_s=float(row.get("queued_s") or 0.0),
         )
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)

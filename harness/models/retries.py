@@ -48,8 +48,21 @@ def rejects_model_output(error: BaseException) -> bool:
     return is_retryable(error) and any(phrase in message for phrase in MODEL_OUTPUT_REJECTED)
 
 
-def is_retryable(error: BaseException) -> bool:
+CONTEXT_OVERFLOW_PHRASES = ("prompt exceeds max length",)
+"""How providers that litellm does not map say the prompt is over the context window: Z.ai's business code
+1261 (https://docs.z.ai/api-reference/api-code)."""
+
+
+def is_context_overflow(error: BaseException) -> bool:
+    """The provider refused the prompt as too long: the agent's `context_limit`, never retried."""
     if isinstance(error, litellm.ContextWindowExceededError):
+        return True
+    message = str(error).lower()
+    return isinstance(error, litellm.BadRequestError) and any(phrase in message for phrase in CONTEXT_OVERFLOW_PHRASES)
+
+
+def is_retryable(error: BaseException) -> bool:
+    if is_context_overflow(error):
         return False
     if isinstance(error, RETRYABLE):
         return True
@@ -58,8 +71,13 @@ def is_retryable(error: BaseException) -> bool:
 
 
 def retry_after_s(error: BaseException) -> float | None:
-    """The server's Retry-After (seconds form), from the exception's headers or its HTTP response."""
-    sources = [getattr(error, "headers", None), getattr(getattr(error, "response", None), "headers", None)]
+    """The server's Retry-After (seconds form), from the exception's headers, its HTTP response's or those litellm
+    kept of the response (hosted_vllm's errors carry them only there)."""
+    sources = [
+        getattr(error, "headers", None),
+        getattr(getattr(error, "response", None), "headers", None),
+        getattr(error, "litellm_response_headers", None),  # the only place some providers' headers reach
+    ]
     for headers in sources:
         if not headers:
             continue

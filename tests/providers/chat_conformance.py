@@ -152,6 +152,11 @@ def result_row(run_dir: Path) -> dict[str, Any]:
     return row
 
 
+def calls_at(fake: ChatCompletionsProvider, turn: int) -> int:
+    """Requests the fake received for TURN (a retried call is two)."""
+    return sum(1 for request in fake.requests if turn_of(request) == turn)
+
+
 def reasoning_sent_back(fake: ChatCompletionsProvider, episode: LongEpisode) -> list[str]:
     """Tool calls whose reasoning came back different from what the fake sent with them (an empty one may
     come back as litellm's one-space placeholder, which DeepSeek's thinking mode accepts)."""
