@@ -32,6 +32,8 @@ class Step:
     usage: dict[str, Any] = field(default_factory=lambda: {"prompt_tokens": 120, "completion_tokens": 30})
     body: dict[str, Any] = field(default_factory=dict)
     """Fields that replace the completion's own, for malformed replies (e.g. `{"choices": []}`)."""
+    error_body: dict[str, Any] | None = None
+    """A fault's whole JSON body, in its provider's own shape (None: OpenAI's `{"error": {...}}`)."""
 
 
 def reply(text: str | None = None, bash: str | None = None, reasoning: str | None = None, **usage: Any) -> Step:
@@ -143,10 +145,12 @@ class ScriptedOpenAIServer:
                 """Read the request and make the answer; returns what sends it (the server's work is done then)."""
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
-                step = server._step_for(body, self.headers.get("Authorization", ""))
+                step = server._step_for(body, self.headers.get("Authorization", ""), self.path)
                 time.sleep(step.delay_s)
                 if step.status != 200:
-                    payload = {"error": {"message": step.error, "type": "invalid_request_error", "code": None}}
+                    payload = step.error_body or {
+                        "error": {"message": step.error, "type": "invalid_request_error", "code": None}
+                    }
                     return lambda: self._send(step.status, payload, step.headers)
                 answer = _response if self.path.endswith("/responses") else _completion
                 made = answer(body, step)
@@ -201,7 +205,8 @@ class ScriptedOpenAIServer:
         send()
         return True
 
-    def _step_for(self, request: dict[str, Any], authorization: str) -> Step:
+    def _step_for(self, request: dict[str, Any], authorization: str, path: str) -> Step:
+        """The answer to one request (`path` for a provider fake that serves only its own endpoint)."""
         if authorization.removeprefix("Bearer ") in self.rejected_keys:
             return fault(401, "Incorrect API key provided")
         with self._count_lock:

@@ -56,7 +56,7 @@ def runs_of_every_kind(project, server):
     oracle = project.run("--model", "oracle", "--judge", JUDGE, "--judge-api-base", server.url, run_id="oracle")
     server.push(
         reply(bash="cat /workspace/documents/ledger.md", reasoning="The ledger has it."),
-        reply("40 + 2 = <answer>42</answer>"),
+        reply("40 + 2 = <answer>42</answer>", reasoning=""),
     )
     model = project.run("--model", JUDGE, "--api-base", server.url, "--task-id", "num", run_id="model")
     limited = project.run(
@@ -202,6 +202,10 @@ def test_export_then_import_gives_the_same_rows(graded, openai_server):
         assert comparable(back) == comparable(run.rows)
     assert len(openai_server.requests) == calls_before  # the judge's verdict came from the cache
     back_dir = graded.results_dir / "back-model"
+    calls = [
+        event for event in read_jsonl(back_dir / "episodes" / "mini" / "num.jsonl") if event["event"] == "model_call"
+    ]
+    assert [call["response"]["reasoning"] for call in calls] == ["The ledger has it.", ""]  # empty stays empty
     assert main(["report", str(back_dir)]) == 0
     assert main(["view", str(back_dir), "--static", str(graded.root / "site")]) == 0
     assert main(["replay", "--regrade", str(back_dir)]) == 0

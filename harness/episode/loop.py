@@ -147,10 +147,10 @@ def _budget_left(budget: Budget) -> dict[str, int]:
 
 
 def _observation_messages(reply: ModelReply, text: str) -> list[dict[str, Any]]:
-    """Tool results answer every tool call (providers require it); otherwise one user message."""
-    if not reply.tool_calls:
+    """Tool results answer every tool call sent back (providers require it); otherwise one user message."""
+    if not (calls := reply.replayable_calls):
         return [{"role": "user", "content": text}]
-    return [{"role": "tool", "tool_call_id": call.id, "content": text} for call in reply.tool_calls]
+    return [{"role": "tool", "tool_call_id": call.id, "content": text} for call in calls]
 
 
 OBSERVED = ("exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_bytes", "duration_s")

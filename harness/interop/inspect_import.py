@@ -219,7 +219,7 @@ def _reasoning(message: ChatMessageAssistant) -> str | None:
     if isinstance(message.content, str):
         return None
     parts = [part.reasoning for part in message.content if part.type == "reasoning"]
-    return "".join(parts) or None
+    return "".join(parts) if parts else None
 
 
 def _openai_message(message: ChatMessage) -> dict[str, Any]:

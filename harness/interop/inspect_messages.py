@@ -78,7 +78,7 @@ def _assistant(logged: LoggedCall) -> ChatMessageAssistant:
     response = event.response
     text = response.get("text") or ""
     content: str | list[Any] = text
-    if response.get("reasoning"):
+    if response.get("reasoning") is not None:  # an empty reasoning too: it goes back to the provider as sent
         content = [ContentReasoning(reasoning=response["reasoning"]), ContentText(text=text)]
     calls = [
         ToolCall(id=call["id"], function=call["name"], **_arguments(call["arguments"]))

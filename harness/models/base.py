@@ -51,7 +51,8 @@ class ModelReply:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     """Failed attempts (and the waits after them) before this reply."""
     reasoning: str | None = None
-    """The provider's reasoning text (`reasoning_content`), None when it shows none."""
+    """The provider's reasoning text (`reasoning_content`), None when it sent no such field; an empty one
+    stays empty (`""`), so that it goes back as the provider sent it."""
     queued_s: float = 0.0
     """Time the call waited for room under its provider's in-flight limit (ours, not the agent's)."""
     provider_state: dict[str, Any] = field(default_factory=dict)
@@ -59,18 +60,27 @@ class ModelReply:
     thinking blocks, the reasoning items litellm replays into the next Responses API call), sent back as given."""
 
     def to_message(self) -> dict[str, Any]:
-        """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back too:
-        DeepSeek's thinking mode requires it (litellm would send a blank in its place), and litellm removes it
-        for providers known to refuse it."""
+        """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back as the
+        provider sent it, an empty one too: DeepSeek's thinking mode refuses a tool-call turn without its
+        `reasoning_content` (a litellm release may or may not put a placeholder in its place), and litellm
+        removes the field for providers known to refuse it."""
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
-        if self.reasoning:
+        if self.reasoning is not None:
             message["reasoning_content"] = self.reasoning
-        if self.tool_calls:
+        if calls := self.replayable_calls:
             message["tool_calls"] = [
                 {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
-                for call in self.tool_calls
+                for call in calls
             ]
         return message | self.provider_state
+
+    @property
+    def replayable_calls(self) -> list[ToolCall]:
+        """The tool calls that can go back in the conversation: those whose arguments are a JSON object. A
+        server that renders the history through the model's chat template (SGLang, vLLM) parses every earlier
+        call's arguments and refuses the request when they do not parse; a call that does not is the agent's
+        format error, which the next message tells it."""
+        return [call for call in self.tool_calls if _is_json_object(call.arguments)]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,6 +98,13 @@ class ModelReply:
             provider_state=dict(row.get("provider_state") or {}),
             queued_s=float(row.get("queued_s") or 0.0),
         )
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)

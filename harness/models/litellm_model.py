@@ -16,7 +16,7 @@ from harness.core.json_text import sendable
 from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
 from harness.models.concurrency import provider_gate
 from harness.models.prices import Price, price_from_litellm
-from harness.models.retries import MalformedResponse, call_with_retries, describe_error
+from harness.models.retries import MalformedResponse, call_with_retries, describe_error, is_context_overflow
 
 litellm.suppress_debug_info = True
 
@@ -115,10 +115,10 @@ class LiteLLMModel:
             response = call_with_retries(
                 call, settings.max_retries, settings.call_timeout_s, timeout_s, attempts, gate, waits
             )
-        except litellm.ContextWindowExceededError as error:
-            message = f"{settings.model}: {describe_error(error)['message']}"
-            raise ContextOverflow(message, attempts, queued_s=sum(waits)) from None
-        except Exception as error:  # every provider failure becomes one model_error line
+        except Exception as error:  # every provider failure becomes one model_error (or context_limit) line
+            if is_context_overflow(error):
+                message = f"{settings.model}: {describe_error(error)['message']}"
+                raise ContextOverflow(message, attempts, queued_s=sum(waits)) from None
             detail = describe_error(error)
             status = f" {detail['status']}" if detail["status"] else ""
             message = f"{settings.model}:{status} {detail['error']}: {detail['message']}"

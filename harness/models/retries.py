@@ -49,8 +49,21 @@ def rejects_model_output(error: BaseException) -> bool:
     return is_retryable(error) and any(phrase in message for phrase in MODEL_OUTPUT_REJECTED)
 
 
-def is_retryable(error: BaseException) -> bool:
+CONTEXT_OVERFLOW_PHRASES = ("prompt exceeds max length",)
+"""How providers that litellm does not map say the prompt is over the context window: Z.ai's business code
+1261 (https://docs.z.ai/api-reference/api-code)."""
+
+
+def is_context_overflow(error: BaseException) -> bool:
+    """The provider refused the prompt as too long: the agent's `context_limit`, never retried."""
     if isinstance(error, litellm.ContextWindowExceededError):
+        return True
+    message = str(error).lower()
+    return isinstance(error, litellm.BadRequestError) and any(phrase in message for phrase in CONTEXT_OVERFLOW_PHRASES)
+
+
+def is_retryable(error: BaseException) -> bool:
+    if is_context_overflow(error):
         return False
     if isinstance(error, RETRYABLE):
         return True
