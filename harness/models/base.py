@@ -79,7 +79,10 @@ class ModelReply:
         """The tool calls that can go back in the conversation: those whose arguments are a JSON object. A
         server that renders the history through the model's chat template (SGLang, vLLM) parses every earlier
         call's arguments and refuses the request when they do not parse; a call that does not is the agent's
-        format error, which the next message tells it."""
+        format error, which the next message tells it. A reply whose provider state holds its calls (the Responses
+        API's replay record pairs each call with the reasoning item before it) goes back whole."""
+        if self.provider_state:
+            return list(self.tool_calls)
         return [call for call in self.tool_calls if _is_json_object(call.arguments)]
 
     def to_dict(self) -> dict[str, Any]:
