@@ -31,7 +31,8 @@ class Step:
     delay_s: float = 0.0
     usage: dict[str, Any] = field(default_factory=lambda: {"prompt_tokens": 120, "completion_tokens": 30})
     body: dict[str, Any] = field(default_factory=dict)
-    """Fields that replace the completion's own, for malformed replies (e.g. `{"choices": []}`)."""
+    """Fields that replace the completion's own, for malformed replies (e.g. `{"choices": []}`); a fault's whole
+    error body when set (a provider's own, e.g. a 429's)."""
 
 
 def reply(text: str | None = None, bash: str | None = None, reasoning: str | None = None, **usage: Any) -> Step:
@@ -146,11 +147,13 @@ class ScriptedOpenAIServer:
                 step = server._step_for(body, self.headers.get("Authorization", ""))
                 time.sleep(step.delay_s)
                 if step.status != 200:
-                    payload = {"error": {"message": step.error, "type": "invalid_request_error", "code": None}}
+                    payload = step.body or {
+                        "error": {"message": step.error, "type": "invalid_request_error", "code": None}
+                    }
                     return lambda: self._send(step.status, payload, step.headers)
                 answer = _response if self.path.endswith("/responses") else _completion
                 made = answer(body, step)
-                return lambda: self._send(200, made, {})
+                return lambda: self._send(200, made, step.headers)
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
                 data = json.dumps(payload).encode()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -11,6 +10,7 @@ import litellm
 import tenacity
 
 from harness.models.concurrency import Gate
+from harness.models.rate_limits import MAX_DELAY_S, announcement_of, provider_delay_s
 
 T = TypeVar("T")
 
@@ -31,7 +31,7 @@ RETRYABLE = (
 """Malformed replies, rate limits, 5xx, timeouts and connection errors. Auth, bad request (context overflow
 included) and not-found fail at once."""
 
-MAX_BACKOFF_S = 60.0
+MAX_BACKOFF_S = MAX_DELAY_S
 MODEL_OUTPUT_REJECTED = ("invalid response object", "the model produced invalid content")
 """How a failure says the provider answered and the model's own generation was what it could not use:
 litellm's error for a choice without a message, and OpenAI's for output its parser refused."""
@@ -55,22 +55,6 @@ def is_retryable(error: BaseException) -> bool:
         return True
     status = getattr(error, "status_code", None)
     return isinstance(status, int) and status >= 500
-
-
-def retry_after_s(error: BaseException) -> float | None:
-    """The server's Retry-After (seconds form), from the exception's headers or its HTTP response."""
-    sources = [getattr(error, "headers", None), getattr(getattr(error, "response", None), "headers", None)]
-    for headers in sources:
-        if not headers:
-            continue
-        value = headers.get("retry-after") or headers.get("Retry-After")
-        try:
-            seconds = float(value) if value is not None else None
-        except ValueError:
-            continue
-        # a provider's absurd figure (nan, inf, a day) never holds the run: at most the longest backoff
-        return None if seconds is None or not math.isfinite(seconds) else min(max(seconds, 0.0), MAX_BACKOFF_S)
-    return None
 
 
 def describe_error(error: BaseException) -> dict[str, Any]:
@@ -115,10 +99,11 @@ def call_with_retries(
             result = call(timeout)
         except Exception as error:
             if gate is not None:
-                gate.release(admitted, isinstance(error, litellm.RateLimitError), retry_after_s(error))
+                limited = isinstance(error, litellm.RateLimitError)
+                gate.release(admitted, limited, provider_delay_s(error), announcement_of(error))
             raise
         if gate is not None:
-            gate.release(admitted, False, None)
+            gate.release(admitted, False, None, announcement_of(result), _tokens_used(result))
         return result
 
     def entry(error: BaseException, number: int, wait_s: float) -> dict[str, Any]:
@@ -139,7 +124,7 @@ def call_with_retries(
 
     def wait(state: tenacity.RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
-        server_wait = retry_after_s(error) if error else None
+        server_wait = provider_delay_s(error) if error else None
         return server_wait if server_wait is not None else exponential(state)
 
     def cut_by_agent_time(error: BaseException | None) -> bool:
@@ -175,3 +160,9 @@ def call_with_retries(
     except Exception as error:  # the last failure is an attempt too, with no wait after it
         attempts.append(entry(error, len(attempts) + 1, 0.0))
         raise
+
+
+def _tokens_used(reply: Any) -> int:
+    """The reply's total tokens (prompt and completion), 0 when it reports none."""
+    total = getattr(getattr(reply, "usage", None), "total_tokens", None)
+    return total if isinstance(total, int) and not isinstance(total, bool) and total > 0 else 0
