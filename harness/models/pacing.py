@@ -1,12 +1,13 @@
 """Calls paced by the budget their provider last announced (`rate_limits.Announcement`), so that the next call
 waits for room the provider said it has instead of drawing a 429.
 
-The announcement that leaves least counts (replies come back out of the provider's order); the calls still in
-flight when it was heard and those admitted after it may not be in its figures, so each is taken off them (a
-request each, and as many tokens as the last call used). A budget with a known size refills evenly until its
-reset (Anthropic's buckets refill continuously; OpenAI's reset is the time until the budget is whole), at the
-fastest rate an announcement proved (the remaining count is a whole number, the reset is not: `(limit -
-remaining - 1) / reset` is never more than the true rate); one without waits for its reset, past which it says nothing.
+The latest announcement counts, but for one that leaves more than one heard just before it (replies come back
+out of the provider's order); the calls still in flight when it was heard and those admitted after it may not
+be in its figures, so each is taken off them (a request each, and as many tokens as the last call used). A
+budget with a known size refills evenly until its reset (Anthropic's buckets refill continuously; OpenAI's
+reset is the time until the budget is whole), at the fastest rate an announcement proved (the remaining count
+is a whole number, the reset is not: `(limit - remaining - 1) / reset` is never more than the true rate); one
+without waits for its reset, past which it says nothing.
 Not thread-safe: the provider's gate (`concurrency.ProviderGate`) holds its lock around it.
 """
 
@@ -68,11 +69,12 @@ def _wait_for(heard: _Heard | None, cost: float, next_ticket: int, now: float) -
 
 
 def _latest(current: _Heard | None, heard: _Heard, cost: float, now: float) -> _Heard:
-    """The announcement that leaves less: replies come back out of the order the provider counted them in, so
-    an older count may arrive last."""
-    if current is None or _free(heard, max(cost, 1.0), heard.next_ticket, now) <= _free(
-        current, max(cost, 1.0), heard.next_ticket, now
-    ):
+    """The newer announcement, but for one that leaves more than the current one heard less than a refill of a
+    call ago: replies come back out of the order the provider counted them in, so an older count may arrive
+    last."""
+    if current is None or current.refill_per_s <= 0 or now - current.at >= max(cost, 1.0) / current.refill_per_s:
+        return heard
+    if _free(heard, max(cost, 1.0), heard.next_ticket, now) <= _free(current, max(cost, 1.0), heard.next_ticket, now):
         return heard
     return current
 
