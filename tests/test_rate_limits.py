@@ -155,3 +155,17 @@ def test_a_providers_absurd_delay_never_holds_a_call_past_our_longest_wait(value
     refused.headers = {"retry-after": value}  # type: ignore[attr-defined]
     seconds = provider_delay_s(refused)
     assert seconds is None or 0.0 <= seconds <= 60.0
+
+
+@pytest.mark.parametrize(
+    ("remaining", "reset", "expected"),
+    [("nan", "1s", None), ("-3", "1s", None), ("5", "soon", None), ("5", "99999h", 60.0), ("5", "250ms", 0.25)],
+)
+def test_a_providers_absurd_announcement_is_ignored_or_bounded_by_our_clock(remaining, reset, expected):
+    headers = {"x-ratelimit-remaining-requests": remaining, "x-ratelimit-reset-requests": reset}
+    announced = announcement_from_headers(headers)
+    if expected is None:
+        assert announced is None
+    else:
+        assert announced is not None and announced.requests is not None
+        assert announced.requests.reset_in_s == pytest.approx(expected)
