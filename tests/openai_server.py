@@ -154,7 +154,7 @@ class ScriptedOpenAIServer:
                     return lambda: self._send(step.status, payload, step.headers)
                 answer = _response if self.path.endswith("/responses") else _completion
                 made = answer(body, step)
-                return lambda: self._send(200, made, {})
+                return lambda: self._send(200, made, step.headers)
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
                 data = json.dumps(payload).encode()

@@ -127,12 +127,12 @@ def test_a_burst_of_429s_halves_the_limit_once_and_success_raises_it_back(monkey
 
 @pytest.mark.parametrize("header", ["nan", "inf", "86400", "-5"])
 def test_an_absurd_retry_after_never_holds_the_provider_longer_than_the_longest_backoff(header):
-    from harness.models.retries import MAX_BACKOFF_S, retry_after_s
+    from harness.models.rate_limits import MAX_DELAY_S, provider_delay_s
 
     refused = Exception("429")
     refused.headers = {"retry-after": header}  # type: ignore[attr-defined]
-    seconds = retry_after_s(refused)
-    assert seconds is None or 0.0 <= seconds <= MAX_BACKOFF_S
+    seconds = provider_delay_s(refused)
+    assert seconds is None or 0.0 <= seconds <= MAX_DELAY_S
 
 
 def test_a_call_lost_with_its_node_stops_counting_after_the_longest_call():

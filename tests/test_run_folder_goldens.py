@@ -7,8 +7,8 @@ what they print is compared with its golden. Normalized, and nothing else, is wh
 invocations of the same code on the same input:
 - the wall clock: the replay run's `time` stamps, `*_s` durations, printed time column and progress clock,
   its folder's stamp (`<run>.replay-<YYYYmmddTHHMMSS>`), its run.yaml's `created`;
-- the machine: the replay run's sandbox description (bwrap path, host uid), its run.yaml's python version and
-  cache folder (a schema 2 run records none, so the replay takes this machine's);
+- the machine: the replay run's sandbox description (bwrap path, host uid), its run.yaml's python version, the
+  versions of its pinned packages and cache folder (a schema 2 run records none, so the replay takes this machine's);
 - randomness: the viewer page's CSP nonce, inspect_ai's random ids (`id`, `eval_id`), and the zip entries'
   times of the `.eval` log (its members are compared decompressed, in order).
 
@@ -51,6 +51,7 @@ _NONCE = re.compile(rb'nonce(-|=")[A-Za-z0-9_-]{22}')
 _RANDOM_ID = re.compile(rb'"(id|eval_id)": ?"[A-Za-z0-9]{22}"')
 _YAML_LINE = re.compile(rb"^( *(created|python|cache_dir)): .*$", re.MULTILINE)
 _YAML_SANDBOX = re.compile(rb"^sandbox:\n(  .*\n)*", re.MULTILINE)
+_YAML_PACKAGES = re.compile(rb"^packages:\n(  .*\n)*", re.MULTILINE)
 
 
 def outputs(run: str, work: Path) -> dict[str, bytes]:
@@ -123,6 +124,7 @@ def _normalized(name: str, data: bytes) -> bytes:
         data = _without_sandbox(data)
         data = _YAML_LINE.sub(rb"\1: NORMALIZED", data)
         data = _YAML_SANDBOX.sub(b"sandbox: SANDBOX\n", data)
+        data = _YAML_PACKAGES.sub(b"packages: PACKAGES\n", data)
     if name.endswith(".html"):
         data = _NONCE.sub(rb"nonce\1NONCE", data)
     if name.endswith(".eval"):

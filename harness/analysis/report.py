@@ -13,6 +13,7 @@ from rich.console import Console
 
 from harness.analysis.closed_book import closed_book_section
 from harness.analysis.mode_agreement import agreement_section, judge_modes
+from harness.analysis.model_ids import mixed_model_warnings, mixed_models_section
 from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
 from harness.analysis.report_statistics import estimates, statistics_section
@@ -77,6 +78,8 @@ def write_report(paths: list[Path], out: Path | None, console: Console, change: 
     markdown += closed_book_section(rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     console.print(for_terminal(markdown), markup=False, highlight=False, soft_wrap=True)
+    for warning in mixed_model_warnings(rows):
+        console.print(f"warning: {for_terminal(warning)}", markup=False, highlight=False, soft_wrap=True)
     console.print(f"report written to {for_terminal(str(out))}", markup=False, highlight=False)
     return out
 
@@ -90,7 +93,7 @@ def _percent(value: float) -> str:
 
 
 def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], rows: list[ModelRow]) -> str:
-    lines = ["# Report", ""]
+    lines = ["# Report", "", *mixed_models_section(rows)]
     for mode in MODE_FIELDS:
         lines += [f"## Accuracy ({mode}), % with 95% Wilson interval", ""]
         lines += ["| domain | " + " | ".join(map(markdown_cell, models)) + " |", "|---|" + "---|" * len(models)]

@@ -76,6 +76,8 @@ class Budget:
         self.failed_attempts_s = 0.0
         self.provider_queue_s = 0.0
         """Waits for room under the provider's in-flight limit (`models/concurrency.py`)."""
+        self.model_ids: dict[str, int] = {}
+        """Calls per model id the provider returned."""
 
     @property
     def elapsed_s(self) -> float:
@@ -102,6 +104,7 @@ class Budget:
             cache_write_tokens=self.cache_write_tokens,
             retry_wait_s=round(self.retry_wait_s, 3),
             failed_attempts_s=round(self.failed_attempts_s, 3),
+            model_ids=dict(self.model_ids),
         )
 
     def check_before_call(self, messages: list[dict[str, Any]]) -> None:
@@ -120,9 +123,13 @@ class Budget:
                     f"tokens > window {self.context_window}",
                 )
 
-    def record_call(self, messages: list[dict[str, Any]], usage: Usage, cost_usd: float | None) -> None:
+    def record_call(
+        self, messages: list[dict[str, Any]], usage: Usage, cost_usd: float | None, model_id: str | None = None
+    ) -> None:
         """Count a model call; the reply's usage makes the token count exact up to these messages."""
         self.turns += 1
+        if model_id is not None:
+            self.model_ids[model_id] = self.model_ids.get(model_id, 0) + 1
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
         self.cached_tokens += usage.cached_tokens

@@ -101,10 +101,11 @@ def run_agent(
             messages=compact_messages(messages[logged:], shown),
             response=reply.to_dict(),
             latency_s=round(time.monotonic() - started, 3),
+            model_id=reply.model_id,
         )
         write_event(log, call)
         budget.record_retries(reply.attempts, reply.queued_s)
-        budget.record_call(messages, reply.usage, reply.cost_usd)
+        budget.record_call(messages, reply.usage, reply.cost_usd, reply.model_id)
         messages.append(reply.to_message())
         logged = len(messages)
         prose = strip_code_blocks(reply.text)

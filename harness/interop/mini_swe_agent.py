@@ -195,7 +195,10 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
         turns=int(stats.get("api_calls") or turn),
         cost_usd=extension["cost_usd"] if "cost_usd" in extension else stats.get("instance_cost"),
         duration_s=float(extension.get("duration_s") or 0.0),
-        **tokens,
+        input_tokens=tokens["input_tokens"],
+        output_tokens=tokens["output_tokens"],
+        cached_tokens=tokens["cached_tokens"],
+        reasoning_tokens=tokens["reasoning_tokens"],
     )
     episode.timings = imported_timings(extension)
     episode.epoch = int(extension.get("epoch") or 1)

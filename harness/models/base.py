@@ -58,6 +58,10 @@ class ModelReply:
     provider_state: dict[str, Any] = field(default_factory=dict)
     """Message fields, opaque here, that the provider needs back to continue its reasoning (Anthropic's signed
     thinking blocks, the reasoning items litellm replays into the next Responses API call), sent back as given."""
+    model_id: str | None = None
+    """The model the provider says answered (its reply's `model`, Gemini's `modelVersion`): providers swap
+    snapshots behind an alias. None for models that name none (oracle, scripted, replay). Logged beside the
+    reply in its `model_call` event, not in `to_dict`."""
 
     def to_message(self) -> dict[str, Any]:
         """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back as the
@@ -86,7 +90,10 @@ class ModelReply:
         return [call for call in self.tool_calls if _is_json_object(call.arguments)]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The reply as its `model_call` event's `response` (the model id is the event's own field)."""
+        reply = asdict(self)
+        del reply["model_id"]
+        return reply
 
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> ModelReply:

@@ -5,8 +5,9 @@ Ray, a run's gates live in its coordinator actor and every node's calls go throu
 limit is the cluster's, not each node's. The in-flight limit starts at the configured maximum; a rate limit (429)
 halves the calls then in flight (multiplicative decrease from the flight size, as TCP does, at most once per round
 of calls in flight) and holds every caller of that provider back for the server's Retry-After, not only the one
-that got it; a full round of calls without one raises it by one (additive increase), up to the maximum. Waiting
-at the gate is our time, never the agent's.
+that got it; a full round of calls without one raises it by one (additive increase), up to the maximum. Where the
+provider announces its request and token budgets in its replies' headers, calls are also paced by them
+(`pacing.py`), before a 429. Waiting at the gate is our time, never the agent's.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
+
+from harness.models.pacing import PacedBudget
+from harness.models.rate_limits import Announcement
 
 DECREASE = 0.5
 PROBE_AFTER_S = 30.0
@@ -49,7 +53,16 @@ class Gate(Protocol):
     def acquire(self) -> tuple[int, float]:
         """Wait for room; the call's ticket and the seconds waited."""
 
-    def release(self, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None: ...
+    def release(
+        self,
+        ticket: int,
+        rate_limited: bool,
+        retry_after_s: float | None,
+        announcement: Announcement | None = None,
+        tokens_used: int = 0,
+    ) -> None:
+        """The call is done: whether it drew a 429 (and the delay asked), the budget its reply announced and the
+        tokens it used."""
 
 
 GATE_SOURCE: ContextVar[Callable[[str, int], Gate] | None] = ContextVar("gate_source", default=None)
@@ -74,6 +87,7 @@ class ProviderGate:
         self._ceiling: int | None = None
         """The in-flight level that drew the last 429: not probed again before `_probe_at`."""
         self._probe_at = 0.0
+        self._pacing = PacedBudget()
         self._changed = threading.Condition()
 
     @property
@@ -96,13 +110,15 @@ class ProviderGate:
             while True:
                 now = time.monotonic()
                 self._forget_stale(now)
-                if now >= self._paused_until and len(self._admitted) < self.limit:
+                pace = self._pacing.wait_s(self._next, now)
+                if now >= self._paused_until and pace <= 0 and len(self._admitted) < self.limit:
                     ticket, self._next = self._next, self._next + 1
                     self._admitted[ticket], self._admitted_at[ticket] = self._round, now
                     return ticket
                 if now >= deadline:
                     return None
-                self._changed.wait(min(max(self._paused_until - now, 0.0) or POLL_S, POLL_S, deadline - now))
+                held = max(self._paused_until - now, pace, 0.0)
+                self._changed.wait(min(held or POLL_S, POLL_S, deadline - now))
 
     def _forget_stale(self, now: float) -> None:
         if self.stale_after_s is None:
@@ -111,14 +127,23 @@ class ProviderGate:
             self._admitted.pop(ticket, None)
             self._admitted_at.pop(ticket, None)
 
-    def release(self, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None:
-        """One call done: a 429 (with the server's Retry-After, if any) lowers the limit, a success counts."""
+    def release(
+        self,
+        ticket: int,
+        rate_limited: bool,
+        retry_after_s: float | None,
+        announcement: Announcement | None = None,
+        tokens_used: int = 0,
+    ) -> None:
+        """One call done: a 429 (with the server's Retry-After, if any) lowers the limit, a success counts; the
+        budget it announced paces the next calls."""
         with self._changed:
             self._admitted_at.pop(ticket, None)
             admitted_round = self._admitted.pop(ticket, None)
+            now = time.monotonic()
+            self._pacing.heard(announcement, tokens_used, len(self._admitted), self._next, now)
             if admitted_round is None:  # counted as lost (stale) already
                 return
-            now = time.monotonic()
             if rate_limited:
                 self._rate_limited += 1
                 self._successes = 0

@@ -145,7 +145,19 @@ def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | No
         attempts=attempts,
         reasoning=reasoning if isinstance(reasoning, str) else None,
         provider_state=_provider_state(message),
+        model_id=_returned_model(response),
     )
+
+
+MODEL_ID_CHARS = 200
+"""A returned model id longer than this is cut: a provider's id is a name, not a payload."""
+
+
+def _returned_model(response: Any) -> str | None:
+    """The model the reply says answered (litellm's `response.model`, which it maps from Gemini's
+    `modelVersion`); None when the reply names none."""
+    model = getattr(response, "model", None)
+    return model[:MODEL_ID_CHARS] if isinstance(model, str) and model else None
 
 
 def _provider_state(message: Any) -> dict[str, Any]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import re
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -12,6 +10,7 @@ import litellm
 import tenacity
 
 from harness.models.concurrency import Gate
+from harness.models.rate_limits import MAX_DELAY_S, announcement_of, provider_delay_s
 
 T = TypeVar("T")
 
@@ -32,7 +31,7 @@ RETRYABLE = (
 """Malformed replies, rate limits, 5xx, timeouts and connection errors. Auth, bad request (context overflow
 included) and not-found fail at once."""
 
-MAX_BACKOFF_S = 60.0
+MAX_BACKOFF_S = MAX_DELAY_S
 MODEL_OUTPUT_REJECTED = ("invalid response object", "the model produced invalid content")
 """How a failure says the provider answered and the model's own generation was what it could not use:
 litellm's error for a choice without a message, and OpenAI's for output its parser refused."""
@@ -69,37 +68,6 @@ def is_retryable(error: BaseException) -> bool:
         return True
     status = getattr(error, "status_code", None)
     return isinstance(status, int) and status >= 500
-
-
-RETRY_INFO_DELAY = re.compile(r'"retryDelay":\s*"(\d+(?:\.\d+)?)s"')
-"""Gemini's delay, in its 429's body (`google.rpc.RetryInfo`, a Duration such as "28s" or "1.5s")."""
-
-
-def retry_after_s(error: BaseException) -> float | None:
-    """The server's delay: its Retry-After (seconds form), from the exception's headers, litellm's copy of the
-    response headers, or the HTTP response; else a Gemini 429's RetryInfo."""
-    sources = [
-        getattr(error, "headers", None),
-        getattr(error, "litellm_response_headers", None),
-        getattr(getattr(error, "response", None), "headers", None),
-    ]
-    for headers in sources:
-        if not headers:
-            continue
-        value = headers.get("retry-after") or headers.get("Retry-After")
-        try:
-            seconds = float(value) if value is not None else None
-        except ValueError:
-            continue
-        if seconds is not None:
-            return _bounded(seconds)
-    retry_info = RETRY_INFO_DELAY.search(str(error))
-    return _bounded(float(retry_info.group(1))) if retry_info else None
-
-
-def _bounded(seconds: float) -> float | None:
-    """A provider's absurd figure (nan, inf, a day) never holds the run: at most the longest backoff."""
-    return None if not math.isfinite(seconds) else min(max(seconds, 0.0), MAX_BACKOFF_S)
 
 
 def describe_error(error: BaseException) -> dict[str, Any]:
@@ -144,10 +112,11 @@ def call_with_retries(
             result = call(timeout)
         except Exception as error:
             if gate is not None:
-                gate.release(admitted, isinstance(error, litellm.RateLimitError), retry_after_s(error))
+                limited = isinstance(error, litellm.RateLimitError)
+                gate.release(admitted, limited, provider_delay_s(error), announcement_of(error))
             raise
         if gate is not None:
-            gate.release(admitted, False, None)
+            gate.release(admitted, False, None, announcement_of(result), _tokens_used(result))
         return result
 
     def entry(error: BaseException, number: int, wait_s: float) -> dict[str, Any]:
@@ -168,7 +137,7 @@ def call_with_retries(
 
     def wait(state: tenacity.RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
-        server_wait = retry_after_s(error) if error else None
+        server_wait = provider_delay_s(error) if error else None
         return server_wait if server_wait is not None else exponential(state)
 
     def cut_by_agent_time(error: BaseException | None) -> bool:
@@ -204,3 +173,9 @@ def call_with_retries(
     except Exception as error:  # the last failure is an attempt too, with no wait after it
         attempts.append(entry(error, len(attempts) + 1, 0.0))
         raise
+
+
+def _tokens_used(reply: Any) -> int:
+    """The reply's total tokens (prompt and completion), 0 when it reports none."""
+    total = getattr(getattr(reply, "usage", None), "total_tokens", None)
+    return total if isinstance(total, int) and not isinstance(total, bool) and total > 0 else 0

@@ -4,7 +4,7 @@ its grade, what it spent and its timings."""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.status import Outcome
@@ -37,6 +37,7 @@ class Spend:
     cache_write_tokens: int = 0
     retry_wait_s: float = 0.0
     failed_attempts_s: float = 0.0
+    model_ids: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,9 @@ class ModelCallEvent(Event):
     """The reply: text, tool calls, usage, cost and the failed attempts before it."""
     latency_s: float | None = field(default=None, metadata=_OPTIONAL)
     """None for imported calls."""
+    model_id: str | None = field(default=None, metadata=_OPTIONAL)
+    """The model the provider says answered this call (`ModelReply.model_id`); None (left out) for models that
+    name none and in logs older than it."""
 
 
 @dataclass(frozen=True, kw_only=True)

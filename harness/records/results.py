@@ -98,9 +98,16 @@ class ResultRow:
     """Backoff waits after failed model calls (the server's Retry-After or exponential): not the agent's time."""
     failed_attempts_s: float = 0.0
     """Time the failed model-call attempts took (a 5xx after a delay, a refused request): not the agent's time."""
+    model_ids: dict[str, int] = field(default_factory=dict)
+    """Calls per model id the provider returned (`model_call` events' `model_id`): more than one means the
+    provider swapped snapshots behind the alias. Empty (and left out of the line) for models that name none
+    and rows older than it."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        row = asdict(self)
+        if not self.model_ids:
+            del row["model_ids"]
+        return row
 
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> ResultRow:

@@ -1,9 +1,9 @@
 """run.yaml, the run's record: how the run was made, written as it starts and noted at each resume; an
 imported run's says where its episodes came from. The one place the file's keys are named.
 
-Two shapes: a run's (versions, config, protocol, model, sandbox, collections, leakage warning) and an
-import's (`imported`, and the little of the config its files give). Sections an older harness did not
-write read back as empty, so old run folders still read.
+Two shapes: a run's (versions of Python and the pinned packages, config, protocol, model, sandbox, collections,
+leakage warning) and an import's (`imported`, and the little of the config its files give). Sections an older
+harness did not write read back as empty, so old run folders still read.
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ class Resumption:
     """Collections whose hash changed (only with --allow-protocol-change): what the episodes now run on."""
     protocol: dict[str, Any] | None = None
     """The protocol the resume ran under, when it differs from the run's."""
+    packages: dict[str, str | None] = field(default_factory=dict)
+    """The pinned packages' versions the resume ran with, when they differ from the run's."""
 
     def to_dict(self) -> dict[str, Any]:
         record: dict[str, Any] = {"at": self.at, "pending": self.pending, "config": self.config}
@@ -61,6 +63,8 @@ class Resumption:
             record["collections"] = _collections_dict(self.collections)
         if self.protocol is not None:
             record["protocol"] = self.protocol
+        if self.packages:
+            record["packages"] = self.packages
         return record
 
     @classmethod
@@ -72,6 +76,7 @@ class Resumption:
             int(data.get("changed_tasks") or 0),
             _collections(data.get("collections")),
             data.get("protocol"),
+            dict(data.get("packages") or {}),
         )
 
 
@@ -88,6 +93,9 @@ class RunRecord:
     """The selected tasks (an import: the episodes imported)."""
     harness_version: str | None = None
     python: str | None = None
+    packages: dict[str, str | None] = field(default_factory=dict)
+    """The resolved versions of the packages that shape a request, a record or a grade (litellm first;
+    `run/pinned_packages.py` names them); empty in runs older than it."""
     config_hash: str | None = None
     """The protocol's hash, also in every episode_start."""
     protocol: dict[str, Any] = field(default_factory=dict)
@@ -122,6 +130,10 @@ class RunRecord:
             record |= {
                 "harness_version": self.harness_version,
                 "python": self.python,
+            }
+            if self.packages:
+                record["packages"] = self.packages
+            record |= {
                 "config": self.config,
                 "config_hash": self.config_hash,
                 "protocol": self.protocol,
@@ -151,6 +163,7 @@ class RunRecord:
             tasks=int(data["tasks"]),
             harness_version=data.get("harness_version"),
             python=data.get("python"),
+            packages=dict(data.get("packages") or {}),
             config_hash=data.get("config_hash"),
             protocol=dict(data.get("protocol") or {}),
             model=data.get("model"),

@@ -53,6 +53,7 @@ from harness.run.judges import JudgeOptions
 from harness.run.labels import label_of
 from harness.run.leftovers import Leftovers, new_invocation
 from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file, unpriced_refusal
+from harness.run.pinned_packages import resolved_versions
 from harness.run.tool_check import checked_tools
 from harness.sandboxes.backend_setup import SandboxBackend
 from harness.sandboxes.base import Sandbox
@@ -369,7 +370,16 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
         # changed collections only with --allow-protocol-change: say so, and record what the episodes now run on
         changed = {d: c for d, c in collections.items() if record.collections.get(d) != c}
         protocol = plan.protocol if record.protocol != plan.protocol else None
-        resume = Resumption(now, len(plan.pending), config_to_dict(plan.config), plan.changed_tasks, changed, protocol)
+        packages = resolved_versions()
+        resume = Resumption(
+            now,
+            len(plan.pending),
+            config_to_dict(plan.config),
+            plan.changed_tasks,
+            changed,
+            protocol,
+            packages if record.packages and packages != record.packages else {},
+        )
         record = dataclasses.replace(
             record, collections=record.collections | changed, resumed=(*record.resumed, resume)
         )
@@ -381,6 +391,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
             tasks=len({(task.domain, task.id) for task in plan.episodes}),
             harness_version=harness.__version__,
             python=platform.python_version(),
+            packages=resolved_versions(),
             config_hash=config_hash,
             protocol=plan.protocol,
             model=plan.make_model.settings,

@@ -10,6 +10,7 @@ from typing import Any
 
 from harness.episode.throttles import POLL_S
 from harness.models.concurrency import GateState, ProviderGate, gate_in
+from harness.models.rate_limits import Announcement
 from harness.sandboxes.e2b.plan import CreationPacer, wait_for
 
 
@@ -89,8 +90,16 @@ class RunCoordinator:
             gate = gate_in(self._gates, key, maximum, self._stale_call_s)
         return gate.try_acquire(timeout_s)
 
-    def gate_release(self, key: str, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None:
-        self._gates[key].release(ticket, rate_limited, retry_after_s)
+    def gate_release(
+        self,
+        key: str,
+        ticket: int,
+        rate_limited: bool,
+        retry_after_s: float | None,
+        announcement: Announcement | None = None,
+        tokens_used: int = 0,
+    ) -> None:
+        self._gates[key].release(ticket, rate_limited, retry_after_s, announcement, tokens_used)
 
     def gate_limit(self, key: str) -> int:
         return self._gates[key].limit
@@ -137,10 +146,18 @@ class CoordinatorGate:
             if ticket is not None:
                 return int(ticket), time.monotonic() - started
 
-    def release(self, ticket: int, rate_limited: bool, retry_after_s: float | None) -> None:
+    def release(
+        self,
+        ticket: int,
+        rate_limited: bool,
+        retry_after_s: float | None,
+        announcement: Announcement | None = None,
+        tokens_used: int = 0,
+    ) -> None:
         import ray
 
-        ray.get(self._coordinator.gate_release.remote(self._key, ticket, rate_limited, retry_after_s))
+        remote = self._coordinator.gate_release.remote
+        ray.get(remote(self._key, ticket, rate_limited, retry_after_s, announcement, tokens_used))
 
 
 class CoordinatorPacer:
