@@ -61,7 +61,7 @@ class RateLimitedServer(ScriptedOpenAIServer):
     def _until(self, left: float, need: float, per_minute: int) -> float:
         return max(need - left, 0.0) * self.minute_s / per_minute
 
-    def _step_for(self, request: dict[str, Any], authorization: str) -> Step:
+    def _step_for(self, request: dict[str, Any], authorization: str, path: str) -> Step:
         prompt = len(json.dumps(request.get("messages") or request.get("input") or "")) // CHARS_PER_TOKEN
         cost = prompt + int(request.get("max_tokens") or COMPLETION_TOKENS)
         with self._budget_lock:
@@ -77,7 +77,7 @@ class RateLimitedServer(ScriptedOpenAIServer):
             self.tokens_charged += cost
             self.log.append((now, 200))
             announced = self._announced()
-        step = super()._step_for(request, authorization)
+        step = super()._step_for(request, authorization, path)
         step.headers = {**step.headers, **announced}
         step.usage = {**step.usage, "prompt_tokens": prompt, "completion_tokens": cost - prompt}
         return step
