@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 from collections import Counter
-from datetime import datetime, timezone
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +13,15 @@ from rich.console import Console
 
 from harness.analysis.closed_book import closed_book_section
 from harness.analysis.mode_agreement import agreement_section, judge_modes
+from harness.analysis.report_console import print_summary, task_sets_note
 from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
 from harness.analysis.report_statistics import estimates, statistics_section
+from harness.analysis.run_selection import default_report_folder
 from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
-from harness.core.safe_text import for_terminal, markdown_cell
+from harness.core.safe_text import markdown_cell
 from harness.core.status import Status
 from harness.records.results import MODE_FIELDS
 
@@ -48,17 +50,25 @@ def cells(rows: list[ModelRow], models: list[str]) -> dict[tuple[str, str], Cell
     return table
 
 
-def write_report(paths: list[Path], out: Path | None, console: Console, change: RowChange | None = None) -> Path:
-    """`change`: what to do to each row first (re-pricing)."""
-    rows = load_runs(paths, change)
-    labels = load_labels(paths)  # read before anything is written: a bad label file writes nothing
-    out = out or (paths[0] / "report" if len(paths) == 1 else _merged_folder(paths[0].parent))
+def write_report(
+    paths: list[Path],
+    out: Path | None,
+    console: Console,
+    change: RowChange | None = None,
+    names: Mapping[Path, str] | None = None,
+) -> Path:
+    """PATHS: run folders. `change`: what to do to each row first (re-pricing); NAMES: labels given to some runs
+    (`--label`). Prints a short summary and the report's path."""
+    rows = load_runs(paths, change, names)
+    labels = load_labels(paths, names)  # read before anything is written: a bad label file writes nothing
+    out = out or default_report_folder(paths, paths)
     out.mkdir(parents=True, exist_ok=True)
     models = ranked_models(rows)
     table = cells(rows, models)
     domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
     _write_csvs(out, table, rows, models)
-    markdown = _markdown(table, models, domains, rows)
+    note = task_sets_note(rows, models)
+    markdown = _markdown(table, models, domains, rows, note)
     clustered = estimates(rows, models)
     markdown += statistics_section(rows, models, clustered, out)
     from harness.analysis.plots import accuracy_plot
@@ -76,21 +86,18 @@ def write_report(paths: list[Path], out: Path | None, console: Console, change: 
     markdown += "\n" + evidence_sections(table, models, rows, out)
     markdown += closed_book_section(rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
-    console.print(for_terminal(markdown), markup=False, highlight=False, soft_wrap=True)
-    console.print(f"report written to {for_terminal(str(out))}", markup=False, highlight=False)
+    print_summary(table, models, note, out, console)
     return out
-
-
-def _merged_folder(results_dir: Path) -> Path:
-    return results_dir / f"report-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}"
 
 
 def _percent(value: float) -> str:
     return f"{100 * value:.1f}"
 
 
-def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], rows: list[ModelRow]) -> str:
-    lines = ["# Report", ""]
+def _markdown(
+    table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], rows: list[ModelRow], note: str | None
+) -> str:
+    lines = ["# Report", "", *([note, ""] if note else [])]
     for mode in MODE_FIELDS:
         lines += [f"## Accuracy ({mode}), % with 95% Wilson interval", ""]
         lines += ["| domain | " + " | ".join(map(markdown_cell, models)) + " |", "|---|" + "---|" * len(models)]
