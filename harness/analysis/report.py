@@ -18,7 +18,7 @@ from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
 from harness.analysis.report_statistics import estimates, statistics_section
 from harness.analysis.run_selection import default_report_folder
-from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs
+from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs, turn_limits
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
 from harness.core.safe_text import markdown_cell
@@ -80,7 +80,7 @@ def write_report(
         modes, source = judge_modes(labels), "judge labels from `annotate`; the offline rule's are below"
     else:
         modes, source = rule_modes(rows), "the offline rule's three modes; `annotate` adds a judge's five"
-    markdown += figures_section(rows, accuracy, models, out, modes, source)
+    markdown += figures_section(rows, accuracy, models, out, modes, source, turn_limits(paths, names))
     if labels:
         markdown += agreement_section(labels, models)
     markdown += "\n" + evidence_sections(table, models, rows, out)

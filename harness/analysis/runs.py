@@ -75,6 +75,17 @@ def load_labels(paths: list[Path], names: Mapping[Path, str] | None = None) -> d
     return found
 
 
+def turn_limits(paths: list[Path], names: Mapping[Path, str] | None = None) -> dict[str, int]:
+    """Label -> the largest `--max-turns` of its runs (the turn histogram's axis)."""
+    limits: dict[str, int] = {}
+    for path in paths:
+        record = RunFolder(path).read_record()
+        label = (names or {}).get(path) or run_key(record)
+        if isinstance(record.config.get("max_turns"), int):
+            limits[label] = max(limits.get(label, 0), record.config["max_turns"])
+    return limits
+
+
 def protocol_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """The protocol entries two runs disagree on. Entries only one run has (a shard without judged tasks has no
     `judge`) are not differences; graders are compared by name, as a shard uses only some of them."""
