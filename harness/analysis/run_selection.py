@@ -31,7 +31,7 @@ def _runs_in(path: Path) -> list[Path]:
     if RunFolder(path).record_path.is_file():
         return [path]
     if not path.is_dir():
-        raise InputError(f"{path}: no such folder")
+        raise InputError(f"{path}: {'not a folder' if path.exists() else 'no such folder'} (give run or sweep folders)")
     if (path / REPORT_FILE).is_file():
         return []
     sweep = read_sweep_record(path)
