@@ -210,6 +210,7 @@ def test_viewer_shows_header_failure_mode_search_and_touched_files_in_headless_c
     replies = [{"bash": "ls /workspace/documents; echo needle-42"}, "<answer>41</answer>"]
     outcome = mini.run("--model", mini.script(replies))
     with viewer_page([outcome.run_dir]) as page:
+        page.locator("#runs summary").click()  # the run header is folded until opened
         header = page.locator("#header").inner_text()
         assert "model scripted" in header and "default 0" in header and "max_turns=200" in header
         search(page, "NEEDLE-42", 2)
@@ -225,7 +226,7 @@ def test_viewer_shows_header_failure_mode_search_and_touched_files_in_headless_c
         assert graded == "graded answer 41 → wrong_value · failure mode incomplete_inspection"
         missed = page.locator("li.evidence.missed")
         assert missed.count() == 1 and missed.inner_text() == "ledger.md · listed · turn 1 · evidence"
-        assert page.locator("details summary").inner_text() == "2 more documents only listed"
+        assert page.locator("#main details summary").inner_text() == "2 more documents only listed"
         assert page.locator("ul.listed-only li", has_text="<i>odd&amp;.md · listed").count() == 1
         assert "evidence recall 0%" in page.locator(".touched-files").inner_text()
 

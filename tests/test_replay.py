@@ -34,7 +34,7 @@ def test_replaying_a_scripted_run_reproduces_every_observation(mini):
     code, output = replay(mini, str(original.run_dir))
     assert code == 0, output
     assert "1 reproduced exactly, 0 differ" in output
-    [replayed_dir] = [p for p in mini.results_dir.iterdir() if ".replay-" in p.name]
+    [replayed_dir] = [p for p in (original.run_dir / "replays").iterdir() if ".replay-" in p.name]
     assert observations(replayed_dir) == observations(original.run_dir)
     assert [exit_code for exit_code, _, _ in observations(original.run_dir)] == [0, 0, 1, 0]
 

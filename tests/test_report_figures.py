@@ -66,22 +66,28 @@ def test_report_on_two_runs_with_three_epochs_draws_the_papers_figures(mini):
     assert heatmap[0]["yticks"] == [f"{good_name} (66.7%)", f"{bad_name} (0.0%)"]
     assert heatmap[0]["xticks"] == ["mini", "misc"] and heatmap[0]["texts"] == 8  # residual + accuracy per cell
     assert heatmap[1]["ylabel"] == "domain accuracy − overall (pp)"  # the colour bar
-    radar = panels(out / "failure_radar.png")
-    assert len(radar["panels"]) == 1 and radar["panels"][0]["title"].startswith("all models")
-    assert radar["panels"][0]["xticks"] == [
+    assert not (out / "failure_radar.png").exists()  # two models: bars, not a radar of two polygons
+    bars = panels(out / "failure_bars.png")
+    assert bars["panels"][0]["title"].startswith("Share of questions implicated in each failure mode")
+    assert bars["panels"][0]["xticks"] == [
         "incomplete\ninspection",
         "evidence\nmisidentification",
         "resource\nexhaustion",
         "instruction\nnon\nfollowing",
         "hallucination",
     ]
-    assert radar["panels"][0]["legend"] == [good_name, bad_name]
+    assert bars["panels"][0]["legend"] == [good_name, bad_name]
+    assert bars["panels"][0]["texts"] == 10  # every bar labelled, 0% ones too
     turns = panels(out / "submission_turns.png")
     assert [p["title"] for p in turns["panels"]] == [f"{good_name}\n9 submitted", f"{bad_name}\n9 submitted"]
     assert turns["panels"][0]["legend"] == ["correct", "incorrect"]
-    assert "turns 1–100" in turns["title"]
+    assert [p["xlabel"] for p in turns["panels"]] == [  # each on its run's --max-turns
+        "turn of the answer (1–200, the run's --max-turns)",
+        "turn of the answer (1–5, the run's --max-turns)",
+    ]
+    assert panels(out / "accuracy_per_domain.png")["panels"][0]["title"] == "Accuracy per domain (default mode)"
     markdown = (out / "report.md").read_text()
-    assert "![failure-mode radar](failure_radar.png)" in markdown and "Also as LaTeX" in markdown
+    assert "![failure modes](failure_bars.png)" in markdown and "Also as LaTeX" in markdown
 
 
 def test_the_radar_scale_never_passes_one_hundred_percent(tmp_path):

@@ -44,7 +44,8 @@ RUNS = ("schema2", "schema3")
 _STAMP = re.compile(rb"\.replay-\d{8}T\d{6}")
 _TIME = re.compile(rb'"time": [0-9.e+-]+')
 _DURATION = re.compile(rb'"([a-z_]+_s)": [0-9.e+-]+')
-_TABLE_TIME = re.compile(rb"\d+(\.\d+)? s \xe2\x94\x82")
+_TABLE_TIME = re.compile(rb"(\d+[hm])?\d+(\.\d+)?[sm] \xe2\x94\x82")
+_WALL_TIME = re.compile(rb"wall time (\d+[hm])?\d+(\.\d+)?[sm]")
 _CLOCK = re.compile(rb"\d+:\d\d:\d\d")
 _SANDBOX_KEY = b'"sandbox": '
 _NONCE = re.compile(rb'nonce(-|=")[A-Za-z0-9_-]{22}')
@@ -119,7 +120,8 @@ def _normalized(name: str, data: bytes) -> bytes:
     if ".replay-" in name or name == "stdout/replay.txt":
         data = _TIME.sub(b'"time": 0', data)
         data = _DURATION.sub(rb'"\1": 0', data)
-        data = _TABLE_TIME.sub("0 s \u2502".encode(), data)
+        data = _TABLE_TIME.sub("0s \u2502".encode(), data)
+        data = _WALL_TIME.sub(b"wall time 0s", data)
         data = _CLOCK.sub(b"0:00:00", data)
         data = _without_sandbox(data)
         data = _YAML_LINE.sub(rb"\1: NORMALIZED", data)
@@ -158,7 +160,8 @@ def goldens(run: str) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("run", RUNS)
-def test_a_committed_run_folder_reads_as_its_goldens(run, tmp_path):
+def test_a_committed_run_folder_reads_as_its_goldens(run, tmp_path, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # the goldens are printed 140 wide
     made = outputs(run, tmp_path)
     expected = goldens(run)
     assert sorted(made) == sorted(expected)

@@ -17,7 +17,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 TURN_CAP = 100
-"""The turn distribution shows turns 1 to 100; later submissions are counted in the panel's title."""
+"""The turn distribution's axis when a model's turn budget is unknown; later submissions are counted in the
+panel's title."""
+RADAR_FROM = 3
+"""Models from which the failure-mode chart is a radar; fewer are grouped bars (one polygon is hard to read)."""
 
 
 def residual_heatmap(table: Accuracies, models: list[str], tiers: list[list[str]], path: Path) -> None:
@@ -91,32 +94,56 @@ def failure_radar(
     save_figure(figure, path)
 
 
-def turn_distribution(turns: Mapping[str, list[tuple[int, bool]]], models: list[str], path: Path) -> None:
+def failure_bars(shares: Mapping[str, Mapping[str, float]], modes: list[str], models: list[str], path: Path) -> None:
+    """The radar's figures for fewer than RADAR_FROM models: per mode one bar per model, 0% drawn and labelled."""
+    figure, axes = plt.subplots(figsize=(max(6.0, 1.3 * len(modes) * max(len(models), 1)), 4.2))
+    width = 0.8 / max(len(models), 1)
+    for index, model in enumerate(models):
+        xs = [position + index * width for position in range(len(modes))]
+        values = [100 * shares[model][mode] for mode in modes]
+        bars = axes.bar(xs, values, width, label=model)
+        axes.bar_label(bars, [f"{value:.0f}%" for value in values], fontsize=7, padding=1)
+    axes.set_xticks(
+        [p + width * (len(models) - 1) / 2 for p in range(len(modes))], [m.replace("_", "\n") for m in modes]
+    )
+    axes.set_ylabel("questions implicated (%)")
+    axes.set_ylim(0, max(5.0, min(100.0, 1.2 * max((100 * v for s in shares.values() for v in s.values()), default=0))))
+    axes.set_title("Share of questions implicated in each failure mode (a question may carry several)")
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=8, frameon=False)
+    save_figure(figure, path)
+
+
+def turn_distribution(
+    turns: Mapping[str, list[tuple[int, bool]]], models: list[str], path: Path, limits: Mapping[str, int]
+) -> None:
     """One panel per model: its answered episodes by the turn of the answer, correct and incorrect stacked,
-    turns 1 to TURN_CAP (later ones counted in the title)."""
+    turns 1 to the model's turn budget (LIMITS: its runs' `--max-turns`; TURN_CAP when unknown)."""
     columns = min(4, max(1, len(models)))
     rows = math.ceil(len(models) / columns)
-    figure, axes_grid = plt.subplots(rows, columns, figsize=(4.2 * columns, 2.8 * rows), squeeze=False, sharex=True)
-    positions = list(range(1, TURN_CAP + 1))
+    figure, axes_grid = plt.subplots(rows, columns, figsize=(4.2 * columns, 2.8 * rows), squeeze=False)
     for index, axes in enumerate(axes_grid.flat):
         if index >= len(models):
             axes.set_visible(False)
             continue
         model = models[index]
+        cap = limits.get(model, TURN_CAP)
+        positions = list(range(1, cap + 1))
         answered = turns.get(model, [])
         correct = [sum(1 for t, ok in answered if ok and t == turn) for turn in positions]
         wrong = [sum(1 for t, ok in answered if not ok and t == turn) for turn in positions]
-        axes.bar(positions, correct, width=1.0, color="tab:green", label="correct")
-        axes.bar(positions, wrong, width=1.0, bottom=correct, color="tab:red", label="incorrect")
-        later = sum(1 for t, _ in answered if t > TURN_CAP)
-        beyond = f", {later} after turn {TURN_CAP} not shown" if later else ""
+        axes.bar(positions, correct, width=0.9, color="tab:green", label="correct")
+        axes.bar(positions, wrong, width=0.9, bottom=correct, color="tab:red", label="incorrect")
+        later = sum(1 for t, _ in answered if t > cap)
+        beyond = f", {later} after turn {cap} not shown" if later else ""
         axes.set_title(f"{model}\n{len(answered)} submitted{beyond}", fontsize=9)
-        axes.set_xlim(0.5, TURN_CAP + 0.5)
+        axes.set_xlim(0.5, cap + 0.5)
+        axes.xaxis.get_major_locator().set_params(integer=True)
         if index % columns == 0:
             axes.set_ylabel("episodes")
         if index >= len(models) - columns:
-            axes.set_xlabel("turn of the answer")
+            axes.set_xlabel(f"turn of the answer (1–{cap}, the run's --max-turns)")
     axes_grid.flat[0].legend(fontsize=8)
-    figure.suptitle(f"Answered episodes by the turn of their answer (turns 1–{TURN_CAP})")
+    caps = sorted({limits.get(model, TURN_CAP) for model in models})
+    figure.suptitle(f"Answered episodes by the turn of their answer (turns 1–{'/'.join(map(str, caps))})")
     figure.tight_layout()
     save_figure(figure, path)

@@ -33,7 +33,9 @@ def accuracy_plot(table: Mapping[tuple[str, str], Estimate], models: list[str], 
             heights.append(100 * estimate.mean)
             errors[0].append(max(0.0, 100 * (estimate.mean - estimate.low)))  # float noise at 0% and 100%
             errors[1].append(max(0.0, 100 * (estimate.high - estimate.mean)))
-        axes.bar(xs, heights, width, yerr=errors, capsize=3, label=model)
+        bars = axes.bar(xs, heights, width, yerr=errors, capsize=3, label=model)
+        axes.bar_label(bars, ["0%" if height == 0 else "" for height in heights], fontsize=7, padding=2)
+    axes.set_title("Accuracy per domain (default mode)")
     axes.set_xticks([p + width * (len(models) - 1) / 2 for p in range(len(domains))], domains, rotation=30)
     axes.set_ylabel("accuracy (%), 95% CI clustered by task")
     axes.set_ylim(0, 100)
@@ -84,7 +86,10 @@ def failure_mode_plot(counts: dict[str, Counter[str]], models: list[str], path: 
     figure, axes = plt.subplots(figsize=(max(6, 1.5 * len(MODES) * max(len(models), 1) / 2), 4))
     width = 0.8 / max(len(models), 1)
     for index, model in enumerate(models):
-        axes.bar([p + index * width for p in range(len(MODES))], [counts[model][m] for m in MODES], width, label=model)
+        values = [counts[model][m] for m in MODES]
+        bars = axes.bar([p + index * width for p in range(len(MODES))], values, width, label=model)
+        axes.bar_label(bars, ["0" if value == 0 else "" for value in values], fontsize=7, padding=1)
+    axes.set_title("Wrong episodes by failure mode (the offline rule)")
     axes.set_xticks(
         [p + width * (len(models) - 1) / 2 for p in range(len(MODES))], [mode.replace("_", "\n") for mode in MODES]
     )

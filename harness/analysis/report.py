@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 from collections import Counter
-from datetime import datetime, timezone
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +14,12 @@ from rich.console import Console
 from harness.analysis.closed_book import closed_book_section
 from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.model_ids import mixed_model_warnings, mixed_models_section
+from harness.analysis.report_console import print_summary, task_sets_note
 from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
 from harness.analysis.report_statistics import estimates, statistics_section
-from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs
+from harness.analysis.run_selection import default_report_folder
+from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs, turn_limits
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
 from harness.core.safe_text import for_terminal, markdown_cell
@@ -49,17 +51,25 @@ def cells(rows: list[ModelRow], models: list[str]) -> dict[tuple[str, str], Cell
     return table
 
 
-def write_report(paths: list[Path], out: Path | None, console: Console, change: RowChange | None = None) -> Path:
-    """`change`: what to do to each row first (re-pricing)."""
-    rows = load_runs(paths, change)
-    labels = load_labels(paths)  # read before anything is written: a bad label file writes nothing
-    out = out or (paths[0] / "report" if len(paths) == 1 else _merged_folder(paths[0].parent))
+def write_report(
+    paths: list[Path],
+    out: Path | None,
+    console: Console,
+    change: RowChange | None = None,
+    names: Mapping[Path, str] | None = None,
+) -> Path:
+    """PATHS: run folders. `change`: what to do to each row first (re-pricing); NAMES: labels given to some runs
+    (`--label`). Prints a short summary and the report's path."""
+    rows = load_runs(paths, change, names)
+    labels = load_labels(paths, names)  # read before anything is written: a bad label file writes nothing
+    out = out or default_report_folder(paths, paths)
     out.mkdir(parents=True, exist_ok=True)
     models = ranked_models(rows)
     table = cells(rows, models)
     domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
     _write_csvs(out, table, rows, models)
-    markdown = _markdown(table, models, domains, rows)
+    note = task_sets_note(rows, models)
+    markdown = _markdown(table, models, domains, rows, note)
     clustered = estimates(rows, models)
     markdown += statistics_section(rows, models, clustered, out)
     from harness.analysis.plots import accuracy_plot
@@ -71,29 +81,26 @@ def write_report(paths: list[Path], out: Path | None, console: Console, change: 
         modes, source = judge_modes(labels), "judge labels from `annotate`; the offline rule's are below"
     else:
         modes, source = rule_modes(rows), "the offline rule's three modes; `annotate` adds a judge's five"
-    markdown += figures_section(rows, accuracy, models, out, modes, source)
+    markdown += figures_section(rows, accuracy, models, out, modes, source, turn_limits(paths, names))
     if labels:
         markdown += agreement_section(labels, models)
     markdown += "\n" + evidence_sections(table, models, rows, out)
     markdown += closed_book_section(rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
-    console.print(for_terminal(markdown), markup=False, highlight=False, soft_wrap=True)
     for warning in mixed_model_warnings(rows):
         console.print(f"warning: {for_terminal(warning)}", markup=False, highlight=False, soft_wrap=True)
-    console.print(f"report written to {for_terminal(str(out))}", markup=False, highlight=False)
+    print_summary(table, models, note, out, console)
     return out
-
-
-def _merged_folder(results_dir: Path) -> Path:
-    return results_dir / f"report-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S')}"
 
 
 def _percent(value: float) -> str:
     return f"{100 * value:.1f}"
 
 
-def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], rows: list[ModelRow]) -> str:
-    lines = ["# Report", "", *mixed_models_section(rows)]
+def _markdown(
+    table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], rows: list[ModelRow], note: str | None
+) -> str:
+    lines = ["# Report", "", *mixed_models_section(rows), *([note, ""] if note else [])]
     for mode in MODE_FIELDS:
         lines += [f"## Accuracy ({mode}), % with 95% Wilson interval", ""]
         lines += ["| domain | " + " | ".join(map(markdown_cell, models)) + " |", "|---|" + "---|" * len(models)]

@@ -1,5 +1,5 @@
 """The paper's table and figures from runs: the accuracy table (Markdown and LaTeX), the residual heatmap,
-the failure-mode radar and the submission-turn distribution."""
+the failure-mode radar (bars for fewer than three models) and the submission-turn distribution."""
 
 from __future__ import annotations
 
@@ -45,10 +45,18 @@ def figures_section(
     out: Path,
     modes: QuestionModes,
     source: str,
+    turn_limits: Mapping[str, int] | None = None,
 ) -> str:
-    """Writes accuracy_table.md / .tex, residuals.png, failure_radar.png and submission_turns.png (MODELS best
-    first); returns their Markdown. SOURCE names where the failure modes come from."""
-    from harness.analysis.paper_plots import failure_radar, residual_heatmap, turn_distribution
+    """Writes accuracy_table.md / .tex, residuals.png, failure_radar.png (failure_bars.png for fewer than three
+    models) and submission_turns.png (MODELS best first); returns their Markdown. SOURCE names where the failure
+    modes come from; TURN_LIMITS: each model's `--max-turns`, the turn histogram's axis."""
+    from harness.analysis.paper_plots import (
+        RADAR_FROM,
+        failure_bars,
+        failure_radar,
+        residual_heatmap,
+        turn_distribution,
+    )
 
     tiers = find_tiers({model: accuracy[(model, ALL)] for model in models})
     groups = tiers.groups if tiers is not None else [models]
@@ -57,12 +65,17 @@ def figures_section(
     (out / "accuracy_table.tex").write_text(latex_table(accuracy, models), encoding="utf-8")
     residual_heatmap(accuracy, models, groups, out / "residuals.png")
     panels = [groups[0], [m for group in groups[1:] for m in group]] if len(groups) > 1 else [models]
-    failure_radar(mode_shares(modes, models), list(PAPER_MODES), panels, out / "failure_radar.png")
+    if len(models) >= RADAR_FROM:
+        failure_chart = "failure_radar.png"
+        failure_radar(mode_shares(modes, models), list(PAPER_MODES), panels, out / failure_chart)
+    else:
+        failure_chart = "failure_bars.png"
+        failure_bars(mode_shares(modes, models), list(PAPER_MODES), models, out / failure_chart)
     turns = {
         model: [(r.row.turns, r.row.is_correct()) for r in rows if r.model == model and r.row.status is Status.ANSWERED]
         for model in models
     }
-    turn_distribution(turns, models, out / "submission_turns.png")
+    turn_distribution(turns, models, out / "submission_turns.png", turn_limits or {})
     return "\n".join(
         [
             "## Accuracy by domain (% over all episodes; models by overall accuracy; bold best, underlined second)",
@@ -74,7 +87,7 @@ def figures_section(
             "",
             f"## Failure modes by question ({source})",
             "",
-            "![failure-mode radar](failure_radar.png)",
+            f"![failure modes]({failure_chart})",
             "",
             "![turn of submission](submission_turns.png)",
             "",

@@ -5,7 +5,7 @@ label whose protocols differ are refused, so a table cell never mixes two protoc
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,14 +33,17 @@ RowChange = Callable[[RunFolder, ResultRow], ResultRow]
 """What a report does to each row it reads (`report --prices`: its cost from other prices)."""
 
 
-def load_runs(paths: list[Path], change: RowChange | None = None) -> list[ModelRow]:
-    """Latest row per (label, domain, task, epoch) over all run folders; later folders win on overlap."""
+def load_runs(
+    paths: list[Path], change: RowChange | None = None, labels: Mapping[Path, str] | None = None
+) -> list[ModelRow]:
+    """Latest row per (label, domain, task, epoch) over all run folders; later folders win on overlap. LABELS
+    (`report --label`) names some folders apart from their own label."""
     merged: dict[tuple[str, str, str, int], ModelRow] = {}
     protocols: dict[str, tuple[Path, dict[str, Any]]] = {}
     for path in paths:
         folder = RunFolder(path)
         record = folder.read_record()
-        label = run_key(record)
+        label = (labels or {}).get(path) or run_key(record)
         if label in protocols:
             _check_same_protocol(label, protocols[label], (path, record.protocol))
         else:
@@ -60,15 +63,27 @@ def run_key(record: RunRecord) -> str:
     return label
 
 
-def load_labels(paths: list[Path]) -> dict[str, list[EpisodeLabels]]:
-    """Label -> the judges' failure labels of its runs (`annotate`); runs without labels are left out."""
+def load_labels(paths: list[Path], names: Mapping[Path, str] | None = None) -> dict[str, list[EpisodeLabels]]:
+    """Label -> the judges' failure labels of its runs (`annotate`); runs without labels are left out. NAMES: as
+    `load_runs`' labels."""
     found: dict[str, list[EpisodeLabels]] = {}
     for path in paths:
         folder = RunFolder(path)
         labels = read_labels(folder.failure_labels_path)
         if labels:
-            found.setdefault(run_key(folder.read_record()), []).extend(labels)
+            found.setdefault((names or {}).get(path) or run_key(folder.read_record()), []).extend(labels)
     return found
+
+
+def turn_limits(paths: list[Path], names: Mapping[Path, str] | None = None) -> dict[str, int]:
+    """Label -> the largest `--max-turns` of its runs (the turn histogram's axis)."""
+    limits: dict[str, int] = {}
+    for path in paths:
+        record = RunFolder(path).read_record()
+        label = (names or {}).get(path) or run_key(record)
+        if isinstance(record.config.get("max_turns"), int):
+            limits[label] = max(limits.get(label, 0), record.config["max_turns"])
+    return limits
 
 
 def protocol_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
@@ -87,5 +102,5 @@ def _check_same_protocol(label: str, first: tuple[Path, dict[str, Any]], second:
     if differing:
         raise InputError(
             f"report: {first[0]} and {second[0]} are both labelled {label!r} but their protocols differ "
-            f"({', '.join(differing)}); give them different --label values"
+            f"({', '.join(differing)}); name them apart with --label RUN=LABEL"
         )

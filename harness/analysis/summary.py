@@ -6,10 +6,6 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from harness.analysis.stats import wilson_interval
 from harness.core.status import Status
 from harness.records.results import ResultRow
@@ -84,16 +80,21 @@ class Cell:
 class DomainSummary:
     domain: str
     tasks: int
-    """Tasks with a row (finished, or ended by a failure)."""
+    """Tasks with a row (finished, or ended by a failure), each counted once whatever its epochs."""
+    episodes: int
+    """Episodes with a row: tasks × their epochs (`--epochs`)."""
     pending: int
-    """Selected tasks without a row yet (the run was interrupted or stopped at --max-cost)."""
+    """Selected episodes without a row yet (the run was interrupted or stopped at --max-cost)."""
     correct: int
     accuracy_strict: float
     accuracy_default: float
     accuracy_lenient: float
     statuses: dict[str, int]
     mean_turns: float
-    total_time_s: float
+    agent_time_s: float
+    """The episodes' own time (`duration_s`) summed: more than the wall time when episodes ran side by side."""
+    failed_calls_s: float
+    """The failed model-call attempts and the backoff waits after them, summed (not the agent's time)."""
     input_tokens: int
     output_tokens: int
     cost_usd: float | None
@@ -122,7 +123,8 @@ def _summarize(domain: str, rows: list[ResultRow], pending: int) -> DomainSummar
     cost = cell.cost()
     return DomainSummary(
         domain=domain,
-        tasks=cell.n,
+        tasks=len({row.key for row in rows}),
+        episodes=cell.n,
         pending=pending,
         correct=cell.correct(),
         accuracy_strict=cell.accuracy("strict"),
@@ -130,7 +132,8 @@ def _summarize(domain: str, rows: list[ResultRow], pending: int) -> DomainSummar
         accuracy_lenient=cell.accuracy("lenient"),
         statuses={status.value: statuses[status.value] for status in Status if statuses[status.value]},
         mean_turns=cell.mean_turns(),
-        total_time_s=round(sum(row.duration_s for row in rows), 3),
+        agent_time_s=round(sum(row.duration_s for row in rows), 3),
+        failed_calls_s=round(sum(row.failed_attempts_s + row.retry_wait_s for row in rows), 3),
         input_tokens=cell.input_tokens(),
         output_tokens=cell.output_tokens(),
         cost_usd=None if cost is None else round(cost, 6),
@@ -146,60 +149,3 @@ def _rounded(value: float | None) -> float | None:
 
 def summary_to_dict(summaries: list[DomainSummary]) -> dict[str, Any]:
     return {"domains": [asdict(summary) for summary in summaries]}
-
-
-def print_table(summaries: list[DomainSummary], console: Console, title: str) -> None:
-    table = Table(title=Text(title))  # names are user data, never rich markup
-    columns = (
-        "domain",
-        "tasks",
-        "pending",
-        "correct",
-        "strict",
-        "default",
-        "lenient",
-        "statuses",
-        "mean turns",
-        "tokens",
-        "cost",
-        "time",
-    )
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("domain", "statuses") else "right")
-    for summary in summaries:
-        table.add_row(
-            Text(summary.domain),
-            str(summary.tasks),
-            str(summary.pending),
-            str(summary.correct),
-            f"{summary.accuracy_strict:.1%}",
-            f"{summary.accuracy_default:.1%}",
-            f"{summary.accuracy_lenient:.1%}",
-            ", ".join(f"{name} {count}" for name, count in summary.statuses.items()),
-            f"{summary.mean_turns:.1f}",
-            f"{summary.input_tokens + summary.output_tokens:,}",
-            "–" if summary.cost_usd is None else f"${summary.cost_usd:.4f}",
-            f"{summary.total_time_s:.1f} s",
-        )
-    console.print(table)
-    typed = [summary for summary in summaries if summary.accuracy_by_type]
-    if typed:
-        _print_types(typed, console)
-
-
-def _print_types(summaries: list[DomainSummary], console: Console) -> None:
-    """Per-type accuracy and the macro average, for task files whose tasks carry a `type`."""
-    types = sorted({name for summary in summaries for name in summary.accuracy_by_type})
-    table = Table(title=Text("accuracy by task type (default mode)"))
-    for column in ("domain", *types, "macro average", "judge cost"):
-        table.add_column(Text(column), justify="left" if column == "domain" else "right")
-    for summary in summaries:
-        by_type = summary.accuracy_by_type
-        judge = "–" if summary.judge_cost_usd is None else f"${summary.judge_cost_usd:.4f}"
-        table.add_row(
-            Text(summary.domain),
-            *[f"{by_type[t]:.1%}" if t in by_type else "–" for t in types],
-            f"{summary.macro_accuracy:.1%}",
-            judge,
-        )
-    console.print(table)

@@ -75,6 +75,8 @@ def _build(arguments: argparse.Namespace, console: Console) -> int:
     )
     for skipped in report.skipped:
         console.print(f"  skipped {_shown(skipped.source)}: {_shown(skipped.reason)}", highlight=False)
+    for source, note in report.notes:
+        console.print(f"  note {_shown(source)}: {_shown(note)}", highlight=False, soft_wrap=True)
     console.print(f"manifest {_shown(report.manifest)} ({report.hash})", highlight=False)
     return EXIT_FAILED if report.skipped else EXIT_OK
 

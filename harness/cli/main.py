@@ -4,6 +4,7 @@ SIGTERM become exit codes. Each command's arguments and work are in its own modu
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -99,6 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _columns_given() -> bool:
+    """Whether COLUMNS says how wide to print (rich reads it): a pipe or a log is otherwise 140 wide."""
+    return os.environ.get("COLUMNS", "").isdigit()
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] and argv[0] in COMMANDS:
@@ -106,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         arguments = command.build_parser().parse_args(argv[1:])
     else:
         command, arguments = RUN, build_parser().parse_args(argv)
-    session = Session(Console() if sys.stdout.isatty() else Console(width=140))
+    session = Session(Console() if sys.stdout.isatty() or _columns_given() else Console(width=140))
     if command.stops_cleanly:
         _stop_on_interrupt_signals()
     try:

@@ -11,10 +11,26 @@ from harness.cli.command import EXIT_OK, Session
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m harness report",
-        description="Accuracy tables (Markdown, CSV) and plots from one or more run folders (shards or models).",
+        description="Accuracy tables (Markdown, CSV) and plots from one or more run folders (shards or models). "
+        "Prints a few lines and the path of report.md.",
     )
-    parser.add_argument("runs", type=Path, nargs="+", help="run folders")
-    parser.add_argument("--out", type=Path, help="output folder (default: RUN/report, or results/report-<time>)")
+    parser.add_argument(
+        "runs", type=Path, nargs="+", metavar="RUN", help="run folders, sweep folders or any folders of run folders"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (default: RUN/report for one run folder, else <folder>-report beside the folder "
+        "holding the runs, e.g. results/sweep1-report)",
+    )
+    parser.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="RUN=LABEL",
+        help="call the run folder RUN (its path or name) LABEL in the tables (repeatable); runs under one label "
+        "are merged as shards",
+    )
     parser.add_argument(
         "--prices",
         type=Path,
@@ -26,8 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.analysis.report import write_report
+    from harness.analysis.run_selection import default_report_folder, run_folders, run_labels
     from harness.run.repricing import repricing
 
+    runs = run_folders(arguments.runs)
+    names = run_labels(arguments.label, runs)
     change = repricing(arguments.prices) if arguments.prices else None
-    write_report(arguments.runs, arguments.out, session.console, change)
+    out = arguments.out or default_report_folder(arguments.runs, runs)
+    write_report(runs, out, session.console, change, names)
     return EXIT_OK

@@ -15,7 +15,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Browse runs: the episode list with filters and search, each episode when opened, and a "
         "task x model grid across the runs. Served on 127.0.0.1 at a printed URL until Ctrl-C.",
     )
-    parser.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run folders")
+    parser.add_argument(
+        "runs", type=Path, nargs="+", metavar="RUN", help="run folders, sweep folders or any folders of run folders"
+    )
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free one)")
     parser.add_argument(
         "--static", type=Path, metavar="DIR", help="write the page and one file per episode to DIR instead, to host"
@@ -24,11 +26,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
+    from harness.analysis.run_selection import run_folders
     from harness.analysis.viewer import write_static
     from harness.analysis.viewer_server import ViewerServer
     from harness.analysis.viewer_site import ViewerSite
 
-    site = ViewerSite(arguments.runs)
+    site = ViewerSite(run_folders(arguments.runs))
     if arguments.static:
         page = write_static(site, arguments.static)
         session.console.print(f"viewer written to {page} (serve its folder, e.g. python -m http.server)", markup=False)

@@ -14,7 +14,8 @@ import litellm
 from harness.core.errors import InputError
 from harness.core.json_text import sendable
 from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
-from harness.models.concurrency import provider_gate
+from harness.models.concurrency import gate_key, provider_gate
+from harness.models.in_flight import IN_FLIGHT
 from harness.models.prices import Price, price_from_litellm
 from harness.models.retries import MalformedResponse, call_with_retries, describe_error, is_context_overflow
 
@@ -112,9 +113,10 @@ class LiteLLMModel:
             gate = provider_gate(settings.model, settings.api_base, settings.max_in_flight)
         waits: list[float] = []
         try:
-            response = call_with_retries(
-                call, settings.max_retries, settings.call_timeout_s, timeout_s, attempts, gate, waits
-            )
+            with IN_FLIGHT.calling(gate_key(settings.model, settings.api_base)):
+                response = call_with_retries(
+                    call, settings.max_retries, settings.call_timeout_s, timeout_s, attempts, gate, waits
+                )
         except Exception as error:  # every provider failure becomes one model_error (or context_limit) line
             if is_context_overflow(error):
                 message = f"{settings.model}: {describe_error(error)['message']}"

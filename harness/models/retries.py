@@ -10,6 +10,7 @@ import litellm
 import tenacity
 
 from harness.models.concurrency import Gate
+from harness.models.in_flight import IN_FLIGHT
 from harness.models.rate_limits import MAX_DELAY_S, announcement_of, provider_delay_s
 
 T = TypeVar("T")
@@ -160,6 +161,7 @@ def call_with_retries(
         error = state.outcome.exception() if state.outcome else None
         if error is not None:
             attempts.append(entry(error, state.attempt_number, state.upcoming_sleep))
+            IN_FLIGHT.retrying()
 
     retrying = tenacity.Retrying(
         retry=tenacity.retry_if_exception(is_retryable),

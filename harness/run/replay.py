@@ -36,6 +36,9 @@ from harness.run.runner import execute_run, plan_run
 from harness.signals.failure_modes import failure_mode
 
 _OBSERVED = ("exit_code", "stdout", "stderr", "timed_out")
+REPLAYS = "replays"
+"""A re-execution's run folder goes under the replayed run's `replays/`: never beside the runs, where a glob of
+them (`report results/sweep1/*/`) would take it for another run of the same label."""
 
 
 @dataclass(frozen=True)
@@ -192,7 +195,7 @@ def reexecute(path: Path, console: Console) -> int:
         "task_ids": list(dict.fromkeys(episode.key[1] for _, episode in episodes)),
         "epochs": 1 if path.is_file() else max(episode.epoch for _, episode in episodes),
         "run_id": f"{recorded.run_id}.replay-{stamp}",
-        "results_dir": folder.path.parent,
+        "results_dir": folder.path / REPLAYS,
     }
     plan = plan_run(_recorded_config(recorded, overrides))
     execute_run(plan, console)

@@ -10,6 +10,7 @@ import json
 import platform
 import re
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,7 +19,8 @@ from typing import Any
 from rich.console import Console
 
 import harness
-from harness.analysis.summary import print_table, summarize, summary_to_dict
+from harness.analysis.end_table import print_end_table
+from harness.analysis.summary import summarize, summary_to_dict
 from harness.core.errors import InputError
 from harness.core.names import check_label, check_run_id
 from harness.episode import EpisodeContext
@@ -250,6 +252,7 @@ def execute_run(plan: RunPlan, console: Console, share: SweepShare | None = None
 
 
 def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[ResultRow]:
+    started = time.monotonic()
     config = plan.config
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     if plan.resumed:
@@ -331,7 +334,7 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
         if leftovers is not None:
             leftovers.sweep(console)
         writer.close()
-        _finish(plan, console)
+        _finish(plan, console, time.monotonic() - started)
     if state.skipped_for_cost:
         console.print(f"stopped at --max-cost {config.max_cost}: {state.skipped_for_cost} episodes not started")
     for gate in state.gate_view(state.gates):
@@ -404,8 +407,9 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
     plan.folder.write_record(record)
 
 
-def _finish(plan: RunPlan, console: Console) -> None:
-    """summary.json and the table from the latest row of every selected task; tasks without one are pending."""
+def _finish(plan: RunPlan, console: Console, wall_time_s: float) -> None:
+    """summary.json and the table from the latest row of every selected task; tasks without one are pending.
+    WALL_TIME_S: how long this start of the run took."""
     selected = {task.episode: task for task in plan.episodes}
     latest = plan.folder.latest_rows()
     rows = [row for key, row in latest.items() if key in selected]
@@ -418,7 +422,7 @@ def _finish(plan: RunPlan, console: Console) -> None:
         write_atomic(plan.folder.summary_path, json.dumps(summary_to_dict(summaries), indent=2) + "\n")
     except OSError as error:
         console.print(f"cannot write {plan.folder.summary_path}: {error}", markup=False, highlight=False)
-    print_table(summaries, console, title=f"run {plan.run_id}")
+    print_end_table(summaries, console, f"run {plan.run_id}", wall_time_s)
     console.print(f"results: {plan.run_dir}", markup=False, highlight=False)
 
 

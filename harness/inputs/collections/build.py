@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from harness.core.errors import InputError
 from harness.inputs.collections.conversion import Conversion, Unconvertible
-from harness.inputs.collections.convert import convert, converter, source_format
+from harness.inputs.collections.convert import convert, converter, sniffed_format, source_format
 from harness.inputs.collections.hashing import collection_hash, file_sha256
 from harness.inputs.collections.manifest import (
     Entry,
@@ -55,6 +55,9 @@ class BuildReport:
     converted: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    """(source, note) of this build's conversions: what they changed or could not keep (an encoding read, a
+    formula without a value), shown on the console as in the manifest."""
     pruned: list[str] = field(default_factory=list)
     manifest: Path | None = None
     hash: str = ""
@@ -118,6 +121,7 @@ def build_collection(request: BuildRequest, console: Console) -> BuildReport:
                 continue
             entries[outcome.job.name] = _write_output(out, outcome)
             report.converted.append(outcome.job.name)
+            report.notes += [(outcome.job.source, note) for note in outcome.conversion.notes]
         if request.prune:
             report.pruned = _prune(out, {job.name for job in jobs})
     finally:  # also on Ctrl-C: the workers stop now, and what was converted is recorded for the next build
@@ -147,6 +151,8 @@ def _plan(source_dir: Path, links_into: tuple[Path, ...]) -> tuple[list[Job], li
     supported: dict[PurePosixPath, tuple[Path, str]] = {}
     for file in files:
         fmt = source_format(Path(file.relative.name))
+        if fmt is None and not file.relative.suffix:
+            fmt = sniffed_format(file.path)  # README, LICENSE, jq-README: text files often have no suffix
         if fmt is None:
             skipped.append(Skipped(str(file.relative), f"unsupported format ({file.relative.suffix or 'no suffix'})"))
         else:

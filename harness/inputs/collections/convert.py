@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.inputs.collections.conversion import Conversion, Unconvertible
-from harness.inputs.collections.spreadsheets import SpreadsheetError, sheets_markdown, xls_sheets, xlsx_sheets
+from harness.inputs.collections.spreadsheets import (
+    SpreadsheetError,
+    sheets_markdown,
+    unsaved_formula_notes,
+    xls_sheets,
+    xlsx_sheets,
+)
 from harness.inputs.collections.tables import markdown_table
 
 FORMATS = {
@@ -34,15 +40,15 @@ FORMATS = {
 
 _CONVERTERS = {
     "pdf": ("pymupdf4llm", "pymupdf", 1),
-    "xlsx": ("openpyxl", "openpyxl", 3),
+    "xlsx": ("openpyxl", "openpyxl", 4),
     "xls": ("xlrd", "xlrd", 2),
-    "csv": ("csv", None, 2),
-    "tsv": ("csv", None, 2),
-    "docx": ("markitdown", "markitdown", 1),
-    "pptx": ("markitdown", "markitdown", 1),
-    "html": ("markitdown", "markitdown", 1),
-    "md": ("copy", None, 2),
-    "txt": ("copy", None, 2),
+    "csv": ("csv", None, 3),
+    "tsv": ("csv", None, 3),
+    "docx": ("markitdown", "markitdown", 2),
+    "pptx": ("markitdown", "markitdown", 2),
+    "html": ("markitdown", "markitdown", 2),
+    "md": ("copy", None, 3),
+    "txt": ("copy", None, 3),
 }
 """Format to (converter, the package whose version counts, our revision). The revision is bumped when our
 own rendering around a library changes, so that an incremental build converts those files again."""
@@ -70,19 +76,20 @@ def convert(path: Path, fmt: str, ocr: bool = False) -> Conversion:
         if fmt == "xlsx":
             _refuse_ole(path)
         try:
-            markdown, sheets = sheets_markdown(xlsx_sheets(path) if fmt == "xlsx" else xls_sheets(path))
+            found = xlsx_sheets(path) if fmt == "xlsx" else xls_sheets(path)
+            markdown, sheets = sheets_markdown(found)
         except SpreadsheetError as error:
             raise Unconvertible(str(error)) from None
         if not sheets:
             raise Unconvertible("every sheet is empty")
-        return Conversion(markdown, sheets=sheets)
+        return Conversion(markdown, sheets=sheets, notes=unsaved_formula_notes(found))
     if fmt in ("csv", "tsv"):
-        return Conversion(_delimited(path, "\t" if fmt == "tsv" else None))
+        return _delimited(path, "\t" if fmt == "tsv" else None)
     if fmt in ("docx", "pptx"):
         _refuse_ole(path)
     if fmt in ("docx", "pptx", "html"):
         return Conversion(_markitdown(path))
-    return Conversion(_decode(path.read_bytes()))
+    return _text(path)
 
 
 def _refuse_ole(path: Path) -> None:
@@ -102,28 +109,56 @@ def _refuse_ole(path: Path) -> None:
     )
 
 
-def _decode(data: bytes) -> str:
-    """UTF-8, else the encoding charset-normalizer finds; among equally plausible ones Windows-1252 wins,
-    because on a short text it cannot tell Western European code pages apart (`Año` would read `Ańo`)."""
+WESTERN = ("cp1252", "latin_1", "iso8859_15")
+"""Tried apart, and preferred when they read a text as cleanly as the best guess: on a short text
+charset-normalizer cannot tell Western European code pages from others (`München` would read `M³nchen` in
+cp850, `Año` `Ańo` in cp1250)."""
+SNIFFED_BYTES = 65536
+
+
+def decoded(data: bytes) -> tuple[str, str | None]:
+    """The text and the encoding it was read in: UTF-8 (None), else the one charset-normalizer finds."""
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), None
     except UnicodeDecodeError:
         pass
     from charset_normalizer import from_bytes
 
-    matches = from_bytes(data)
-    best = matches.best()
+    best = from_bytes(data).best()
     if best is None:
         raise Unconvertible("not text: no character encoding fits")
-    western = next((match for match in matches if match.encoding == "cp1252" and match.chaos <= best.chaos), None)
-    return str(western or best)
+    western = from_bytes(data, cp_isolation=list(WESTERN)).best()
+    chosen = western if western is not None and western.chaos <= best.chaos else best
+    return str(chosen), chosen.encoding
 
 
-def _delimited(path: Path, delimiter: str | None) -> str:
+def _text(path: Path) -> Conversion:
+    text, encoding = decoded(path.read_bytes())
+    return Conversion(text, notes=_encoding_notes(encoding))
+
+
+def _encoding_notes(encoding: str | None) -> list[str]:
+    return [] if encoding is None else [f"read as {encoding} (not UTF-8), written as UTF-8"]
+
+
+def sniffed_format(path: Path) -> str | None:
+    """ "txt" for a file without a suffix whose start reads as text (no NUL byte, an encoding that fits)."""
+    with path.open("rb") as handle:
+        start = handle.read(SNIFFED_BYTES)
+    if not start or b"\0" in start:
+        return None
+    try:
+        decoded(start)
+    except Unconvertible:
+        return None
+    return "txt"
+
+
+def _delimited(path: Path, delimiter: str | None) -> Conversion:
     import csv
     import io
 
-    text = _decode(path.read_bytes())
+    text, encoding = decoded(path.read_bytes())
     if not text.strip():
         raise Unconvertible("empty file")
     if delimiter is None:
@@ -133,9 +168,10 @@ def _delimited(path: Path, delimiter: str | None) -> str:
             delimiter = ","
     csv.field_size_limit(2**31 - 1)  # a long text cell is data, not an error
     try:
-        return markdown_table(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+        table = markdown_table(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     except csv.Error as error:
         raise Unconvertible(f"malformed {'TSV' if delimiter == chr(9) else 'CSV'}: {error}") from None
+    return Conversion(table, notes=_encoding_notes(encoding))
 
 
 @functools.cache
@@ -148,7 +184,8 @@ def _markitdown_converter() -> Any:
 
 def _markitdown(path: Path) -> str:
     try:
-        result = _markitdown_converter().convert_local(str(path))
+        # a table whose first row is not marked as a header keeps that row first, under no empty header row
+        result = _markitdown_converter().convert_local(str(path), table_infer_header=True)
     except Exception as error:
         reason = str(error).strip().splitlines()
         raise Unconvertible(f"corrupt or unreadable: {type(error).__name__}: {reason[-1] if reason else ''}") from None

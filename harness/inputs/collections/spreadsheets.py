@@ -1,5 +1,5 @@
 """XLSX and XLS: every sheet with a value, as a Markdown table under `## <sheet name>`. Values are shown as
-the spreadsheet displays them (number formats kept; a formula's saved value, else the formula). A merged
+the spreadsheet displays them (number formats kept; a formula's saved value, else the formula, noted). A merged
 cell's value fills its whole range; leading title rows (one value across the sheet) become lines above
 the table, and a header row with cells merged across columns is joined with the row under it (`Revenue`
 over `2022`, `2023` -> `Revenue 2022`, `Revenue 2023`)."""
@@ -32,6 +32,19 @@ class Sheet:
     """Displayed values, merged ranges already filled with their top-left value."""
     merges: list[tuple[int, int, int, int]] = field(default_factory=list)
     """Merged ranges as (first row, last row + 1, first column, last column + 1), 0-based."""
+    unsaved_formulas: list[str] = field(default_factory=list)
+    """Cells (`D4`) whose formula has no saved value (no spreadsheet program computed it): shown as written."""
+
+
+def unsaved_formula_notes(sheets: list[Sheet]) -> list[str]:
+    """The manifest's and the console's word on formulas shown as written, one note per sheet."""
+    return [
+        f"sheet {sheet.name!r}: {len(sheet.unsaved_formulas)} formulas have no saved value (never computed by a "
+        f"spreadsheet program) and are shown as written: {', '.join(sheet.unsaved_formulas[:10])}"
+        + (", ..." if len(sheet.unsaved_formulas) > 10 else "")
+        for sheet in sheets
+        if sheet.unsaved_formulas
+    ]
 
 
 def xlsx_sheets(path: Path) -> list[Sheet]:
@@ -46,16 +59,11 @@ def xlsx_sheets(path: Path) -> list[Sheet]:
         # a library that writes a formula saves no computed value beside it: then the formula is shown
         workbooks.append(openpyxl.load_workbook(path, read_only=True) if has_formulas else None)
         values, formulas = workbooks
-        return [
-            _filled(
-                Sheet(
-                    sheet.title,
-                    _xlsx_grid(sheet, formulas[sheet.title] if formulas else None),
-                    merges.get(sheet.title, []),
-                )
-            )
-            for sheet in values.worksheets
-        ]
+        sheets = []
+        for sheet in values.worksheets:
+            grid, unsaved = _xlsx_grid(sheet, formulas[sheet.title] if formulas else None)
+            sheets.append(_filled(Sheet(sheet.title, grid, merges.get(sheet.title, []), unsaved)))
+        return sheets
     except Exception as error:
         raise SpreadsheetError(f"corrupt or unreadable workbook: {type(error).__name__}: {error}") from None
     finally:
@@ -64,17 +72,22 @@ def xlsx_sheets(path: Path) -> list[Sheet]:
                 workbook.close()
 
 
-def _xlsx_grid(sheet: Any, formulas: Any) -> list[list[str]]:
+def _xlsx_grid(sheet: Any, formulas: Any) -> tuple[list[list[str]], list[str]]:
+    """The displayed values, and the cells whose formula had no saved value (then shown as the formula)."""
+    from openpyxl.utils.cell import get_column_letter
+
     sheet.reset_dimensions()  # the saved size can be wrong: read to the last cell
     grid = [[display(cell.value, getattr(cell, "number_format", None)) for cell in row] for row in sheet.iter_rows()]
+    unsaved = []
     if formulas is not None:
         formulas.reset_dimensions()
-        for row, formula_row in zip(grid, formulas.iter_rows(values_only=True), strict=False):
+        for number, (row, formula_row) in enumerate(zip(grid, formulas.iter_rows(values_only=True), strict=False)):
             for index, value in enumerate(formula_row[: len(row)]):
                 if not row[index] and isinstance(value, str) and value.startswith("="):
                     row[index] = value
+                    unsaved.append(f"{get_column_letter(index + 1)}{number + 1}")
     width = max((len(row) for row in grid), default=0)
-    return [row + [""] * (width - len(row)) for row in grid]
+    return [row + [""] * (width - len(row)) for row in grid], unsaved
 
 
 def _package_facts(path: Path) -> tuple[dict[str, list[tuple[int, int, int, int]]], bool]:

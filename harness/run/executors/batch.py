@@ -8,22 +8,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.progress import Task as ProgressTask
+from rich.table import Column
+from rich.text import Text
 
 from harness.episode import EpisodeContext
 from harness.inputs.config import RunConfig
 from harness.inputs.tasks import Task
 from harness.models.concurrency import GateState, gate_states
+from harness.models.in_flight import IN_FLIGHT
 from harness.records.results import ResultRow, ResultsWriter
 from harness.run.executors.failures import ErrorWindow, FailurePolicy
+
+WIDE = 120
+"""Console columns from which the progress line shows everything."""
 
 
 class ResultsUnwritable(OSError):
@@ -134,6 +143,7 @@ class BatchState:
             "tokens": f"{self.input_tokens + self.output_tokens:,}",
             "cost": f"${self.cost_usd:.2f}",
             "providers": provider_limits(self.gate_view(self.gates)),
+            "calls": IN_FLIGHT.view(self.gates).describe(),
         }
 
 
@@ -143,18 +153,37 @@ def provider_limits(gates: list[GateState]) -> str:
 
 
 def progress_bar(console: Console) -> Progress:
-    """The live bar both executors show (local threads, Ray)."""
+    """The live bar both executors show (local threads, Ray); below `WIDE` columns, `NarrowLine`."""
+    if console.width < WIDE:
+        return Progress(NarrowLine(console.width), console=console)
     columns = (
         TextColumn("{task.description}", style="bold", markup=False),  # model and domain names as written
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("correct {task.fields[correct]} · running {task.fields[running]}"),
+        TextColumn("correct {task.fields[correct]} · running {task.fields[running]}{task.fields[calls]}"),
         TextColumn("· {task.fields[tokens]} tokens · {task.fields[cost]}{task.fields[providers]}", markup=False),
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
     )
     return Progress(*columns, console=console)
+
+
+class NarrowLine(ProgressColumn):
+    """The progress line of a narrow console: what a person waits on (done/total, correct, running, retries, the
+    oldest call) and the run's name before it, cut short to fit, never a number."""
+
+    def __init__(self, width: int):
+        super().__init__(table_column=Column(no_wrap=True))
+        self.width = width
+
+    def render(self, task: ProgressTask) -> Text:
+        fields = task.fields
+        counts = f"{task.completed:.0f}/{task.total or 0:.0f} · correct {fields['correct']} · "
+        counts += f"running {fields['running']}{fields['calls']}"
+        room = self.width - cell_len(counts) - 1
+        name = task.description if cell_len(task.description) <= room else task.description[: max(room - 1, 0)] + "…"
+        return Text.assemble((name, "bold"), " " if name else "", counts)
 
 
 @dataclass(frozen=True)
