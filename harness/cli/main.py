@@ -4,6 +4,7 @@ SIGTERM become exit codes. Each command's arguments and work are in its own modu
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -25,6 +26,7 @@ from harness.cli import (
     view,
 )
 from harness.cli.command import EXIT_INPUT_ERROR, EXIT_INTERRUPTED, Command, Session
+from harness.core.abandon import StoppedWithoutWaiting
 from harness.core.errors import InputError
 from harness.core.safe_text import for_terminal
 
@@ -116,10 +118,14 @@ def main(argv: list[str] | None = None) -> int:
         message = Text.assemble(("error:", "red"), " " + for_terminal(str(error), keep_newlines=False))
         Console(stderr=True).print(message, highlight=False, soft_wrap=True)
         return EXIT_INPUT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         if not command.stops_cleanly:
             raise
         Console(stderr=True).print("; ".join(filter(None, ["interrupted", session.kept])), markup=False)
+        if isinstance(stop, StoppedWithoutWaiting):  # nor for the threads of the episodes still ending
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from harness.core.status import EndsEpisode, Status
 
@@ -147,6 +147,12 @@ class Model(Protocol):
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """The prompt tokens these messages take for this model (offline): the context budget's measure."""
+
+
+@runtime_checkable
+class Abandonable(Protocol):
+    def abandon(self) -> None:
+        """Close the connections of the call in flight (called from another thread when the run is cancelled)."""
 
 
 def action_reply(text: str, command: str, action_format: str, call_id: str) -> ModelReply:

@@ -9,6 +9,7 @@ import hashlib
 import json
 import platform
 import re
+import secrets
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -52,7 +53,7 @@ from harness.run.judge_retry import regrade_judge_errors
 from harness.run.judges import JudgeOptions
 from harness.run.labels import label_of
 from harness.run.leftovers import Leftovers, new_invocation
-from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file, unpriced_refusal
+from harness.run.models import ModelFactory, model_factory, scripted_file, unpriced_refusal
 from harness.run.tool_check import checked_tools
 from harness.sandboxes.backend_setup import SandboxBackend
 from harness.sandboxes.base import Sandbox
@@ -232,11 +233,15 @@ def _kept_rows(folder: RunFolder, episodes: list[Task], redo: bool) -> tuple[lis
 
 
 def default_run_id(config: RunConfig) -> str:
+    """`STAMP-XXXX_MODEL_DOMAIN`: a short random suffix keeps two runs started in the same second apart (two
+    shards, two terminals); a scripted model is named by its file's stem."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.model.replace(SCRIPTED, "scripted-"))
+    script = scripted_file(config.model)
+    spec = f"scripted-{script.stem}" if script is not None else config.model
+    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", spec)
     domain = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.domain)
     closed = "_closed-book" if config.closed_book else ""
-    return f"{stamp}_{model}_{domain}"[: 120 - len(closed)] + closed
+    return f"{stamp}-{secrets.token_hex(2)}_{model}_{domain}"[: 120 - len(closed)] + closed
 
 
 def execute_run(plan: RunPlan, console: Console, share: SweepShare | None = None) -> list[ResultRow]:
