@@ -182,6 +182,21 @@ def _cost(usage: Usage, price: Price | None) -> float | None:
     return cost if math.isfinite(cost) and cost >= 0 else None
 
 
+LOCAL_SERVER_HINT = "e.g. hosted_vllm/NAME or openai/NAME with --api-base http://127.0.0.1:8000/v1"
+
+
+def provider_of(model: str, flag: str) -> str:
+    """The litellm provider of `model`; an `InputError` naming `flag` when litellm knows none."""
+    try:
+        return str(litellm.get_llm_provider(model)[1])
+    except Exception:  # litellm raises its BadRequestError, or a bare Exception, for an unknown provider
+        prefix = model.split("/", 1)[0] if "/" in model else model
+        raise InputError(
+            f"{flag} {model}: litellm knows no provider {prefix!r}: write provider/model as litellm does "
+            f"(https://docs.litellm.ai/docs/providers), {LOCAL_SERVER_HINT}"
+        ) from None
+
+
 UNCHECKED_KEYS = {"zai": "ZAI_API_KEY"}
 """Key variables of providers that litellm's environment check passes without a key."""
 

@@ -148,10 +148,13 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         ProviderSettings,
         bundled_price,
         context_window_of,
+        provider_of,
         require_provider_key,
     )
+    from harness.models.preflight import check_endpoint
 
     alias = resolve_model(config.model, config.model_aliases)
+    provider_of(alias.model, "--model")
     if alias.api_base_required and not config.api_base:
         raise InputError(
             f"--model {config.model}: served locally, so --api-base is needed: start the server with "
@@ -164,6 +167,8 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
             raise InputError(f"--api-key-env: environment variable {config.api_key_env} is not set")
     else:
         require_provider_key(alias.model)
+    if config.api_base:
+        check_endpoint(config.api_base, "--api-base")
     settings = ProviderSettings(
         model=alias.model,
         action_format=config.action_format,

@@ -20,8 +20,9 @@ from rich.console import Console
 
 import harness
 from harness.analysis.summary import print_table, summarize, summary_to_dict
-from harness.core.errors import InputError
+from harness.core.errors import InputError, NothingSelected
 from harness.core.names import check_label, check_run_id
+from harness.core.status import INFRASTRUCTURE_FAILURES
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
 from harness.grading import GRADERS
@@ -142,6 +143,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     for domain in domains:
         tasks += load_task_file(config.tasks_dir / f"{domain}.jsonl")
     tasks = shard_tasks(select_tasks(tasks, config.task_ids, config.limit), config.shard)
+    if not tasks:
+        raise NothingSelected(f"{config.model} on {config.domain}: no task selected{_selection_of(config)}")
     names = sorted({collection_of(task) for task in tasks}) or domains
     collections = {name: collection_path(config.collections_dir, name) for name in names}
     files = {domain: collection_files(path, config.cache_dir) for domain, path in collections.items()}
@@ -194,6 +197,19 @@ def plan_run(config: RunConfig) -> RunPlan:
         leaks,
         judge,
     )
+
+
+def _selection_of(config: RunConfig) -> str:
+    chosen = [f"--{name} {value}" for name, value in (("limit", config.limit), ("shard", config.shard)) if value]
+    return f" by {' '.join(chosen)}" if chosen else ""
+
+
+def failed_episodes(plan: RunPlan) -> int:
+    """The selected episodes whose latest row is our or the provider's failure (model, sandbox, harness error),
+    not the agent's outcome."""
+    selected = {task.episode for task in plan.episodes}
+    latest = plan.folder.latest_rows()
+    return sum(row.status in INFRASTRUCTURE_FAILURES for key, row in latest.items() if key in selected)
 
 
 def _check_resumable(
