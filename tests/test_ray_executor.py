@@ -416,7 +416,7 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     plan = plan_run(config)
     plan.lock.release()
     facts, hashes = plan.backend.facts, plan.collection_hashes
-    spec = NodeSpec(config, EpisodeSettings.of(config), plan.run_id, {}, hashes, facts, plan.invocation)
+    spec = NodeSpec(config, EpisodeSettings.of(config, 4096), plan.run_id, {}, hashes, facts, plan.invocation)
     coordinator = ray.remote(RunCoordinator).options(num_cpus=0, max_concurrency=8).remote(4, None)
     events = Queue(actor_options={"num_cpus": 0})
 
@@ -455,7 +455,7 @@ def test_ctrl_c_abandons_model_calls_on_every_node_a_server_never_answers(cluste
             text=True,
         )
         waiting = "four episodes, two on each node, waiting on their model call"
-        wait_until(lambda: server.waiting == 4 or driver.poll() is not None, waiting, within_s=300)
+        wait_until(lambda: server.waiting == 4 or driver.poll() is not None, waiting, within_s=900)
         elapsed, errors = stop_with_ctrl_c(driver)
         wait_until(lambda: server.closed_by_client == 4, "the four connections closed", within_s=30)
     finally:

@@ -31,7 +31,7 @@ def test_a_scripted_runs_id_names_the_files_stem_not_its_path(tmp_path):
 
 def test_two_shards_started_together_run_into_two_folders(mini):
     (mini.tasks_dir / "mini.jsonl").write_text(
-        "".join(f'{{"id": "t{i}", "domain": "mini", "question": "Q?", "answer": "42"}}\n' for i in (1, 2))
+        "".join(f'{{"id": "t{i}", "domain": "mini", "question": "Q?", "answer": "42"}}\n' for i in (1, 3))
     )
     folders = ["--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections")]
     common = ["--model", mini.script(["<answer>42</answer>"]), "--domain", "mini", *folders]

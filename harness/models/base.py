@@ -57,6 +57,9 @@ class ModelReply:
     provider_state: dict[str, Any] = field(default_factory=dict)
     """Message fields, opaque here, that the provider needs back to continue its reasoning (the reasoning
     items litellm replays into the next Responses API call)."""
+    finish_reason: str | None = None
+    """Why the provider stopped (`stop`, `tool_calls`, `length` for a reply cut at --max-output-tokens); None
+    where it says nothing (scripted models, records written before it was kept)."""
 
     def to_message(self) -> dict[str, Any]:
         """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back too:
@@ -87,6 +90,7 @@ class ModelReply:
             reasoning=row.get("reasoning"),
             provider_state=dict(row.get("provider_state") or {}),
             queued_s=float(row.get("queued_s") or 0.0),
+            finish_reason=row.get("finish_reason"),
         )
 
 

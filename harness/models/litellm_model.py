@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ from harness.core.errors import InputError
 from harness.core.json_text import sendable
 from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
 from harness.models.concurrency import provider_gate
+from harness.models.connections import shut_down_connections_to
 from harness.models.prices import Price, price_from_litellm
 from harness.models.retries import MalformedResponse, call_with_retries, describe_error
 
@@ -39,6 +41,8 @@ class ProviderSettings:
     call_timeout_s: float = 600.0
     """Upper bound (wall time) for one call, failed attempts and waits included; the episode's time left bounds
     each attempt too."""
+    max_output_tokens: int | None = None
+    """The reply's cap, sent as `max_tokens` (a `max_tokens` in model_args wins); None: not sent."""
 
 
 def context_window_of(model: str) -> int | None:
@@ -50,6 +54,20 @@ def context_window_of(model: str) -> int | None:
     return info.get("max_input_tokens") or info.get("max_tokens")
 
 
+UNKNOWN_MODEL_OUTPUT_CAP = 8192
+"""The reply cap of a model litellm's map does not know (a local server's): a reply cannot run for ever."""
+
+
+def output_maximum_of(model: str) -> int | None:
+    """The model's own output maximum from litellm's bundled map, None when unknown."""
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # litellm raises a bare Exception for unmapped models
+        return None
+    maximum = info.get("max_output_tokens")
+    return maximum if isinstance(maximum, int) and maximum > 0 else None
+
+
 def bundled_price(model: str) -> Price | None:
     """The model's price in litellm's bundled map (offline), None when the map has none."""
     try:
@@ -59,6 +77,10 @@ def bundled_price(model: str) -> Price | None:
     return price_from_litellm(dict(info))
 
 
+class CallAbandoned(Exception):
+    """The run was cancelled: an abandoned call makes no further attempts (never retried)."""
+
+
 class LiteLLMModel:
     def __init__(self, settings: ProviderSettings, context_window: int | None, price: Price | None = None):
         self.name = settings.model
@@ -66,6 +88,15 @@ class LiteLLMModel:
         self._settings = settings
         self._price = price
         """What a call costs (`models/prices.py`); None: the price is unknown, the cost is null."""
+        self._abandoned = threading.Event()
+
+    def abandon(self) -> None:
+        """The run was cancelled during a call (another thread waits on it): no further attempt, and the
+        connections to an `--api-base` endpoint shut down, so the server stops and the call's thread ends.
+        Without an api_base the provider's own endpoint is litellm's to know: the thread ends at its timeout."""
+        self._abandoned.set()
+        if self._settings.api_base:
+            shut_down_connections_to(self._settings.api_base)
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """The provider's tokenizer where litellm has it, else its bundled default (offline either way)."""
@@ -84,6 +115,7 @@ class LiteLLMModel:
             "api_key": settings.api_key,
             "num_retries": 0,  # retries are ours (retries.py), so they are logged and bounded by the clock
             "max_retries": 0,
+            **({"max_tokens": settings.max_output_tokens} if settings.max_output_tokens else {}),
             **settings.model_args,
         }
         if settings.temperature is not None:
@@ -92,6 +124,8 @@ class LiteLLMModel:
             request["tools"] = [BASH_TOOL]
 
         def call(timeout: float) -> Any:
+            if self._abandoned.is_set():
+                raise CallAbandoned("the run was cancelled")
             response = litellm.completion(**request, timeout=timeout)
             if not response.choices:  # litellm itself turns a choice without a message into a 5xx
                 raise MalformedResponse("the provider's reply has no choices")
@@ -117,7 +151,9 @@ class LiteLLMModel:
 
 
 def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | None) -> ModelReply:
-    message = response.choices[0].message
+    choice = response.choices[0]
+    message = choice.message
+    finish_reason = getattr(choice, "finish_reason", None)
     calls = [
         ToolCall(id=call.id or f"call_{index}", name=call.function.name or "", arguments=call.function.arguments or "")
         for index, call in enumerate(message.tool_calls or [])
@@ -132,6 +168,7 @@ def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | No
         attempts=attempts,
         reasoning=reasoning if isinstance(reasoning, str) else None,
         provider_state=_responses_api_state(message),
+        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
     )
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import InputError
-from harness.inputs.config import RunConfig
+from harness.inputs.config import DEFAULT_OUTPUT_RESERVE, RunConfig
 from harness.inputs.tasks import Task
 from harness.models.aliases import parse_model_args, resolve_model
 from harness.models.base import Model, ModelReply
@@ -54,6 +54,8 @@ class ModelFactory:
     gate: str | None = None
     """The key of the provider gate its calls go through (`models/concurrency.py`); None for unpaid models."""
 
+    note: str | None = None
+    """What the console says of the model's settings before the run (a reply cap it had to guess)."""
     interactive: Callable[[Task, threading.Event], Model] | None = None
     """A model that waits for a person at the terminal (`human`): built with the run's cancel flag, so
     Ctrl-C ends its wait for a line."""
@@ -148,6 +150,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         ProviderSettings,
         bundled_price,
         context_window_of,
+        output_maximum_of,
         provider_of,
         require_provider_key,
     )
@@ -169,6 +172,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         require_provider_key(alias.model)
     if config.api_base:
         check_endpoint(config.api_base, "--api-base")
+    config, note = _with_reply_cap(config, alias.model, output_maximum_of(alias.model))
     settings = ProviderSettings(
         model=alias.model,
         action_format=config.action_format,
@@ -179,6 +183,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         max_retries=config.max_retries,
         max_in_flight=config.connections_at_once,
         call_timeout_s=config.model_timeout,
+        max_output_tokens=config.max_output_tokens,
     )
     window = config.context_window or context_window_of(alias.model)
     record = {
@@ -186,6 +191,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         "temperature": config.temperature,
         "args": settings.model_args,
         "context_window": window,
+        "max_output_tokens": settings.model_args.get("max_tokens", config.max_output_tokens),
     }
     prices = load_prices(config.prices) if config.prices else {}
     price = price_in((config.model, alias.model), prices) or bundled_price(alias.model)
@@ -198,7 +204,33 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         paid=True,
         price=price,
         gate=gate,
+        note=note,
     )
+
+
+def _with_reply_cap(config: RunConfig, model: str, maximum: int | None) -> tuple[RunConfig, str | None]:
+    """The config with its reply cap: --max-output-tokens, else the model's own maximum, else a cap that cannot
+    hang a local server (and a note saying so)."""
+    from harness.models.litellm_model import UNKNOWN_MODEL_OUTPUT_CAP
+
+    if config.max_output_tokens is not None:
+        return config, None
+    if maximum is not None:
+        return dataclasses.replace(config, max_output_tokens=maximum), None
+    note = (
+        f"litellm's map does not know the output maximum of {model}: replies are capped at "
+        f"{UNKNOWN_MODEL_OUTPUT_CAP} tokens (--max-output-tokens)"
+    )
+    return dataclasses.replace(config, max_output_tokens=UNKNOWN_MODEL_OUTPUT_CAP), note
+
+
+def reply_reserve(config: RunConfig, factory: ModelFactory) -> int:
+    """The context budget's reserve for the reply: --output-reserve, else the reply cap the model was built
+    with (so the two agree), else `DEFAULT_OUTPUT_RESERVE` for models without one."""
+    if config.output_reserve is not None:
+        return config.output_reserve
+    cap = factory.settings.get("max_output_tokens")
+    return cap if isinstance(cap, int) else DEFAULT_OUTPUT_RESERVE
 
 
 SEED_PER_EPOCH = "seed + epoch - 1"

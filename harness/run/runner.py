@@ -54,7 +54,7 @@ from harness.run.judge_retry import regrade_judge_errors
 from harness.run.judges import JudgeOptions
 from harness.run.labels import label_of
 from harness.run.leftovers import Leftovers, new_invocation
-from harness.run.models import ModelFactory, model_factory, scripted_file, unpriced_refusal
+from harness.run.models import ModelFactory, model_factory, reply_reserve, scripted_file, unpriced_refusal
 from harness.run.tool_check import checked_tools
 from harness.sandboxes.backend_setup import SandboxBackend
 from harness.sandboxes.base import Sandbox
@@ -161,6 +161,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     folder = RunFolder(config.results_dir / run_id)
     judge = judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
+    protocol["output_reserve"] = reply_reserve(config, make_model)  # what the budget keeps, not the flag as given
     if config.closed_book:  # only then, as the judge: the protocol of normal runs stays as it was
         protocol["closed_book"] = True
     if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
@@ -285,14 +286,14 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
     capabilities = plan.backend.capabilities
     unpriced = plan.make_model.paid and plan.make_model.price is None
     no_price = f"no price is known for {config.model}: its cost is recorded as null (give one with --prices)"
-    warnings = [capabilities.warning, plan.leak_warning, no_price if unpriced else None]
+    warnings = [capabilities.warning, plan.leak_warning, no_price if unpriced else None, plan.make_model.note]
     for warning in filter(None, warnings):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
         plan.folder.keep_previous_attempt(*task.episode)
     cancel = share.cancel if share is not None else threading.Event()
     context = EpisodeContext(
-        settings=EpisodeSettings.of(config),
+        settings=EpisodeSettings.of(config, plan.protocol["output_reserve"]),
         prompts=plan.prompts,
         make_model=plan.make_model.bind(cancel),
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),
