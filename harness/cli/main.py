@@ -26,6 +26,7 @@ from harness.cli import (
     view,
 )
 from harness.cli.command import EXIT_INPUT_ERROR, EXIT_INTERRUPTED, Command, Session
+from harness.cli.flag_hints import unknown_flag_hint
 from harness.core.abandon import StoppedWithoutWaiting
 from harness.core.errors import InputError
 from harness.core.safe_text import for_terminal
@@ -104,10 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] and argv[0] in COMMANDS:
-        command = COMMANDS[argv[0]]
-        arguments = command.build_parser().parse_args(argv[1:])
+        command, parser, given = COMMANDS[argv[0]], COMMANDS[argv[0]].build_parser(), argv[1:]
     else:
-        command, arguments = RUN, build_parser().parse_args(argv)
+        command, parser, given = RUN, build_parser(), argv
+    if (hint := unknown_flag_hint(parser, given)) is not None:
+        Console(stderr=True).print(Text.assemble(("error:", "red"), f" {hint}"), highlight=False, soft_wrap=True)
+        return EXIT_INPUT_ERROR
+    arguments = parser.parse_args(given)
     session = Session(Console() if sys.stdout.isatty() else Console(width=140))
     if command.stops_cleanly:
         _stop_on_interrupt_signals()

@@ -246,4 +246,7 @@ def require_provider_key(name: str) -> None:
         check = {"keys_in_environment": False, "missing_keys": [unchecked]}
     if not check["keys_in_environment"]:
         missing = " or ".join(check["missing_keys"])
-        raise InputError(f"--model {name}: no API key: set {missing} (or name the variable with --api-key-env)")
+        raise InputError(
+            f"--model {name}: no API key: set {missing} (or name the variable with --api-key-env); for a local "
+            f"server any value works (e.g. {missing.split(' or ')[0]}=dummy), and hosted_vllm/NAME needs none"
+        )
