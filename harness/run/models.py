@@ -85,7 +85,13 @@ def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
         return ModelFactory(lambda task: OracleModel(task.solution or "", action_format), offline)
     if (script := scripted_file(spec)) is not None:
         replies = load_script(script)
-        return ModelFactory(lambda task: scripted_model(replies, action_format, name=spec), offline)
+        for task in tasks:
+            if replies.replies_for(task.domain, task.id) is None:
+                raise InputError(f"{script}: no replies for task {task.id!r} and no 'default' list")
+        return ModelFactory(
+            lambda task: scripted_model(replies.replies_for(task.domain, task.id) or [], action_format, name=spec),
+            offline,
+        )
     if spec == HUMAN:
         return _human_factory(config, offline)
     if spec.startswith("replay:"):
