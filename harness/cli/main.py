@@ -20,6 +20,7 @@ from harness.cli import (
     report,
     run,
     sandbox_admin,
+    show,
     tasks,
     trajectory_export,
     trajectory_import,
@@ -47,6 +48,7 @@ COMMANDS: dict[str, Command] = {
             "report", "accuracy tables (Markdown, CSV) and plots from run folders", report.build_parser, report.handle
         ),
         Command("view", "browse runs: served on loopback, or written as files to host", view.build_parser, view.handle),
+        Command("show", "one trajectory in the terminal, turn by turn", show.build_parser, show.handle),
         Command(
             "annotate",
             "the five failure modes of each wrong episode, by a judge panel",
