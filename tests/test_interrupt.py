@@ -114,3 +114,29 @@ def test_ctrl_c_abandons_model_calls_a_server_never_answers(mini, tmp_path):
     rows = rows_of(mini.results_dir / "hung" / "results.jsonl")
     assert sorted((row["task_id"], row["status"]) for row in rows) == [("t00", "cancelled"), ("t01", "cancelled")]
     assert all("model call" in row["detail"] for row in rows)
+
+
+def test_ctrl_c_abandons_a_judge_call_a_server_never_answers(mini):
+    task = {"id": "open", "domain": "mini", "question": "Q?", "answer": "forty-two", "grader": "judge"}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    script = mini.script(["<answer>42</answer>"])
+    server = SilentServer()
+    server.start()
+    try:
+        judged = ["--judge", "openai/judge-model", "--judge-api-base", server.url]
+        process = subprocess.Popen(
+            command(mini, script, "judged", *judged),
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+        )
+        wait_until(lambda: server.waiting == 1, "the judge's call waiting")
+        elapsed, stderr = stop_with_ctrl_c(process)
+    finally:
+        server.stop()
+    assert process.returncode == 130, stderr
+    assert elapsed < 4 * CTRL_C_BOUND_S, f"{elapsed:.1f} s"
+    [row] = rows_of(mini.results_dir / "judged" / "results.jsonl")
+    assert (row["status"], row["verdict"], row["reasons"]) == ("answered", "judge_error", ["CANCELLED"])
