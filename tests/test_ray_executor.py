@@ -441,6 +441,9 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     assert builds == 1
 
 
+FOUR_CALLS = ("--max-connections", "4")
+
+
 def test_ctrl_c_abandons_model_calls_on_every_node_a_server_never_answers(cluster, mini):
     many_tasks(mini, 4)
     server = SilentServer()
@@ -448,7 +451,7 @@ def test_ctrl_c_abandons_model_calls_on_every_node_a_server_never_answers(cluste
     run_dir = mini.results_dir / "hung"
     try:
         driver = subprocess.Popen(
-            [*ray_command(mini, "openai/x", "hung", cluster[0].address), "--api-base", server.url],
+            [*ray_command(mini, "openai/x", "hung", cluster[0].address), *("--api-base", server.url), *FOUR_CALLS],
             cwd=REPO,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
