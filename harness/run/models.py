@@ -176,8 +176,6 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
             raise InputError(f"--api-key-env: environment variable {config.api_key_env} is not set")
     else:
         require_provider_key(alias.model)
-    if config.api_base:
-        check_endpoint(config.api_base, "--api-base")
     config, note = _with_reply_cap(config, alias.model, output_maximum_of(alias.model))
     settings = ProviderSettings(
         model=alias.model,
@@ -191,6 +189,8 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         call_timeout_s=config.model_timeout,
         max_output_tokens=config.max_output_tokens,
     )
+    if config.api_base:  # the one check that goes on the network: after every offline one
+        check_endpoint(config.api_base, "--api-base")
     window = config.context_window or context_window_of(alias.model)
     record = {
         "model": alias.model,
