@@ -210,7 +210,7 @@ def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connectio
     tasks = [Task(id=f"t{i}", domain="mini", question="Q?", answer="42") for i in range(count)]
     config = RunConfig(model="slow", domain="mini", **settings)
     context = EpisodeContext(
-        settings=EpisodeSettings.of(config),
+        settings=EpisodeSettings.of(config, 4096),
         prompts=load_prompts(),
         make_model=lambda task: SlowModel(),
         make_sandbox=lambda task, name: CountingSandbox(),

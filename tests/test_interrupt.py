@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
+from tests.silent_server import SilentServer
+from tests.test_batch import command, many_tasks, rows_of
 
 
 def ignore_sigint() -> None:
@@ -62,3 +65,78 @@ def test_ctrl_c_cancels_running_episodes_and_keeps_finished_ones(mini, started_w
         assert (last["event"], last["status"]) == ("episode_end", "cancelled")
     assert (run_dir / "summary.json").exists()
     assert subprocess.run(["pgrep", "-f", "sleep 319"], capture_output=True, text=True).stdout == ""
+
+
+def wait_until(condition, what: str, within_s: float = 60) -> None:
+    deadline = time.monotonic() + within_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {within_s} s: {what}")
+        time.sleep(0.05)
+
+
+def stop_with_ctrl_c(process: subprocess.Popen) -> tuple[float, str]:
+    """SIGINT to the runner: the seconds until it exited, and its stderr."""
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    return time.monotonic() - sent, stderr
+
+
+CTRL_C_BOUND_S = 2.0
+"""What the README promises ("at once"); the tests allow more on a loaded machine, the bench reports it."""
+
+
+def test_ctrl_c_abandons_model_calls_a_server_never_answers(mini, tmp_path):
+    many_tasks(mini, 2)
+    server = SilentServer()
+    server.start()
+    try:
+        process = subprocess.Popen(
+            [
+                *command(mini, "openai/x", "hung", "--api-base", server.url, "--workers", "2"),
+                "--model-timeout",
+                "600",
+            ],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+        )
+        wait_until(lambda: server.waiting == 2, "both episodes waiting on their model call")
+        elapsed, stderr = stop_with_ctrl_c(process)
+        wait_until(lambda: server.closed_by_client == 2, "both connections closed", within_s=10)
+    finally:
+        server.stop()
+    assert process.returncode == 130, stderr
+    assert elapsed < 4 * CTRL_C_BOUND_S, f"{elapsed:.1f} s"
+    rows = rows_of(mini.results_dir / "hung" / "results.jsonl")
+    assert sorted((row["task_id"], row["status"]) for row in rows) == [("t00", "cancelled"), ("t01", "cancelled")]
+    assert all("model call" in row["detail"] for row in rows)
+
+
+def test_ctrl_c_abandons_a_judge_call_a_server_never_answers(mini):
+    task = {"id": "open", "domain": "mini", "question": "Q?", "answer": "forty-two", "grader": "judge"}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    script = mini.script(["<answer>42</answer>"])
+    server = SilentServer()
+    server.start()
+    try:
+        judged = ["--judge", "openai/judge-model", "--judge-api-base", server.url]
+        process = subprocess.Popen(
+            command(mini, script, "judged", *judged),
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+        )
+        wait_until(lambda: server.waiting == 1, "the judge's call waiting")
+        elapsed, stderr = stop_with_ctrl_c(process)
+    finally:
+        server.stop()
+    assert process.returncode == 130, stderr
+    assert elapsed < 4 * CTRL_C_BOUND_S, f"{elapsed:.1f} s"
+    [row] = rows_of(mini.results_dir / "judged" / "results.jsonl")
+    assert (row["status"], row["verdict"], row["reasons"]) == ("answered", "judge_error", ["CANCELLED"])

@@ -324,7 +324,9 @@ def test_gpt_5_5_alias_sends_the_maximum_reasoning_effort_through_the_responses_
         "temperature": 1.0,
         "args": {"reasoning_effort": "xhigh"},
         "context_window": 1050000,
+        "max_output_tokens": 128000,  # litellm's map: the reply cap every call sends
     }
+    assert first["max_output_tokens"] == 128000  # the Responses API's name for it
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,9 @@ import pytest
 
 from tests.conftest import REPO
 from tests.openai_server import ScriptedOpenAIServer, reply
+from tests.silent_server import SilentServer
 from tests.test_batch import command, comparable, many_tasks, rows_of
+from tests.test_interrupt import CTRL_C_BOUND_S, stop_with_ctrl_c, wait_until
 
 # Ray binds to the machine's outward address and resolves 127.0.0.1 to it; with clusters "disabled" (what
 # it does on macOS) it keeps to loopback. Read when ray is imported, and inherited by the nodes and drivers.
@@ -414,7 +416,7 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     plan = plan_run(config)
     plan.lock.release()
     facts, hashes = plan.backend.facts, plan.collection_hashes
-    spec = NodeSpec(config, EpisodeSettings.of(config), plan.run_id, {}, hashes, facts, plan.invocation)
+    spec = NodeSpec(config, EpisodeSettings.of(config, 4096), plan.run_id, {}, hashes, facts, plan.invocation)
     coordinator = ray.remote(RunCoordinator).options(num_cpus=0, max_concurrency=8).remote(4, None)
     events = Queue(actor_options={"num_cpus": 0})
 
@@ -437,3 +439,32 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     rows, builds = ray.get(episodes_in_one_process.remote(plan.pending))
     assert [row.status for row in rows] == [Status.ANSWERED] * 3
     assert builds == 1
+
+
+FOUR_CALLS = ("--max-connections", "4")
+
+
+def test_ctrl_c_abandons_model_calls_on_every_node_a_server_never_answers(cluster, mini):
+    many_tasks(mini, 4)
+    server = SilentServer()
+    server.start()
+    run_dir = mini.results_dir / "hung"
+    try:
+        driver = subprocess.Popen(
+            [*ray_command(mini, "openai/x", "hung", cluster[0].address), *("--api-base", server.url), *FOUR_CALLS],
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        waiting = "four episodes, two on each node, waiting on their model call"
+        wait_until(lambda: server.waiting == 4 or driver.poll() is not None, waiting, within_s=900)
+        elapsed, errors = stop_with_ctrl_c(driver)
+        wait_until(lambda: server.closed_by_client == 4, "the four connections closed", within_s=30)
+    finally:
+        server.stop()
+    assert driver.returncode == 130, errors
+    assert elapsed < 4 * CTRL_C_BOUND_S, f"{elapsed:.1f} s"
+    rows = rows_of(run_dir / "results.jsonl")
+    assert [row["status"] for row in rows] == ["cancelled"] * 4
+    assert len(nodes_of(run_dir, [row["task_id"] for row in rows])) == 2

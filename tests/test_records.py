@@ -60,7 +60,7 @@ def test_an_unexpected_exception_is_a_harness_error_row_with_its_traceback(mini,
     monkeypatch.setattr("harness.episode.lifecycle.run_agent", broken_loop)
     script = mini.script(["<answer>42</answer>"])
     outcome = mini.run("--model", script, "--workers", "2")
-    assert outcome.exit_code == 0 and agent.run_agent is not broken_loop
+    assert outcome.exit_code == 1 and agent.run_agent is not broken_loop  # a bug of ours: a failure
     assert [r["status"] for r in outcome.rows] == ["harness_error"] * 3
     assert all("Traceback" in r["detail"] and "a bug of ours" in r["detail"] for r in outcome.rows)
     summary = json.loads((outcome.run_dir / "summary.json").read_text())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 import yaml
@@ -61,11 +62,14 @@ def test_report_refuses_two_protocols_under_one_label(mini):
 
 
 def test_shards_of_one_protocol_merge_under_their_label(mini):
+    task = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
+    both = [task, task | {"id": "t3"}]  # t1 falls in shard 2/2, t3 in 1/2: neither shard is empty
+    (mini.tasks_dir / "mini.jsonl").write_text("".join(json.dumps(one) + "\n" for one in both))
     first = mini.run("--model", "oracle", "--shard", "1/2", run_id="shard-1")
     second = mini.run("--model", "oracle", "--shard", "2/2", run_id="shard-2")
     code, rows, _, _ = report_rows(mini, first.run_dir, second.run_dir)
     assert code == 0
-    assert [(row["model"], row["n"]) for row in rows if row["domain"] == "all"] == [("oracle", "1")]
+    assert [(row["model"], row["n"]) for row in rows if row["domain"] == "all"] == [("oracle", "2")]
 
 
 def test_a_label_that_is_not_one_line_is_bad_input(mini):

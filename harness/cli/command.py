@@ -11,10 +11,13 @@ from rich.console import Console
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-"""The command ran, but part of its work failed or found a problem: sources or tasks skipped, leaks found,
-replayed episodes that differ, a build that failed, a results file that cannot be written."""
+"""The command ran, but part of its work failed or found a problem: an episode that ended as our or the
+provider's failure (model_error, sandbox_error, harness_error), sources or tasks skipped, leaks found, replayed
+episodes that differ, a build that failed, a results file that cannot be written."""
 EXIT_INPUT_ERROR = 2
 """Bad input (an `InputError`, or arguments argparse refused): one line on stderr, nothing written."""
+EXIT_NOTHING_SELECTED = 3
+"""A run whose --task-id, --limit and --shard selected no task: nothing ran, nothing was written."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C or SIGTERM stopped a command that stops cleanly."""
 

@@ -20,12 +20,15 @@ from harness.cli import (
     report,
     run,
     sandbox_admin,
+    show,
     tasks,
     trajectory_export,
     trajectory_import,
     view,
 )
 from harness.cli.command import EXIT_INPUT_ERROR, EXIT_INTERRUPTED, Command, Session
+from harness.cli.flag_hints import unknown_flag_hint
+from harness.core.abandon import StoppedWithoutWaiting
 from harness.core.errors import InputError
 from harness.core.safe_text import for_terminal
 
@@ -45,6 +48,7 @@ COMMANDS: dict[str, Command] = {
             "report", "accuracy tables (Markdown, CSV) and plots from run folders", report.build_parser, report.handle
         ),
         Command("view", "browse runs: served on loopback, or written as files to host", view.build_parser, view.handle),
+        Command("show", "one trajectory in the terminal, turn by turn", show.build_parser, show.handle),
         Command(
             "annotate",
             "the five failure modes of each wrong episode, by a judge panel",
@@ -108,10 +112,13 @@ def _columns_given() -> bool:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] and argv[0] in COMMANDS:
-        command = COMMANDS[argv[0]]
-        arguments = command.build_parser().parse_args(argv[1:])
+        command, parser, given = COMMANDS[argv[0]], COMMANDS[argv[0]].build_parser(), argv[1:]
     else:
-        command, arguments = RUN, build_parser().parse_args(argv)
+        command, parser, given = RUN, build_parser(), argv
+    if (hint := unknown_flag_hint(parser, given)) is not None:
+        Console(stderr=True).print(Text.assemble(("error:", "red"), f" {hint}"), highlight=False, soft_wrap=True)
+        return EXIT_INPUT_ERROR
+    arguments = parser.parse_args(given)
     session = Session(Console() if sys.stdout.isatty() or _columns_given() else Console(width=140))
     if command.stops_cleanly:
         _stop_on_interrupt_signals()
@@ -122,10 +129,14 @@ def main(argv: list[str] | None = None) -> int:
         message = Text.assemble(("error:", "red"), " " + for_terminal(str(error), keep_newlines=False))
         Console(stderr=True).print(message, highlight=False, soft_wrap=True)
         return EXIT_INPUT_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         if not command.stops_cleanly:
             raise
         Console(stderr=True).print("; ".join(filter(None, ["interrupted", session.kept])), markup=False)
+        if isinstance(stop, StoppedWithoutWaiting):  # nor for the threads of the episodes still ending
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
 
 

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
+from harness.cli.command import EXIT_FAILED, EXIT_NOTHING_SELECTED, EXIT_OK, Session
+from harness.core.errors import NothingSelected
 from harness.inputs.config import RunConfig, add_setting_flags, build_config, load_yaml_settings
+
+if TYPE_CHECKING:
+    from harness.run.runner import RunPlan
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,7 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m harness",
         description="Run an LLM agent on every task of a domain inside an isolated sandbox and grade the answers. "
         "Without a command this runs a batch; the commands below each have their own --help.",
-        epilog="Example: python -m harness --model oracle --domain demo",
+        epilog="Exit codes: 0 every selected episode ended as the agent's outcome; 1 some ended as a model, "
+        "sandbox or harness error (or the run was stopped for its error rate); 2 bad input, nothing written; 3 no "
+        "task selected (an empty --shard); 130 Ctrl-C. Example: python -m harness --model oracle --domain demo",
         argument_default=argparse.SUPPRESS,
     )
     add_setting_flags(parser)
@@ -40,29 +47,54 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.run.executors.failures import ErrorRateExceeded
     from harness.run.runner import execute_run, plan_run
 
-    plan = plan_run(config)
+    try:
+        plan = plan_run(config)
+    except NothingSelected as error:
+        _say(f"nothing to run: {error}")
+        return EXIT_NOTHING_SELECTED
     session.kept = f"finished episodes are in {plan.run_dir}"
     try:
         execute_run(plan, session.console)
     except ResultsUnwritable as error:
-        Console(stderr=True).print(f"error: {error}; the rows written so far are kept", markup=False, soft_wrap=True)
+        _say(f"error: {error}; the rows written so far are kept")
         return EXIT_FAILED
     except ErrorRateExceeded as error:
-        Console(stderr=True).print(f"error: {error}", markup=False, soft_wrap=True)
+        _say(f"error: {error}")
         return EXIT_FAILED
-    return EXIT_OK
+    return _failures_exit([plan])
+
+
+def _say(line: str) -> None:
+    Console(stderr=True).print(line, markup=False, soft_wrap=True)
+
+
+def _failures_exit(plans: list[RunPlan]) -> int:
+    """EXIT_OK when every selected episode ended as the agent's outcome; EXIT_FAILED, with a line saying how
+    many, when any ended as our or the provider's failure."""
+    from harness.run.runner import failed_episodes
+
+    failed = {plan.run_id: failed_episodes(plan) for plan in plans}
+    if not any(failed.values()):
+        return EXIT_OK
+    where = ", ".join(f"{count} in {run_id}" for run_id, count in failed.items() if count)
+    _say(f"failed: episodes that ended as a model, sandbox or harness error ({where}): resume to run them again")
+    return EXIT_FAILED
 
 
 def _sweep(config: RunConfig, session: Session) -> int:
     """Several models at once: exit 130 after Ctrl-C, 1 when a model was stopped for its error rate."""
     from harness.run.sweep import execute_sweep, plan_sweep
 
-    folder, plans = plan_sweep(config)
+    try:
+        folder, plans = plan_sweep(config)
+    except NothingSelected as error:
+        _say(f"nothing to run: {error}")
+        return EXIT_NOTHING_SELECTED
     session.kept = f"finished episodes are in {folder}"
     outcome = execute_sweep(folder, plans, config.max_cost, session.console)
     for run_id, reason in outcome.stopped.items():
-        Console(stderr=True).print(f"error: {run_id}: {reason}", markup=False, soft_wrap=True)
+        _say(f"error: {run_id}: {reason}")
     session.console.print(f"sweep: {folder} ({len(plans)} runs)", markup=False, highlight=False)
     if outcome.interrupted:
         raise KeyboardInterrupt
-    return EXIT_FAILED if outcome.stopped else EXIT_OK
+    return EXIT_FAILED if outcome.stopped else _failures_exit(plans)

@@ -5,6 +5,11 @@ class InputError(ValueError):
     """Bad input from the user: a task file, a config file, a flag. The message names where."""
 
 
+class NothingSelected(Exception):
+    """--task-id, --limit and --shard selected no task: nothing to run, nothing written (its own exit code, for
+    a script running shards to tell an empty shard from a failure)."""
+
+
 def yaml_input_error(path: object, error: Exception) -> InputError:
     """A YAML syntax error as one line: `file:line: invalid YAML: problem`."""
     mark = getattr(error, "problem_mark", None)

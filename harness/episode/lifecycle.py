@@ -4,18 +4,20 @@ results row returned. Whatever goes wrong, an episode that started returns a row
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.core.abandon import CallAbandoned, call_abandonable
 from harness.core.names import file_name
 from harness.core.status import Outcome, Status, failure_text, outcome_of
 from harness.episode.budget import Budget
 from harness.episode.context import EpisodeContext
 from harness.episode.loop import run_agent
 from harness.episode.throttles import ThrottledModel, wait_for_slot
-from harness.grading import Grade, grade
+from harness.grading import GRADERS, Grade, Verdict, grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, collection_of
 from harness.records.episode_log import judge_log
@@ -61,7 +63,8 @@ def run_episode(task: Task, context: EpisodeContext, attempt: int = 1) -> Result
         raise
     finally:
         spend = budget.spend() if budget else Spend()
-        result = _finish(task, outcome, spend, clocks, log, context.collections.get(collection_of(task)), context.judge)
+        collection = context.collections.get(collection_of(task))
+        result = _finish(task, outcome, spend, clocks, log, collection, context.judge, context.cancel)
     return result
 
 
@@ -123,12 +126,13 @@ def _finish(
     log: TrajectoryLog | None,
     collection: Path | None = None,
     judge: JudgePanel | None = None,
+    cancel: threading.Event | None = None,
 ) -> ResultRow:
     """Grade and build the row; a grader bug on the submission is its graded outcome (`GRADER_ERROR`, the
     traceback in the log and the detail), any other bug here a harness_error row; a failing log never loses
     the row."""
     try:
-        graded = _grade(task, outcome, judge, log)
+        graded = _grade(task, outcome, judge, log, cancel)
         if graded.grader_failure is not None:
             _log_failure(log, "grading", graded.grader_failure)
         result = episode_row(task, outcome, graded, spend, clocks.timings())
@@ -168,5 +172,20 @@ def _graded_text(outcome: Outcome) -> str | None:
     return outcome.submission if outcome.status is Status.ANSWERED else None
 
 
-def _grade(task: Task, outcome: Outcome, judge: JudgePanel | None, log: TrajectoryLog | None) -> Grade:
-    return grade(task.grader, _graded_text(outcome), task.gold, judge, None if log is None else judge_log(log))
+def _grade(
+    task: Task, outcome: Outcome, judge: JudgePanel | None, log: TrajectoryLog | None, cancel: threading.Event | None
+) -> Grade:
+    """The grade; a judge's call in flight when the run is cancelled is abandoned, and the episode keeps its
+    outcome with a `judge_error` grade (a resume asks the judges again)."""
+    judge_events = None if log is None else judge_log(log)
+
+    def graded() -> Grade:
+        return grade(task.grader, _graded_text(outcome), task.gold, judge, judge_events)
+
+    if task.grader != "judge" or cancel is None:
+        return graded()
+    try:
+        return call_abandonable(graded, cancel)
+    except CallAbandoned:
+        cancelled = Verdict.JUDGE_ERROR
+        return Grade(cancelled, cancelled, cancelled, ["CANCELLED"], None, None, None, GRADERS["judge"].version)

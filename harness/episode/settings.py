@@ -25,11 +25,10 @@ class EpisodeSettings:
     """The action format, the command timeout and the format errors that end the episode."""
 
     @classmethod
-    def of(cls, config: RunConfig) -> EpisodeSettings:
+    def of(cls, config: RunConfig, output_reserve: int) -> EpisodeSettings:
+        """The run's settings, with the context budget's reserve for the reply as the run resolved it."""
         loop = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors)
-        return cls(
-            config.model, config.max_turns, config.time_limit, config.context_window, config.output_reserve, loop
-        )
+        return cls(config.model, config.max_turns, config.time_limit, config.context_window, output_reserve, loop)
 
     def budget(self, model: Model, cancel: threading.Event) -> Budget:
         """A fresh budget for an episode of `model` (whose context window is the default of ours)."""

@@ -11,9 +11,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from harness.core.abandon import CallAbandoned, call_abandonable
 from harness.core.status import EpisodeEnd, Status
 from harness.episode.budget import Stopwatch
-from harness.models.base import Model, ModelReply
+from harness.models.base import Abandonable, Model, ModelReply
 
 POLL_S = 0.2
 
@@ -48,7 +49,9 @@ def wait_for_slot(slot: Slot, cancel: threading.Event) -> float:
 
 
 class ThrottledModel:
-    """A model whose calls wait for a connection slot, with the episode's clock paused while waiting."""
+    """A model whose calls wait for a connection slot, with the episode's clock paused while waiting; a call in
+    flight when the run is cancelled is abandoned (its connections closed where the model can) and the episode
+    ends as `cancelled` at once, whatever the provider does."""
 
     def __init__(self, model: Model, slot: Slot, clock: Stopwatch, cancel: threading.Event):
         self._model, self._slot, self._clock, self._cancel = model, slot, clock, cancel
@@ -61,7 +64,12 @@ class ThrottledModel:
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         with self._clock.paused():
             self.waited_s += wait_for_slot(self._slot, self._cancel)
+        model = self._model
+        abandon = model.abandon if isinstance(model, Abandonable) else None
         try:
-            return self._model.query(messages, timeout_s)
+            return call_abandonable(lambda: model.query(messages, timeout_s), self._cancel, abandon)
+        except CallAbandoned:
+            detail = "the run was interrupted during a model call: the call was abandoned"
+            raise EpisodeEnd(Status.CANCELLED, detail=detail) from None
         finally:
             self._slot.release()

@@ -31,6 +31,10 @@ SANDBOX_BACKENDS = ("local", "docker", "e2b")
 """Every sandbox backend a run can choose (`--sandbox`); `sandbox build` offers those with something to build."""
 
 
+DEFAULT_OUTPUT_RESERVE = 4096
+"""The context budget's reserve for the reply of a model without a reply cap (oracle, scripted, replay)."""
+
+
 def setting(
     default: Any = None,
     help: str = "",
@@ -231,8 +235,19 @@ class RunConfig:
         bound=POSITIVE,
         metavar="TOKENS",
     )
-    output_reserve: int = setting(
-        4096, "tokens kept free for the reply when checking the context budget", bound=NON_NEGATIVE, metavar="TOKENS"
+    max_output_tokens: int | None = setting(
+        None,
+        "tokens one reply may have, sent as max_tokens (default: the model's own maximum in litellm's map, else "
+        "8192, said on the console); a reply cut there is a turn spent",
+        bound=POSITIVE,
+        metavar="TOKENS",
+    )
+    output_reserve: int | None = setting(
+        None,
+        "tokens kept free for the reply when checking the context budget (default: the reply cap, "
+        "--max-output-tokens; 4096 for models without one)",
+        bound=NON_NEGATIVE,
+        metavar="TOKENS",
     )
     prompts: Path | None = setting(
         None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from harness.core.status import EndsEpisode, Status
 
@@ -62,6 +62,9 @@ class ModelReply:
     """The model the provider says answered (its reply's `model`, Gemini's `modelVersion`): providers swap
     snapshots behind an alias. None for models that name none (oracle, scripted, replay). Logged beside the
     reply in its `model_call` event, not in `to_dict`."""
+    finish_reason: str | None = None
+    """Why the provider stopped (`stop`, `tool_calls`, `length` for a reply cut at --max-output-tokens); None
+    where it says nothing (scripted models, records written before it was kept)."""
 
     def to_message(self) -> dict[str, Any]:
         """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back as the
@@ -107,6 +110,7 @@ class ModelReply:
             reasoning=row.get("reasoning"),
             provider_state=dict(row.get("provider_state") or {}),
             queued_s=float(row.get("queued_s") or 0.0),
+            finish_reason=row.get("finish_reason"),
         )
 
 
@@ -174,6 +178,12 @@ class Model(Protocol):
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """The prompt tokens these messages take for this model (offline): the context budget's measure."""
+
+
+@runtime_checkable
+class Abandonable(Protocol):
+    def abandon(self) -> None:
+        """Close the connections of the call in flight (called from another thread when the run is cancelled)."""
 
 
 def action_reply(text: str, command: str, action_format: str, call_id: str) -> ModelReply:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,7 @@ from harness.core.errors import InputError
 from harness.core.json_text import sendable
 from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
 from harness.models.concurrency import gate_key, provider_gate
+from harness.models.connections import shut_down_connections_to
 from harness.models.in_flight import IN_FLIGHT
 from harness.models.prices import Price, price_from_litellm
 from harness.models.retries import MalformedResponse, call_with_retries, describe_error, is_context_overflow
@@ -45,6 +47,8 @@ class ProviderSettings:
     call_timeout_s: float = 600.0
     """Upper bound (wall time) for one call, failed attempts and waits included; the episode's time left bounds
     each attempt too."""
+    max_output_tokens: int | None = None
+    """The reply's cap, sent as `max_tokens` (a `max_tokens` in model_args wins); None: not sent."""
 
 
 def context_window_of(model: str) -> int | None:
@@ -56,6 +60,20 @@ def context_window_of(model: str) -> int | None:
     return info.get("max_input_tokens") or info.get("max_tokens")
 
 
+UNKNOWN_MODEL_OUTPUT_CAP = 8192
+"""The reply cap of a model litellm's map does not know (a local server's): a reply cannot run for ever."""
+
+
+def output_maximum_of(model: str) -> int | None:
+    """The model's own output maximum from litellm's bundled map, None when unknown."""
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # litellm raises a bare Exception for unmapped models
+        return None
+    maximum = info.get("max_output_tokens")
+    return maximum if isinstance(maximum, int) and maximum > 0 else None
+
+
 def bundled_price(model: str) -> Price | None:
     """The model's price in litellm's bundled map (offline), None when the map has none."""
     try:
@@ -65,6 +83,10 @@ def bundled_price(model: str) -> Price | None:
     return price_from_litellm(dict(info))
 
 
+class CallAbandoned(Exception):
+    """The run was cancelled: an abandoned call makes no further attempts (never retried)."""
+
+
 class LiteLLMModel:
     def __init__(self, settings: ProviderSettings, context_window: int | None, price: Price | None = None):
         self.name = settings.model
@@ -72,6 +94,15 @@ class LiteLLMModel:
         self._settings = settings
         self._price = price
         """What a call costs (`models/prices.py`); None: the price is unknown, the cost is null."""
+        self._abandoned = threading.Event()
+
+    def abandon(self) -> None:
+        """The run was cancelled during a call (another thread waits on it): no further attempt, and the
+        connections to an `--api-base` endpoint shut down, so the server stops and the call's thread ends.
+        Without an api_base the provider's own endpoint is litellm's to know: the thread ends at its timeout."""
+        self._abandoned.set()
+        if self._settings.api_base:
+            shut_down_connections_to(self._settings.api_base)
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """The provider's tokenizer where litellm has it, else its bundled default (offline either way)."""
@@ -90,6 +121,7 @@ class LiteLLMModel:
             "api_key": settings.api_key,
             "num_retries": 0,  # retries are ours (retries.py), so they are logged and bounded by the clock
             "max_retries": 0,
+            **({"max_tokens": settings.max_output_tokens} if settings.max_output_tokens else {}),
             **settings.model_args,
         }
         if settings.temperature is not None:
@@ -98,6 +130,8 @@ class LiteLLMModel:
             request["tools"] = [BASH_TOOL]
 
         def call(timeout: float) -> Any:
+            if self._abandoned.is_set():
+                raise CallAbandoned("the run was cancelled")
             try:
                 response = litellm.completion(**request, timeout=timeout)
             except litellm.APIConnectionError as error:
@@ -132,7 +166,9 @@ class LiteLLMModel:
 
 
 def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | None) -> ModelReply:
-    message = response.choices[0].message
+    choice = response.choices[0]
+    message = choice.message
+    finish_reason = getattr(choice, "finish_reason", None)
     calls = [
         ToolCall(id=call.id or f"call_{index}", name=call.function.name or "", arguments=call.function.arguments or "")
         for index, call in enumerate(message.tool_calls or [])
@@ -148,6 +184,7 @@ def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | No
         reasoning=reasoning if isinstance(reasoning, str) else None,
         provider_state=_provider_state(message),
         model_id=_returned_model(response),
+        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
     )
 
 
@@ -216,6 +253,21 @@ def _cost(usage: Usage, price: Price | None) -> float | None:
     return cost if math.isfinite(cost) and cost >= 0 else None
 
 
+LOCAL_SERVER_HINT = "e.g. hosted_vllm/NAME or openai/NAME with --api-base http://127.0.0.1:8000/v1"
+
+
+def provider_of(model: str, flag: str) -> str:
+    """The litellm provider of `model`; an `InputError` naming `flag` when litellm knows none."""
+    try:
+        return str(litellm.get_llm_provider(model)[1])
+    except Exception:  # litellm raises its BadRequestError, or a bare Exception, for an unknown provider
+        prefix = model.split("/", 1)[0] if "/" in model else model
+        raise InputError(
+            f"{flag} {model}: litellm knows no provider {prefix!r}: write provider/model as litellm does "
+            f"(https://docs.litellm.ai/docs/providers), {LOCAL_SERVER_HINT}"
+        ) from None
+
+
 UNCHECKED_KEYS = {"zai": "ZAI_API_KEY"}
 """Key variables of providers that litellm's environment check passes without a key."""
 
@@ -228,4 +280,7 @@ def require_provider_key(name: str) -> None:
         check = {"keys_in_environment": False, "missing_keys": [unchecked]}
     if not check["keys_in_environment"]:
         missing = " or ".join(check["missing_keys"])
-        raise InputError(f"--model {name}: no API key: set {missing} (or name the variable with --api-key-env)")
+        raise InputError(
+            f"--model {name}: no API key: set {missing} (or name the variable with --api-key-env); for a local "
+            f"server any value works (e.g. {missing.split(' or ')[0]}=dummy), and hosted_vllm/NAME needs none"
+        )

@@ -72,9 +72,12 @@ def is_retryable(error: BaseException) -> bool:
 
 
 def describe_error(error: BaseException) -> dict[str, Any]:
+    """The error's class, HTTP status and first line. A connection that failed has no HTTP status: litellm
+    gives its `APIConnectionError` a 500, which would read as the server's answer."""
+    connection_failed = isinstance(error, litellm.APIConnectionError)
     return {
         "error": type(error).__name__,
-        "status": getattr(error, "status_code", None),
+        "status": None if connection_failed else getattr(error, "status_code", None),
         "message": str(error).splitlines()[0][:300] if str(error) else "",
     }
 

@@ -1,7 +1,9 @@
-"""`scripted:FILE.yaml`: replies read from a YAML list, for tests and demos (see docs/DESIGN.md)."""
+"""`scripted:FILE.yaml`: replies read from a YAML list (or lists per task), for tests and demos (see
+docs/DESIGN.md)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import InputError, read_text_input
@@ -9,25 +11,56 @@ from harness.core.yaml_safe import load_yaml
 from harness.models.base import ModelReply, action_reply
 from harness.models.replay_model import ReplayModel
 
+Replies = list[dict[str, str]]
 
-def load_script(path: Path) -> list[dict[str, str]]:
-    """Validate the script up front, so a bad item is an input error, not a mid-run failure."""
-    items = load_yaml(read_text_input(path, "script"), path)
+
+@dataclass(frozen=True)
+class Script:
+    """A scripted model's replies: one list for every task, or lists per task id with a default for the rest."""
+
+    default: Replies | None
+    by_task: dict[str, Replies] = field(default_factory=dict)
+    """Keyed by task id, or `domain/id` where two domains share an id."""
+
+    def replies_for(self, domain: str, task_id: str) -> Replies | None:
+        """The task's replies; None when the script has none for it (and no default)."""
+        return self.by_task.get(f"{domain}/{task_id}", self.by_task.get(task_id, self.default))
+
+
+def load_script(path: Path) -> Script:
+    """Validate the script up front, so a bad item is an input error, not a mid-run failure. A script is a list
+    of replies, or a mapping `{tasks: {TASK_ID: [replies]}, default: [replies]}`."""
+    content = load_yaml(read_text_input(path, "script"), path)
+    if isinstance(content, list):
+        return Script(_replies(content, path, ""))
+    if not isinstance(content, dict) or set(content) - {"tasks", "default"} or not content:
+        raise InputError(f"{path}: a script is a YAML list of replies, or a mapping with 'tasks' and/or 'default'")
+    tasks = content.get("tasks") or {}
+    if not isinstance(tasks, dict):
+        raise InputError(f"{path}: field 'tasks': a mapping of task id to a list of replies")
+    default = content.get("default")
+    return Script(
+        None if default is None else _replies(default, path, "default: "),
+        {str(task): _replies(replies, path, f"tasks: {task}: ") for task, replies in tasks.items()},
+    )
+
+
+def _replies(items: object, path: Path, where: str) -> Replies:
     if not isinstance(items, list):
-        raise InputError(f"{path}: a script is a YAML list of replies")
+        raise InputError(f"{path}: {where}a YAML list of replies")
     replies = []
     for index, item in enumerate(items, start=1):
         if isinstance(item, str):
             item = {"text": item}
         if not isinstance(item, dict) or set(item) - {"text", "bash"}:
-            raise InputError(f"{path}: item {index}: a reply is a string or a mapping with 'text' and/or 'bash'")
+            raise InputError(f"{path}: {where}item {index}: a reply is a string or a mapping with 'text' and/or 'bash'")
         if not all(isinstance(value, str) for value in item.values()):
-            raise InputError(f"{path}: item {index}: 'text' and 'bash' must be strings")
+            raise InputError(f"{path}: {where}item {index}: 'text' and 'bash' must be strings")
         replies.append(item)
     return replies
 
 
-def scripted_model(replies: list[dict[str, str]], action_format: str, name: str = "scripted") -> ReplayModel:
+def scripted_model(replies: Replies, action_format: str, name: str = "scripted") -> ReplayModel:
     """Plays the script in order (each `bash` item a command in the run's action format); once it runs out,
     empty text (a format error)."""
     played = [

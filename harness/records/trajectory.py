@@ -57,11 +57,11 @@ class TrajectoryWriter:
             self._file.close()
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
+def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
     """Every complete line of an append-only JSONL log; a last line without its newline (the writer was
     killed mid-write) is torn and ignored. Trajectories and results.jsonl are both read this way."""
     records = []
-    with path.open(encoding="utf-8") as lines:
+    with Path(path).open(encoding="utf-8") as lines:
         for line in lines:
             if not line.endswith("\n"):
                 break
@@ -69,6 +69,6 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def read_trajectory(path: Path) -> list[dict[str, Any]]:
+def read_trajectory(path: Path | str) -> list[dict[str, Any]]:
     """Every complete event of an episode's trajectory, in full whether its outputs were stored once or not."""
     return list(expand(read_jsonl(path)))

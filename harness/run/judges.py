@@ -36,6 +36,13 @@ class JudgeOptions:
         quorum = self.quorum or len(models) // 2 + 1
         if quorum > len(models):
             raise InputError(f"--judge-quorum: {quorum} is more than the {len(models)} judges of --judge")
+        from harness.models.litellm_model import provider_of  # litellm: only when a judge is needed
+        from harness.models.preflight import check_endpoint
+
+        for model in models:
+            provider_of(model, "--judge")
+        if self.api_base:
+            check_endpoint(self.api_base, "--judge-api-base")
         completion = litellm_judges(self.api_base, self.timeout_s, self.max_retries)
         return JudgePanel(models, quorum, JudgeCache(results_dir / ".judge-cache"), completion)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.analysis.runs import CLOSED_BOOK_SUFFIX
-from harness.inputs.config import RunConfig
+from harness.inputs.config import DEFAULT_OUTPUT_RESERVE, RunConfig
 
 LABELLED_SETTINGS = (
     "temperature",
@@ -31,7 +31,7 @@ def default_label(config: RunConfig) -> str:
     parts = list(config.model_args)
     for name in LABELLED_SETTINGS:
         value = getattr(config, name)
-        if value != getattr(defaults, name):
-            parts.append(f"{name}={value}")
+        if value != getattr(defaults, name) and not (name == "output_reserve" and value == DEFAULT_OUTPUT_RESERVE):
+            parts.append(f"{name}={value}")  # 4096, the reserve's default before it followed the reply cap: none
     label = f"{config.model} ({', '.join(parts)})" if parts else config.model
     return label + CLOSED_BOOK_SUFFIX if config.closed_book else label

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import InputError
-from harness.inputs.config import RunConfig
+from harness.inputs.config import DEFAULT_OUTPUT_RESERVE, RunConfig
 from harness.inputs.tasks import Task
 from harness.models.aliases import parse_model_args, resolve_model
 from harness.models.base import Model, ModelReply
@@ -54,6 +54,8 @@ class ModelFactory:
     gate: str | None = None
     """The key of the provider gate its calls go through (`models/concurrency.py`); None for unpaid models."""
 
+    note: str | None = None
+    """What the console says of the model's settings before the run (a reply cap it had to guess)."""
     interactive: Callable[[Task, threading.Event], Model] | None = None
     """A model that waits for a person at the terminal (`human`): built with the run's cancel flag, so
     Ctrl-C ends its wait for a line."""
@@ -83,7 +85,13 @@ def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
         return ModelFactory(lambda task: OracleModel(task.solution or "", action_format), offline)
     if (script := scripted_file(spec)) is not None:
         replies = load_script(script)
-        return ModelFactory(lambda task: scripted_model(replies, action_format, name=spec), offline)
+        for task in tasks:
+            if replies.replies_for(task.domain, task.id) is None:
+                raise InputError(f"{script}: no replies for task {task.id!r} and no 'default' list")
+        return ModelFactory(
+            lambda task: scripted_model(replies.replies_for(task.domain, task.id) or [], action_format, name=spec),
+            offline,
+        )
     if spec == HUMAN:
         return _human_factory(config, offline)
     if spec.startswith("replay:"):
@@ -148,10 +156,14 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         ProviderSettings,
         bundled_price,
         context_window_of,
+        output_maximum_of,
+        provider_of,
         require_provider_key,
     )
+    from harness.models.preflight import check_endpoint
 
     alias = resolve_model(config.model, config.model_aliases)
+    provider_of(alias.model, "--model")
     if alias.api_base_required and not config.api_base:
         raise InputError(
             f"--model {config.model}: served locally, so --api-base is needed: start the server with "
@@ -164,6 +176,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
             raise InputError(f"--api-key-env: environment variable {config.api_key_env} is not set")
     else:
         require_provider_key(alias.model)
+    config, note = _with_reply_cap(config, alias.model, output_maximum_of(alias.model))
     settings = ProviderSettings(
         model=alias.model,
         action_format=config.action_format,
@@ -174,13 +187,17 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         max_retries=config.max_retries,
         max_in_flight=config.connections_at_once,
         call_timeout_s=config.model_timeout,
+        max_output_tokens=config.max_output_tokens,
     )
+    if config.api_base:  # the one check that goes on the network: after every offline one
+        check_endpoint(config.api_base, "--api-base")
     window = config.context_window or context_window_of(alias.model)
     record = {
         "model": alias.model,
         "temperature": config.temperature,
         "args": settings.model_args,
         "context_window": window,
+        "max_output_tokens": settings.model_args.get("max_tokens", config.max_output_tokens),
     }
     prices = load_prices(config.prices) if config.prices else {}
     price = price_in((config.model, alias.model), prices) or bundled_price(alias.model)
@@ -193,7 +210,33 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         paid=True,
         price=price,
         gate=gate,
+        note=note,
     )
+
+
+def _with_reply_cap(config: RunConfig, model: str, maximum: int | None) -> tuple[RunConfig, str | None]:
+    """The config with its reply cap: --max-output-tokens, else the model's own maximum, else a cap that cannot
+    hang a local server (and a note saying so)."""
+    from harness.models.litellm_model import UNKNOWN_MODEL_OUTPUT_CAP
+
+    if config.max_output_tokens is not None:
+        return config, None
+    if maximum is not None:
+        return dataclasses.replace(config, max_output_tokens=maximum), None
+    note = (
+        f"litellm's map does not know the output maximum of {model}: replies are capped at "
+        f"{UNKNOWN_MODEL_OUTPUT_CAP} tokens (--max-output-tokens)"
+    )
+    return dataclasses.replace(config, max_output_tokens=UNKNOWN_MODEL_OUTPUT_CAP), note
+
+
+def reply_reserve(config: RunConfig, factory: ModelFactory) -> int:
+    """The context budget's reserve for the reply: --output-reserve, else the reply cap the model was built
+    with (so the two agree), else `DEFAULT_OUTPUT_RESERVE` for models without one."""
+    if config.output_reserve is not None:
+        return config.output_reserve
+    cap = factory.settings.get("max_output_tokens")
+    return cap if isinstance(cap, int) else DEFAULT_OUTPUT_RESERVE
 
 
 SEED_PER_EPOCH = "seed + epoch - 1"

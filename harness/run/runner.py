@@ -9,6 +9,7 @@ import hashlib
 import json
 import platform
 import re
+import secrets
 import threading
 import time
 from dataclasses import dataclass
@@ -21,8 +22,9 @@ from rich.console import Console
 import harness
 from harness.analysis.end_table import print_end_table
 from harness.analysis.summary import summarize, summary_to_dict
-from harness.core.errors import InputError
+from harness.core.errors import InputError, NothingSelected
 from harness.core.names import check_label, check_run_id
+from harness.core.status import INFRASTRUCTURE_FAILURES
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
 from harness.grading import GRADERS
@@ -54,7 +56,7 @@ from harness.run.judge_retry import regrade_judge_errors
 from harness.run.judges import JudgeOptions
 from harness.run.labels import label_of
 from harness.run.leftovers import Leftovers, new_invocation
-from harness.run.models import SCRIPTED, ModelFactory, model_factory, scripted_file, unpriced_refusal
+from harness.run.models import ModelFactory, model_factory, reply_reserve, scripted_file, unpriced_refusal
 from harness.run.pinned_packages import resolved_versions
 from harness.run.tool_check import checked_tools
 from harness.sandboxes.backend_setup import SandboxBackend
@@ -144,6 +146,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     for domain in domains:
         tasks += load_task_file(config.tasks_dir / f"{domain}.jsonl")
     tasks = shard_tasks(select_tasks(tasks, config.task_ids, config.limit), config.shard)
+    if not tasks:
+        raise NothingSelected(f"{config.model} on {config.domain}: no task selected{_selection_of(config)}")
     names = sorted({collection_of(task) for task in tasks}) or domains
     collections = {name: collection_path(config.collections_dir, name) for name in names}
     files = {domain: collection_files(path, config.cache_dir) for domain, path in collections.items()}
@@ -160,6 +164,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     folder = RunFolder(config.results_dir / run_id)
     judge = judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
+    protocol["output_reserve"] = reply_reserve(config, make_model)  # what the budget keeps, not the flag as given
     if config.closed_book:  # only then, as the judge: the protocol of normal runs stays as it was
         protocol["closed_book"] = True
     if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
@@ -196,6 +201,19 @@ def plan_run(config: RunConfig) -> RunPlan:
         leaks,
         judge,
     )
+
+
+def _selection_of(config: RunConfig) -> str:
+    chosen = [f"--{name} {value}" for name, value in (("limit", config.limit), ("shard", config.shard)) if value]
+    return f" by {' '.join(chosen)}" if chosen else ""
+
+
+def failed_episodes(plan: RunPlan) -> int:
+    """The selected episodes whose latest row is our or the provider's failure (model, sandbox, harness error),
+    not the agent's outcome."""
+    selected = {task.episode for task in plan.episodes}
+    latest = plan.folder.latest_rows()
+    return sum(row.status in INFRASTRUCTURE_FAILURES for key, row in latest.items() if key in selected)
 
 
 def _check_resumable(
@@ -235,11 +253,15 @@ def _kept_rows(folder: RunFolder, episodes: list[Task], redo: bool) -> tuple[lis
 
 
 def default_run_id(config: RunConfig) -> str:
+    """`STAMP-XXXX_MODEL_DOMAIN`: a short random suffix keeps two runs started in the same second apart (two
+    shards, two terminals); a scripted model is named by its file's stem."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.model.replace(SCRIPTED, "scripted-"))
+    script = scripted_file(config.model)
+    spec = f"scripted-{script.stem}" if script is not None else config.model
+    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", spec)
     domain = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.domain)
     closed = "_closed-book" if config.closed_book else ""
-    return f"{stamp}_{model}_{domain}"[: 120 - len(closed)] + closed
+    return f"{stamp}-{secrets.token_hex(2)}_{model}_{domain}"[: 120 - len(closed)] + closed
 
 
 def execute_run(plan: RunPlan, console: Console, share: SweepShare | None = None) -> list[ResultRow]:
@@ -268,14 +290,14 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
     capabilities = plan.backend.capabilities
     unpriced = plan.make_model.paid and plan.make_model.price is None
     no_price = f"no price is known for {config.model}: its cost is recorded as null (give one with --prices)"
-    warnings = [capabilities.warning, plan.leak_warning, no_price if unpriced else None]
+    warnings = [capabilities.warning, plan.leak_warning, no_price if unpriced else None, plan.make_model.note]
     for warning in filter(None, warnings):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     for task in plan.pending:
         plan.folder.keep_previous_attempt(*task.episode)
     cancel = share.cancel if share is not None else threading.Event()
     context = EpisodeContext(
-        settings=EpisodeSettings.of(config),
+        settings=EpisodeSettings.of(config, plan.protocol["output_reserve"]),
         prompts=plan.prompts,
         make_model=plan.make_model.bind(cancel),
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import secrets
 import shutil
 import threading
 from dataclasses import dataclass
@@ -55,7 +56,8 @@ def run_configs(config: RunConfig) -> tuple[Path, list[RunConfig]]:
         raise InputError("--sweep: give the models in the file or with --model, not both")
     entries = _file_entries(config.sweep) if config.sweep is not None else _list_entries(config.model)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-    sweep_id = config.run_id or f"{stamp}_sweep_{re.sub(r'[^A-Za-z0-9_.-]+', '-', config.domain)}"[:120]
+    domain = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.domain)
+    sweep_id = config.run_id or f"{stamp}-{secrets.token_hex(2)}_sweep_{domain}"[:120]
     check_run_id(sweep_id)
     folder = config.results_dir / sweep_id
     configs: list[RunConfig] = []

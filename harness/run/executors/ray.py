@@ -28,6 +28,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import Progress
 
+from harness.core.abandon import stopping_note
 from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError
 from harness.core.status import Status
@@ -219,6 +220,7 @@ class _Driver:
                         break
                     self._stop()
                     self.interrupted = True
+                    progress.console.print(stopping_note(len(self.running)), markup=False, highlight=False)
         self.logs.close_all()
         final = ray.get(self.coordinator.gate_states.remote(state.gates))
         state.gate_view = lambda keys: final  # for the run's last lines, after the cluster is left

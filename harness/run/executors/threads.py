@@ -8,6 +8,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import replace
 
+from harness.core.abandon import StoppedWithoutWaiting, stopping_note
 from harness.episode import EpisodeContext, run_episode
 from harness.episode.throttles import Slots
 from harness.inputs.tasks import Task
@@ -23,7 +24,9 @@ def run_batch(batch: Batch) -> tuple[list[ResultRow], bool]:
     bounded = replace(context, slots=Slots.of(limits.max_sandboxes, limits.max_connections))
     results: list[ResultRow] = []
     display = contextlib.nullcontext(batch.progress) if batch.progress else progress_bar(batch.console)
-    with display as progress, ThreadPoolExecutor(limits.workers) as pool:
+    pool = ThreadPoolExecutor(limits.workers)
+    forced = False
+    with display as progress:
         bar = progress.add_task(batch.title, total=len(tasks) + state.done, completed=state.done, **state.counts())
 
         def refresh() -> None:
@@ -56,13 +59,20 @@ def run_batch(batch: Batch) -> tuple[list[ResultRow], bool]:
             if unwritable:
                 raise ResultsUnwritable(f"cannot write {writer.path}: {unwritable[0]}")
         except KeyboardInterrupt:
-            context.cancel.set()  # running episodes stop at their next step and end as `cancelled`
+            context.cancel.set()  # running episodes end as `cancelled`, their model calls abandoned
             for future in futures:
                 future.cancel()
-            for future in futures:
-                if future not in recorded and not future.cancelled():
-                    record(future)
+            progress.console.print(stopping_note(state.running), markup=False, highlight=False)
+            try:
+                for future in futures:
+                    if future not in recorded and not future.cancelled():
+                        record(future)
+            except KeyboardInterrupt:
+                forced = True
+                raise StoppedWithoutWaiting from None
             return results, True
+        finally:
+            pool.shutdown(wait=not forced, cancel_futures=True)
     return results, False
 
 

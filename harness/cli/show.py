@@ -1,0 +1,149 @@
+"""`python -m harness show RUN [TASK]`: one trajectory in the terminal, turn by turn: the replies, commands
+and outputs, then the verdict, the timing split and the evidence; paged when the output is a terminal."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from harness.cli.command import EXIT_OK, Session
+from harness.core.errors import InputError
+from harness.records.events import (
+    ActionEvent,
+    EpisodeEndEvent,
+    EpisodeStartEvent,
+    EvidenceEvent,
+    FormatErrorEvent,
+    HarnessErrorEvent,
+    JudgeCallEvent,
+    ModelCallEvent,
+    ModelErrorEvent,
+    ObservationEvent,
+)
+from harness.records.reading import LoggedEvent, read_events
+from harness.records.results import ResultRow
+from harness.records.run_folder import find_run_folder
+
+SHOWN_LINES = 40
+"""Lines of a reply or an output shown before the rest is summarised (`--full` shows all)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness show",
+        description="One episode's trajectory in the terminal, turn by turn, with its verdict, timing split and "
+        "evidence (paged on a terminal). Without TASK, the run's episodes.",
+    )
+    parser.add_argument("run", type=Path, metavar="RUN", help="a run folder, or one trajectory file (.jsonl)")
+    parser.add_argument("task", nargs="?", metavar="TASK", help="a task id, or DOMAIN/ID where domains share ids")
+    parser.add_argument("--epoch", type=int, default=1, metavar="N", help="which epoch of the task (default 1)")
+    parser.add_argument("--full", action="store_true", help="show long replies and outputs whole")
+    return parser
+
+
+def handle(arguments: argparse.Namespace, session: Session) -> int:
+    console = session.console
+    if arguments.run.is_file():
+        path = arguments.run
+    else:
+        folder = find_run_folder(arguments.run)
+        rows = folder.latest_rows()
+        if arguments.task is None:
+            console.print(_episode_list(list(rows.values())))
+            console.print("show one with: python -m harness show RUN TASK", markup=False, highlight=False)
+            return EXIT_OK
+        domain, _, task_id = arguments.task.rpartition("/")
+        matches = [key for key in rows if key[1] == task_id and key[2] == arguments.epoch and domain in ("", key[0])]
+        if not matches:
+            raise InputError(f"{arguments.run}: no episode of task {arguments.task!r} epoch {arguments.epoch}")
+        if len(matches) > 1:
+            raise InputError(f"{arguments.task}: in {len(matches)} domains; give DOMAIN/{task_id}")
+        path = folder.trajectory_path(*matches[0])
+    events = read_events(path)
+    if not events:
+        raise InputError(f"{path}: an empty trajectory")
+    limit = None if arguments.full else SHOWN_LINES
+    if console.is_terminal:
+        with console.pager(styles=True):
+            _render(console, events, limit)
+    else:
+        _render(console, events, limit)
+    return EXIT_OK
+
+
+def _episode_list(rows: list[ResultRow]) -> Table:
+    table = Table("domain", "task", "epoch", "status", "verdict", "turns", "agent s")
+    for row in sorted(rows, key=lambda row: (row.domain, row.task_id, row.epoch)):
+        cells = (row.domain, row.task_id, str(row.epoch), row.status.value, row.verdict.value, str(row.turns))
+        table.add_row(*cells, f"{row.duration_s:.1f}")
+    return table
+
+
+def _clipped(text: str, limit: int | None) -> str:
+    lines = text.splitlines()
+    if limit is None or len(lines) <= limit:
+        return text
+    return "\n".join(lines[:limit]) + f"\n… {len(lines) - limit} more lines (--full shows them)"
+
+
+def _say(console: Console, heading: str, body: str = "", style: str = "bold") -> None:
+    console.print(Text(heading, style=style))
+    if body:
+        console.print(Text(body), highlight=False)
+
+
+def _render(console: Console, events: list[LoggedEvent], limit: int | None) -> None:
+    for logged in events:
+        event = logged.event
+        if isinstance(event, EpisodeStartEvent):
+            question = str(event.task.get("question", ""))
+            _say(console, f"{event.domain}/{event.task_id} (epoch {event.epoch or 1}) · model {event.model}", question)
+        elif isinstance(event, ModelCallEvent):
+            reply = event.response
+            usage = reply.get("usage") or {}
+            facts = [f"{event.latency_s or 0:.1f} s", f"{usage.get('output_tokens', 0)} tokens out"]
+            if reply.get("finish_reason") not in (None, "stop", "tool_calls"):
+                facts.append(f"finish_reason {reply['finish_reason']}")
+            commands = [call.get("arguments", "") for call in reply.get("tool_calls") or []]
+            body = "\n".join(filter(None, [str(reply.get("text") or ""), *commands]))
+            _say(console, f"── turn {event.turn} · reply ({', '.join(facts)})", _clipped(body, limit), "bold cyan")
+        elif isinstance(event, ModelErrorEvent):
+            _say(console, f"── turn {event.turn} · model error after {event.latency_s:.1f} s", event.error, "bold red")
+        elif isinstance(event, ActionEvent):
+            console.print(Text(f"$ {event.command}", style="green"), highlight=False)
+        elif isinstance(event, ObservationEvent):
+            status = "timed out" if event.timed_out else f"exit {event.exit_code}"
+            output = "\n".join(filter(None, [event.stdout, event.stderr]))
+            _say(console, f"  {status}, {event.duration_s or 0:.1f} s", _clipped(output, limit), "dim")
+        elif isinstance(event, FormatErrorEvent):
+            _say(console, f"── turn {event.turn} · format error", event.problem, "bold yellow")
+        elif isinstance(event, HarnessErrorEvent):
+            _say(console, f"harness error during {event.during}", _clipped(event.error, limit), "bold red")
+        elif isinstance(event, JudgeCallEvent):
+            _say(console, f"judge {event.model}: {event.verdict or event.failure or event.error}")
+        elif isinstance(event, EvidenceEvent):
+            touched = ", ".join(f"{touch.get('document')} (turn {touch.get('first_turn')})" for touch in event.touches)
+            listed = ", ".join(event.evidence) or "none listed by the task"
+            _say(console, f"evidence ({event.method}): {listed}", f"documents touched: {touched or 'none'}")
+        elif isinstance(event, EpisodeEndEvent):
+            _render_end(console, event)
+
+
+def _render_end(console: Console, end: EpisodeEndEvent) -> None:
+    row = end.row
+    heading = f"══ {row.status.value} · {row.verdict.value} · answer {row.answer!r}"
+    _say(console, heading, row.detail or "", "bold magenta")
+    split = (
+        f"agent {row.duration_s:.1f} s · queued {row.queue_s:.1f} s · sandbox start {row.sandbox_start_s:.1f} s · "
+        f"retry waits {row.retry_wait_s:.1f} s · failed attempts {row.failed_attempts_s:.1f} s"
+    )
+    console.print(split, markup=False, highlight=False)
+    cost = "unknown" if row.cost_usd is None else f"${row.cost_usd:.4f}"
+    tokens = f"{row.turns} turns · {row.input_tokens} tokens in, {row.output_tokens} out · cost {cost}"
+    console.print(tokens, markup=False, highlight=False)
+    if row.evidence_recall is not None:
+        console.print(f"evidence recall {row.evidence_recall:.2f}", markup=False, highlight=False)
