@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from rich.console import Console
 
@@ -17,13 +17,16 @@ from harness.core.names import check_domain_name
 from harness.core.safe_text import for_terminal
 from harness.inputs.collections.build import BuildRequest, build_collection
 from harness.inputs.collections.manifest import Skipped
-from harness.inputs.collections.naming import output_names
 from harness.inputs.collections.sources import source_files
-from harness.inputs.importers.mudabench import Document, ImportPlan, plan_import, read_items
+from harness.inputs.importers.mudabench import (
+    STAGING_ROOT,
+    Document,
+    ImportPlan,
+    document_files,
+    plan_import,
+    read_items,
+)
 from harness.inputs.tasks import load_task_file
-
-STAGING_ROOT = "documents"
-"""The staging folder's name: outputs are `documents_<stem>.md`, the index `documents_index.md`."""
 
 
 @dataclass(frozen=True)
@@ -99,10 +102,10 @@ def _build_all(
 
 def index_markdown(documents: tuple[Document, ...]) -> str:
     """Which converted file is which company, year and kind of report: the only metadata the agent gets."""
-    names = output_names([PurePosixPath(f"{d.id}.pdf") for d in documents], STAGING_ROOT)
+    names = document_files(documents)
     lines = ["# Documents in this collection", "", "| file | symbol | year | doctype |", "|---|---|---|---|"]
     for document in documents:
-        cells = [names[PurePosixPath(f"{document.id}.pdf")], document.symbol, document.year, document.doctype]
+        cells = [names[document.id], document.symbol, document.year, document.doctype]
         lines.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
     return "\n".join(lines) + "\n"
 
