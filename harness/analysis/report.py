@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from harness.analysis.closed_book import closed_book_section
+from harness.analysis.fact_accuracy import fact_section, load_stated
 from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
@@ -52,6 +53,7 @@ def write_report(paths: list[Path], out: Path | None, console: Console, change: 
     """`change`: what to do to each row first (re-pricing)."""
     rows = load_runs(paths, change)
     labels = load_labels(paths)  # read before anything is written: a bad label file writes nothing
+    stated = load_stated(paths)
     out = out or (paths[0] / "report" if len(paths) == 1 else _merged_folder(paths[0].parent))
     out.mkdir(parents=True, exist_ok=True)
     models = ranked_models(rows)
@@ -74,6 +76,7 @@ def write_report(paths: list[Path], out: Path | None, console: Console, change: 
     if labels:
         markdown += agreement_section(labels, models)
     markdown += "\n" + evidence_sections(table, models, rows, out)
+    markdown += fact_section(rows, stated)
     markdown += closed_book_section(rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     console.print(for_terminal(markdown), markup=False, highlight=False, soft_wrap=True)

@@ -149,7 +149,7 @@ def _annotated(
     """Evidence, failure mode and refused attempts from what the loop logged; a failure here keeps the row."""
     try:
         events = [logged.event for logged in logged_events(log.events())]
-        result, evidence = with_signals(result, events, task.evidence, task.canary, collection, opens)
+        result, evidence = with_signals(result, events, task.evidence, task.canary, collection, opens, task.facts)
         if evidence is not None:
             write_event(log, EvidenceEvent(**evidence))
     except Exception as error:  # a bug here must not cost the episode its row

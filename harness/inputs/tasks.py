@@ -12,9 +12,9 @@ from typing import Any
 
 from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError
+from harness.core.facts import FactRow, parse_facts
 from harness.core.names import check_domain_name, check_task_id, file_name, is_domain_name
 from harness.grading import GRADERS, GoldAnswerError, GoldSpec
-from harness.inputs.facts import FactRow, parse_facts
 
 
 def _in_file(kind: type | tuple[type, ...], default: Any = None, **options: Any) -> Any:

@@ -167,7 +167,7 @@ def import_episode(
     outcome = Outcome(episode.status, episode.submission, episode.detail)
     row = episode_row(task, outcome, graded, episode.spend, episode.timings)
     events = [logged.event for logged in read_events(log.path)]
-    row, evidence = with_signals(row, events, task.evidence, task.canary, collection, episode.opens)
+    row, evidence = with_signals(row, events, task.evidence, task.canary, collection, episode.opens, task.facts)
     if evidence is not None:
         write_event(log, EvidenceEvent(**evidence))
     write_event(log, EpisodeEndEvent(row=row, submission=episode.submission))

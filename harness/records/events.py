@@ -179,6 +179,9 @@ class EvidenceEvent(Event):
     touches: list[dict[str, Any]]
     opens: dict[str, int] | None
     """The exact file opens the host saw, None where it could not see them."""
+    facts_seen: list[list[str]] | None = field(default=None, metadata=_OPTIONAL)
+    """Per fact row of the task, the columns whose values the episode saw (signals/fact_coverage.py); None
+    (left out) for a task without facts."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ from harness.core.episode_key import EpisodeKey
 from harness.core.json_text import json_text
 from harness.core.status import INTERRUPTED, Status
 from harness.grading import Verdict
+from harness.records.fact_counts import FactCounts
 from harness.records.trajectory import read_jsonl
 
 MODE_FIELDS = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
@@ -98,9 +99,19 @@ class ResultRow:
     """Backoff waits after failed model calls (the server's Retry-After or exponential): not the agent's time."""
     failed_attempts_s: float = 0.0
     """Time the failed model-call attempts took (a 5xx after a delay, a refused request): not the agent's time."""
+    facts_seen: FactCounts | None = None
+    """The task's facts whose values showed in the output of a command that read their document
+    (harness/signals/fact_coverage.py); None when the task lists no facts (the field is then left out)."""
+    facts_stated: FactCounts | None = None
+    """The task's facts a judge found supported by the agent's own record of each document
+    (harness/signals/fact_judge.py); None when not asked (the field is then left out)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        row = asdict(self)
+        for name in _LEFT_OUT_WHEN_NONE:  # rows of tasks without facts stay as they were written before facts
+            if row[name] is None:
+                del row[name]
+        return row
 
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> ResultRow:
@@ -110,6 +121,9 @@ class ResultRow:
         for mode_field in MODE_FIELDS.values():
             known[mode_field] = Verdict(known[mode_field])
         known.setdefault("unit", None)
+        for name in _LEFT_OUT_WHEN_NONE:
+            if known.get(name) is not None:
+                known[name] = FactCounts.from_dict(known[name])
         return cls(**known)
 
     @property
@@ -135,6 +149,7 @@ class ResultRow:
 
 
 _FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))
+_LEFT_OUT_WHEN_NONE = ("facts_seen", "facts_stated")
 
 
 def read_rows(path: Path) -> list[ResultRow]:

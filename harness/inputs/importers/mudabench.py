@@ -14,8 +14,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from harness.core.errors import InputError, read_text_input
+from harness.core.facts import parse_facts
 from harness.inputs.collections.naming import output_names
-from harness.inputs.facts import parse_facts
 
 INDEX_FIELDS = ("symbol", "year", "doctype")
 """What the collection's index tells the agent about each document; never the gold `value_*` facts."""
