@@ -20,6 +20,7 @@ from harness.analysis.report_statistics import estimates, statistics_section
 from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
+from harness.analysis.type_scores import overall_section
 from harness.core.safe_text import for_terminal, markdown_cell
 from harness.core.status import Status
 from harness.records.results import MODE_FIELDS
@@ -120,6 +121,7 @@ def _markdown(table: dict[tuple[str, str], Cell], models: list[str], domains: li
         lines += [f"| {markdown_cell(m)} | {d} | {_percent(v)} |" for (m, d), v in tolerance.items() if v is not None]
         lines.append("")
     lines += _by_type(table)
+    lines += overall_section(table)
     lines += [
         "## Outcomes",
         "",

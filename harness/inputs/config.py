@@ -126,6 +126,12 @@ class RunConfig:
     judge_timeout: float = setting(
         JUDGE_TIMEOUT_S, "seconds per judge call, retries included", bound=POSITIVE, metavar="SECONDS"
     )
+    judge_prompt: Path | None = setting(
+        None,
+        "a judge protocol file: the judges' prompt template, what they read (the answer tag or the whole final "
+        "reply) and how their verdict or score is read (docs/GRADERS.md); default: ours",
+        metavar="FILE.yaml",
+    )
     domain: str = setting("", "a domain name, a comma-separated list, or 'all'")
     task_ids: list[str] = setting(factory=list, help="run only this task (repeatable)", metavar="ID", flag="--task-id")
     limit: int | None = setting(None, "at most N tasks per domain (default: all)", bound=POSITIVE, metavar="N")

@@ -99,6 +99,12 @@ class ResultRow:
     """Backoff waits after failed model calls (the server's Retry-After or exponential): not the agent's time."""
     failed_attempts_s: float = 0.0
     """Time the failed model-call attempts took (a 5xx after a delay, a refused request): not the agent's time."""
+    score: float | None = None
+    """The `score` grader's mean of the judges' valid scores; None for other graders (the field is then left out)."""
+    judge_scores: list[int | None] | None = None
+    """The `score` grader's score of each judge, in panel order (None: no valid score); else left out."""
+    score_range: list[int] | None = None
+    """The `score` grader's [low, high]; else left out."""
     facts_seen: FactCounts | None = None
     """The task's facts whose values showed in the output of a command that read their document
     (harness/signals/fact_coverage.py); None when the task lists no facts (the field is then left out)."""
@@ -121,7 +127,7 @@ class ResultRow:
         for mode_field in MODE_FIELDS.values():
             known[mode_field] = Verdict(known[mode_field])
         known.setdefault("unit", None)
-        for name in _LEFT_OUT_WHEN_NONE:
+        for name in _FACT_COUNTS:
             if known.get(name) is not None:
                 known[name] = FactCounts.from_dict(known[name])
         return cls(**known)
@@ -149,7 +155,8 @@ class ResultRow:
 
 
 _FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))
-_LEFT_OUT_WHEN_NONE = ("facts_seen", "facts_stated")
+_LEFT_OUT_WHEN_NONE = ("score", "judge_scores", "score_range", "facts_seen", "facts_stated")
+_FACT_COUNTS = ("facts_seen", "facts_stated")
 
 
 def read_rows(path: Path) -> list[ResultRow]:
