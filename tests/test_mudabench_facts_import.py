@@ -13,6 +13,7 @@ import pymupdf
 import pytest
 
 from harness.cli.main import main
+from harness.inputs.collections import build
 from harness.inputs.tasks import load_task_file, task_digest
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mudabench"
@@ -107,6 +108,43 @@ def test_facts_evidence_and_source_answers_land_in_the_task(project, capsys):
     assert english.metadata["source_answer"][0] == "Company [DY] had total assets of $1,944,165,000.00 in 2021"
     assert len(english.facts) == 5 and english.facts[0].cells == {"total_assets_usd": 1944165000.0}
     assert "identical items dropped: 1" in output
+
+
+def test_each_pdf_is_converted_once_and_a_scan_says_why_it_was_not(project, capsys, monkeypatch):
+    calls: list[str] = []
+    real = build.convert
+
+    def counted(path, *arguments):
+        calls.append(path.name)
+        return real(path, *arguments)
+
+    monkeypatch.setattr(build, "convert", counted)
+    code, output = run_import(project, capsys)
+    distinct = {entry["id"] for entry in metadata_entries()} - {MISSING}
+    pdfs = [name for name in calls if name.endswith(".pdf")]  # each set's own index.md is converted with it
+    assert code == 1 and sorted(pdfs) == sorted(f"{doc_id}.pdf" for doc_id in distinct)  # 11 PDFs in 4 sets
+    assert f"{len(distinct)} PDFs converted (each once)" in output
+    lines = output.splitlines()
+    assert [line for line in lines if "could not convert" in line] == [
+        f"  could not convert {SCANNED}.pdf: PDF without a text layer (scanned?): build with --ocr to read it by OCR"
+    ]
+    assert f"  missing {MISSING}.pdf" in lines
+    assert "  skipped 2 tasks of 2 document sets: 1 PDFs missing, 1 not converted" in lines
+
+
+def test_ocr_reads_the_scanned_report(project, capsys):
+    code, output = run_import(project, capsys, "--ocr", "--ocr-lang", "eng")
+    assert code == 1  # the missing PDF still costs its item
+    tasks = {task.id: task for task in load_task_file(project / "tasks" / "mudabench.jsonl")}
+    esg = tasks["simple-q_8a1d2c3b4e5f6071"]
+    scanned = (project / "collections" / esg.collection / f"documents_{SCANNED}.md").read_text(encoding="utf-8")
+    assert "601128" in scanned and "Deloitte" in scanned and "could not convert" not in output
+
+
+def test_an_ocr_language_without_data_is_refused_before_anything_is_written(project, capsys):
+    code, output = run_import(project, capsys, "--ocr", "--ocr-lang", "xx_nolang")
+    assert code == 2 and "--ocr-lang: no Tesseract data for xx_nolang" in output
+    assert not (project / "tasks").exists() and not (project / "collections").exists()
 
 
 def test_facts_never_reach_the_collection(project, capsys):
