@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,11 @@ def test_an_episode_reading_three_of_five_documents_sees_three_rows_and_states_t
     evidence = next(event for event in events if event["event"] == "evidence")
     assert evidence["facts_seen"] == [["total_assets_usd"]] * 3 + [[]] * 2
     assert "facts" in events[0]["task"]  # annotate judges against the trajectory's task record
+    # With --judge the panel was asked at the episode's end: two of the five rows stated.
+    assert row.facts_stated == FactCounts(cells=2, cells_total=5, rows=2, rows_total=5, columns=0, columns_total=1)
+    assert evidence["facts_stated"] == [["total_assets_usd"], ["total_assets_usd"], [], [], []]
+    assert len(judged.requests) == 1 + 3  # the grade, and one fact judge per document the agent named
+    shutil.rmtree(project / "results" / ".judge-cache")  # annotate asks again, as after a run without a panel
     grading_calls = len(judged.requests)
     assert annotate(project, judged) == 0
     [one] = read_fact_judgments(project / "results" / "r" / "fact_judgments.jsonl")
@@ -125,6 +131,7 @@ def test_an_episode_reading_three_of_five_documents_sees_three_rows_and_states_t
 
 def test_a_second_annotate_facts_makes_no_new_calls(project, judged, capsys):
     assert run(project, judged, "--task-id", ENGLISH_SIMPLE) == 0
+    shutil.rmtree(project / "results" / ".judge-cache")
     assert annotate(project, judged) == 0
     asked = len(judged.requests)
     assert annotate(project, judged) == 0

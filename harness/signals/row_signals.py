@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.facts import FactRow
+from harness.grading.judge import JudgePanel
 from harness.records.events import Event, SandboxReadyEvent
 from harness.records.fact_counts import count_covered
 from harness.records.results import ResultRow
@@ -16,6 +17,7 @@ from harness.signals.escapes import METHOD as ESCAPES_METHOD
 from harness.signals.escapes import refused_attempts
 from harness.signals.evidence import DocumentIndex, touched_documents
 from harness.signals.fact_coverage import seen_cells
+from harness.signals.fact_judge import judge_facts
 from harness.signals.failure_modes import failure_mode
 
 
@@ -53,3 +55,21 @@ def with_signals(
         "facts_seen": [sorted(name for name, shown in row.items() if shown) for row in seen] if facts else None,
     }
     return dataclasses.replace(row, **fields), event
+
+
+def with_stated_facts(
+    row: ResultRow,
+    panel: JudgePanel,
+    question: str,
+    facts: Sequence[FactRow],
+    events: Sequence[Event],
+    final_reply: str | None,
+) -> tuple[ResultRow, list[list[str] | None]]:
+    """The row with the facts the episode stated (fact_judge.py; None on judge_error) and their judges' cost
+    added to `judge_cost_usd`; and per fact row the supported columns, for the evidence event."""
+    judgment = judge_facts(panel, question, facts, events, final_reply)
+    cost = row.judge_cost_usd
+    if judgment.cost_usd is not None:
+        cost = round((cost or 0.0) + judgment.cost_usd, 8)
+    supported = [one["supported"] for one in judgment.rows]
+    return dataclasses.replace(row, facts_stated=judgment.counts, judge_cost_usd=cost), supported
