@@ -11,11 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis.episode_view import episode_view
 from harness.cli.main import main
 from harness.records.fact_counts import FactCounts
 from harness.records.fact_judgments import read_fact_judgments
+from harness.records.reading import read_events
 from harness.records.results import read_rows
 from harness.records.trajectory import read_trajectory
+from tests.browser import viewer_page
 from tests.openai_server import Step, reply
 from tests.test_mudabench_facts_import import run_import, write_pdfs
 
@@ -110,7 +113,8 @@ def test_an_episode_reading_three_of_five_documents_sees_three_rows_and_states_t
     [row] = read_rows(project / "results" / "r" / "results.jsonl")
     assert row.facts_seen == FactCounts(cells=3, cells_total=5, rows=3, rows_total=5, columns=0, columns_total=1)
     assert row.evidence_recall == 0.6 and row.failure_mode is None
-    events = read_trajectory(project / "results" / "r" / "episodes" / "mudabench" / f"{ENGLISH_SIMPLE}.jsonl")
+    trajectory = project / "results" / "r" / "episodes" / "mudabench" / f"{ENGLISH_SIMPLE}.jsonl"
+    events = read_trajectory(trajectory)
     evidence = next(event for event in events if event["event"] == "evidence")
     assert evidence["facts_seen"] == [["total_assets_usd"]] * 3 + [[]] * 2
     assert "facts" in events[0]["task"]  # annotate judges against the trajectory's task record
@@ -118,6 +122,15 @@ def test_an_episode_reading_three_of_five_documents_sees_three_rows_and_states_t
     assert row.facts_stated == FactCounts(cells=2, cells_total=5, rows=2, rows_total=5, columns=0, columns_total=1)
     assert evidence["facts_stated"] == [["total_assets_usd"], ["total_assets_usd"], [], [], []]
     assert len(judged.requests) == 1 + 3  # the grade, and one fact judge per document the agent named
+    view = episode_view(read_events(trajectory), 30, 600)
+    marks = [(row["entity"], row["cells"][0]["seen"], row["cells"][0]["stated"]) for row in view["facts"]]
+    assert marks == [
+        ("DY", True, True),
+        ("PLAY", True, True),
+        ("CMCO", True, False),
+        ("QMCO", False, False),
+        ("OPTT", False, False),
+    ]
     shutil.rmtree(project / "results" / ".judge-cache")  # annotate asks again, as after a run without a panel
     grading_calls = len(judged.requests)
     assert annotate(project, judged) == 0
@@ -157,3 +170,19 @@ def test_report_sums_cells_rows_and_columns_over_six_episodes_as_computed_by_han
     assert [cell.split(" ")[0] for cell in seen] == ["71.4", "71.4", "33.3", "33.3"]
     assert [cell.split(" ")[0] for cell in stated] == ["57.1", "57.1", "33.3", "33.3"]
     assert re.search(r"\| all \| stated \| 6 \| 57\.1 \[", report)
+
+
+def test_the_viewer_marks_the_cells_each_episode_saw_and_stated(project, judged, capsys):
+    assert run(project, judged, "--task-id", ENGLISH_SIMPLE) == 0, capsys.readouterr().out
+    with viewer_page([project / "results" / "r"]) as page:
+        page.locator("tr.episode").first.click()
+        page.wait_for_selector("table.facts tr:nth-child(6)")
+        table = page.locator("table.facts")
+        rows = [row.inner_text().split("\t") for row in table.locator("tr").all()[1:]]
+        assert [(row[1], row[-2], row[-1]) for row in rows] == [
+            ("DY", "✓", "✓"),
+            ("PLAY", "✓", "✓"),
+            ("CMCO", "✓", "✗"),
+            ("QMCO", "✗", "✗"),
+            ("OPTT", "✗", "✗"),
+        ]
