@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from harness.core.facts import FactRow
@@ -62,3 +64,25 @@ def test_booleans_and_nulls_are_not_counted():
         text="KPMG true",
     )
     assert seen_cells([ActionEvent(turn=1, command="cat documents_a.md"), observation], [row]) == [{"name": True}]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"domain": "d"}', "field 'task_id': missing"),
+        (
+            '{"domain": "d", "task_id": "t", "epoch": 1, "status": "judged", "stated": {"cells": 1}, "rows": [], '
+            '"prompt": "p"}',
+            "field 'stated': not cell, row and column counts",
+        ),
+        ("[1]", "not a fact judgment"),
+    ],
+)
+def test_a_hand_edited_fact_judgments_line_is_a_one_line_error(tmp_path, line, message):
+    from harness.core.errors import InputError
+    from harness.records.fact_judgments import read_fact_judgments
+
+    path = tmp_path / "fact_judgments.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(InputError, match=f"fact_judgments.jsonl:1: {re.escape(message)}"):
+        read_fact_judgments(path)
