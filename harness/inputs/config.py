@@ -422,5 +422,14 @@ def _check_range(value: Any, meta: Any, where: str) -> None:
         raise InputError(f"{where}: {value!r} must not be negative")
 
 
+UNWRITTEN_WHEN_UNSET = ("judge_prompt",)
+"""Settings newer than most run folders: left out of run.yaml when unset, so the records of runs without them
+stay as they were."""
+
+
 def config_to_dict(config: RunConfig) -> dict[str, Any]:
-    return {key: str(value) if isinstance(value, Path) else value for key, value in dataclasses.asdict(config).items()}
+    return {
+        key: str(value) if isinstance(value, Path) else value
+        for key, value in dataclasses.asdict(config).items()
+        if not (key in UNWRITTEN_WHEN_UNSET and value is None)
+    }

@@ -114,7 +114,7 @@ class ResultRow:
 
     def to_dict(self) -> dict[str, Any]:
         row = asdict(self)
-        for name in _LEFT_OUT_WHEN_NONE:  # rows of tasks without facts stay as they were written before facts
+        for name in LEFT_OUT_WHEN_NONE:  # rows of tasks without facts stay as they were written before facts
             if row[name] is None:
                 del row[name]
         return row
@@ -155,7 +155,8 @@ class ResultRow:
 
 
 _FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))
-_LEFT_OUT_WHEN_NONE = ("score", "judge_scores", "score_range", "facts_seen", "facts_stated")
+LEFT_OUT_WHEN_NONE = ("score", "judge_scores", "score_range", "facts_seen", "facts_stated")
+"""Row fields newer than most run folders: left out when None, so rows without them read and compare as before."""
 _FACT_COUNTS = ("facts_seen", "facts_stated")
 
 
