@@ -88,7 +88,7 @@ def test_report_lists_tasks_answered_from_the_question_alone(mini):
     label = f"{script} (closed-book)"
     assert "## Closed-book control" in report and f"### {script}\n" in report and label in report
     assert "1 of 2 tasks answered correctly closed-book" in report and "Answered closed-book: mini/t1" in report
-    assert "50.0% on all 2; 0.0% on the 1 left once those are out" in report
+    assert "50.0% over all 2 episodes; 0.0% over the 1 episodes of the tasks left once those are out" in report
     assert "| mini | 2 | 1 | 50.0% |" in report
     assert list(csv.reader((out / "closed_book.csv").open())) == [
         ["model", "domain", "task_id"],
@@ -139,3 +139,27 @@ def test_closed_book_is_a_setting_of_the_config_file_too(mini):
     config.write_text("closed-book: true\n")
     outcome = mini.run("--model", mini.script(COUNT_DOCUMENTS), "--config", str(config), run_id="from-config")
     assert documents_seen(outcome)[0] == "0"
+
+
+def test_the_report_and_leakage_count_a_task_over_epochs_alike():
+    """Keyed by (task, epoch): a task correct closed-book in one epoch of two is answerable, whichever epoch was
+    read last; the normal run's accuracy is over its episodes."""
+    from harness.analysis.closed_book import comparisons
+    from harness.analysis.runs import CLOSED_BOOK_SUFFIX, ModelRow
+    from harness.records.results import ResultRow
+
+    def row(task_id: str, epoch: int, correct: bool) -> ResultRow:
+        verdict = "correct" if correct else "wrong_value"
+        fields = {"task_id": task_id, "domain": "d", "status": "answered", "answer": "1", "reasons": []}
+        fields |= {"verdict": verdict, "verdict_strict": verdict, "verdict_lenient": verdict, "unit": None}
+        fields |= {"correct_at_tolerance": None, "parsed_value": None, "turns": 1, "duration_s": 1.0}
+        fields |= {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "reasoning_tokens": 0}
+        fields |= {"cost_usd": None, "detail": None, "grader_version": "x", "epoch": epoch}
+        return ResultRow.from_dict(fields)
+
+    closed = [row("t1", 1, True), row("t1", 2, False), row("t2", 1, False), row("t2", 2, False)]
+    normal = [row("t1", 1, True), row("t1", 2, True), row("t2", 1, True), row("t2", 2, False)]
+    rows = [ModelRow("m" + CLOSED_BOOK_SUFFIX, r) for r in closed] + [ModelRow("m", r) for r in normal]
+    [found] = comparisons(rows)
+    assert found.answerable == [("d", "t1")]
+    assert (found.correct_all, found.episodes, found.correct_without, found.kept) == (3, 4, 1, 2)

@@ -13,7 +13,7 @@ import yaml
 from harness.cli.main import main
 from harness.inputs import leakage_cache, leakage_prefilter
 from harness.inputs.collections.hashing import collection_files
-from harness.inputs.leakage import LeakHit, Needles, _domain_leaks, find_leaks
+from harness.inputs.leakage import LeakHit, Needles, _collection_leaks, find_leaks
 from harness.inputs.leakage_cache import find_leaks_cached
 from harness.inputs.tasks import Task, collection_of, load_task_file
 
@@ -125,7 +125,7 @@ def old_domain_leaks(domain: str, folder: Path, tasks: list[Task]) -> list[LeakH
             for what, needle in (("gold", one.answer), ("solution", one.solution), ("id", one.id)):
                 if needle and old_printed(needle, text, whole_word=what != "solution"):
                     allowed = one.leak_allow if what == "gold" else None
-                    hits.append(LeakHit(domain, one.id, what, document, allowed))
+                    hits.append(LeakHit(one.domain, one.id, what, document, allowed))  # a hit names its task's domain
     return hits
 
 
@@ -148,7 +148,7 @@ def starter_domains() -> dict[str, tuple[Path, list[Task]]]:
 @pytest.mark.parametrize("domain", sorted(starter_domains()))
 def test_the_scan_finds_what_the_regex_scan_found_in_the_starter_collections(domain: str):
     folder, tasks = starter_domains()[domain]
-    assert _domain_leaks(domain, folder, tasks) == old_domain_leaks(domain, folder, tasks)
+    assert _collection_leaks(folder, tasks) == old_domain_leaks(domain, folder, tasks)
     # The starter tasks barely leak, so also needles cut from the documents themselves: whole numbers and words,
     # parts of numbers (digits of a longer number, a figure's decimals), the text around a table cell.
     texts = [path.read_text() for path in sorted(folder.rglob("*")) if path.is_file()]
@@ -162,7 +162,7 @@ def test_the_scan_finds_what_the_regex_scan_found_in_the_starter_collections(dom
         gold, solution, id_ = (rng.choice(pieces) for _ in range(3))
         cut.append(task(id=id_, answer=gold, solution=solution, leak_allow="cut" if index % 3 else None))
     tasks = tasks + cut
-    new, old = _domain_leaks(domain, folder, tasks), old_domain_leaks(domain, folder, tasks)
+    new, old = _collection_leaks(folder, tasks), old_domain_leaks(domain, folder, tasks)
     assert new == old and len(old) > 100
 
 
@@ -242,9 +242,9 @@ def test_the_scan_finds_what_the_regex_scan_found_in_adversarial_texts(tmp_path:
     rng = random.Random(23)
     for _ in range(20):
         tasks = adversarial_tasks(rng, rng.randint(1, 30))
-        assert _domain_leaks("d", tmp_path, tasks) == old_domain_leaks("d", tmp_path, tasks)
+        assert _collection_leaks(tmp_path, tasks) == old_domain_leaks("d", tmp_path, tasks)
     every = [task(id=f"g-{i}", answer=needle, solution=needle) for i, needle in enumerate(NEEDLES)]
-    hits = _domain_leaks("d", tmp_path, every)
+    hits = _collection_leaks(tmp_path, every)
     assert hits == old_domain_leaks("d", tmp_path, every)
     assert ("gold", "start.md") in {(hit.what, hit.document) for hit in hits if hit.task_id == "g-0"}
     assert ("gold", "end.md") in {(hit.what, hit.document) for hit in hits if hit.task_id == "g-0"}
@@ -256,7 +256,7 @@ def test_a_blank_needle_is_printed_where_the_regex_found_it(tmp_path: Path):
     for name, text in {"a.md": "", "b.md": "x", "c.md": "é.", "d.md": " 1"}.items():
         (tmp_path / name).write_text(text)
     tasks = [task(id="b", answer=" ", solution="\t"), task(id="c", answer="42", solution=" ")]
-    assert _domain_leaks("d", tmp_path, tasks) == old_domain_leaks("d", tmp_path, tasks)
+    assert _collection_leaks(tmp_path, tasks) == old_domain_leaks("d", tmp_path, tasks)
 
 
 def test_the_scan_finds_what_the_regex_found_in_random_texts():

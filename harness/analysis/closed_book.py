@@ -2,7 +2,9 @@
 
 A task the model answers correctly with an empty /workspace/documents is possibly contaminated (the answer
 was in its training data) or guessable; the report lists them, their share per domain, and the normal run's
-accuracy with them left out.
+accuracy with them left out. Rows are keyed by (task, epoch): a task counts as answered closed-book when any
+of its closed-book epochs was correct (as `leakage --closed-book` counts it), and the normal run's accuracy
+is over its episodes.
 """
 
 from __future__ import annotations
@@ -27,18 +29,21 @@ class ClosedBookComparison:
     answerable_by_domain: dict[str, int]
     """Domain -> tasks answered correctly closed-book."""
     correct_without: int
-    """Tasks the normal run answered correctly, the closed-book-answerable ones left out."""
+    """Normal-run episodes answered correctly, the closed-book-answerable tasks left out."""
     kept: int
-    """Tasks left once the closed-book-answerable ones are out."""
+    """Normal-run episodes left once the closed-book-answerable tasks are out."""
     correct_all: int
-    """Tasks the normal run answered correctly, all of them."""
+    """Normal-run episodes answered correctly, over every shared task."""
+    episodes: int
+    """Normal-run episodes of the shared tasks."""
 
 
 def comparisons(rows: list[ModelRow]) -> list[ClosedBookComparison]:
     """Every model that has both a normal and a closed-book run among the rows."""
-    by_model: dict[str, dict[TaskKey, bool]] = {}
+    by_model: dict[str, dict[TaskKey, dict[int, bool]]] = {}
     for model_row in rows:
-        by_model.setdefault(model_row.model, {})[model_row.row.key] = model_row.row.is_correct()
+        epochs = by_model.setdefault(model_row.model, {}).setdefault(model_row.row.key, {})
+        epochs[model_row.row.epoch] = model_row.row.is_correct()
     found = []
     for label in sorted(by_model):
         if not label.endswith(CLOSED_BOOK_SUFFIX) or label.removesuffix(CLOSED_BOOK_SUFFIX) not in by_model:
@@ -46,8 +51,8 @@ def comparisons(rows: list[ModelRow]) -> list[ClosedBookComparison]:
         model = label.removesuffix(CLOSED_BOOK_SUFFIX)
         closed, normal = by_model[label], by_model[model]
         shared = sorted(set(closed) & set(normal))
-        answerable = [key for key in shared if closed[key]]
-        kept = [key for key in shared if not closed[key]]
+        answerable = [key for key in shared if any(closed[key].values())]
+        kept = [key for key in shared if not any(closed[key].values())]
         tasks: dict[str, int] = {}
         by_domain: dict[str, int] = {}
         for domain, _ in shared:
@@ -60,9 +65,10 @@ def comparisons(rows: list[ModelRow]) -> list[ClosedBookComparison]:
                 answerable,
                 tasks,
                 by_domain,
-                sum(normal[key] for key in kept),
-                len(kept),
-                sum(normal[key] for key in shared),
+                sum(sum(normal[key].values()) for key in kept),
+                sum(len(normal[key]) for key in kept),
+                sum(sum(normal[key].values()) for key in shared),
+                sum(len(normal[key]) for key in shared),
             )
         )
     return found
@@ -89,9 +95,10 @@ def _model_lines(comparison: ClosedBookComparison) -> list[str]:
     lines = [
         f"### {comparison.model}",
         "",
-        f"{len(comparison.answerable)} of {shared} tasks answered correctly closed-book (possible contamination "
-        f"or guessable answers). Accuracy with documents: {100 * comparison.correct_all / shared:.1f}% on all "
-        f"{shared}; {without}% on the {comparison.kept} left once those are out.",
+        f"{len(comparison.answerable)} of {shared} tasks answered correctly closed-book in some epoch (possible "
+        f"contamination or guessable answers). Accuracy with documents: "
+        f"{100 * comparison.correct_all / comparison.episodes:.1f}% over all {comparison.episodes} episodes; "
+        f"{without}% over the {comparison.kept} episodes of the tasks left once those are out.",
         "",
         "| domain | tasks | answered closed-book | share |",
         "|---|---|---|---|",

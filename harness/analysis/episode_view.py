@@ -53,7 +53,8 @@ def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -
         elif isinstance(event, FormatErrorEvent) and steps:
             steps[-1]["problem"] = event.problem
     evidence = next((logged.event for logged in events if isinstance(logged.event, EvidenceEvent)), None)
-    return {
+    facts = _facts(start.task.get("facts") or [], evidence)
+    return ({"facts": facts} if facts else {}) | {
         "key": f"{start.domain}/{start.task_id}",
         "domain": start.domain,
         "task_id": start.task_id,
@@ -67,6 +68,30 @@ def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -
         "command_s": round(sum(step.get("command_s") or 0 for step in steps), 3),
         "steps": steps,
     }
+
+
+def _facts(rows: list[dict[str, Any]], evidence: EvidenceEvent | None) -> list[dict[str, Any]]:
+    """The task's fact rows, each cell marked seen and stated (None where the episode's record has no such mark)."""
+    seen = evidence.facts_seen if evidence is not None else None
+    stated = evidence.facts_stated if evidence is not None else None
+
+    def mark(marks: list[Any] | None, index: int, name: str) -> bool | None:
+        if marks is None or index >= len(marks) or marks[index] is None:
+            return None
+        return name in marks[index]
+
+    return [
+        {
+            "document": row.get("document"),
+            "entity": row.get("entity"),
+            "period": row.get("period"),
+            "cells": [
+                {"name": name, "value": value, "seen": mark(seen, index, name), "stated": mark(stated, index, name)}
+                for name, value in (row.get("cells") or {}).items()
+            ],
+        }
+        for index, row in enumerate(rows)
+    ]
 
 
 def _outcome(end: Event | None, steps: int) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from harness.analysis.closed_book import closed_book_section
+from harness.analysis.fact_accuracy import fact_section, load_stated
 from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.model_ids import mixed_model_warnings, mixed_models_section
 from harness.analysis.report_console import print_summary, task_sets_note
@@ -22,6 +23,7 @@ from harness.analysis.run_selection import default_report_folder
 from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs, turn_limits
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
+from harness.analysis.type_scores import overall_section
 from harness.core.safe_text import for_terminal, markdown_cell
 from harness.core.status import Status
 from harness.records.results import MODE_FIELDS
@@ -62,6 +64,7 @@ def write_report(
     (`--label`). Prints a short summary and the report's path."""
     rows = load_runs(paths, change, names)
     labels = load_labels(paths, names)  # read before anything is written: a bad label file writes nothing
+    stated = load_stated(paths)
     out = out or default_report_folder(paths, paths)
     out.mkdir(parents=True, exist_ok=True)
     models = ranked_models(rows)
@@ -85,6 +88,7 @@ def write_report(
     if labels:
         markdown += agreement_section(labels, models)
     markdown += "\n" + evidence_sections(table, models, rows, out)
+    markdown += fact_section(rows, stated)
     markdown += closed_book_section(rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     for warning in mixed_model_warnings(rows):
@@ -127,6 +131,7 @@ def _markdown(
         lines += [f"| {markdown_cell(m)} | {d} | {_percent(v)} |" for (m, d), v in tolerance.items() if v is not None]
         lines.append("")
     lines += _by_type(table)
+    lines += overall_section(table)
     lines += [
         "## Outcomes",
         "",

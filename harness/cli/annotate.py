@@ -18,6 +18,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("run", type=Path, help="a run folder")
     add_judge_panel(parser, required=True)
     parser.add_argument(
+        "--facts",
+        action="store_true",
+        help="instead of failure modes: which intermediate facts (task field `facts`) each episode stated, by a "
+        "judge of the panel per fact row; writes RUN/fact_judgments.jsonl (cached: asking again costs nothing)",
+    )
+    parser.add_argument(
         "--trajectory-chars",
         type=int,
         default=None,
@@ -35,5 +41,10 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     if chars < 1000:
         raise InputError(f"--trajectory-chars: {chars} is too small to show a trajectory (at least 1000)")
     options = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
+    if arguments.facts:
+        from harness.run.fact_labels import annotate_facts
+
+        annotate_facts(arguments.run, options, session.console)
+        return EXIT_OK
     annotate_run(arguments.run, options, chars, session.console)
     return EXIT_OK

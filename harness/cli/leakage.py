@@ -34,11 +34,13 @@ def build_parser() -> argparse.ArgumentParser:
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     """Every leak on its own line, then the count; EXIT_FAILED when a leak is not allowed by its task."""
     from harness.inputs.leakage import find_leaks
-    from harness.inputs.tasks import collection_path, load_task_file, resolve_domains
+    from harness.inputs.tasks import collection_of, collection_path, load_task_file, resolve_domains
 
     domains = resolve_domains(arguments.domain, arguments.tasks_dir)
     tasks = [task for domain in domains for task in load_task_file(arguments.tasks_dir / f"{domain}.jsonl")]
-    hits = find_leaks(tasks, {domain: collection_path(arguments.collections_dir, domain) for domain in domains})
+    # each task's own collection (an imported benchmark's document set), else its domain's
+    names = sorted({collection_of(task) for task in tasks})
+    hits = find_leaks(tasks, {name: collection_path(arguments.collections_dir, name) for name in names})
     for hit in hits:
         note = f" (allowed: {hit.allowed})" if hit.allowed else ""
         line = f"{hit.domain}/{hit.task_id}: {hit.what} printed in {hit.document}{note}"

@@ -27,6 +27,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_tasks_dir(muda)
     add_collections_dir(muda)
     muda.add_argument("--workers", type=int, default=1, metavar="N", help="conversion processes (default: 1)")
+    muda.add_argument("--ocr", action="store_true", help="read PDF pages without a text layer by OCR (Tesseract)")
+    muda.add_argument(
+        "--ocr-lang",
+        default=None,
+        metavar="LANGS",
+        help="Tesseract languages for --ocr, e.g. chi_sim+eng for MuDABench's Chinese reports (default: eng)",
+    )
     return parser
 
 
@@ -35,6 +42,8 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
 
     if arguments.workers < 1:
         raise InputError(f"--workers: {arguments.workers} is not a positive number")
+    if arguments.ocr_lang is not None:
+        _check_ocr_languages(arguments.ocr, arguments.ocr_lang)
     request = ImportRequest(
         arguments.data,
         arguments.pdf_dir,
@@ -42,5 +51,23 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         arguments.tasks_dir,
         arguments.collections_dir,
         arguments.workers,
+        arguments.ocr,
+        arguments.ocr_lang,
     )
     return run_mudabench_import(request, session.console)
+
+
+def _check_ocr_languages(ocr: bool, spec: str) -> None:
+    import re
+
+    from harness.inputs.collections.pdf import missing_ocr_languages
+
+    if not ocr:
+        raise InputError("--ocr-lang: only with --ocr")
+    if not re.fullmatch(r"[a-z][a-z_]*(\+[a-z][a-z_]*)*", spec):
+        raise InputError(f"--ocr-lang: {spec!r} is not a Tesseract language list (e.g. chi_sim+eng)")
+    missing = missing_ocr_languages(spec)
+    if missing:
+        raise InputError(
+            f"--ocr-lang: no Tesseract data for {', '.join(missing)} (e.g. Debian's tesseract-ocr-chi-sim)"
+        )

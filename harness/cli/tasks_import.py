@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from rich.console import Console
 
@@ -15,15 +15,18 @@ from harness.core.errors import InputError
 from harness.core.json_text import json_text
 from harness.core.names import check_domain_name
 from harness.core.safe_text import for_terminal
-from harness.inputs.collections.build import BuildRequest, build_collection
+from harness.inputs.collections.build import BuildRequest, Outcome, build_collection
 from harness.inputs.collections.manifest import Skipped
-from harness.inputs.collections.naming import output_names
 from harness.inputs.collections.sources import source_files
-from harness.inputs.importers.mudabench import Document, ImportPlan, plan_import, read_items
+from harness.inputs.importers.mudabench import (
+    STAGING_ROOT,
+    Document,
+    ImportPlan,
+    document_files,
+    plan_import,
+    read_items,
+)
 from harness.inputs.tasks import load_task_file
-
-STAGING_ROOT = "documents"
-"""The staging folder's name: outputs are `documents_<stem>.md`, the index `documents_index.md`."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,8 @@ class ImportRequest:
     tasks_dir: Path
     collections_dir: Path
     workers: int = 1
+    ocr: bool = False
+    ocr_language: str | None = None
 
 
 def run_mudabench_import(request: ImportRequest, console: Console) -> int:
@@ -53,10 +58,11 @@ def run_mudabench_import(request: ImportRequest, console: Console) -> int:
     if not built:
         first = next(iter(missing.values()))[0]
         raise InputError(f"--pdf-dir: {request.pdf_dir}: no document set is complete (e.g. {first}.pdf is missing)")
-    failed = _build_all(request, built, pdfs, console)
+    failed, conversions = _build_all(request, built, pdfs, console)
     kept = [task for task in plan.tasks if task["collection"] in built and task["collection"] not in failed]
-    path = _write_tasks(request.tasks_dir / f"{request.domain}.jsonl", kept)
-    _print_report(console, plan, kept, path, missing, failed, refused)
+    path = request.tasks_dir / f"{request.domain}.jsonl"
+    _print_report(console, plan, kept, path, missing, failed, refused, conversions)
+    _write_tasks(path, kept)
     return EXIT_FAILED if missing or failed or refused else EXIT_OK
 
 
@@ -73,9 +79,12 @@ def _pdfs(pdf_dir: Path) -> tuple[dict[str, Path], list[Skipped]]:
 
 def _build_all(
     request: ImportRequest, collections: dict[str, tuple[Document, ...]], pdfs: dict[str, Path], console: Console
-) -> dict[str, list[str]]:
-    """Each collection from a staging folder of links to its PDFs plus its index; name -> sources skipped."""
-    failed: dict[str, list[str]] = {}
+) -> tuple[dict[str, list[Skipped]], int]:
+    """Each collection from a staging folder of links to its PDFs plus its index, each PDF converted once (by
+    content) for every set that lists it; name -> the sources it skipped, and the conversions made."""
+    failed: dict[str, list[Skipped]] = {}
+    converted: dict[tuple[str, str, bool, str | None], Outcome] = {}
+    conversions = 0
     for name, documents in collections.items():
         with tempfile.TemporaryDirectory(prefix="mudabench-") as scratch:
             staging = Path(scratch) / STAGING_ROOT
@@ -89,20 +98,24 @@ def _build_all(
                 request.collections_dir / name,
                 request.workers,
                 prune=True,
+                ocr=request.ocr,
                 links_into=(request.pdf_dir,),
+                ocr_language=request.ocr_language,
+                converted=converted,
             )
             report = build_collection(request_, console)
+        conversions += sum(source.lower().endswith(".pdf") for source in report.conversions)
         if report.skipped:
-            failed[name] = [skipped.source for skipped in report.skipped]
-    return failed
+            failed[name] = report.skipped
+    return failed, conversions
 
 
 def index_markdown(documents: tuple[Document, ...]) -> str:
     """Which converted file is which company, year and kind of report: the only metadata the agent gets."""
-    names = output_names([PurePosixPath(f"{d.id}.pdf") for d in documents], STAGING_ROOT)
+    names = document_files(documents)
     lines = ["# Documents in this collection", "", "| file | symbol | year | doctype |", "|---|---|---|---|"]
     for document in documents:
-        cells = [names[PurePosixPath(f"{document.id}.pdf")], document.symbol, document.year, document.doctype]
+        cells = [names[document.id], document.symbol, document.year, document.doctype]
         lines.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -126,22 +139,31 @@ def _print_report(
     kept: list[dict[str, object]],
     path: Path,
     missing: dict[str, list[str]],
-    failed: dict[str, list[str]],
+    failed: dict[str, list[Skipped]],
     refused: list[Skipped],
+    conversions: int,
 ) -> None:
+    """Counts, and one line per PDF that could not be used (missing, refused, not converted) with its reason."""
+
     def say(text: str) -> None:
         console.print(for_terminal(text, keep_newlines=False), markup=False, highlight=False, soft_wrap=True)
 
-    say(f"{path}: {len(kept)} tasks over {len(plan.collections) - len(missing) - len(failed)} collections")
+    built = len(plan.collections) - len(missing) - len(failed)
+    say(f"{path}: {len(kept)} tasks over {built} collections; {conversions} PDFs converted (each once)")
     for note, count in sorted(plan.notes.items()):
         say(f"  {note}: {count}")
-    for name, ids in sorted(missing.items()):
-        tasks = sum(task["collection"] == name for task in plan.tasks)
-        say(
-            f"  skipped {tasks} tasks of {name}: missing {', '.join(f'{i}.pdf' for i in ids[:3])}"
-            + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-        )
+    unconverted = {skipped.source.rsplit("/", 1)[-1]: skipped.reason for group in failed.values() for skipped in group}
+    for source, reason in sorted(unconverted.items()):
+        say(f"  could not convert {source}: {reason}")
     for skipped in refused:
         say(f"  refused {skipped.source}: {skipped.reason}")
-    for name, sources in sorted(failed.items()):
-        say(f"  skipped the tasks of {name}: the builder could not convert {', '.join(sources[:3])}")
+    absent = sorted({doc_id for ids in missing.values() for doc_id in ids})
+    for doc_id in absent:
+        say(f"  missing {doc_id}.pdf")
+    skipped_tasks = len(plan.tasks) - len(kept)
+    if skipped_tasks:
+        sets = len(missing) + len(failed)
+        say(
+            f"  skipped {skipped_tasks} tasks of {sets} document sets: {len(absent)} PDFs missing, "
+            f"{len(unconverted)} not converted"
+        )

@@ -27,7 +27,7 @@ from harness.records.reading import logged_events
 from harness.records.results import ResultRow
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.file_opens import WatchedSandbox, watched
-from harness.signals.row_signals import with_signals
+from harness.signals.row_signals import with_signals, with_stated_facts
 
 
 @dataclass
@@ -140,7 +140,7 @@ def _finish(
         outcome = Outcome(Status.HARNESS_ERROR, None, failure_text(error))
         result = episode_row(task, outcome, UNGRADED, spend, clocks.timings())
     if log is not None:
-        result = _annotated(task, result, log, collection, clocks.opens)
+        result = _annotated(task, result, log, collection, clocks.opens, judge, _graded_text(outcome))
         with contextlib.suppress(OSError, ValueError):  # a full disk: the row still reaches the batch
             write_event(log, EpisodeEndEvent(row=result, submission=_graded_text(outcome)))
             log.close()
@@ -148,12 +148,22 @@ def _finish(
 
 
 def _annotated(
-    task: Task, result: ResultRow, log: TrajectoryLog, collection: Path | None, opens: dict[str, int] | None
+    task: Task,
+    result: ResultRow,
+    log: TrajectoryLog,
+    collection: Path | None,
+    opens: dict[str, int] | None,
+    judge: JudgePanel | None = None,
+    final_reply: str | None = None,
 ) -> ResultRow:
-    """Evidence, failure mode and refused attempts from what the loop logged; a failure here keeps the row."""
+    """Evidence, failure mode and refused attempts from what the loop logged, and with a judge panel the facts
+    the episode stated; a failure here keeps the row."""
     try:
         events = [logged.event for logged in logged_events(log.events())]
-        result, evidence = with_signals(result, events, task.evidence, task.canary, collection, opens)
+        result, evidence = with_signals(result, events, task.evidence, task.canary, collection, opens, task.facts)
+        if evidence is not None and judge is not None and task.facts:
+            stated = with_stated_facts(result, judge, task.question, task.facts, events, final_reply)
+            result, evidence["facts_stated"] = stated
         if evidence is not None:
             write_event(log, EvidenceEvent(**evidence))
     except Exception as error:  # a bug here must not cost the episode its row

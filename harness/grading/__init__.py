@@ -11,6 +11,7 @@ from harness.grading.choice import grade_choice, parse_gold_choice
 from harness.grading.gold import GoldSpec
 from harness.grading.items import ItemsGrader
 from harness.grading.judge import JudgeGrader, JudgeLog, JudgeNotConfigured, JudgePanel
+from harness.grading.judge_score import ScoreGrader, score_grade
 from harness.grading.multi_choice import MultiChoiceGrader
 from harness.grading.numeric import GRADER_VERSION as NUMERIC_VERSION
 from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gold
@@ -68,8 +69,13 @@ GRADERS: dict[str, Grader] = {
         ItemsGrader("set"),
         ItemsGrader("list"),
         JudgeGrader(),
+        ScoreGrader(),
     )
 }
+
+
+JUDGED = ("judge", "score")
+"""The graders that ask a judge panel."""
 
 
 def get_grader(name: str) -> Grader:
@@ -82,11 +88,13 @@ def grade(
     """Every grade goes through here: the `judge` grader asks its panel (`log` gets each `judge_call`),
     the others are deterministic. A judge-graded task without a panel is refused before anything runs
     (runs, imports and re-grades check it), so `JudgeNotConfigured` here is a bug of ours."""
-    if grader == "judge" and judge is None:
-        raise JudgeNotConfigured("the judge grader needs a judge panel (--judge)")
+    if grader in JUDGED and judge is None:
+        raise JudgeNotConfigured(f"the {grader} grader needs a judge panel (--judge)")
     try:
         if grader == "judge" and judge is not None:
             return judge.grade(submission, gold, log)
+        if grader == "score" and judge is not None:
+            return score_grade(judge, submission, gold, log)
         return GRADERS[grader].grade(submission, gold)
     except Exception as error:  # a grader's bug on the agent's own output: graded, never an infrastructure failure
         return failed_grade(grader, submission, gold, error)

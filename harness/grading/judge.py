@@ -17,12 +17,16 @@ from typing import Any
 from harness.grading.answer import find_answer_tag
 from harness.grading.gold import GoldSpec
 from harness.grading.judge_cache import JudgeCache, cache_key
-from harness.grading.judge_prompt import MAX_ANSWER_CHARS, PROMPT_DIGEST, judge_prompt, parse_verdict
+from harness.grading.judge_prompt import MAX_ANSWER_CHARS
+from harness.grading.judge_protocol import OURS, OURS_SCORE, JudgeProtocol
 from harness.grading.record import Grade, Verdict
 
 GRADER_VERSION = "judge-1.1"
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
 """Asked of every judge; a model that refuses a parameter is asked without it (`dropped_params` in its call)."""
+FINAL_REPLY_CHARS = 20_000
+"""A longer final reply is not sent to judges that read the whole reply (`unparseable/TOO_LONG`)."""
+
 JudgeLog = Callable[[dict[str, Any]], None]
 
 
@@ -78,6 +82,10 @@ class JudgePanel:
     """Valid verdicts needed for a grade; fewer is judge_error."""
     cache: JudgeCache
     complete: JudgeCompletion
+    protocol: JudgeProtocol = OURS
+    """How the `judge` grader asks and reads (`--judge-prompt`); ours by default."""
+    score_protocol: JudgeProtocol = OURS_SCORE
+    """How the `score` grader asks and reads (`--judge-prompt` with a `score` rule); ours by default."""
 
     def complete_at(
         self, model: str, messages: list[dict[str, str]], temperature: float
@@ -96,25 +104,43 @@ class JudgePanel:
             raise
 
     def describe(self) -> dict[str, Any]:
-        """For the protocol: what can change a verdict."""
-        return {"models": self.models, "quorum": self.quorum, "prompt": PROMPT_DIGEST, "params": JUDGE_PARAMS}
+        """For the protocol: what can change a verdict (a given protocol's digest and reading rule included)."""
+        described = {"models": self.models, "quorum": self.quorum, "prompt": self.protocol.digest}
+        described["params"] = JUDGE_PARAMS
+        for name, protocol in (("judge_prompt", self.protocol), ("score_prompt", self.score_protocol)):
+            if not protocol.ours:
+                described[name] = {"digest": protocol.digest} | protocol.describe()
+        return described
+
+    def judged_text(self, submission: str | None, protocol: JudgeProtocol) -> tuple[str | None, Grade | None]:
+        """What the judges read of a submission (the answer tag's content, or the whole final reply), or the
+        grade when there is nothing to judge."""
+        tag = find_answer_tag(submission or "")
+        if protocol.reads == "final_reply" and (submission or "").strip():
+            text = (submission or "").strip()
+        elif tag.reason is not None:
+            return None, Grade.uniform(Verdict.NO_ANSWER, [tag.reason], tag.content, GRADER_VERSION)
+        else:
+            text = (tag.content or "").strip()
+        limit = MAX_ANSWER_CHARS if protocol.reads == "answer" else FINAL_REPLY_CHARS
+        if len(text) > limit:
+            return None, Grade.uniform(Verdict.UNPARSEABLE, ["TOO_LONG"], tag.content, GRADER_VERSION)
+        return text, None
 
     def grade(self, submission: str | None, gold: GoldSpec, log: JudgeLog | None = None) -> Grade:
+        answer, ungraded = self.judged_text(submission, self.protocol)
+        if ungraded is not None or answer is None:
+            return ungraded or Grade.uniform(Verdict.NO_ANSWER, ["NO_ANSWER"], None, GRADER_VERSION)
         tag = find_answer_tag(submission or "")
-        if tag.reason is not None:
-            return Grade.uniform(Verdict.NO_ANSWER, [tag.reason], tag.content, GRADER_VERSION)
-        answer = (tag.content or "").strip()
-        if len(answer) > MAX_ANSWER_CHARS:
-            return Grade.uniform(Verdict.UNPARSEABLE, ["TOO_LONG"], tag.content, GRADER_VERSION)
         verdicts: list[str] = []
         failures: list[str] = []
         costs: list[float] = []
         for model in self.models:
-            event = self._ask(model, gold, answer)
+            event = self.ask(model, gold, answer, self.protocol)
             if log is not None:
                 log(event)
             if event["verdict"]:
-                verdicts.append(event["verdict"])
+                verdicts.append(str(event["verdict"]))
             else:
                 failures.append(event["failure"])
             if event["cost_usd"] is not None and not event["cached"]:
@@ -140,12 +166,13 @@ class JudgePanel:
         reasons += sorted(set(failures))
         return Grade(verdict, verdict, verdict, reasons, tag.content, tally, None, GRADER_VERSION, judge_cost_usd=cost)
 
-    def _ask(self, model: str, gold: GoldSpec, answer: str) -> dict[str, Any]:
-        """One judge's verdict, from the cache or a call: the `judge_call` event."""
-        key = cache_key(model, PROMPT_DIGEST, JUDGE_PARAMS, gold.question, gold.answer, answer)
-        event: dict[str, Any] = {"model": model, "prompt": PROMPT_DIGEST, "params": JUDGE_PARAMS, "cache_key": key}
+    def ask(self, model: str, gold: GoldSpec, answer: str, protocol: JudgeProtocol) -> dict[str, Any]:
+        """One judge's verdict (or score), from the cache or a call: the `judge_call` event."""
+        digest = protocol.digest
+        key = cache_key(model, digest, JUDGE_PARAMS, gold.question, gold.answer, answer)
+        event: dict[str, Any] = {"model": model, "prompt": digest, "params": JUDGE_PARAMS, "cache_key": key}
         hit = self.cache.get(key)
-        if hit is not None:
+        if hit is not None and protocol.read_cached(hit.get("verdict")) is not None:
             return event | {
                 "cached": True,
                 "verdict": hit["verdict"],
@@ -157,7 +184,7 @@ class JudgePanel:
                 "cost_usd": None,
                 "latency_s": 0.0,
             }
-        messages = [{"role": "user", "content": judge_prompt(gold.question, gold.answer, answer)}]
+        messages = [{"role": "user", "content": protocol.prompt(gold.question, gold.answer, answer)}]
         started = time.monotonic()
         try:
             reply, dropped = self.complete_at(model, messages, JUDGE_PARAMS["temperature"])
@@ -175,7 +202,7 @@ class JudgePanel:
                 "cost_usd": None,
                 "latency_s": round(time.monotonic() - started, 3),
             }
-        verdict = parse_verdict(reply.text)
+        verdict = protocol.read(reply.text)
         if verdict is not None:
             entry = {"model": model, "verdict": verdict, "reply": reply.text, "dropped_params": dropped}
             with contextlib.suppress(OSError):  # a cache that cannot be written costs a call later, never the grade
@@ -185,7 +212,7 @@ class JudgePanel:
             "verdict": verdict,
             "reply": reply.text,
             "dropped_params": dropped,
-            "failure": None if verdict else "JUDGE_MALFORMED",
+            "failure": None if verdict is not None else "JUDGE_MALFORMED",
             "attempts": reply.attempts,
             "input_tokens": reply.input_tokens,
             "output_tokens": reply.output_tokens,

@@ -39,6 +39,12 @@ class Grade:
     """Only for the `set` and `list` graders: F1 of the submitted items against the gold items."""
     judge_cost_usd: float | None = None
     """Only for the `judge` grader: what this grade's judge calls cost (cache hits are free)."""
+    score: float | None = None
+    """Only for the `score` grader: the mean of the judges' valid scores."""
+    judge_scores: list[int | None] | None = None
+    """Only for the `score` grader: each judge's score, in panel order (None: no valid score)."""
+    score_range: list[int] | None = None
+    """Only for the `score` grader: the [low, high] the judges scored in (the report scales scores to 0-100)."""
     grader_failure: str | None = None
     """The grader raised on this submission (a bug of ours): its traceback. The verdict is then `unparseable`
     with reason `GRADER_ERROR` (`no_answer` without a submission), the agent's graded outcome, never a retried

@@ -130,6 +130,12 @@ class RunConfig:
     judge_timeout: float = setting(
         JUDGE_TIMEOUT_S, "seconds per judge call, retries included", bound=POSITIVE, metavar="SECONDS"
     )
+    judge_prompt: Path | None = setting(
+        None,
+        "a judge protocol file: the judges' prompt template, what they read (the answer tag or the whole final "
+        "reply) and how their verdict or score is read (docs/GRADERS.md); default: ours",
+        metavar="FILE.yaml",
+    )
     domain: str = setting("", "a domain name, a comma-separated list, or 'all'")
     task_ids: list[str] = setting(factory=list, help="run only this task (repeatable)", metavar="ID", flag="--task-id")
     limit: int | None = setting(None, "at most N tasks per domain (default: all)", bound=POSITIVE, metavar="N")
@@ -431,5 +437,14 @@ def _check_range(value: Any, meta: Any, where: str) -> None:
         raise InputError(f"{where}: {value!r} must not be negative")
 
 
+UNWRITTEN_WHEN_UNSET = ("judge_prompt",)
+"""Settings newer than most run folders: left out of run.yaml when unset, so the records of runs without them
+stay as they were."""
+
+
 def config_to_dict(config: RunConfig) -> dict[str, Any]:
-    return {key: str(value) if isinstance(value, Path) else value for key, value in dataclasses.asdict(config).items()}
+    return {
+        key: str(value) if isinstance(value, Path) else value
+        for key, value in dataclasses.asdict(config).items()
+        if not (key in UNWRITTEN_WHEN_UNSET and value is None)
+    }

@@ -28,14 +28,15 @@ class LeakHit:
 
 
 def find_leaks(tasks: list[Task], collections: dict[str, Path]) -> list[LeakHit]:
-    """Every (task, what, document) where the gold (as a whole word), the solution or the task id is printed."""
+    """Every (task, what, document) where the gold (as a whole word), the solution or the task id is printed;
+    `collections` maps each collection name (harness/inputs/tasks.py's `collection_of`) to its folder."""
     hits: list[LeakHit] = []
-    for domain, folder in collections.items():
-        hits += _domain_leaks(domain, folder, [task for task in tasks if collection_of(task) == domain])
+    for name, folder in collections.items():
+        hits += _collection_leaks(folder, [task for task in tasks if collection_of(task) == name])
     return hits
 
 
-def _domain_leaks(domain: str, folder: Path, tasks: list[Task]) -> list[LeakHit]:
+def _collection_leaks(folder: Path, tasks: list[Task]) -> list[LeakHit]:
     needles = Needles(tasks)
     hits: list[LeakHit] = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
@@ -43,7 +44,7 @@ def _domain_leaks(domain: str, folder: Path, tasks: list[Task]) -> list[LeakHit]
         document = str(path.relative_to(folder))
         for task, what in needles.printed_in(text):
             allowed = task.leak_allow if what == "gold" else None
-            hits.append(LeakHit(domain, task.id, what, document, allowed))
+            hits.append(LeakHit(task.domain, task.id, what, document, allowed))
     return hits
 
 

@@ -54,7 +54,7 @@ def find_leaks_cached(tasks: list[Task], collections: dict[str, CollectionFiles]
         hits: list[LeakHit] = []
         for domain, files in collections.items():
             mine = [task for task in tasks if collection_of(task) == domain]
-            hits += _domain_hits(db, task_sets, known, domain, files, mine)
+            hits += _domain_hits(db, task_sets, known, files, mine)
     return hits
 
 
@@ -62,7 +62,6 @@ def _domain_hits(
     db: sqlite3.Connection,
     task_sets: dict[int, set[str]],
     known: dict[str, tuple[set[str], set[tuple[str, str]]]],
-    domain: str,
     files: CollectionFiles,
     tasks: list[Task],
 ) -> list[LeakHit]:
@@ -91,7 +90,9 @@ def _domain_hits(
         for task in tasks:
             for what in _WHAT:
                 if (digests[task.id], what) in printed:
-                    hits.append(LeakHit(domain, task.id, what, relative, task.leak_allow if what == "gold" else None))
+                    hits.append(
+                        LeakHit(task.domain, task.id, what, relative, task.leak_allow if what == "gold" else None)
+                    )
     return hits
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError
+from harness.core.facts import FactRow, parse_facts
 from harness.core.names import check_domain_name, check_task_id, file_name, is_domain_name
 from harness.grading import GRADERS, GoldAnswerError, GoldSpec
 
@@ -45,6 +46,9 @@ class Task:
     """The task's type (e.g. `multiple_choice`): the report gives per-type accuracy and their mean."""
     collection: str | None = _in_file(str)
     """The task's own collection folder under the collections dir; None means the domain's."""
+    facts: tuple[FactRow, ...] = _in_file(list, ())
+    """The intermediate facts the answer is computed from, as rows of cells (harness/inputs/facts.py); like the
+    gold, never in the sandbox or the prompt."""
     epoch: int = 1
     """Which repeat of the task an episode is (1 .. --epochs): set by the runner, never read from a task file,
     and not part of what the task asks (not in its digest)."""
@@ -71,7 +75,7 @@ _OPTIONAL = {name: spec.metadata["task_file"] for name, spec in _FILE_FIELDS.ite
 
 def task_digest(task: Task) -> str:
     """sha256 of what the task asks and how it is graded; a resume re-runs a task whose digest changed."""
-    asked = {
+    asked: dict[str, Any] = {
         "question": task.question,
         "answer": task.answer,
         "answer_format": task.answer_format,
@@ -80,6 +84,8 @@ def task_digest(task: Task) -> str:
     }
     # Newer fields enter only when set, so the digests of older tasks (and resumes of their runs) stay the same.
     asked |= {key: value for key, value in (("abs_tol", task.abs_tol), ("collection", task.collection)) if value}
+    if task.facts:
+        asked["facts"] = [row.to_dict() for row in task.facts]
     return "sha256:" + hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -185,6 +191,7 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
         "evidence": list(row.get("evidence") or []),
         "metadata": dict(row.get("metadata") or {}),
         "canary": bool(row.get("canary")),
+        "facts": parse_facts(row.get("facts") or [], where),
     }
     task = Task(**(given | normalized))
     try:

@@ -37,6 +37,7 @@ from harness.interop.inspect_messages import KEY, conversation
 from harness.records.episode_row import GRADE_FIELDS
 from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
 from harness.records.reading import LoggedEvent
+from harness.records.results import LEFT_OUT_WHEN_NONE
 
 SCORER = "harness"
 ROW_EXTENSION = (
@@ -193,7 +194,11 @@ def _score(end: dict[str, Any]) -> Score:
         value=CORRECT if end["verdict"] == "correct" else INCORRECT,
         answer=end.get("answer"),
         explanation=f"{end['verdict']} ({reasons}); strict {end['verdict_strict']}, lenient {end['verdict_lenient']}",
-        metadata={name: end.get(name) for name in GRADE_METADATA},
+        metadata={
+            name: end.get(name)
+            for name in GRADE_METADATA
+            if name not in LEFT_OUT_WHEN_NONE or end.get(name) is not None  # the score grader's, when set
+        },
     )
 
 

@@ -13,7 +13,7 @@ from harness.core.errors import InputError
 from harness.core.names import check_run_id
 from harness.core.safe_text import for_terminal
 from harness.core.status import Outcome
-from harness.grading import grade
+from harness.grading import JUDGED, grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, available_domains, load_task_file
 from harness.interop.imported import ImportedEpisode
@@ -76,10 +76,10 @@ def input_files(paths: list[Path], pattern: str, kind: str) -> list[Path]:
 
 def refuse_judged_without_panel(matched: list[tuple[Path, Task]], options: ImportOptions) -> None:
     """A task graded by `judge` needs `--judge`: refused before anything is written."""
-    judged = [(path, task) for path, task in matched if task.grader == "judge"]
+    judged = [(path, task) for path, task in matched if task.grader in JUDGED]
     if judged and options.judge is None:
         path, task = judged[0]
-        raise InputError(f"{path}: task {task.domain}/{task.id} is graded by 'judge': --judge is required")
+        raise InputError(f"{path}: task {task.domain}/{task.id} is graded by '{task.grader}': --judge is required")
 
 
 def write_import(
@@ -167,7 +167,7 @@ def import_episode(
     outcome = Outcome(episode.status, episode.submission, episode.detail)
     row = episode_row(task, outcome, graded, episode.spend, episode.timings)
     events = [logged.event for logged in read_events(log.path)]
-    row, evidence = with_signals(row, events, task.evidence, task.canary, collection, episode.opens)
+    row, evidence = with_signals(row, events, task.evidence, task.canary, collection, episode.opens, task.facts)
     if evidence is not None:
         write_event(log, EvidenceEvent(**evidence))
     write_event(log, EpisodeEndEvent(row=row, submission=episode.submission))

@@ -17,7 +17,11 @@ file; it never enters the sandbox)."""
 
 
 def task_record(task: Task) -> dict[str, Any]:
-    return {name: getattr(task, name) for name in TASK_RECORD}
+    """TASK_RECORD's fields, and the task's facts when it has any (what `annotate --facts` judges against)."""
+    record = {name: getattr(task, name) for name in TASK_RECORD}
+    if task.facts:
+        record["facts"] = [row.to_dict() for row in task.facts]
+    return record
 
 
 def start_event(

@@ -10,7 +10,7 @@ from typing import Any
 from harness.core.status import Outcome
 from harness.grading import Grade, Verdict
 from harness.inputs.tasks import Task, task_digest
-from harness.records.results import ResultRow
+from harness.records.results import LEFT_OUT_WHEN_NONE, ResultRow
 
 GRADE_FIELDS = tuple(
     spec.name
@@ -52,7 +52,10 @@ class Timings:
 def grade_fields(grade: Grade) -> dict[str, Any]:
     """The row's fields that come from the grade (a re-grade replaces just these): its tag's content as
     `answer`, then the grade's own."""
-    return {"answer": grade.tag_content} | {name: getattr(grade, name) for name in GRADE_FIELDS}
+    fields = {name: getattr(grade, name) for name in GRADE_FIELDS}
+    return {"answer": grade.tag_content} | {
+        name: value for name, value in fields.items() if not (name in LEFT_OUT_WHEN_NONE and value is None)
+    }
 
 
 def _graded_outcome(outcome: Outcome, grade: Grade) -> Outcome:

@@ -182,6 +182,12 @@ class EvidenceEvent(Event):
     touches: list[dict[str, Any]]
     opens: dict[str, int] | None
     """The exact file opens the host saw, None where it could not see them."""
+    facts_seen: list[list[str]] | None = field(default=None, metadata=_OPTIONAL)
+    """Per fact row of the task, the columns whose values the episode saw (signals/fact_coverage.py); None
+    (left out) for a task without facts."""
+    facts_stated: list[list[str] | None] | None = field(default=None, metadata=_OPTIONAL)
+    """Per fact row, the columns a judge found the agent stated (signals/fact_judge.py; None for a row no judge
+    answered); None (left out) when no judge was asked at the episode's end."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ from harness.core.episode_key import EpisodeKey
 from harness.core.json_text import json_text
 from harness.core.status import INTERRUPTED, Status
 from harness.grading import Verdict
+from harness.records.fact_counts import FactCounts
 from harness.records.trajectory import read_jsonl
 
 MODE_FIELDS = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
@@ -102,9 +103,24 @@ class ResultRow:
     """Calls per model id the provider returned (`model_call` events' `model_id`): more than one means the
     provider swapped snapshots behind the alias. Empty (and left out of the line) for models that name none
     and rows older than it."""
+    score: float | None = None
+    """The `score` grader's mean of the judges' valid scores; None for other graders (the field is then left out)."""
+    judge_scores: list[int | None] | None = None
+    """The `score` grader's score of each judge, in panel order (None: no valid score); else left out."""
+    score_range: list[int] | None = None
+    """The `score` grader's [low, high]; else left out."""
+    facts_seen: FactCounts | None = None
+    """The task's facts whose values showed in the output of a command that read their document
+    (harness/signals/fact_coverage.py); None when the task lists no facts (the field is then left out)."""
+    facts_stated: FactCounts | None = None
+    """The task's facts a judge found supported by the agent's own record of each document
+    (harness/signals/fact_judge.py); None when not asked (the field is then left out)."""
 
     def to_dict(self) -> dict[str, Any]:
         row = asdict(self)
+        for name in LEFT_OUT_WHEN_NONE:  # rows of tasks without facts stay as they were written before facts
+            if row[name] is None:
+                del row[name]
         if not self.model_ids:
             del row["model_ids"]
         return row
@@ -117,6 +133,9 @@ class ResultRow:
         for mode_field in MODE_FIELDS.values():
             known[mode_field] = Verdict(known[mode_field])
         known.setdefault("unit", None)
+        for name in _FACT_COUNTS:
+            if known.get(name) is not None:
+                known[name] = FactCounts.from_dict(known[name])
         return cls(**known)
 
     @property
@@ -142,6 +161,9 @@ class ResultRow:
 
 
 _FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))
+LEFT_OUT_WHEN_NONE = ("score", "judge_scores", "score_range", "facts_seen", "facts_stated")
+"""Row fields newer than most run folders: left out when None, so rows without them read and compare as before."""
+_FACT_COUNTS = ("facts_seen", "facts_stated")
 
 
 def read_rows(path: Path) -> list[ResultRow]:

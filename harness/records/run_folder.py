@@ -4,6 +4,7 @@ run.yaml        resolved config, protocol, versions, sandbox facts, collection h
 results.jsonl   one row per finished episode attempt (results.py)
 summary.json    the per-domain table
 failure_labels.jsonl  the judges' failure modes of wrong episodes (`annotate`; failure_labels.py)
+fact_judgments.jsonl  the intermediate facts each episode stated, as judged (`annotate --facts`; fact_judgments.py)
 episodes/<domain>/<task>.jsonl  trajectories (epoch k > 1: <task>~epoch<k>.jsonl); earlier attempts under previous/
 .lock           held (flock) by the runner writing the folder; names its holder
 invocations     the starts of the run whose E2B sandboxes may still be running, one id a line (run/leftovers.py)
@@ -49,6 +50,11 @@ class RunFolder:
     def failure_labels_path(self) -> Path:
         """Where `annotate` writes the judges' failure modes of wrong episodes (records/failure_labels.py)."""
         return self.path / "failure_labels.jsonl"
+
+    @property
+    def fact_judgments_path(self) -> Path:
+        """Where `annotate --facts` writes the stated facts of each episode (records/fact_judgments.py)."""
+        return self.path / "fact_judgments.jsonl"
 
     @property
     def summary_path(self) -> Path:

@@ -3,12 +3,14 @@ asks its judges."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import InputError
 from harness.grading.judge import JudgeCallFailed, JudgeCompletion, JudgePanel, JudgeReply
 from harness.grading.judge_cache import JudgeCache
+from harness.grading.judge_protocol import load_protocol
 from harness.inputs.config import JUDGE_TIMEOUT_S, MAX_RETRIES
 from harness.models.aliases import resolve_model
 from harness.models.base import ContextOverflow, ModelError
@@ -24,6 +26,8 @@ class JudgeOptions:
     api_base: str | None = None
     timeout_s: float = JUDGE_TIMEOUT_S
     max_retries: int = MAX_RETRIES
+    prompt: Path | None = None
+    """`--judge-prompt`: a judge protocol file (grading/judge_protocol.py); None: ours."""
 
     def panel(self, results_dir: Path, needed_by: str, aliases: dict[str, str] | None = None) -> JudgePanel:
         """The panel, its cache shared by every run in `results_dir`; `needed_by` says why one is required."""
@@ -44,7 +48,13 @@ class JudgeOptions:
         if self.api_base:
             check_endpoint(self.api_base, "--judge-api-base")
         completion = litellm_judges(self.api_base, self.timeout_s, self.max_retries)
-        return JudgePanel(models, quorum, JudgeCache(results_dir / ".judge-cache"), completion)
+        panel = JudgePanel(models, quorum, JudgeCache(results_dir / ".judge-cache"), completion)
+        if self.prompt is None:
+            return panel
+        protocol = load_protocol(self.prompt)
+        if protocol.score_range is not None:
+            return dataclasses.replace(panel, score_protocol=protocol)
+        return dataclasses.replace(panel, protocol=protocol)
 
 
 def _judge_model(name: str, aliases: dict[str, str]) -> str:

@@ -21,9 +21,10 @@ from rich.console import Console
 from harness.core.errors import InputError
 from harness.core.json_text import json_text
 from harness.core.status import Status
-from harness.grading import GoldSpec, Verdict, grade
+from harness.grading import JUDGED, GoldSpec, Verdict, grade
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
+from harness.grading.judge_protocol import load_protocol
 from harness.inputs.config import RunConfig, build_config, setting_names
 from harness.records.episode_row import grade_fields
 from harness.records.events import EpisodeEndEvent, EpisodeStartEvent, Event, ObservationEvent, SandboxReadyEvent
@@ -115,7 +116,7 @@ def regrade(path: Path, console: Console) -> None:
             if episode is None:
                 continue
             task, end, logged_row = episode.start.task, episode.end, episode.logged_row
-            if task["grader"] == "judge" and judge is None:
+            if task["grader"] in JUDGED and judge is None:
                 judge = _recorded_judge(folder)
             graded = grade(task["grader"], end.submission, GoldSpec.from_record(task), judge, judge_calls.append)
             row = logged_row | grade_fields(graded)
@@ -158,7 +159,16 @@ def _recorded_judge(folder: RunFolder) -> JudgePanel:
         raise InputError(f"{folder.record_path}: the run grades with 'judge' but records no judges")
     config = _recorded_config(record, {})
     completion = litellm_judges(config.judge_api_base, config.judge_timeout, config.max_retries)
-    return JudgePanel(judge["models"], judge["quorum"], JudgeCache(folder.path.parent / ".judge-cache"), completion)
+    panel = JudgePanel(judge["models"], judge["quorum"], JudgeCache(folder.path.parent / ".judge-cache"), completion)
+    if config.judge_prompt is None:
+        return panel
+    protocol = load_protocol(Path(config.judge_prompt))
+    kind = "score_prompt" if protocol.score_range is not None else "judge_prompt"
+    if protocol.digest != (judge.get(kind) or {}).get("digest"):
+        raise InputError(f"{config.judge_prompt}: --judge-prompt: the file changed since the run judged with it")
+    if protocol.score_range is not None:
+        return dataclasses.replace(panel, score_protocol=protocol)
+    return dataclasses.replace(panel, protocol=protocol)
 
 
 def _recorded_config(record: RunRecord, overrides: dict[str, Any]) -> RunConfig:

@@ -27,7 +27,7 @@ from harness.core.names import check_label, check_run_id
 from harness.core.status import INFRASTRUCTURE_FAILURES
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
-from harness.grading import GRADERS
+from harness.grading import GRADERS, JUDGED
 from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import CollectionFiles, collection_files, same_collection
 from harness.inputs.config import RunConfig, config_to_dict
@@ -121,12 +121,17 @@ def protocol_of(config: RunConfig, prompts: PromptSet, tasks: list[Task]) -> dic
 
 def judge_panel(config: RunConfig, tasks: list[Task]) -> JudgePanel | None:
     """The panel from `--judge`, when a selected task needs one; its cache is shared by every run in results_dir."""
-    judged = [task for task in tasks if task.grader == "judge"]
+    judged = [task for task in tasks if task.grader in JUDGED]
     if not judged:
         return None
-    where = f"task {judged[0].domain}/{judged[0].id} is graded by 'judge'"
+    where = f"task {judged[0].domain}/{judged[0].id} is graded by '{judged[0].grader}'"
     options = JudgeOptions(
-        config.judge, config.judge_quorum, config.judge_api_base, config.judge_timeout, config.max_retries
+        config.judge,
+        config.judge_quorum,
+        config.judge_api_base,
+        config.judge_timeout,
+        config.max_retries,
+        config.judge_prompt,
     )
     return options.panel(config.results_dir, where, config.model_aliases)
 

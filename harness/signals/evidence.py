@@ -114,7 +114,7 @@ def _files(folder: Path, mtime_ns: int) -> tuple[str, ...]:
     return tuple(str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file())
 
 
-def _shown(line: str, document: str) -> bool:
+def shown_under(line: str, document: str) -> bool:
     """An output line carrying the document's content under its name (grep/rg hit or head/tail header)."""
     name = re.escape(document.rsplit("/", 1)[-1])
     return re.match(rf"(?:==> )?(?:\S*/)?{name}(?::| <==|-\d+-)", line) is not None
@@ -145,7 +145,7 @@ def touched_documents(
         elif isinstance(event, ObservationEvent):
             for line in (event.stdout or "").splitlines():
                 for document in index.named_in(line):
-                    touch(document, event.turn, "shown" if _shown(line, document) else "listed")
+                    touch(document, event.turn, "shown" if shown_under(line, document) else "listed")
     for document, turn in (opens or {}).items():
         touch(document, turn, "opened")
     ordered = sorted(touches.values(), key=lambda record: record.first_turn)  # stable: log order within a turn

@@ -48,6 +48,11 @@ class BuildRequest:
     ocr: bool = False
     links_into: tuple[Path, ...] = ()
     """Folders besides SRC_DIR a link in it may resolve into (the MuDABench import's staged links)."""
+    ocr_language: str | None = None
+    """Tesseract's languages for --ocr (`chi_sim+eng`); None: English."""
+    converted: dict[tuple[str, str, bool, str | None], Outcome] | None = None
+    """Conversions this process already made, by (source sha256, format, ocr, language): a source met again (a
+    PDF in several MuDABench document sets) is not converted again. None: no sharing."""
 
 
 @dataclass
@@ -59,6 +64,8 @@ class BuildReport:
     """(source, note) of this build's conversions: what they changed or could not keep (an encoding read, a
     formula without a value), shown on the console as in the manifest."""
     pruned: list[str] = field(default_factory=list)
+    conversions: list[str] = field(default_factory=list)
+    """Sources this build converted (not kept unchanged, not taken from `BuildRequest.converted`)."""
     manifest: Path | None = None
     hash: str = ""
 
@@ -113,7 +120,11 @@ def build_collection(request: BuildRequest, console: Console) -> BuildReport:
             report.unchanged.append(job.name)
         else:
             pending.append(job)
-    outcomes = _convert_all(pending, request, console)
+    known = request.converted if request.converted is not None else {}
+    reused = [_reused(job, known[_key(job, request)]) for job in pending if _key(job, request) in known]
+    pending = [job for job in pending if _key(job, request) not in known]
+    report.conversions = [job.source for job in pending]
+    outcomes = _chained(reused, _convert_all(pending, request, console), known, request)
     try:
         for outcome in outcomes:
             if outcome.conversion is None:
@@ -128,6 +139,31 @@ def build_collection(request: BuildRequest, console: Console) -> BuildReport:
         outcomes.close()
         _record(request, report, _entries_on_disk(out, entries, previous_entries))
     return report
+
+
+def _key(job: Job, request: BuildRequest) -> tuple[str, str, bool, str | None]:
+    return job.sha256, job.fmt, request.ocr, request.ocr_language
+
+
+def _reused(job: Job, earlier: Outcome) -> Outcome:
+    """An earlier conversion of the same content, as this job's (its name and source are this build's)."""
+    return Outcome(job, earlier.conversion, earlier.reason, earlier.tokens)
+
+
+def _chained(
+    reused: list[Outcome],
+    converting: Generator[Outcome, None, None],
+    known: dict[tuple[str, str, bool, str | None], Outcome],
+    request: BuildRequest,
+) -> Generator[Outcome, None, None]:
+    """The reused outcomes, then the new ones, each new one remembered for the builds that follow."""
+    yield from reused
+    try:
+        for outcome in converting:
+            known[_key(outcome.job, request)] = outcome
+            yield outcome
+    finally:
+        converting.close()
 
 
 def _record(request: BuildRequest, report: BuildReport, entries: dict[str, Entry]) -> None:
@@ -186,10 +222,10 @@ def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Ge
         if request.workers == 1 or len(jobs) == 1:
             for job in jobs:
                 progress.update(bar, description=escape(job.source))
-                yield convert_job(job, request.ocr)
+                yield convert_job(job, request.ocr, request.ocr_language)
                 progress.advance(bar)
             return
-        work = functools.partial(convert_job, ocr=request.ocr)
+        work = functools.partial(convert_job, ocr=request.ocr, ocr_language=request.ocr_language)
         with contextlib.closing(run_in_pool(jobs, request.workers, work, _died)) as outcomes:
             for outcome in outcomes:
                 progress.update(bar, description=escape(outcome.job.source))
@@ -201,10 +237,10 @@ def _died(job: Job, reason: str) -> Outcome:
     return Outcome(job, None, reason)
 
 
-def convert_job(job: Job, ocr: bool) -> Outcome:
+def convert_job(job: Job, ocr: bool, ocr_language: str | None = None) -> Outcome:
     """Runs in a worker process: convert and count tokens; any failure becomes the reason to skip."""
     try:
-        conversion = convert(job.path, job.fmt, ocr)
+        conversion = convert(job.path, job.fmt, ocr, ocr_language)
     except Unconvertible as error:
         return Outcome(job, None, str(error))
     except Exception as error:

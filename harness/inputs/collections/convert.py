@@ -67,11 +67,12 @@ def converter(fmt: str) -> tuple[str, str]:
     return name, f"{version}+r{revision}"
 
 
-def convert(path: Path, fmt: str, ocr: bool = False) -> Conversion:
+def convert(path: Path, fmt: str, ocr: bool = False, ocr_language: str | None = None) -> Conversion:
+    """`ocr_language`: Tesseract's language spec for PDF pages without text (default English)."""
     if fmt == "pdf":
-        from harness.inputs.collections.pdf import convert_pdf
+        from harness.inputs.collections.pdf import OCR_LANGUAGE, convert_pdf
 
-        return convert_pdf(path, ocr)
+        return convert_pdf(path, ocr, ocr_language or OCR_LANGUAGE)
     if fmt in ("xlsx", "xls"):
         if fmt == "xlsx":
             _refuse_ole(path)

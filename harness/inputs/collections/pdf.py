@@ -19,7 +19,7 @@ def page_marker(number: int, total: int) -> str:
     return f"--- page {number} of {total} ---"
 
 
-def convert_pdf(path: Path, ocr: bool) -> Conversion:
+def convert_pdf(path: Path, ocr: bool, ocr_language: str = OCR_LANGUAGE) -> Conversion:
     import pymupdf
 
     try:
@@ -38,10 +38,10 @@ def convert_pdf(path: Path, ocr: bool) -> Conversion:
         chunks = _markdown_pages(document)
         notes = []
         if textless and ocr:
-            ocr_text = _ocr_pages(document, textless)
+            ocr_text = _ocr_pages(document, textless, ocr_language)
             for number, text in ocr_text.items():
                 chunks[number] = text
-            notes.append(f"OCR (Tesseract {OCR_LANGUAGE}) on pages {_pages_list(textless)}")
+            notes.append(f"OCR (Tesseract {ocr_language}) on pages {_pages_list(textless)}")
         elif textless:
             notes.append(f"pages without a text layer: {_pages_list(textless)}")
     parts = [f"{page_marker(number + 1, total)}\n\n{chunks[number].strip()}\n" for number in range(total)]
@@ -84,19 +84,33 @@ def _pymupdf4llm() -> Any:
     return pymupdf4llm
 
 
-def _ocr_pages(document: Any, numbers: list[int]) -> dict[int, str]:
+def _tessdata() -> str | None:
     import pymupdf
 
     try:
-        tessdata = pymupdf.get_tessdata()  # TESSDATA_PREFIX, else asks the tesseract program where its data is
+        found = pymupdf.get_tessdata()  # TESSDATA_PREFIX, else asks the tesseract program where its data is
     except RuntimeError:
-        tessdata = None
+        return None
+    return str(found) if found else None
+
+
+def missing_ocr_languages(spec: str) -> list[str]:
+    """The languages of a Tesseract spec (`chi_sim+eng`) without language data on this machine."""
+    tessdata = _tessdata()
+    languages = spec.split("+")
+    if not tessdata:
+        return languages
+    return [name for name in languages if not (Path(tessdata) / f"{name}.traineddata").is_file()]
+
+
+def _ocr_pages(document: Any, numbers: list[int], language: str) -> dict[int, str]:
+    tessdata = _tessdata()
     if not tessdata:
         raise Unconvertible("--ocr: no Tesseract language data found (install Debian's tesseract-ocr)")
     texts = {}
     for number in numbers:
         page = document[number]
-        textpage = page.get_textpage_ocr(language=OCR_LANGUAGE, dpi=300, full=True, tessdata=tessdata)
+        textpage = page.get_textpage_ocr(language=language, dpi=300, full=True, tessdata=tessdata)
         texts[number] = page.get_text("text", textpage=textpage)
     return texts
 

@@ -10,13 +10,19 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from harness.core.errors import InputError, read_text_input
+from harness.core.facts import parse_facts
+from harness.inputs.collections.naming import output_names
 
 INDEX_FIELDS = ("symbol", "year", "doctype")
 """What the collection's index tells the agent about each document; never the gold `value_*` facts."""
+VALUE_PREFIX = "value_"
+"""A metadata entry's gold cells are its `value_*` fields (MuDABench's atomic facts)."""
+STAGING_ROOT = "documents"
+"""The staging folder's name: outputs are `documents_<stem>.md`, the index `documents_index.md`."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,8 @@ class Item:
     documents: tuple[Document, ...]
     final_answer: str
     source_answer: tuple[str, ...]
+    cells: tuple[tuple[str, dict[str, Any], dict[str, str]], ...] = ()
+    """Per metadata entry: its document id, its `value_*` cells (prefix dropped) and their `schema` text."""
 
     @property
     def document_set(self) -> tuple[str, ...]:
@@ -85,6 +93,7 @@ def _item(path: Path, number: int, raw: Any) -> Item:
     if not isinstance(metadata, list) or not metadata:
         raise InputError(f"{where}: field 'metadata': must be a non-empty list")
     documents = tuple(_document(f"{where}: field 'metadata[{index}]'", entry) for index, entry in enumerate(metadata))
+    cells = tuple(_cells(f"{where}: field 'metadata[{index}]'", entry) for index, entry in enumerate(metadata))
     sources = raw.get("source_answer") or []
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
         raise InputError(f"{where}: field 'source_answer': must be a list of strings")
@@ -99,6 +108,7 @@ def _item(path: Path, number: int, raw: Any) -> Item:
         documents,
         raw["final_answer"].strip(),
         tuple(sources),
+        cells,
     )
 
 
@@ -115,6 +125,24 @@ def _document(where: str, entry: Any) -> Document:
             raise InputError(f"{where}: field '{name}': must be a non-empty string or integer")
         facts[name] = str(value).strip()
     return Document(doc_id.strip(), facts["symbol"], facts["year"], facts["doctype"])
+
+
+def _cells(where: str, entry: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """The entry's gold cells, checked as a task's facts are (a bad value is this item's one-line error)."""
+    cells = {name[len(VALUE_PREFIX) :]: value for name, value in entry.items() if name.startswith(VALUE_PREFIX)}
+    schema = entry.get("schema") or {}
+    if not isinstance(schema, dict):
+        raise InputError(f"{where}: field 'schema': must be an object of field -> description")
+    described = {name[len(VALUE_PREFIX) :]: str(text) for name, text in schema.items() if name.startswith(VALUE_PREFIX)}
+    if cells:
+        parse_facts([{"document": entry["id"], "cells": cells, "schema": described}], where)
+    return str(entry["id"]).strip(), cells, described
+
+
+def document_files(documents: tuple[Document, ...]) -> dict[str, str]:
+    """Document id -> its converted file's name in the collection (as the collection builder names it)."""
+    names = output_names([PurePosixPath(f"{d.id}.pdf") for d in documents], STAGING_ROOT)
+    return {d.id: names[PurePosixPath(f"{d.id}.pdf")] for d in documents}
 
 
 def collection_name(domain: str, documents: tuple[Document, ...]) -> str:
@@ -148,7 +176,7 @@ def plan_import(domain: str, items: list[Item]) -> ImportPlan:
             task_id = next(f"{task_id}-{n}" for n in range(2, len(items) + 2) if f"{task_id}-{n}" not in ids)
         ids.add(task_id)
         sets_of_question.setdefault(item.question, set()).add(item.document_set)
-        plan.tasks.append(_task(domain, task_id, item, name))
+        plan.tasks.append(_task(domain, task_id, item, name, document_files(documents)))
     plan.notes["question ids in more than one split (kept apart by the split prefix)"] += sum(
         len(splits) > 1 for splits in splits_of_id.values()
     )
@@ -169,8 +197,19 @@ def _unique_documents(item: Item, plan: ImportPlan) -> tuple[Document, ...]:
     return tuple(unique[doc_id] for doc_id in sorted(unique))
 
 
-def _task(domain: str, task_id: str, item: Item, collection: str) -> dict[str, Any]:
-    """The gold is the reference answer for the judge; the per-document facts stay out of the task and index."""
+def _task(domain: str, task_id: str, item: Item, collection: str, files: dict[str, str]) -> dict[str, Any]:
+    """The gold is the reference answer for the judge; the per-document `value_*` cells are the task's facts (out
+    of the sandbox and the index); the evidence is the set's document files."""
+    by_id = {document.id: document for document in item.documents}
+    facts: list[dict[str, Any]] = []
+    kept: set[str] = set()
+    for doc_id, cells, schema in item.cells:
+        if not cells or doc_id in kept:  # a document listed twice in one item gives one row
+            continue
+        kept.add(doc_id)
+        document = by_id[doc_id]
+        row = {"document": files[doc_id], "entity": document.symbol, "period": document.year, "cells": cells}
+        facts.append(row | ({"schema": schema} if schema else {}))
     return {
         "id": task_id,
         "domain": domain,
@@ -179,12 +218,14 @@ def _task(domain: str, task_id: str, item: Item, collection: str) -> dict[str, A
         "grader": "judge",
         "type": item.split,
         "collection": collection,
-        "evidence": list(item.source_answer),
+        "evidence": sorted(set(files.values())),
+        "facts": facts,
         "metadata": {
             "source": "mudabench",
             "split": item.split,
             "item": item.number,
             "question_id": item.question_id,
             "documents": list(item.document_set),
+            "source_answer": list(item.source_answer),
         },
     }

@@ -1,0 +1,131 @@
+"""The report's intermediate-fact section: MuDABench's cell, row, column and solid accuracy, per run and domain,
+for the facts each episode *seen* (the row's `facts_seen`) and *stated* (`annotate --facts`, or the row's
+`facts_stated` when the run judged them at each episode's end).
+
+Cell, row and column accuracy are sums over episodes before dividing (micro over questions, as MuDABench's
+evaluation sums them); solid accuracy is the share of episodes that are correct and cover every row. Every
+interval is clustered by task, as accuracy's: the ratio's linearised sandwich estimator (ratio_interval), which
+is the clustered mean's own when every denominator is 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.analysis.runs import ModelRow, run_key
+from harness.analysis.stats import Z_95
+from harness.analysis.summary import ALL
+from harness.analysis.uncertainty import Estimate
+from harness.core.episode_key import EpisodeKey
+from harness.records.fact_counts import FactCounts
+from harness.records.fact_judgments import JUDGED, read_fact_judgments
+from harness.records.run_folder import RunFolder
+
+SIGNALS = ("seen", "stated")
+MEASURES = ("cell", "row", "column", "solid")
+
+Stated = dict[str, dict[EpisodeKey, FactCounts]]
+"""Run label -> episode -> the stated counts `annotate --facts` found."""
+
+
+@dataclass(frozen=True)
+class FactEstimates:
+    """One (run, domain, signal)'s four accuracies over the episodes that have the signal."""
+
+    episodes: int
+    by_measure: dict[str, Estimate]
+
+
+def load_stated(paths: list[Path]) -> Stated:
+    """Label -> episode -> stated counts, from each run's fact_judgments.jsonl (judge errors left out)."""
+    found: Stated = {}
+    for path in paths:
+        folder = RunFolder(path)
+        judged = read_fact_judgments(folder.fact_judgments_path)
+        if judged:
+            label = found.setdefault(run_key(folder.read_record()), {})
+            label |= {one.episode: one.stated for one in judged if one.status == JUDGED and one.stated is not None}
+    return found
+
+
+def ratio_interval(clusters: Mapping[Any, Sequence[tuple[int, int]]], z: float = Z_95) -> Estimate:
+    """Σ numerators / Σ denominators with its 95% interval clustered by task (G/(G-1) corrected), clipped to
+    [0, 1]; an empty or zero-denominator input is 0 with no width."""
+    groups = [list(pairs) for pairs in clusters.values() if pairs]
+    total = sum(d for pairs in groups for _, d in pairs)
+    episodes = sum(len(pairs) for pairs in groups)
+    if not total:
+        return Estimate(0.0, 0.0, 0.0, 0.0, len(groups), episodes)
+    ratio = sum(n for pairs in groups for n, _ in pairs) / total
+    if len(groups) < 2:
+        return Estimate(ratio, ratio, ratio, 0.0, len(groups), episodes)
+    meat = sum(sum(n - ratio * d for n, d in pairs) ** 2 for pairs in groups)
+    error = math.sqrt(meat * len(groups) / (len(groups) - 1)) / total
+    return Estimate(ratio, max(0.0, ratio - z * error), min(1.0, ratio + z * error), error, len(groups), episodes)
+
+
+def fact_estimates(rows: list[ModelRow], stated: Stated) -> dict[tuple[str, str, str], FactEstimates]:
+    """(label, domain or `all`, signal) -> its accuracies; only where some episode has the signal."""
+    table: dict[tuple[str, str, str], FactEstimates] = {}
+    for model in dict.fromkeys(entry.model for entry in rows):
+        mine = [entry.row for entry in rows if entry.model == model]
+        for domain in [*sorted({row.domain for row in mine}), ALL]:
+            for signal in SIGNALS:
+                pairs = []
+                for row in mine:
+                    if domain not in (ALL, row.domain):
+                        continue
+                    found = row.facts_seen if signal == "seen" else stated.get(model, {}).get(row.episode)
+                    found = found or (row.facts_stated if signal == "stated" else None)
+                    if found is not None:
+                        pairs.append((row.key, found, row.is_correct()))
+                if pairs:
+                    table[(model, domain, signal)] = FactEstimates(len(pairs), _measures(pairs))
+    return table
+
+
+def _measures(pairs: list[tuple[tuple[str, str], FactCounts, bool]]) -> dict[str, Estimate]:
+    def clustered(of: str) -> Estimate:
+        clusters: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        for key, counts, correct in pairs:
+            if of == "solid":
+                value = (int(correct and counts.complete), 1)
+            else:
+                value = {
+                    "cell": (counts.cells, counts.cells_total),
+                    "row": (counts.rows, counts.rows_total),
+                    "column": (counts.columns, counts.columns_total),
+                }[of]
+            clusters.setdefault(key, []).append(value)
+        return ratio_interval(clusters)
+
+    return {measure: clustered(measure) for measure in MEASURES}
+
+
+def fact_section(rows: list[ModelRow], stated: Stated) -> str:
+    """The report's section; "" when no episode's task has facts."""
+    table = fact_estimates(rows, stated)
+    if not table:
+        return ""
+    lines = [
+        "## Intermediate facts: cell, row, column and solid accuracy, % with a 95% interval clustered by task",
+        "",
+        "*seen*: the values showed in the output of a command that read their document (deterministic); *stated*: "
+        "a judge found them in the agent's record of the document (`annotate --facts`). Cell, row and column "
+        "counts are summed over episodes (micro over questions, as MuDABench); solid = correct and every row.",
+        "",
+        "| model | domain | signal | episodes | " + " | ".join(MEASURES) + " |",
+        "|---|---|---|---|" + "---|" * len(MEASURES),
+    ]
+    for (model, domain, signal), found in table.items():
+        shown = [_pct(found.by_measure[measure]) for measure in MEASURES]
+        lines.append(f"| {model} | {domain} | {signal} | {found.episodes} | " + " | ".join(shown) + " |")
+    return "\n".join(lines) + "\n\n"
+
+
+def _pct(estimate: Estimate) -> str:
+    return f"{100 * estimate.mean:.1f} [{100 * estimate.low:.1f}, {100 * estimate.high:.1f}]"

@@ -1,0 +1,74 @@
+"""`python -m harness annotate RUN --facts --judge MODEL[,MODEL...]`: the intermediate facts every finished
+episode stated, by the fact judge, into RUN/fact_judgments.jsonl (results.jsonl is never changed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from harness.core.facts import parse_facts
+from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
+from harness.records.fact_judgments import JUDGE_ERROR, JUDGED, EpisodeFacts, write_fact_judgments
+from harness.records.reading import is_finished, read_events
+from harness.records.run_folder import RunFolder
+from harness.run.judges import JudgeOptions
+from harness.signals.fact_judge import judge_facts
+from harness.signals.fact_prompt import PROMPT_DIGEST
+
+
+def annotate_facts(run_dir: Path, options: JudgeOptions, console: Console) -> list[EpisodeFacts]:
+    folder = RunFolder(run_dir)
+    record = folder.read_record()
+    aliases = record.config.get("model_aliases") or {}
+    panel = options.panel(folder.path.parent, "annotate --facts asks a judge of the panel", aliases)
+    judged: list[EpisodeFacts] = []
+    unlogged = 0
+    for row in folder.latest_rows().values():
+        if row.needs_rerun:
+            continue
+        path = folder.trajectory_path(row.domain, row.task_id, row.epoch)
+        events = read_events(path)
+        start = events[0].event if events else None
+        if not isinstance(start, EpisodeStartEvent) or not is_finished(events):
+            unlogged += 1
+            continue
+        if not start.task.get("facts"):
+            continue
+        facts = parse_facts(start.task["facts"], f"{path}:1: field 'task'")
+        end = events[-1].event
+        final_reply = end.submission if isinstance(end, EpisodeEndEvent) else None
+        found = judge_facts(panel, start.task["question"], facts, [logged.event for logged in events], final_reply)
+        judged.append(
+            EpisodeFacts(
+                domain=row.domain,
+                task_id=row.task_id,
+                epoch=row.epoch,
+                status=JUDGE_ERROR if found.counts is None else JUDGED,
+                stated=found.counts,
+                rows=found.rows,
+                prompt=PROMPT_DIGEST,
+                cost_usd=found.cost_usd,
+                calls={"made": found.made, "cached": found.cached},
+            )
+        )
+    write_fact_judgments(folder.fact_judgments_path, judged)
+    _say(console, judged, unlogged, folder.fact_judgments_path)
+    return judged
+
+
+def _say(console: Console, judged: list[EpisodeFacts], unlogged: int, path: Path) -> None:
+    errors = sum(one.status == JUDGE_ERROR for one in judged)
+    made = sum(one.calls["made"] for one in judged)
+    cached = sum(one.calls["cached"] for one in judged)
+    costs = [one.cost_usd for one in judged if one.cost_usd is not None]
+    cost = f"${sum(costs):.4f}" if costs else "unknown"
+    console.print(
+        f"judged the facts of {len(judged) - errors} episodes, {errors} judge errors"
+        + (f", {unlogged} without a finished trajectory" if unlogged else "")
+        + f"; judge calls: {made} made, {cached} from the cache; judge cost {cost} (apart from the run's)"
+        + f"; wrote {path}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )

@@ -1,0 +1,40 @@
+"""The agent's own record of one document, for the fact judge: every turn whose command names the document
+(the model's prose of that turn, the command, its output cut to fit), and the agent's final reply."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.records.events import ActionEvent, Event, ModelCallEvent, ObservationEvent
+from harness.signals.condensed import cut
+from harness.signals.evidence import DocumentIndex
+
+OUTPUT_CHARS = 6000
+"""Characters kept of each output naming the document (head and tail, the cut said)."""
+PROSE_CHARS = 2000
+
+
+def document_record(events: Sequence[Event], document: str, final_reply: str | None) -> str:
+    """What the agent did with DOCUMENT and said at the end; "" when it never named the document."""
+    index = DocumentIndex([document])
+    prose: dict[int, str] = {}
+    parts: list[str] = []
+    naming_turn: int | None = None
+    for event in events:
+        if isinstance(event, ModelCallEvent):
+            prose[event.turn] = str(event.response.get("text") or "").strip()
+        elif isinstance(event, ActionEvent):
+            naming_turn = event.turn if index.named_in(event.command) else None
+            if naming_turn is not None:
+                note = prose.get(event.turn, "")
+                parts.append(
+                    f"## turn {event.turn}\n" + (f"agent: {cut(note, PROSE_CHARS, 'reply')}\n" if note else "")
+                )
+                parts.append(f"$ {event.command}")
+        elif isinstance(event, ObservationEvent) and naming_turn == event.turn:
+            parts.append(cut(event.stdout or "", OUTPUT_CHARS, "output"))
+    if not parts:
+        return ""
+    if final_reply:
+        parts.append(f"## final reply\n{cut(final_reply, PROSE_CHARS, 'reply')}")
+    return "\n".join(parts)
