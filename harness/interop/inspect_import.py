@@ -10,6 +10,7 @@ its model usage the tokens and cost, its working time the agent's time.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from inspect_ai.log import EvalSample
@@ -61,9 +62,13 @@ def import_sample(sample: EvalSample) -> ImportedEpisode:
     episode.judge_cost_usd = cost
     turns = sum(isinstance(message, ChatMessageAssistant) for message in sample.messages)
     usage = _usage(sample) | ({"cost_usd": extension["cost_usd"]} if "cost_usd" in extension else {})
+    answered_by = Counter(
+        message.model for message in sample.messages if isinstance(message, ChatMessageAssistant) and message.model
+    )
     episode.spend = Spend(
         turns=int(extension.get("turns") or turns),
         duration_s=float(extension.get("duration_s") or sample.working_time or sample.total_time or 0.0),
+        model_ids=dict(answered_by),
         **usage,
     )
     episode.timings = imported_timings(extension)
@@ -86,7 +91,7 @@ _FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
 }
 """What the events rebuilt from a log's metadata must hold before anything is written (the file is input)."""
 _KNOWN_FIELDS = {
-    "model_call": {"turn", "messages", "response", "latency_s"},
+    "model_call": {"turn", "messages", "response", "latency_s", "model_id"},
     "action": {"turn", "command", "timeout_s"},
     "observation": {
         "turn",
@@ -190,6 +195,8 @@ def _model_call(
         }
         response["reasoning"] = _reasoning(message)
         call: dict[str, Any] = {"turn": turn, "messages": pending, "response": response}
+        if message.model:  # the model the provider said answered (the event's model_id)
+            call["model_id"] = message.model
         if record.get("latency_s") is not None:
             call["latency_s"] = record["latency_s"]
         actions = [("action", {"turn": turn, "command": command}) for command in record.get("commands") or []]

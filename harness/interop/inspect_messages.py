@@ -87,7 +87,7 @@ def _assistant(logged: LoggedCall) -> ChatMessageAssistant:
     record = {key: value for key, value in response.items() if key not in ("text", "reasoning")}
     record |= {"turn": event.turn, "latency_s": event.latency_s, "commands": commands}
     return ChatMessageAssistant(
-        content=content, tool_calls=calls or None, model=None, source="generate", metadata={KEY: record}
+        content=content, tool_calls=calls or None, model=event.model_id, source="generate", metadata={KEY: record}
     )
 
 
