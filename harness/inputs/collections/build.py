@@ -21,6 +21,7 @@ from harness.core.errors import InputError
 from harness.inputs.collections.conversion import Conversion, Unconvertible
 from harness.inputs.collections.convert import convert, converter, sniffed_format, source_format
 from harness.inputs.collections.hashing import collection_hash, file_sha256
+from harness.inputs.collections.interrupts import interrupts_that_stick
 from harness.inputs.collections.manifest import (
     Entry,
     Manifest,
@@ -222,7 +223,9 @@ def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Ge
         if request.workers == 1 or len(jobs) == 1:
             for job in jobs:
                 progress.update(bar, description=escape(job.source))
-                yield convert_job(job, request.ocr, request.ocr_language)
+                with interrupts_that_stick():
+                    outcome = convert_job(job, request.ocr, request.ocr_language)
+                yield outcome
                 progress.advance(bar)
             return
         work = functools.partial(convert_job, ocr=request.ocr, ocr_language=request.ocr_language)
