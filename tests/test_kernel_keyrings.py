@@ -20,8 +20,8 @@ def test_an_agent_cannot_read_the_session_keyring_of_the_runner_that_started_it(
 
 @pytest.fixture
 def setpriv_bwrap(bwrap_refusing_user_namespaces: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The run falls back to `setpriv`, so every episode of every run runs as a host uid shared by all runs
-    (without a subuid range: 65534), whose user keyring the kernel keeps."""
+    """The run falls back to `setpriv`: each command runs as the episode's host uid with no user namespace, so
+    a uid's user keyring, which the kernel keeps after its processes end, is within its reach."""
     monkeypatch.setenv("HARNESS_BWRAP", bwrap_refusing_user_namespaces)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.local.sandbox import BubblewrapSandbox, Privilege, check_bwrap, find_bwrap
-from harness.sandboxes.local.uids import SHARED_UID
+from harness.sandboxes.local.uids import describe_host_uids, root_range
 
 
 def test_a_command_in_its_own_user_namespace_is_agent_and_can_make_no_other_namespace(collection: Path):
@@ -31,8 +31,9 @@ def test_a_command_in_its_own_user_namespace_is_agent_and_can_make_no_other_name
     assert lines[:3] == ["agent", "2000", "CapEff:\t0000000000000000"]
     assert lines[3:5] == ["refused", "refused"]  # no user namespace of its own, so no root in one
     assert lines[5] == ("root" if os.geteuid() != 0 and collection.stat().st_uid == os.getuid() else "nobody")
-    if os.geteuid() == 0:  # the launcher, and so every file the agent writes, belong to uid 65534 on the host
-        assert launcher_uid == SHARED_UID and owner == SHARED_UID
+    if os.geteuid() == 0:  # the launcher, and every file the agent writes, belong to the episode's own host uid
+        span = root_range()
+        assert launcher_uid == owner and span.first <= owner < span.first + span.count
     else:
         assert launcher_uid == os.getuid() and owner == os.getuid()
 
@@ -43,7 +44,7 @@ def test_a_root_runner_falls_back_to_setpriv_where_user_namespaces_are_refused(
 ):
     privilege, facts = check_bwrap(bwrap_refusing_user_namespaces, SandboxSettings())
     assert privilege is Privilege.SETPRIV
-    assert facts["user"].startswith(f"host uid {SHARED_UID} via setpriv (user namespace: ")
+    assert facts["user"].startswith(f"host uid {describe_host_uids()}, via setpriv (user namespace: ")
     assert "No permissions to create new namespace" in facts["user"]
     box = BubblewrapSandbox(
         collection, "fallback", SandboxSettings(), bwrap_refusing_user_namespaces, privilege=privilege
@@ -53,13 +54,16 @@ def test_a_root_runner_falls_back_to_setpriv_where_user_namespaces_are_refused(
         result = box.execute("id -u; grep CapEff /proc/self/status; cat documents/report.md", 60)
     finally:
         box.close()
-    assert result.stdout == f"{SHARED_UID}\nCapEff:\t0000000000000000\n" + (collection / "report.md").read_text()
+    uid, capabilities, text = result.stdout.split("\n", 2)
+    span = root_range()
+    assert span.first <= int(uid) < span.first + span.count
+    assert (capabilities, text) == ("CapEff:\t0000000000000000", (collection / "report.md").read_text())
 
 
 def test_the_run_records_how_commands_drop_privileges(collection: Path):
     privilege, facts = check_bwrap(find_bwrap(), SandboxSettings())
     assert privilege is Privilege.USER_NAMESPACE  # this machine allows unprivileged user namespaces
-    host = SHARED_UID if os.geteuid() == 0 else os.getuid()
+    host = describe_host_uids() if os.geteuid() == 0 else os.getuid()
     assert facts["user"] == f"uid 2000 in its own user namespace (host uid {host})"
 
 

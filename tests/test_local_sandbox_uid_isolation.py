@@ -126,7 +126,7 @@ import sys, time
 from pathlib import Path
 from harness.sandboxes.local import uids
 uids.SUBUID_FILE = Path(sys.argv[1])
-print(uids.claim_host_uid("rlimit").uid, flush=True)
+print(uids.claim_host_uid().uid, flush=True)
 time.sleep(600)
 """
 
@@ -146,32 +146,51 @@ def test_a_uid_is_held_until_released_or_its_holder_dies(tmp_path: Path, monkeyp
     try:
         assert other.stdout is not None
         held_elsewhere = int(other.stdout.readline())
-        mine = uids.claim_host_uid("rlimit")
+        mine = uids.claim_host_uid()
         assert {held_elsewhere, mine.uid} == {first, first + 1}
         with pytest.raises(SandboxError, match="is held by a running episode"):
-            uids.claim_host_uid("rlimit")
+            uids.claim_host_uid()
         mine.release()
-        again = uids.claim_host_uid("rlimit")
+        again = uids.claim_host_uid()
         assert again.uid == mine.uid
     finally:
         other.kill()
         other.wait()
-    freed = uids.claim_host_uid("rlimit")  # the killed runner's uid
+    freed = uids.claim_host_uid()  # the killed runner's uid
     assert freed.uid == held_elsewhere
     again.release()
     freed.release()
 
 
-@pytest.mark.skipif(
-    os.geteuid() != 0, reason="a root runner's refusal; an ordinary runner's processes count toward its own uid"
-)
-def test_without_cgroups_and_without_a_subordinate_range_the_run_is_refused_in_one_line(mini, without_cgroups):
+@pytest.mark.skipif(os.geteuid() != 0, reason="host uids of its own are a root runner's")
+def test_without_cgroups_and_without_a_subordinate_range_episodes_still_get_uids_of_their_own(
+    collection: Path, without_cgroups
+):
     without_cgroups.write_text("")
-    outcome = mini.run("--model", mini.script(["<answer>42</answer>"]))
-    assert outcome.exit_code == 2
-    [line] = [text for text in outcome.output.splitlines() if text.strip()]
-    assert "cgroups are unavailable and root has no range in" in line and "usermod --add-subuids" in line
-    assert not mini.results_dir.exists()
+    settings = SandboxSettings(ResourceLimits(memory_mb=1024, disk_mb=64))
+    boxes = [BubblewrapSandbox(collection, f"own-{n}", settings, find_bwrap()) for n in (1, 2)]
+    owners = []
+    try:
+        for box in boxes:
+            box.start()
+            scratch = box._scratch
+            assert scratch is not None
+            owners.append(os.stat(f"/proc/{scratch.holder_pid}/root{scratch.root}/workspace/run").st_uid)
+    finally:
+        for box in boxes:
+            box.close()
+    span = uids.BUILT_IN_RANGE
+    assert owners[0] != owners[1] and all(span.first <= uid < span.first + span.count for uid in owners), owners
+    assert "the built-in range" in uids.describe_host_uids()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the lock file is root's")
+def test_a_uid_that_names_an_account_of_the_machine_is_never_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    subuids = tmp_path / "subuid"
+    subuids.write_text("root:65534:1\n")  # nobody
+    monkeypatch.setattr(uids, "SUBUID_FILE", subuids)
+    with pytest.raises(SandboxError, match="every uid of the range 65534-65534"):
+        uids.claim_host_uid()
 
 
 def test_a_tool_check_that_could_not_run_says_why_not_that_every_tool_is_missing(mini, monkeypatch):

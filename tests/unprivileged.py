@@ -2,8 +2,8 @@
 root, else as us.
 
 `CALLER_UID` is a uid of this test session's own, not 65534: an ordinary caller's sandbox is held to
-`RLIMIT_NPROC`, which counts every process of its uid on the machine, and 65534 is the uid a root runner
-without a subuid range gives its episodes, so another run's agent on the machine could hold its slots.
+`RLIMIT_NPROC`, which counts every process of its uid on the machine, and 65534 (`nobody`) may be any other
+program's, which could then hold its slots.
 
 That user may not read the checkout or the virtualenv (e.g. under /root, mode 700), so the script runs on
 the system python3 from a world-readable copy of the `harness` package and of the bwrap binary.

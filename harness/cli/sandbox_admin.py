@@ -108,7 +108,7 @@ def build_sandbox(
         console.print(f"image ready: {tag}")
         return EXIT_OK
     from harness.inputs.tasks import collection_path
-    from harness.sandboxes.closed_book import CLOSED_BOOK_TEMPLATE, empty_documents
+    from harness.sandboxes.closed_book import CLOSED_BOOK_TEMPLATE, empty_documents, remove_empty_documents
     from harness.sandboxes.e2b.sandbox import default_sdk
     from harness.sandboxes.e2b.templates import TemplateResources, build_template
 
@@ -118,7 +118,11 @@ def build_sandbox(
         resources = TemplateResources.from_limits(limits or ResourceLimits())
         name = CLOSED_BOOK_TEMPLATE if closed_book else str(domain)
         collection = empty_documents() if closed_book else collection_path(collections_dir, name)
-        reference = build_template(default_sdk(), name, collection, resources, _plain_printer(console))
+        try:
+            reference = build_template(default_sdk(), name, collection, resources, _plain_printer(console))
+        finally:
+            if closed_book:
+                remove_empty_documents(collection)
     except SandboxError as error:
         raise InputError(str(error)) from None
     console.print(f"template ready: {reference}", markup=False)

@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.core.errors import InputError
 from harness.sandboxes.base import Sandbox, SandboxError, SandboxSettings
-from harness.sandboxes.closed_book import CLOSED_BOOK_TEMPLATE, empty_documents
+from harness.sandboxes.closed_book import (
+    CLOSED_BOOK_TEMPLATE,
+    ClosedBookSandbox,
+    empty_documents,
+    remove_empty_documents,
+)
 
 if TYPE_CHECKING:
     from harness.sandboxes.local.sandbox import Privilege
@@ -137,7 +142,8 @@ class ClosedBookBackend:
         return self.inner.capabilities
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
-        return self.inner.new_sandbox(domain, empty_documents(), episode_name, cancel)
+        documents = empty_documents()
+        return ClosedBookSandbox(self.inner.new_sandbox(domain, documents, episode_name, cancel), documents)
 
 
 def prepare_backend(
@@ -217,17 +223,9 @@ def _e2b(
     except SandboxError as error:
         raise InputError(str(error)) from None
     sdk = e2b.default_sdk()
-    # closed-book: every domain runs on the template built from no documents
-    baked = {
-        domain: (CLOSED_BOOK_TEMPLATE, empty_documents()) if closed_book else (domain, path)
-        for domain, path in collections.items()
-    }
     try:
         # tagging reads every file of the collection (the SDK hashes each): once per start, on the driver
-        templates = known_templates or {
-            domain: e2b_templates.template_reference(sdk, source, path, resources)
-            for domain, (source, path) in baked.items()
-        }
+        templates = known_templates or _template_references(sdk, collections, resources, closed_book)
         for domain, reference in templates.items():
             if not e2b_templates.template_ready(sdk, reference, api_key):
                 which = "--closed-book" if closed_book else f"--domain {domain}"
@@ -265,3 +263,20 @@ def _e2b(
     return E2BBackend(
         settings, sdk, api_key, templates, run_id, time_limit_s, facts, capabilities, plan, pacer, invocation
     )
+
+
+def _template_references(sdk: Any, collections: dict[str, Path], resources: Any, closed_book: bool) -> dict[str, str]:
+    """Each domain's template reference; closed-book, every domain's is the template built from no documents."""
+    from harness.sandboxes.e2b import templates as e2b_templates
+
+    if not closed_book:
+        return {
+            domain: e2b_templates.template_reference(sdk, domain, path, resources)
+            for domain, path in collections.items()
+        }
+    empty = empty_documents()
+    try:
+        reference = e2b_templates.template_reference(sdk, CLOSED_BOOK_TEMPLATE, empty, resources)
+    finally:
+        remove_empty_documents(empty)
+    return dict.fromkeys(collections, reference)

@@ -11,7 +11,8 @@ KILL to kill `agent`'s processes, CHOWN to give `agent` its `run/` at start. `ag
 process's capabilities are cleared when all its uids become non-zero (the server's setuid, no keep-caps
 bit, no ambient set), and `no-new-privileges` keeps any later exec (a setuid binary, file capabilities)
 from granting them again. Nor can `agent` signal, trace or write to the root server, which frames every
-byte a command prints.
+byte a command prints. The container's seccomp profile is ours (`seccomp_profile.py`), whatever the engine's
+version: no socket family but local and IP, no locks or watches on files another episode shares.
 
 Everything `agent` may write is on one tmpfs of `disk_mb` at /workspace, below the memory limit (the
 config refuses a `disk_mb` not below it): the server makes `run/`, `.tmp/` (the image's /tmp links there)
@@ -44,6 +45,7 @@ from harness.sandboxes.base import (
     sandbox_environment,
 )
 from harness.sandboxes.docker.execd import SERVER, ExecdConnection
+from harness.sandboxes.docker.seccomp_profile import seccomp_profile
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.remote_exec import (
     AGENT,
@@ -145,7 +147,7 @@ class DockerSandbox:
                 pids_limit=limits.pids,
                 cap_drop=["ALL"],
                 cap_add=SERVER_CAPABILITIES,
-                security_opt=["no-new-privileges"],
+                security_opt=["no-new-privileges", f"seccomp={seccomp_profile()}"],
             )
         except Exception as error:  # docker.errors.* and connection failures alike
             raise SandboxError(f"cannot start a container from {self._image}: {error}") from error

@@ -22,7 +22,7 @@ Containment, and how each property is obtained:
   the caller), where no further user namespace may be made; or, for a root runner where unprivileged user
   namespaces are refused (e.g. Ubuntu's AppArmor restriction), bwrap as root and `setpriv` dropping each
   command to the episode's host uid after bwrap set up the mounts. A root runner's episode has a host uid
-  of its own, from root's /etc/subuid range (`uids.py`), else uid 65534, refused without cgroups;
+  of its own, from root's /etc/subuid range or a built-in one (`uids.py`);
 - the environment is cleared; only `sandbox_environment()` (fixed values plus allow-listed host ones) enters;
 - limits from `limits.py`; a timeout kills the sandbox's pid 1, and `--die-with-parent` plus the pid
   namespace take every process the command started, detached ones included, down with it.
@@ -58,7 +58,7 @@ from harness.sandboxes.local.holder import (
     drop_to,
 )
 from harness.sandboxes.local.launcher import Launch
-from harness.sandboxes.local.uids import HostUid, SharedUidRefused, claim_host_uid, describe_host_uids
+from harness.sandboxes.local.uids import HostUid, claim_host_uid, describe_host_uids
 from harness.sandboxes.output import capped_result
 from harness.sandboxes.remote_exec import AGENT_UID
 from harness.sandboxes.tools import host_aliases
@@ -71,10 +71,6 @@ _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "loca
 
 class BwrapUnavailable(RuntimeError):
     """No bubblewrap binary that can create a sandbox on this machine."""
-
-
-class RunsNotIsolated(BwrapUnavailable):
-    """The sandbox could start, but its episodes could take each other's (and other runs') process slots."""
 
 
 def find_bwrap() -> str:
@@ -111,8 +107,6 @@ def check_bwrap(bwrap: str, settings: SandboxSettings) -> tuple[Privilege, dict[
     for privilege in choices:
         try:
             facts = _probe(bwrap, settings, privilege)
-        except RunsNotIsolated:
-            raise
         except BwrapUnavailable as error:
             reasons.append(f"{privilege.value}: {error}")
             continue
@@ -129,8 +123,6 @@ def _probe(bwrap: str, settings: SandboxSettings, privilege: Privilege) -> dict[
             sandbox.start()
             facts = sandbox.describe()
             result = sandbox.execute("true", 30)
-        except SharedUidRefused as error:
-            raise RunsNotIsolated(str(error)) from None
         except (SandboxError, OSError) as error:
             raise BwrapUnavailable(str(error)) from None
         finally:
@@ -174,7 +166,7 @@ class BubblewrapSandbox:
         limits = self._limits
         host = describe_host_uids() if self._as_root else str(os.getuid())
         if self._privilege is Privilege.SETPRIV:
-            user = f"host uid {host} via setpriv"
+            user = f"host uid {host}, via setpriv"
         else:
             user = f"uid {AGENT_UID} in its own user namespace (host uid {host})"
         return {
@@ -197,7 +189,7 @@ class BubblewrapSandbox:
         self._limits = apply_limits(self._settings.limits, self._episode_name)
         if self._as_root:
             try:
-                self._host_uid = claim_host_uid(self._limits.mechanism)
+                self._host_uid = claim_host_uid()
             except SandboxError:
                 self._limits.release()
                 raise

@@ -15,6 +15,10 @@ from its default seccomp profile; the local sandbox gets the same denials here:
 - `new_session_keyring()` is the argv prefix that starts the episode's holder in a new, empty session
   keyring (`KEYCTL_JOIN_SESSION_KEYRING`), so even a process that got past the filter finds no key of the
   runner's.
+
+On top of Docker's table, the filter applies `syscall_policy.RESTRICTIONS` (the same rules as our Docker
+profile): socket families by allow-list, and no locks, watches or page-cache probes through which two
+episodes could signal each other.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import tempfile
 from types import ModuleType
 
 from harness.sandboxes.base import SandboxError
+from harness.sandboxes.syscall_policy import RESTRICTIONS, ArgTest
 
 _KEYS = "add_key keyctl request_key"
 """The kernel's key management: keyrings are shared across user namespaces."""
@@ -35,7 +40,7 @@ _SYSTEM = """create_module init_module finit_module delete_module get_kernel_sym
 kexec_file_load reboot swapon swapoff acct quotactl quotactl_fd syslog vhangup nfsservctl lookup_dcookie sysfs
 _sysctl uselib ustat clock_adjtime clock_settime settimeofday stime"""
 """Kernel modules, kexec, reboot, swap, accounting, quotas, the system log, the clock."""
-_ATTACK_SURFACE = """bpf perf_event_open userfaultfd fanotify_init kcmp io_uring_setup io_uring_enter
+_ATTACK_SURFACE = """bpf perf_event_open userfaultfd kcmp io_uring_setup io_uring_enter
 io_uring_register ioperm iopl vm86 vm86old get_mempolicy set_mempolicy mbind move_pages"""
 """Kernel interfaces a shell command has no use for."""
 DENIED = tuple(" ".join([_KEYS, _MOUNTS_AND_NAMESPACES, _SYSTEM, _ATTACK_SURFACE]).split())
@@ -84,12 +89,26 @@ def filter_program() -> bytes:
         clone3 = _syscall_number("clone3")
         if clone3 is not None:
             rules.add_rule(pyseccomp.ERRNO(errno.ENOSYS), clone3)
+        for restriction in RESTRICTIONS:
+            number = _syscall_number(restriction.syscall)
+            if number is None:
+                continue
+            action = pyseccomp.ERRNO(restriction.errno)
+            for test in restriction.refused or [None]:
+                rules.add_rule(action, number, *([_comparison(pyseccomp, test)] if test else []))
         with tempfile.TemporaryFile() as compiled:
             rules.export_bpf(compiled)
             compiled.seek(0)
             return compiled.read()
     except (OSError, RuntimeError, ValueError) as error:
         raise FilterUnavailable(f"libseccomp cannot compile the sandbox's syscall filter: {error}") from None
+
+
+def _comparison(pyseccomp: ModuleType, test: ArgTest) -> object:
+    operator = getattr(pyseccomp, test.op)
+    if test.op == "MASKED_EQ":
+        return pyseccomp.Arg(test.index, operator, test.value, test.datum)
+    return pyseccomp.Arg(test.index, operator, test.value)
 
 
 def new_session_keyring() -> list[str]:

@@ -1,10 +1,12 @@
-"""The host uid a root runner's episode runs as: one of its own, from root's range in /etc/subuid.
+"""The host uid a root runner's episode runs as: one of its own, held by no other episode on the machine.
 
 The kernel keeps some things per uid for the whole machine, whatever the namespaces: `RLIMIT_NPROC` counts
 every process of the uid (a command in a user namespace counts toward the uid that made the namespace, the
-launcher's). With one shared uid (65534) and no cgroups, one episode holding every process slot makes every
-other episode on the machine, of every run, fail to start a process. So each episode of a root runner takes
-a uid of root's subordinate range that no other episode on the machine holds, and holds it until it closes.
+launcher's), and so do the inotify instances, the message-queue bytes and the user keyring. With one shared
+uid, one episode holding every process slot makes every other episode on the machine, of every run, fail to
+start a process. So each episode of a root runner takes a uid that no other episode on the machine holds, and
+holds it until it closes: from root's range in /etc/subuid where root has one, else from `BUILT_IN_RANGE`,
+so no edit of /etc/subuid is needed. A uid that names an account of this machine is never taken.
 
 A claim is an open-file-description lock on the uid's byte of one lock file (`LOCK_FILE`): two claims
 conflict even within one process, and the kernel drops a claim with the last descriptor of its holder, so a
@@ -27,15 +29,9 @@ from pathlib import Path
 
 from harness.sandboxes.base import SandboxError
 
-SHARED_UID = 65534
-"""The uid of every root runner's episode where root has no subordinate range: `nobody`."""
 SUBUID_FILE = Path("/etc/subuid")
 LOCK_FILE = Path("/run/harness-episode-uids.lock")
 """One byte per uid of the range (its offset from 0): locked while an episode holds that uid."""
-
-
-class SharedUidRefused(SandboxError):
-    """Every episode would share uid 65534 with no cgroup to keep their process slots apart."""
 
 
 @dataclass(frozen=True)
@@ -47,13 +43,18 @@ class SubordinateRange:
         return f"{self.first}-{self.first + self.count - 1}"
 
 
+BUILT_IN_RANGE = SubordinateRange(1_879_048_192, 65_536)
+"""Where root has no /etc/subuid range: the start of the span systemd's UID allocation table leaves unused
+(1879048192-2147483647, between the container ranges and the uids that tools may read as negative)."""
+
+
 @dataclass
 class HostUid:
     """The host uid one episode's launcher and commands run as, held until `release`."""
 
     uid: int
     lock: int | None = None
-    """The descriptor whose lock holds `uid`; None for the shared uid."""
+    """The descriptor whose lock holds `uid` (None once released)."""
 
     def release(self) -> None:
         if self.lock is not None:
@@ -61,40 +62,33 @@ class HostUid:
             self.lock = None
 
 
-def root_range() -> SubordinateRange | None:
-    """Root's first range in /etc/subuid (by name or as 0), or None."""
+def root_range() -> SubordinateRange:
+    """Root's first range in /etc/subuid (by name or as 0), else `BUILT_IN_RANGE`."""
     names = _root_names()
     try:
         lines = SUBUID_FILE.read_text().splitlines()
     except OSError:
-        return None
+        return BUILT_IN_RANGE
     for line in lines:
         fields = line.strip().split(":")
         if len(fields) == 3 and fields[0] in names and fields[1].isdigit() and fields[2].isdigit():
             first, count = int(fields[1]), int(fields[2])
             if first > 0 and count > 0:
                 return SubordinateRange(first, count)
-    return None
+    return BUILT_IN_RANGE
 
 
 def describe_host_uids() -> str:
     """Which host uid a root runner's episode runs as, for run.yaml."""
     span = root_range()
-    return f"its own per episode, of root's {SUBUID_FILE} range {span}" if span else str(SHARED_UID)
+    source = f"root's {SUBUID_FILE} range" if span != BUILT_IN_RANGE else "the built-in range"
+    return f"one per episode, of {source} {span}"
 
 
-def claim_host_uid(limits_mechanism: str) -> HostUid:
-    """A uid of root's range that no other episode on the machine holds; the shared uid where root has no
-    range, which is refused when the limits are rlimits (they could not keep the episodes' processes apart)."""
+def claim_host_uid() -> HostUid:
+    """A uid of root's range (or the built-in one) that no other episode on the machine holds and no account
+    of the machine has."""
     span = root_range()
-    if span is None:
-        if limits_mechanism == "rlimit":
-            raise SharedUidRefused(
-                f"cgroups are unavailable and root has no range in {SUBUID_FILE}, so every episode of every run "
-                f"would be uid {SHARED_UID}, and one agent could take the process slots of all; add a range "
-                "(usermod --add-subuids 100000-165535 root) or run where cgroups are writable"
-            )
-        return HostUid(SHARED_UID)
     try:
         fd = os.open(LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as error:
@@ -102,10 +96,18 @@ def claim_host_uid(limits_mechanism: str) -> HostUid:
     start = random.randrange(span.count)
     for step in range(span.count):
         uid = span.first + (start + step) % span.count
-        if _lock_byte(fd, uid):
+        if not _is_an_account(uid) and _lock_byte(fd, uid):
             return HostUid(uid, fd)
     os.close(fd)
-    raise SandboxError(f"every uid of root's {SUBUID_FILE} range {span} is held by a running episode")
+    raise SandboxError(f"every uid of the range {span} is held by a running episode")
+
+
+def _is_an_account(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+    except KeyError:
+        return False
+    return True
 
 
 def _lock_byte(fd: int, offset: int) -> bool:
