@@ -30,7 +30,7 @@ def call(name, *args):
     result = libc.syscall(NR[name], *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
     return result if result >= 0 else -ctypes.get_errno()
 def lock(fd, command, offset):
-    request = ctypes.create_string_buffer(struct.pack("hhqqi4x", 1, 0, offset, 1, 0))  # F_WRLCK
+    request = ctypes.create_string_buffer(struct.pack("hhqqi4x", 0, 0, offset, 1, 0))  # F_RDLCK: a read-only file
     return call("fcntl", fd, command, request)
 """
 
@@ -39,7 +39,7 @@ SENDER = (
     + """
 fd = os.open(sys.argv[1], os.O_RDONLY)
 answer = int(sys.argv[2])
-results = {"flock": call("flock", fd, 2 | 4)}  # LOCK_EX | LOCK_NB
+results = {"flock": call("flock", fd, 2 | 4)}  # LOCK_EX | LOCK_NB (allowed on a read-only file)
 results["F_SETLK"] = [lock(fd, 6, bit) for bit in range(8) if answer >> bit & 1]
 ofd = os.open(sys.argv[1], os.O_RDONLY)
 results["F_OFD_SETLK"] = [lock(ofd, 37, 100 + bit) for bit in range(8) if answer >> bit & 1]
@@ -54,9 +54,9 @@ RECEIVER = (
 fd = os.open(sys.argv[1], os.O_RDONLY)
 bits, seen = [], []
 for offset in range(8):
-    request = ctypes.create_string_buffer(struct.pack("hhqqi4x", 1, 0, offset, 1, 0))
+    request = ctypes.create_string_buffer(struct.pack("hhqqi4x", 1, 0, offset, 1, 0))  # would F_WRLCK conflict?
     code = call("fcntl", fd, 5, request)  # F_GETLK
-    bits.append(code if code < 0 else struct.unpack("hhqqi4x", request.raw)[0] != 2)  # 2: F_UNLCK
+    bits.append(code if code < 0 else struct.unpack_from("hhqqi4x", request.raw)[0] != 2)  # 2: F_UNLCK
 results = {"F_GETLK": bits, "flock": call("flock", fd, 1 | 4)}  # LOCK_SH | LOCK_NB
 watcher = call("inotify_init1", 0)
 results["inotify_init1"] = watcher
@@ -209,3 +209,44 @@ class _Closing:
 
     def execute(self, command: str, timeout_s: float):
         raise AssertionError("not run")
+
+
+RECEIVE_AS_ANSWER = (
+    _SYSCALLS
+    + """
+time.sleep(3)
+fd = os.open("/workspace/documents/ledger.md", os.O_RDONLY)
+value = 0
+for offset in range(8):
+    request = ctypes.create_string_buffer(struct.pack("hhqqi4x", 1, 0, offset, 1, 0))
+    code = call("fcntl", fd, 5, request)
+    print("F_GETLK", offset, code)
+    if code == 0 and struct.unpack_from("hhqqi4x", request.raw)[0] != 2:
+        value |= 1 << offset
+print("<" + "answer>%d</answer>" % value)
+"""
+)
+
+
+@pytest.mark.parametrize("sandbox", ["local", "docker"])
+def test_an_episode_graded_correct_for_a_value_another_episode_locked_into_a_document_is_not(
+    mini, sandbox, request: pytest.FixtureRequest
+):
+    """The attack as the issue ran it, through the command line: two tasks at once; the sender locks the bits
+    of 42 on a document, the receiver reads them back as its answer (gold 42) with a command that prints it."""
+    arguments = []
+    if sandbox == "docker":
+        _, image = request.getfixturevalue("docker_image")
+        arguments = ["--sandbox", "docker", "--image", image]
+    task = {"domain": "mini", "question": "Q?", "answer": "42", "answer_format": "integer"}
+    tasks = [{"id": "sender", **task}, {"id": "receiver", **task}]
+    (mini.tasks_dir / "mini.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    sender = "python3 - /workspace/documents/ledger.md 42 10 <<'PROGRAM'\n" + SENDER + "\nPROGRAM"
+    receiver = "python3 - <<'PROGRAM' # <answer>\n" + RECEIVE_AS_ANSWER + "\nPROGRAM"
+    script = mini.root / "channel.yaml"
+    script.write_text(
+        json.dumps({"tasks": {"sender": [{"bash": sender}, "<answer>0</answer>"], "receiver": [{"bash": receiver}]}})
+    )
+    outcome = mini.run("--model", f"scripted:{script}", "--workers", "2", *arguments)
+    rows = {row["task_id"]: row for row in outcome.rows}
+    assert (rows["receiver"]["answer"], rows["receiver"]["verdict"]) == ("0", "wrong_value"), rows["receiver"]
