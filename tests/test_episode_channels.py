@@ -250,3 +250,16 @@ def test_an_episode_graded_correct_for_a_value_another_episode_locked_into_a_doc
     outcome = mini.run("--model", f"scripted:{script}", "--workers", "2", *arguments)
     rows = {row["task_id"]: row for row in outcome.rows}
     assert (rows["receiver"]["answer"], rows["receiver"]["verdict"]) == ("0", "wrong_value"), rows["receiver"]
+
+
+@pytest.mark.parametrize("make_sandbox", ["local", "local-setpriv", "local-caller"], indirect=True)
+def test_the_machines_lock_table_is_not_shown_to_a_local_episode(collection: Path, make_sandbox):
+    """/proc/locks lists open-file-description locks of every process on the machine (they have no pid to
+    filter by): the runner's claims of its episodes' host uids, another run's among them."""
+    box = make_sandbox(collection, "lock-table", SandboxSettings())
+    box.start()
+    try:
+        result = box.execute("wc -c < /proc/locks", 30)
+    finally:
+        box.close()
+    assert result.stdout.strip() == "0", result.stdout + result.stderr

@@ -4,6 +4,7 @@ E2B code on the E2B emulator (tests/e2b_emulator.py)."""
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import tempfile
 import time
@@ -196,8 +197,9 @@ def test_timeout_kills_the_whole_process_tree_including_detached_children(sandbo
 
 
 def test_background_processes_do_not_outlive_their_command(sandbox):
-    run(sandbox, "nohup sleep 318 >/dev/null 2>&1 &")
-    assert host_processes("sleep 318") == []
+    seconds = f"318.{random.randrange(10**9)}"  # a command line no other test run on the machine has
+    run(sandbox, f"nohup sleep {seconds} >/dev/null 2>&1 &")
+    assert host_processes(f"sleep {seconds}") == []
 
 
 THREAD_OUTLIVES_MAIN = """

@@ -248,7 +248,9 @@ class BubblewrapSandbox:
         # no --unshare-net: the holder made the episode's network namespace (nothing but loopback) once
         namespaces += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         options = [*namespaces, "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-        options += ["--dev-bind", ROOT, "/", "--proc", "/proc", "--chdir", WORKDIR, "--clearenv"]
+        # /proc/locks lists every lock on the machine, the runner's claims of other episodes' uids among them
+        options += ["--dev-bind", ROOT, "/", "--proc", "/proc", "--dev-bind", "/dev/null", "/proc/locks"]
+        options += ["--chdir", WORKDIR, "--clearenv"]
         for name, value in self._environment().items():
             options += ["--setenv", name, value]
         return options
