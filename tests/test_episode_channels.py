@@ -1,7 +1,7 @@
 """Two episodes running at once share nothing they can signal through (issue 37, class 1 and 3).
 
 Each test is the attack as a hostile agent ran it: a sender episode and a receiver episode at the same time
-over the same collection, on every local privilege path and on Docker (E2B runs a VM per episode). The
+over the same collection, on every local privilege path, on Docker and on our E2B code (the emulator). The
 commands are Python run inside the sandbox, calling the kernel directly (ctypes), as an agent may.
 """
 
@@ -17,7 +17,9 @@ import pytest
 
 from harness.sandboxes.base import Sandbox, SandboxSettings
 
-CHANNEL_BACKENDS = ["local", "local-rlimit", "local-setpriv", "local-caller", "docker"]
+CHANNEL_BACKENDS = ["local", "local-rlimit", "local-setpriv", "local-caller", "docker", "e2b-emulator"]
+"""E2B runs a VM per episode, so it shares nothing with another episode; its commands get the same rules all
+the same (harness-seccomp), so that an agent meets one sandbox whatever the backend."""
 
 _SYSCALLS = """
 import ctypes, errno, json, os, platform, struct, sys, time

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -12,10 +14,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.sandboxes.syscall_policy import RESTRICTIONS
+
 RECIPE_DIR = Path(__file__).resolve().parents[1] / "sandbox_templates"
 """`harness/sandbox_templates` links to the top-level `sandbox_templates/` and is package data, so a wheel
 carries the recipe and an editable install reads the source tree's."""
-RECIPE_FILES = ("Dockerfile", "requirements.txt", "tools.txt", "harness-exec", "harness-execd")
+RECIPE_FILES = ("Dockerfile", "requirements.txt", "tools.txt", "harness-exec", "harness-execd", "harness-seccomp")
+SYSCALL_RULES = "syscall-rules.json"
+"""Written into every build context from `syscall_policy.RESTRICTIONS`, for harness-seccomp (E2B's commands)."""
 IMAGE_REPOSITORY = "harness-sandbox"
 DEBOOTSTRAP_IMAGE = "harness-base:bookworm"
 DEBOOTSTRAP_SUITE = "bookworm"
@@ -25,7 +31,17 @@ def recipe_hash() -> str:
     digest = hashlib.sha256()
     for name in RECIPE_FILES:
         digest.update(name.encode() + b"\0" + (RECIPE_DIR / name).read_bytes())
+    digest.update(SYSCALL_RULES.encode() + b"\0" + syscall_rules_json().encode())
     return digest.hexdigest()[:12]
+
+
+def syscall_rules_json() -> str:
+    """The rules harness-seccomp applies: each restriction's call, errno and refused argument tests."""
+    rules = [
+        {"syscall": rule.syscall, "errno": rule.errno, "refused": [dataclasses.asdict(t) for t in rule.refused]}
+        for rule in RESTRICTIONS
+    ]
+    return json.dumps(rules, indent=1) + "\n"
 
 
 def default_image() -> str:
@@ -46,6 +62,7 @@ def write_build_context(target: Path, ca_bundle: Path | None) -> None:
     """The recipe files plus `extra-ca.crt` (the host's CA bundle, or empty)."""
     for name in RECIPE_FILES:
         shutil.copy2(RECIPE_DIR / name, target / name)
+    (target / SYSCALL_RULES).write_text(syscall_rules_json())
     (target / "extra-ca.crt").write_bytes(ca_bundle.read_bytes() if ca_bundle else b"")
 
 
