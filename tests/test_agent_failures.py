@@ -182,3 +182,43 @@ def test_the_e2b_command_line_carries_a_command_at_the_limit_however_quoted(tmp_
     ran = subprocess.run(["/bin/bash", "-c", line], env=parts, capture_output=True, check=False)
     assert (ran.returncode, ran.stderr) == (0, b"")
     assert ran.stdout == command.encode()
+
+
+NESTED_ARGUMENTS = {
+    "list": '{"command": ' + "[" * 1000 + "]" * 1000 + "}",
+    "object": '{"a":' * 1000 + "1" + "}" * 1000,
+    "deeper": '{"command": ' + "[" * 100_000 + "]" * 100_000 + "}",
+}
+
+
+def nested_reply(api: str, arguments: str):
+    """A reply whose one bash call has `arguments`, as chat completions or the Responses API send it."""
+    from tests.openai_server import malformed
+
+    if api == "responses":
+        call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash", "arguments": arguments}
+        return malformed(output=[call | {"status": "completed"}])
+    call = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": arguments}}
+    message = {"role": "assistant", "content": "", "tool_calls": [call]}
+    return malformed(choices=[{"index": 0, "message": message, "finish_reason": "tool_calls"}])
+
+
+@pytest.mark.usefixtures("openai_key")
+@pytest.mark.parametrize("kind", sorted(NESTED_ARGUMENTS))
+@pytest.mark.parametrize(("api", "model"), [("chat", "openai/test-model"), ("responses", "gpt-5.5")])
+def test_tool_arguments_nested_absurdly_deep_are_a_spent_turn(mini, openai_server, kind, api, model):
+    """JSON nested 1,000 deep raised RecursionError in litellm's reading of the reply (and in ours): an "Invalid
+    response object" 500, retried to `model_error`, where malformed arguments cost the agent a turn. The
+    arguments are logged as sent and not sent back as a call (a server rendering its chat template would choke)."""
+    from tests.openai_server import reply
+
+    sent = NESTED_ARGUMENTS[kind]
+    openai_server.push(nested_reply(api, sent), reply(bash="cat documents/ledger.md"), reply("<answer>42</answer>"))
+    outcome = mini.run("--model", model, "--api-base", openai_server.url, "--retry-errors", "1")
+    [row] = outcome.rows
+    assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 3), row["detail"]
+    events = outcome.trajectory("t1")
+    [refused] = [e for e in events if e["event"] == "format_error"]
+    assert "nested too deeply" in refused["problem"]
+    first = next(e for e in events if e["event"] == "model_call")
+    assert first["response"]["attempts"] == [] and first["response"]["tool_calls"][0]["arguments"] == sent
