@@ -24,6 +24,7 @@ import json
 import os
 import shlex
 import shutil
+import string
 import tempfile
 import time
 import uuid
@@ -249,7 +250,8 @@ class _Commands:
             no_process = ExecResult("", "kill: (-1) - No such process\n", 1, False, False, 29, 0.0)
             handle = _Handle(no_process)
         else:
-            ulimit, option, pids, joined, exec_, env, clear, *environment, program, limit, command = shlex.split(cmd)
+            ulimit, option, pids, joined, exec_, env, clear, *environment, program, limit, quoted = shlex.split(cmd)
+            command = string.Template(quoted).substitute(options.get("envs") or {})  # what bash expands
             assert (ulimit, option, joined, exec_, env, clear) == ("ulimit", "-u", "&&", "exec", "/usr/bin/env", "-i")
             assert program == HARNESS_EXEC and user == "root" and all("=" in pair for pair in environment), cmd
             result = self._sandbox.box.execute(f"ulimit -u {pids} && exec bash -c {shlex.quote(command)}", float(limit))

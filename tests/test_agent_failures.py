@@ -4,6 +4,7 @@ and is recorded as sent (issue 30, finding 3)."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 
 import pytest
@@ -11,6 +12,9 @@ import pytest
 from harness.cli.main import main
 from harness.grading import GRADERS, grade
 from harness.grading.gold import GoldSpec
+from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.command_size import MAX_COMMAND_BYTES
+from harness.sandboxes.e2b.sandbox import HARNESS_EXEC, E2BSandbox, command_parts
 
 UNRUNNABLE = {"nul": "echo before\x00after", "surrogate": "echo before\ud800after"}
 
@@ -134,3 +138,87 @@ def test_a_lone_surrogate_from_the_provider_goes_back_to_it_and_the_episode_goes
     calls = [e for e in outcome.trajectory("t1") if e["event"] == "model_call"]
     assert calls[0]["response"]["text"] == "reading \ud800 the ledger"
     assert "reading \ufffd the ledger" in json.dumps(openai_server.requests[-1], ensure_ascii=False)
+
+
+OVERSIZED = ": " + "x" * 200_000 + "; echo ran"
+QUOTES_THAT_FIT = ": " + '"\'"' * 40_000 + "; echo fits"
+"""120 KB under the argument limit, but 280 KB once quoted for a shell line (each `'` becomes `'"'"'`)."""
+
+
+def test_a_command_over_the_argument_limit_is_the_agents_result_on_every_backend(mini, backend):
+    """200 KB in one command: Linux refuses one argument over 128 KiB (E2BIG). It was `sandbox_error` locally
+    (retried as our failure), exit 126 on Docker and exit 1 on E2B; now the same result everywhere, before any
+    sandbox sees it, and the episode goes on."""
+    model = mini.script([{"bash": OVERSIZED}, {"bash": "echo ran"}, "<answer>42</answer>"])
+    outcome = mini.run("--model", model, "--sandbox", backend, "--retry-errors", "1")
+    [row] = outcome.rows
+    assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 3), row["detail"]
+    observed = [e for e in outcome.trajectory("t1") if e["event"] == "observation"]
+    assert (observed[0]["exit_code"], observed[0]["stdout"]) == (126, "")
+    assert "200,012 bytes" in observed[0]["stderr"] and "131,071" in observed[0]["stderr"]
+    assert observed[1]["stdout"] == "ran\n"
+
+
+def test_a_command_within_the_argument_limit_runs_on_every_backend(mini, backend):
+    """Whatever the limit lets through runs everywhere: E2B's shell line quoted it to five times its size."""
+    model = mini.script([{"bash": QUOTES_THAT_FIT}, "<answer>42</answer>"])
+    outcome = mini.run("--model", model, "--sandbox", backend)
+    [row] = outcome.rows
+    assert (row["status"], row["turns"]) == ("answered", 2), row["detail"]
+    [observed] = [e for e in outcome.trajectory("t1") if e["event"] == "observation"]
+    assert (observed["exit_code"], observed["stdout"]) == (0, "fits\n"), observed["stderr"]
+
+
+@pytest.mark.parametrize("command", ["'" * MAX_COMMAND_BYTES, "\U0001f600" * (MAX_COMMAND_BYTES // 4) + "'''"])
+def test_the_e2b_command_line_carries_a_command_at_the_limit_however_quoted(tmp_path, command):
+    """envd runs our line as one `bash -c` argument: the command quoted into it (`'` as `'"'"'`) went past the
+    limit at a fifth of it; it now travels in environment variables, each under the limit too."""
+    stub = tmp_path / "harness-exec"
+    stub.write_text('#!/bin/bash\nprintf %s "$2"\n')
+    stub.chmod(0o755)
+    box = E2BSandbox(object(), "template", "key", "run", "episode", SandboxSettings(), 60)
+    parts = command_parts(command)
+    line = box.command_line(60.0, len(parts)).replace(HARNESS_EXEC, str(stub))
+    ran = subprocess.run(["/bin/bash", "-c", line], env=parts, capture_output=True, check=False)
+    assert (ran.returncode, ran.stderr) == (0, b"")
+    assert ran.stdout == command.encode()
+
+
+NESTED_ARGUMENTS = {
+    "list": '{"command": ' + "[" * 1000 + "]" * 1000 + "}",
+    "object": '{"a":' * 1000 + "1" + "}" * 1000,
+    "deeper": '{"command": ' + "[" * 100_000 + "]" * 100_000 + "}",
+}
+
+
+def nested_reply(api: str, arguments: str):
+    """A reply whose one bash call has `arguments`, as chat completions or the Responses API send it."""
+    from tests.openai_server import malformed
+
+    if api == "responses":
+        call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash", "arguments": arguments}
+        return malformed(output=[call | {"status": "completed"}])
+    call = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": arguments}}
+    message = {"role": "assistant", "content": "", "tool_calls": [call]}
+    return malformed(choices=[{"index": 0, "message": message, "finish_reason": "tool_calls"}])
+
+
+@pytest.mark.usefixtures("openai_key")
+@pytest.mark.parametrize("kind", sorted(NESTED_ARGUMENTS))
+@pytest.mark.parametrize(("api", "model"), [("chat", "openai/test-model"), ("responses", "gpt-5.5")])
+def test_tool_arguments_nested_absurdly_deep_are_a_spent_turn(mini, openai_server, kind, api, model):
+    """JSON nested 1,000 deep raised RecursionError in litellm's reading of the reply (and in ours): an "Invalid
+    response object" 500, retried to `model_error`, where malformed arguments cost the agent a turn. The
+    arguments are logged as sent and not sent back as a call (a server rendering its chat template would choke)."""
+    from tests.openai_server import reply
+
+    sent = NESTED_ARGUMENTS[kind]
+    openai_server.push(nested_reply(api, sent), reply(bash="cat documents/ledger.md"), reply("<answer>42</answer>"))
+    outcome = mini.run("--model", model, "--api-base", openai_server.url, "--retry-errors", "1")
+    [row] = outcome.rows
+    assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 3), row["detail"]
+    events = outcome.trajectory("t1")
+    [refused] = [e for e in events if e["event"] == "format_error"]
+    assert "nested too deeply" in refused["problem"]
+    first = next(e for e in events if e["event"] == "model_call")
+    assert first["response"]["attempts"] == [] and first["response"]["tool_calls"][0]["arguments"] == sent

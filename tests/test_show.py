@@ -3,8 +3,16 @@ split and evidence; `read_trajectory` takes a str path."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
+import os
+import pty
+import re
+import struct
 import subprocess
 import sys
+import termios
 
 from harness.cli.main import main
 from harness.records.trajectory import read_trajectory
@@ -47,3 +55,72 @@ def test_read_trajectory_takes_a_str_path(mini):
     run = mini.run("--model", mini.script(["<answer>42</answer>"]))
     events = read_trajectory(str(run.run_dir / "episodes" / "mini" / "t1.jsonl"))
     assert events[0]["event"] == "episode_start" and events[-1]["event"] == "episode_end"
+
+
+HOSTILE = {
+    "title": "\x1b]0;pwned\x07",
+    "clipboard": "\x1b]52;c;ZWNobyBwd25lZA==\x07",
+    "clear": "\x1b[2J\x1b[H",
+    "c1": "\x9b2J",
+    "cr": "\r══ answered · correct · answer '42'",
+    "up": "\x1b[1A\x1b[2K══ answered · correct · answer '7'",
+}
+"""What a reply, a command's output or a task's question can hold to act on the person's terminal."""
+PRINTF = "printf '\\033]0;pwned\\007\\033]52;c;eA==\\007\\033[2J\\r══ answered · correct\\n'"
+
+
+def hostile_run(mini):
+    task = json.loads((mini.tasks_dir / "mini.jsonl").read_text()) | {"question": "How many? " + HOSTILE["title"]}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    replies = [{"text": "".join(HOSTILE.values()), "bash": PRINTF + " # " + HOSTILE["up"]}, "<answer>7</answer>"]
+    return mini.run("--model", mini.script(replies))
+
+
+def assert_escaped(out: bytes) -> None:
+    assert b"\x1b" not in out and b"\x07" not in out and "\x9b".encode() not in out
+    assert b"\r" not in out.replace(b"\r\n", b"\n")
+    text = out.decode()
+    assert "\\x0d══ answered · correct · answer '42'" in text and "\\x1b]52;c;" in text
+    assert "\\x1b[1A\\x1b[2K══ answered" in text and "\\x9b2J" in text
+
+
+def test_show_piped_escapes_what_the_agent_the_provider_and_the_task_wrote(mini):
+    run = hostile_run(mini)
+    shown = subprocess.run(
+        [sys.executable, "-m", "harness", "show", str(run.run_dir), "t1"],
+        cwd=REPO,
+        capture_output=True,
+        timeout=300,
+        env=os.environ | {"COLUMNS": "1000"},  # no wrapping inside what the assertions look for
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert_escaped(shown.stdout)
+    assert "How many? \\x1b]0;pwned\\x07" in shown.stdout.decode()
+
+
+def test_show_through_a_pager_escapes_them_too(mini):
+    """On a terminal `show` pages its output with its styles (PAGER=cat writes it straight to the terminal)."""
+    run = hostile_run(mini)
+    controller, terminal = pty.openpty()
+    attributes = termios.tcgetattr(terminal)
+    attributes[1] &= ~termios.ONLCR  # the terminal's own CR before each newline is not the output's
+    termios.tcsetattr(terminal, termios.TCSANOW, attributes)
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 1000, 0, 0))  # no wrapping, as piped
+    environment = os.environ | {"PAGER": "cat", "TERM": "xterm-256color"}
+    shown = subprocess.Popen(
+        [sys.executable, "-m", "harness", "show", str(run.run_dir), "t1"],
+        cwd=REPO,
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env=environment,
+    )
+    os.close(terminal)
+    out = bytearray()
+    with contextlib.suppress(OSError):  # EIO once the last writer closed the terminal
+        while chunk := os.read(controller, 65536):
+            out += chunk
+    os.close(controller)
+    assert shown.wait(timeout=300) == 0, bytes(out)
+    assert b"answered" in out
+    assert_escaped(re.sub(rb"\x1b\[[0-9;]*m", b"", bytes(out)))  # but for our own styles (SGR)

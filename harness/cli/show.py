@@ -12,6 +12,7 @@ from rich.text import Text
 
 from harness.cli.command import EXIT_OK, Session
 from harness.core.errors import InputError
+from harness.core.safe_text import for_terminal
 from harness.records.events import (
     ActionEvent,
     EpisodeEndEvent,
@@ -78,7 +79,8 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
 def _episode_list(rows: list[ResultRow]) -> Table:
     table = Table("domain", "task", "epoch", "status", "verdict", "turns", "agent s")
     for row in sorted(rows, key=lambda row: (row.domain, row.task_id, row.epoch)):
-        cells = (row.domain, row.task_id, str(row.epoch), row.status.value, row.verdict.value, str(row.turns))
+        names = (for_terminal(row.domain, keep_newlines=False), for_terminal(row.task_id, keep_newlines=False))
+        cells = (*names, str(row.epoch), row.status.value, row.verdict.value, str(row.turns))
         table.add_row(*cells, f"{row.duration_s:.1f}")
     return table
 
@@ -91,9 +93,17 @@ def _clipped(text: str, limit: int | None) -> str:
 
 
 def _say(console: Console, heading: str, body: str = "", style: str = "bold") -> None:
-    console.print(Text(heading, style=style))
+    """Every text an agent, a provider or a task file wrote reaches the terminal through here or `_shown`."""
+    console.print(_shown(heading, style), highlight=False)
     if body:
-        console.print(Text(body), highlight=False)
+        console.print(_shown(body), highlight=False)
+
+
+def _shown(text: str, style: str = "") -> Text:
+    """TEXT with its control characters escaped (`\\x1b`, a bare CR as `\\x0d`), whatever the output is (a
+    pager, a pipe, PAGER=cat): a reply or an output could set the title, write the clipboard, clear the
+    screen, or overwrite a line with a forged verdict."""
+    return Text(for_terminal(text), style=style)
 
 
 def _render(console: Console, events: list[LoggedEvent], limit: int | None) -> None:
@@ -114,7 +124,7 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None) -> N
         elif isinstance(event, ModelErrorEvent):
             _say(console, f"── turn {event.turn} · model error after {event.latency_s:.1f} s", event.error, "bold red")
         elif isinstance(event, ActionEvent):
-            console.print(Text(f"$ {event.command}", style="green"), highlight=False)
+            console.print(_shown(f"$ {event.command}", "green"), highlight=False)
         elif isinstance(event, ObservationEvent):
             status = "timed out" if event.timed_out else f"exit {event.exit_code}"
             output = "\n".join(filter(None, [event.stdout, event.stderr]))

@@ -41,6 +41,8 @@ def _from_tool_calls(reply: ModelReply) -> str:
         arguments = json.loads(call.arguments or "{}")
     except json.JSONDecodeError:
         raise FormatError("the tool arguments are not valid JSON") from None
+    except RecursionError:
+        raise FormatError('the tool arguments are nested too deeply to read; send {"command": "..."}') from None
     command = arguments.get("command") if isinstance(arguments, dict) else None
     if not isinstance(command, str) or not command.strip():
         raise FormatError("the bash tool needs a non-empty string argument 'command'")

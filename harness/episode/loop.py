@@ -26,6 +26,7 @@ from harness.records.events import (
 )
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.base import ExecResult, Sandbox
+from harness.sandboxes.command_size import too_long
 from harness.sandboxes.tools import tools
 
 P = ParamSpec("P")
@@ -131,7 +132,7 @@ def run_agent(
         format_errors = 0
         timeout = budget.command_timeout(settings.command_timeout_s)
         write_event(log, ActionEvent(turn=budget.turns, command=command, timeout_s=round(timeout, 3)))
-        result = sandbox.execute(command, timeout)
+        result = too_long(command) or sandbox.execute(command, timeout)
         observed = prompts.render("observation", **_result_fields(result), **_budget_left(budget))
         write_event(log, ObservationEvent(turn=budget.turns, **_result_fields(result), text=observed))
         budget.check_cancelled()

@@ -150,6 +150,11 @@ class RunConfig:
         factory=default_collections_dir,
         help="domain collections <domain>/ (default: collections/, env HARNESS_COLLECTIONS_DIR)",
     )
+    follow_links: bool = setting(
+        False,
+        "use a task file or collection folder that is a link out of --tasks-dir or --collections-dir (refused "
+        "otherwise: a dataset's link could mount your own files into the sandbox)",
+    )
     results_dir: Path = setting(Path("results"), "where run folders go")
     cache_dir: Path = setting(
         factory=default_cache_dir,
@@ -437,14 +442,14 @@ def _check_range(value: Any, meta: Any, where: str) -> None:
         raise InputError(f"{where}: {value!r} must not be negative")
 
 
-UNWRITTEN_WHEN_UNSET = ("judge_prompt",)
-"""Settings newer than most run folders: left out of run.yaml when unset, so the records of runs without them
-stay as they were."""
+UNWRITTEN_WHEN_UNSET: dict[str, object] = {"judge_prompt": None, "follow_links": False}
+"""Settings newer than most run folders, and their unset values: left out of run.yaml when unset, so the records
+of runs without them stay as they were."""
 
 
 def config_to_dict(config: RunConfig) -> dict[str, Any]:
     return {
         key: str(value) if isinstance(value, Path) else value
         for key, value in dataclasses.asdict(config).items()
-        if not (key in UNWRITTEN_WHEN_UNSET and value is None)
+        if not (key in UNWRITTEN_WHEN_UNSET and value is UNWRITTEN_WHEN_UNSET[key])
     }

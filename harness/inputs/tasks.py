@@ -15,6 +15,7 @@ from harness.core.errors import InputError
 from harness.core.facts import FactRow, parse_facts
 from harness.core.names import check_domain_name, check_task_id, file_name, is_domain_name
 from harness.grading import GRADERS, GoldAnswerError, GoldSpec
+from harness.inputs.links import contained, refuse_links_out_of
 
 
 def _in_file(kind: type | tuple[type, ...], default: Any = None, **options: Any) -> Any:
@@ -206,13 +207,24 @@ def collection_of(task: Task) -> str:
     return task.collection or task.domain
 
 
-def collection_path(collections_dir: Path, domain: str) -> Path:
+def collection_path(collections_dir: Path, domain: str, follow_links: bool = False) -> Path:
+    """The collection's folder, resolved: what the sandbox mounts and the run records (`inputs/links.py`)."""
     path = collections_dir / domain
     if not path.is_dir():
         raise InputError(
             f"{path}: collection folder for domain {domain!r} not found "
             "(set --collections-dir or HARNESS_COLLECTIONS_DIR)"
         )
+    resolved = contained(collections_dir, path, follow_links)
+    refuse_links_out_of(resolved)
+    return resolved
+
+
+def task_file(tasks_dir: Path, domain: str, follow_links: bool = False) -> Path:
+    """The domain's task file, as named (its errors name it so); refused when it is a link out of TASKS_DIR
+    (`inputs/links.py`)."""
+    path = tasks_dir / f"{domain}.jsonl"
+    contained(tasks_dir, path, follow_links)
     return path
 
 

@@ -18,10 +18,12 @@ from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelRep
 from harness.models.concurrency import gate_key, provider_gate
 from harness.models.connections import shut_down_connections_to
 from harness.models.in_flight import IN_FLIGHT
+from harness.models.litellm_tool_calls import keep_unparsable_tool_calls
 from harness.models.prices import Price, price_from_litellm
 from harness.models.retries import MalformedResponse, call_with_retries, describe_error, is_context_overflow
 
 litellm.suppress_debug_info = True
+keep_unparsable_tool_calls()
 
 REASONING_ONLY_REPLY = "Unknown items in responses API response"
 """How litellm fails on a Responses API reply that holds reasoning and nothing else: the model's empty reply, a

@@ -19,13 +19,18 @@ class CollectionRecord:
 
     path: str
     hash: str
+    """The digest of its file tree (`sha256-tree:`, each file's relative path and content)."""
+    resolved: str | None = None
+    """The folder the sandbox mounted, when a link is on the way to `path` (`--follow-links`); else None, not
+    written."""
 
     def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "hash": self.hash}
+        return {"path": self.path, "hash": self.hash} | ({"resolved": self.resolved} if self.resolved else {})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CollectionRecord:
-        return cls(str(data["path"]), str(data["hash"]))
+        resolved = data.get("resolved")
+        return cls(str(data["path"]), str(data["hash"]), str(resolved) if resolved else None)
 
 
 @dataclass(frozen=True)

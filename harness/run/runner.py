@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import os
 import platform
 import re
 import secrets
@@ -43,6 +44,7 @@ from harness.inputs.tasks import (
     select_tasks,
     shard_tasks,
     task_digest,
+    task_file,
 )
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
@@ -149,12 +151,12 @@ def plan_run(config: RunConfig) -> RunPlan:
     domains = resolve_domains(config.domain, config.tasks_dir)
     tasks: list[Task] = []
     for domain in domains:
-        tasks += load_task_file(config.tasks_dir / f"{domain}.jsonl")
+        tasks += load_task_file(task_file(config.tasks_dir, domain, config.follow_links))
     tasks = shard_tasks(select_tasks(tasks, config.task_ids, config.limit), config.shard)
     if not tasks:
         raise NothingSelected(f"{config.model} on {config.domain}: no task selected{_selection_of(config)}")
     names = sorted({collection_of(task) for task in tasks}) or domains
-    collections = {name: collection_path(config.collections_dir, name) for name in names}
+    collections = {name: collection_path(config.collections_dir, name, config.follow_links) for name in names}
     files = {domain: collection_files(path, config.cache_dir) for domain, path in collections.items()}
     collection_hashes = {domain: listed.digest for domain, listed in files.items()}
     episodes = episodes_of(tasks, config.epochs)
@@ -392,9 +394,16 @@ def _regraded(plan: RunPlan, writer: ResultsWriter, console: Console) -> list[Re
     return [regraded.get(row.episode, row) for row in plan.kept]
 
 
+def _collection_record(plan: RunPlan, domain: str) -> CollectionRecord:
+    """The collection as named (`--collections-dir`/DOMAIN), its digest, and where it led if a link was on the way."""
+    named, mounted = plan.config.collections_dir / domain, plan.collections[domain]
+    resolved = None if mounted == Path(os.path.abspath(named)) else str(mounted)
+    return CollectionRecord(str(named), plan.collection_hashes[domain], resolved)
+
+
 def _write_run_record(plan: RunPlan, config_hash: str) -> None:
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    collections = {d: CollectionRecord(str(p), plan.collection_hashes[d]) for d, p in plan.collections.items()}
+    collections = {d: _collection_record(plan, d) for d in plan.collections}
     if plan.folder.record_path.exists():  # a resume: keep the original record, note when it was resumed and with what
         record = plan.folder.read_record()
         # changed collections only with --allow-protocol-change: say so, and record what the episodes now run on

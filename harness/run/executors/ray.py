@@ -472,7 +472,10 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
     key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}:{spec.invocation}"
     if key not in _SETUPS:
         make_model = model_factory(spec.config, [])  # with the model's own checks (its API key, a scripted file)
-        collections = {name: collection_path(spec.config.collections_dir, name) for name in spec.collection_hashes}
+        collections = {
+            name: collection_path(spec.config.collections_dir, name, spec.config.follow_links)
+            for name in spec.collection_hashes
+        }
         templates = spec.sandbox_facts.get("templates")  # E2B: the driver's, not the collections read again
         backend = backend_of(spec.config, spec.run_id, collections, spec.invocation, templates)
         first = sorted(collections)[0]
@@ -484,7 +487,7 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
 
 def _checked_collection(setup: _NodeSetup, spec: NodeSpec, domain: str) -> Path:
     if domain not in setup.collections:
-        path = collection_path(spec.config.collections_dir, domain)
+        path = collection_path(spec.config.collections_dir, domain, spec.config.follow_links)
         digest, expected = collection_hash(path, spec.config.cache_dir), spec.collection_hashes[domain]
         if digest != expected:
             raise InputError(

@@ -57,6 +57,9 @@ from harness.sandboxes.remote_exec import (
 LABEL_APP = "harness.app"
 SIGNAL_EXIT_CODE = -1
 """envd reports -1 for a process ended by a signal (its `ProcessState.ExitCode()`)."""
+COMMAND_PART = "HARNESS_COMMAND_"
+COMMAND_PART_CHARS = 16_384
+"""At most 64 KiB (4 bytes a character) per variable: one `NAME=value` is held to the longest argument too."""
 DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_logout")
 """What a login bash and E2B's `/etc/profile` line source from the home, before our command runs (and at
 `exit`): the agent's run before the kill after each command."""
@@ -314,19 +317,23 @@ class E2BSandbox:
             raise SandboxError(f"cannot extend the E2B sandbox's lifetime: {explain(self._sdk, error)}") from None
         self._ends_at = now + extension_s
 
-    def command_line(self, command: str, limit_s: float) -> str:
+    def command_line(self, limit_s: float, parts: int) -> str:
         """What E2B's `bash -l -c` runs as root: the agent's process limit (root is exempt; harness-exec sets
         none), then harness-exec, by absolute paths, with exactly the allow-listed environment (the login
-        shell and envd add SHELL, PS1, USER and more)."""
+        shell and envd add SHELL, PS1, USER and more). The command comes in the variables of `command_parts`:
+        quoted into this line it grew up to five times (each `'` is `'"'"'`), past the longest argument."""
         environment = [f"{name}={value}" for name, value in self._environment.items()]
-        argv = ["/usr/bin/env", "-i", *environment, HARNESS_EXEC, f"{limit_s:.3f}", command]
-        return f"ulimit -u {self._settings.limits.pids} && exec {shlex.join(argv)}"
+        argv = shlex.join(["/usr/bin/env", "-i", *environment, HARNESS_EXEC, f"{limit_s:.3f}"])
+        command = "".join(f"${{{COMMAND_PART}{index}}}" for index in range(parts))
+        return f'ulimit -u {self._settings.limits.pids} && exec {argv} "{command}"'
 
     def _start(self, command: str, limit_s: float) -> _E2BCommand:
+        parts = command_parts(command)
         try:
             handle = self._sandbox.commands.run(
-                self.command_line(command, limit_s),
+                self.command_line(limit_s, len(parts)),
                 background=True,
+                envs=parts,
                 user="root",  # harness-exec drops to the agent; as root it is out of the agent's reach
                 cwd=WORKDIR,
                 timeout=limit_s + GRACE_S,
@@ -354,6 +361,12 @@ class E2BSandbox:
         if self._created_at:
             with contextlib.suppress(SandboxError):  # a failed sweep leaves them to their timeout
                 kill_sandboxes(self._sdk, self._api_key, self._metadata, lambda info: True)
+
+
+def command_parts(command: str) -> dict[str, str]:
+    """The command in pieces, one environment variable each, that `command_line` joins again."""
+    pieces = [command[start : start + COMMAND_PART_CHARS] for start in range(0, len(command), COMMAND_PART_CHARS)]
+    return {f"{COMMAND_PART}{index}": piece for index, piece in enumerate(pieces)}
 
 
 @dataclass
