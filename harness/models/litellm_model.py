@@ -10,20 +10,34 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 import litellm
+from litellm.llms.custom_httpx.http_handler import get_ssl_configuration
 
 from harness.core.errors import InputError
 from harness.core.json_text import sendable
 from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
+from harness.models.bounded_http import bounded_transport, call_limits
 from harness.models.concurrency import gate_key, provider_gate
 from harness.models.connections import shut_down_connections_to
 from harness.models.in_flight import IN_FLIGHT
 from harness.models.litellm_tool_calls import keep_unparsable_tool_calls
 from harness.models.prices import Price, price_from_litellm
-from harness.models.retries import MalformedResponse, call_with_retries, describe_error, is_context_overflow
+from harness.models.retries import (
+    MalformedResponse,
+    ReplyRefused,
+    call_with_retries,
+    describe_error,
+    is_context_overflow,
+)
 
 litellm.suppress_debug_info = True
 keep_unparsable_tool_calls()
+# Every synchronous call's HTTP bounded in time and size (`models/bounded_http.py`): the OpenAI SDK's providers
+# take `client_session`, litellm's own HTTP handler `sync_transport` (read with getattr: not declared)
+_BOUNDED = bounded_transport(get_ssl_configuration())
+litellm.client_session = httpx.Client(transport=_BOUNDED, follow_redirects=True, timeout=None)
+setattr(litellm, "sync_transport", _BOUNDED)  # noqa: B010
 
 REASONING_ONLY_REPLY = "Unknown items in responses API response"
 """How litellm fails on a Responses API reply that holds reasoning and nothing else: the model's empty reply, a
@@ -134,12 +148,18 @@ class LiteLLMModel:
         def call(timeout: float) -> Any:
             if self._abandoned.is_set():
                 raise CallAbandoned("the run was cancelled")
-            try:
-                response = litellm.completion(**request, timeout=timeout)
-            except litellm.APIConnectionError as error:
-                if REASONING_ONLY_REPLY in str(error):
-                    return None
-                raise
+            with call_limits(timeout) as limits:
+                try:
+                    response = litellm.completion(**request, timeout=timeout)
+                except Exception as error:
+                    # however the SDK wraps what the socket met, the call's limits say what it was
+                    if limits.refused is not None:
+                        raise ReplyRefused(limits.refused) from None
+                    if limits.expired and not isinstance(error, litellm.Timeout):
+                        raise litellm.Timeout(f"no reply within {timeout:.1f} s", settings.model, "") from None
+                    if isinstance(error, litellm.APIConnectionError) and REASONING_ONLY_REPLY in str(error):
+                        return None
+                    raise
             if not response.choices:  # litellm itself turns a choice without a message into a 5xx
                 raise MalformedResponse("the provider's reply has no choices")
             return response

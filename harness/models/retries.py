@@ -20,6 +20,11 @@ class MalformedResponse(Exception):
     """The provider answered without a reply to read (no choices, no message): retried like a 5xx."""
 
 
+class ReplyRefused(Exception):
+    """The provider's reply was refused unread (`models/bounded_http.py`: past the size cap, or compressed though
+    asked not to be): the provider's error, not retried (the same request gets the same reply)."""
+
+
 RETRYABLE = (
     MalformedResponse,
     litellm.RateLimitError,
