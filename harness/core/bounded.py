@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import resource
 import signal
 import time
@@ -28,6 +29,9 @@ R = TypeVar("R")
 MEMORY = "memory"
 TIME = "time"
 DIED = "died"
+_THREAD_POOLS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+"""The per-core thread pools of numerical libraries (numpy's OpenBLAS, which pymupdf4llm loads): one thread each
+is enough for the work here, and on a machine of many cores their reserved memory alone would go over the cap."""
 _DEATHS = 2
 """Deaths of its process after which an item is given up (DIED)."""
 
@@ -144,6 +148,8 @@ class _Worker:
 def _serve(connection: Connection, work: Callable[[Any], Any], memory_mb: int) -> None:
     """A worker: cap its memory, then do the work for each item the parent sends until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in _THREAD_POOLS:  # before the libraries load: each thread's stack and buffers count against the cap
+        os.environ.setdefault(name, "1")
     cap = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
     while True:
