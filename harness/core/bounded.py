@@ -118,7 +118,13 @@ class _Worker:
     def start(cls, context: Any, work: Callable[[Any], Any], memory_mb: int) -> _Worker:
         parent, child = context.Pipe()
         process = context.Process(target=_serve, args=(child, work, memory_mb), daemon=True)
-        process.start()
+        # Ctrl-C blocked while it starts (the mask survives exec): until the worker ignores it, one that came
+        # would end it with a traceback; here it waits, and reaches the parent once unblocked
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         child.close()
         return cls(process, parent, handles=[parent, process.sentinel])
 
@@ -148,6 +154,7 @@ class _Worker:
 def _serve(connection: Connection, work: Callable[[Any], Any], memory_mb: int) -> None:
     """A worker: cap its memory, then do the work for each item the parent sends until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     for name in _THREAD_POOLS:  # before the libraries load: each thread's stack and buffers count against the cap
         os.environ.setdefault(name, "1")
     cap = memory_mb * 1024 * 1024
