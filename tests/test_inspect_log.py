@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -364,3 +365,18 @@ def test_without_inspect_ai_the_export_says_how_to_install_it(graded, monkeypatc
     assert main(["export", "inspect", str(run.run_dir), str(out)]) == 2
     assert "inspect_ai is not installed: pip install 'harness[inspect]'" in graded.capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_zipped_log_of_gigabytes_is_refused_for_memory_one_line_exit_2_and_writes_nothing(graded):
+    """A 600 MB JSON member zipped to under 1 MB: read under a 400 MB cap, it is refused, not read."""
+    path = graded.root / "bomb.eval"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as log, log.open("header.json", "w") as member:
+        member.write(b'{"version": 2, "status": "success", "padding": "')
+        for _ in range(600):
+            member.write(b"x" * (1 << 20))
+        member.write(b'"}')
+    assert path.stat().st_size < 1_000_000
+    assert main([*import_args(graded, "bomb", path), "--max-memory", "400"]) == 2
+    error = graded.capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "bomb.eval: memory: reading it needs more than 400 MB (--max-memory)" in error
+    assert not (graded.results_dir / "bomb").exists()

@@ -163,6 +163,19 @@ def test_import_rejects_malformed_messages_and_writes_nothing(mini, minisweagent
     assert not (mini.results_dir / "bad").exists()
 
 
+def test_import_refuses_a_file_whose_parse_goes_over_the_memory_cap_and_writes_nothing(mini, minisweagent):
+    """8 million empty messages: 24 MB of JSON that parses to over 500 MB of objects."""
+    two_tasks(mini)
+    bomb = mini.root / "t1.traj.json"
+    bomb.write_text(
+        '{"trajectory_format": "mini-swe-agent-1.1", "info": {}, "messages": [' + "{}," * 8_000_000 + "{}]}"
+    )
+    assert main([*import_args(mini, "bomb", bomb), "--max-memory", "300"]) == 2
+    error = mini.capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "t1.traj.json: memory: reading it needs more than 300 MB (--max-memory)" in error
+    assert not (mini.results_dir / "bomb").exists()
+
+
 def test_import_of_a_judge_graded_task_without_judges_is_one_line_exit_2_and_writes_nothing(mini, minisweagent):
     task = {"id": "t1", "domain": "mini", "question": "Units in total?", "answer": "forty-two", "grader": "judge"}
     (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")

@@ -34,10 +34,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--prune", action="store_true", help="delete collection files no current source produces")
     build.add_argument("--ocr", action="store_true", help="read PDF pages without a text layer by OCR (Tesseract)")
+    add_conversion_limits(build)
     stats = commands.add_parser("stats", help="documents, bytes, tokens and formats per domain")
     stats.add_argument("domain", nargs="?", default="all", help="a domain or 'all' (default)")
     add_collections_dir(stats)
     return parser
+
+
+def add_conversion_limits(parser: argparse.ArgumentParser) -> None:
+    """Past one of these a document is skipped, its reason naming the limit (a tiny hostile file can ask for
+    hundreds of gigabytes, hours or gigabytes of Markdown)."""
+    from harness.inputs.collections.limits import MAX_MEMORY_MB, MAX_OUTPUT_MB, MAX_SECONDS
+
+    limits = parser.add_argument_group("limits per document")
+    limits.add_argument(
+        "--max-memory",
+        type=int,
+        metavar="MB",
+        default=MAX_MEMORY_MB,
+        help=f"memory of the process converting it (default: {MAX_MEMORY_MB})",
+    )
+    limits.add_argument(
+        "--max-time",
+        type=float,
+        metavar="S",
+        default=MAX_SECONDS,
+        help=f"seconds its conversion may take (default: {MAX_SECONDS:g})",
+    )
+    limits.add_argument(
+        "--max-output",
+        type=int,
+        metavar="MB",
+        default=MAX_OUTPUT_MB,
+        help=f"size of its Markdown (default: {MAX_OUTPUT_MB})",
+    )
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
@@ -57,6 +87,7 @@ def _stats(domain: str, collections_dir: Path, console: Console) -> int:
 def _build(arguments: argparse.Namespace, console: Console) -> int:
     """EXIT_FAILED when a source was skipped (the rest is built)."""
     from harness.inputs.collections.build import BuildRequest, build_collection
+    from harness.inputs.collections.limits import ConversionLimits
 
     request = BuildRequest(
         source_dir=arguments.source_dir,
@@ -65,6 +96,7 @@ def _build(arguments: argparse.Namespace, console: Console) -> int:
         workers=arguments.workers,
         prune=arguments.prune,
         ocr=arguments.ocr,
+        limits=ConversionLimits(arguments.max_memory, arguments.max_time, arguments.max_output),
     )
     report = build_collection(request, console)
     total = len(report.converted) + len(report.unchanged)

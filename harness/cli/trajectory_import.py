@@ -35,10 +35,33 @@ def build_parser() -> argparse.ArgumentParser:
     add_collections_dir(parser)
     add_results_dir(parser)
     add_judge_panel(parser, required=False)  # needed only for tasks graded by 'judge'
+    add_read_limits(parser)
     return parser
 
 
+def add_read_limits(parser: argparse.ArgumentParser) -> None:
+    """Past one of these, reading a file is refused (a small zipped log can hold gigabytes of JSON)."""
+    from harness.interop.run_import import READ_MEMORY_MB, READ_SECONDS
+
+    limits = parser.add_argument_group("limits per file read")
+    limits.add_argument(
+        "--max-memory",
+        type=int,
+        metavar="MB",
+        default=READ_MEMORY_MB,
+        help=f"memory of the process reading it (default: {READ_MEMORY_MB})",
+    )
+    limits.add_argument(
+        "--max-time",
+        type=float,
+        metavar="S",
+        default=READ_SECONDS,
+        help=f"seconds reading it may take (default: {READ_SECONDS:g})",
+    )
+
+
 def handle(arguments: argparse.Namespace, session: Session) -> int:
+    from harness.core.bounded import Limits
     from harness.interop.mini_swe_agent_runs import import_run
     from harness.interop.run_import import ImportOptions
     from harness.run.judges import JudgeOptions
@@ -46,7 +69,13 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     judges = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
     judge = judges.panel(arguments.results_dir, "") if arguments.judge else None
     options = ImportOptions(
-        arguments.paths, arguments.tasks_dir, arguments.collections_dir, arguments.results_dir, arguments.run_id, judge
+        arguments.paths,
+        arguments.tasks_dir,
+        arguments.collections_dir,
+        arguments.results_dir,
+        arguments.run_id,
+        judge,
+        Limits(arguments.max_memory, arguments.max_time),
     )
     if arguments.format == "inspect":
         from harness.interop.inspect_runs import import_logs

@@ -55,12 +55,13 @@ def export_runs(runs: list[Path], out_dir: Path, console: Console) -> int:
 
 def import_logs(options: run_import.ImportOptions, console: Console) -> int:
     """A run folder from `.eval` logs: every sample whose id is one of our tasks, graded by our graders."""
-    log_api = _inspect_log()
     from harness.interop.inspect_import import import_sample, sample_task
 
     folder = run_import.new_import_folder(options)
     tasks = run_import.tasks_by_id(options.tasks_dir)
-    logs = [(path, _read(log_api, path)) for path in run_import.input_files(options.paths, "*.eval", "logs")]
+    _inspect_log()  # not installed: said here, not in the worker
+    paths = run_import.input_files(options.paths, "*.eval", "logs")
+    logs = run_import.read_bounded(paths, read_log, options.limits)
     matched: dict[tuple[str, str], tuple[Path, Any, Task]] = {}
     unmatched: list[str] = []
     for path, log in logs:
@@ -88,10 +89,11 @@ def import_logs(options: run_import.ImportOptions, console: Console) -> int:
     )
 
 
-def _read(log_api: Any, path: Path) -> Any:
-    """The whole log, validated by inspect's own models; anything it cannot read is one line."""
+def read_log(path: Path) -> Any:
+    """The whole log, validated by inspect's own models; anything it cannot read is one line. Runs in a
+    bounded worker process (run_import.read_bounded)."""
     try:
-        log = log_api.read_eval_log(str(path))
+        log = _inspect_log().read_eval_log(str(path))
     except Exception as error:  # inspect raises zip, JSON, pydantic and its own errors alike
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise InputError(f"{path}: not an inspect_ai eval log: {reason}") from None

@@ -55,7 +55,7 @@ def import_run(options: run_import.ImportOptions, console: Console) -> int:
     folder = run_import.new_import_folder(options)
     tasks = run_import.tasks_by_id(options.tasks_dir)
     files = run_import.input_files(options.paths, "*.traj.json", "files")
-    loaded = [(path, _load(path)) for path in files]  # every file is read and parsed before anything is written
+    loaded = run_import.read_bounded(files, load, options.limits)  # all read and parsed before anything is written
     matched: dict[EpisodeKey, tuple[Path, dict[str, Any], ImportedEpisode, Task]] = {}
     unmatched: list[str] = []
     for path, (data, episode) in loaded:
@@ -88,7 +88,8 @@ def _model_of(data: dict[str, Any]) -> Any:
     return model.get("model_name") if isinstance(model, dict) else None
 
 
-def _load(path: Path) -> tuple[dict[str, Any], ImportedEpisode]:
+def load(path: Path) -> tuple[dict[str, Any], ImportedEpisode]:
+    """One trajectory file, read and checked; runs in a bounded worker process (run_import.read_bounded)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:

@@ -3,12 +3,16 @@ as our trajectory, graded by our graders and annotated as a run's episode; what 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from rich.console import Console
 
+from harness.core.bounded import MEMORY, TIME, Limits, Stopped, bounded_map
 from harness.core.errors import InputError
 from harness.core.names import check_run_id
 from harness.core.safe_text import for_terminal
@@ -38,6 +42,13 @@ from harness.records.run_record import RunRecord
 from harness.records.trajectory import TrajectoryWriter
 from harness.signals.row_signals import with_signals
 
+READ_MEMORY_MB = 2048
+READ_SECONDS = 300.0
+"""The bounds on reading one foreign file (`--max-memory`, `--max-time`): a 1.9 MB `.eval` log, gigabytes of
+JSON zipped, took 2 GB to read."""
+
+R = TypeVar("R")
+
 
 @dataclass(frozen=True)
 class ImportOptions:
@@ -48,6 +59,30 @@ class ImportOptions:
     run_id: str
     judge: JudgePanel | None = None
     """For judge-graded tasks (`--judge`): without it, importing one is refused before anything is written."""
+    limits: Limits = dataclasses.field(default_factory=lambda: Limits(READ_MEMORY_MB, READ_SECONDS))
+
+
+def read_bounded(paths: list[Path], read: Callable[[Path], R], limits: Limits) -> list[tuple[Path, R]]:
+    """`read(path)` for each file, in a worker process under LIMITS (memory, time per file); one that goes over
+    is refused with one line, before anything is written. READ must be a module-level function."""
+    for flag, value in (("--max-memory", limits.memory_mb), ("--max-time", limits.seconds)):
+        if value <= 0:
+            raise InputError(f"{flag}: {value:g} is not a positive number")
+    found: dict[Path, R] = {}
+    with contextlib.closing(bounded_map(paths, read, limits)) as results:
+        for path, result in results:
+            if isinstance(result, Stopped):
+                raise InputError(f"{path}: {_exceeded(result, limits)}")
+            found[path] = result
+    return [(path, found[path]) for path in paths]
+
+
+def _exceeded(stopped: Stopped, limits: Limits) -> str:
+    if stopped.limit == MEMORY:
+        return f"memory: reading it needs more than {limits.memory_mb} MB (--max-memory)"
+    if stopped.limit == TIME:
+        return f"time: reading it took longer than {limits.seconds:g} s (--max-time)"
+    return "the process reading it died (a crash, or out of memory)"
 
 
 def new_import_folder(options: ImportOptions) -> RunFolder:

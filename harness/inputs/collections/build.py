@@ -17,11 +17,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from harness.core.bounded import Stopped, bounded_map, ran_out_of_memory
 from harness.core.errors import InputError
-from harness.inputs.collections.conversion import Conversion, Unconvertible
+from harness.inputs.collections.conversion import Conversion, Unconvertible, output_too_large
 from harness.inputs.collections.convert import convert, converter, sniffed_format, source_format
 from harness.inputs.collections.hashing import collection_hash, file_sha256
-from harness.inputs.collections.interrupts import interrupts_that_stick
+from harness.inputs.collections.limits import ConversionLimits, stopped_reason
 from harness.inputs.collections.manifest import (
     Entry,
     Manifest,
@@ -34,7 +35,6 @@ from harness.inputs.collections.manifest import (
 from harness.inputs.collections.naming import output_names
 from harness.inputs.collections.sources import source_files
 from harness.inputs.collections.tokens import tokenizer
-from harness.inputs.collections.workers import run_in_pool
 
 DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
@@ -54,6 +54,8 @@ class BuildRequest:
     converted: dict[tuple[str, str, bool, str | None], Outcome] | None = None
     """Conversions this process already made, by (source sha256, format, ocr, language): a source met again (a
     PDF in several MuDABench document sets) is not converted again. None: no sharing."""
+    limits: ConversionLimits = field(default_factory=ConversionLimits)
+    """Memory, time and Markdown size each conversion may take; past one, the document is skipped."""
 
 
 @dataclass
@@ -96,6 +98,14 @@ def check_request(request: BuildRequest) -> None:
         raise InputError(f"{request.source_dir}: source folder not found")
     if request.workers < 1:
         raise InputError(f"--workers: {request.workers} is not a positive number")
+    limits = request.limits
+    for flag, value in (
+        ("--max-memory", limits.memory_mb),
+        ("--max-time", limits.seconds),
+        ("--max-output", limits.output_mb),
+    ):
+        if value <= 0:
+            raise InputError(f"{flag}: {value:g} is not a positive number")
     if request.out.exists() and not request.out.is_dir():
         raise InputError(f"{request.out}: exists and is not a folder")
     source, out = request.source_dir.resolve(), request.out.resolve()
@@ -220,35 +230,32 @@ def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Ge
     )
     with Progress(*columns, console=console, transient=True) as progress:
         bar = progress.add_task("", total=len(jobs))
-        if request.workers == 1 or len(jobs) == 1:
-            for job in jobs:
+        limits = request.limits
+        work = functools.partial(
+            convert_job, ocr=request.ocr, ocr_language=request.ocr_language, max_bytes=limits.output_bytes
+        )
+        # always in worker processes, --workers 1 too: only there are the memory and time caps
+        with contextlib.closing(bounded_map(jobs, work, limits.process, request.workers)) as outcomes:
+            for job, outcome in outcomes:
                 progress.update(bar, description=escape(job.source))
-                with interrupts_that_stick():
-                    outcome = convert_job(job, request.ocr, request.ocr_language)
-                yield outcome
-                progress.advance(bar)
-            return
-        work = functools.partial(convert_job, ocr=request.ocr, ocr_language=request.ocr_language)
-        with contextlib.closing(run_in_pool(jobs, request.workers, work, _died)) as outcomes:
-            for outcome in outcomes:
-                progress.update(bar, description=escape(outcome.job.source))
-                yield outcome
+                yield Outcome(job, None, stopped_reason(outcome, limits)) if isinstance(outcome, Stopped) else outcome
                 progress.advance(bar)
 
 
-def _died(job: Job, reason: str) -> Outcome:
-    return Outcome(job, None, reason)
-
-
-def convert_job(job: Job, ocr: bool, ocr_language: str | None = None) -> Outcome:
-    """Runs in a worker process: convert and count tokens; any failure becomes the reason to skip."""
+def convert_job(job: Job, ocr: bool, ocr_language: str | None, max_bytes: int) -> Outcome:
+    """Runs in a worker process: convert and count tokens; any failure becomes the reason to skip, but for
+    running out of memory, which the worker reports as such."""
     try:
-        conversion = convert(job.path, job.fmt, ocr, ocr_language)
-    except Unconvertible as error:
-        return Outcome(job, None, str(error))
+        conversion = convert(job.path, job.fmt, ocr, ocr_language, max_bytes)
     except Exception as error:
+        if ran_out_of_memory(error):
+            raise
+        if isinstance(error, Unconvertible):
+            return Outcome(job, None, str(error))
         lines = str(error).strip().splitlines()
         return Outcome(job, None, f"{type(error).__name__}: {lines[0] if lines else 'conversion failed'}")
+    if len(conversion.markdown.encode("utf-8")) > max_bytes:
+        return Outcome(job, None, str(output_too_large(max_bytes)))
     return Outcome(job, conversion, None, tokenizer()[1](conversion.markdown))
 
 

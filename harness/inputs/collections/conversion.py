@@ -9,6 +9,10 @@ class Unconvertible(Exception):
     """The reason a source is skipped, e.g. `encrypted PDF (needs a password)`."""
 
 
+def output_too_large(max_bytes: int) -> Unconvertible:
+    return Unconvertible(f"output size: its Markdown is larger than {max_bytes / 2**20:g} MB (--max-output)")
+
+
 @dataclass
 class Conversion:
     markdown: str

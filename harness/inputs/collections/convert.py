@@ -67,8 +67,12 @@ def converter(fmt: str) -> tuple[str, str]:
     return name, f"{version}+r{revision}"
 
 
-def convert(path: Path, fmt: str, ocr: bool = False, ocr_language: str | None = None) -> Conversion:
-    """`ocr_language`: Tesseract's language spec for PDF pages without text (default English)."""
+def convert(
+    path: Path, fmt: str, ocr: bool = False, ocr_language: str | None = None, max_bytes: int | None = None
+) -> Conversion:
+    """`ocr_language`: Tesseract's language spec for PDF pages without text (default English). `max_bytes`:
+    a spreadsheet whose Markdown would be larger is refused before it is written out (the caller checks
+    the other formats' output)."""
     if fmt == "pdf":
         from harness.inputs.collections.pdf import OCR_LANGUAGE, convert_pdf
 
@@ -78,7 +82,7 @@ def convert(path: Path, fmt: str, ocr: bool = False, ocr_language: str | None = 
             _refuse_ole(path)
         try:
             found = xlsx_sheets(path) if fmt == "xlsx" else xls_sheets(path)
-            markdown, sheets = sheets_markdown(found)
+            markdown, sheets = sheets_markdown(found, max_bytes)
         except SpreadsheetError as error:
             raise Unconvertible(str(error)) from None
         if not sheets:

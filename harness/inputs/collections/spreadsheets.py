@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from harness.inputs.collections.conversion import output_too_large
 from harness.inputs.collections.numformat import display
 from harness.inputs.collections.tables import drop_empty, markdown_table
 
@@ -160,9 +161,12 @@ def _xls_cell(book: Any, sheet: Any, row: int, column: int) -> str:
     return display(cell.value, number_format)
 
 
-def sheet_markdown(sheet: Sheet) -> str:
-    """Title lines, then one table; empty for a sheet without values."""
+def sheet_markdown(sheet: Sheet, max_bytes: int | None = None) -> str:
+    """Title lines, then one table; empty for a sheet without values. A sheet whose cells alone hold more than
+    MAX_BYTES is refused before its table is made (a value merged over a million cells fills each)."""
     grid = sheet.grid
+    if max_bytes is not None and sum(len(cell) for row in grid for cell in row) > max_bytes:
+        raise output_too_large(max_bytes)
     rows = [index for index, row in enumerate(grid) if any(cell.strip() for cell in row)]
     if not rows:
         return ""
@@ -192,7 +196,11 @@ def _joined_header(top: list[str], bottom: list[str]) -> list[str]:
     return [f"{upper} {lower}".strip() if lower != upper else upper for upper, lower in pairs]
 
 
-def sheets_markdown(sheets: list[Sheet]) -> tuple[str, int]:
-    """The Markdown of the sheets that hold anything, and how many those are."""
-    parts = [f"## {sheet.name}\n\n{text}" for sheet in sheets if (text := sheet_markdown(sheet))]
+def sheets_markdown(sheets: list[Sheet], max_bytes: int | None = None) -> tuple[str, int]:
+    """The Markdown of the sheets that hold anything, and how many those are; refused past MAX_BYTES."""
+    parts: list[str] = []
+    for sheet in sheets:
+        budget = None if max_bytes is None else max_bytes - sum(map(len, parts))
+        if text := sheet_markdown(sheet, budget):
+            parts.append(f"## {sheet.name}\n\n{text}")
     return "\n".join(parts), len(parts)

@@ -1,0 +1,48 @@
+"""Work in bounded worker processes: past the time cap the worker is killed, past the memory cap the item
+ends, a worker that dies costs only its item (which goes again once), the others all end."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.core.bounded import DIED, MEMORY, TIME, Limits, Stopped, bounded_map
+
+
+def hostile(item: tuple[str, Path]) -> str:
+    kind, folder = item
+    with (folder / f"{kind}.tries").open("a") as tries:
+        tries.write("x")
+    if kind == "sleeps":
+        time.sleep(600)
+    if kind == "allocates":
+        return "x" * (1 << 30)
+    if kind == "dies":
+        os._exit(1)
+    if kind == "raises":
+        raise ValueError("a reader's one line")
+    return kind.upper()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_item_ends_with_its_result_or_the_limit_it_went_over(tmp_path, workers):
+    items = [(kind, tmp_path) for kind in ("fine", "sleeps", "allocates", "dies", "also-fine")]
+    started = time.monotonic()
+    results = dict(bounded_map(items, hostile, Limits(memory_mb=300, seconds=5), workers))
+    assert time.monotonic() - started < 60
+    assert {kind: result for (kind, _), result in results.items()} == {
+        "fine": "FINE",
+        "sleeps": Stopped(TIME),
+        "allocates": Stopped(MEMORY),
+        "dies": Stopped(DIED),
+        "also-fine": "ALSO-FINE",
+    }
+    assert (tmp_path / "dies.tries").read_text() == "xx"  # it went again once, in a fresh process
+
+
+def test_an_exception_the_work_raises_is_raised_in_the_caller(tmp_path):
+    with pytest.raises(ValueError, match="a reader's one line"):
+        list(bounded_map([("raises", tmp_path)], hostile, Limits(memory_mb=300, seconds=30)))
