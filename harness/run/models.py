@@ -143,7 +143,7 @@ def check_replay_sources(path: Path, tasks: list[Task]) -> None:
 
 def _replayed(trajectory: Path) -> ReplayModel:
     replies = [
-        ModelReply.from_dict(logged.event.response)
+        ModelReply.of(logged.event.response)
         for logged in read_events(trajectory)
         if isinstance(logged.event, ModelCallEvent)
     ]
