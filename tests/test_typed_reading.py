@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from harness.core.errors import InputError
+from harness.core.json_text import json_text
 from harness.core.reply import Reply, ToolCall, Usage
 from harness.core.status import Status
 from harness.records.events import EpisodeEndEvent, EpisodeStartEvent, ModelCallEvent, ObservationEvent
+from harness.records.failure_labels import read_labels
 from harness.records.reading import UnknownEvent, checked_events, event_of, logged_event, read_events
+from harness.records.results import read_rows
 from tests.conftest import REPO
 
 FIXTURE_LOGS = sorted((REPO / "tests" / "fixtures").glob("schema*_run/episodes/*/*.jsonl"))
@@ -120,3 +124,47 @@ def test_a_model_call_reads_its_reply_typed_and_writes_back_only_the_fields_its_
 def test_a_duration_logged_as_an_int_is_written_back_as_an_int():
     event = logged_event({"event": "sandbox_ready", "sandbox": {}, "start_s": 0}).event
     assert event.to_dict() == {"sandbox": {}, "start_s": 0} and json.dumps(event.to_dict()["start_s"]) == "0"
+
+
+def _first_row() -> dict:
+    results = REPO / "tests" / "fixtures" / "schema3_run" / "results.jsonl"
+    return json.loads(results.read_text().splitlines()[0])
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"turns": "3"}, "field 'turns': Input should be a valid integer"),
+        ({"status": "teleported"}, "field 'status': Input should be"),
+        ({"cost_usd": "0.1"}, "field 'cost_usd': Input should be a valid number"),
+        ({"reasons": "none"}, "field 'reasons': Input should be a valid array"),
+    ],
+)
+def test_a_results_row_with_a_field_of_the_wrong_type_is_one_line_naming_file_line_and_field(tmp_path, change, problem):
+    """Rows were built with `cls(**known)`: a `"turns": "3"` row read as a row whose turns were a string."""
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(_first_row()) + "\n" + json.dumps(_first_row() | change) + "\n")
+    with pytest.raises(InputError) as raised:
+        read_rows(path)
+    assert str(raised.value).startswith(f"{path}:2: {problem}")
+
+
+def test_a_results_row_reads_typed_and_writes_back_the_same_bytes(tmp_path):
+    row = _first_row() | {"cost_usd": 0, "queue_s": 0}
+    [read] = read_rows(_written(tmp_path, row))
+    assert read.status is Status.ANSWERED and read.turns == row["turns"]
+    assert json_text(read.to_dict()) == json_text(row)
+
+
+def test_a_failure_label_with_a_field_of_the_wrong_type_is_one_line_naming_its_line_and_field(tmp_path):
+    label = {"domain": "d", "task_id": "t", "epoch": 1, "status": "labelled", "modes": {"m": "2"}, "judges": []}
+    path = _written(tmp_path, label | {"prompt": "p"})
+    with pytest.raises(InputError) as raised:
+        read_labels(path)
+    assert str(raised.value) == f"{path}:1: field 'modes.m': Input should be a valid integer"
+
+
+def _written(tmp_path, line: dict) -> Path:
+    path = tmp_path / "records.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    return path
