@@ -49,7 +49,9 @@ def test_echo_submission_is_recognised_by_the_command():
 
 
 def toolcall(*calls: tuple[str, str]) -> ModelReply:
-    return ModelReply(text="", tool_calls=[ToolCall(f"c{i}", name, args) for i, (name, args) in enumerate(calls)])
+    return ModelReply(
+        text="", tool_calls=[ToolCall(id=f"c{i}", name=name, arguments=args) for i, (name, args) in enumerate(calls)]
+    )
 
 
 def test_toolcall_action_is_the_command_argument():

@@ -213,3 +213,43 @@ def test_import_of_an_absurd_answer_beside_a_lone_surrogate_grades_it_and_comple
     assert {(row["status"], row["verdict"], tuple(row["reasons"])) for row in back} == {
         ("answered", "unparseable", ("OUT_OF_RANGE",))
     }
+
+
+def test_an_import_builds_typed_events_from_a_peers_messages():
+    from harness.interop.mini_swe_agent import import_messages
+    from harness.records.events import ActionEvent, ModelCallEvent, ObservationEvent
+
+    call = {"id": "c1", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+    usage = {"prompt_tokens": 7, "completion_tokens": 2}
+    messages = [
+        {"role": "user", "content": "Units in total?"},
+        {"role": "assistant", "content": "look", "tool_calls": [call], "extra": {"actions": [{"command": "ls"}]}},
+        {"role": "tool", "content": "ledger.md\n", "extra": {"raw_output": "ledger.md\n", "returncode": 0}},
+    ]
+    messages[1]["extra"]["response"] = {"usage": usage}
+    episode = import_messages({"messages": messages, "info": {}})
+    model_call, action, observation = episode.events
+    assert isinstance(model_call, ModelCallEvent) and model_call.response.text == "look"
+    assert model_call.response.tool_calls[0].arguments == '{"command": "ls"}'
+    assert (model_call.response.usage.input_tokens, model_call.response.usage.output_tokens) == (7, 2)
+    assert isinstance(action, ActionEvent) and action.command == "ls"
+    assert isinstance(observation, ObservationEvent) and observation.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("extra", "problem"),
+    [
+        ({"actions": [{"command": ["rm", "-rf"]}]}, "action field 'command': Input should be a valid string"),
+        ({"cost": "free"}, "model_call field 'response.cost_usd': Input should be a valid number"),
+    ],
+)
+def test_an_import_whose_values_are_of_the_wrong_type_is_one_line_exit_2_and_writes_nothing(mini, extra, problem):
+    """The file is input: a peer's command that is a list was written into our trajectory as a list."""
+    two_tasks(mini)
+    bad = mini.root / "t1.traj.json"
+    messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "extra": extra}]
+    bad.write_text(json.dumps({"trajectory_format": "mini-swe-agent-1.1", "info": {}, "messages": messages}))
+    assert main(import_args(mini, "bad", bad)) == 2
+    error = mini.capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "t1.traj.json: field 'messages': malformed" in error and problem in error
+    assert not (mini.results_dir / "bad").exists()

@@ -67,7 +67,7 @@ def messages_sent(lines):
         whole += call.call.messages
         sent.append(list(whole))
         if isinstance(call.call, ModelCallEvent):
-            whole.append(ModelReply.from_dict(call.call.response).to_message())
+            whole.append(ModelReply.of(call.call.response).to_message())
     return sent
 
 

@@ -38,7 +38,7 @@ def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -
             steps.append(
                 {
                     "turn": event.turn,
-                    "text": event.response["text"],
+                    "text": event.response.text,
                     "model_s": event.latency_s,
                     "turns_left": max_turns - event.turn,
                     "seconds_left": seconds_left,

@@ -114,12 +114,10 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None) -> N
             _say(console, f"{event.domain}/{event.task_id} (epoch {event.epoch or 1}) · model {event.model}", question)
         elif isinstance(event, ModelCallEvent):
             reply = event.response
-            usage = reply.get("usage") or {}
-            facts = [f"{event.latency_s or 0:.1f} s", f"{usage.get('output_tokens', 0)} tokens out"]
-            if reply.get("finish_reason") not in (None, "stop", "tool_calls"):
-                facts.append(f"finish_reason {reply['finish_reason']}")
-            commands = [call.get("arguments", "") for call in reply.get("tool_calls") or []]
-            body = "\n".join(filter(None, [str(reply.get("text") or ""), *commands]))
+            facts = [f"{event.latency_s or 0:.1f} s", f"{reply.usage.output_tokens} tokens out"]
+            if reply.finish_reason not in (None, "stop", "tool_calls"):
+                facts.append(f"finish_reason {reply.finish_reason}")
+            body = "\n".join(filter(None, [reply.text, *(call.arguments for call in reply.tool_calls)]))
             _say(console, f"── turn {event.turn} · reply ({', '.join(facts)})", _clipped(body, limit), "bold cyan")
         elif isinstance(event, ModelErrorEvent):
             _say(console, f"── turn {event.turn} · model error after {event.latency_s:.1f} s", event.error, "bold red")

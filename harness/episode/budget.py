@@ -8,8 +8,9 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from harness.core.reply import Usage
 from harness.core.status import EpisodeEnd, Status
-from harness.models.base import RetryTime, Usage, estimate_tokens
+from harness.models.base import RetryTime, estimate_tokens
 from harness.records.episode_row import Spend
 
 TokenCounter = Callable[[list[dict[str, Any]]], int]

@@ -23,7 +23,6 @@ from harness.inputs.tasks import Task, collection_of
 from harness.records.episode_log import judge_log
 from harness.records.episode_row import UNGRADED, Spend, Timings, episode_row
 from harness.records.events import EpisodeEndEvent, EvidenceEvent, HarnessErrorEvent, SandboxReadyEvent, write_event
-from harness.records.reading import logged_events
 from harness.records.results import ResultRow
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.file_opens import WatchedSandbox, watched
@@ -159,7 +158,7 @@ def _annotated(
     """Evidence, failure mode and refused attempts from what the loop logged, and with a judge panel the facts
     the episode stated; a failure here keeps the row."""
     try:
-        events = [logged.event for logged in logged_events(log.events())]
+        events = log.events()
         result, evidence = with_signals(result, events, task.evidence, task.canary, collection, opens, task.facts)
         if evidence is not None and judge is not None and task.facts:
             stated = with_stated_facts(result, judge, task.question, task.facts, events, final_reply)

@@ -100,7 +100,7 @@ def run_agent(
         call = ModelCallEvent(
             turn=budget.turns + 1,
             messages=compact_messages(messages[logged:], shown),
-            response=reply.to_dict(),
+            response=reply.record(),
             latency_s=round(time.monotonic() - started, 3),
             model_id=reply.model_id,
         )

@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.core.status import Status
 from harness.records.episode_row import Spend, Timings
-from harness.records.events import EvidenceEvent
+from harness.records.events import Event, EvidenceEvent
 from harness.records.reading import LoggedEvent
 
 
@@ -16,7 +16,9 @@ from harness.records.reading import LoggedEvent
 class ImportedEpisode:
     """A peer trajectory as our events (without episode_start and episode_end) and the row fields it gives."""
 
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    """Typed as they are built: a peer's value of the wrong type fails there (pydantic's ValidationError, a
+    ValueError the import names its file with), before anything is written."""
     status: Status = Status.ANSWERED
     submission: str | None = None
     detail: str | None = None

@@ -15,13 +15,14 @@ from typing import Any
 
 from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
+from pydantic import ValidationError
 
 from harness.core.status import Status
 from harness.interop.imported import ImportedEpisode, imported_timings
 from harness.interop.inspect_messages import KEY
 from harness.records.episode_row import Spend
-from harness.records.events import FormatErrorEvent, ObservationEvent
-from harness.records.reading import kind_of, logged_event
+from harness.records.events import ActionEvent, Event, FormatErrorEvent, ModelCallEvent, ObservationEvent
+from harness.records.reading import event_of, invalid_event
 
 _LIMIT_STATUSES = {
     "turn": Status.TURN_LIMIT,
@@ -50,7 +51,10 @@ def import_sample(sample: EvalSample) -> ImportedEpisode:
     """Our events and row fields from one sample."""
     found = sample.metadata.get(KEY)
     extension: dict[str, Any] = found if isinstance(found, dict) else {}
-    episode = ImportedEpisode(events=[_checked(kind, fields) for kind, fields in _events(sample.messages)])
+    try:
+        episode = ImportedEpisode(events=_events(sample.messages))
+    except ValidationError as error:  # the file is input: a value of the wrong type is named, in one line
+        raise invalid_event(error) from None
     episode.status = Status(extension["status"]) if extension.get("status") else _status(sample)
     submission = extension.get("submission", sample.output.completion or None)
     episode.submission = submission if episode.status is Status.ANSWERED else None
@@ -73,54 +77,6 @@ def import_sample(sample: EvalSample) -> ImportedEpisode:
     )
     episode.timings = imported_timings(extension)
     return episode
-
-
-_FIELD_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
-    "model_call": {"turn": (int,), "messages": (list,), "response": (dict,)},
-    "action": {"turn": (int,), "command": (str,)},
-    "observation": {
-        "turn": (int,),
-        "exit_code": (int, type(None)),
-        "stdout": (str,),
-        "stderr": (str,),
-        "timed_out": (bool,),
-        "truncated": (bool,),
-        "text": (str,),
-    },
-    "format_error": {"turn": (int,), "problem": (str,)},
-}
-"""What the events rebuilt from a log's metadata must hold before anything is written (the file is input)."""
-_KNOWN_FIELDS = {
-    "model_call": {"turn", "messages", "response", "latency_s", "model_id"},
-    "action": {"turn", "command", "timeout_s"},
-    "observation": {
-        "turn",
-        "exit_code",
-        "stdout",
-        "stderr",
-        "timed_out",
-        "truncated",
-        "raw_bytes",
-        "duration_s",
-        "text",
-    },
-    "format_error": {"turn", "problem", "consecutive", "text"},
-}
-
-
-def _checked(kind: str, fields: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """An event of a known kind with its fields' types as our events have them, else a ValueError naming it."""
-    if kind not in _FIELD_TYPES:
-        raise ValueError(f"event {kind!r} is not one an import gives")
-    unknown = set(fields) - _KNOWN_FIELDS[kind]
-    if unknown:
-        raise ValueError(f"{kind} field {sorted(unknown)[0]!r} is unknown")
-    for name, types in _FIELD_TYPES[kind].items():
-        if not isinstance(fields.get(name), types) or (types == (int,) and isinstance(fields.get(name), bool)):
-            raise ValueError(f"{kind} field {name!r}: {type(fields.get(name)).__name__} is not {types[0].__name__}")
-    if kind == "model_call" and not isinstance(fields["response"].get("text", ""), str):
-        raise ValueError("model_call field 'response.text' is not str")
-    return kind, fields
 
 
 def _opens(opens: Any) -> dict[str, int] | None:
@@ -163,8 +119,8 @@ def _usage(sample: EvalSample) -> dict[str, Any]:
     return totals | {"cost_usd": round(sum(costs), 8) if costs else None}
 
 
-def _events(messages: list[ChatMessage]) -> list[tuple[str, dict[str, Any]]]:
-    events: list[tuple[str, dict[str, Any]]] = []
+def _events(messages: list[ChatMessage]) -> list[Event]:
+    events: list[Event] = []
     pending: list[dict[str, Any]] = []
     turn = 0
     for message in messages:
@@ -175,18 +131,24 @@ def _events(messages: list[ChatMessage]) -> list[tuple[str, dict[str, Any]]]:
             pending = []
             continue
         pending.append(_openai_message(message))
-        kind = kind_of(logged_event(record).event) if isinstance(record, dict) else None
-        if kind in (ObservationEvent.kind, FormatErrorEvent.kind):
-            assert isinstance(record, dict) and kind is not None
-            events.append((kind, {key: value for key, value in record.items() if key != "event"}))
+        if isinstance(record, dict):
+            events.append(_shown(record))
         elif isinstance(message, ChatMessageTool) and turn:
-            events.append(("observation", _observation(turn, message)))
+            events.append(_observation(turn, message))
     return events
+
+
+def _shown(record: dict[str, Any]) -> Event:
+    """The observation or format error our export kept beside the message the model was shown."""
+    event = event_of(record)
+    if not isinstance(event, ObservationEvent | FormatErrorEvent):
+        raise ValueError(f"event {event.kind!r} is not one an import gives")
+    return event
 
 
 def _model_call(
     message: ChatMessageAssistant, record: dict[str, Any] | None, turn: int, pending: list[dict[str, Any]]
-) -> list[tuple[str, dict[str, Any]]]:
+) -> list[Event]:
     """The model_call (and its actions) of one assistant message; ours come back from the metadata."""
     if record is not None:
         response = {
@@ -194,13 +156,16 @@ def _model_call(
             **{key: value for key, value in record.items() if key not in ("turn", "latency_s", "commands")},
         }
         response["reasoning"] = _reasoning(message)
-        call: dict[str, Any] = {"turn": turn, "messages": pending, "response": response}
-        if message.model:  # the model the provider said answered (the event's model_id)
-            call["model_id"] = message.model
-        if record.get("latency_s") is not None:
-            call["latency_s"] = record["latency_s"]
-        actions = [("action", {"turn": turn, "command": command}) for command in record.get("commands") or []]
-        return [("model_call", call), *actions]
+        call = ModelCallEvent.model_validate(
+            {
+                "turn": turn,
+                "messages": pending,
+                "response": response,
+                "latency_s": record.get("latency_s"),
+                "model_id": message.model or None,  # the model the provider said answered
+            }
+        )
+        return [call, *(ActionEvent(turn=turn, command=command) for command in record.get("commands") or [])]
     calls = [
         {"id": tool.id, "name": tool.function, "arguments": json.dumps(tool.arguments)}
         for tool in message.tool_calls or []
@@ -213,8 +178,8 @@ def _model_call(
         "usage": {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "reasoning_tokens": 0},
         "cost_usd": None,
     }
-    actions = [("action", {"turn": turn, "command": _command(tool.arguments)}) for tool in message.tool_calls or []]
-    return [("model_call", {"turn": turn, "messages": pending, "response": response}), *actions]
+    actions = [ActionEvent(turn=turn, command=_command(tool.arguments)) for tool in message.tool_calls or []]
+    return [ModelCallEvent.model_validate({"turn": turn, "messages": pending, "response": response}), *actions]
 
 
 def _command(arguments: dict[str, Any]) -> str:
@@ -238,16 +203,16 @@ def _openai_message(message: ChatMessage) -> dict[str, Any]:
     return record
 
 
-def _observation(turn: int, message: ChatMessageTool) -> dict[str, Any]:
+def _observation(turn: int, message: ChatMessageTool) -> ObservationEvent:
     timed_out = message.error is not None and message.error.type == "timeout"
-    return {
-        "turn": turn,
-        "exit_code": None,
-        "stdout": message.text,
-        "stderr": "",
-        "timed_out": timed_out,
-        "truncated": False,
-        "raw_bytes": None,
-        "duration_s": None,
-        "text": message.text,
-    }
+    return ObservationEvent(
+        turn=turn,
+        exit_code=None,
+        stdout=message.text,
+        stderr="",
+        timed_out=timed_out,
+        truncated=False,
+        raw_bytes=None,
+        duration_s=None,
+        text=message.text,
+    )

@@ -76,15 +76,12 @@ def _assistant(logged: LoggedCall) -> ChatMessageAssistant:
     event, commands = logged.call, logged.commands
     assert isinstance(event, ModelCallEvent)
     response = event.response
-    text = response.get("text") or ""
+    text = response.text
     content: str | list[Any] = text
-    if response.get("reasoning") is not None:  # an empty reasoning too: it goes back to the provider as sent
-        content = [ContentReasoning(reasoning=response["reasoning"]), ContentText(text=text)]
-    calls = [
-        ToolCall(id=call["id"], function=call["name"], **_arguments(call["arguments"]))
-        for call in response.get("tool_calls") or []
-    ]
-    record = {key: value for key, value in response.items() if key not in ("text", "reasoning")}
+    if response.reasoning is not None:  # an empty reasoning too: it goes back to the provider as sent
+        content = [ContentReasoning(reasoning=response.reasoning), ContentText(text=text)]
+    calls = [ToolCall(id=call.id, function=call.name, **_arguments(call.arguments)) for call in response.tool_calls]
+    record = {key: value for key, value in response.logged().items() if key not in ("text", "reasoning")}
     record |= {"turn": event.turn, "latency_s": event.latency_s, "commands": commands}
     return ChatMessageAssistant(
         content=content, tool_calls=calls or None, model=event.model_id, source="generate", metadata={KEY: record}

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from harness.core.status import Status
 from harness.interop.imported import ImportedEpisode, imported_timings, message_text, recorded_opens
 from harness.records.conversation import LoggedCall, conversation
 from harness.records.episode_row import Spend
-from harness.records.events import ModelCallEvent, ObservationEvent
-from harness.records.reading import LoggedEvent
+from harness.records.events import ActionEvent, FormatErrorEvent, ModelCallEvent, ObservationEvent
+from harness.records.reading import LoggedEvent, invalid_event
 
 FORMAT = "mini-swe-agent-1.1"
 EXIT_STATUSES = {
@@ -119,23 +121,23 @@ def _assistant(logged: LoggedCall) -> dict[str, Any]:
     event = logged.call
     assert isinstance(event, ModelCallEvent)
     response = event.response
-    usage = response.get("usage") or {}
-    message: dict[str, Any] = {"role": "assistant", "content": response.get("text") or ""}
-    if response.get("tool_calls"):
+    usage = response.usage
+    message: dict[str, Any] = {"role": "assistant", "content": response.text}
+    if response.tool_calls:
         message["tool_calls"] = [
-            {"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": call["arguments"]}}
-            for call in response["tool_calls"]
+            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+            for call in response.tool_calls
         ]
     message["extra"] = {
         "actions": [{"command": command} for command in logged.commands],
-        "cost": response.get("cost_usd") or 0.0,
+        "cost": response.cost_usd or 0.0,
         "timestamp": logged.time,
         "response": {
             "usage": {
-                "prompt_tokens": usage.get("input_tokens", 0),
-                "completion_tokens": usage.get("output_tokens", 0),
-                "prompt_tokens_details": {"cached_tokens": usage.get("cached_tokens", 0)},
-                "completion_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
+                "prompt_tokens": usage.input_tokens,
+                "completion_tokens": usage.output_tokens,
+                "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
+                "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
             }
         },
     }
@@ -156,35 +158,10 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
     info = data.get("info") or {}
     extension = info.get("harness") or {}
     episode = ImportedEpisode()
-    pending: list[dict[str, Any]] = []
-    turn = 0
-    tokens = {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "reasoning_tokens": 0}
-    for message in data.get("messages") or []:
-        role, extra = message.get("role"), message.get("extra") or {}
-        if role == "assistant":
-            turn += 1
-            usage = _usage(extra)
-            tokens = {key: tokens[key] + usage[key] for key in tokens}
-            response = {
-                "text": message_text(message.get("content")),
-                "tool_calls": _tool_calls(message),
-                "usage": usage,
-                "cost_usd": extra.get("cost"),
-                "attempts": [],
-            }
-            episode.events.append(("model_call", {"turn": turn, "messages": pending, "response": response}))
-            pending = []
-            for action in extra.get("actions") or []:
-                episode.events.append(("action", {"turn": turn, "command": action.get("command", "")}))
-        elif role == "exit":
-            break
-        else:
-            pending.append({key: value for key, value in message.items() if key != "extra"})
-            if extra.get("interrupt_type") == "FormatError":
-                problem = extra.get("problem") or message_text(message.get("content"))
-                episode.events.append(("format_error", {"turn": turn, "problem": problem}))
-            elif turn and ("raw_output" in extra or "returncode" in extra):
-                episode.events.append(("observation", _observation(turn, message, extra)))
+    try:
+        turn, tokens = _read_messages(data.get("messages") or [], episode)
+    except ValidationError as error:  # the file is input: a value of the wrong type is named, in one line
+        raise invalid_event(error) from None
     exit_status = str(info.get("exit_status") or "")
     episode.status = Status(extension["status"]) if extension.get("status") else status_of(exit_status)
     episode.submission = info.get("submission") if episode.status is Status.ANSWERED else None
@@ -205,23 +182,59 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
     return episode
 
 
+def _read_messages(messages: list[Any], episode: ImportedEpisode) -> tuple[int, dict[str, int]]:
+    """The messages as our events, added to EPISODE; the turns and the tokens they add up to."""
+    pending: list[dict[str, Any]] = []
+    turn = 0
+    tokens = {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "reasoning_tokens": 0}
+    for message in messages:
+        role, extra = message.get("role"), message.get("extra") or {}
+        if role == "assistant":
+            turn += 1
+            usage = _usage(extra)
+            tokens = {key: tokens[key] + usage[key] for key in tokens}
+            response = {
+                "text": message_text(message.get("content")),
+                "tool_calls": _tool_calls(message),
+                "usage": usage,
+                "cost_usd": extra.get("cost"),
+                "attempts": [],
+            }
+            episode.events.append(
+                ModelCallEvent.model_validate({"turn": turn, "messages": pending, "response": response})
+            )
+            pending = []
+            for action in extra.get("actions") or []:
+                episode.events.append(ActionEvent(turn=turn, command=action.get("command", "")))
+        elif role == "exit":
+            break
+        else:
+            pending.append({key: value for key, value in message.items() if key != "extra"})
+            if extra.get("interrupt_type") == "FormatError":
+                problem = extra.get("problem") or message_text(message.get("content"))
+                episode.events.append(FormatErrorEvent(turn=turn, problem=problem))
+            elif turn and ("raw_output" in extra or "returncode" in extra):
+                episode.events.append(_observation(turn, message, extra))
+    return turn, tokens
+
+
 def _detail(exit_status: str, status: Status) -> str | None:
     return None if status is Status.ANSWERED else f"mini-swe-agent exit_status {exit_status or '(none)'}"
 
 
-def _observation(turn: int, message: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+def _observation(turn: int, message: dict[str, Any], extra: dict[str, Any]) -> ObservationEvent:
     stdout = extra.get("raw_output")
-    return {
-        "turn": turn,
-        "exit_code": extra.get("returncode"),
-        "stdout": message_text(message.get("content")) if stdout is None else stdout,
-        "stderr": extra.get("stderr") or "",
-        "timed_out": bool(extra.get("timed_out")),
-        "truncated": False,
-        "raw_bytes": None,
-        "duration_s": None,
-        "text": message_text(message.get("content")),
-    }
+    return ObservationEvent(
+        turn=turn,
+        exit_code=extra.get("returncode"),
+        stdout=message_text(message.get("content")) if stdout is None else stdout,
+        stderr=extra.get("stderr") or "",
+        timed_out=bool(extra.get("timed_out")),
+        truncated=False,
+        raw_bytes=None,
+        duration_s=None,
+        text=message_text(message.get("content")),
+    )
 
 
 def _usage(extra: dict[str, Any]) -> dict[str, int]:

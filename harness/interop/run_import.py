@@ -24,18 +24,12 @@ from harness.interop.imported import ImportedEpisode
 from harness.records.episode_log import judge_log, start_event
 from harness.records.episode_row import episode_row
 from harness.records.events import (
-    ActionEvent,
     EpisodeEndEvent,
-    Event,
     EvidenceEvent,
-    FormatErrorEvent,
     HarnessErrorEvent,
-    ModelCallEvent,
-    ObservationEvent,
     SandboxReadyEvent,
     write_event,
 )
-from harness.records.reading import read_events
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
 from harness.records.run_record import RunRecord
@@ -160,12 +154,6 @@ def tasks_by_id(tasks_dir: Path) -> dict[str, list[Task]]:
     return by_id
 
 
-_IMPORTED_EVENTS: dict[str, type[Event]] = {
-    event.kind: event for event in (ModelCallEvent, ActionEvent, FormatErrorEvent, ObservationEvent)
-}
-"""The events an imported trajectory gives (harness/interop/mini_swe_agent.py `import_messages`)."""
-
-
 @dataclass(frozen=True)
 class ImportedFrom:
     """Where an imported episode came from: its file, the model it names and the file's format."""
@@ -190,8 +178,8 @@ def import_episode(
         sandbox={"backend": f"imported ({source.format})"}, start_s=episode.timings.sandbox_start_s
     )
     write_event(log, imported)
-    for kind, fields in episode.events:
-        write_event(log, _IMPORTED_EVENTS[kind](**fields))
+    for event in episode.events:
+        write_event(log, event)
     graded = grade(task.grader, episode.submission, task.gold, judge, judge_log(log))
     if graded.judge_cost_usd is None and episode.judge_cost_usd is not None:
         graded = dataclasses.replace(
@@ -201,8 +189,7 @@ def import_episode(
         write_event(log, HarnessErrorEvent(during="grading", error=graded.grader_failure))
     outcome = Outcome(episode.status, episode.submission, episode.detail)
     row = episode_row(task, outcome, graded, episode.spend, episode.timings)
-    events = [logged.event for logged in read_events(log.path)]
-    row, evidence = with_signals(row, events, task.evidence, task.canary, collection, episode.opens, task.facts)
+    row, evidence = with_signals(row, log.events(), task.evidence, task.canary, collection, episode.opens, task.facts)
     if evidence is not None:
         write_event(log, EvidenceEvent(**evidence))
     write_event(log, EpisodeEndEvent(row=row, submission=episode.submission))

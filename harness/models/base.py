@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from harness.core.reply import Reply, ToolCall
 from harness.core.status import EndsEpisode, Status
 
 BASH_TOOL: dict[str, Any] = {
@@ -22,49 +23,13 @@ BASH_TOOL: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: str
-    """JSON text, exactly as the model produced it."""
+class ModelReply(Reply):
+    """A model's reply: what the records keep (core/reply.py) and the model that answered."""
 
-
-@dataclass(frozen=True)
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    """Prompt tokens read from the provider's cache (part of `input_tokens`)."""
-    reasoning_tokens: int = 0
-    cache_write_tokens: int = 0
-    """Prompt tokens written to the provider's cache (part of `input_tokens`; Anthropic's cache creation)."""
-
-
-@dataclass(frozen=True)
-class ModelReply:
-    text: str
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    usage: Usage = field(default_factory=Usage)
-    cost_usd: float | None = None
-    """None when the price is unknown."""
-    attempts: list[dict[str, Any]] = field(default_factory=list)
-    """Failed attempts (and the waits after them) before this reply."""
-    reasoning: str | None = None
-    """The provider's reasoning text (`reasoning_content`), None when it sent no such field; an empty one
-    stays empty (`""`), so that it goes back as the provider sent it."""
-    queued_s: float = 0.0
-    """Time the call waited for room under its provider's in-flight limit (ours, not the agent's)."""
-    provider_state: dict[str, Any] = field(default_factory=dict)
-    """Message fields, opaque here, that the provider needs back to continue its reasoning (Anthropic's signed
-    thinking blocks, the reasoning items litellm replays into the next Responses API call), sent back as given."""
     model_id: str | None = None
     """The model the provider says answered (its reply's `model`, Gemini's `modelVersion`): providers swap
     snapshots behind an alias. None for models that name none (oracle, scripted, replay). Logged beside the
     reply in its `model_call` event, not in `to_dict`."""
-    finish_reason: str | None = None
-    """Why the provider stopped (`stop`, `tool_calls`, `length` for a reply cut at --max-output-tokens); None
-    where it says nothing (scripted models, records written before it was kept)."""
 
     def to_message(self) -> dict[str, Any]:
         """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back as the
@@ -93,25 +58,17 @@ class ModelReply:
         return [call for call in self.tool_calls if _is_json_object(call.arguments)]
 
     def to_dict(self) -> dict[str, Any]:
-        """The reply as its `model_call` event's `response` (the model id is the event's own field)."""
-        reply = asdict(self)
-        del reply["model_id"]
-        return reply
+        """The reply as its `model_call` event's `response`, every field (the model id is the event's own)."""
+        return self.model_dump(exclude={"model_id"})
+
+    def record(self) -> Reply:
+        """The reply as its `model_call` event holds it."""
+        return Reply.model_validate(self.to_dict())
 
     @classmethod
-    def from_dict(cls, row: dict[str, Any]) -> ModelReply:
-        """Rebuild a logged reply (the `response` of a `model_call` event)."""
-        return cls(
-            text=row.get("text") or "",
-            tool_calls=[ToolCall(**call) for call in row.get("tool_calls") or []],
-            usage=Usage(**(row.get("usage") or {})),
-            cost_usd=row.get("cost_usd"),
-            attempts=list(row.get("attempts") or []),
-            reasoning=row.get("reasoning"),
-            provider_state=dict(row.get("provider_state") or {}),
-            queued_s=float(row.get("queued_s") or 0.0),
-            finish_reason=row.get("finish_reason"),
-        )
+    def of(cls, logged: Reply) -> ModelReply:
+        """A logged reply (the `response` of a `model_call` event) as a model's again."""
+        return cls(**dict(logged))
 
 
 def _is_json_object(text: str) -> bool:

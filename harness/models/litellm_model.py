@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import threading
@@ -13,10 +12,13 @@ from typing import Any
 import httpx
 import litellm
 from litellm.llms.custom_httpx.http_handler import get_ssl_configuration
+from pydantic import ValidationError
 
 from harness.core.errors import InputError
 from harness.core.json_text import sendable
-from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, ToolCall, Usage, estimate_tokens
+from harness.core.record import validation_problem
+from harness.core.reply import ToolCall, Usage
+from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, estimate_tokens
 from harness.models.bounded_http import bounded_transport, call_limits
 from harness.models.concurrency import gate_key, provider_gate
 from harness.models.connections import shut_down_connections_to
@@ -181,10 +183,15 @@ class LiteLLMModel:
             status = f" {detail['status']}" if detail["status"] else ""
             message = f"{settings.model}:{status} {detail['error']}: {detail['message']}"
             raise ModelError(message, attempts, queued_s=sum(waits)) from None
-        reply = (
-            ModelReply(text="", attempts=attempts) if response is None else _reply_from(response, attempts, self._price)
-        )
-        return dataclasses.replace(reply, queued_s=round(sum(waits), 3))
+        try:
+            reply = (
+                ModelReply(text="", attempts=attempts)
+                if response is None
+                else _reply_from(response, attempts, self._price)
+            )
+        except ValidationError as error:  # a reply whose parts are not of their types is the provider's error
+            raise ModelError(f"{settings.model}: malformed reply: {validation_problem(error)}", attempts) from None
+        return reply.model_copy(update={"queued_s": round(sum(waits), 3)})
 
 
 def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | None) -> ModelReply:

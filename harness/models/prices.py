@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 
 from harness.core.errors import InputError, read_text_input
+from harness.core.reply import Usage
 from harness.core.yaml_safe import compose_yaml, load_yaml
-from harness.models.base import Usage
 
 PER_MILLION = 1_000_000
 RATE_FIELDS = ("input", "output", "cache_read", "cache_write")

@@ -1,19 +1,25 @@
 """The trajectory's events, one record per kind: each is a line `{"event": kind, "time": ..., **fields}` of
 an episode's log (trajectory.py), its fields in the order they are declared here.
 
-A field whose metadata is `_OPTIONAL` is left out of the line when it is None: imported episodes (another
-agent's format) have no value for it. Readers read the lines as dicts, so old runs still read.
+Each kind is a typed record (core/record.py: exactly its fields, each of exactly its type), told apart by its
+`event` field: `AnyEvent` is their one union, which reading.py reads every line with. A field made with
+`optional()` is left out of the line when it is None: imported episodes (another agent's format) have no value
+for it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
+from pydantic import ConfigDict, Field, model_validator
+
+from harness.core.record import Number, Record
+from harness.core.reply import Reply
 from harness.records.compact import compact_observation
 from harness.records.results import ResultRow
-from harness.records.trajectory import TrajectoryLog
+
+if TYPE_CHECKING:
+    from harness.records.trajectory import TrajectoryLog
 
 SCHEMA_VERSION = 3
 """3: each output is stored once (compact.py): an observation's streams are places in its text, and a model
@@ -22,27 +28,32 @@ call's messages that repeat the text just shown refer to it; `read_trajectory` g
 the text the model was shown; harness_error events. An `evidence` event (the documents touched, see
 harness/signals/evidence.py) comes just before episode_end; older logs lack it."""
 
-_OPTIONAL = {"optional": True}
+_OPTIONAL = "left out when None"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Event:
+def optional() -> Any:
+    """A field left out of the line when it is None."""
+    return Field(default=None, description=_OPTIONAL)
+
+
+class Event(Record):
     kind: ClassVar[str]
 
     def to_dict(self) -> dict[str, Any]:
         """The event's fields as logged (without its kind and time), in their declared order."""
+        fields = self.model_dump(exclude={"event"})
         return {
-            spec.name: getattr(self, spec.name)
-            for spec in dataclasses.fields(self)
-            if not (spec.metadata.get("optional") and getattr(self, spec.name) is None)
+            name: value
+            for name, value in fields.items()
+            if not (value is None and type(self).model_fields[name].description == _OPTIONAL)
         }
 
 
-@dataclass(frozen=True, kw_only=True)
 class EpisodeStartEvent(Event):
     """Written before the sandbox starts: what regrading needs from the log alone, and the run's facts."""
 
     kind: ClassVar[str] = "episode_start"
+    event: Literal["episode_start"] = "episode_start"
     schema_version: int = SCHEMA_VERSION
     task_id: str
     domain: str
@@ -51,65 +62,68 @@ class EpisodeStartEvent(Event):
     task_digest: str
     model: str | None
     """The model as the run names it; an import's, None when its file names none."""
-    sandbox: dict[str, Any] | None = field(default=None, metadata=_OPTIONAL)
+    sandbox: dict[str, Any] | None = optional()
     """The backend's facts (an imported episode has none)."""
-    collection_hash: str | None = field(default=None, metadata=_OPTIONAL)
-    config_hash: str | None = field(default=None, metadata=_OPTIONAL)
-    harness_version: str | None = field(default=None, metadata=_OPTIONAL)
-    ray_node: str | None = field(default=None, metadata=_OPTIONAL)
+    collection_hash: str | None = optional()
+    config_hash: str | None = optional()
+    harness_version: str | None = optional()
+    ray_node: str | None = optional()
     """The Ray node that ran the episode (--executor ray)."""
-    imported_from: str | None = field(default=None, metadata=_OPTIONAL)
+    imported_from: str | None = optional()
     """The file an imported episode was read from."""
-    epoch: int | None = field(default=None, metadata=_OPTIONAL)
+    epoch: int | None = optional()
     """Which repeat of the task this episode is, from 2 on (--epochs); None (left out) for the first."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class SandboxReadyEvent(Event):
     kind: ClassVar[str] = "sandbox_ready"
+    event: Literal["sandbox_ready"] = "sandbox_ready"
     sandbox: dict[str, Any]
     """The started sandbox's own description."""
-    start_s: float
+    start_s: Number
 
 
-@dataclass(frozen=True, kw_only=True)
 class ModelCallEvent(Event):
     kind: ClassVar[str] = "model_call"
+    event: Literal["model_call"] = "model_call"
     turn: int
     messages: list[dict[str, Any]]
     """The messages added since the previous call (the whole conversation is every call's, in order); one that
     repeats the text just shown refers to its event (compact.py)."""
-    response: dict[str, Any]
-    """The reply: text, tool calls, usage, cost and the failed attempts before it."""
-    latency_s: float | None = field(default=None, metadata=_OPTIONAL)
+    response: Reply
+    """The reply: text, tool calls, usage, cost and the failed attempts before it (its line's fields only)."""
+    latency_s: Number | None = optional()
     """None for imported calls."""
-    model_id: str | None = field(default=None, metadata=_OPTIONAL)
+    model_id: str | None = optional()
     """The model the provider says answered this call (`ModelReply.model_id`); None (left out) for models that
     name none and in logs older than it."""
 
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "response": self.response.logged()}
 
-@dataclass(frozen=True, kw_only=True)
+
 class ModelErrorEvent(Event):
     kind: ClassVar[str] = "model_error"
+    event: Literal["model_error"] = "model_error"
     turn: int
     messages: list[dict[str, Any]]
     error: str
     attempts: list[dict[str, Any]]
-    latency_s: float
+    latency_s: Number
 
 
-@dataclass(frozen=True, kw_only=True)
 class ActionEvent(Event):
     kind: ClassVar[str] = "action"
+    event: Literal["action"] = "action"
     turn: int
     command: str
-    timeout_s: float | None = field(default=None, metadata=_OPTIONAL)
+    timeout_s: Number | None = optional()
     """None for imported actions."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class ObservationEvent(Event):
     kind: ClassVar[str] = "observation"
+    event: Literal["observation"] = "observation"
     turn: int
     exit_code: int | None
     stdout: str
@@ -117,7 +131,7 @@ class ObservationEvent(Event):
     timed_out: bool
     truncated: bool
     raw_bytes: int | None
-    duration_s: float | None
+    duration_s: Number | None
     text: str
     """The observation as the model was shown it; a stream found in it is logged as its place there."""
 
@@ -125,31 +139,31 @@ class ObservationEvent(Event):
         return compact_observation(super().to_dict())
 
 
-@dataclass(frozen=True, kw_only=True)
 class FormatErrorEvent(Event):
     kind: ClassVar[str] = "format_error"
+    event: Literal["format_error"] = "format_error"
     turn: int
     problem: str
-    consecutive: int | None = field(default=None, metadata=_OPTIONAL)
-    text: str | None = field(default=None, metadata=_OPTIONAL)
+    consecutive: int | None = optional()
+    text: str | None = optional()
     """What the model was told (None for imported ones)."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class HarnessErrorEvent(Event):
     """A failure of ours that the episode's row survived (its cleanup, its evidence record, its grader)."""
 
     kind: ClassVar[str] = "harness_error"
+    event: Literal["harness_error"] = "harness_error"
     during: str
     error: str
     """The traceback, shortened."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class JudgeCallEvent(Event):
     """One judge's verdict, from a call or the cache (harness/grading/judge.py)."""
 
     kind: ClassVar[str] = "judge_call"
+    event: Literal["judge_call"] = "judge_call"
     model: str
     prompt: str
     params: dict[str, Any]
@@ -161,45 +175,56 @@ class JudgeCallEvent(Event):
     """Parameters the model refused, asked again without (temperature)."""
     failure: str | None
     """JUDGE_CALL_FAILED or JUDGE_MALFORMED; None with a verdict."""
-    error: str | None = field(default=None, metadata=_OPTIONAL)
+    error: str | None = optional()
     """Why the call failed."""
-    attempts: list[dict[str, Any]] | None = field(default=None, metadata=_OPTIONAL)
+    attempts: list[dict[str, Any]] | None = optional()
     """Failed attempts before the reply (a cache hit made none)."""
     input_tokens: int
     output_tokens: int
-    cost_usd: float | None
-    latency_s: float
+    cost_usd: Number | None
+    latency_s: Number
 
 
-@dataclass(frozen=True, kw_only=True)
 class EvidenceEvent(Event):
     """The documents the episode touched (harness/signals/evidence.py), just before episode_end."""
 
     kind: ClassVar[str] = "evidence"
+    event: Literal["evidence"] = "evidence"
     method: str
     leakage_method: str
     evidence: list[str]
     touches: list[dict[str, Any]]
     opens: dict[str, int] | None
     """The exact file opens the host saw, None where it could not see them."""
-    facts_seen: list[list[str]] | None = field(default=None, metadata=_OPTIONAL)
+    facts_seen: list[list[str]] | None = optional()
     """Per fact row of the task, the columns whose values the episode saw (signals/fact_coverage.py); None
     (left out) for a task without facts."""
-    facts_stated: list[list[str] | None] | None = field(default=None, metadata=_OPTIONAL)
+    facts_stated: list[list[str] | None] | None = optional()
     """Per fact row, the columns a judge found the agent stated (signals/fact_judge.py; None for a row no judge
     answered); None (left out) when no judge was asked at the episode's end."""
 
 
-@dataclass(frozen=True, kw_only=True)
 class EpisodeEndEvent(Event):
     """The episode's results row, with the submission it was graded on; the last event of a finished log."""
 
     kind: ClassVar[str] = "episode_end"
+    event: Literal["episode_end"] = "episode_end"
+    model_config = ConfigDict(arbitrary_types_allowed=True)
     row: ResultRow
     submission: str | None
     """What the grader read: only answered episodes have one."""
     regraded: bool = False
     """A resume graded the logged submission again (the judges had failed); the line says so only then."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_line(cls, fields: Any) -> Any:
+        """A line holds the row's fields beside the submission (`to_dict`): the row is read from them."""
+        if not isinstance(fields, dict) or "row" in fields:
+            return fields
+        row = {key: value for key, value in fields.items() if key not in ("event", "submission", "regraded")}
+        kept = {key: fields[key] for key in ("event", "submission", "regraded") if key in fields}
+        return {**kept, "row": ResultRow.from_dict(row)}
 
     def to_dict(self) -> dict[str, Any]:
         fields = {**self.row.to_dict(), "submission": self.submission}
@@ -208,6 +233,24 @@ class EpisodeEndEvent(Event):
         return fields
 
 
+AnyEvent = Annotated[
+    EpisodeStartEvent
+    | SandboxReadyEvent
+    | ModelCallEvent
+    | ModelErrorEvent
+    | ActionEvent
+    | ObservationEvent
+    | FormatErrorEvent
+    | HarnessErrorEvent
+    | JudgeCallEvent
+    | EvidenceEvent
+    | EpisodeEndEvent,
+    Field(discriminator="event"),
+]
+"""Every event a log's line can be, told apart by its `event` field (reading.py reads lines with it)."""
+
+
 def write_event(log: TrajectoryLog, event: Event) -> None:
-    """The one way an event is written: its line is stamped with the time it happened."""
-    log.write(event.kind, **event.to_dict())
+    """The one way an event is written: its line is stamped with the time it happened, and the log keeps the
+    event as written (`TrajectoryLog.events`)."""
+    log.write(event)

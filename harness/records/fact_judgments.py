@@ -3,16 +3,18 @@
 
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import ConfigDict, TypeAdapter
 
 from harness.core.episode_key import EpisodeKey
-from harness.core.errors import InputError
 from harness.core.json_text import json_text
+from harness.core.record import Number
 from harness.records.fact_counts import FactCounts
+from harness.records.jsonl import read_records, typed
 from harness.records.run_folder import write_atomic
-from harness.records.trajectory import read_jsonl
 
 JUDGED = "judged"
 JUDGE_ERROR = "judge_error"
@@ -21,6 +23,9 @@ JUDGE_ERROR = "judge_error"
 @dataclass(frozen=True)
 class EpisodeFacts:
     """One episode's stated facts."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+    """A line with a field it lacks is not one (read_records)."""
 
     domain: str
     task_id: str
@@ -33,7 +38,7 @@ class EpisodeFacts:
     """Per fact row: document, supported columns (None when unanswered), and each judge asked."""
     prompt: str
     """The digest of the fact judge's prompt (signals/fact_prompt.py)."""
-    cost_usd: float | None = None
+    cost_usd: Number | None = None
     """What the judge calls cost (cache hits cost nothing); apart from the agent's and the grading judges'."""
     calls: dict[str, int] = field(default_factory=dict)
     """`made` and `cached`: judge replies asked of a provider and read from the cache."""
@@ -47,8 +52,8 @@ class EpisodeFacts:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EpisodeFacts:
-        stated = data["stated"]
-        return cls(**(data | {"stated": None if stated is None else FactCounts.from_dict(stated)}))
+        """A line as read back, each field of its type (else a ValidationError naming it)."""
+        return typed(_FACTS, data)
 
 
 def write_fact_judgments(path: Path, judged: list[EpisodeFacts]) -> None:
@@ -58,27 +63,7 @@ def write_fact_judgments(path: Path, judged: list[EpisodeFacts]) -> None:
 
 def read_fact_judgments(path: Path) -> list[EpisodeFacts]:
     """Every judgment; a line that is not one is an InputError naming its line and field."""
-    if not path.exists():
-        return []
-    try:
-        lines = read_jsonl(path)
-    except ValueError as error:
-        raise InputError(f"{path}: not JSON Lines: {error}") from None
-    judged = []
-    for number, line in enumerate(lines, start=1):
-        if not isinstance(line, dict):
-            raise InputError(f"{path}:{number}: not a fact judgment (a JSON object)")
-        missing = [name for name in _REQUIRED if name not in line]
-        unknown = [name for name in line if name not in _FIELDS]
-        if missing or unknown:
-            field_name, problem = (missing[0], "missing") if missing else (unknown[0], "unknown field")
-            raise InputError(f"{path}:{number}: field '{field_name}': {problem}")
-        try:
-            judged.append(EpisodeFacts.from_dict(line))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            raise InputError(f"{path}:{number}: field 'stated': not cell, row and column counts") from None
-    return judged
+    return read_records(path, EpisodeFacts.from_dict, "a fact judgment")
 
 
-_FIELDS = {spec.name for spec in fields(EpisodeFacts)}
-_REQUIRED = [spec.name for spec in fields(EpisodeFacts) if spec.default is MISSING and spec.default_factory is MISSING]
+_FACTS = TypeAdapter(EpisodeFacts)

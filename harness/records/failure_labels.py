@@ -3,15 +3,17 @@ results.jsonl and never changing it."""
 
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import ConfigDict, TypeAdapter
 
 from harness.core.episode_key import EpisodeKey
-from harness.core.errors import InputError
 from harness.core.json_text import json_text
+from harness.core.record import Number
+from harness.records.jsonl import read_records, typed
 from harness.records.run_folder import write_atomic
-from harness.records.trajectory import read_jsonl
 
 LABELLED = "labelled"
 JUDGE_ERROR = "judge_error"
@@ -20,6 +22,9 @@ JUDGE_ERROR = "judge_error"
 @dataclass(frozen=True)
 class EpisodeLabels:
     """One wrong episode's failure modes, as the panel's majority gave them."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
+    """A line with a field it lacks is not one (read_records)."""
 
     domain: str
     task_id: str
@@ -34,7 +39,7 @@ class EpisodeLabels:
     """The digest of the prompt (signals/mode_prompt.py) the labels were asked with."""
     rule_mode: str | None = None
     """The offline rule's mode of the same episode (the row's failure_mode), for agreement."""
-    cost_usd: float | None = None
+    cost_usd: Number | None = None
     """What the judge calls cost (cache hits cost nothing); apart from the agent's and the grading judges'."""
     trajectory_chars: int = 0
     """Size of the condensed trajectory the judges read."""
@@ -47,7 +52,8 @@ class EpisodeLabels:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EpisodeLabels:
-        return cls(**data)
+        """A line as read back, each field of its type (else a ValidationError naming it)."""
+        return typed(_LABELS, data)
 
 
 def write_labels(path: Path, labels: list[EpisodeLabels]) -> None:
@@ -57,26 +63,7 @@ def write_labels(path: Path, labels: list[EpisodeLabels]) -> None:
 
 def read_labels(path: Path) -> list[EpisodeLabels]:
     """Every label; a line that is not one (a hand-edited file) is an InputError naming its line and field."""
-    if not path.exists():
-        return []
-    try:
-        lines = read_jsonl(path)
-    except ValueError as error:
-        raise InputError(f"{path}: not JSON Lines: {error}") from None
-    labels = []
-    for number, line in enumerate(lines, start=1):
-        if not isinstance(line, dict):
-            raise InputError(f"{path}:{number}: not a label (a JSON object)")
-        missing = [name for name in _REQUIRED if name not in line]
-        unknown = [name for name in line if name not in _FIELDS]
-        if missing or unknown:
-            field_name, problem = (missing[0], "missing") if missing else (unknown[0], "unknown field")
-            raise InputError(f"{path}:{number}: field '{field_name}': {problem}")
-        if not isinstance(line["modes"], dict) or not all(isinstance(t, int) for t in line["modes"].values()):
-            raise InputError(f"{path}:{number}: field 'modes': not a mapping of mode to turn")
-        labels.append(EpisodeLabels.from_dict(line))
-    return labels
+    return read_records(path, EpisodeLabels.from_dict, "a label")
 
 
-_FIELDS = {spec.name for spec in fields(EpisodeLabels)}
-_REQUIRED = [spec.name for spec in fields(EpisodeLabels) if spec.default is MISSING and spec.default_factory is MISSING]
+_LABELS = TypeAdapter(EpisodeLabels)

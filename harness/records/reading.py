@@ -1,20 +1,27 @@
 """A trajectory read back as written: each line as its event class (events.py), found by its kind.
 
-A line whose kind this harness does not know, or whose fields are not its class's (a log of another
-schema), reads as an `UnknownEvent` holding its fields: every committed run folder still reads, and a
-reader that needs a kind's fields sees at once that this line does not give them.
+Every line is read with the one union of the events (`events.AnyEvent`), by its `event` field, each field
+checked for its type. A line whose kind this harness does not know, or whose fields are not its class's (a log
+of another schema, a field of the wrong type), reads as an `UnknownEvent` holding its fields and what is wrong:
+every committed run folder still reads, and a reader that needs a kind's fields sees at once that this line
+does not give them. Where the log is a user's input (an import's metadata, a log to replay), `event_of` and
+`checked_events` make the first such line a one-line error naming its file, line and field.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import TypeAdapter, ValidationError
+
+from harness.core.errors import InputError
+from harness.core.record import validation_problem
 from harness.records.events import (
     ActionEvent,
+    AnyEvent,
     EpisodeEndEvent,
     EpisodeStartEvent,
     Event,
@@ -27,7 +34,6 @@ from harness.records.events import (
     ObservationEvent,
     SandboxReadyEvent,
 )
-from harness.records.results import ResultRow
 from harness.records.trajectory import read_trajectory
 
 EVENT_CLASSES: dict[str, type[Event]] = {
@@ -49,7 +55,10 @@ EVENT_CLASSES: dict[str, type[Event]] = {
 """Each kind a log's line names, and the class it reads as."""
 
 
-@dataclass(frozen=True, kw_only=True)
+_EVENTS: TypeAdapter[Event] = TypeAdapter(AnyEvent)
+_KINDS = {event_class.__name__: kind for kind, event_class in EVENT_CLASSES.items()}
+
+
 class UnknownEvent(Event):
     """A line of a kind this harness does not know, or whose fields are not its class's (another schema)."""
 
@@ -58,6 +67,8 @@ class UnknownEvent(Event):
     """The kind the line names."""
     fields: dict[str, Any]
     """The line's fields, as logged (without its kind and time)."""
+    problem: str = ""
+    """What keeps it from reading as its kind: `field 'turn': Input should be a valid integer`."""
 
 
 @dataclass(frozen=True)
@@ -88,12 +99,37 @@ def is_finished(events: Sequence[LoggedEvent]) -> bool:
     return bool(events) and isinstance(events[-1].event, EpisodeEndEvent)
 
 
+def checked_events(path: Path) -> list[LoggedEvent]:
+    """`read_events` of a log that is a user's input: the first line that does not read as its event is an
+    InputError naming the file, its line and its field."""
+    events = read_events(path)
+    for number, logged in enumerate(events, start=1):
+        if isinstance(logged.event, UnknownEvent):
+            raise InputError(f"{path}:{number}: {logged.event.logged_kind} {logged.event.problem}")
+    return events
+
+
 def logged_event(line: Mapping[str, Any]) -> LoggedEvent:
     """One line (in full, see compact.py) as its event."""
     kind = str(line.get("event"))
     fields = {key: value for key, value in line.items() if key not in ("event", "time")}
     time = line.get("time")
     return LoggedEvent(_typed(kind, fields), float(time) if isinstance(time, int | float) else None, line)
+
+
+def event_of(line: Mapping[str, Any]) -> Event:
+    """A line (an import's record, the file its input) as its event; else a ValueError saying, in one line, the
+    kind and the field that is wrong."""
+    event = logged_event(line).event
+    if isinstance(event, UnknownEvent):
+        raise ValueError(f"{event.logged_kind} {event.problem}")
+    return event
+
+
+def invalid_event(error: ValidationError) -> ValueError:
+    """An event that could not be made, as one line: `observation field 'stdout': Input should be a valid
+    string` (an import's builders meet a peer's value of the wrong type)."""
+    return ValueError(f"{_KINDS.get(error.title, error.title)} {validation_problem(error)}")
 
 
 def kind_of(event: Event) -> str:
@@ -108,22 +144,11 @@ def row_as_logged(end: LoggedEvent) -> dict[str, Any]:
 
 
 def _typed(kind: str, fields: dict[str, Any]) -> Event:
-    event_class = EVENT_CLASSES.get(kind)
-    if event_class is None:
-        return UnknownEvent(logged_kind=kind, fields=fields)
+    if kind not in EVENT_CLASSES:
+        return UnknownEvent(logged_kind=kind, fields=fields, problem="is not a kind of event this harness logs")
     try:
-        if event_class is EpisodeEndEvent:
-            return _episode_end(fields)
-        names = {spec.name for spec in dataclasses.fields(event_class)}
-        if not set(fields) <= names:
-            return UnknownEvent(logged_kind=kind, fields=fields)
-        return event_class(**fields)
-    except (TypeError, ValueError, KeyError):
-        return UnknownEvent(logged_kind=kind, fields=fields)
-
-
-def _episode_end(fields: dict[str, Any]) -> EpisodeEndEvent:
-    row = {key: value for key, value in fields.items() if key not in ("submission", "regraded")}
-    return EpisodeEndEvent(
-        row=ResultRow.from_dict(row), submission=fields.get("submission"), regraded=bool(fields.get("regraded"))
-    )
+        return _EVENTS.validate_python({"event": kind, **fields})
+    except ValidationError as error:  # the place starts with the union's tag, the kind
+        return UnknownEvent(logged_kind=kind, fields=fields, problem=validation_problem(error, skip=1))
+    except (TypeError, KeyError, ValueError) as error:  # an episode_end whose row does not read (results.py)
+        return UnknownEvent(logged_kind=kind, fields=fields, problem=f"field 'row': {error}")

@@ -12,12 +12,15 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from harness.core.episode_key import EpisodeKey
 from harness.core.json_text import json_text
+from harness.core.record import Number
 from harness.core.status import INTERRUPTED, Status
 from harness.grading import Verdict
 from harness.records.fact_counts import FactCounts
-from harness.records.trajectory import read_jsonl
+from harness.records.jsonl import read_records, typed
 
 MODE_FIELDS = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
 """Grading mode -> the row field holding its verdict."""
@@ -45,27 +48,27 @@ class ResultRow:
     unit: str | None
     """The unit read with the number, normalised (`pp`, `%`, `billion`); "" for none, None when unread."""
     turns: int
-    duration_s: float
+    duration_s: Number
     """The agent's own time: from the sandbox being up to the end, without waits for our slots and without the
     provider's failed attempts and backoff waits (`retry_wait_s`, `failed_attempts_s`)."""
     input_tokens: int
     output_tokens: int
     cached_tokens: int
     reasoning_tokens: int
-    cost_usd: float | None
+    cost_usd: Number | None
     """Sum of the calls' costs, computed from their tokens and the run's prices (run.yaml `prices`); None when
     no price was known."""
     detail: str | None
     """Why a limit or failure ended the episode (with the traceback for a harness_error)."""
     grader_version: str
-    queue_s: float = 0.0
+    queue_s: Number = 0.0
     """Time spent waiting for a sandbox slot and for model-connection slots (not the agent's time)."""
-    sandbox_start_s: float = 0.0
+    sandbox_start_s: Number = 0.0
     """Time the sandbox took to start (not the agent's time)."""
     task_digest: str = ""
     """sha256 of what was asked and graded (question, gold, format, grader, rel_tol): a resume re-runs a
     task whose digest changed."""
-    evidence_recall: float | None = None
+    evidence_recall: Number | None = None
     """Task evidence files reached / evidence files (harness/signals/evidence.py); None when the task lists none."""
     evidence_reached: dict[str, int] = field(default_factory=dict)
     """Evidence file -> the turn it was first reached."""
@@ -82,9 +85,9 @@ class ResultRow:
     """Commands whose output shows a refused write ("Read-only file system")."""
     canary: bool = False
     """The task is a canary: its answer exists only on the host, so a correct answer is a containment failure."""
-    item_f1: float | None = None
+    item_f1: Number | None = None
     """The `set` and `list` graders' item-level F1; None for other graders."""
-    judge_cost_usd: float | None = None
+    judge_cost_usd: Number | None = None
     """What the judge calls grading this row cost (apart from the agent's `cost_usd`); None when none was paid."""
     task_type: str | None = None
     """The task's `type`, for per-type accuracy; None when the task has none."""
@@ -95,15 +98,15 @@ class ResultRow:
     again; the earlier attempts' trajectories are under previous/)."""
     cache_write_tokens: int = 0
     """Prompt tokens written to the provider's cache (priced apart; part of `input_tokens`)."""
-    retry_wait_s: float = 0.0
+    retry_wait_s: Number = 0.0
     """Backoff waits after failed model calls (the server's Retry-After or exponential): not the agent's time."""
-    failed_attempts_s: float = 0.0
+    failed_attempts_s: Number = 0.0
     """Time the failed model-call attempts took (a 5xx after a delay, a refused request): not the agent's time."""
     model_ids: dict[str, int] = field(default_factory=dict)
     """Calls per model id the provider returned (`model_call` events' `model_id`): more than one means the
     provider swapped snapshots behind the alias. Empty (and left out of the line) for models that name none
     and rows older than it."""
-    score: float | None = None
+    score: Number | None = None
     """The `score` grader's mean of the judges' valid scores; None for other graders (the field is then left out)."""
     judge_scores: list[int | None] | None = None
     """The `score` grader's score of each judge, in panel order (None: no valid score); else left out."""
@@ -129,14 +132,8 @@ class ResultRow:
     def from_dict(cls, row: dict[str, Any]) -> ResultRow:
         """A row as read back; fields a newer harness adds are ignored, and ones an older one lacked default."""
         known = {name: row[name] for name in _FIELD_NAMES if name in row}
-        known["status"] = Status(known["status"])
-        for mode_field in MODE_FIELDS.values():
-            known[mode_field] = Verdict(known[mode_field])
         known.setdefault("unit", None)
-        for name in _FACT_COUNTS:
-            if known.get(name) is not None:
-                known[name] = FactCounts.from_dict(known[name])
-        return cls(**known)
+        return typed(_ROWS, known)
 
     @property
     def key(self) -> TaskKey:
@@ -163,12 +160,12 @@ class ResultRow:
 _FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))
 LEFT_OUT_WHEN_NONE = ("score", "judge_scores", "score_range", "facts_seen", "facts_stated")
 """Row fields newer than most run folders: left out when None, so rows without them read and compare as before."""
-_FACT_COUNTS = ("facts_seen", "facts_stated")
+_ROWS = TypeAdapter(ResultRow)
 
 
 def read_rows(path: Path) -> list[ResultRow]:
     """Every complete row, in file order (a torn last line is ignored)."""
-    return [ResultRow.from_dict(row) for row in read_jsonl(path)] if path.exists() else []
+    return read_records(path, ResultRow.from_dict, "a results row")
 
 
 def latest_rows(rows: list[ResultRow]) -> dict[EpisodeKey, ResultRow]:

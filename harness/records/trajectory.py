@@ -9,10 +9,13 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.core.json_text import json_text
 from harness.records.compact import expand
+
+if TYPE_CHECKING:
+    from harness.records.events import Event
 
 
 def event_line(event: str, **fields: Any) -> str:
@@ -24,32 +27,49 @@ def event_line(event: str, **fields: Any) -> str:
 class TrajectoryLog(Protocol):
     """Where an episode's events go: a file (`TrajectoryWriter`) or, on a Ray node, the driver's stream."""
 
-    def write(self, event: str, **fields: Any) -> None:
-        """Take one event's line; events are written through `events.write_event`, which gives their fields."""
+    def write(self, event: Event) -> None:
+        """Write one event's line (through `events.write_event`) and keep the event."""
 
-    def events(self) -> list[dict[str, Any]]: ...
+    def events(self) -> list[Event]:
+        """Every event written through this log so far, as written: the episode's signals read them from here,
+        not from its file."""
 
     def close(self) -> None: ...
 
 
-class TrajectoryWriter:
+class KeptEvents:
+    """The events a log wrote, kept in memory; a log sends each one's line with `_send`."""
+
+    def __init__(self) -> None:
+        self._written: list[Event] = []
+
+    def write(self, event: Event) -> None:
+        self._send(event_line(event.kind, **event.to_dict()))
+        self._written.append(event)
+
+    def events(self) -> list[Event]:
+        return list(self._written)
+
+    def _send(self, line: str) -> None:
+        raise NotImplementedError
+
+
+class TrajectoryWriter(KeptEvents):
     def __init__(self, path: Path, append: bool = False):
-        """`append`: add to a finished trajectory (a resume grading it again), else start a new one."""
+        """`append`: add to a finished trajectory (a resume grading it again), else start a new one; its
+        `events` are those written since."""
+        super().__init__()
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._file = path.open("a" if append else "w", encoding="utf-8")
 
-    def write(self, event: str, **fields: Any) -> None:
-        self.append(event_line(event, **fields))
+    def _send(self, line: str) -> None:
+        self.append(line)
 
     def append(self, line: str) -> None:
         """Write one event line, possibly made elsewhere (on a Ray node, see run/executors/ray.py)."""
         self._file.write(line)
         self._file.flush()
-
-    def events(self) -> list[dict[str, Any]]:
-        """Every event written so far (each write is flushed), in full."""
-        return read_trajectory(self.path)
 
     def close(self) -> None:
         if not self._file.closed:

@@ -23,7 +23,7 @@ from harness.models.prices import Price, load_prices, price_in
 from harness.models.replay_model import ReplayModel
 from harness.models.scripted import load_script, scripted_model
 from harness.records.events import EpisodeStartEvent, ModelCallEvent
-from harness.records.reading import read_events
+from harness.records.reading import checked_events, read_events
 from harness.records.run_folder import RunFolder
 
 if TYPE_CHECKING:
@@ -143,8 +143,8 @@ def check_replay_sources(path: Path, tasks: list[Task]) -> None:
 
 def _replayed(trajectory: Path) -> ReplayModel:
     replies = [
-        ModelReply.from_dict(logged.event.response)
-        for logged in read_events(trajectory)
+        ModelReply.of(logged.event.response)
+        for logged in checked_events(trajectory)  # the log to replay is the user's input
         if isinstance(logged.event, ModelCallEvent)
     ]
     return ReplayModel(f"replay:{trajectory}", replies)

@@ -11,7 +11,6 @@ import dataclasses
 from pathlib import Path
 
 from harness.analysis.runs import RowChange
-from harness.models.base import ModelReply
 from harness.models.prices import Price, load_prices, price_in
 from harness.records.events import ModelCallEvent
 from harness.records.reading import read_events
@@ -31,11 +30,7 @@ def repricing(path: Path) -> RowChange:
         if price is None:
             return row
         events = read_events(folder.trajectory_path(row.domain, row.task_id, row.epoch))
-        usages = [
-            ModelReply.from_dict(logged.event.response).usage
-            for logged in events
-            if isinstance(logged.event, ModelCallEvent)
-        ]
+        usages = [logged.event.response.usage for logged in events if isinstance(logged.event, ModelCallEvent)]
         return dataclasses.replace(row, cost_usd=round(sum(price.cost(usage) for usage in usages), 6))
 
     return repriced

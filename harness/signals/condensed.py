@@ -44,7 +44,7 @@ def condense(events: Sequence[Event], budget_chars: int) -> str:
 def _turns(events: Iterable[Event], cap: int) -> Iterable[str]:
     for event in events:
         if isinstance(event, ModelCallEvent):
-            prose = str(event.response.get("text") or "").strip()
+            prose = event.response.text.strip()
             yield f"## turn {event.turn}\nmodel: {cut(prose, PROSE_CAP, 'reply')}" if prose else f"## turn {event.turn}"
         elif isinstance(event, ActionEvent):
             yield f"$ {event.command}"

@@ -22,7 +22,7 @@ def document_record(events: Sequence[Event], document: str, final_reply: str | N
     naming_turn: int | None = None
     for event in events:
         if isinstance(event, ModelCallEvent):
-            prose[event.turn] = str(event.response.get("text") or "").strip()
+            prose[event.turn] = event.response.text.strip()
         elif isinstance(event, ActionEvent):
             naming_turn = event.turn if index.named_in(event.command) else None
             if naming_turn is not None:

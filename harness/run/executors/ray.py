@@ -16,7 +16,6 @@ the single writer of the run folder.
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 import time
 from collections import Counter
@@ -42,11 +41,10 @@ from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import Task, collection_of, collection_path
 from harness.models.base import Model
 from harness.models.concurrency import GATE_SOURCE
-from harness.records.compact import expand
 from harness.records.events import EpisodeEndEvent
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
-from harness.records.trajectory import TrajectoryWriter, event_line
+from harness.records.trajectory import KeptEvents, TrajectoryWriter, event_line
 from harness.run.backends import backend_of, watch_opens_possible
 from harness.run.executors.attempts import Attempts
 from harness.run.executors.batch import Batch, BatchLimits, ResultsUnwritable, progress_bar
@@ -379,21 +377,15 @@ class _TrajectoryFiles:
 # --- on the nodes ---------------------------------------------------------------------------------------
 
 
-class StreamedLog:
+class StreamedLog(KeptEvents):
     """An episode's trajectory on a node: each event goes to the driver as it happens."""
 
     def __init__(self, events: Any, key: EpisodeKey, attempt: int):
+        super().__init__()
         self._events, self._key, self._attempt = events, key, attempt
-        self._lines: list[str] = []
 
-    def write(self, event: str, **fields: Any) -> None:
-        line = event_line(event, **fields)
-        self._lines.append(line)
+    def _send(self, line: str) -> None:
         self._events.put((self._key, self._attempt, line))
-
-    def events(self) -> list[dict[str, Any]]:
-        """What this attempt sent so far (the evidence record reads it on the node)."""
-        return list(expand(json.loads(line) for line in self._lines))
 
     def close(self) -> None:
         """The driver closes the file when the row arrives."""

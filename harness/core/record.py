@@ -1,0 +1,36 @@
+"""The base of every record a run writes and reads back (trajectory events, the model's reply, result rows'
+companions): a frozen pydantic model that takes exactly its fields, each of exactly its type.
+
+Strict: a line whose `turn` is `"3"` or whose `text` is a number is not read as if it were right, it is a
+wrong line. Numbers a record keeps as written (`Number`): a duration logged as `0` stays `0`, not `0.0`, so a
+record read and written again is the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError
+from pydantic_core import PydanticCustomError
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("number", "Input should be a valid number")
+    return value
+
+
+Number = Annotated[float, PlainValidator(_number)]
+"""A float field that keeps an int as written (JSON's `0` and `0.0` are different bytes)."""
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+def validation_problem(error: ValidationError, skip: int = 0) -> str:
+    """The first thing wrong, as one line naming its field: `field 'response.text': Input should be a valid
+    string`. `skip`: leading parts of the place that name no field (a union's tag)."""
+    first = error.errors()[0]
+    place = ".".join(str(part) for part in first["loc"][skip:])
+    return f"field '{place}': {first['msg']}" if place else first["msg"]

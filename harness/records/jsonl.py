@@ -1,0 +1,43 @@
+"""The one reader of a JSONL record file (results.jsonl, fact_judgments.jsonl, failure_labels.jsonl): each line
+read as its record type, each field checked for its type, a line that is not one an InputError naming the file,
+the line and the field. (Trajectories are read by the same `read_jsonl`, then as events: reading.py.)"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import TypeAdapter, ValidationError
+
+from harness.core.errors import InputError
+from harness.core.json_text import json_text
+from harness.core.record import validation_problem
+from harness.records.trajectory import read_jsonl
+
+T = TypeVar("T")
+
+
+def typed(adapter: TypeAdapter[T], fields: dict[str, Any]) -> T:
+    """FIELDS as the record ADAPTER reads, each of its type. Read as JSON (strict): a status is its string, a
+    nested record its object, and `"3"` is not a count."""
+    return adapter.validate_json(json_text(fields), strict=True)
+
+
+def read_records(path: Path, record: Callable[[dict[str, Any]], T], what: str) -> list[T]:
+    """Every complete line of PATH as a record (a torn last line is ignored); none when there is no file."""
+    if not path.exists():
+        return []
+    try:
+        lines = read_jsonl(path)
+    except ValueError as error:
+        raise InputError(f"{path}: not JSON Lines: {error}") from None
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not isinstance(line, dict):
+            raise InputError(f"{path}:{number}: not {what} (a JSON object)")
+        try:
+            records.append(record(line))
+        except ValidationError as error:
+            raise InputError(f"{path}:{number}: {validation_problem(error)}") from None
+    return records
