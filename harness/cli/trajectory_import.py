@@ -1,5 +1,5 @@
-"""`python -m harness import mini-swe-agent PATH... --run-id ID`: its flags; the imports are
-`interop/mini_swe_agent_runs.py` and `interop/inspect_runs.py`."""
+"""`python -m harness import FORMAT PATH... --run-id ID`: its flags; the import is `interop/run_import.py`'s
+engine, over the format `interop/formats.py` names."""
 
 from __future__ import annotations
 
@@ -39,8 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
-    from harness.interop.mini_swe_agent_runs import import_run
-    from harness.interop.run_import import ImportOptions
+    from harness.interop.formats import trajectory_format
+    from harness.interop.run_import import ImportOptions, import_files
     from harness.run.judges import JudgeOptions
 
     judges = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
@@ -48,8 +48,4 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     options = ImportOptions(
         arguments.paths, arguments.tasks_dir, arguments.collections_dir, arguments.results_dir, arguments.run_id, judge
     )
-    if arguments.format == "inspect":
-        from harness.interop.inspect_runs import import_logs
-
-        return import_logs(options, session.console)
-    return import_run(options, session.console)
+    return import_files(trajectory_format(arguments.format), options, session.console)
