@@ -94,3 +94,34 @@ def test_a_field_added_to_the_row_alone_is_carried_through_export_import_and_the
     notes = sorted(f"{task}@{epoch}" for task in ("t00", "t01") for epoch in (1, 2))
     expected = {"rows": notes, "viewer": notes}
     assert json.loads(done.stdout.splitlines()[-1]) == {"inspect": expected, "mini-swe-agent": expected}
+
+
+def test_a_forged_row_field_in_an_exported_log_is_one_line_exit_2_and_writes_nothing(mini):
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    outcome = mini.run("--model", "oracle")
+    out = mini.root / "inspect"
+    assert main(["export", "inspect", str(outcome.run_dir), str(out)]) == 0
+    log = read_eval_log(str(out / "run.eval"))
+    log.samples[0].metadata["harness"]["queue_s"] = True  # the file is input: a row field of the wrong type
+    write_eval_log(log, str(out / "run.eval"))
+    mini.capsys.readouterr()
+    assert main(["import", "inspect", str(out), *mini.folder_arguments("forged")]) == 2
+    error = mini.capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "sample 't1': malformed" in error and "row field 'queue_s'" in error
+    assert not (mini.results_dir / "forged").exists()
+
+
+def test_an_epoch_below_one_is_one_line_exit_2_and_writes_nothing(mini):
+    outcome = mini.run("--model", "oracle")
+    out = mini.root / "mswea"
+    assert main(["export", "mini-swe-agent", str(outcome.run_dir), str(out)]) == 0
+    path = out / "mini" / "t1.traj.json"
+    data = json.loads(path.read_text())
+    data["info"]["harness"]["epoch"] = 0
+    path.write_text(json.dumps(data))
+    mini.capsys.readouterr()
+    assert main(["import", "mini-swe-agent", str(out), *mini.folder_arguments("forged")]) == 2
+    error = mini.capsys.readouterr().err.strip()
+    assert error.count("\n") == 0 and "t1.traj.json: field 'epoch': 0 is not a whole number from 1" in error
+    assert not (mini.results_dir / "forged").exists()
