@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from batch_throughput import project
 
 from harness.inputs.config import build_config
-from harness.interop.inspect_runs import export_runs, import_logs
-from harness.interop.run_import import ImportOptions
+from harness.interop import inspect_runs
+from harness.interop.run_import import ImportOptions, import_files
 from harness.run.runner import execute_run, plan_run
 
 SCRIPT = [
@@ -62,13 +62,13 @@ def main(tasks: int) -> None:
         )
         execute_run(plan_run(config), quiet)
         out = root / "inspect"
-        timed("export inspect", tasks, lambda: export_runs([root / "results" / "bench"], out, quiet))
+        timed("export inspect", tasks, lambda: inspect_runs.export([root / "results" / "bench"], out, quiet))
         log = out / "bench.eval"
         size = log.stat().st_size
         print(f"{'log size':<28} {size / 1e6:7.2f} MB  {size / tasks / 1e3:6.1f} kB/episode")
         timed("inspect read_eval_log", tasks, lambda: read_eval_log(str(log)))
         options = ImportOptions([log], root / "tasks", root / "collections", root / "results", "back")
-        timed("import inspect", tasks, lambda: import_logs(options, quiet))
+        timed("import inspect", tasks, lambda: import_files(inspect_runs, options, quiet))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder
 from harness.records.run_record import RunRecord
 
-_OUTCOME = ("status", "verdict", "answer", "turns", "detail", "reasons", "failure_mode", "evidence_recall")
+_OUTCOME = ("status", "verdict", "answer", "turns", "detail", "reasons", "failure_mode", "evidence_recall", "row")
 
 
 def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -> dict[str, Any] | None:
@@ -109,6 +109,7 @@ def _outcome(end: Event | None, steps: int) -> dict[str, Any]:
         "reasons": row.reasons or [],
         "failure_mode": row.failure_mode,
         "evidence_recall": row.evidence_recall,
+        "row": row.to_dict(),  # every field, as results.jsonl has it: a field added to the row shows with no list
     }
 
 

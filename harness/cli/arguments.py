@@ -30,9 +30,11 @@ def add_results_dir(parser: argparse.ArgumentParser) -> None:
 
 def add_trajectory_format(parser: argparse.ArgumentParser) -> None:
     """The other agent's trajectory format `import` reads and `export` writes."""
+    from harness.interop.formats import FORMATS  # the table, not the formats: none is imported until chosen
+
     parser.add_argument(
         "format",
-        choices=("mini-swe-agent", "inspect"),
+        choices=tuple(FORMATS),
         help="the files' format (inspect: inspect_ai `.eval` logs, the optional extra harness[inspect])",
     )
 

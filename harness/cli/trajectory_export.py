@@ -1,5 +1,4 @@
-"""`python -m harness export FORMAT RUN... OUT`: its arguments; the exports are `interop/mini_swe_agent_runs.py`
-(mini-swe-agent) and `interop/inspect_runs.py` (inspect)."""
+"""`python -m harness export FORMAT RUN... OUT`: its arguments; the export is the format's (`interop/formats.py`)."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ from pathlib import Path
 
 from harness.cli.arguments import add_trajectory_format
 from harness.cli.command import Session
-from harness.core.errors import InputError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,12 +25,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
-    if arguments.format == "inspect":
-        from harness.interop.inspect_runs import export_runs
+    from harness.interop.formats import trajectory_format
 
-        return export_runs(arguments.runs, arguments.out, session.console)
-    from harness.interop.mini_swe_agent_runs import export_run
-
-    if len(arguments.runs) != 1:
-        raise InputError("export mini-swe-agent: one RUN_DIR at a time")
-    return export_run(arguments.runs[0], arguments.out, session.console)
+    return trajectory_format(arguments.format).export(arguments.runs, arguments.out, session.console)

@@ -1,5 +1,5 @@
-"""`python -m harness import mini-swe-agent PATH... --run-id ID`: its flags; the imports are
-`interop/mini_swe_agent_runs.py` and `interop/inspect_runs.py`."""
+"""`python -m harness import FORMAT PATH... --run-id ID`: its flags; the import is `interop/run_import.py`'s
+engine, over the format `interop/formats.py` names."""
 
 from __future__ import annotations
 
@@ -62,8 +62,8 @@ def add_read_limits(parser: argparse.ArgumentParser) -> None:
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.core.bounded import Limits
-    from harness.interop.mini_swe_agent_runs import import_run
-    from harness.interop.run_import import ImportOptions
+    from harness.interop.formats import trajectory_format
+    from harness.interop.run_import import ImportOptions, import_files
     from harness.run.judges import JudgeOptions
 
     judges = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
@@ -77,8 +77,4 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         judge,
         Limits(arguments.max_memory, arguments.max_time),
     )
-    if arguments.format == "inspect":
-        from harness.interop.inspect_runs import import_logs
-
-        return import_logs(options, session.console)
-    return import_run(options, session.console)
+    return import_files(trajectory_format(arguments.format), options, session.console)

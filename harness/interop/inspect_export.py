@@ -37,24 +37,9 @@ from harness.interop.inspect_messages import KEY, conversation
 from harness.records.episode_row import GRADE_FIELDS
 from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
 from harness.records.reading import LoggedEvent
-from harness.records.results import LEFT_OUT_WHEN_NONE
+from harness.records.results import LEFT_OUT_WHEN_NONE, ROW_FIELDS
 
 SCORER = "harness"
-ROW_EXTENSION = (
-    "domain",
-    "task_id",
-    "status",
-    "detail",
-    "turns",
-    "duration_s",
-    "queue_s",
-    "sandbox_start_s",
-    "cost_usd",
-    "judge_cost_usd",
-    "canary",
-    "task_type",
-)
-"""Row fields kept in the sample's `harness` metadata (the rest are the score's or the evidence's)."""
 EVIDENCE_FIELDS = (
     "evidence_recall",
     "evidence_reached",
@@ -67,6 +52,23 @@ EVIDENCE_FIELDS = (
 """Row fields kept at the top of the sample's metadata, where analysis tools look."""
 GRADE_METADATA = tuple(name for name in GRADE_FIELDS if name != "judge_cost_usd")
 """The grade's fields (the row's, as `records/episode_row.py` sets them) on the score; the judges' cost is usage."""
+INSPECT_OWN = frozenset(
+    {
+        "epoch",  # the sample's epoch
+        "input_tokens",  # the sample's model usage, as its input, output, cache-read and reasoning tokens
+        "output_tokens",
+        "cached_tokens",
+        "reasoning_tokens",
+        "duration_s",  # its working time
+        "model_ids",  # each assistant message's model
+        "answer",  # the score's answer
+        *GRADE_METADATA,  # the score's metadata
+        *EVIDENCE_FIELDS,  # the top of the sample's metadata
+    }
+)
+"""The row fields inspect's own fields hold. Every other field of the row goes under the sample's metadata key
+`harness`, so a field added to `ResultRow` is carried there and back (inspect_import.py) with no list to
+extend. The import reads back the usage, time and models from these; the grade and signals it computes again."""
 _LIMITS: dict[Status, tuple[str, str | None]] = {
     Status.TURN_LIMIT: ("turn", "max_turns"),
     Status.TIME_LIMIT: ("working", "time_limit"),
@@ -169,7 +171,7 @@ def _sample(events: list[LoggedEvent], config: dict[str, Any], model: str, quali
         scores={SCORER: _score(end)},
         metadata={name: end.get(name) for name in EVIDENCE_FIELDS}
         | {
-            KEY: {name: end.get(name) for name in ROW_EXTENSION}
+            KEY: {name: end[name] for name in ROW_FIELDS if name in end and name not in INSPECT_OWN}
             | {"task": task, "opens": recorded_opens(events), "submission": submission}
         },
         model_usage={model: _usage(end)} if _has_usage(end) else {},

@@ -18,9 +18,8 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 from pydantic import ValidationError
 
 from harness.core.status import Status
-from harness.interop.imported import ImportedEpisode, imported_timings
+from harness.interop.imported import ImportedEpisode, checked_opens, row_fields
 from harness.interop.inspect_messages import KEY
-from harness.records.episode_row import Spend
 from harness.records.events import ActionEvent, Event, FormatErrorEvent, ModelCallEvent, ObservationEvent
 from harness.records.reading import event_of, invalid_event
 
@@ -39,16 +38,21 @@ _COMMAND_ARGUMENTS = ("command", "cmd")
 """Where a bash tool call's command is: ours name it `command`, inspect's own bash tool `cmd`."""
 
 
-def sample_task(sample: EvalSample) -> tuple[str | None, str]:
-    """The (domain, task id) a sample names: our export's metadata, else its id (`domain/id` or `id`)."""
+def sample_names(sample: EvalSample) -> tuple[tuple[str | None, str], ...]:
+    """The (domain, task id)s a sample may name, best first: our export's metadata, else its id (`id`, or an id
+    written `domain/id`)."""
     extension = sample.metadata.get(KEY) if isinstance(sample.metadata, dict) else None
     if isinstance(extension, dict) and extension.get("task_id") is not None:
-        return extension.get("domain"), str(extension["task_id"])
-    return None, str(sample.id)
+        domain = extension.get("domain")
+        return ((str(domain) if domain is not None else None, str(extension["task_id"])),)
+    named = str(sample.id)
+    domain, _, task_id = named.partition("/")
+    return ((None, named), (domain, task_id)) if task_id else ((None, named),)
 
 
 def import_sample(sample: EvalSample) -> ImportedEpisode:
-    """Our events and row fields from one sample."""
+    """Our events, outcome and row fields from one sample: from inspect's own fields (INSPECT_OWN says which
+    of a row's they hold), and every other row field from our export's metadata."""
     found = sample.metadata.get(KEY)
     extension: dict[str, Any] = found if isinstance(found, dict) else {}
     try:
@@ -59,33 +63,17 @@ def import_sample(sample: EvalSample) -> ImportedEpisode:
     submission = extension.get("submission", sample.output.completion or None)
     episode.submission = submission if episode.status is Status.ANSWERED else None
     episode.detail = extension["detail"] if "detail" in extension else _detail(sample, episode.status)
-    episode.opens = _opens(extension.get("opens"))
-    cost = extension.get("judge_cost_usd")
-    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, (int, float))):
-        raise ValueError(f"metadata field 'judge_cost_usd': {cost!r} is not a number")
-    episode.judge_cost_usd = cost
-    turns = sum(isinstance(message, ChatMessageAssistant) for message in sample.messages)
-    usage = _usage(sample) | ({"cost_usd": extension["cost_usd"]} if "cost_usd" in extension else {})
+    episode.opens = checked_opens(extension.get("opens"))
     answered_by = Counter(
         message.model for message in sample.messages if isinstance(message, ChatMessageAssistant) and message.model
     )
-    episode.spend = Spend(
-        turns=int(extension.get("turns") or turns),
-        duration_s=float(extension.get("duration_s") or sample.working_time or sample.total_time or 0.0),
-        model_ids=dict(answered_by),
-        **usage,
-    )
-    episode.timings = imported_timings(extension)
+    own = _usage(sample) | {
+        "turns": sum(isinstance(message, ChatMessageAssistant) for message in sample.messages),
+        "duration_s": sample.working_time or sample.total_time or 0.0,
+        "model_ids": dict(answered_by),
+    }
+    episode.row = row_fields(own | extension)
     return episode
-
-
-def _opens(opens: Any) -> dict[str, int] | None:
-    """Our export's exact file opens (document -> first turn), checked: the evidence records rest on them."""
-    if opens is None:
-        return None
-    if not isinstance(opens, dict) or not all(isinstance(k, str) and type(v) is int for k, v in opens.items()):
-        raise ValueError("metadata field 'opens': not a mapping of document names to turns")
-    return opens
 
 
 def _status(sample: EvalSample) -> Status:

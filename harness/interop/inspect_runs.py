@@ -1,9 +1,8 @@
-"""inspect_ai `.eval` logs and run folders, both ways, through inspect's own log API: our runs as logs
-(`export inspect`), and such logs back as a run folder (`import inspect`)."""
+"""The `inspect` format (interop/formats.py): inspect_ai `.eval` logs, through inspect's own log API: our runs
+as logs (`export inspect`), and a log's samples as episodes for the import engine (`import inspect`)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +10,13 @@ from rich.console import Console
 
 from harness.core.errors import InputError
 from harness.core.names import check_label, file_name
-from harness.inputs.tasks import Task
-from harness.interop import run_import
+from harness.interop.imported import ForeignEpisode, ForeignFile, mapping
 from harness.records.reading import is_finished, read_events
 from harness.records.run_folder import RunFolder
-from harness.records.run_record import ImportSource, RunRecord
 
 FORMAT = "inspect_ai eval log"
+PATTERN = "*.eval"
+UNIT = "sample"
 INSTALL = "pip install 'harness[inspect]'"
 
 
@@ -30,7 +29,7 @@ def _inspect_log() -> Any:
     return inspect_ai.log
 
 
-def export_runs(runs: list[Path], out_dir: Path, console: Console) -> int:
+def export(runs: list[Path], out_dir: Path, console: Console) -> int:
     """One `<run-id>.eval` per run folder in OUT_DIR; unfinished episodes are listed and left out."""
     log_api = _inspect_log()
     from harness.interop.inspect_export import export_log
@@ -53,40 +52,31 @@ def export_runs(runs: list[Path], out_dir: Path, console: Console) -> int:
     return 0
 
 
-def import_logs(options: run_import.ImportOptions, console: Console) -> int:
-    """A run folder from `.eval` logs: every sample whose id is one of our tasks, graded by our graders."""
-    from harness.interop.inspect_import import import_sample, sample_task
+def check_readable() -> None:
+    """inspect_ai is an optional extra: its absence is said here, in one line, not in the worker that reads."""
+    _inspect_log()
 
-    folder = run_import.new_import_folder(options)
-    tasks = run_import.tasks_by_id(options.tasks_dir)
-    _inspect_log()  # not installed: said here, not in the worker
-    paths = run_import.input_files(options.paths, "*.eval", "logs")
-    logs = run_import.read_bounded(paths, read_log, options.limits)
-    matched: dict[tuple[str, str], tuple[Path, Any, Task]] = {}
-    unmatched: list[str] = []
-    for path, log in logs:
-        for sample in log.samples or []:
-            task, why = _match(sample_task(sample), tasks)
-            if task is None:
-                unmatched.append(f"{path}: sample {sample.id!r}: {why}")
-            elif (task.domain, task.id) in matched:
-                unmatched.append(
-                    f"{path}: sample {sample.id!r} epoch {sample.epoch}: task {task.domain}/{task.id} "
-                    "already imported (a run folder keeps one episode per task)"
-                )
-            else:
-                matched[(task.domain, task.id)] = (path, sample, task)
-    if not matched:
-        raise InputError(f"no sample matched a task in {options.tasks_dir}: " + "; ".join(unmatched[:3]))
-    run_import.refuse_judged_without_panel([(path, task) for path, _, task in matched.values()], options)
-    model = logs[0][1].eval.model
-    imports = [
-        (run_import.ImportedFrom(path, model, FORMAT), _episode(import_sample, path, sample), task)
-        for path, sample, task in matched.values()
-    ]
-    return run_import.write_import(
-        folder, options, _record(options, logs[0][1], len(matched)), imports, unmatched, "samples", console
-    )
+
+def read(path: Path) -> ForeignFile:
+    """The log's samples as episodes, each named by its id (or our export's metadata) and its epoch."""
+    from harness.interop.inspect_import import import_sample, sample_names
+
+    log = read_log(path)
+    episodes = []
+    for sample in log.samples:
+        where = f"{path}: sample {sample.id!r}" + ("" if sample.epoch == 1 else f" epoch {sample.epoch}")
+        try:
+            episode = import_sample(sample)
+        except (AttributeError, TypeError, ValueError, KeyError) as error:
+            raise InputError(f"{path}: sample {sample.id!r}: malformed ({type(error).__name__}: {error})") from None
+        episodes.append(ForeignEpisode(path, where, sample_names(sample), sample.epoch, log.eval.model, episode))
+    config = mapping(mapping(mapping(log.eval.metadata).get("harness")).get("config"))
+    settings = {
+        "model": log.eval.model,
+        "max_turns": config.get("max_turns") or log.eval.config.turn_limit,
+        "time_limit": config.get("time_limit") or log.eval.config.working_limit,
+    }
+    return ForeignFile(path, episodes, settings)
 
 
 def read_log(path: Path) -> Any:
@@ -101,41 +91,3 @@ def read_log(path: Path) -> Any:
         raise InputError(f"{path}: field 'samples': the log holds no samples")
     check_label(log.eval.model, f"{path}: field 'eval.model'")  # shown in reports: one line, as --label
     return log
-
-
-def _episode(import_sample: Any, path: Path, sample: Any) -> Any:
-    try:
-        return import_sample(sample)
-    except (AttributeError, TypeError, ValueError, KeyError) as error:
-        raise InputError(f"{path}: sample {sample.id!r}: malformed ({type(error).__name__}: {error})") from None
-
-
-def _match(named: tuple[str | None, str], tasks: dict[str, list[Task]]) -> tuple[Task | None, str]:
-    """The task a sample names: by domain and id, by id alone, or by an id written `domain/id`."""
-    domain, task_id = named
-    candidates = [(domain, task_id)]
-    if domain is None and "/" in task_id:
-        candidates.append(tuple(task_id.split("/", 1)))  # type: ignore[arg-type]
-    for wanted_domain, wanted_id in candidates:
-        found = [task for task in tasks.get(wanted_id, []) if wanted_domain in (None, task.domain)]
-        if len(found) == 1:
-            return found[0], ""
-        if len(found) > 1:
-            return None, f"task id {wanted_id!r} is in several domains ({', '.join(t.domain for t in found)})"
-    return None, f"no task with id {task_id!r}"
-
-
-def _record(options: run_import.ImportOptions, log: Any, count: int) -> RunRecord:
-    config = (log.eval.metadata or {}).get("harness", {}).get("config") or {}
-    return RunRecord(
-        run_id=options.run_id,
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        imported=ImportSource(FORMAT, [str(path) for path in options.paths]),
-        config={
-            "model": log.eval.model,
-            "max_turns": config.get("max_turns") or log.eval.config.turn_limit or 0,
-            "time_limit": float(config.get("time_limit") or log.eval.config.working_limit or 0),
-            "tasks_dir": str(options.tasks_dir),
-        },
-        tasks=count,
-    )

@@ -4,7 +4,7 @@ A file holds `info` (`exit_status`, `submission`, `model_stats` with `instance_c
 `config`) and `messages`: OpenAI-style messages whose `extra` holds, for an assistant message, its
 `actions` (`[{"command": ...}]`), `cost` and the provider `response` (with `usage`), and for an
 observation its `raw_output` and `returncode`; a last `exit` message ends it. Our export adds
-`info.harness` (what the format has no place for: domain, our status, timings) and `extra.stderr`
+`info.harness` (the whole row, as a row field is named, and the exact file opens) and `extra.stderr`
 (mini-swe-agent merges stderr into the output); peers' files are read without them.
 """
 
@@ -15,11 +15,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness.core.status import Status
-from harness.interop.imported import ImportedEpisode, imported_timings, message_text, recorded_opens
+from harness.interop.imported import ImportedEpisode, checked_opens, message_text, recorded_opens, row_fields
 from harness.records.conversation import LoggedCall, conversation
-from harness.records.episode_row import Spend
 from harness.records.events import ActionEvent, FormatErrorEvent, ModelCallEvent, ObservationEvent
 from harness.records.reading import LoggedEvent, invalid_event
+from harness.records.results import ROW_FIELDS
 
 FORMAT = "mini-swe-agent-1.1"
 EXIT_STATUSES = {
@@ -39,17 +39,6 @@ _STATUSES = {name: status for status, name in EXIT_STATUSES.items()} | {
     "KeyboardInterrupt": Status.CANCELLED,
     "TimeoutExpired": Status.TIME_LIMIT,
 }
-_KEPT_IN_EXTENSION = (
-    "domain",
-    "task_id",
-    "epoch",
-    "status",
-    "detail",
-    "duration_s",
-    "queue_s",
-    "sandbox_start_s",
-    "cost_usd",
-)
 
 
 def status_of(exit_status: str) -> Status:
@@ -89,7 +78,7 @@ def export_episode(events: list[LoggedEvent], config: dict[str, Any]) -> dict[st
                     "wall_time_limit_seconds": int(config.get("time_limit", 0)),
                 },
             },
-            "harness": {key: end.get(key) for key in _KEPT_IN_EXTENSION} | {"opens": recorded_opens(events)},
+            "harness": {name: end[name] for name in ROW_FIELDS if name in end} | {"opens": recorded_opens(events)},
         },
         "messages": messages,
         "trajectory_format": FORMAT,
@@ -154,7 +143,8 @@ def instance_id(data: dict[str, Any]) -> str | None:
 
 
 def import_messages(data: dict[str, Any]) -> ImportedEpisode:
-    """Our events and row fields from a mini-swe-agent trajectory's messages and info."""
+    """Our events, outcome and row fields from a mini-swe-agent trajectory's messages and info: the row's
+    fields from `info.harness` (our export writes them all), else from the format's own fields."""
     info = data.get("info") or {}
     extension = info.get("harness") or {}
     episode = ImportedEpisode()
@@ -166,19 +156,10 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
     episode.status = Status(extension["status"]) if extension.get("status") else status_of(exit_status)
     episode.submission = info.get("submission") if episode.status is Status.ANSWERED else None
     episode.detail = extension.get("detail") if "detail" in extension else _detail(exit_status, episode.status)
-    episode.opens = extension.get("opens")
+    episode.opens = checked_opens(extension.get("opens"))
     stats = info.get("model_stats") or {}
-    episode.spend = Spend(
-        turns=int(stats.get("api_calls") or turn),
-        cost_usd=extension["cost_usd"] if "cost_usd" in extension else stats.get("instance_cost"),
-        duration_s=float(extension.get("duration_s") or 0.0),
-        input_tokens=tokens["input_tokens"],
-        output_tokens=tokens["output_tokens"],
-        cached_tokens=tokens["cached_tokens"],
-        reasoning_tokens=tokens["reasoning_tokens"],
-    )
-    episode.timings = imported_timings(extension)
-    episode.epoch = int(extension.get("epoch") or 1)
+    own = tokens | {"turns": stats.get("api_calls") or turn, "cost_usd": stats.get("instance_cost")}
+    episode.row = row_fields(own | extension)
     return episode
 
 
@@ -216,6 +197,11 @@ def _read_messages(messages: list[Any], episode: ImportedEpisode) -> tuple[int, 
             elif turn and ("raw_output" in extra or "returncode" in extra):
                 episode.events.append(_observation(turn, message, extra))
     return turn, tokens
+
+
+def epoch_of(data: dict[str, Any]) -> Any:
+    """The epoch our export wrote (a peer's file is epoch 1)."""
+    return ((data.get("info") or {}).get("harness") or {}).get("epoch", 1)
 
 
 def _detail(exit_status: str, status: Status) -> str | None:

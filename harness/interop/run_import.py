@@ -1,4 +1,5 @@
-"""A run folder from another tool's episodes, whatever their format: each matched to one of our tasks, written
+"""The import engine: a run folder from another tool's files, whatever their format (interop/formats.py). Each
+episode a format reads is matched to one of our tasks by the (domain, task id) it names and its epoch, written
 as our trajectory, graded by our graders and annotated as a run's episode; what matched nothing is listed."""
 
 from __future__ import annotations
@@ -7,12 +8,14 @@ import contextlib
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TypeVar
 
 from rich.console import Console
 
 from harness.core.bounded import MEMORY, TIME, Limits, Stopped, bounded_map
+from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError
 from harness.core.names import check_run_id
 from harness.core.safe_text import for_terminal
@@ -20,9 +23,10 @@ from harness.core.status import Outcome
 from harness.grading import JUDGED, grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, available_domains, load_task_file
-from harness.interop.imported import ImportedEpisode
+from harness.interop.formats import TrajectoryFormat
+from harness.interop.imported import ForeignEpisode, ForeignFile, ImportedEpisode
 from harness.records.episode_log import judge_log, start_event
-from harness.records.episode_row import episode_row
+from harness.records.episode_row import GRADE_FIELDS, episode_row
 from harness.records.events import (
     EpisodeEndEvent,
     EvidenceEvent,
@@ -32,10 +36,16 @@ from harness.records.events import (
 )
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
-from harness.records.run_record import RunRecord
+from harness.records.run_record import ImportSource, RunRecord
 from harness.records.trajectory import TrajectoryWriter
 from harness.signals.row_signals import with_signals
 
+DECIDED_BY_IMPORT = frozenset(
+    {"task_id", "domain", "epoch", "task_digest", "task_type", "status", "detail", "attempt", "answer", *GRADE_FIELDS}
+)
+"""Row fields the import decides itself: the task's (from our task file), the outcome's (the format reads it),
+the grade's (our graders; a judge's cost is kept when our judges answered from the cache) and the attempt (an
+import is one). The signals are computed again from the events. Every other field the file gives is kept."""
 READ_MEMORY_MB = 2048
 READ_SECONDS = 300.0
 """The bounds on reading one foreign file (`--max-memory`, `--max-time`): a 1.9 MB `.eval` log, gigabytes of
@@ -54,6 +64,42 @@ class ImportOptions:
     judge: JudgePanel | None = None
     """For judge-graded tasks (`--judge`): without it, importing one is refused before anything is written."""
     limits: Limits = dataclasses.field(default_factory=lambda: Limits(READ_MEMORY_MB, READ_SECONDS))
+    """Each file is read in a worker process under these (`read_bounded`)."""
+
+
+def import_files(form: TrajectoryFormat, options: ImportOptions, console: Console) -> int:
+    """A run folder from the files OPTIONS name in format FORM: every episode matching one of our tasks and
+    epochs, graded by our graders; the rest listed. Every file is read and checked before anything is written."""
+    folder = new_import_folder(options)
+    tasks = tasks_by_id(options.tasks_dir)
+    paths = input_files(options.paths, form.PATTERN, "files")
+    form.check_readable()  # what the worker would fail on for want of a package: said here, in one line
+    files = [read for _, read in read_bounded(paths, form.read, options.limits)]
+    matched: dict[EpisodeKey, tuple[ForeignEpisode, Task]] = {}
+    unmatched: list[str] = []
+    for foreign in (episode for read in files for episode in read.episodes):
+        if type(foreign.epoch) is not int or foreign.epoch < 1:
+            raise InputError(f"{foreign.where}: field 'epoch': {foreign.epoch!r} is not a whole number from 1")
+        task, why = match_task(foreign.names, tasks)
+        if task is None:
+            unmatched.append(f"{foreign.where}: {why}")
+            continue
+        task = dataclasses.replace(task, epoch=foreign.epoch)
+        if task.episode in matched:
+            epoch = "" if task.epoch == 1 else f" epoch {task.epoch}"
+            first = matched[task.episode][0].where
+            unmatched.append(f"{foreign.where}: task {task.domain}/{task.id}{epoch} already imported from {first}")
+        else:
+            matched[task.episode] = (foreign, task)
+    if not matched:
+        raise InputError(f"no {form.UNIT} matched a task in {options.tasks_dir}: " + "; ".join(unmatched[:3]))
+    refuse_judged_without_panel([(foreign.path, task) for foreign, task in matched.values()], options)
+    imports = [
+        (ImportedFrom(foreign.path, foreign.model, form.FORMAT), foreign.episode, task)
+        for foreign, task in matched.values()
+    ]
+    record = _record(options, form.FORMAT, files[0], len(matched))
+    return write_import(folder, options, record, imports, unmatched, f"{form.UNIT}s", console)
 
 
 def read_bounded(paths: list[Path], read: Callable[[Path], R], limits: Limits) -> list[tuple[Path, R]]:
@@ -77,6 +123,38 @@ def _exceeded(stopped: Stopped, limits: Limits) -> str:
     if stopped.limit == TIME:
         return f"time: reading it took longer than {limits.seconds:g} s (--max-time)"
     return "the process reading it died (a crash, or out of memory)"
+
+
+def match_task(names: tuple[tuple[str | None, str], ...], tasks: dict[str, list[Task]]) -> tuple[Task | None, str]:
+    """The task of the first (domain, id) NAMES gives that is one task (a None domain: any), else why none."""
+    for domain, task_id in names:
+        found = [task for task in tasks.get(task_id, []) if domain in (None, task.domain)]
+        if len(found) == 1:
+            return found[0], ""
+        if len(found) > 1:
+            return None, f"task id {task_id!r} is in several domains ({', '.join(t.domain for t in found)})"
+    return None, f"no task with id {names[0][1]!r}" if names else "no task id"
+
+
+def _record(options: ImportOptions, form: str, first: ForeignFile, count: int) -> RunRecord:
+    """The import's run.yaml: the settings the first file says its run had."""
+    settings = first.settings
+    for name in ("max_turns", "time_limit"):
+        value = settings.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise InputError(f"{first.path}: setting {name!r}: {value!r:.80} is not a number")
+    return RunRecord(
+        run_id=options.run_id,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        imported=ImportSource(form, [str(path) for path in options.paths]),
+        config={
+            "model": settings.get("model") or form,
+            "max_turns": settings.get("max_turns") or 0,
+            "time_limit": float(settings.get("time_limit") or 0),
+            "tasks_dir": str(options.tasks_dir),
+        },
+        tasks=count,
+    )
 
 
 def new_import_folder(options: ImportOptions) -> RunFolder:
@@ -175,20 +253,19 @@ def import_episode(
     log = TrajectoryWriter(folder.trajectory_path(*task.episode))
     write_event(log, start_event(task, source.model, imported_from=str(source.path)))
     imported = SandboxReadyEvent(
-        sandbox={"backend": f"imported ({source.format})"}, start_s=episode.timings.sandbox_start_s
+        sandbox={"backend": f"imported ({source.format})"}, start_s=episode.row.get("sandbox_start_s", 0.0)
     )
     write_event(log, imported)
     for event in episode.events:
         write_event(log, event)
     graded = grade(task.grader, episode.submission, task.gold, judge, judge_log(log))
-    if graded.judge_cost_usd is None and episode.judge_cost_usd is not None:
-        graded = dataclasses.replace(
-            graded, judge_cost_usd=episode.judge_cost_usd
-        )  # the judges answered from the cache
+    if graded.judge_cost_usd is None:  # our judges answered from the cache: what they cost when they did not
+        graded = dataclasses.replace(graded, judge_cost_usd=episode.row.get("judge_cost_usd"))
     if graded.grader_failure is not None:  # the grade says GRADER_ERROR; the traceback goes where a run puts it
         write_event(log, HarnessErrorEvent(during="grading", error=graded.grader_failure))
     outcome = Outcome(episode.status, episode.submission, episode.detail)
-    row = episode_row(task, outcome, graded, episode.spend, episode.timings)
+    kept = {name: value for name, value in episode.row.items() if name not in DECIDED_BY_IMPORT}
+    row = dataclasses.replace(episode_row(task, outcome, graded), **kept)
     row, evidence = with_signals(row, log.events(), task.evidence, task.canary, collection, episode.opens, task.facts)
     if evidence is not None:
         write_event(log, EvidenceEvent(**evidence))

@@ -131,7 +131,7 @@ class ResultRow:
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> ResultRow:
         """A row as read back; fields a newer harness adds are ignored, and ones an older one lacked default."""
-        known = {name: row[name] for name in _FIELD_NAMES if name in row}
+        known = {name: row[name] for name in ROW_FIELDS if name in row}
         known.setdefault("unit", None)
         return typed(_ROWS, known)
 
@@ -157,7 +157,9 @@ class ResultRow:
         return self.verdict is Verdict.JUDGE_ERROR
 
 
-_FIELD_NAMES = tuple(spec.name for spec in fields(ResultRow))
+ROW_FIELDS = tuple(spec.name for spec in fields(ResultRow))
+"""Every field of a row, in its order: what carries a row whole (an export and its import) iterates over these,
+so a field added to `ResultRow` travels without a list of its own."""
 LEFT_OUT_WHEN_NONE = ("score", "judge_scores", "score_range", "facts_seen", "facts_stated")
 """Row fields newer than most run folders: left out when None, so rows without them read and compare as before."""
 _ROWS = TypeAdapter(ResultRow)
