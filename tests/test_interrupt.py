@@ -116,8 +116,9 @@ def test_ctrl_c_abandons_model_calls_a_server_never_answers(mini, tmp_path):
     assert all("model call" in row["detail"] for row in rows)
 
 
-def test_ctrl_c_abandons_a_judge_call_a_server_never_answers(mini):
-    task = {"id": "open", "domain": "mini", "question": "Q?", "answer": "forty-two", "grader": "judge"}
+@pytest.mark.parametrize(("grader", "version"), [("judge", "judge-1.1"), ("score", "score-1.0")])
+def test_ctrl_c_abandons_a_judge_call_a_server_never_answers(mini, grader, version):
+    task = {"id": "open", "domain": "mini", "question": "Q?", "answer": "forty-two", "grader": grader}
     (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
     script = mini.script(["<answer>42</answer>"])
     server = SilentServer()
@@ -140,3 +141,4 @@ def test_ctrl_c_abandons_a_judge_call_a_server_never_answers(mini):
     assert elapsed < 4 * CTRL_C_BOUND_S, f"{elapsed:.1f} s"
     [row] = rows_of(mini.results_dir / "judged" / "results.jsonl")
     assert (row["status"], row["verdict"], row["reasons"]) == ("answered", "judge_error", ["CANCELLED"])
+    assert row["grader_version"] == version

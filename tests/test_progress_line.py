@@ -11,7 +11,7 @@ from rich.console import Console
 
 from harness.models import in_flight
 from harness.models.in_flight import IN_FLIGHT
-from harness.models.retries import call_with_retries
+from harness.models.retries import RetriedCall
 from harness.run.executors.batch import BatchState, progress_bar
 
 GATE = "openai@http://127.0.0.1:1/v1"
@@ -28,7 +28,7 @@ def test_a_retried_call_is_marked_while_it_is_retried_and_forgotten_after():
         return "reply"
 
     with IN_FLIGHT.calling(GATE):
-        assert call_with_retries(call, 2, 60.0, 60.0, []) == "reply"
+        assert RetriedCall(call, 2, 60.0, 60.0).run() == "reply"
     assert [view.retrying for view in seen] == [0, 1] and [view.calls for view in seen] == [1, 1]
     assert IN_FLIGHT.view([GATE]).calls == 0 and IN_FLIGHT.view([GATE]).oldest_s is None
 

@@ -17,7 +17,7 @@ from harness.episode.budget import Budget
 from harness.episode.context import EpisodeContext
 from harness.episode.loop import run_agent
 from harness.episode.throttles import ThrottledModel, wait_for_slot
-from harness.grading import GRADERS, Grade, Verdict, grade
+from harness.grading import GRADERS, Grade, Verdict, grade, is_judged
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, collection_of
 from harness.records.episode_log import judge_log
@@ -191,10 +191,10 @@ def _grade(
     def graded() -> Grade:
         return grade(task.grader, _graded_text(outcome), task.gold, judge, judge_events)
 
-    if task.grader != "judge" or cancel is None:
+    if not is_judged(task.grader) or cancel is None:
         return graded()
     try:
         return call_abandonable(graded, cancel)
     except CallAbandoned:
         cancelled = Verdict.JUDGE_ERROR
-        return Grade(cancelled, cancelled, cancelled, ["CANCELLED"], None, None, None, GRADERS["judge"].version)
+        return Grade(cancelled, cancelled, cancelled, ["CANCELLED"], None, None, None, GRADERS[task.grader].version)

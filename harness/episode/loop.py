@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ParamSpec
+from typing import Any
 
 from harness.core.status import EndsEpisode, EpisodeEnd, Outcome, Status, outcome_of
 from harness.episode.actions import FormatError, parse_action
@@ -29,8 +27,6 @@ from harness.sandboxes.base import ExecResult, Sandbox
 from harness.sandboxes.command_size import too_long
 from harness.sandboxes.tools import tools
 
-P = ParamSpec("P")
-
 
 @dataclass(frozen=True)
 class LoopSettings:
@@ -39,22 +35,6 @@ class LoopSettings:
     max_format_errors: int
 
 
-def _ends_as_outcome(loop: Callable[P, None]) -> Callable[P, Outcome]:
-    """Every way out of the loop, an `EpisodeEnd` or an error that ends the episode, as its `Outcome` (a bug of
-    ours propagates, for the episode to record)."""
-
-    @functools.wraps(loop)
-    def run(*args: P.args, **kwargs: P.kwargs) -> Outcome:
-        try:
-            loop(*args, **kwargs)
-        except (EpisodeEnd, EndsEpisode) as end:
-            return outcome_of(end)
-        raise AssertionError("the loop only ends by raising")  # pragma: no cover
-
-    return run
-
-
-@_ends_as_outcome
 def run_agent(
     task: Task,
     model: Model,
@@ -63,85 +43,140 @@ def run_agent(
     prompts: PromptSet,
     log: TrajectoryLog,
     settings: LoopSettings,
-) -> None:
+) -> Outcome:
     """Run one episode's conversation until an answer, a budget, or a failure ends it."""
-    system = prompts.render(
-        "system",
-        action_format=settings.action_format,
-        max_turns=budget.max_turns,
-        time_limit_s=int(budget.time_limit_s),
-        command_timeout_s=int(settings.command_timeout_s),
-        tools=", ".join(tool.command for tool in tools() if tool.command not in ("bash", "python3")),
-    )
-    question = prompts.render("task", question=task.question, answer_format=task.answer_format)
-    messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": question}]
-    logged = 0
-    shown: ShownText | None = None
-    format_errors = 0
-    while True:
-        budget.check_before_call(messages)
+    return AgentLoop(task, model, sandbox, budget, prompts, log, settings).run()
+
+
+class AgentLoop:
+    """One episode's conversation: `run` takes `step`s (`query` the model, then `execute` its action) until one
+    raises `EpisodeEnd` or an error that ends the episode; `run` alone turns that into the `Outcome`."""
+
+    def __init__(
+        self,
+        task: Task,
+        model: Model,
+        sandbox: Sandbox,
+        budget: Budget,
+        prompts: PromptSet,
+        log: TrajectoryLog,
+        settings: LoopSettings,
+    ):
+        self.model, self.sandbox, self.budget, self.prompts, self.log = model, sandbox, budget, prompts, log
+        self.settings = settings
+        system = self._system_prompt()
+        question = prompts.render("task", question=task.question, answer_format=task.answer_format)
+        self.messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": question},
+        ]
+        self.logged = 0
+        """Messages already in the trajectory: each model call logs only those after them."""
+        self.shown: ShownText | None = None
+        """The last observation or format-error text, which the next call's logged messages refer to."""
+        self.format_errors = 0
+        """Consecutive replies without a usable action."""
+
+    def run(self) -> Outcome:
+        """Every way out of the loop, an `EpisodeEnd` or an error that ends the episode, as its `Outcome` (a bug
+        of ours propagates, for the episode to record)."""
+        try:
+            while True:
+                self.step()
+        except (EpisodeEnd, EndsEpisode) as end:
+            return outcome_of(end)
+
+    def step(self) -> None:
+        """One turn: the model's reply, and its action run and observed (or its format refused)."""
+        reply = self.query()
+        prose = strip_code_blocks(reply.text)
+        if has_closed_answer(prose):
+            raise EpisodeEnd(Status.ANSWERED, submission=prose)
+        try:
+            command = parse_action(reply, self.settings.action_format)
+        except FormatError as problem:
+            self.refuse(reply, problem)
+            return
+        self.format_errors = 0
+        self.execute(reply, command)
+
+    def query(self) -> ModelReply:
+        """The model's next reply, logged and counted; a failed call is logged before it ends the episode."""
+        budget = self.budget
+        budget.check_before_call(self.messages)
         started = time.monotonic()
         try:
-            reply = model.query(messages, budget.seconds_left)
+            reply = self.model.query(self.messages, budget.seconds_left)
         except ModelError as error:
             budget.record_retries(error.attempts, error.queued_s)
-            latency_s = round(time.monotonic() - started, 3)
             failed = ModelErrorEvent(
                 turn=budget.turns + 1,
-                messages=compact_messages(messages[logged:], shown),
+                messages=compact_messages(self.messages[self.logged :], self.shown),
                 error=str(error),
                 attempts=error.attempts,
-                latency_s=latency_s,
+                latency_s=round(time.monotonic() - started, 3),
             )
-            write_event(log, failed)
+            write_event(self.log, failed)
             if budget.out_of_time() and not isinstance(error, ContextOverflow):
                 raise EpisodeEnd(Status.TIME_LIMIT, detail=f"the model call ran out of time: {error}") from None
             raise
         call = ModelCallEvent(
             turn=budget.turns + 1,
-            messages=compact_messages(messages[logged:], shown),
+            messages=compact_messages(self.messages[self.logged :], self.shown),
             response=reply.record(),
             latency_s=round(time.monotonic() - started, 3),
             model_id=reply.model_id,
         )
-        write_event(log, call)
+        write_event(self.log, call)
         budget.record_retries(reply.attempts, reply.queued_s)
-        budget.record_call(messages, reply.usage, reply.cost_usd, reply.model_id)
-        messages.append(reply.to_message())
-        logged = len(messages)
-        prose = strip_code_blocks(reply.text)
-        if has_closed_answer(prose):
-            raise EpisodeEnd(Status.ANSWERED, submission=prose)
-        try:
-            command = parse_action(reply, settings.action_format)
-        except FormatError as problem:
-            format_errors += 1
-            text = prompts.render(
-                "format_error",
-                problem=str(problem),
-                action_format=settings.action_format,
-                **_budget_left(budget),
-            )
-            refused = FormatErrorEvent(turn=budget.turns, problem=str(problem), consecutive=format_errors, text=text)
-            write_event(log, refused)
-            if format_errors >= settings.max_format_errors:
-                raise EpisodeEnd(Status.FORMAT_ERRORS, detail=str(problem)) from None
-            messages.extend(_observation_messages(reply, text))
-            shown = ShownText("format_error", refused.turn, text)
-            continue
-        format_errors = 0
-        timeout = budget.command_timeout(settings.command_timeout_s)
-        write_event(log, ActionEvent(turn=budget.turns, command=command, timeout_s=round(timeout, 3)))
-        result = too_long(command) or sandbox.execute(command, timeout)
-        observed = prompts.render("observation", **_result_fields(result), **_budget_left(budget))
-        write_event(log, ObservationEvent(turn=budget.turns, **_result_fields(result), text=observed))
+        budget.record_call(self.messages, reply.usage, reply.cost_usd, reply.model_id)
+        self.messages.append(reply.to_message())
+        self.logged = len(self.messages)
+        return reply
+
+    def refuse(self, reply: ModelReply, problem: FormatError) -> None:
+        """A reply without a usable action: the model is told why, until too many in a row end the episode."""
+        self.format_errors += 1
+        text = self.prompts.render(
+            "format_error",
+            problem=str(problem),
+            action_format=self.settings.action_format,
+            **_budget_left(self.budget),
+        )
+        turn = self.budget.turns
+        write_event(
+            self.log, FormatErrorEvent(turn=turn, problem=str(problem), consecutive=self.format_errors, text=text)
+        )
+        if self.format_errors >= self.settings.max_format_errors:
+            raise EpisodeEnd(Status.FORMAT_ERRORS, detail=str(problem)) from None
+        self.messages.extend(_observation_messages(reply, text))
+        self.shown = ShownText("format_error", turn, text)
+
+    def execute(self, reply: ModelReply, command: str) -> None:
+        """Run the action in the sandbox and show the model what it did, unless it submitted or used up the time."""
+        budget = self.budget
+        timeout = budget.command_timeout(self.settings.command_timeout_s)
+        write_event(self.log, ActionEvent(turn=budget.turns, command=command, timeout_s=round(timeout, 3)))
+        result = too_long(command) or self.sandbox.execute(command, timeout)
+        observed = self.prompts.render("observation", **_result_fields(result), **_budget_left(budget))
+        write_event(self.log, ObservationEvent(turn=budget.turns, **_result_fields(result), text=observed))
         budget.check_cancelled()
         if command_submits_answer(command) and has_closed_answer(result.stdout):
             raise EpisodeEnd(Status.ANSWERED, submission=result.stdout)
         if result.timed_out and budget.out_of_time():
             raise EpisodeEnd(Status.TIME_LIMIT, detail="a command ran until the episode's time was up")
-        messages.extend(_observation_messages(reply, observed))
-        shown = ShownText("observation", budget.turns, observed)
+        self.messages.extend(_observation_messages(reply, observed))
+        self.shown = ShownText("observation", budget.turns, observed)
+
+    def _system_prompt(self) -> str:
+        return self.prompts.render(
+            "system",
+            action_format=self.settings.action_format,
+            max_turns=self.budget.max_turns,
+            time_limit_s=int(self.budget.time_limit_s),
+            command_timeout_s=int(self.settings.command_timeout_s),
+            tools=", ".join(tool.command for tool in tools() if tool.command not in ("bash", "python3")),
+        )
 
 
 def _budget_left(budget: Budget) -> dict[str, int]:

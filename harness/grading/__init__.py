@@ -18,7 +18,7 @@ from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gol
 from harness.grading.record import Grade, Verdict
 from harness.grading.tolerance import ToleranceGrader
 
-__all__ = ["GRADERS", "GoldAnswerError", "GoldSpec", "Grade", "Grader", "Verdict", "get_grader", "grade"]
+__all__ = ["GRADERS", "GoldAnswerError", "GoldSpec", "Grade", "Grader", "Verdict", "get_grader", "grade", "is_judged"]
 
 
 class Grader(Protocol):
@@ -78,6 +78,11 @@ JUDGED = ("judge", "score")
 """The graders that ask a judge panel."""
 
 
+def is_judged(grader: str) -> bool:
+    """Whether the grader asks a judge panel (its grade is a provider call, which a Ctrl-C abandons)."""
+    return grader in JUDGED
+
+
 def get_grader(name: str) -> Grader:
     return GRADERS[name]
 
@@ -88,7 +93,7 @@ def grade(
     """Every grade goes through here: the `judge` grader asks its panel (`log` gets each `judge_call`),
     the others are deterministic. A judge-graded task without a panel is refused before anything runs
     (runs, imports and re-grades check it), so `JudgeNotConfigured` here is a bug of ours."""
-    if grader in JUDGED and judge is None:
+    if is_judged(grader) and judge is None:
         raise JudgeNotConfigured(f"the {grader} grader needs a judge panel (--judge)")
     try:
         if grader == "judge" and judge is not None:

@@ -28,7 +28,7 @@ from harness.models.prices import Price, price_from_litellm
 from harness.models.retries import (
     MalformedResponse,
     ReplyRefused,
-    call_with_retries,
+    RetriedCall,
     describe_error,
     is_context_overflow,
 )
@@ -131,7 +131,6 @@ class LiteLLMModel:
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         settings = self._settings
-        attempts: list[dict[str, Any]] = []
         request: dict[str, Any] = {
             "model": settings.model,
             "messages": sendable(messages),  # a lone surrogate of an earlier reply: no UTF-8 body takes it
@@ -169,12 +168,11 @@ class LiteLLMModel:
         gate = None
         if settings.max_in_flight is not None:
             gate = provider_gate(settings.model, settings.api_base, settings.max_in_flight)
-        waits: list[float] = []
+        retried = RetriedCall(call, settings.max_retries, settings.call_timeout_s, timeout_s, gate)
+        attempts, waits = retried.attempts, retried.gate_waits
         try:
             with IN_FLIGHT.calling(gate_key(settings.model, settings.api_base)):
-                response = call_with_retries(
-                    call, settings.max_retries, settings.call_timeout_s, timeout_s, attempts, gate, waits
-                )
+                response = retried.run()
         except Exception as error:  # every provider failure becomes one model_error (or context_limit) line
             if is_context_overflow(error):
                 message = f"{settings.model}: {describe_error(error)['message']}"

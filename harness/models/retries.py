@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import litellm
 import tenacity
@@ -87,38 +87,59 @@ def describe_error(error: BaseException) -> dict[str, Any]:
     }
 
 
-def call_with_retries(
-    call: Callable[[float], T],
-    max_retries: int,
-    call_timeout_s: float,
-    agent_time_s: float,
-    attempts: list[dict[str, Any]],
-    gate: Gate | None = None,
-    gate_waits: list[float] | None = None,
-) -> T:
-    """Run `call(timeout_s)` until it succeeds, the error is not retryable, retries run out, the next wait would
+class RetriedCall(Generic[T]):
+    """One model call, tried until it succeeds, the error is not retryable, retries run out, the next wait would
     pass `call_timeout_s` of wall time, or an attempt timed out on the agent's own time left (`agent_time_s`).
 
-    Each failure is appended to `attempts` with its time (`duration_s`) and the wait after it (`wait_s`). Failed
+    Each failure goes to `attempts` with its time (`duration_s`) and the wait after it (`wait_s`). Failed
     attempts and waits are the provider's time, not the agent's, so every attempt gets the agent's time left;
     an attempt cut off by that time is the agent's (`on_agent_clock`) and ends the retries, and so is one whose
     generation the provider rejected (`rejects_model_output`), which the next attempts' time left no longer
     holds. With a `gate`, each attempt waits for room at its provider's in-flight limit first (the waits go to
     `gate_waits`) and tells it whether it was rate-limited."""
-    exponential = tenacity.wait_exponential(multiplier=1, min=1, max=MAX_BACKOFF_S)
-    call_deadline = time.monotonic() + call_timeout_s
-    current: dict[str, float] = {"agent_left": agent_time_s}
 
-    def attempt() -> T:
-        admitted = 0
+    def __init__(
+        self,
+        call: Callable[[float], T],
+        max_retries: int,
+        call_timeout_s: float,
+        agent_time_s: float,
+        gate: Gate | None = None,
+    ):
+        self._call, self._max_retries, self._gate = call, max_retries, gate
+        self._deadline = time.monotonic() + call_timeout_s
+        self._agent_left = agent_time_s
+        """The agent's time left for an attempt: less only by attempts on its own clock."""
+        self._started = time.monotonic()
+        self._timeout = 0.0
+        """When the current attempt started, and the time it was given."""
+        self.attempts: list[dict[str, Any]] = []
+        self.gate_waits: list[float] = []
+
+    def run(self) -> T:
+        """`call(timeout_s)`'s result, or its last error (after the attempts)."""
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception(is_retryable),
+            wait=self._wait,
+            stop=self._stop,
+            before_sleep=self._record,
+            reraise=True,
+        )
+        try:
+            return retrying(self._attempt)
+        except Exception as error:  # the last failure is an attempt too, with no wait after it
+            self.attempts.append(self._entry(error, len(self.attempts) + 1, 0.0))
+            raise
+
+    def _attempt(self) -> T:
+        gate, admitted = self._gate, 0
         if gate is not None:
             admitted, waited = gate.acquire()
-            if gate_waits is not None:
-                gate_waits.append(waited)
-        timeout = max(min(current["agent_left"], call_deadline - time.monotonic()), 0.1)
-        current.update(started=time.monotonic(), timeout=timeout)
+            self.gate_waits.append(waited)
+        self._timeout = max(min(self._agent_left, self._deadline - time.monotonic()), 0.1)
+        self._started = time.monotonic()
         try:
-            result = call(timeout)
+            result = self._call(self._timeout)
         except Exception as error:
             if gate is not None:
                 limited = isinstance(error, litellm.RateLimitError)
@@ -128,11 +149,11 @@ def call_with_retries(
             gate.release(admitted, False, None, announcement_of(result), _tokens_used(result))
         return result
 
-    def entry(error: BaseException, number: int, wait_s: float) -> dict[str, Any]:
-        duration_s = round(time.monotonic() - current["started"], 3)
-        on_agent_clock = cut_by_agent_time(error) or rejects_model_output(error)
+    def _entry(self, error: BaseException, number: int, wait_s: float) -> dict[str, Any]:
+        duration_s = round(time.monotonic() - self._started, 3)
+        on_agent_clock = self._cut_by_agent_time(error) or rejects_model_output(error)
         if on_agent_clock:
-            current["agent_left"] = max(current["agent_left"] - duration_s, 0.0)
+            self._agent_left = max(self._agent_left - duration_s, 0.0)
         entry = {
             **describe_error(error),
             "attempt": number,
@@ -140,49 +161,45 @@ def call_with_retries(
             "wait_s": round(wait_s, 3),
             "on_agent_clock": on_agent_clock,
         }
-        if gate is not None:
-            entry["in_flight_limit"] = gate.limit
+        if self._gate is not None:
+            entry["in_flight_limit"] = self._gate.limit
         return entry
 
-    def wait(state: tenacity.RetryCallState) -> float:
-        error = state.outcome.exception() if state.outcome else None
+    @staticmethod
+    def _wait(state: tenacity.RetryCallState) -> float:
+        error = _error_of(state)
         server_wait = provider_delay_s(error) if error else None
-        return server_wait if server_wait is not None else exponential(state)
+        return server_wait if server_wait is not None else _EXPONENTIAL(state)
 
-    def cut_by_agent_time(error: BaseException | None) -> bool:
-        return isinstance(error, litellm.Timeout) and current["timeout"] >= current["agent_left"]
+    def _cut_by_agent_time(self, error: BaseException | None) -> bool:
+        return isinstance(error, litellm.Timeout) and self._timeout >= self._agent_left
 
-    def stop(state: tenacity.RetryCallState) -> bool:
-        error = state.outcome.exception() if state.outcome else None
+    def _stop(self, state: tenacity.RetryCallState) -> bool:
+        error = _error_of(state)
         return (
-            state.attempt_number > max_retries
-            or cut_by_agent_time(error)
+            state.attempt_number > self._max_retries
+            or self._cut_by_agent_time(error)
             or (
                 error is not None
                 and rejects_model_output(error)
-                and time.monotonic() - current["started"] >= current["agent_left"]
+                and time.monotonic() - self._started >= self._agent_left
             )
-            or time.monotonic() + state.upcoming_sleep >= call_deadline
+            or time.monotonic() + state.upcoming_sleep >= self._deadline
         )
 
-    def record(state: tenacity.RetryCallState) -> None:
-        error = state.outcome.exception() if state.outcome else None
+    def _record(self, state: tenacity.RetryCallState) -> None:
+        error = _error_of(state)
         if error is not None:
-            attempts.append(entry(error, state.attempt_number, state.upcoming_sleep))
+            self.attempts.append(self._entry(error, state.attempt_number, state.upcoming_sleep))
             IN_FLIGHT.retrying()
 
-    retrying = tenacity.Retrying(
-        retry=tenacity.retry_if_exception(is_retryable),
-        wait=wait,
-        stop=stop,
-        before_sleep=record,
-        reraise=True,
-    )
-    try:
-        return retrying(attempt)
-    except Exception as error:  # the last failure is an attempt too, with no wait after it
-        attempts.append(entry(error, len(attempts) + 1, 0.0))
-        raise
+
+_EXPONENTIAL = tenacity.wait_exponential(multiplier=1, min=1, max=MAX_BACKOFF_S)
+"""The wait after a failure whose provider named none."""
+
+
+def _error_of(state: tenacity.RetryCallState) -> BaseException | None:
+    return state.outcome.exception() if state.outcome else None
 
 
 def _tokens_used(reply: Any) -> int:

@@ -282,28 +282,55 @@ def execute_run(plan: RunPlan, console: Console, share: SweepShare | None = None
 
 def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[ResultRow]:
     started = time.monotonic()
-    config = plan.config
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
-    if plan.resumed:
-        counts = f"{len(plan.kept)} of {len(plan.episodes)} episodes kept, {len(plan.pending)} to run"
-        console.print(f"resuming {plan.run_id}: {counts}", markup=False, highlight=False)
-        if plan.changed_tasks:
-            console.print(
-                f"{plan.changed_tasks} finished tasks changed their question or gold since: run again",
-                markup=False,
-                highlight=False,
-            )
+    _announce_resume(plan, console)
     _write_run_record(plan, config_hash)
-    capabilities = plan.backend.capabilities
-    unpriced = plan.make_model.paid and plan.make_model.price is None
-    no_price = f"no price is known for {config.model}: its cost is recorded as null (give one with --prices)"
-    warnings = [capabilities.warning, plan.leak_warning, no_price if unpriced else None, plan.make_model.note]
-    for warning in filter(None, warnings):
-        console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+    _warn(plan, console)
     for task in plan.pending:
         plan.folder.keep_previous_attempt(*task.episode)
     cancel = share.cancel if share is not None else threading.Event()
-    context = EpisodeContext(
+    context = _episode_context(plan, config_hash, cancel)
+    limits = _batch_limits(plan, console)
+    leftovers = Leftovers.of(plan.folder, plan.backend)
+    if leftovers is not None:
+        leftovers.begin(plan.invocation, console)
+    writer = ResultsWriter(plan.folder.results_path)
+    try:
+        state, results, interrupted = _run_batch(plan, context, limits, writer, console, share)
+    finally:
+        if leftovers is not None:
+            leftovers.sweep(console)
+        writer.close()
+        _finish(plan, console, time.monotonic() - started)
+    _end_of_batch(plan.config, state, interrupted, console)
+    return results
+
+
+def _announce_resume(plan: RunPlan, console: Console) -> None:
+    if not plan.resumed:
+        return
+    counts = f"{len(plan.kept)} of {len(plan.episodes)} episodes kept, {len(plan.pending)} to run"
+    console.print(f"resuming {plan.run_id}: {counts}", markup=False, highlight=False)
+    if plan.changed_tasks:
+        console.print(
+            f"{plan.changed_tasks} finished tasks changed their question or gold since: run again",
+            markup=False,
+            highlight=False,
+        )
+
+
+def _warn(plan: RunPlan, console: Console) -> None:
+    """What the run's results cannot show: a weaker sandbox, leaked answers, an unknown price, the model's note."""
+    unpriced = plan.make_model.paid and plan.make_model.price is None
+    no_price = f"no price is known for {plan.config.model}: its cost is recorded as null (give one with --prices)"
+    warnings = [plan.backend.capabilities.warning, plan.leak_warning, no_price if unpriced else None]
+    for warning in filter(None, [*warnings, plan.make_model.note]):
+        console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _episode_context(plan: RunPlan, config_hash: str, cancel: threading.Event) -> EpisodeContext:
+    config = plan.config
+    return EpisodeContext(
         settings=EpisodeSettings.of(config, plan.protocol["output_reserve"]),
         prompts=plan.prompts,
         make_model=plan.make_model.bind(cancel),
@@ -313,10 +340,15 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
         collection_hashes=plan.collection_hashes,
         cancel=cancel,
         sandbox_facts=plan.backend.facts,
-        watch_opens=watch_opens_possible(config, capabilities),
+        watch_opens=watch_opens_possible(config, plan.backend.capabilities),
         collections=plan.collections,
         judge=plan.judge,
     )
+
+
+def _batch_limits(plan: RunPlan, console: Console) -> BatchLimits:
+    """The run's limits; sandboxes at once within what the backend allows (said when it lowers them)."""
+    config, capabilities = plan.config, plan.backend.capabilities
     max_sandboxes = config.sandboxes_at_once
     cap = capabilities.max_sandboxes
     if cap is not None and max_sandboxes > cap:
@@ -326,44 +358,53 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
             highlight=False,
         )
         max_sandboxes = cap
-    limits = BatchLimits(
+    return BatchLimits(
         workers=config.workers,
         max_sandboxes=max_sandboxes,
         max_connections=config.connections_at_once,
         max_cost_usd=config.max_cost,
         failures=FailurePolicy(config.retry_errors, config.max_error_rate, config.error_window),
     )
-    leftovers = Leftovers.of(plan.folder, plan.backend)
-    if leftovers is not None:
-        leftovers.begin(plan.invocation, console)
-    writer = ResultsWriter(plan.folder.results_path)
-    try:
-        kept = _regraded(plan, writer, console)
-        gates = (plan.make_model.gate,) if plan.make_model.gate else ()
-        state = BatchState(
-            done=len(kept),
-            correct=sum(row.is_correct() for row in kept),
-            errors=ErrorWindow(limits.failures),
-            gates=gates,
-            shared_spend=None if share is None else share.spend,
-        )
-        title = f"{label_of(config)} on {config.domain}"
-        if config.executor == "ray":
-            from harness.run.executors.ray import run_batch_on_ray
 
-            executor: Executor = run_batch_on_ray
-        else:
-            executor = run_batch
-        progress = None if share is None else share.progress
-        # a person types at this terminal (--model human): no live bar redrawn under their commands
-        shown = Console(quiet=True) if plan.make_model.interactive else console
-        batch = Batch(plan.pending, context, limits, writer, shown, title, state, plan.invocation, config, progress)
-        results, interrupted = executor(batch)
-    finally:
-        if leftovers is not None:
-            leftovers.sweep(console)
-        writer.close()
-        _finish(plan, console, time.monotonic() - started)
+
+def _run_batch(
+    plan: RunPlan,
+    context: EpisodeContext,
+    limits: BatchLimits,
+    writer: ResultsWriter,
+    console: Console,
+    share: SweepShare | None,
+) -> tuple[BatchState, list[ResultRow], bool]:
+    """The pending episodes on the run's executor, after the kept rows whose judges failed are graded again:
+    the batch's counters, its rows, and whether Ctrl-C interrupted it."""
+    config = plan.config
+    kept = _regraded(plan, writer, console)
+    gates = (plan.make_model.gate,) if plan.make_model.gate else ()
+    state = BatchState(
+        done=len(kept),
+        correct=sum(row.is_correct() for row in kept),
+        errors=ErrorWindow(limits.failures),
+        gates=gates,
+        shared_spend=None if share is None else share.spend,
+    )
+    title = f"{label_of(config)} on {config.domain}"
+    if config.executor == "ray":
+        from harness.run.executors.ray import run_batch_on_ray
+
+        executor: Executor = run_batch_on_ray
+    else:
+        executor = run_batch
+    progress = None if share is None else share.progress
+    # a person types at this terminal (--model human): no live bar redrawn under their commands
+    shown = Console(quiet=True) if plan.make_model.interactive else console
+    batch = Batch(plan.pending, context, limits, writer, shown, title, state, plan.invocation, config, progress)
+    results, interrupted = executor(batch)
+    return state, results, interrupted
+
+
+def _end_of_batch(config: RunConfig, state: BatchState, interrupted: bool, console: Console) -> None:
+    """The batch's last lines (the spend cap, the providers' limits); raises when Ctrl-C or the error rate
+    stopped it."""
     if state.skipped_for_cost:
         console.print(f"stopped at --max-cost {config.max_cost}: {state.skipped_for_cost} episodes not started")
     for gate in state.gate_view(state.gates):
@@ -375,7 +416,6 @@ def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[
             f"{config.model}: stopped, {state.skipped_for_errors} episodes not started "
             f"(resume with the same command): {state.errors.reason}"
         )
-    return results
 
 
 def _regraded(plan: RunPlan, writer: ResultsWriter, console: Console) -> list[ResultRow]:

@@ -1,6 +1,7 @@
-"""An episode's attempts, decided the same way by every executor (threads, Ray): an attempt that ended as an
+"""An episode's attempts, one path for every executor (threads, Ray): an attempt that ended as an
 infrastructure failure runs again after a backoff while attempts are left and the run goes on; the earlier
-attempt's trajectory then moves to previous/."""
+attempt's trajectory moves to previous/ when the next one starts. A run stopped during the backoff keeps the
+failed attempt's row."""
 
 from __future__ import annotations
 
@@ -14,22 +15,32 @@ from harness.run.executors.failures import FailurePolicy
 
 
 @dataclass(frozen=True)
+class Retry:
+    """An episode's next attempt, due after a backoff; `row` is the failed attempt's, recorded if it never runs."""
+
+    task: Task
+    attempt: int
+    backoff_s: float
+    row: ResultRow
+
+
+@dataclass(frozen=True)
 class Attempts:
     failures: FailurePolicy
     state: BatchState
     folder: RunFolder
 
-    def ended(self, row: ResultRow, attempt: int, stopped: bool) -> float | None:
+    def ended(self, task: Task, row: ResultRow, attempt: int, stopped: bool) -> Retry | None:
         """Attempt `attempt` of an episode ended with `row`: its spend is counted at once (the spend caps read
-        it). The seconds to wait before the episode runs again; None when `row` is its last (also when the run
-        was `stopped`, or the model's error rate stopped it)."""
+        it). The attempt to run next; None when `row` is the episode's last (also when the run was `stopped`, or
+        the model's error rate stopped it)."""
         self.state.spent(row)
         errors = self.state.errors
         if stopped or (errors is not None and errors.tripped) or not self.failures.retries(row, attempt):
             return None
-        return self.failures.backoff_s(attempt)
+        return Retry(task, attempt + 1, self.failures.backoff_s(attempt), row)
 
-    def again(self, task: Task, attempt: int) -> int:
-        """The episode runs again after attempt `attempt`, whose trajectory moves to previous/; the next number."""
-        self.folder.keep_previous_attempt(*task.episode)
-        return attempt + 1
+    def start(self, retry: Retry) -> int:
+        """The retry starts: the trajectory of the attempt before it moves to previous/; its attempt number."""
+        self.folder.keep_previous_attempt(*retry.task.episode)
+        return retry.attempt

@@ -46,7 +46,7 @@ from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import KeptEvents, TrajectoryWriter, event_line
 from harness.run.backends import backend_of, watch_opens_possible
-from harness.run.executors.attempts import Attempts
+from harness.run.executors.attempts import Attempts, Retry
 from harness.run.executors.batch import Batch, BatchLimits, ResultsUnwritable, progress_bar
 from harness.run.executors.coordinator import CoordinatorGate, CoordinatorPacer, CoordinatorSlot, RunCoordinator
 from harness.run.models import model_factory
@@ -177,8 +177,8 @@ class _Driver:
         self.cancel = context.cancel
         """Set from outside this driver's thread (a sweep's Ctrl-C): stops the run as Ctrl-C here does."""
         self.losses: Counter[EpisodeKey] = Counter()
-        self.delayed: list[tuple[float, Task, int]] = []
-        """Episodes to run again (`--retry-errors`) once their backoff is over: (due, task, attempt)."""
+        self.delayed: list[tuple[float, Retry]] = []
+        """Episodes to run again (`--retry-errors`) once their backoff is over: (due, retry)."""
         self.logs = _TrajectoryFiles(RunFolder(context.run_dir))
         self.running: dict[Any, tuple[Task, int]] = {}
         self.results: list[ResultRow] = []
@@ -233,12 +233,15 @@ class _Driver:
         self.running[ref] = (task, attempt)
 
     def _submit_due(self) -> None:
+        """Retries whose backoff is over start; once interrupted, none does and each keeps its failed row."""
         now = time.monotonic()
         due = [entry for entry in self.delayed if entry[0] <= now or self.interrupted]
         self.delayed = [entry for entry in self.delayed if entry not in due]
-        for _, task, attempt in due:
-            if not self.interrupted:
-                self._submit(task, attempt)
+        for _, retry in due:
+            if self.interrupted:
+                self._last(retry.row)
+            else:
+                self._submit(retry.task, self.attempts.start(retry))
 
     def _stop(self) -> None:
         """Every node's running episodes end as `cancelled` at their next step; queued ones do not start."""
@@ -285,13 +288,18 @@ class _Driver:
             return
         with self.state.lock:
             self.state.running -= self.logs.close(key)
-        backoff = self.attempts.ended(outcome, attempt, self.interrupted)
-        if backoff is not None:
-            self.delayed.append((time.monotonic() + backoff, task, self.attempts.again(task, attempt)))
+        retry = self.attempts.ended(task, outcome, attempt, self.interrupted)
+        if retry is not None:
+            self.delayed.append((time.monotonic() + retry.backoff_s, retry))
             return
-        self._record(outcome)
+        self._last(outcome)
+
+    def _last(self, row: ResultRow) -> None:
+        """The episode's last attempt ended with `row`: recorded, and counted against the error rate and the
+        sweep's spend cap."""
+        self._record(row)
         errors = self.state.errors
-        self.state.ended(outcome)
+        self.state.ended(row)
         if errors is not None and errors.tripped:
             self.coordinator.stop_starting.remote("errors")
         if self.state.shared_spend is not None and self.state.shared_spend.reached():

@@ -103,7 +103,7 @@ def _with_retries(task: Task, context: EpisodeContext, attempts: Attempts) -> Re
     attempt = 1
     while True:
         result = run_episode(task, context, attempt)
-        backoff = attempts.ended(result, attempt, context.cancel.is_set())
-        if backoff is None or context.cancel.wait(backoff):
+        retry = attempts.ended(task, result, attempt, context.cancel.is_set())
+        if retry is None or context.cancel.wait(retry.backoff_s):
             return result
-        attempt = attempts.again(task, attempt)
+        attempt = attempts.start(retry)
