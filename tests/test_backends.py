@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -106,15 +107,15 @@ def test_e2b_sandboxes_are_created_offline_short_lived_labelled_and_killed(mini,
 def test_a_ray_node_takes_the_drivers_template_references_without_reading_its_collection(mini, fake_sdk, monkeypatch):
     """Tagging reads every file of the collection (the SDK hashes each); a node's collections are checked
     against the driver's hashes, so it takes the driver's references and only asks the service for them."""
-    from harness.sandboxes.backend_setup import prepare_backend
+    from harness.sandboxes.backend import BackendSetup
     from harness.sandboxes.e2b import templates
+    from harness.sandboxes.registry import prepare_backend
 
     collections = {"mini": mini.root / "collections" / "mini"}
-    driver = prepare_backend("e2b", SandboxSettings(), "run", collections, 600, None, invocation="i")
+    setup = BackendSetup(settings=SandboxSettings(), run_id="run", collections=collections, time_limit_s=600)
+    driver = prepare_backend("e2b", dataclasses.replace(setup, invocation="i"))
     monkeypatch.setattr(templates, "template_reference", lambda *arguments: pytest.fail("read the collection"))
-    node = prepare_backend(
-        "e2b", SandboxSettings(), "run", collections, 600, None, invocation="i", templates=driver.facts["templates"]
-    )
+    node = prepare_backend("e2b", dataclasses.replace(setup, invocation="i", templates=driver.facts["templates"]))
     assert node.facts["templates"] == driver.facts["templates"]
     assert driver.facts["templates"]["mini"].startswith(f"{MINI_TEMPLATE}:")
 

@@ -463,7 +463,7 @@ def test_a_full_disk_at_the_runs_end_keeps_the_start_named_and_says_so(tmp_path,
     folder.write_invocations(["a" * 32])
     monkeypatch.setattr(RunFolder, "write_invocations", no_space_left)
     console = Console(record=True, width=200)
-    assert Leftovers(folder, lambda invocations: ["left-1"]).sweep(console) == ["left-1"]
+    assert Leftovers(folder, "e2b", lambda invocations: ["left-1"]).sweep(console) == ["left-1"]
     assert "cannot write" in console.export_text() and folder.read_invocations() == ["a" * 32]
 
 

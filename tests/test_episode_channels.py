@@ -179,7 +179,7 @@ def test_socket_families_are_an_allow_list_and_probes_of_shared_state_are_refuse
 
 
 def test_closed_book_episodes_get_an_empty_folder_each(tmp_path: Path):
-    from harness.sandboxes.backend_setup import ClosedBookBackend
+    from harness.sandboxes.closed_book import ClosedBookBackend
 
     made: list[Path] = []
 

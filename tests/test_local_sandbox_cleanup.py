@@ -12,13 +12,21 @@ import time
 import uuid
 from pathlib import Path
 
-from harness.sandboxes.backend_setup import prepare_backend
+from harness.sandboxes.backend import BackendSetup
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
+from harness.sandboxes.registry import prepare_backend
 
 REPO = Path(__file__).resolve().parent.parent
 DEAD_PID = 2**22 + 11
 """Above the largest pid_max Linux allows (2**22): no process has it."""
+
+
+def start_a_local_run() -> None:
+    """What a run's start does to the host: the backend checked, then started (its clean-up of dead runs)."""
+    setup = BackendSetup(settings=SandboxSettings(), run_id="this-run", collections={}, time_limit_s=60)
+    prepare_backend("local", setup).start()
+
 
 MESSY_TREE = """
 cd {root} && bottom=deep/$(printf 'd/%.0s' $(seq 1500)) && mkdir -p $bottom && echo x > ${{bottom}}file &&
@@ -50,6 +58,7 @@ import os, sys, tempfile
 from pathlib import Path
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
+from harness.sandboxes.registry import prepare_backend
 
 box = BubblewrapSandbox(Path(sys.argv[1]), "other-run", SandboxSettings(), find_bwrap())
 box.start()
@@ -73,7 +82,7 @@ def test_starting_a_run_leaves_another_live_runs_sandbox_and_cgroups_intact(coll
     )
     try:
         holder, *cgroups = other.stdout.readline().split()
-        prepare_backend("local", SandboxSettings(), "this-run", {}, 60, None)
+        start_a_local_run()
         assert Path(f"/proc/{holder}").exists() and all(Path(group).is_dir() for group in cgroups)
         other.stdin.write("\n")
         other.stdin.flush()
@@ -94,7 +103,7 @@ def test_cleanup_removes_cgroups_of_dead_runners_only(collection):
         dead_cgroups = [group.parent / f"{DEAD_PID}-mini-t1-{unique}" for group in live_cgroups]
         for group in dead_cgroups:
             group.mkdir()
-        prepare_backend("local", SandboxSettings(), "this-run", {}, 60, None)  # a run's start-up cleanup
+        start_a_local_run()
         assert not any(group.exists() for group in dead_cgroups)
         assert all(group.is_dir() for group in live_cgroups)
         assert live.execute("true", 60).exit_code == 0
@@ -142,7 +151,7 @@ def test_cleanup_kills_what_a_dead_runners_episode_left_in_its_cgroup_and_nothin
             and time.monotonic() < deadline
         ):
             time.sleep(0.02)
-        prepare_backend("local", SandboxSettings(), "this-run", {}, 60, None)  # a run's start-up cleanup
+        start_a_local_run()
         assert not any(group.exists() for group in orphaned)
         assert not Path(f"/proc/{orphan}").exists() or "Z" in Path(f"/proc/{orphan}/stat").read_text().split()[2]
         assert child.poll() is None and all(group.is_dir() for group in parented)

@@ -11,6 +11,7 @@ from rich.console import Console
 from harness.cli.command import EXIT_FAILED, EXIT_NOTHING_SELECTED, EXIT_OK, Session
 from harness.core.errors import NothingSelected
 from harness.inputs.config import RunConfig, add_setting_flags, build_config, load_yaml_settings
+from harness.sandboxes.registry import backend_names
 
 if TYPE_CHECKING:
     from harness.run.runner import RunPlan
@@ -27,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         "task selected (an empty --shard); 130 Ctrl-C. Example: python -m harness --model oracle --domain demo",
         argument_default=argparse.SUPPRESS,
     )
-    add_setting_flags(parser)
+    add_setting_flags(parser, {"sandbox": "{" + ",".join(backend_names()) + "}"})
     parser.add_argument(
         "--config", type=Path, metavar="FILE.yaml", help="read any of these settings from YAML; flags win"
     )

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import functools
-import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -15,16 +13,14 @@ from rich.text import Text
 from harness.cli.arguments import add_collections_dir
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
 from harness.core.errors import InputError
-from harness.inputs.config import SANDBOX_BACKENDS
+from harness.sandboxes.backend import BuildRequest
 from harness.sandboxes.base import SandboxError
-from harness.sandboxes.docker.client import docker_client
 from harness.sandboxes.limits import ResourceLimits
+from harness.sandboxes.registry import backend_class, backend_names
 
 if TYPE_CHECKING:
     from harness.records.run_folder import RunFolder
-
-BUILT_BACKENDS = tuple(name for name in SANDBOX_BACKENDS if name != "local")
-"""The backends with something to build: the local sandbox runs the host's own tools."""
+    from harness.run.leftovers import Leftovers
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
     build = commands.add_parser(
         "build", help="build the Docker image or a domain's E2B template from sandbox_templates/"
     )
-    build.add_argument("backend", choices=BUILT_BACKENDS, help="what to build: the Docker image or an E2B template")
+    names = "{" + ",".join(backend_names()) + "}"
+    build.add_argument(
+        "backend", metavar=names, help="what to build: the Docker image or an E2B template (local: nothing)"
+    )
     build.add_argument(
         "--base",
         help="docker: base image (default: the recipe's, from a registry); 'debootstrap' builds one with no registry",
@@ -54,19 +53,25 @@ def build_parser() -> argparse.ArgumentParser:
         "cleanup", help="remove containers and E2B sandboxes left by runs that are no longer alive"
     )
     cleanup.add_argument(
+        "--sandbox",
+        action="append",
+        metavar=names,
+        help="only this backend's leftovers (repeatable; default: every backend)",
+    )
+    cleanup.add_argument(
         "runs",
         nargs="*",
         type=Path,
         metavar="RUN",
-        help="e2b: also kill what these run folders' starts left running, on any host (a "
-        "folder a runner holds is refused)",
+        help="also kill what these run folders' starts left running, on any host (e2b; a folder a runner "
+        "holds is refused)",
     )
     return parser
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     if arguments.action == "cleanup":
-        return cleanup_sandboxes(session.console, arguments.runs)
+        return cleanup_sandboxes(session.console, arguments.runs, arguments.sandbox or list(backend_names()))
     limits = ResourceLimits(memory_mb=arguments.memory_mb, cpus=arguments.cpus)
     # what Ctrl-C leaves: a template is tagged only once its build is ready, so a run refuses a cut-off one
     session.kept = f"nothing {arguments.backend} can use was made; run `sandbox build {arguments.backend}` again"
@@ -97,92 +102,70 @@ def build_sandbox(
 ) -> int:
     """`limits`: e2b only, the CPUs and memory baked into the template (default: a run's defaults);
     `closed_book`: e2b only, the template without documents."""
-    if backend == "docker":
-        from harness.sandboxes.recipe import build_image
-
-        try:
-            tag = build_image(docker_client(), base, _plain_printer(console))
-        except (RuntimeError, OSError) as error:
-            console.print(Text.assemble(("error:", "red"), f" {error}"))
-            return EXIT_FAILED
-        console.print(f"image ready: {tag}")
-        return EXIT_OK
+    builder = backend_class(backend, "sandbox build")
     from harness.inputs.tasks import collection_path
-    from harness.sandboxes.closed_book import CLOSED_BOOK_TEMPLATE, empty_documents, remove_empty_documents
-    from harness.sandboxes.e2b.sandbox import default_sdk
-    from harness.sandboxes.e2b.templates import TemplateResources, build_template
 
-    if not domain and not closed_book:
-        raise InputError("sandbox build e2b: --domain or --closed-book is required (one template per domain)")
+    collection = collection_path(collections_dir, domain) if domain and not closed_book else None
+    request = BuildRequest(
+        base=base, domain=domain, collection=collection, closed_book=closed_book, limits=limits or ResourceLimits()
+    )
     try:
-        resources = TemplateResources.from_limits(limits or ResourceLimits())
-        name = CLOSED_BOOK_TEMPLATE if closed_book else str(domain)
-        collection = empty_documents() if closed_book else collection_path(collections_dir, name)
-        try:
-            reference = build_template(default_sdk(), name, collection, resources, _plain_printer(console))
-        finally:
-            if closed_book:
-                remove_empty_documents(collection)
+        ready = builder.build(request, _plain_printer(console))
     except SandboxError as error:
-        raise InputError(str(error)) from None
-    console.print(f"template ready: {reference}", markup=False)
+        console.print(Text.assemble(("error:", "red"), f" {error}"))
+        return EXIT_FAILED
+    console.print(ready, markup=False)
     return EXIT_OK
 
 
-def cleanup_sandboxes(console: Console, runs: list[Path]) -> int:
-    """Leftovers of runs that are gone: local cgroups, Docker containers, E2B sandboxes (a local sandbox leaves
-    nothing on disk: its tree lives in its holder's namespace); with RUN folders, every E2B sandbox their starts
-    left, on whichever host made it."""
+def cleanup_sandboxes(console: Console, runs: list[Path], backends: list[str]) -> int:
+    """Leftovers of runs that are gone, each backend's (local cgroups, Docker containers, E2B sandboxes; a
+    local sandbox leaves nothing on disk: its tree lives in its holder's namespace); with RUN folders, every
+    sandbox their starts left, on whichever host made it."""
     from harness.records.run_folder import find_run_folder
-    from harness.sandboxes.docker.sandbox import cleanup_orphans
-    from harness.sandboxes.limits import release_stale_cgroups
 
-    folders = [find_run_folder(path) for path in runs]  # bad input refused before anything is removed
-    run_ids = [folder.read_record().run_id for folder in folders]
-    api_key = os.environ.get("E2B_API_KEY")
-    if folders and not api_key:
-        raise InputError(f"sandbox cleanup {runs[0]}: E2B_API_KEY is not set; the run's E2B sandboxes need it")
-    console.print(f"local: removed {release_stale_cgroups()} cgroups")
-    try:
-        removed = cleanup_orphans(docker_client())
-        console.print(f"docker: removed {len(removed)} orphaned containers {' '.join(removed)}".rstrip())
-    except InputError as error:
-        console.print(f"docker: skipped ({error})", markup=False)
-    if not api_key:
-        console.print("e2b: skipped (E2B_API_KEY not set)")
-        return EXIT_OK
-    from harness.sandboxes.e2b.sandbox import default_sdk, reap_orphans
-
-    sdk = default_sdk()
-    try:
-        killed = reap_orphans(sdk, api_key)
-    except SandboxError as error:
-        console.print(f"e2b: skipped ({error})", markup=False)
-        return EXIT_FAILED
-    console.print(f"e2b: killed {len(killed)} orphaned sandboxes")
+    classes = [backend_class(name, "sandbox cleanup --sandbox") for name in backends]
+    # bad input refused before anything is removed
+    sweeps = [_run_sweep(find_run_folder(path)) for path in runs]
     failed = False
-    for folder, run_id in zip(folders, run_ids, strict=True):
-        failed |= not _sweep_run_folder(folder, run_id, sdk, api_key, console)
+    for backend in classes:
+        try:
+            console.print(f"{backend.name}: {backend.clean_up()}", markup=False)
+        except InputError as error:
+            console.print(f"{backend.name}: skipped ({error})", markup=False)
+        except SandboxError as error:
+            console.print(f"{backend.name}: skipped ({error})", markup=False)
+            failed = True
+    for folder, sweep in sweeps:
+        if sweep is not None:
+            failed |= not _sweep_run_folder(folder, sweep, console)
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def _sweep_run_folder(folder: RunFolder, run_id: str, sdk: Any, api_key: str, console: Console) -> bool:
-    """Kill what the folder's recorded starts left running; False when the service could not be asked."""
+def _run_sweep(folder: RunFolder) -> tuple[RunFolder, Leftovers | None]:
+    """The folder and what kills what its starts left (None where its backend leaves nothing running)."""
     from harness.run.leftovers import Leftovers
-    from harness.sandboxes.e2b.sandbox import kill_invocations
 
+    record = folder.read_record()
+    name = str(record.config.get("sandbox", "local"))
+    kill = backend_class(name, f"sandbox cleanup {folder.path}: its --sandbox").leftovers_of(record.run_id)
+    return folder, None if kill is None else Leftovers(folder, name, kill)
+
+
+def _sweep_run_folder(folder: RunFolder, leftovers: Leftovers, console: Console) -> bool:
+    """Kill what the folder's recorded starts left running; False when the service could not be asked."""
+    name = leftovers.backend
     try:
         lock = folder.lock()
     except InputError:
-        console.print(f"e2b: {folder.path}: skipped (a runner holds it: its sandboxes are in use)", markup=False)
+        console.print(f"{name}: {folder.path}: skipped (a runner holds it: its sandboxes are in use)", markup=False)
         return True
     try:
-        leftovers = Leftovers(folder, functools.partial(kill_invocations, sdk, api_key, run_id))
         killed = leftovers.sweep(console)
     finally:
         lock.release()
     if folder.read_invocations():
         return False
     if not killed:
-        console.print(f"e2b: {folder.path}: nothing left running", markup=False)
+        console.print(f"{name}: {folder.path}: nothing left running", markup=False)
     return True

@@ -27,10 +27,6 @@ MAX_RETRIES = 5
 JUDGE_TIMEOUT_S = 120.0
 """Seconds per judge call, retries included: the default of a run and of an import's judges."""
 
-SANDBOX_BACKENDS = ("local", "docker", "e2b")
-"""Every sandbox backend a run can choose (`--sandbox`); `sandbox build` offers those with something to build."""
-
-
 DEFAULT_OUTPUT_RESERVE = 4096
 """The context budget's reserve for the reply of a model without a reply cap (oracle, scripted, replay)."""
 
@@ -161,7 +157,12 @@ class RunConfig:
         help="collection hashes and leakage scans every run reuses (default: ~/.cache/harness, env HARNESS_CACHE_DIR)",
     )
     run_id: str | None = setting(None, "run folder name (default: time_model_domain); an existing run is resumed")
-    sandbox: str = setting("local", "sandbox backend: local (bubblewrap), docker, e2b", choices=SANDBOX_BACKENDS)
+    sandbox: str = setting(
+        "local",
+        "sandbox backend by name: local (bubblewrap), docker, e2b, or one added to harness/sandboxes/registry.py "
+        "(checked there: an unknown name is refused)",
+        metavar="NAME",
+    )
     image: str | None = setting(
         None, "Docker image for --sandbox docker (default: harness-sandbox:<recipe hash>, from sandbox_templates/)"
     )
@@ -322,8 +323,9 @@ def flag_of(name: str) -> str:
     return spec.metadata.get("flag") or "--" + name.replace("_", "-")
 
 
-def add_setting_flags(parser: argparse.ArgumentParser) -> None:
-    """One flag per setting, generated from the field: type, choices, metavar, help and default."""
+def add_setting_flags(parser: argparse.ArgumentParser, metavars: dict[str, str] | None = None) -> None:
+    """One flag per setting, generated from the field: type, choices, metavar, help and default; METAVARS: a
+    setting's metavar from elsewhere (the sandbox backends the registry holds when the parser is built)."""
     hints = typing.get_type_hints(RunConfig)
     for spec in setting_fields():
         meta = spec.metadata
@@ -336,7 +338,8 @@ def add_setting_flags(parser: argparse.ArgumentParser) -> None:
         elif typing.get_origin(kind) is list:
             options |= {"action": "append", "metavar": meta["metavar"]}
         else:
-            options |= {"metavar": meta["metavar"], "choices": meta["choices"]}
+            metavar = (metavars or {}).get(spec.name, meta["metavar"])
+            options |= {"metavar": metavar, "choices": meta["choices"]}
             default = spec.default
             if default not in (None, "", dataclasses.MISSING):
                 options["help"] += f" (default: {default})"

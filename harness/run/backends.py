@@ -1,13 +1,17 @@
-"""The run's sandbox backend, from its settings: checked on the driver, and again on each Ray node."""
+"""The run's sandbox backend, from its settings: checked while planning (no side effect), started when the
+run starts, on the driver and again on each Ray node."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from harness.inputs.config import RunConfig
-from harness.sandboxes.backend_setup import Capabilities, SandboxBackend, prepare_backend
+from harness.run.tool_check import checked_tools
+from harness.sandboxes.backend import BackendSetup, Capabilities, SandboxBackend
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
+from harness.sandboxes.registry import prepare_backend
 
 
 def backend_of(
@@ -21,18 +25,26 @@ def backend_of(
     this start of the run (`invocation`, the same on every node); `templates`: on a node, the E2B template
     references the driver's backend computed."""
     limits = ResourceLimits(config.memory_mb, config.pids, config.cpus, config.disk_mb)
-    settings = SandboxSettings(limits, config.output_limit)
-    return prepare_backend(
-        config.sandbox,
-        settings,
-        run_id,
-        collections,
-        config.time_limit,
-        config.image,
+    setup = BackendSetup(
+        settings=SandboxSettings(limits, config.output_limit),
+        run_id=run_id,
+        collections=collections,
+        time_limit_s=config.time_limit,
+        image=config.image,
         closed_book=config.closed_book,
         invocation=invocation,
         templates=templates,
     )
+    return prepare_backend(config.sandbox, setup)
+
+
+def start_backend(backend: SandboxBackend, collections: dict[str, Path], where: str = "") -> dict[str, Any]:
+    """Start the backend (it clears what dead runs left on this host) and check the tool list in one of its
+    sandboxes; the facts a run records of its sandboxes: the backend's, with the tools found beside them.
+    WHERE: the Ray node, for the refusal."""
+    backend.start()
+    first = sorted(collections)[0]
+    return backend.facts | {"tools": checked_tools(backend, first, collections[first], where)}
 
 
 def watch_opens_possible(config: RunConfig, capabilities: Capabilities) -> bool:

@@ -1,4 +1,5 @@
-"""E2B sandboxes a run leaves running: the runner killed (kill -9, a lost machine), a Ray node lost
+"""Sandboxes that outlive their runner (E2B's: a backend whose `leftovers` hook says how to kill them) a run
+leaves running: the runner killed (kill -9, a lost machine), a Ray node lost
 mid-episode, a second Ctrl-C that stops waiting for the nodes, a kill the service failed to answer. They
 bill until their lifetime ends, on whichever host made them.
 
@@ -11,13 +12,12 @@ run id on several machines run in folders of their own, so no sweep reaches anot
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console
 
 from harness.records.run_folder import RunFolder
-from harness.sandboxes.backend_setup import E2BBackend, SandboxBackend
+from harness.sandboxes.backend import Killer, SandboxBackend
 from harness.sandboxes.base import SandboxError
 
 
@@ -28,14 +28,17 @@ def new_invocation() -> str:
 @dataclass(frozen=True)
 class Leftovers:
     folder: RunFolder
-    kill_left_by: Callable[[list[str]], list[str]]
+    backend: str
+    """Its name, for the console."""
+    kill_left_by: Killer
     """Kill what these invocations of the folder's run left running on any host; the ids. Raises `SandboxError`."""
 
     @staticmethod
     def of(folder: RunFolder, backend: SandboxBackend) -> Leftovers | None:
-        """None where nothing outlives the runner: a local sandbox dies with it, and a Docker container of a
-        dead runner is removed by the next run on its host (`docker.sandbox.cleanup_orphans`)."""
-        return Leftovers(folder, backend.kill_left_by) if isinstance(backend, E2BBackend) else None
+        """None where nothing outlives the runner (`SandboxBackend.leftovers`): a local sandbox dies with it,
+        and a Docker container of a dead runner is removed by the next run on its host (its `start`)."""
+        kill = backend.leftovers()
+        return None if kill is None else Leftovers(folder, str(backend.facts.get("backend")), kill)
 
     def begin(self, invocation: str, console: Console) -> None:
         """With the folder's lock held, before this start's first episode: kill what earlier starts left, and
@@ -69,7 +72,7 @@ class Leftovers:
             killed = self.kill_left_by(recorded)
         except SandboxError as error:
             console.print(
-                f"warning: e2b: cannot kill the sandboxes the run left running ({error}); its next "
+                f"warning: {self.backend}: cannot kill the sandboxes the run left running ({error}); its next "
                 f"start tries again, or `python -m harness sandbox cleanup {self.folder.path}`",
                 markup=False,
                 highlight=False,
@@ -78,7 +81,7 @@ class Leftovers:
             return recorded, []
         if killed:
             console.print(
-                f"e2b: killed {len(killed)} sandboxes the run left running: {' '.join(killed)}",
+                f"{self.backend}: killed {len(killed)} sandboxes the run left running: {' '.join(killed)}",
                 markup=False,
                 highlight=False,
                 soft_wrap=True,

@@ -3,6 +3,7 @@ finished yet into the run folder. Re-running a `--run-id` resumes it."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -11,6 +12,7 @@ import os
 import platform
 import re
 import secrets
+import shutil
 import threading
 import time
 from dataclasses import dataclass
@@ -49,20 +51,20 @@ from harness.inputs.tasks import (
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, Resumption, RunRecord
-from harness.run.backends import backend_of, watch_opens_possible
+from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.epochs import check_epochs, episodes_of
-from harness.run.executors.batch import Batch, BatchLimits, BatchState, Executor, SweepShare
+from harness.run.executors.batch import Batch, BatchLimits, BatchState, SweepShare
 from harness.run.executors.failures import ErrorRateExceeded, ErrorWindow, FailurePolicy
-from harness.run.executors.threads import run_batch
+from harness.run.executors.table import executor_of
 from harness.run.judge_retry import regrade_judge_errors
 from harness.run.judges import JudgeOptions
 from harness.run.labels import label_of
 from harness.run.leftovers import Leftovers, new_invocation
 from harness.run.models import ModelFactory, model_factory, reply_reserve, scripted_file, unpriced_refusal
 from harness.run.pinned_packages import resolved_versions
-from harness.run.tool_check import checked_tools
-from harness.sandboxes.backend_setup import SandboxBackend
+from harness.sandboxes.backend import SandboxBackend
 from harness.sandboxes.base import Sandbox
+from harness.sandboxes.registry import backend_class
 
 PROTOCOL_KEYS = (
     "model",
@@ -80,8 +82,11 @@ PROTOCOL_KEYS = (
 digests); a run refuses to resume under different ones, or over changed collections."""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RunPlan:
+    """What a run will do, checked and computed by `plan_run` with nothing started: its folder is locked, no
+    more."""
+
     config: RunConfig
     episodes: list[Task]
     """The selected episodes: each task (after --task-id, --limit and --shard) once per epoch (`Task.epoch`)."""
@@ -103,6 +108,9 @@ class RunPlan:
     invocation: str
     """This start of the run (run/leftovers.py), the same on every Ray node."""
     resumed: bool
+    made: Path | None = None
+    """The top-most folder the plan made for the run folder (it or a results folder above it); a run that
+    refuses when it starts removes it again, so bad input leaves nothing written."""
     changed_tasks: int = 0
     """On resume, finished tasks run again because what they ask or grade changed."""
     leak_warning: str | None = None
@@ -147,7 +155,9 @@ def _model_digest(spec: str) -> str | None:
 
 
 def plan_run(config: RunConfig) -> RunPlan:
-    """Every check that can fail on input happens here, before anything is written; then the folder is locked."""
+    """Every check that can fail on input happens here, before anything is written; then the folder is locked.
+    Nothing else changes: the backend is checked, not started (`execute_run` starts it)."""
+    backend_class(config.sandbox)  # an unknown name before any task file is read
     domains = resolve_domains(config.domain, config.tasks_dir)
     tasks: list[Task] = []
     for domain in domains:
@@ -182,32 +192,43 @@ def plan_run(config: RunConfig) -> RunPlan:
         check_epochs(record, config.epochs)
     invocation = new_invocation()
     backend = backend_of(config, run_id, collections, invocation)
-    backend.facts["tools"] = checked_tools(backend, names[0], collections[names[0]])
+    made = _first_missing(folder.path)
     lock = folder.lock()
     kept, changed = _kept_rows(folder, episodes, config.redo) if resumed else ([], 0)
     finished = {row.episode for row in kept}
     pending = [task for task in episodes if task.episode not in finished]
     leaks = leak_summary(find_leaks_cached(tasks, files, config.cache_dir))
     return RunPlan(
-        config,
-        episodes,
-        pending,
-        kept,
-        collections,
-        collection_hashes,
-        make_model,
-        backend,
-        run_id,
-        folder,
-        protocol,
-        prompts,
-        lock,
-        invocation,
-        resumed,
-        changed,
-        leaks,
-        judge,
+        config=config,
+        episodes=episodes,
+        pending=pending,
+        kept=kept,
+        collections=collections,
+        collection_hashes=collection_hashes,
+        make_model=make_model,
+        backend=backend,
+        run_id=run_id,
+        folder=folder,
+        protocol=protocol,
+        prompts=prompts,
+        lock=lock,
+        invocation=invocation,
+        resumed=resumed,
+        made=made,
+        changed_tasks=changed,
+        leak_warning=leaks,
+        judge=judge,
     )
+
+
+def _first_missing(path: Path) -> Path | None:
+    """The top-most folder of PATH that does not exist yet, None when PATH does."""
+    missing = None
+    for folder in (path, *path.parents):
+        if folder.exists():
+            return missing
+        missing = folder
+    return missing
 
 
 def _selection_of(config: RunConfig) -> str:
@@ -271,25 +292,54 @@ def default_run_id(config: RunConfig) -> str:
     return f"{stamp}-{secrets.token_hex(2)}_{model}_{domain}"[: 120 - len(closed)] + closed
 
 
-def execute_run(plan: RunPlan, console: Console, share: SweepShare | None = None) -> list[ResultRow]:
-    """Run the pending episodes (as one run of a sweep with `share`); raises KeyboardInterrupt after a clean
-    cancel when interrupted."""
+def execute_run(
+    plan: RunPlan, console: Console, share: SweepShare | None = None, sandbox_facts: dict[str, Any] | None = None
+) -> list[ResultRow]:
+    """Start the run's backend (`start_run`), unless a sweep did (`sandbox_facts`), then run the pending
+    episodes (as one run of a sweep with `share`); raises KeyboardInterrupt after a clean cancel when
+    interrupted."""
     try:
-        return _execute(plan, console, share)
+        facts = start_run(plan) if sandbox_facts is None else sandbox_facts
+        return _execute(plan, console, share, facts)
     finally:
         plan.lock.release()
 
 
-def _execute(plan: RunPlan, console: Console, share: SweepShare | None) -> list[ResultRow]:
+def start_run(plan: RunPlan) -> dict[str, Any]:
+    """Start the planned run's backend: what dead runs left on this host is cleared, and the tool list is
+    checked in one of its sandboxes; the sandbox facts the run records. A refusal (`InputError`) removes the
+    folders the plan made (`abandon`), so bad input still leaves nothing written."""
+    try:
+        return start_backend(plan.backend, plan.collections)
+    except InputError:
+        abandon(plan)
+        raise
+
+
+def abandon(plan: RunPlan) -> None:
+    """Remove the folders the plan made, before anything but the lock was written in them."""
+    if plan.made is None:
+        return
+    shutil.rmtree(plan.folder.path, ignore_errors=True)
+    for folder in (plan.folder.path.parent, *plan.folder.path.parent.parents):
+        if plan.made not in (folder, *folder.parents):
+            break
+        with contextlib.suppress(OSError):  # another run's folder came meanwhile: kept
+            folder.rmdir()
+
+
+def _execute(
+    plan: RunPlan, console: Console, share: SweepShare | None, sandbox_facts: dict[str, Any]
+) -> list[ResultRow]:
     started = time.monotonic()
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     _announce_resume(plan, console)
-    _write_run_record(plan, config_hash)
+    _write_run_record(plan, config_hash, sandbox_facts)
     _warn(plan, console)
     for task in plan.pending:
         plan.folder.keep_previous_attempt(*task.episode)
     cancel = share.cancel if share is not None else threading.Event()
-    context = _episode_context(plan, config_hash, cancel)
+    context = _episode_context(plan, config_hash, cancel, sandbox_facts)
     limits = _batch_limits(plan, console)
     leftovers = Leftovers.of(plan.folder, plan.backend)
     if leftovers is not None:
@@ -328,7 +378,9 @@ def _warn(plan: RunPlan, console: Console) -> None:
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
 
 
-def _episode_context(plan: RunPlan, config_hash: str, cancel: threading.Event) -> EpisodeContext:
+def _episode_context(
+    plan: RunPlan, config_hash: str, cancel: threading.Event, sandbox_facts: dict[str, Any]
+) -> EpisodeContext:
     config = plan.config
     return EpisodeContext(
         settings=EpisodeSettings.of(config, plan.protocol["output_reserve"]),
@@ -339,7 +391,7 @@ def _episode_context(plan: RunPlan, config_hash: str, cancel: threading.Event) -
         run_facts={"config_hash": config_hash, "harness_version": harness.__version__},
         collection_hashes=plan.collection_hashes,
         cancel=cancel,
-        sandbox_facts=plan.backend.facts,
+        sandbox_facts=sandbox_facts,
         watch_opens=watch_opens_possible(config, plan.backend.capabilities),
         collections=plan.collections,
         judge=plan.judge,
@@ -388,12 +440,7 @@ def _run_batch(
         shared_spend=None if share is None else share.spend,
     )
     title = f"{label_of(config)} on {config.domain}"
-    if config.executor == "ray":
-        from harness.run.executors.ray import run_batch_on_ray
-
-        executor: Executor = run_batch_on_ray
-    else:
-        executor = run_batch
+    executor = executor_of(config.executor)
     progress = None if share is None else share.progress
     # a person types at this terminal (--model human): no live bar redrawn under their commands
     shown = Console(quiet=True) if plan.make_model.interactive else console
@@ -441,7 +488,7 @@ def _collection_record(plan: RunPlan, domain: str) -> CollectionRecord:
     return CollectionRecord(str(named), plan.collection_hashes[domain], resolved)
 
 
-def _write_run_record(plan: RunPlan, config_hash: str) -> None:
+def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, Any]) -> None:
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     collections = {d: _collection_record(plan, d) for d in plan.collections}
     if plan.folder.record_path.exists():  # a resume: keep the original record, note when it was resumed and with what
@@ -474,7 +521,7 @@ def _write_run_record(plan: RunPlan, config_hash: str) -> None:
             config_hash=config_hash,
             protocol=plan.protocol,
             model=plan.make_model.settings,
-            sandbox=plan.backend.facts,
+            sandbox=sandbox_facts,
             collections=collections,
             leakage_warning=plan.leak_warning,
             label=label_of(plan.config),

@@ -31,7 +31,7 @@ from harness.run.executors.batch import ResultsUnwritable, SharedSpend, SweepSha
 from harness.run.executors.failures import ErrorRateExceeded
 from harness.run.labels import label_of
 from harness.run.models import unpriced_refusal
-from harness.run.runner import RunPlan, execute_run, plan_run
+from harness.run.runner import RunPlan, abandon, execute_run, plan_run, start_run
 
 _JOIN_S = 0.2
 ENTRY_FIELDS = ("model", "args", "api_base", "api_key_env", "max_connections", "max_cost", "label")
@@ -145,8 +145,10 @@ def plan_sweep(config: RunConfig) -> tuple[Path, list[RunPlan]]:
 
 
 def execute_sweep(folder: Path, plans: list[RunPlan], max_cost: float | None, console: Console) -> SweepOutcome:
-    """Every run at once in threads of this process (on Ray: each run's driver in one, sharing one connection);
-    Ctrl-C (in the main thread) cancels them all."""
+    """Every run at once in threads of this process (on Ray: each run's driver in one, sharing one connection),
+    once every run's backend started (a refusal stops them all, as on bad input); Ctrl-C (in the main
+    thread) cancels them all."""
+    facts = _start_all(folder, plans)
     _record(folder, plans, max_cost)
     started_ray = False
     if plans[0].config.executor == "ray":
@@ -155,7 +157,7 @@ def execute_sweep(folder: Path, plans: list[RunPlan], max_cost: float | None, co
         first = plans[0].config
         started_ray = connect_once(first.ray_address, first.sandboxes_at_once)
     try:
-        return _run_all(plans, max_cost, console)
+        return _run_all(plans, facts, max_cost, console)
     finally:
         if started_ray:
             from harness.run.executors.ray import disconnect
@@ -163,7 +165,25 @@ def execute_sweep(folder: Path, plans: list[RunPlan], max_cost: float | None, co
             disconnect()
 
 
-def _run_all(plans: list[RunPlan], max_cost: float | None, console: Console) -> SweepOutcome:
+def _start_all(folder: Path, plans: list[RunPlan]) -> dict[str, dict[str, Any]]:
+    """Each run's sandbox facts, its backend started (`start_run`); on a refusal nothing stays written."""
+    facts: dict[str, dict[str, Any]] = {}
+    try:
+        for plan in plans:
+            facts[plan.run_id] = start_run(plan)
+    except BaseException:
+        for plan in plans:
+            abandon(plan)
+            plan.lock.release()
+        if read_sweep_record(folder) is None:  # a sweep folder this start made
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return facts
+
+
+def _run_all(
+    plans: list[RunPlan], facts: dict[str, dict[str, Any]], max_cost: float | None, console: Console
+) -> SweepOutcome:
     cancel, stopped, interrupted = threading.Event(), {}, False
     with progress_bar(console) as progress:
         share = SweepShare(cancel, progress, SharedSpend(max_cost))
@@ -172,7 +192,7 @@ def _run_all(plans: list[RunPlan], max_cost: float | None, console: Console) -> 
 
         def run(plan: RunPlan) -> None:
             try:
-                execute_run(plan, console, share)
+                execute_run(plan, console, share, facts[plan.run_id])
             except (ErrorRateExceeded, ResultsUnwritable) as error:
                 stopped[plan.run_id] = str(error)
             except KeyboardInterrupt:

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 from harness.core.errors import InputError
-from harness.sandboxes.backend_setup import SandboxBackend
+from harness.sandboxes.backend import SandboxBackend
 from harness.sandboxes.base import SandboxError
 from harness.sandboxes.tools import found_tools, missing_tools, probe_command
 

@@ -1,5 +1,5 @@
 """`--closed-book`: every sandbox gets an empty `/workspace/documents`, everything else as in a normal run
-(the backend's wrapper is `backend_setup.ClosedBookBackend`).
+(the backend's wrapper is `ClosedBookBackend`).
 
 The local and Docker backends mount a folder: each episode is given an empty one of its own (read-only, so the
 sandbox user can list it and nobody can fill it), removed when its sandbox closes, so no two episodes share
@@ -13,9 +13,13 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
+from typing import Any
 
+from harness.sandboxes.backend import Capabilities, Killer, SandboxBackend
 from harness.sandboxes.base import ExecResult, Sandbox
+from harness.sandboxes.pacing import Pacer
 
 CLOSED_BOOK_TEMPLATE = "closed-book"
 """The name E2B's empty-documents template is built under, in place of a domain's."""
@@ -58,3 +62,35 @@ class ClosedBookSandbox:
             self._inner.close()
         finally:
             remove_empty_documents(self._documents)
+
+
+class ClosedBookBackend(SandboxBackend):
+    """A backend whose sandboxes mount an empty folder where the domain's collection would be (local, Docker)."""
+
+    def __init__(self, inner: SandboxBackend):
+        self.inner = inner
+
+    @property
+    def facts(self) -> dict[str, Any]:
+        return self.inner.facts | {"documents": "empty (--closed-book)"}
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.inner.capabilities
+
+    def start(self) -> None:
+        self.inner.start()
+
+    def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
+        documents = empty_documents()
+        return ClosedBookSandbox(self.inner.new_sandbox(domain, documents, episode_name, cancel), documents)
+
+    def leftovers(self) -> Killer | None:
+        return self.inner.leftovers()
+
+    @property
+    def creations_per_s(self) -> float | None:
+        return self.inner.creations_per_s
+
+    def paced_by(self, pacer: Pacer) -> SandboxBackend:
+        return ClosedBookBackend(self.inner.paced_by(pacer))

@@ -11,7 +11,7 @@ from typing import Any
 from harness.episode.throttles import POLL_S
 from harness.models.concurrency import GateState, ProviderGate, gate_in
 from harness.models.rate_limits import Announcement
-from harness.sandboxes.e2b.plan import CreationPacer, wait_for
+from harness.sandboxes.pacing import CreationPacer, wait_for
 
 
 class RunCoordinator:
@@ -25,7 +25,7 @@ class RunCoordinator:
         self._gates: dict[str, ProviderGate] = {}
         """Each provider's in-flight limit for the whole cluster (`models/concurrency.py`)."""
         self._pacer: CreationPacer | None = None
-        """E2B's sandbox creations, paced for every node together (`sandboxes/e2b/plan.py`)."""
+        """E2B's sandbox creations, paced for every node together (`sandboxes/pacing.py`)."""
         self._stale_call_s = call_timeout_s + 60.0
         """A call admitted this long ago was lost with its node: no longer counted in flight."""
         self._held: Counter[str] = Counter()

@@ -45,13 +45,12 @@ from harness.records.events import EpisodeEndEvent
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import KeptEvents, TrajectoryWriter, event_line
-from harness.run.backends import backend_of, watch_opens_possible
+from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.executors.attempts import Attempts, Retry
 from harness.run.executors.batch import Batch, BatchLimits, ResultsUnwritable, progress_bar
 from harness.run.executors.coordinator import CoordinatorGate, CoordinatorPacer, CoordinatorSlot, RunCoordinator
 from harness.run.models import model_factory
-from harness.run.tool_check import checked_tools
-from harness.sandboxes.backend_setup import E2BBackend, SandboxBackend
+from harness.sandboxes.backend import SandboxBackend
 
 SANDBOX_RESOURCE = "harness_sandbox"
 """The custom resource a node declares: how many episodes (sandboxes) it runs at once."""
@@ -431,8 +430,9 @@ def _run_on_node(
     cancel = threading.Event()
     config = spec.config
     backend = setup.backend
-    if isinstance(backend, E2BBackend):  # the plan's creation rate is the cluster's: paced by the coordinator
-        backend = backend.paced_by(CoordinatorPacer(coordinator, backend.plan.creations_per_s))
+    rate = backend.creations_per_s
+    if rate is not None:  # the service's creation rate is the cluster's: paced by the coordinator
+        backend = backend.paced_by(CoordinatorPacer(coordinator, rate))
     context = EpisodeContext(
         settings=spec.episode,
         prompts=setup.prompts,
@@ -465,8 +465,8 @@ def _run_on_node(
 
 
 def _setup(spec: NodeSpec) -> _NodeSetup:
-    """The node's model and backend, checked like the driver's (API key, bwrap usable, Docker image, E2B
-    templates): a node that fails refuses before its first episode."""
+    """The node's model and backend, checked and started like the driver's (API key, bwrap usable, Docker
+    image, E2B templates, the tool list): a node that fails refuses before its first episode."""
     import ray
 
     key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}:{spec.invocation}"
@@ -478,8 +478,7 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
         }
         templates = spec.sandbox_facts.get("templates")  # E2B: the driver's, not the collections read again
         backend = backend_of(spec.config, spec.run_id, collections, spec.invocation, templates)
-        first = sorted(collections)[0]
-        checked_tools(backend, first, collections[first], f" on node {_node_name()}")
+        start_backend(backend, collections, f" on node {_node_name()}")
         node_id = ray.get_runtime_context().get_node_id()
         _SETUPS[key] = _NodeSetup(backend, load_prompts(spec.config.prompts), node_id, make_model.build)
     return _SETUPS[key]

@@ -1,14 +1,12 @@
 """An E2B plan's limits and what the runner does about each: the sandbox lifetime, sandboxes at once,
-and sandbox creations per second (paced here, so a run at its cap never depends on the SDK's retries)."""
+and sandbox creations per second (paced by `sandboxes/pacing.py`, so a run at its cap never depends on the
+SDK's retries)."""
 
 from __future__ import annotations
 
 import os
 import random
-import threading
-import time
 from dataclasses import dataclass
-from typing import Protocol
 
 from harness.sandboxes.base import SandboxError
 
@@ -19,8 +17,6 @@ CREATE_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0)
 """The longest waits between sandbox creations refused with 429 (each drawn at random up to it, so workers
 refused together do not retry together): at most about 30 s of the episode's start-up, before its agent
 clock starts."""
-PACING_JITTER = 0.2
-"""Each gap between this runner's creations is the plan's interval stretched by up to this fraction."""
 
 
 @dataclass(frozen=True)
@@ -77,37 +73,3 @@ def _other_plan(plan: Plan) -> str:
 def create_backoff_s() -> list[float]:
     """The waits after successive 429s: "full jitter", each uniform up to its step of `CREATE_BACKOFF_S`."""
     return [random.uniform(0.1 * step, step) for step in CREATE_BACKOFF_S]
-
-
-class Pacer(Protocol):
-    """Where a sandbox creation waits for its turn at the plan's rate."""
-
-    def wait_turn(self, cancel: threading.Event) -> bool:
-        """False when cancelled while waiting."""
-
-
-class CreationPacer:
-    """Gives this runner's sandbox creations turns at most the plan's rate apart (each gap stretched by a
-    random part of `PACING_JITTER`), so workers started together reach the API one by one."""
-
-    def __init__(self, creations_per_s: float):
-        self._interval_s = 1.0 / creations_per_s
-        self._next = 0.0
-        self._lock = threading.Lock()
-
-    def wait_turn(self, cancel: threading.Event) -> bool:
-        """Wait for the next free turn; False when cancelled meanwhile."""
-        return wait_for(self.reserve(), cancel)
-
-    def reserve(self) -> float:
-        """Take the next free turn; the seconds until it (a Ray node's caller waits them itself)."""
-        with self._lock:
-            now = time.monotonic()
-            turn = max(now, self._next)
-            self._next = turn + self._interval_s * (1 + random.uniform(0, PACING_JITTER))
-        return turn - now
-
-
-def wait_for(delay_s: float, cancel: threading.Event) -> bool:
-    """Wait DELAY_S for a turn; False when cancelled meanwhile."""
-    return not cancel.wait(delay_s) if delay_s > 0 else not cancel.is_set()

@@ -35,10 +35,11 @@ from harness.sandboxes.base import (
     sandbox_environment,
 )
 from harness.sandboxes.e2b.errors import explain, sdk_errors
-from harness.sandboxes.e2b.plan import Pacer, Plan, create_backoff_s, current_plan, sandbox_lifetime
+from harness.sandboxes.e2b.plan import Plan, create_backoff_s, current_plan, sandbox_lifetime
 from harness.sandboxes.e2b.templates import TemplateResources
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
+from harness.sandboxes.pacing import Pacer
 from harness.sandboxes.remote_exec import (
     AGENT,
     AGENT_HOME,
