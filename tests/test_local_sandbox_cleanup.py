@@ -35,10 +35,13 @@ mkdir -p locked/inner && echo x > locked/inner/f && chmod 000 locked/inner locke
 """What a model did: a folder 1,500 levels deep, and folders nobody may read or enter."""
 
 
-def test_a_sandbox_leaves_nothing_on_the_host_disk_whatever_tree_a_model_made(collection):
+def test_a_sandbox_leaves_nothing_on_the_host_disk_whatever_tree_a_model_made(collection, tmp_path, monkeypatch):
     """The tree lives on a tmpfs in the holder's namespace only: a 1,500-level folder and `chmod 000` ones
-    never touch the host's disk, and are gone with the holder."""
-    temp = Path(tempfile.gettempdir())
+    never touch the host's disk, and are gone with the holder. This process's temporary folder is one of its
+    own, so another program's files in the machine's /tmp are not counted."""
+    temp = tmp_path / "private-tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     before = set(temp.iterdir())
     box = BubblewrapSandbox(collection, "messy", SandboxSettings(), find_bwrap())
     box.start()
