@@ -7,8 +7,8 @@ from collections.abc import Mapping
 
 from harness.analysis.report_figures import QuestionModes
 from harness.core.safe_text import markdown_cell
+from harness.diagnostics.failure_modes import PAPER_MODES, RULE_MODES
 from harness.records.failure_labels import LABELLED, EpisodeLabels
-from harness.signals.failure_modes import PAPER_MODES, RULE_MODES
 
 KAPPA = "Cohen's kappa (Cohen 1960, 'A Coefficient of Agreement for Nominal Scales'): (p_o - p_e) / (1 - p_e)"
 

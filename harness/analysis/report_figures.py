@@ -11,8 +11,8 @@ from harness.analysis.runs import ModelRow
 from harness.analysis.summary import ALL
 from harness.analysis.tiers import find_tiers
 from harness.core.status import Status
+from harness.diagnostics.failure_modes import PAPER_MODES
 from harness.records.results import TaskKey
-from harness.signals.failure_modes import PAPER_MODES
 
 QuestionModes = dict[str, dict[TaskKey, set[str]]]
 """Model -> question (domain, task) -> the failure modes its wrong episodes carry."""

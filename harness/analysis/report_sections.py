@@ -9,10 +9,10 @@ from pathlib import Path
 from harness.analysis.runs import ModelRow
 from harness.analysis.summary import ALL, Cell
 from harness.core.safe_text import markdown_cell
+from harness.diagnostics.escapes import METHOD as ESCAPES_METHOD
+from harness.diagnostics.evidence import METHOD
+from harness.diagnostics.failure_modes import MODES, RULE
 from harness.records.results import ResultRow
-from harness.signals.escapes import METHOD as ESCAPES_METHOD
-from harness.signals.evidence import METHOD
-from harness.signals.failure_modes import MODES, RULE
 
 
 def evidence_sections(table: dict[tuple[str, str], Cell], models: list[str], rows: list[ModelRow], out: Path) -> str:

@@ -2,7 +2,7 @@
 
 One row per document and entity/period (MuDABench's per-document gold rows); its cells are the named values
 (the columns). Like the gold, facts never enter the sandbox or the prompt: they are what fact coverage
-(harness/signals/fact_coverage.py) and the fact judge (harness/signals/fact_judge.py) compare the episode with.
+(harness/diagnostics/fact_coverage.py) and the fact judge (harness/diagnostics/fact_judge.py) compare the episode with.
 """
 
 from __future__ import annotations

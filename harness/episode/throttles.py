@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from harness.core.abandon import CallAbandoned, call_abandonable
-from harness.core.status import EpisodeEnd, Status
+from harness.core.status import EpisodeFinished, Status
 from harness.episode.budget import Stopwatch
 from harness.models.base import Abandonable, Model, ModelReply
 
@@ -44,7 +44,7 @@ def wait_for_slot(slot: Slot, cancel: threading.Event) -> float:
     started = time.monotonic()
     while not slot.acquire(timeout=POLL_S):
         if cancel.is_set():
-            raise EpisodeEnd(Status.CANCELLED, detail="the run was interrupted while waiting for a slot")
+            raise EpisodeFinished(Status.CANCELLED, detail="the run was interrupted while waiting for a slot")
     return time.monotonic() - started
 
 
@@ -70,6 +70,6 @@ class ThrottledModel:
             return call_abandonable(lambda: model.query(messages, timeout_s), self._cancel, abandon)
         except CallAbandoned:
             detail = "the run was interrupted during a model call: the call was abandoned"
-            raise EpisodeEnd(Status.CANCELLED, detail=detail) from None
+            raise EpisodeFinished(Status.CANCELLED, detail=detail) from None
         finally:
             self._slot.release()

@@ -68,7 +68,7 @@ INSPECT_OWN = frozenset(
 )
 """The row fields inspect's own fields hold. Every other field of the row goes under the sample's metadata key
 `harness`, so a field added to `ResultRow` is carried there and back (inspect_import.py) with no list to
-extend. The import reads back the usage, time and models from these; the grade and signals it computes again."""
+extend. The import reads back the usage, time and models from these; the grade and diagnostics it computes again."""
 _LIMITS: dict[Status, tuple[str, str | None]] = {
     Status.TURN_LIMIT: ("turn", "max_turns"),
     Status.TIME_LIMIT: ("working", "time_limit"),

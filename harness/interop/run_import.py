@@ -20,6 +20,7 @@ from harness.core.errors import InputError
 from harness.core.names import check_run_id
 from harness.core.safe_text import for_terminal
 from harness.core.status import Outcome
+from harness.diagnostics.row_diagnostics import with_diagnostics
 from harness.grading import JUDGED, grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, available_domains, load_task_file
@@ -38,14 +39,13 @@ from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
 from harness.records.run_record import ImportSource, RunRecord
 from harness.records.trajectory import TrajectoryWriter
-from harness.signals.row_signals import with_signals
 
 DECIDED_BY_IMPORT = frozenset(
     {"task_id", "domain", "epoch", "task_digest", "task_type", "status", "detail", "attempt", "answer", *GRADE_FIELDS}
 )
 """Row fields the import decides itself: the task's (from our task file), the outcome's (the format reads it),
 the grade's (our graders; a judge's cost is kept when our judges answered from the cache) and the attempt (an
-import is one). The signals are computed again from the events. Every other field the file gives is kept."""
+import is one). The diagnostics are computed again from the events. Every other field the file gives is kept."""
 READ_MEMORY_MB = 2048
 READ_SECONDS = 300.0
 """The bounds on reading one foreign file (`--max-memory`, `--max-time`): a 1.9 MB `.eval` log, gigabytes of
@@ -266,7 +266,9 @@ def import_episode(
     outcome = Outcome(episode.status, episode.submission, episode.detail)
     kept = {name: value for name, value in episode.row.items() if name not in DECIDED_BY_IMPORT}
     row = dataclasses.replace(episode_row(task, outcome, graded), **kept)
-    row, evidence = with_signals(row, log.events(), task.evidence, task.canary, collection, episode.opens, task.facts)
+    row, evidence = with_diagnostics(
+        row, log.events(), task.evidence, task.canary, collection, episode.opens, task.facts
+    )
     if evidence is not None:
         write_event(log, EvidenceEvent(**evidence))
     write_event(log, EpisodeEndEvent(row=row, submission=episode.submission))

@@ -16,7 +16,7 @@ import time
 from typing import Any, TextIO
 
 from harness.core.safe_text import for_terminal
-from harness.core.status import EpisodeEnd, Status
+from harness.core.status import EpisodeFinished, Status
 from harness.models.base import ModelError, ModelReply, action_reply, estimate_tokens
 
 HUMAN = "human"
@@ -64,12 +64,12 @@ class HumanModel:
         deadline = time.monotonic() + timeout_s
         while (left := deadline - time.monotonic()) > 0:
             if self._cancel.is_set():
-                raise EpisodeEnd(Status.CANCELLED, detail="the run was interrupted while the person was typing")
+                raise EpisodeFinished(Status.CANCELLED, detail="the run was interrupted while the person was typing")
             ready, _, _ = select.select([self._in], [], [], min(POLL_S, left))
             if ready:
                 line = self._in.readline()
                 if not line:
-                    raise EpisodeEnd(Status.CANCELLED, detail="the person left (end of input)")
+                    raise EpisodeFinished(Status.CANCELLED, detail="the person left (end of input)")
                 return line
         raise ModelError("the person typed no command before the episode's time ran out")
 

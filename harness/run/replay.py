@@ -21,6 +21,7 @@ from rich.console import Console
 from harness.core.errors import InputError
 from harness.core.json_text import json_text
 from harness.core.status import Status
+from harness.diagnostics.failure_modes import failure_mode
 from harness.grading import JUDGED, GoldSpec, Verdict, grade
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
@@ -34,7 +35,6 @@ from harness.records.run_folder import RunFolder, find_run_folder
 from harness.records.run_record import RunRecord
 from harness.run.judges import litellm_judges
 from harness.run.runner import execute_run, plan_run
-from harness.signals.failure_modes import failure_mode
 
 _OBSERVED = ("exit_code", "stdout", "stderr", "timed_out")
 REPLAYS = "replays"

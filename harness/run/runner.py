@@ -60,7 +60,7 @@ from harness.run.judge_retry import regrade_judge_errors
 from harness.run.judges import JudgeOptions
 from harness.run.labels import label_of
 from harness.run.leftovers import Leftovers, new_invocation
-from harness.run.models import ModelFactory, model_factory, reply_reserve, scripted_file, unpriced_refusal
+from harness.run.model_factory import ModelFactory, model_factory, reply_reserve, scripted_file, unpriced_refusal
 from harness.run.pinned_packages import resolved_versions
 from harness.sandboxes.backend import SandboxBackend
 from harness.sandboxes.base import Sandbox

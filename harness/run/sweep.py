@@ -30,7 +30,7 @@ from harness.records.sweep_record import SweepEntry, SweepRecord, read_sweep_rec
 from harness.run.executors.batch import ResultsUnwritable, SharedSpend, SweepShare, progress_bar
 from harness.run.executors.failures import ErrorRateExceeded
 from harness.run.labels import label_of
-from harness.run.models import unpriced_refusal
+from harness.run.model_factory import unpriced_refusal
 from harness.run.runner import RunPlan, abandon, execute_run, plan_run, start_run
 
 _JOIN_S = 0.2

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from harness.core.status import EndsEpisode, Status
+from harness.core.status import EpisodeFailure, Status
 from harness.sandboxes.limits import ResourceLimits
 
 SANDBOX_ENV = {
@@ -59,7 +59,7 @@ class ExecResult:
     duration_s: float
 
 
-class SandboxError(EndsEpisode, RuntimeError):
+class SandboxError(EpisodeFailure, RuntimeError):
     """The sandbox itself failed (not the command): the episode ends as `sandbox_error`."""
 
     status = Status.SANDBOX_ERROR

@@ -49,7 +49,7 @@ from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.executors.attempts import Attempts, Retry
 from harness.run.executors.batch import Batch, BatchLimits, ResultsUnwritable, progress_bar
 from harness.run.executors.coordinator import CoordinatorGate, CoordinatorPacer, CoordinatorSlot, RunCoordinator
-from harness.run.models import model_factory
+from harness.run.model_factory import model_factory
 from harness.sandboxes.backend import SandboxBackend
 
 SANDBOX_RESOURCE = "harness_sandbox"

@@ -7,8 +7,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from harness.diagnostics.failure_modes import PAPER_MODES
 from harness.grading.judge_prompt import fill, strict_json
-from harness.signals.failure_modes import PAPER_MODES
 
 PROMPT_VERSION = "failure-modes-1.0"
 DEFINITIONS = {

@@ -13,9 +13,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from harness.diagnostics.mode_prompt import PROMPT_DIGEST, mode_prompt, parse_labels
 from harness.grading.judge import JudgeCallFailed, JudgePanel
 from harness.grading.judge_cache import cache_key
-from harness.signals.mode_prompt import PROMPT_DIGEST, mode_prompt, parse_labels
 
 PARAMS: dict[str, Any] = {"temperature": 0.0}
 
@@ -29,7 +29,7 @@ class EpisodeCase:
     outcome: str
     """How it ended: status, verdict, the answer given, turns used."""
     trajectory: str
-    """The condensed trajectory (signals/condensed.py)."""
+    """The condensed trajectory (diagnostics/condensed.py)."""
     turns: int
 
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.diagnostics.condensed import condense
+from harness.diagnostics.mode_judge import EpisodeCase, label_episode
+from harness.diagnostics.mode_prompt import PROMPT_DIGEST
 from harness.records.events import EpisodeStartEvent
 from harness.records.failure_labels import JUDGE_ERROR, LABELLED, EpisodeLabels, write_labels
 from harness.records.reading import is_finished, read_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.run.judges import JudgeOptions
-from harness.signals.condensed import condense
-from harness.signals.mode_judge import EpisodeCase, label_episode
-from harness.signals.mode_prompt import PROMPT_DIGEST
 
 TRAJECTORY_CHARS = 60_000
 """The condensed trajectory's size by default (about 15,000 tokens), well inside any judge's context."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.diagnostics.condensed import cut
+from harness.diagnostics.evidence import DocumentIndex
 from harness.records.events import ActionEvent, Event, ModelCallEvent, ObservationEvent
-from harness.signals.condensed import cut
-from harness.signals.evidence import DocumentIndex
 
 OUTPUT_CHARS = 6000
 """Characters kept of each output naming the document (head and tail, the cut said)."""

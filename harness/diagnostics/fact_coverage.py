@@ -2,7 +2,7 @@
 
 A cell is seen when its value appears in what the agent was shown of the row's document: the output of a
 command that names the document's file (`cat`, `grep ... file`, `sed -n ... file`), or an output line that
-carries the document's content under its name (a `grep -r` hit `file:...`; harness/signals/evidence.py). How a
+carries the document's content under its name (a `grep -r` hit `file:...`; harness/diagnostics/evidence.py). How a
 value appears:
 - a number as any number of the text (read by the numeric grader's parser: separators, decimal commas) equal
   to it, or equal to it rounded to the text number's own precision when that is 4 significant digits or more
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from harness.core.facts import CellValue, FactRow
+from harness.diagnostics.evidence import DocumentIndex, shown_under
 from harness.grading.literal import Unparseable, parse_number
 from harness.records.events import ActionEvent, Event, ObservationEvent
-from harness.signals.evidence import DocumentIndex, shown_under
 
 SIGNIFICANT_DIGITS = 4
 SCALED_DIGITS = 5
