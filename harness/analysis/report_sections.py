@@ -19,7 +19,7 @@ def evidence_sections(table: dict[tuple[str, str], Cell], models: list[str], row
     """Markdown for evidence use, failure modes and leakage; writes failure_modes.csv and its chart."""
     from harness.analysis.plots import failure_mode_plot
 
-    counts = failure_mode_counts(rows, models)
+    counts = _failure_mode_counts(rows, models)
     _write_failure_csv(out / "failure_modes.csv", counts, models)
     failure_mode_plot(counts, models, out / "failure_modes.png")
     lines = [*_recall_table(table), *_reached_all(table, models), *_possible_guesses(rows)]
@@ -85,7 +85,7 @@ def _order(row: ModelRow) -> tuple[str, str, str]:
     return row.model, row.row.domain, row.row.task_id
 
 
-def failure_mode_counts(rows: list[ModelRow], models: list[str]) -> dict[str, Counter[str]]:
+def _failure_mode_counts(rows: list[ModelRow], models: list[str]) -> dict[str, Counter[str]]:
     """Model -> failure mode -> wrong episodes."""
     counts: dict[str, Counter[str]] = {model: Counter() for model in models}
     for entry in rows:

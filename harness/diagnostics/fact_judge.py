@@ -28,7 +28,7 @@ PARAMS: dict[str, Any] = {"temperature": 0.0}
 
 
 @dataclass
-class FactJudgment:
+class _FactJudgment:
     """The judges' answer for one episode."""
 
     counts: FactCounts | None
@@ -42,8 +42,8 @@ class FactJudgment:
 
 def judge_facts(
     panel: JudgePanel, question: str, facts: Sequence[FactRow], events: Sequence[Event], final_reply: str | None
-) -> FactJudgment:
-    judgment = FactJudgment(None)
+) -> _FactJudgment:
+    judgment = _FactJudgment(None)
     costs: list[float] = []
     for row in facts:
         record = document_record(events, row.document, final_reply)

@@ -13,7 +13,7 @@ from harness.core.status import EpisodeFinished, Status
 from harness.models.base import RetryTime, estimate_tokens
 from harness.records.episode_row import Spend
 
-TokenCounter = Callable[[list[dict[str, Any]]], int]
+_TokenCounter = Callable[[list[dict[str, Any]]], int]
 
 
 class Stopwatch:
@@ -53,7 +53,7 @@ class Budget:
         context_window: int | None,
         output_reserve: int,
         cancel: threading.Event | None = None,
-        count_tokens: TokenCounter | None = None,
+        count_tokens: _TokenCounter | None = None,
         clock: Stopwatch | None = None,
     ):
         self._count_tokens = count_tokens or estimate_tokens

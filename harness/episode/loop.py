@@ -190,9 +190,9 @@ def _observation_messages(reply: ModelReply, text: str) -> list[dict[str, Any]]:
     return [{"role": "tool", "tool_call_id": call.id, "content": text} for call in calls]
 
 
-OBSERVED = ("exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_bytes", "duration_s")
+_OBSERVED = ("exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_bytes", "duration_s")
 """What an observation event records of a command's result."""
 
 
 def _result_fields(result: ExecResult) -> dict[str, Any]:
-    return {name: getattr(result, name) for name in OBSERVED}
+    return {name: getattr(result, name) for name in _OBSERVED}

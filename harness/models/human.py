@@ -23,7 +23,7 @@ HUMAN = "human"
 SUBMIT = "submit"
 POLL_S = 0.2
 """How often the wait for a line looks at the run's cancel flag and the clock."""
-GUIDE = (
+_GUIDE = (
     "You are in the agent's seat. Type one bash command per line (it runs in the sandbox, in a fresh bash "
     "in /workspace); `submit ANSWER` ends the task. Your own time counts against the budget."
 )
@@ -46,7 +46,7 @@ class HumanModel:
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         if self._shown == 0:
-            self._write(f"\n=== {GUIDE}\n")
+            self._write(f"\n=== {_GUIDE}\n")
         for message in messages[self._shown :]:
             if message["role"] != "assistant":
                 self._write(f"\n--- {message['role']} ---\n{message.get('content') or ''}\n")
@@ -56,7 +56,7 @@ class HumanModel:
             if line.strip():
                 break
         self._calls += 1
-        return reply_to(line.strip(), self._action_format, f"call_human_{self._calls}")
+        return _reply_to(line.strip(), self._action_format, f"call_human_{self._calls}")
 
     def _read_line(self, timeout_s: float) -> str:
         """One line typed before the time runs out; the run's Ctrl-C or the end of input ends the episode."""
@@ -80,7 +80,7 @@ class HumanModel:
         self._out.flush()
 
 
-def reply_to(line: str, action_format: str, call_id: str) -> ModelReply:
+def _reply_to(line: str, action_format: str, call_id: str) -> ModelReply:
     """A typed line as the model's reply: `submit X` is the answer X, a line with an answer tag is prose,
     anything else one command."""
     word, _, rest = line.partition(" ")

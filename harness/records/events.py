@@ -21,7 +21,7 @@ from harness.records.results import ResultRow
 if TYPE_CHECKING:
     from harness.records.trajectory import TrajectoryLog
 
-SCHEMA_VERSION = 3
+_SCHEMA_VERSION = 3
 """3: each output is stored once (compact.py): an observation's streams are places in its text, and a model
 call's messages that repeat the text just shown refer to it; `read_trajectory` gives the events in full.
 2: episode_start comes before the sandbox starts (its facts are in sandbox_ready); observations carry
@@ -54,7 +54,7 @@ class EpisodeStartEvent(Event):
 
     kind: ClassVar[str] = "episode_start"
     event: Literal["episode_start"] = "episode_start"
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = _SCHEMA_VERSION
     task_id: str
     domain: str
     task: dict[str, Any]

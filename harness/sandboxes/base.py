@@ -9,7 +9,7 @@ from typing import Protocol
 from harness.core.status import EpisodeFailure, Status
 from harness.sandboxes.limits import ResourceLimits
 
-SANDBOX_ENV = {
+_SANDBOX_ENV = {
     "HOME": "/tmp",
     "TMPDIR": "/tmp",
     "LANG": "C.UTF-8",
@@ -19,7 +19,7 @@ SANDBOX_ENV = {
     "PAGER": "cat",
 }
 """The whole environment a command sees, besides PATH: host variables (API keys) never enter."""
-HOST_ENV_ALLOWED = ("TZ",)
+_HOST_ENV_ALLOWED = ("TZ",)
 IMAGE_PATH = "/opt/sandbox/bin:/usr/local/bin:/usr/bin:/bin"
 """PATH inside the Docker image and E2B template (sandbox_templates/Dockerfile)."""
 WORKDIR = "/workspace"
@@ -31,8 +31,8 @@ TIMEOUT_EXIT_CODE = 124
 
 
 def sandbox_environment(path: str) -> dict[str, str]:
-    environment = {"PATH": path, **SANDBOX_ENV}
-    return environment | {name: os.environ[name] for name in HOST_ENV_ALLOWED if name in os.environ}
+    environment = {"PATH": path, **_SANDBOX_ENV}
+    return environment | {name: os.environ[name] for name in _HOST_ENV_ALLOWED if name in os.environ}
 
 
 @dataclass(frozen=True)
