@@ -18,7 +18,22 @@ from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gol
 from harness.grading.record import Grade, Verdict
 from harness.grading.tolerance import ToleranceGrader
 
-__all__ = ["GRADERS", "GoldAnswerError", "GoldSpec", "Grade", "Grader", "Verdict", "get_grader", "grade", "is_judged"]
+__all__ = [
+    "GRADERS",
+    "JUDGED",
+    "GoldAnswerError",
+    "GoldSpec",
+    "Grade",
+    "Verdict",
+    "answer",
+    "grade",
+    "is_judged",
+    "judge",
+    "judge_cache",
+    "judge_prompt",
+    "judge_protocol",
+    "literal",
+]
 
 
 class Grader(Protocol):
