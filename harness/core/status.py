@@ -1,7 +1,7 @@
-"""How an episode ended. The loop ends an episode itself by raising `EpisodeFinished` (an answer, a limit, a
-cancellation: the status, the submission, the detail); an error from below that ends an episode (a model's, a
-sandbox's) is an `EpisodeFailure`, its class naming the status; `outcome_of` turns either, or any other exception,
-into the episode's `Outcome`."""
+"""How an episode ended: its `Status`, the two exceptions that end it, and its `Outcome`. The loop ends an
+episode itself by raising `EpisodeFinished` (an answer, a limit, a cancellation: the status, the submission, the
+detail); an error from below that ends an episode (a model's, a sandbox's) is an `EpisodeFailure`, its class
+naming the status; `outcome_of` turns either, or any other exception, into the episode's `Outcome`."""
 
 from __future__ import annotations
 

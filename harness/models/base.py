@@ -1,4 +1,5 @@
-"""Models by spec. A model answers a list of chat messages with one reply."""
+"""What a model is: the `Model` protocol (it answers a list of chat messages with one reply), `ModelReply`, the
+model errors and the token estimate."""
 
 from __future__ import annotations
 

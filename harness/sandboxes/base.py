@@ -1,4 +1,5 @@
-"""Sandboxes by name. A sandbox runs one bash command at a time for one episode."""
+"""What a sandbox is: the `Sandbox` protocol, its settings, a command's result, the sandbox errors and the
+environment allow-list. A sandbox runs one bash command at a time for one episode."""
 
 from __future__ import annotations
 
