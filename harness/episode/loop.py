@@ -45,10 +45,10 @@ def run_agent(
     settings: LoopSettings,
 ) -> Outcome:
     """Run one episode's conversation until an answer, a budget, or a failure ends it."""
-    return AgentLoop(task, model, sandbox, budget, prompts, log, settings).run()
+    return _AgentLoop(task, model, sandbox, budget, prompts, log, settings).run()
 
 
-class AgentLoop:
+class _AgentLoop:
     """One episode's conversation: `run` takes `step`s (`query` the model, then `execute` its action) until one
     raises `EpisodeFinished` or an error that ends the episode; `run` alone turns that into the `Outcome`."""
 
