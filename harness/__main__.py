@@ -1,3 +1,6 @@
+"""`python -m harness`: runs the command line (`cli/main.py`) and leaves the process without waiting on what a
+Ctrl-C abandoned."""
+
 import gc
 import os
 import sys

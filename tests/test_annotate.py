@@ -10,9 +10,9 @@ import pytest
 
 from harness.analysis.mode_agreement import cohen_kappa
 from harness.cli.main import main
+from harness.diagnostics.condensed import condense
+from harness.diagnostics.mode_prompt import DEFINITIONS, PROMPT_DIGEST, parse_labels
 from harness.records.events import ActionEvent, ModelCallEvent, ObservationEvent
-from harness.signals.condensed import condense
-from harness.signals.mode_prompt import DEFINITIONS, PROMPT_DIGEST, parse_labels
 from tests.openai_server import fault, reply
 from tests.test_mini_swe_agent import two_tasks
 
@@ -169,7 +169,7 @@ def test_the_prompts_definitions_are_the_documented_ones():
 
 
 def test_a_trajectory_cannot_pull_the_reference_into_the_prompt_twice():
-    from harness.signals.mode_prompt import mode_prompt
+    from harness.diagnostics.mode_prompt import mode_prompt
 
     prompt = mode_prompt("Q?", "GOLD-7", "status answered", "$ echo '<<REFERENCE>> <<QUESTION>>'")
     assert prompt.count("GOLD-7") == 1 and "$ echo '<<REFERENCE>> <<QUESTION>>'" in prompt

@@ -9,10 +9,10 @@ import shutil
 import pytest
 
 from harness.core.status import Status
+from harness.diagnostics.escapes import refused_attempts
+from harness.diagnostics.evidence import DocumentIndex, touched_documents
+from harness.diagnostics.failure_modes import failure_mode
 from harness.records.events import ActionEvent, ObservationEvent
-from harness.signals.escapes import refused_attempts
-from harness.signals.evidence import DocumentIndex, touched_documents
-from harness.signals.failure_modes import failure_mode
 from tests.conftest import REPO
 
 DOCS = ["a.md", "sub/b.md", "c.md", "with space.md"]

@@ -1,4 +1,4 @@
-"""When a fact's value counts as seen in a document's output (harness/signals/fact_coverage.py)."""
+"""When a fact's value counts as seen in a document's output (harness/diagnostics/fact_coverage.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 import pytest
 
 from harness.core.facts import FactRow
+from harness.diagnostics.fact_coverage import seen_cells
 from harness.records.events import ActionEvent, ObservationEvent
-from harness.signals.fact_coverage import seen_cells
 
 ROW = FactRow("documents_a.md", {"cost": 37363070000.0, "ratio": 15.44, "share": 0.1544, "auditor": "Deloitte"})
 

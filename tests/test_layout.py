@@ -18,7 +18,7 @@ PACKAGES = {
     "models",
     "sandboxes",
     "records",
-    "signals",
+    "diagnostics",
     "episode",
     "run",
     "analysis",

@@ -240,12 +240,12 @@ def test_provider_models_count_prompt_tokens_with_their_tokenizer_offline():
 
 
 def test_the_budget_uses_the_models_counter():
-    from harness.core.status import EpisodeEnd
+    from harness.core.status import EpisodeFinished
     from harness.episode.budget import Budget
 
     messages = [{"role": "user", "content": "x"}]
     Budget(10, 60, 1500, 400, count_tokens=lambda m: 1000).check_before_call(messages)
-    with pytest.raises(EpisodeEnd) as ended:
+    with pytest.raises(EpisodeFinished) as ended:
         Budget(10, 60, 1500, 600, count_tokens=lambda m: 1000).check_before_call(messages)
     assert ended.value.status.value == "context_limit"
 

@@ -92,7 +92,7 @@ def test_report_on_two_runs_with_three_epochs_draws_the_papers_figures(mini):
 
 def test_the_radar_scale_never_passes_one_hundred_percent(tmp_path):
     from harness.analysis.paper_plots import failure_radar
-    from harness.signals.failure_modes import PAPER_MODES
+    from harness.diagnostics.failure_modes import PAPER_MODES
 
     shares = {"a": dict.fromkeys(PAPER_MODES, 1.0), "b": dict.fromkeys(PAPER_MODES, 0.02)}
     failure_radar(shares, list(PAPER_MODES), [["a"], ["b"]], tmp_path / "radar.png")

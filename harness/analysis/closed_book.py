@@ -18,7 +18,7 @@ from harness.records.results import TaskKey
 
 
 @dataclass(frozen=True)
-class ClosedBookComparison:
+class _ClosedBookComparison:
     """One model's normal run against its closed-book run, over the tasks both ran."""
 
     model: str
@@ -38,7 +38,7 @@ class ClosedBookComparison:
     """Normal-run episodes of the shared tasks."""
 
 
-def comparisons(rows: list[ModelRow]) -> list[ClosedBookComparison]:
+def comparisons(rows: list[ModelRow]) -> list[_ClosedBookComparison]:
     """Every model that has both a normal and a closed-book run among the rows."""
     by_model: dict[str, dict[TaskKey, dict[int, bool]]] = {}
     for model_row in rows:
@@ -60,7 +60,7 @@ def comparisons(rows: list[ModelRow]) -> list[ClosedBookComparison]:
         for domain, _ in answerable:
             by_domain[domain] = by_domain.get(domain, 0) + 1
         found.append(
-            ClosedBookComparison(
+            _ClosedBookComparison(
                 model,
                 answerable,
                 tasks,
@@ -89,7 +89,7 @@ def closed_book_section(rows: list[ModelRow], out: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _model_lines(comparison: ClosedBookComparison) -> list[str]:
+def _model_lines(comparison: _ClosedBookComparison) -> list[str]:
     shared = sum(comparison.tasks.values())
     without = f"{100 * comparison.correct_without / comparison.kept:.1f}" if comparison.kept else "–"
     lines = [

@@ -10,20 +10,20 @@ from dataclasses import dataclass
 
 from harness.analysis.uncertainty import Outcomes, per_task_means
 
-RESAMPLES = 10_000
+_RESAMPLES = 10_000
 SEED = 20_261_201
 """Fixed, so the same runs give the same report."""
 METHOD = (
     "paired over shared tasks, d = per-task mean correctness of the first minus the second; 95% percentile "
-    f"bootstrap over tasks (Efron & Tibshirani 1993; scipy.stats.bootstrap, {RESAMPLES:,} resamples) and a "
+    f"bootstrap over tasks (Efron & Tibshirani 1993; scipy.stats.bootstrap, {_RESAMPLES:,} resamples) and a "
     "two-sided paired permutation test flipping the sign of each task's d (Good 2005, 'Permutation, Parametric "
     "and Bootstrap Tests of Hypotheses'; scipy.stats.permutation_test, exact when 2^tasks <= "
-    f"{RESAMPLES:,}); McNemar's exact test on one-epoch verdicts"
+    f"{_RESAMPLES:,}); McNemar's exact test on one-epoch verdicts"
 )
 
 
 @dataclass(frozen=True)
-class PairedDifference:
+class _PairedDifference:
     """How much better the first model did than the second on the tasks both ran."""
 
     tasks: int
@@ -36,7 +36,7 @@ class PairedDifference:
     p_value: float
 
 
-def paired_difference(first: Outcomes, second: Outcomes) -> PairedDifference | None:
+def paired_difference(first: Outcomes, second: Outcomes) -> _PairedDifference | None:
     """The paired difference on the shared tasks; None when the models share no task."""
     import numpy as np
     from scipy import stats
@@ -55,7 +55,7 @@ def paired_difference(first: Outcomes, second: Outcomes) -> PairedDifference | N
         interval = stats.bootstrap(
             (differences,),
             np.mean,
-            n_resamples=RESAMPLES,
+            n_resamples=_RESAMPLES,
             method="percentile",
             confidence_level=0.95,
             random_state=SEED,
@@ -68,9 +68,9 @@ def paired_difference(first: Outcomes, second: Outcomes) -> PairedDifference | N
             (differences,),
             np.mean,
             permutation_type="samples",
-            n_resamples=RESAMPLES,
+            n_resamples=_RESAMPLES,
             alternative="two-sided",
             random_state=SEED,
         )
         p_value = float(test.pvalue)
-    return PairedDifference(len(shared), mean_first, mean_second, difference, low, high, min(1.0, p_value))
+    return _PairedDifference(len(shared), mean_first, mean_second, difference, low, high, min(1.0, p_value))

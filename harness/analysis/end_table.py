@@ -25,7 +25,7 @@ def duration(seconds: float) -> str:
 
 
 @dataclass(frozen=True)
-class EndColumn:
+class _EndColumn:
     header: str
     """As shown: a line break where it may take two lines."""
     value: Callable[[DomainSummary], str]
@@ -46,20 +46,20 @@ def _cost(summary: DomainSummary) -> str:
 
 
 COLUMNS = (
-    EndColumn("domain", lambda s: s.domain, 100, wraps=True),
-    EndColumn("tasks", lambda s: str(s.tasks), 85),
-    EndColumn("episodes", lambda s: str(s.episodes), 80, shown=lambda ss: any(s.episodes != s.tasks for s in ss)),
-    EndColumn("pending", lambda s: str(s.pending), 60, shown=lambda summaries: any(s.pending for s in summaries)),
-    EndColumn("correct", lambda s: str(s.correct), 68),
-    EndColumn("strict", lambda s: f"{s.accuracy_strict:.1%}", 40),
-    EndColumn("default", lambda s: f"{s.accuracy_default:.1%}", 95),
-    EndColumn("lenient", lambda s: f"{s.accuracy_lenient:.1%}", 35),
-    EndColumn("statuses", _statuses, 75, wraps=True),
-    EndColumn("mean\nturns", lambda s: f"{s.mean_turns:.1f}", 45),
-    EndColumn("tokens", lambda s: f"{s.input_tokens + s.output_tokens:,}", 50),
-    EndColumn("cost", _cost, 55),
-    EndColumn("agent\ntime", lambda s: duration(s.agent_time_s), 70),
-    EndColumn(
+    _EndColumn("domain", lambda s: s.domain, 100, wraps=True),
+    _EndColumn("tasks", lambda s: str(s.tasks), 85),
+    _EndColumn("episodes", lambda s: str(s.episodes), 80, shown=lambda ss: any(s.episodes != s.tasks for s in ss)),
+    _EndColumn("pending", lambda s: str(s.pending), 60, shown=lambda summaries: any(s.pending for s in summaries)),
+    _EndColumn("correct", lambda s: str(s.correct), 68),
+    _EndColumn("strict", lambda s: f"{s.accuracy_strict:.1%}", 40),
+    _EndColumn("default", lambda s: f"{s.accuracy_default:.1%}", 95),
+    _EndColumn("lenient", lambda s: f"{s.accuracy_lenient:.1%}", 35),
+    _EndColumn("statuses", _statuses, 75, wraps=True),
+    _EndColumn("mean\nturns", lambda s: f"{s.mean_turns:.1f}", 45),
+    _EndColumn("tokens", lambda s: f"{s.input_tokens + s.output_tokens:,}", 50),
+    _EndColumn("cost", _cost, 55),
+    _EndColumn("agent\ntime", lambda s: duration(s.agent_time_s), 70),
+    _EndColumn(
         "failed\ncalls", lambda s: duration(s.failed_calls_s), 71, shown=lambda ss: any(s.failed_calls_s for s in ss)
     ),
 )
@@ -90,7 +90,7 @@ def print_end_table(summaries: list[DomainSummary], console: Console, title: str
         _print_types(typed, console)
 
 
-def _least_width(column: EndColumn, cells: list[str]) -> int:
+def _least_width(column: _EndColumn, cells: list[str]) -> int:
     """The narrowest the column can be without cutting a cell: its longest word if it wraps, else its widest line."""
     lines = [*column.header.split("\n"), *cells]
     if column.wraps:

@@ -4,7 +4,7 @@ for the facts each episode *seen* (the row's `facts_seen`) and *stated* (`annota
 
 Cell, row and column accuracy are sums over episodes before dividing (micro over questions, as MuDABench's
 evaluation sums them); solid accuracy is the share of episodes that are correct and cover every row. Every
-interval is clustered by task, as accuracy's: the ratio's linearised sandwich estimator (ratio_interval), which
+interval is clustered by task, as accuracy's: the ratio's linearised sandwich estimator (_ratio_interval), which
 is the clustered mean's own when every denominator is 1.
 """
 
@@ -25,24 +25,24 @@ from harness.records.fact_counts import FactCounts
 from harness.records.fact_judgments import JUDGED, read_fact_judgments
 from harness.records.run_folder import RunFolder
 
-SIGNALS = ("seen", "stated")
-MEASURES = ("cell", "row", "column", "solid")
+_SIGNALS = ("seen", "stated")
+_MEASURES = ("cell", "row", "column", "solid")
 
-Stated = dict[str, dict[EpisodeKey, FactCounts]]
+_Stated = dict[str, dict[EpisodeKey, FactCounts]]
 """Run label -> episode -> the stated counts `annotate --facts` found."""
 
 
 @dataclass(frozen=True)
-class FactEstimates:
+class _FactEstimates:
     """One (run, domain, signal)'s four accuracies over the episodes that have the signal."""
 
     episodes: int
     by_measure: dict[str, Estimate]
 
 
-def load_stated(paths: list[Path]) -> Stated:
+def load_stated(paths: list[Path]) -> _Stated:
     """Label -> episode -> stated counts, from each run's fact_judgments.jsonl (judge errors left out)."""
-    found: Stated = {}
+    found: _Stated = {}
     for path in paths:
         folder = RunFolder(path)
         judged = read_fact_judgments(folder.fact_judgments_path)
@@ -52,7 +52,7 @@ def load_stated(paths: list[Path]) -> Stated:
     return found
 
 
-def ratio_interval(clusters: Mapping[Any, Sequence[tuple[int, int]]], z: float = Z_95) -> Estimate:
+def _ratio_interval(clusters: Mapping[Any, Sequence[tuple[int, int]]], z: float = Z_95) -> Estimate:
     """Σ numerators / Σ denominators with its 95% interval clustered by task (G/(G-1) corrected), clipped to
     [0, 1]; an empty or zero-denominator input is 0 with no width."""
     groups = [list(pairs) for pairs in clusters.values() if pairs]
@@ -68,13 +68,13 @@ def ratio_interval(clusters: Mapping[Any, Sequence[tuple[int, int]]], z: float =
     return Estimate(ratio, max(0.0, ratio - z * error), min(1.0, ratio + z * error), error, len(groups), episodes)
 
 
-def fact_estimates(rows: list[ModelRow], stated: Stated) -> dict[tuple[str, str, str], FactEstimates]:
+def _fact_estimates(rows: list[ModelRow], stated: _Stated) -> dict[tuple[str, str, str], _FactEstimates]:
     """(label, domain or `all`, signal) -> its accuracies; only where some episode has the signal."""
-    table: dict[tuple[str, str, str], FactEstimates] = {}
+    table: dict[tuple[str, str, str], _FactEstimates] = {}
     for model in dict.fromkeys(entry.model for entry in rows):
         mine = [entry.row for entry in rows if entry.model == model]
         for domain in [*sorted({row.domain for row in mine}), ALL]:
-            for signal in SIGNALS:
+            for signal in _SIGNALS:
                 pairs = []
                 for row in mine:
                     if domain not in (ALL, row.domain):
@@ -84,7 +84,7 @@ def fact_estimates(rows: list[ModelRow], stated: Stated) -> dict[tuple[str, str,
                     if found is not None:
                         pairs.append((row.key, found, row.is_correct()))
                 if pairs:
-                    table[(model, domain, signal)] = FactEstimates(len(pairs), _measures(pairs))
+                    table[(model, domain, signal)] = _FactEstimates(len(pairs), _measures(pairs))
     return table
 
 
@@ -101,14 +101,14 @@ def _measures(pairs: list[tuple[tuple[str, str], FactCounts, bool]]) -> dict[str
                     "column": (counts.columns, counts.columns_total),
                 }[of]
             clusters.setdefault(key, []).append(value)
-        return ratio_interval(clusters)
+        return _ratio_interval(clusters)
 
-    return {measure: clustered(measure) for measure in MEASURES}
+    return {measure: clustered(measure) for measure in _MEASURES}
 
 
-def fact_section(rows: list[ModelRow], stated: Stated) -> str:
+def fact_section(rows: list[ModelRow], stated: _Stated) -> str:
     """The report's section; "" when no episode's task has facts."""
-    table = fact_estimates(rows, stated)
+    table = _fact_estimates(rows, stated)
     if not table:
         return ""
     lines = [
@@ -118,11 +118,11 @@ def fact_section(rows: list[ModelRow], stated: Stated) -> str:
         "a judge found them in the agent's record of the document (`annotate --facts`). Cell, row and column "
         "counts are summed over episodes (micro over questions, as MuDABench); solid = correct and every row.",
         "",
-        "| model | domain | signal | episodes | " + " | ".join(MEASURES) + " |",
-        "|---|---|---|---|" + "---|" * len(MEASURES),
+        "| model | domain | signal | episodes | " + " | ".join(_MEASURES) + " |",
+        "|---|---|---|---|" + "---|" * len(_MEASURES),
     ]
     for (model, domain, signal), found in table.items():
-        shown = [_pct(found.by_measure[measure]) for measure in MEASURES]
+        shown = [_pct(found.by_measure[measure]) for measure in _MEASURES]
         lines.append(f"| {model} | {domain} | {signal} | {found.episodes} | " + " | ".join(shown) + " |")
     return "\n".join(lines) + "\n\n"
 

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 
 from harness.analysis.report_figures import QuestionModes
 from harness.core.safe_text import markdown_cell
+from harness.diagnostics.failure_modes import PAPER_MODES, RULE_MODES
 from harness.records.failure_labels import LABELLED, EpisodeLabels
-from harness.signals.failure_modes import PAPER_MODES, RULE_MODES
 
-KAPPA = "Cohen's kappa (Cohen 1960, 'A Coefficient of Agreement for Nominal Scales'): (p_o - p_e) / (1 - p_e)"
+_KAPPA = "Cohen's kappa (Cohen 1960, 'A Coefficient of Agreement for Nominal Scales'): (p_o - p_e) / (1 - p_e)"
 
 
 def cohen_kappa(first: list[bool], second: list[bool]) -> float | None:
@@ -56,7 +56,7 @@ def agreement_section(labels: Mapping[str, list[EpisodeLabels]], models: list[st
     lines += [
         "",
         f"Agreement of the offline rule with the judges on the modes both give, over the {len(compared)} "
-        f"labelled episodes: {KAPPA}.",
+        f"labelled episodes: {_KAPPA}.",
         "",
         "| mode | both | rule only | judges only | neither | kappa |",
         "|---|---|---|---|---|---|",

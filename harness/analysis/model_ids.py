@@ -9,7 +9,7 @@ from harness.analysis.runs import ModelRow
 from harness.core.safe_text import markdown_cell
 
 
-def model_ids_by_label(rows: list[ModelRow]) -> dict[str, tuple[Counter[str], Counter[str]]]:
+def _model_ids_by_label(rows: list[ModelRow]) -> dict[str, tuple[Counter[str], Counter[str]]]:
     """Label -> (calls per returned model id, episodes per returned model id), for labels with any id."""
     found: dict[str, tuple[Counter[str], Counter[str]]] = {}
     for row in rows:
@@ -24,7 +24,7 @@ def model_ids_by_label(rows: list[ModelRow]) -> dict[str, tuple[Counter[str], Co
 def mixed_model_warnings(rows: list[ModelRow]) -> list[str]:
     """One line per label whose calls came back from more than one model id, its ids by calls, most first."""
     lines = []
-    for label, (calls, episodes) in model_ids_by_label(rows).items():
+    for label, (calls, episodes) in _model_ids_by_label(rows).items():
         if len(calls) < 2:
             continue
         ids = ", ".join(

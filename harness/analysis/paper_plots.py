@@ -16,7 +16,7 @@ from harness.analysis.summary import ALL
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-TURN_CAP = 100
+_TURN_CAP = 100
 """The turn distribution's axis when a model's turn budget is unknown; later submissions are counted in the
 panel's title."""
 RADAR_FROM = 3
@@ -117,7 +117,7 @@ def turn_distribution(
     turns: Mapping[str, list[tuple[int, bool]]], models: list[str], path: Path, limits: Mapping[str, int]
 ) -> None:
     """One panel per model: its answered episodes by the turn of the answer, correct and incorrect stacked,
-    turns 1 to the model's turn budget (LIMITS: its runs' `--max-turns`; TURN_CAP when unknown)."""
+    turns 1 to the model's turn budget (LIMITS: its runs' `--max-turns`; _TURN_CAP when unknown)."""
     columns = min(4, max(1, len(models)))
     rows = math.ceil(len(models) / columns)
     figure, axes_grid = plt.subplots(rows, columns, figsize=(4.2 * columns, 2.8 * rows), squeeze=False)
@@ -126,7 +126,7 @@ def turn_distribution(
             axes.set_visible(False)
             continue
         model = models[index]
-        cap = limits.get(model, TURN_CAP)
+        cap = limits.get(model, _TURN_CAP)
         positions = list(range(1, cap + 1))
         answered = turns.get(model, [])
         correct = [sum(1 for t, ok in answered if ok and t == turn) for turn in positions]
@@ -143,7 +143,7 @@ def turn_distribution(
         if index >= len(models) - columns:
             axes.set_xlabel(f"turn of the answer (1–{cap}, the run's --max-turns)")
     axes_grid.flat[0].legend(fontsize=8)
-    caps = sorted({limits.get(model, TURN_CAP) for model in models})
+    caps = sorted({limits.get(model, _TURN_CAP) for model in models})
     figure.suptitle(f"Answered episodes by the turn of their answer (turns 1–{'/'.join(map(str, caps))})")
     figure.tight_layout()
     save_figure(figure, path)

@@ -81,7 +81,7 @@ def describe(figure: Any) -> dict[str, Any]:
 
 def failure_mode_plot(counts: dict[str, Counter[str]], models: list[str], path: Path) -> None:
     """Wrong episodes per failure mode, one bar group per mode, one bar per model."""
-    from harness.signals.failure_modes import MODES
+    from harness.diagnostics.failure_modes import MODES
 
     figure, axes = plt.subplots(figsize=(max(6, 1.5 * len(MODES) * max(len(models), 1) / 2), 4))
     width = 0.8 / max(len(models), 1)

@@ -28,11 +28,11 @@ from harness.core.safe_text import for_terminal, markdown_cell
 from harness.core.status import Status
 from harness.records.results import MODE_FIELDS
 
-RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit", "sandbox_limit")
+_RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit", "sandbox_limit")
 STATUSES = tuple(status.value for status in Status)
 
 
-def ranked_models(rows: list[ModelRow]) -> list[str]:
+def _ranked_models(rows: list[ModelRow]) -> list[str]:
     """Run labels by overall accuracy (default mode), best first, as the paper's tables order them."""
     totals: dict[str, list[int]] = {}
     for r in rows:
@@ -43,7 +43,7 @@ def ranked_models(rows: list[ModelRow]) -> list[str]:
 
 
 def cells(rows: list[ModelRow], models: list[str]) -> dict[tuple[str, str], Cell]:
-    """Cells per (label, domain) and (label, ALL), labels in the order of `models` (`ranked_models`)."""
+    """Cells per (label, domain) and (label, ALL), labels in the order of `models` (`_ranked_models`)."""
     table: dict[tuple[str, str], Cell] = {}
     for model in models:
         mine = [r.row for r in rows if r.model == model]
@@ -67,7 +67,7 @@ def write_report(
     stated = load_stated(paths)
     out = out or default_report_folder(paths, paths)
     out.mkdir(parents=True, exist_ok=True)
-    models = ranked_models(rows)
+    models = _ranked_models(rows)
     table = cells(rows, models)
     domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
     _write_csvs(out, table, rows, models)
@@ -140,7 +140,7 @@ def _markdown(
     ]
     for (model, domain), cell in table.items():
         counts = cell.statuses()
-        exhausted = sum(counts[s] for s in RESOURCE_LIMITS)
+        exhausted = sum(counts[s] for s in _RESOURCE_LIMITS)
         shown = " | ".join(str(counts[s]) for s in STATUSES)
         lines.append(f"| {markdown_cell(model)} | {domain} | {shown} | {exhausted} |")
     lines += [
@@ -188,14 +188,14 @@ def _by_type(table: dict[tuple[str, str], Cell]) -> list[str]:
     return [*lines, ""]
 
 
-def reason_counts(cell: Cell) -> Counter[str]:
+def _reason_counts(cell: Cell) -> Counter[str]:
     """How many of the cell's episodes carry each reason code (a code appears once per episode)."""
     return Counter(code for row in cell.rows for code in set(row.reasons))
 
 
 def _reason_rates(table: dict[tuple[str, str], Cell], models: list[str]) -> list[str]:
     """docs/GRADING.md §2.7: the rate of each reason code, which shows where the modes' gaps come from."""
-    counts = {model: reason_counts(table[(model, ALL)]) for model in models}
+    counts = {model: _reason_counts(table[(model, ALL)]) for model in models}
     codes = sorted(set().union(*counts.values()))
     if not codes:
         return []
@@ -266,7 +266,7 @@ def _write_csvs(out: Path, table: dict[tuple[str, str], Cell], rows: list[ModelR
         writer = csv.writer(handle)
         writer.writerow(["model", "domain", "reason", "episodes", "rate"])
         for (model, domain), cell in table.items():
-            for code, count in sorted(reason_counts(cell).items()):
+            for code, count in sorted(_reason_counts(cell).items()):
                 writer.writerow([model, domain, code, count, round(count / cell.n, 6)])
     with (out / "paired.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)

@@ -11,8 +11,8 @@ from harness.analysis.runs import ModelRow
 from harness.analysis.summary import ALL
 from harness.analysis.tiers import find_tiers
 from harness.core.status import Status
+from harness.diagnostics.failure_modes import PAPER_MODES
 from harness.records.results import TaskKey
-from harness.signals.failure_modes import PAPER_MODES
 
 QuestionModes = dict[str, dict[TaskKey, set[str]]]
 """Model -> question (domain, task) -> the failure modes its wrong episodes carry."""
@@ -28,7 +28,7 @@ def rule_modes(rows: list[ModelRow]) -> QuestionModes:
     return found
 
 
-def mode_shares(modes: QuestionModes, models: list[str]) -> dict[str, dict[str, float]]:
+def _mode_shares(modes: QuestionModes, models: list[str]) -> dict[str, dict[str, float]]:
     """Model -> mode -> the share of its questions implicated in the mode (questions with an episode of it)."""
     shares = {}
     for model in models:
@@ -67,10 +67,10 @@ def figures_section(
     panels = [groups[0], [m for group in groups[1:] for m in group]] if len(groups) > 1 else [models]
     if len(models) >= RADAR_FROM:
         failure_chart = "failure_radar.png"
-        failure_radar(mode_shares(modes, models), list(PAPER_MODES), panels, out / failure_chart)
+        failure_radar(_mode_shares(modes, models), list(PAPER_MODES), panels, out / failure_chart)
     else:
         failure_chart = "failure_bars.png"
-        failure_bars(mode_shares(modes, models), list(PAPER_MODES), models, out / failure_chart)
+        failure_bars(_mode_shares(modes, models), list(PAPER_MODES), models, out / failure_chart)
     turns = {
         model: [(r.row.turns, r.row.is_correct()) for r in rows if r.model == model and r.row.status is Status.ANSWERED]
         for model in models

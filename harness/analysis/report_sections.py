@@ -9,17 +9,17 @@ from pathlib import Path
 from harness.analysis.runs import ModelRow
 from harness.analysis.summary import ALL, Cell
 from harness.core.safe_text import markdown_cell
+from harness.diagnostics.escapes import METHOD as ESCAPES_METHOD
+from harness.diagnostics.evidence import METHOD
+from harness.diagnostics.failure_modes import MODES, RULE
 from harness.records.results import ResultRow
-from harness.signals.escapes import METHOD as ESCAPES_METHOD
-from harness.signals.evidence import METHOD
-from harness.signals.failure_modes import MODES, RULE
 
 
 def evidence_sections(table: dict[tuple[str, str], Cell], models: list[str], rows: list[ModelRow], out: Path) -> str:
     """Markdown for evidence use, failure modes and leakage; writes failure_modes.csv and its chart."""
     from harness.analysis.plots import failure_mode_plot
 
-    counts = failure_mode_counts(rows, models)
+    counts = _failure_mode_counts(rows, models)
     _write_failure_csv(out / "failure_modes.csv", counts, models)
     failure_mode_plot(counts, models, out / "failure_modes.png")
     lines = [*_recall_table(table), *_reached_all(table, models), *_possible_guesses(rows)]
@@ -85,7 +85,7 @@ def _order(row: ModelRow) -> tuple[str, str, str]:
     return row.model, row.row.domain, row.row.task_id
 
 
-def failure_mode_counts(rows: list[ModelRow], models: list[str]) -> dict[str, Counter[str]]:
+def _failure_mode_counts(rows: list[ModelRow], models: list[str]) -> dict[str, Counter[str]]:
     """Model -> failure mode -> wrong episodes."""
     counts: dict[str, Counter[str]] = {model: Counter() for model in models}
     for entry in rows:

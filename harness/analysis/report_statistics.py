@@ -23,12 +23,12 @@ from harness.analysis.uncertainty import (
 )
 from harness.core.safe_text import markdown_cell
 
-TaskOutcomes = dict[tuple[str, str], list[bool]]
+_TaskOutcomes = dict[tuple[str, str], list[bool]]
 
 
-def outcomes(rows: list[ModelRow], model: str, domain: str = ALL) -> TaskOutcomes:
+def outcomes(rows: list[ModelRow], model: str, domain: str = ALL) -> _TaskOutcomes:
     """(domain, task) -> default-mode correctness of each of the model's episodes (epochs) of it."""
-    grouped: TaskOutcomes = {}
+    grouped: _TaskOutcomes = {}
     for entry in rows:
         if entry.model == model and domain in (ALL, entry.row.domain):
             grouped.setdefault(entry.row.key, []).append(entry.row.is_correct())

@@ -11,7 +11,7 @@ from harness.core.errors import InputError
 from harness.records.run_folder import RunFolder
 from harness.records.sweep_record import read_sweep_record
 
-REPORT_FILE = "report.md"
+_REPORT_FILE = "report.md"
 """What marks a report folder: a glob of runs and sweeps that catches one skips it."""
 
 
@@ -32,7 +32,7 @@ def _runs_in(path: Path) -> list[Path]:
         return [path]
     if not path.is_dir():
         raise InputError(f"{path}: {'not a folder' if path.exists() else 'no such folder'} (give run or sweep folders)")
-    if (path / REPORT_FILE).is_file():
+    if (path / _REPORT_FILE).is_file():
         return []
     sweep = read_sweep_record(path)
     if sweep is not None:

@@ -86,7 +86,7 @@ def turn_limits(paths: list[Path], names: Mapping[Path, str] | None = None) -> d
     return limits
 
 
-def protocol_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+def _protocol_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """The protocol entries two runs disagree on. Entries only one run has (a shard without judged tasks has no
     `judge`) are not differences; graders are compared by name, as a shard uses only some of them."""
     differing = [key for key in sorted(a.keys() & b.keys()) if key != "graders" and a[key] != b[key]]
@@ -98,7 +98,7 @@ def protocol_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def _check_same_protocol(label: str, first: tuple[Path, dict[str, Any]], second: tuple[Path, dict[str, Any]]) -> None:
-    differing = protocol_differences(first[1], second[1])
+    differing = _protocol_differences(first[1], second[1])
     if differing:
         raise InputError(
             f"report: {first[0]} and {second[0]} are both labelled {label!r} but their protocols differ "

@@ -11,9 +11,9 @@ TIER_RULE = (
     "gap between consecutive models inside the two tiers it separates; a tier holds two or more models (a lone "
     "model has no gap inside to compare with); of the valid sets of boundaries the one with most tiers is shown"
 )
-MAX_MODELS = 16
+_MAX_MODELS = 16
 """Tiers are found by trying every set of boundaries: 2^15 sets at most."""
-TIE = 1e-9
+_TIE = 1e-9
 """Gaps closer than this are equal (accuracies are ratios computed in floating point)."""
 
 
@@ -50,9 +50,9 @@ def spread(per_domain: Mapping[str, float]) -> Spread | None:
 
 
 def find_tiers(overall: Mapping[str, float]) -> Tiers | None:
-    """The tiers of TIER_RULE; None when no boundary qualifies (or more than MAX_MODELS models)."""
+    """The tiers of TIER_RULE; None when no boundary qualifies (or more than _MAX_MODELS models)."""
     order = sorted(overall, key=lambda model: (-overall[model], model))
-    if not 4 <= len(order) <= MAX_MODELS:
+    if not 4 <= len(order) <= _MAX_MODELS:
         return None
     gaps = [overall[order[i]] - overall[order[i + 1]] for i in range(len(order) - 1)]
     best: tuple[int, float, tuple[int, ...]] | None = None
@@ -76,4 +76,4 @@ def _valid(cuts: tuple[int, ...], gaps: list[float]) -> bool:
         if end - start < 2:
             return False
         inside.append(gaps[start + 1 : end])
-    return all(gaps[cut] > max(inside[i] + inside[i + 1]) + TIE for i, cut in enumerate(cuts))
+    return all(gaps[cut] > max(inside[i] + inside[i + 1]) + _TIE for i, cut in enumerate(cuts))

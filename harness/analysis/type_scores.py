@@ -9,7 +9,7 @@ from harness.core.safe_text import markdown_cell
 from harness.records.results import ResultRow
 
 
-def type_metrics(rows: list[ResultRow]) -> dict[str, tuple[str, float, int]]:
+def _type_metrics(rows: list[ResultRow]) -> dict[str, tuple[str, float, int]]:
     """Type -> (`accuracy` or `score`, its value on 0-100, episodes). A type is scored when any of its rows has
     a score; its episodes without one (no answer, judge error) count as the range's low end."""
     by_type: dict[str, list[ResultRow]] = {}
@@ -34,7 +34,7 @@ def _scaled(score: float | None, bounds: list[int]) -> float:
 
 def overall_score(rows: list[ResultRow]) -> float | None:
     """The mean over types of their 0-100 metric; None without typed rows."""
-    metrics = type_metrics(rows)
+    metrics = _type_metrics(rows)
     return sum(value for _, value, _ in metrics.values()) / len(metrics) if metrics else None
 
 
@@ -43,7 +43,7 @@ def overall_section(table: dict[tuple[str, str], Cell]) -> list[str]:
     scored = {key: cell for key, cell in table.items() if any(row.score_range for row in cell.rows)}
     if not scored:
         return []
-    types = sorted({name for cell in scored.values() for name in type_metrics(cell.rows)})
+    types = sorted({name for cell in scored.values() for name in _type_metrics(cell.rows)})
     lines = [
         "## Overall score over task types (accuracy for objective types, mean score ×100/range for scored ones; "
         "overall = mean over types, as FinDocMRE)",
@@ -52,7 +52,7 @@ def overall_section(table: dict[tuple[str, str], Cell]) -> list[str]:
         "|---|---|" + "---|" * (len(types) + 1),
     ]
     for (model, domain), cell in scored.items():
-        metrics = type_metrics(cell.rows)
+        metrics = _type_metrics(cell.rows)
         shown = [f"{metrics[t][1]:.1f} ({metrics[t][0]}, n={metrics[t][2]})" if t in metrics else "–" for t in types]
         overall = overall_score(cell.rows)
         lines.append(

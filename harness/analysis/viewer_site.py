@@ -16,12 +16,12 @@ from harness.records.events import ActionEvent, EpisodeStartEvent, ObservationEv
 from harness.records.reading import logged_event, read_events
 from harness.records.run_folder import RunFolder
 
-LISTED = ("domain", "task_id", "epoch", "status", "verdict", "failure_mode", "turns", "answer")
+_LISTED = ("domain", "task_id", "epoch", "status", "verdict", "failure_mode", "turns", "answer")
 """What the index says of each episode: enough to list, filter and fill the task x model grid."""
 
 
 @dataclass(frozen=True)
-class Episode:
+class _Episode:
     """One entry of the index: which run, which log, and its listed fields."""
 
     run: int
@@ -33,7 +33,7 @@ class ViewerSite:
     def __init__(self, runs: list[Path]):
         self.folders = [RunFolder(path) for path in runs]
         self.records = [folder.read_record() for folder in self.folders]  # bad input: one line, nothing served
-        self.episodes: list[Episode] = []
+        self.episodes: list[_Episode] = []
         for number, folder in enumerate(self.folders):
             self.episodes += _listed_episodes(number, folder)
 
@@ -84,7 +84,7 @@ def _searched_text(path: Path) -> str:
     return "\n".join(parts).lower()
 
 
-def _listed_episodes(run: int, folder: RunFolder) -> list[Episode]:
+def _listed_episodes(run: int, folder: RunFolder) -> list[_Episode]:
     """A run's finished episodes from its rows, then those with a log but no row yet (unfinished)."""
     entries = []
     seen = set()
@@ -92,7 +92,7 @@ def _listed_episodes(run: int, folder: RunFolder) -> list[Episode]:
         path = folder.trajectory_path(*key)
         if path.is_file():
             seen.add(path)
-            entries.append(Episode(run, path, {name: _plain(getattr(row, name)) for name in LISTED}))
+            entries.append(_Episode(run, path, {name: _plain(getattr(row, name)) for name in _LISTED}))
     for path in folder.trajectories():
         if path not in seen:
             start = _first_event(path)
@@ -107,7 +107,7 @@ def _listed_episodes(run: int, folder: RunFolder) -> list[Episode]:
                     "turns": None,
                     "answer": None,
                 }
-                entries.append(Episode(run, path, listed))
+                entries.append(_Episode(run, path, listed))
     return entries
 
 

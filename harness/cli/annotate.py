@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.core.errors import InputError
-    from harness.run.failure_labels import TRAJECTORY_CHARS, annotate_run
+    from harness.run.annotate_failures import TRAJECTORY_CHARS, annotate_run
     from harness.run.judges import JudgeOptions
 
     chars = arguments.trajectory_chars or TRAJECTORY_CHARS
@@ -42,7 +42,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         raise InputError(f"--trajectory-chars: {chars} is too small to show a trajectory (at least 1000)")
     options = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
     if arguments.facts:
-        from harness.run.fact_labels import annotate_facts
+        from harness.run.annotate_facts import annotate_facts
 
         annotate_facts(arguments.run, options, session.console)
         return EXIT_OK

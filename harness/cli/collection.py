@@ -34,14 +34,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--prune", action="store_true", help="delete collection files no current source produces")
     build.add_argument("--ocr", action="store_true", help="read PDF pages without a text layer by OCR (Tesseract)")
-    add_conversion_limits(build)
+    _add_conversion_limits(build)
     stats = commands.add_parser("stats", help="documents, bytes, tokens and formats per domain")
     stats.add_argument("domain", nargs="?", default="all", help="a domain or 'all' (default)")
     add_collections_dir(stats)
     return parser
 
 
-def add_conversion_limits(parser: argparse.ArgumentParser) -> None:
+def _add_conversion_limits(parser: argparse.ArgumentParser) -> None:
     """Past one of these a document is skipped, its reason naming the limit (a tiny hostile file can ask for
     hundreds of gigabytes, hours or gigabytes of Markdown)."""
     from harness.inputs.collections.limits import MAX_MEMORY_MB, MAX_OUTPUT_MB, MAX_SECONDS

@@ -7,14 +7,14 @@ import argparse
 import difflib
 
 
-def known_flags(parser: argparse.ArgumentParser) -> list[str]:
+def _known_flags(parser: argparse.ArgumentParser) -> list[str]:
     return [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
 
 
 def unknown_flag_hint(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
     """'unknown flag --modle; did you mean --model?' for the first flag of `argv` the parser does not know
     and that is close to one it does; None when every flag is known (argparse says the rest)."""
-    flags = known_flags(parser)
+    flags = _known_flags(parser)
     for word in argv:
         if word == "--":
             return None

@@ -71,11 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     if arguments.action == "cleanup":
-        return cleanup_sandboxes(session.console, arguments.runs, arguments.sandbox or list(backend_names()))
+        return _cleanup_sandboxes(session.console, arguments.runs, arguments.sandbox or list(backend_names()))
     limits = ResourceLimits(memory_mb=arguments.memory_mb, cpus=arguments.cpus)
     # what Ctrl-C leaves: a template is tagged only once its build is ready, so a run refuses a cut-off one
     session.kept = f"nothing {arguments.backend} can use was made; run `sandbox build {arguments.backend}` again"
-    return build_sandbox(
+    return _build_sandbox(
         arguments.backend,
         arguments.base,
         arguments.domain,
@@ -91,7 +91,7 @@ def _plain_printer(console: Console) -> Callable[[str], None]:
     return lambda line: console.print(line, markup=False, highlight=False)
 
 
-def build_sandbox(
+def _build_sandbox(
     backend: str,
     base: str | None,
     domain: str | None,
@@ -118,7 +118,7 @@ def build_sandbox(
     return EXIT_OK
 
 
-def cleanup_sandboxes(console: Console, runs: list[Path], backends: list[str]) -> int:
+def _cleanup_sandboxes(console: Console, runs: list[Path], backends: list[str]) -> int:
     """Leftovers of runs that are gone, each backend's (local cgroups, Docker containers, E2B sandboxes; a
     local sandbox leaves nothing on disk: its tree lives in its holder's namespace); with RUN folders, every
     sandbox their starts left, on whichever host made it."""

@@ -29,7 +29,7 @@ from harness.records.reading import LoggedEvent, read_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import find_run_folder
 
-SHOWN_LINES = 40
+_SHOWN_LINES = 40
 """Lines of a reply or an output shown before the rest is summarised (`--full` shows all)."""
 
 
@@ -67,7 +67,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     events = read_events(path)
     if not events:
         raise InputError(f"{path}: an empty trajectory")
-    limit = None if arguments.full else SHOWN_LINES
+    limit = None if arguments.full else _SHOWN_LINES
     if console.is_terminal:
         with console.pager(styles=True):
             _render(console, events, limit)

@@ -91,7 +91,7 @@ def _build_all(
             staging.mkdir()
             for document in documents:
                 (staging / f"{document.id}.pdf").symlink_to(pdfs[document.id])  # resolved, inside --pdf-dir
-            (staging / "index.md").write_text(index_markdown(documents), encoding="utf-8")
+            (staging / "index.md").write_text(_index_markdown(documents), encoding="utf-8")
             request_ = BuildRequest(
                 staging,
                 name,
@@ -110,7 +110,7 @@ def _build_all(
     return failed, conversions
 
 
-def index_markdown(documents: tuple[Document, ...]) -> str:
+def _index_markdown(documents: tuple[Document, ...]) -> str:
     """Which converted file is which company, year and kind of report: the only metadata the agent gets."""
     names = document_files(documents)
     lines = ["# Documents in this collection", "", "| file | symbol | year | doctype |", "|---|---|---|---|"]

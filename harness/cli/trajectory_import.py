@@ -35,11 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_collections_dir(parser)
     add_results_dir(parser)
     add_judge_panel(parser, required=False)  # needed only for tasks graded by 'judge'
-    add_read_limits(parser)
+    _add_read_limits(parser)
     return parser
 
 
-def add_read_limits(parser: argparse.ArgumentParser) -> None:
+def _add_read_limits(parser: argparse.ArgumentParser) -> None:
     """Past one of these, reading a file is refused (a small zipped log can hold gigabytes of JSON)."""
     from harness.interop.run_import import READ_MEMORY_MB, READ_SECONDS
 

@@ -1,0 +1,17 @@
+"""What every part shares; imports nothing of harness."""
+
+__all__ = [
+    "abandon",
+    "bounded",
+    "episode_key",
+    "errors",
+    "facts",
+    "fences",
+    "json_text",
+    "names",
+    "record",
+    "reply",
+    "safe_text",
+    "status",
+    "yaml_safe",
+]

@@ -2,7 +2,7 @@
 
 One row per document and entity/period (MuDABench's per-document gold rows); its cells are the named values
 (the columns). Like the gold, facts never enter the sandbox or the prompt: they are what fact coverage
-(harness/signals/fact_coverage.py) and the fact judge (harness/signals/fact_judge.py) compare the episode with.
+(harness/diagnostics/fact_coverage.py) and the fact judge (harness/diagnostics/fact_judge.py) compare the episode with.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 from harness.core.errors import InputError
 
-Scalar = str | int | float | bool | None
-CellValue = Scalar | list[Scalar]
+_Scalar = str | int | float | bool | None
+CellValue = _Scalar | list[_Scalar]
 """A cell's value: a JSON scalar (null for a fact the source left empty) or a list of them."""
 
 
@@ -84,6 +84,6 @@ def _is_cell_value(value: Any) -> bool:
     return _is_scalar(value) or (isinstance(value, list) and all(_is_scalar(part) for part in value))
 
 
-def cell_names(rows: tuple[FactRow, ...]) -> list[str]:
+def _cell_names(rows: tuple[FactRow, ...]) -> list[str]:
     """Every column of the rows, in first-seen order."""
     return list(dict.fromkeys(name for row in rows for name in row.cells))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class FencedBlock:
+class _FencedBlock:
     """One fenced block: its language (first word of the info string, lower-cased), body and closure."""
 
     language: str
@@ -22,11 +22,11 @@ class FencedBlock:
 
 
 @dataclass(frozen=True)
-class ScannedText:
+class _ScannedText:
     """The text split into prose (every line outside a block) and its fenced blocks, in order."""
 
     prose: str
-    blocks: list[FencedBlock]
+    blocks: list[_FencedBlock]
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,10 @@ def _closes(line: str, opening: _Fence) -> bool:
     return fence is not None and fence.char == opening.char and fence.length >= opening.length and not fence.info
 
 
-def scan_fences(text: str) -> ScannedText:
+def scan_fences(text: str) -> _ScannedText:
     """Split `text` into prose and fenced blocks; lines end at `\\n` (a `\\r` before it is dropped)."""
     prose: list[str] = []
-    blocks: list[FencedBlock] = []
+    blocks: list[_FencedBlock] = []
     opening: _Fence | None = None
     body: list[str] = []
     for raw in _lines(text):
@@ -71,13 +71,13 @@ def scan_fences(text: str) -> ScannedText:
             else:
                 body = []
         elif _closes(line, opening):
-            blocks.append(FencedBlock(_language(opening.info), "\n".join(body), closed=True))
+            blocks.append(_FencedBlock(_language(opening.info), "\n".join(body), closed=True))
             opening = None
         else:
             body.append(_dedent(line, opening.indent))
     if opening is not None:
-        blocks.append(FencedBlock(_language(opening.info), "\n".join(body), closed=False))
-    return ScannedText("".join(prose), blocks)
+        blocks.append(_FencedBlock(_language(opening.info), "\n".join(body), closed=False))
+    return _ScannedText("".join(prose), blocks)
 
 
 def _lines(text: str) -> list[str]:

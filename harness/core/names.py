@@ -12,7 +12,7 @@ _RUN_ID = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9_.@+-]{0,119}")
 _SAFE_AS_IS = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
 _UNSAFE_CHARACTER = re.compile(r"[^A-Za-z0-9_.-]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # C0, DEL, C1 and Unicode line breaks
-MAX_TASK_ID = 200
+_MAX_TASK_ID = 200
 
 
 def is_domain_name(name: str) -> bool:
@@ -34,20 +34,20 @@ def check_run_id(run_id: str) -> None:
 
 
 def check_task_id(task_id: str, where: str) -> None:
-    if len(task_id) > MAX_TASK_ID:
-        raise InputError(f"{where}: field 'id': {len(task_id)} characters, at most {MAX_TASK_ID}")
+    if len(task_id) > _MAX_TASK_ID:
+        raise InputError(f"{where}: field 'id': {len(task_id)} characters, at most {_MAX_TASK_ID}")
     if _CONTROL.search(task_id) or task_id.strip() != task_id:
         raise InputError(f"{where}: field 'id': {task_id!r} holds control characters or surrounding blanks")
 
 
-MAX_LABEL = 120
+_MAX_LABEL = 120
 
 
 def check_label(label: str, where: str) -> None:
     """A run label is shown in tables: one line of visible text."""
-    if not label.strip() or len(label) > MAX_LABEL or _CONTROL.search(label) or label.strip() != label:
+    if not label.strip() or len(label) > _MAX_LABEL or _CONTROL.search(label) or label.strip() != label:
         raise InputError(
-            f"{where}: {label[:80]!r} is not a label (1 to {MAX_LABEL} characters, one line, no surrounding blanks)"
+            f"{where}: {label[:80]!r} is not a label (1 to {_MAX_LABEL} characters, one line, no surrounding blanks)"
         )
 
 

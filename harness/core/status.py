@@ -1,6 +1,7 @@
-"""How an episode ended. Leaving the agent loop is an `EpisodeEnd` carrying what to record; an error that ends
-an episode (a model's, a sandbox's) is an `EndsEpisode` naming its status; `outcome_of` turns either, or any
-other exception, into the episode's `Outcome`."""
+"""How an episode ended: its `Status`, the two exceptions that end it, and its `Outcome`. The loop ends an
+episode itself by raising `EpisodeFinished` (an answer, a limit, a cancellation: the status, the submission, the
+detail); an error from below that ends an episode (a model's, a sandbox's) is an `EpisodeFailure`, its class
+naming the status; `outcome_of` turns either, or any other exception, into the episode's `Outcome`."""
 
 from __future__ import annotations
 
@@ -34,8 +35,9 @@ INTERRUPTED = INFRASTRUCTURE_FAILURES | {Status.CANCELLED}
 """Episodes that did not get to their own end: a resume runs them again; no failure mode is theirs."""
 
 
-class EpisodeEnd(Exception):
-    """Raised inside the loop to end the episode; `submission` is the text to grade (answered only)."""
+class EpisodeFinished(Exception):
+    """The loop's own end of the episode (an answer, a limit, a cancellation), raised inside the loop with what to
+    record; `submission` is the text to grade (answered only)."""
 
     def __init__(self, status: Status, submission: str | None = None, detail: str | None = None):
         super().__init__(status.value)
@@ -44,9 +46,9 @@ class EpisodeEnd(Exception):
         self.detail = detail
 
 
-class EndsEpisode(Exception):
-    """An error that ends the episode as `status` (the provider failing, the sandbox failing or hitting a limit),
-    with the error's message as the detail."""
+class EpisodeFailure(Exception):
+    """The base of an error from below the loop that ends the episode as its class's `status` (the provider
+    failing, the sandbox failing or hitting a limit), with the error's message as the detail."""
 
     status: ClassVar[Status]
 
@@ -66,11 +68,11 @@ class Outcome:
 
 
 def outcome_of(error: BaseException) -> Outcome:
-    """The one place an exception becomes an outcome: `EpisodeEnd` as it says, an `EndsEpisode` as its status,
-    anything else a bug of ours (`harness_error`, with its traceback)."""
-    if isinstance(error, EpisodeEnd):
+    """The one place an exception becomes an outcome: `EpisodeFinished` as it says, an `EpisodeFailure` as its
+    status, anything else a bug of ours (`harness_error`, with its traceback)."""
+    if isinstance(error, EpisodeFinished):
         return Outcome(error.status, error.submission, error.detail)
-    if isinstance(error, EndsEpisode):
+    if isinstance(error, EpisodeFailure):
         return Outcome(error.status, None, str(error))
     return Outcome(Status.HARNESS_ERROR, None, failure_text(error))
 

@@ -11,7 +11,7 @@ import yaml
 
 from harness.core.errors import yaml_input_error
 
-MAX_EXPANDED_NODES = 100_000
+_MAX_EXPANDED_NODES = 100_000
 """A record's size with every alias expanded: far above any run.yaml, far below a bomb."""
 
 
@@ -52,8 +52,8 @@ def load_record(text: str, path: object) -> Any:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         if node is None:
             return None
-        if _expanded_size(node, {}) > MAX_EXPANDED_NODES:
-            raise yaml_input_error(path, ValueError(f"more than {MAX_EXPANDED_NODES} values once aliases expand"))
+        if _expanded_size(node, {}) > _MAX_EXPANDED_NODES:
+            raise yaml_input_error(path, ValueError(f"more than {_MAX_EXPANDED_NODES} values once aliases expand"))
         loader = yaml.SafeLoader("")
         try:
             return loader.construct_document(node)

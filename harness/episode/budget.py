@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from harness.core.reply import Usage
-from harness.core.status import EpisodeEnd, Status
+from harness.core.status import EpisodeFinished, Status
 from harness.models.base import RetryTime, estimate_tokens
 from harness.records.episode_row import Spend
 
-TokenCounter = Callable[[list[dict[str, Any]]], int]
+_TokenCounter = Callable[[list[dict[str, Any]]], int]
 
 
 class Stopwatch:
@@ -53,7 +53,7 @@ class Budget:
         context_window: int | None,
         output_reserve: int,
         cancel: threading.Event | None = None,
-        count_tokens: TokenCounter | None = None,
+        count_tokens: _TokenCounter | None = None,
         clock: Stopwatch | None = None,
     ):
         self._count_tokens = count_tokens or estimate_tokens
@@ -109,16 +109,16 @@ class Budget:
         )
 
     def check_before_call(self, messages: list[dict[str, Any]]) -> None:
-        """Raise `EpisodeEnd` when the next model call would break a budget (or the run was cancelled)."""
+        """Raise `EpisodeFinished` when the next model call would break a budget (or the run was cancelled)."""
         self.check_cancelled()
         if self.turns >= self.max_turns:
-            raise EpisodeEnd(Status.TURN_LIMIT, detail=f"{self.turns} turns used")
+            raise EpisodeFinished(Status.TURN_LIMIT, detail=f"{self.turns} turns used")
         if self.seconds_left <= 0:
-            raise EpisodeEnd(Status.TIME_LIMIT, detail=f"{self.elapsed_s:.1f} s elapsed")
+            raise EpisodeFinished(Status.TIME_LIMIT, detail=f"{self.elapsed_s:.1f} s elapsed")
         if self.context_window is not None:
             needed = self.estimate_prompt_tokens(messages) + self.output_reserve
             if needed > self.context_window:
-                raise EpisodeEnd(
+                raise EpisodeFinished(
                     Status.CONTEXT_LIMIT,
                     detail=f"prompt ~{needed - self.output_reserve} + reserve {self.output_reserve} "
                     f"tokens > window {self.context_window}",
@@ -159,7 +159,7 @@ class Budget:
 
     def check_cancelled(self) -> None:
         if self._cancel.is_set():
-            raise EpisodeEnd(Status.CANCELLED, detail="the run was interrupted")
+            raise EpisodeFinished(Status.CANCELLED, detail="the run was interrupted")
 
     def command_timeout(self, cap_s: float) -> float:
         return min(cap_s, self.seconds_left)

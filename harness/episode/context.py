@@ -20,7 +20,7 @@ from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog, TrajectoryWriter
 from harness.sandboxes.base import Sandbox
 
-SandboxFactory = Callable[[Task, str], Sandbox]
+_SandboxFactory = Callable[[Task, str], Sandbox]
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class EpisodeContext:
     settings: EpisodeSettings
     prompts: PromptSet
     make_model: Callable[[Task], Model]
-    make_sandbox: SandboxFactory
+    make_sandbox: _SandboxFactory
     run_dir: Path
     run_facts: dict[str, Any]
     """Recorded in every episode_start: config hash, harness version (and on Ray, the node)."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from harness.core.abandon import CallAbandoned, call_abandonable
 from harness.core.names import file_name
 from harness.core.status import Outcome, Status, failure_text, outcome_of
+from harness.diagnostics.row_diagnostics import with_diagnostics, with_stated_facts
 from harness.episode.budget import Budget
 from harness.episode.context import EpisodeContext
 from harness.episode.loop import run_agent
@@ -26,7 +27,6 @@ from harness.records.events import EpisodeEndEvent, EvidenceEvent, HarnessErrorE
 from harness.records.results import ResultRow
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.file_opens import WatchedSandbox, watched
-from harness.signals.row_signals import with_signals, with_stated_facts
 
 
 @dataclass
@@ -159,7 +159,7 @@ def _annotated(
     the episode stated; a failure here keeps the row."""
     try:
         events = log.events()
-        result, evidence = with_signals(result, events, task.evidence, task.canary, collection, opens, task.facts)
+        result, evidence = with_diagnostics(result, events, task.evidence, task.canary, collection, opens, task.facts)
         if evidence is not None and judge is not None and task.facts:
             stated = with_stated_facts(result, judge, task.question, task.facts, events, final_reply)
             result, evidence["facts_stated"] = stated

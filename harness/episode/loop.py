@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from harness.core.status import EndsEpisode, EpisodeEnd, Outcome, Status, outcome_of
+from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.actions import FormatError, parse_action
 from harness.episode.budget import Budget
 from harness.grading.answer import command_submits_answer, has_closed_answer, strip_code_blocks
@@ -45,12 +45,12 @@ def run_agent(
     settings: LoopSettings,
 ) -> Outcome:
     """Run one episode's conversation until an answer, a budget, or a failure ends it."""
-    return AgentLoop(task, model, sandbox, budget, prompts, log, settings).run()
+    return _AgentLoop(task, model, sandbox, budget, prompts, log, settings).run()
 
 
-class AgentLoop:
+class _AgentLoop:
     """One episode's conversation: `run` takes `step`s (`query` the model, then `execute` its action) until one
-    raises `EpisodeEnd` or an error that ends the episode; `run` alone turns that into the `Outcome`."""
+    raises `EpisodeFinished` or an error that ends the episode; `run` alone turns that into the `Outcome`."""
 
     def __init__(
         self,
@@ -78,12 +78,12 @@ class AgentLoop:
         """Consecutive replies without a usable action."""
 
     def run(self) -> Outcome:
-        """Every way out of the loop, an `EpisodeEnd` or an error that ends the episode, as its `Outcome` (a bug
+        """Every way out of the loop, an `EpisodeFinished` or an error that ends the episode, as its `Outcome` (a bug
         of ours propagates, for the episode to record)."""
         try:
             while True:
                 self.step()
-        except (EpisodeEnd, EndsEpisode) as end:
+        except (EpisodeFinished, EpisodeFailure) as end:
             return outcome_of(end)
 
     def step(self) -> None:
@@ -91,7 +91,7 @@ class AgentLoop:
         reply = self.query()
         prose = strip_code_blocks(reply.text)
         if has_closed_answer(prose):
-            raise EpisodeEnd(Status.ANSWERED, submission=prose)
+            raise EpisodeFinished(Status.ANSWERED, submission=prose)
         try:
             command = parse_action(reply, self.settings.action_format)
         except FormatError as problem:
@@ -118,7 +118,7 @@ class AgentLoop:
             )
             write_event(self.log, failed)
             if budget.out_of_time() and not isinstance(error, ContextOverflow):
-                raise EpisodeEnd(Status.TIME_LIMIT, detail=f"the model call ran out of time: {error}") from None
+                raise EpisodeFinished(Status.TIME_LIMIT, detail=f"the model call ran out of time: {error}") from None
             raise
         call = ModelCallEvent(
             turn=budget.turns + 1,
@@ -148,7 +148,7 @@ class AgentLoop:
             self.log, FormatErrorEvent(turn=turn, problem=str(problem), consecutive=self.format_errors, text=text)
         )
         if self.format_errors >= self.settings.max_format_errors:
-            raise EpisodeEnd(Status.FORMAT_ERRORS, detail=str(problem)) from None
+            raise EpisodeFinished(Status.FORMAT_ERRORS, detail=str(problem)) from None
         self.messages.extend(_observation_messages(reply, text))
         self.shown = ShownText("format_error", turn, text)
 
@@ -162,9 +162,9 @@ class AgentLoop:
         write_event(self.log, ObservationEvent(turn=budget.turns, **_result_fields(result), text=observed))
         budget.check_cancelled()
         if command_submits_answer(command) and has_closed_answer(result.stdout):
-            raise EpisodeEnd(Status.ANSWERED, submission=result.stdout)
+            raise EpisodeFinished(Status.ANSWERED, submission=result.stdout)
         if result.timed_out and budget.out_of_time():
-            raise EpisodeEnd(Status.TIME_LIMIT, detail="a command ran until the episode's time was up")
+            raise EpisodeFinished(Status.TIME_LIMIT, detail="a command ran until the episode's time was up")
         self.messages.extend(_observation_messages(reply, observed))
         self.shown = ShownText("observation", budget.turns, observed)
 
@@ -190,9 +190,9 @@ def _observation_messages(reply: ModelReply, text: str) -> list[dict[str, Any]]:
     return [{"role": "tool", "tool_call_id": call.id, "content": text} for call in calls]
 
 
-OBSERVED = ("exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_bytes", "duration_s")
+_OBSERVED = ("exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_bytes", "duration_s")
 """What an observation event records of a command's result."""
 
 
 def _result_fields(result: ExecResult) -> dict[str, Any]:
-    return {name: getattr(result, name) for name in OBSERVED}
+    return {name: getattr(result, name) for name in _OBSERVED}

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from harness.core.abandon import CallAbandoned, call_abandonable
-from harness.core.status import EpisodeEnd, Status
+from harness.core.status import EpisodeFinished, Status
 from harness.episode.budget import Stopwatch
 from harness.models.base import Abandonable, Model, ModelReply
 
 POLL_S = 0.2
 
 
-class Slot(Protocol):
+class _Slot(Protocol):
     """A counting semaphore: a thread's, or `CoordinatorSlot`'s across a Ray cluster."""
 
     def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool: ...
@@ -29,9 +29,9 @@ class Slot(Protocol):
 
 @dataclass(frozen=True)
 class Slots:
-    sandboxes: Slot
+    sandboxes: _Slot
     """Sandboxes alive at once (held from before start until after close)."""
-    connections: Slot
+    connections: _Slot
     """Model calls in flight at once, across episodes."""
 
     @classmethod
@@ -39,12 +39,12 @@ class Slots:
         return cls(threading.BoundedSemaphore(max_sandboxes), threading.BoundedSemaphore(max_connections))
 
 
-def wait_for_slot(slot: Slot, cancel: threading.Event) -> float:
+def wait_for_slot(slot: _Slot, cancel: threading.Event) -> float:
     """Acquire `slot`; returns the seconds waited. A cancelled run ends the episode as `cancelled`."""
     started = time.monotonic()
     while not slot.acquire(timeout=POLL_S):
         if cancel.is_set():
-            raise EpisodeEnd(Status.CANCELLED, detail="the run was interrupted while waiting for a slot")
+            raise EpisodeFinished(Status.CANCELLED, detail="the run was interrupted while waiting for a slot")
     return time.monotonic() - started
 
 
@@ -53,7 +53,7 @@ class ThrottledModel:
     flight when the run is cancelled is abandoned (its connections closed where the model can) and the episode
     ends as `cancelled` at once, whatever the provider does."""
 
-    def __init__(self, model: Model, slot: Slot, clock: Stopwatch, cancel: threading.Event):
+    def __init__(self, model: Model, slot: _Slot, clock: Stopwatch, cancel: threading.Event):
         self._model, self._slot, self._clock, self._cancel = model, slot, clock, cancel
         self.name, self.context_window = model.name, model.context_window
         self.waited_s = 0.0
@@ -70,6 +70,6 @@ class ThrottledModel:
             return call_abandonable(lambda: model.query(messages, timeout_s), self._cancel, abandon)
         except CallAbandoned:
             detail = "the run was interrupted during a model call: the call was abandoned"
-            raise EpisodeEnd(Status.CANCELLED, detail=detail) from None
+            raise EpisodeFinished(Status.CANCELLED, detail=detail) from None
         finally:
             self._slot.release()

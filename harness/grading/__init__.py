@@ -18,7 +18,22 @@ from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gol
 from harness.grading.record import Grade, Verdict
 from harness.grading.tolerance import ToleranceGrader
 
-__all__ = ["GRADERS", "GoldAnswerError", "GoldSpec", "Grade", "Grader", "Verdict", "get_grader", "grade", "is_judged"]
+__all__ = [
+    "GRADERS",
+    "JUDGED",
+    "GoldAnswerError",
+    "GoldSpec",
+    "Grade",
+    "Verdict",
+    "answer",
+    "grade",
+    "is_judged",
+    "judge",
+    "judge_cache",
+    "judge_prompt",
+    "judge_protocol",
+    "literal",
+]
 
 
 class Grader(Protocol):
@@ -33,7 +48,7 @@ class Grader(Protocol):
         """Grade the submission text that ended an episode."""
 
 
-class NumericGrader:
+class _NumericGrader:
     """Deterministic numeric grading, docs/GRADING.md."""
 
     name = "numeric"
@@ -46,7 +61,7 @@ class NumericGrader:
         return grade_submission(submission, parse_gold(gold.answer, gold.answer_format, gold.rel_tol))
 
 
-class ChoiceGrader:
+class _ChoiceGrader:
     """Multiple choice: the gold is one option letter."""
 
     name = "choice"
@@ -62,8 +77,8 @@ class ChoiceGrader:
 GRADERS: dict[str, Grader] = {
     grader.name: grader
     for grader in (
-        NumericGrader(),
-        ChoiceGrader(),
+        _NumericGrader(),
+        _ChoiceGrader(),
         MultiChoiceGrader(),
         ToleranceGrader(),
         ItemsGrader("set"),
@@ -102,14 +117,14 @@ def grade(
             return score_grade(judge, submission, gold, log)
         return GRADERS[grader].grade(submission, gold)
     except Exception as error:  # a grader's bug on the agent's own output: graded, never an infrastructure failure
-        return failed_grade(grader, submission, gold, error)
+        return _failed_grade(grader, submission, gold, error)
 
 
 GRADER_ERROR = "GRADER_ERROR"
 _FAILURE_CHARS = 4000
 
 
-def failed_grade(grader: str, submission: str | None, gold: GoldSpec, error: Exception) -> Grade:
+def _failed_grade(grader: str, submission: str | None, gold: GoldSpec, error: Exception) -> Grade:
     """The grade of a submission whose grader raised: unparseable (no_answer without one), the traceback kept."""
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))[-_FAILURE_CHARS:]
     verdict = Verdict.NO_ANSWER if submission is None else Verdict.UNPARSEABLE

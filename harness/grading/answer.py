@@ -12,7 +12,7 @@ _CLOSE_TAG = re.compile(r"</answer\s*>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
-class TagResult:
+class _TagResult:
     """The content of the last `<answer>` tag, or why there is none."""
 
     content: str | None
@@ -27,19 +27,19 @@ def strip_code_blocks(text: str) -> str:
     return scan_fences(text).prose
 
 
-def find_answer_tag(submission: str) -> TagResult:
+def find_answer_tag(submission: str) -> _TagResult:
     """Content of the last opening tag up to the first closing tag after it."""
     openings = list(_OPEN_TAG.finditer(submission))
     if not openings:
-        return TagResult(None, "NO_TAG")
+        return _TagResult(None, "NO_TAG")
     last_open = openings[-1]
     close = _CLOSE_TAG.search(submission, last_open.end())
     if close is None:
-        return TagResult(None, "UNCLOSED_TAG")
+        return _TagResult(None, "UNCLOSED_TAG")
     content = submission[last_open.end() : close.start()]
     if not content.strip():
-        return TagResult(content, "EMPTY_TAG")
-    return TagResult(content)
+        return _TagResult(content, "EMPTY_TAG")
+    return _TagResult(content)
 
 
 def has_closed_answer(text: str) -> bool:

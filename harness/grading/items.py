@@ -20,7 +20,7 @@ _WRAPPERS = "*_`\"'“”‘’"
 _BULLET = re.compile(r"^(?:[-•*]|\d+[.)])\s+")
 
 
-def split_items(text: str) -> list[str]:
+def _split_items(text: str) -> list[str]:
     """Items as written (wrappers, bullets and surrounding spaces removed); empty items dropped."""
     text = unicodedata.normalize("NFKC", text).strip().strip("[]")
     items = []
@@ -31,13 +31,13 @@ def split_items(text: str) -> list[str]:
     return items
 
 
-def item_key(item: str) -> str:
+def _item_key(item: str) -> str:
     return item.casefold()
 
 
 def f1(predicted: list[str], gold: list[str]) -> float:
     """Item-level F1 over the distinct case-folded items."""
-    found, wanted = {item_key(i) for i in predicted}, {item_key(i) for i in gold}
+    found, wanted = {_item_key(i) for i in predicted}, {_item_key(i) for i in gold}
     hits = len(found & wanted)
     if not hits:
         return 0.0
@@ -53,8 +53,8 @@ class ItemsGrader:
         self.version = f"{name}-1.0"
 
     def validate(self, gold: GoldSpec) -> None:
-        items = split_items(gold.answer)
-        keys = [item_key(item) for item in items]
+        items = _split_items(gold.answer)
+        keys = [_item_key(item) for item in items]
         if not items:
             raise GoldAnswerError(f"{gold.answer!r} holds no items")
         duplicated = [key for key, count in Counter(keys).items() if count > 1]
@@ -62,19 +62,19 @@ class ItemsGrader:
             raise GoldAnswerError(f"{gold.answer!r}: item {duplicated[0]!r} appears twice")
 
     def grade(self, submission: str | None, gold: GoldSpec) -> Grade:
-        wanted = split_items(gold.answer)
+        wanted = _split_items(gold.answer)
         tag = find_answer_tag(submission or "")
         if tag.reason is not None:
             return Grade.uniform(Verdict.NO_ANSWER, [tag.reason], tag.content, self.version)
         content = tag.content or ""
         if len(content) > MAX_CONTENT_CHARS:
             return Grade.uniform(Verdict.UNPARSEABLE, ["TOO_LONG"], content, self.version)
-        found = split_items(content)
+        found = _split_items(content)
         if not found:
             return Grade.uniform(Verdict.UNPARSEABLE, ["NO_ITEMS"], content, self.version)
         score = f1(found, wanted)
         parsed = ", ".join(found)
-        keys, wanted_keys = [item_key(i) for i in found], [item_key(i) for i in wanted]
+        keys, wanted_keys = [_item_key(i) for i in found], [_item_key(i) for i in wanted]
         matches = keys == wanted_keys if self.name == "list" else set(keys) == set(wanted_keys)
         if not matches:
             reasons = ["ORDER"] if self.name == "list" and sorted(keys) == sorted(wanted_keys) else []

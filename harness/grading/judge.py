@@ -22,9 +22,9 @@ from harness.grading.judge_protocol import OURS, OURS_SCORE, JudgeProtocol
 from harness.grading.record import Grade, Verdict
 
 GRADER_VERSION = "judge-1.1"
-JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
+_JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
 """Asked of every judge; a model that refuses a parameter is asked without it (`dropped_params` in its call)."""
-FINAL_REPLY_CHARS = 20_000
+_FINAL_REPLY_CHARS = 20_000
 """A longer final reply is not sent to judges that read the whole reply (`unparseable/TOO_LONG`)."""
 
 JudgeLog = Callable[[dict[str, Any]], None]
@@ -106,7 +106,7 @@ class JudgePanel:
     def describe(self) -> dict[str, Any]:
         """For the protocol: what can change a verdict (a given protocol's digest and reading rule included)."""
         described = {"models": self.models, "quorum": self.quorum, "prompt": self.protocol.digest}
-        described["params"] = JUDGE_PARAMS
+        described["params"] = _JUDGE_PARAMS
         for name, protocol in (("judge_prompt", self.protocol), ("score_prompt", self.score_protocol)):
             if not protocol.ours:
                 described[name] = {"digest": protocol.digest} | protocol.describe()
@@ -122,7 +122,7 @@ class JudgePanel:
             return None, Grade.uniform(Verdict.NO_ANSWER, [tag.reason], tag.content, GRADER_VERSION)
         else:
             text = (tag.content or "").strip()
-        limit = MAX_ANSWER_CHARS if protocol.reads == "answer" else FINAL_REPLY_CHARS
+        limit = MAX_ANSWER_CHARS if protocol.reads == "answer" else _FINAL_REPLY_CHARS
         if len(text) > limit:
             return None, Grade.uniform(Verdict.UNPARSEABLE, ["TOO_LONG"], tag.content, GRADER_VERSION)
         return text, None
@@ -169,8 +169,8 @@ class JudgePanel:
     def ask(self, model: str, gold: GoldSpec, answer: str, protocol: JudgeProtocol) -> dict[str, Any]:
         """One judge's verdict (or score), from the cache or a call: the `judge_call` event."""
         digest = protocol.digest
-        key = cache_key(model, digest, JUDGE_PARAMS, gold.question, gold.answer, answer)
-        event: dict[str, Any] = {"model": model, "prompt": digest, "params": JUDGE_PARAMS, "cache_key": key}
+        key = cache_key(model, digest, _JUDGE_PARAMS, gold.question, gold.answer, answer)
+        event: dict[str, Any] = {"model": model, "prompt": digest, "params": _JUDGE_PARAMS, "cache_key": key}
         hit = self.cache.get(key)
         if hit is not None and protocol.read_cached(hit.get("verdict")) is not None:
             return event | {
@@ -187,7 +187,7 @@ class JudgePanel:
         messages = [{"role": "user", "content": protocol.prompt(gold.question, gold.answer, answer)}]
         started = time.monotonic()
         try:
-            reply, dropped = self.complete_at(model, messages, JUDGE_PARAMS["temperature"])
+            reply, dropped = self.complete_at(model, messages, _JUDGE_PARAMS["temperature"])
         except JudgeCallFailed as error:
             return event | {
                 "cached": False,

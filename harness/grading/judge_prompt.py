@@ -29,7 +29,7 @@ Reply with one JSON object and nothing else:
 {"verdict": "CORRECT" or "INCORRECT", "reason": "<one sentence>"}
 """
 PROMPT_DIGEST = "sha256:" + hashlib.sha256(f"{PROMPT_VERSION}\n{TEMPLATE}".encode()).hexdigest()[:16]
-VERDICTS = ("CORRECT", "INCORRECT")
+_VERDICTS = ("CORRECT", "INCORRECT")
 _FENCED = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL)
 
 
@@ -73,4 +73,4 @@ def parse_verdict(reply: str) -> str | None:
     for anything else, so `INCORRECT` inside prose, `"verdict": "correct"` or a bare word never counts."""
     data = strict_json(reply)
     verdict = data.get("verdict") if isinstance(data, dict) else None
-    return verdict if verdict in VERDICTS else None
+    return verdict if verdict in _VERDICTS else None

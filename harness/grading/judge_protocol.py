@@ -29,8 +29,8 @@ from harness.core.errors import InputError, read_text_input
 from harness.core.yaml_safe import load_yaml
 from harness.grading.judge_prompt import PROMPT_DIGEST, fenced, fill, judge_prompt, parse_verdict, strict_json
 
-READS = ("answer", "final_reply")
-SCORE_TEMPLATE = """You score one answer to an open-ended question about a set of documents against a reference answer.
+_READS = ("answer", "final_reply")
+_SCORE_TEMPLATE = """You score one answer to an open-ended question about a set of documents against a reference answer.
 
 Question:
 <<QUESTION>>
@@ -117,7 +117,7 @@ def _token(value: Any) -> str:
 
 
 OURS = JudgeProtocol("", ours=True)
-OURS_SCORE = JudgeProtocol(SCORE_TEMPLATE, field="score", score_range=(0, 5), ours=True)
+OURS_SCORE = JudgeProtocol(_SCORE_TEMPLATE, field="score", score_range=(0, 5), ours=True)
 
 
 def load_protocol(path: Path) -> JudgeProtocol:
@@ -132,8 +132,8 @@ def load_protocol(path: Path) -> JudgeProtocol:
     if not isinstance(template, str) or "<<ANSWER>>" not in template:
         raise InputError(f"{path}: field 'template': must be text holding <<ANSWER>> (and <<QUESTION>>, <<REFERENCE>>)")
     reads = data.get("reads", "answer")
-    if reads not in READS:
-        raise InputError(f"{path}: field 'reads': must be one of {', '.join(READS)}")
+    if reads not in _READS:
+        raise InputError(f"{path}: field 'reads': must be one of {', '.join(_READS)}")
     if ("verdict" in data) == ("score" in data):
         raise InputError(f"{path}: field 'verdict': give exactly one of 'verdict' and 'score'")
     if "score" in data:

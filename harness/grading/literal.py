@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 MAX_CONTENT_CHARS = 256
-MAX_DIGITS = 40
-MAX_EXPONENT = 1000
+_MAX_DIGITS = 40
+_MAX_EXPONENT = 1000
 """The largest exponent (`e`-notation) read: far past any real answer, and far inside what `Decimal`'s default
 context computes with (its exponents end at ±999999: `1e999999` overflowed the comparison, `1e99999999` before)."""
 
-SCALES: dict[str, Decimal] = {
+_SCALES: dict[str, Decimal] = {
     "thousand": Decimal(10) ** 3,
     "million": Decimal(10) ** 6,
     "billion": Decimal(10) ** 9,
@@ -51,7 +51,7 @@ _UNIT_ALIASES = {
     "quarters": "quarter",
 }
 # Units we recognise as units (so a wrong one is UNIT_MISMATCH, not EXTRA_TEXT).
-_KNOWN_UNIT_PARTS = {"%", "pp", "x", "year", "month", "day", "quarter", "bp", *SCALES}
+_KNOWN_UNIT_PARTS = {"%", "pp", "x", "year", "month", "day", "quarter", "bp", *_SCALES}
 _CURRENCIES = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "usd": "usd", "eur": "eur", "gbp": "gbp"}
 _HEDGES = ("approximately", "approx.", "about", "around", "roughly", "answer:", "~", "≈", "=")
 
@@ -96,7 +96,7 @@ class ParsedNumber:
 
     @property
     def scale(self) -> Decimal | None:
-        return SCALES.get(self.unit)
+        return _SCALES.get(self.unit)
 
     @property
     def unit_words_with_digits(self) -> list[str]:
@@ -104,7 +104,7 @@ class ParsedNumber:
         return [word for word in _UNIT_WORD_BREAK.split(self.unit_text) if any(ch.isdigit() for ch in word)]
 
 
-def canonicalize(text: str) -> str:
+def _canonicalize(text: str) -> str:
     """The superficial layer: Unicode, minus signs, LaTeX, wrappers, whitespace and case."""
     text = unicodedata.normalize("NFKC", text)
     text = text.replace("\u2212", "-").replace("\ufe63", "-")
@@ -130,7 +130,7 @@ def _unwrap_latex(text: str) -> str:
     return text.replace("\\%", "%").replace("\\times", "×").replace("\\$", "$")
 
 
-def normalize_unit(text: str) -> str:
+def _normalize_unit(text: str) -> str:
     """Lower-case, ` per ` to `/`, no spaces, aliases applied to each `/`-separated part."""
     text = text.lower().replace(" per ", "/")
     text = "".join(text.split())
@@ -145,7 +145,7 @@ def parse_number(content: str, gold: ParsedNumber | None = None) -> ParsedNumber
     """
     if len(content) > MAX_CONTENT_CHARS:
         raise Unparseable("TOO_LONG")
-    text = canonicalize(content)
+    text = _canonicalize(content)
     searchable = text
     for word in gold.unit_words_with_digits if gold else []:  # docs/GRADING.md §2.4.1: the unit's digits
         searchable = searchable.replace(word, " " * len(word))
@@ -159,7 +159,7 @@ def parse_number(content: str, gold: ParsedNumber | None = None) -> ParsedNumber
     if len(literals) > 1:
         raise Unparseable("MULTIPLE_NUMBERS")
     literal = literals[0]
-    if sum(ch.isdigit() for ch in literal.group()) > MAX_DIGITS:
+    if sum(ch.isdigit() for ch in literal.group()) > _MAX_DIGITS:
         raise Unparseable("TOO_LONG")
     magnitude, flags = _read_literal(literal.group())
     prefix, suffix = text[: literal.start()], text[literal.end() :]
@@ -169,7 +169,7 @@ def parse_number(content: str, gold: ParsedNumber | None = None) -> ParsedNumber
     if currency and gold and gold.currency and currency != gold.currency:
         flags.add("UNIT_MISMATCH")
     flags |= _prefix_flags(prefix)
-    unit = normalize_unit(suffix)
+    unit = _normalize_unit(suffix)
     if gold is not None and unit and unit != gold.unit and not _is_known_unit(unit):
         flags.add("EXTRA_TEXT")
     decimals = -magnitude.as_tuple().exponent  # type: ignore[operator]
@@ -181,7 +181,7 @@ def _read_literal(literal: str) -> tuple[Decimal, set[str]]:
     reading = next((name for pattern, name in _SEPARATOR_READINGS if pattern.match(literal)), None)
     if reading is None:
         raise Unparseable("BAD_NUMBER")
-    if reading == "scientific" and abs(int(literal.partition("e")[2])) > MAX_EXPONENT:
+    if reading == "scientific" and abs(int(literal.partition("e")[2])) > _MAX_EXPONENT:
         raise Unparseable("OUT_OF_RANGE")
     flags: set[str] = set()
     if reading == "us_grouping":

@@ -22,14 +22,14 @@ _GOLD = re.compile(r"^[A-Z](?:(, |,|&|)[A-Z])*$")
 
 
 @dataclass(frozen=True)
-class MultiChoiceGold:
+class _MultiChoiceGold:
     letters: frozenset[str]
     text: str
     """The gold as written: the strict form."""
     options: frozenset[str]
 
 
-def parse_gold_multi(gold: GoldSpec) -> MultiChoiceGold:
+def _parse_gold_multi(gold: GoldSpec) -> _MultiChoiceGold:
     """The gold is the letters in order, joined by one of ``, `, `, `&` or nothing; the format may name `A-E`."""
     text = gold.answer.strip()
     match = _GOLD.match(text)
@@ -42,7 +42,7 @@ def parse_gold_multi(gold: GoldSpec) -> MultiChoiceGold:
     outside = sorted(set(letters) - options)
     if outside:
         raise GoldAnswerError(f"{gold.answer!r}: letter {outside[0]} is not among the options of the answer_format")
-    return MultiChoiceGold(frozenset(letters), text, options)
+    return _MultiChoiceGold(frozenset(letters), text, options)
 
 
 def _options(answer_format: str | None) -> frozenset[str]:
@@ -52,7 +52,7 @@ def _options(answer_format: str | None) -> frozenset[str]:
     return frozenset(chr(code) for code in range(ord(first), ord(last) + 1))
 
 
-def read_letters(content: str) -> list[str] | str:
+def _read_letters(content: str) -> list[str] | str:
     """The letters of an answer tag's content, or the UNPARSEABLE reason code.
 
     Only letters standing alone (`A, C`, `A&C`, `A 和 C`), in brackets (`(A)(C)`) or run together in
@@ -86,15 +86,15 @@ class MultiChoiceGrader:
     version = GRADER_VERSION
 
     def validate(self, gold: GoldSpec) -> None:
-        parse_gold_multi(gold)
+        _parse_gold_multi(gold)
 
     def grade(self, submission: str | None, gold: GoldSpec) -> Grade:
-        expected = parse_gold_multi(gold)
+        expected = _parse_gold_multi(gold)
         tag = find_answer_tag(submission or "")
         if tag.reason is not None:
             return Grade.uniform(Verdict.NO_ANSWER, [tag.reason], tag.content, GRADER_VERSION)
         content = tag.content or ""
-        letters = read_letters(content)
+        letters = _read_letters(content)
         if isinstance(letters, str):
             return Grade.uniform(Verdict.UNPARSEABLE, [letters], content, GRADER_VERSION)
         if not set(letters) <= expected.options:

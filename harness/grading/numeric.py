@@ -30,7 +30,7 @@ class GoldAnswerError(ValueError):
 
 
 @dataclass(frozen=True)
-class Interpretation:
+class _Interpretation:
     """One reading of the prediction in the gold's units."""
 
     value: Decimal
@@ -39,7 +39,7 @@ class Interpretation:
 
 
 @dataclass(frozen=True)
-class GoldAnswer:
+class _GoldAnswer:
     """The parsed gold: value, ULP, unit and whether the format asks for an explicit sign."""
 
     number: ParsedNumber
@@ -47,7 +47,7 @@ class GoldAnswer:
     rel_tol: Decimal | None = None
 
 
-def parse_gold(answer: str, answer_format: str | None, rel_tol: float | None = None) -> GoldAnswer:
+def parse_gold(answer: str, answer_format: str | None, rel_tol: float | None = None) -> _GoldAnswer:
     """Validate a gold answer when tasks load; raises `GoldAnswerError` with a readable reason."""
     try:
         number = parse_number(answer)
@@ -63,7 +63,7 @@ def parse_gold(answer: str, answer_format: str | None, rel_tol: float | None = N
                 )
     sign_required = bool(answer_format) and ("+" in (answer_format or "") or "[sign]" in (answer_format or ""))
     tolerance = Decimal(str(rel_tol)) if rel_tol is not None else None
-    return GoldAnswer(number, sign_required, tolerance)
+    return _GoldAnswer(number, sign_required, tolerance)
 
 
 def _format_decimals(answer_format: str) -> list[int]:
@@ -74,7 +74,7 @@ def _format_decimals(answer_format: str) -> list[int]:
     return places
 
 
-def grade_submission(submission: str | None, gold: GoldAnswer) -> Grade:
+def grade_submission(submission: str | None, gold: _GoldAnswer) -> Grade:
     """Grade the text that ended an episode (None when the episode ended without a submission)."""
     tag = find_answer_tag(submission or "")
     # A task with rel_tol counts every episode in accuracy@tol, so no answer is `False` there, not None.
@@ -93,7 +93,7 @@ def grade_submission(submission: str | None, gold: GoldAnswer) -> Grade:
     return _compare(predicted, gold, tag.content)
 
 
-def _compare(predicted: ParsedNumber, gold: GoldAnswer, content: str) -> Grade:
+def _compare(predicted: ParsedNumber, gold: _GoldAnswer, content: str) -> Grade:
     target = gold.number
     interpretations = readings_in_gold_units(predicted, target)
     half_ulp = target.ulp / 2
@@ -105,7 +105,7 @@ def _compare(predicted: ParsedNumber, gold: GoldAnswer, content: str) -> Grade:
             None,
         )
         if chosen is not None:
-            chosen = Interpretation(chosen.value, chosen.ulp, chosen.flags | {"INSUFFICIENT_PRECISION"})
+            chosen = _Interpretation(chosen.value, chosen.ulp, chosen.flags | {"INSUFFICIENT_PRECISION"})
     at_tolerance = _correct_at_tolerance(predicted, gold, interpretations)
     if chosen is None:
         return wrong_value(predicted, content, GRADER_VERSION, at_tolerance)
@@ -132,7 +132,7 @@ def _compare(predicted: ParsedNumber, gold: GoldAnswer, content: str) -> Grade:
 
 
 def _correct_at_tolerance(
-    predicted: ParsedNumber, gold: GoldAnswer, interpretations: list[Interpretation]
+    predicted: ParsedNumber, gold: _GoldAnswer, interpretations: list[_Interpretation]
 ) -> bool | None:
     """The default mode with WITHIN widened to max(ULP/2, rel_tol*|G|) (docs/GRADING.md §2.7)."""
     if gold.rel_tol is None:
@@ -150,18 +150,18 @@ def wrong_value(predicted: ParsedNumber, content: str, version: str, at_toleranc
     )
 
 
-def readings_in_gold_units(predicted: ParsedNumber, target: ParsedNumber) -> list[Interpretation]:
+def readings_in_gold_units(predicted: ParsedNumber, target: ParsedNumber) -> list[_Interpretation]:
     value, ulp = predicted.value, predicted.ulp
     if predicted.unit == target.unit:
-        return [Interpretation(value, ulp, frozenset())]
+        return [_Interpretation(value, ulp, frozenset())]
     if not predicted.unit:
-        readings = [Interpretation(value, ulp, frozenset({"UNIT_MISSING"}))]
+        readings = [_Interpretation(value, ulp, frozenset({"UNIT_MISSING"}))]
         if target.unit == "%":
-            readings.append(Interpretation(value * 100, ulp * 100, frozenset({"UNIT_SCALE"})))
+            readings.append(_Interpretation(value * 100, ulp * 100, frozenset({"UNIT_SCALE"})))
         if target.scale is not None:
-            readings.append(Interpretation(value / target.scale, ulp / target.scale, frozenset({"SCALE"})))
+            readings.append(_Interpretation(value / target.scale, ulp / target.scale, frozenset({"SCALE"})))
         return readings
     if predicted.scale is not None and target.scale is not None:
         factor = predicted.scale / target.scale
-        return [Interpretation(value * factor, ulp * factor, frozenset({"SCALE"}))]
-    return [Interpretation(value, ulp, frozenset({"UNIT_MISMATCH"}))]
+        return [_Interpretation(value * factor, ulp * factor, frozenset({"SCALE"}))]
+    return [_Interpretation(value, ulp, frozenset({"UNIT_MISMATCH"}))]

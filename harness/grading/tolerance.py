@@ -23,7 +23,7 @@ from harness.grading.record import Grade, Verdict
 GRADER_VERSION = "numeric_tol-1.0"
 
 
-def tolerance_bound(gold: GoldSpec) -> tuple[Decimal, Decimal]:
+def _tolerance_bound(gold: GoldSpec) -> tuple[Decimal, Decimal]:
     """(G, the widened bound); raises `GoldAnswerError` when the task sets no usable tolerance."""
     if gold.rel_tol is None and gold.abs_tol is None:
         raise GoldAnswerError("the numeric_tol grader needs 'rel_tol' or 'abs_tol'")
@@ -42,10 +42,10 @@ class ToleranceGrader:
     version = GRADER_VERSION
 
     def validate(self, gold: GoldSpec) -> None:
-        tolerance_bound(gold)
+        _tolerance_bound(gold)
 
     def grade(self, submission: str | None, gold: GoldSpec) -> Grade:
-        target, bound = tolerance_bound(gold)
+        target, bound = _tolerance_bound(gold)
         parsed_gold = parse_gold(gold.answer, gold.answer_format)
         tag = find_answer_tag(submission or "")
         if tag.reason is not None:

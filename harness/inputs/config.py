@@ -59,7 +59,7 @@ def default_collections_dir() -> Path:
     return Path(os.environ.get("HARNESS_COLLECTIONS_DIR", "collections"))
 
 
-def default_cache_dir() -> Path:
+def _default_cache_dir() -> Path:
     """`HARNESS_CACHE_DIR`, else `$XDG_CACHE_HOME/harness`, else ~/.cache/harness: what every run may reuse
     (collection file hashes, the leakage scan), shared by all results folders of this user."""
     if os.environ.get("HARNESS_CACHE_DIR"):
@@ -153,7 +153,7 @@ class RunConfig:
     )
     results_dir: Path = setting(Path("results"), "where run folders go")
     cache_dir: Path = setting(
-        factory=default_cache_dir,
+        factory=_default_cache_dir,
         help="collection hashes and leakage scans every run reuses (default: ~/.cache/harness, env HARNESS_CACHE_DIR)",
     )
     run_id: str | None = setting(None, "run folder name (default: time_model_domain); an existing run is resumed")
@@ -445,7 +445,7 @@ def _check_range(value: Any, meta: Any, where: str) -> None:
         raise InputError(f"{where}: {value!r} must not be negative")
 
 
-UNWRITTEN_WHEN_UNSET: dict[str, object] = {"judge_prompt": None, "follow_links": False}
+_UNWRITTEN_WHEN_UNSET: dict[str, object] = {"judge_prompt": None, "follow_links": False}
 """Settings newer than most run folders, and their unset values: left out of run.yaml when unset, so the records
 of runs without them stay as they were."""
 
@@ -454,5 +454,5 @@ def config_to_dict(config: RunConfig) -> dict[str, Any]:
     return {
         key: str(value) if isinstance(value, Path) else value
         for key, value in dataclasses.asdict(config).items()
-        if not (key in UNWRITTEN_WHEN_UNSET and value is UNWRITTEN_WHEN_UNSET[key])
+        if not (key in _UNWRITTEN_WHEN_UNSET and value is _UNWRITTEN_WHEN_UNSET[key])
     }

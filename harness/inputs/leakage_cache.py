@@ -37,7 +37,7 @@ PARALLEL_BYTES = 64 << 20
 """Below this much to scan, one process does it (starting workers costs more than it saves)."""
 
 
-def needle_digest(task: Task) -> str:
+def _needle_digest(task: Task) -> str:
     """What the check looks for in a task: two tasks with the same digest are found in the same documents."""
     looked_for = json.dumps([RULE_VERSION, task.answer, task.solution, task.id])
     return hashlib.sha256(looked_for.encode()).hexdigest()[:32]
@@ -66,7 +66,7 @@ def _domain_hits(
     tasks: list[Task],
 ) -> list[LeakHit]:
     """The domain's hits; `known` (what the cache knows per document) gains what this domain's scan finds."""
-    digests = {task.id: needle_digest(task) for task in tasks}
+    digests = {task.id: _needle_digest(task) for task in tasks}
     wanted = set(digests.values())
     missing_by_document: dict[str, frozenset[str]] = {}
     for sha in set(files.files.values()):
@@ -161,7 +161,7 @@ def _scan_files(root: Path, items: list[tuple[str, str]], tasks: list[Task]) -> 
     found = {}
     for relative, sha in items:
         text = (root / relative).read_text(encoding="utf-8", errors="replace")
-        found[sha] = {(needle_digest(task), what) for task, what in needles.printed_in(text)}
+        found[sha] = {(_needle_digest(task), what) for task, what in needles.printed_in(text)}
     return found
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from harness.core.errors import InputError
 
-FOLLOW_FLAG = "--follow-links"
+_FOLLOW_FLAG = "--follow-links"
 
 
 def contained(root: Path, path: Path, follow_links: bool) -> Path:
@@ -21,7 +21,7 @@ def contained(root: Path, path: Path, follow_links: bool) -> Path:
     FOLLOW_LINKS."""
     resolved = path.resolve()
     if not follow_links and not resolved.is_relative_to(root.resolve()):
-        raise InputError(f"{path}: a link to {resolved}, outside {root}; pass {FOLLOW_FLAG} to use it anyway")
+        raise InputError(f"{path}: a link to {resolved}, outside {root}; pass {_FOLLOW_FLAG} to use it anyway")
     return resolved
 
 

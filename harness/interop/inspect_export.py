@@ -39,8 +39,8 @@ from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
 from harness.records.reading import LoggedEvent
 from harness.records.results import LEFT_OUT_WHEN_NONE, ROW_FIELDS
 
-SCORER = "harness"
-EVIDENCE_FIELDS = (
+_SCORER = "harness"
+_EVIDENCE_FIELDS = (
     "evidence_recall",
     "evidence_reached",
     "files_touched",
@@ -50,7 +50,7 @@ EVIDENCE_FIELDS = (
     "refused_writes",
 )
 """Row fields kept at the top of the sample's metadata, where analysis tools look."""
-GRADE_METADATA = tuple(name for name in GRADE_FIELDS if name != "judge_cost_usd")
+_GRADE_METADATA = tuple(name for name in GRADE_FIELDS if name != "judge_cost_usd")
 """The grade's fields (the row's, as `records/episode_row.py` sets them) on the score; the judges' cost is usage."""
 INSPECT_OWN = frozenset(
     {
@@ -62,13 +62,13 @@ INSPECT_OWN = frozenset(
         "duration_s",  # its working time
         "model_ids",  # each assistant message's model
         "answer",  # the score's answer
-        *GRADE_METADATA,  # the score's metadata
-        *EVIDENCE_FIELDS,  # the top of the sample's metadata
+        *_GRADE_METADATA,  # the score's metadata
+        *_EVIDENCE_FIELDS,  # the top of the sample's metadata
     }
 )
 """The row fields inspect's own fields hold. Every other field of the row goes under the sample's metadata key
 `harness`, so a field added to `ResultRow` is carried there and back (inspect_import.py) with no list to
-extend. The import reads back the usage, time and models from these; the grade and signals it computes again."""
+extend. The import reads back the usage, time and models from these; the grade and diagnostics it computes again."""
 _LIMITS: dict[Status, tuple[str, str | None]] = {
     Status.TURN_LIMIT: ("turn", "max_turns"),
     Status.TIME_LIMIT: ("working", "time_limit"),
@@ -88,7 +88,7 @@ def export_log(
     model = str(config.get("model") or "unknown")
     qualify = _duplicate_ids(episodes)
     samples = [_sample(events, config, model, qualify) for events in episodes]
-    correct = sum(sample.scores is not None and sample.scores[SCORER].value == CORRECT for sample in samples)
+    correct = sum(sample.scores is not None and sample.scores[_SCORER].value == CORRECT for sample in samples)
     usage: dict[str, ModelUsage] = {}
     for sample in samples:
         for name, used in sample.model_usage.items():
@@ -121,8 +121,8 @@ def export_log(
             completed_samples=len(samples),
             scores=[
                 EvalScore(
-                    name=SCORER,
-                    scorer=SCORER,
+                    name=_SCORER,
+                    scorer=_SCORER,
                     scored_samples=len(samples),
                     metrics={"accuracy": EvalMetric(name="accuracy", value=correct / len(samples) if samples else 0.0)},
                 )
@@ -168,8 +168,8 @@ def _sample(events: list[LoggedEvent], config: dict[str, Any], model: str, quali
         target=task["answer"],
         messages=conversation(events),
         output=ModelOutput.from_content(model, submission or "") if submission else ModelOutput(model=model),
-        scores={SCORER: _score(end)},
-        metadata={name: end.get(name) for name in EVIDENCE_FIELDS}
+        scores={_SCORER: _score(end)},
+        metadata={name: end.get(name) for name in _EVIDENCE_FIELDS}
         | {
             KEY: {name: end[name] for name in ROW_FIELDS if name in end and name not in INSPECT_OWN}
             | {"task": task, "opens": recorded_opens(events), "submission": submission}
@@ -198,7 +198,7 @@ def _score(end: dict[str, Any]) -> Score:
         explanation=f"{end['verdict']} ({reasons}); strict {end['verdict_strict']}, lenient {end['verdict_lenient']}",
         metadata={
             name: end.get(name)
-            for name in GRADE_METADATA
+            for name in _GRADE_METADATA
             if name not in LEFT_OUT_WHEN_NONE or end.get(name) is not None  # the score grader's, when set
         },
     )

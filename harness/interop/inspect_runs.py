@@ -17,7 +17,7 @@ from harness.records.run_folder import RunFolder
 FORMAT = "inspect_ai eval log"
 PATTERN = "*.eval"
 UNIT = "sample"
-INSTALL = "pip install 'harness[inspect]'"
+_INSTALL = "pip install 'harness[inspect]'"
 
 
 def _inspect_log() -> Any:
@@ -25,7 +25,7 @@ def _inspect_log() -> Any:
     try:
         import inspect_ai.log
     except ImportError:
-        raise InputError(f"inspect_ai is not installed: {INSTALL}") from None
+        raise InputError(f"inspect_ai is not installed: {_INSTALL}") from None
     return inspect_ai.log
 
 
@@ -61,7 +61,7 @@ def read(path: Path) -> ForeignFile:
     """The log's samples as episodes, each named by its id (or our export's metadata) and its epoch."""
     from harness.interop.inspect_import import import_sample, sample_names
 
-    log = read_log(path)
+    log = _read_log(path)
     episodes = []
     for sample in log.samples:
         where = f"{path}: sample {sample.id!r}" + ("" if sample.epoch == 1 else f" epoch {sample.epoch}")
@@ -79,7 +79,7 @@ def read(path: Path) -> ForeignFile:
     return ForeignFile(path, episodes, settings)
 
 
-def read_log(path: Path) -> Any:
+def _read_log(path: Path) -> Any:
     """The whole log, validated by inspect's own models; anything it cannot read is one line. Runs in a
     bounded worker process (run_import.read_bounded)."""
     try:

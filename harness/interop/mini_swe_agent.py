@@ -22,7 +22,7 @@ from harness.records.reading import LoggedEvent, invalid_event
 from harness.records.results import ROW_FIELDS
 
 FORMAT = "mini-swe-agent-1.1"
-EXIT_STATUSES = {
+_EXIT_STATUSES = {
     Status.ANSWERED: "Submitted",
     Status.TURN_LIMIT: "LimitsExceeded",
     Status.TIME_LIMIT: "TimeExceeded",
@@ -34,14 +34,14 @@ EXIT_STATUSES = {
     Status.HARNESS_ERROR: "HarnessError",
     Status.CANCELLED: "UserInterruption",
 }
-_STATUSES = {name: status for status, name in EXIT_STATUSES.items()} | {
+_STATUSES = {name: status for status, name in _EXIT_STATUSES.items()} | {
     "FormatError": Status.FORMAT_ERRORS,
     "KeyboardInterrupt": Status.CANCELLED,
     "TimeoutExpired": Status.TIME_LIMIT,
 }
 
 
-def status_of(exit_status: str) -> Status:
+def _status_of(exit_status: str) -> Status:
     """Our status for a mini-swe-agent exit status; an unknown one (an uncaught exception's name) is a model error."""
     return _STATUSES.get(exit_status, Status.MODEL_ERROR)
 
@@ -63,12 +63,12 @@ def export_episode(events: list[LoggedEvent], config: dict[str, Any]) -> dict[st
         {
             "role": "exit",
             "content": submission,
-            "extra": {"exit_status": EXIT_STATUSES[status], "submission": submission},
+            "extra": {"exit_status": _EXIT_STATUSES[status], "submission": submission},
         }
     )
     return {
         "info": {
-            "exit_status": EXIT_STATUSES[status],
+            "exit_status": _EXIT_STATUSES[status],
             "submission": submission,
             "model_stats": {"instance_cost": end.get("cost_usd") or 0.0, "api_calls": len(calls)},
             "config": {
@@ -153,7 +153,7 @@ def import_messages(data: dict[str, Any]) -> ImportedEpisode:
     except ValidationError as error:  # the file is input: a value of the wrong type is named, in one line
         raise invalid_event(error) from None
     exit_status = str(info.get("exit_status") or "")
-    episode.status = Status(extension["status"]) if extension.get("status") else status_of(exit_status)
+    episode.status = Status(extension["status"]) if extension.get("status") else _status_of(exit_status)
     episode.submission = info.get("submission") if episode.status is Status.ANSWERED else None
     episode.detail = extension.get("detail") if "detail" in extension else _detail(exit_status, episode.status)
     episode.opens = checked_opens(extension.get("opens"))

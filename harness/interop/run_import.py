@@ -20,6 +20,7 @@ from harness.core.errors import InputError
 from harness.core.names import check_run_id
 from harness.core.safe_text import for_terminal
 from harness.core.status import Outcome
+from harness.diagnostics.row_diagnostics import with_diagnostics
 from harness.grading import JUDGED, grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, available_domains, load_task_file
@@ -38,14 +39,13 @@ from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
 from harness.records.run_record import ImportSource, RunRecord
 from harness.records.trajectory import TrajectoryWriter
-from harness.signals.row_signals import with_signals
 
 DECIDED_BY_IMPORT = frozenset(
     {"task_id", "domain", "epoch", "task_digest", "task_type", "status", "detail", "attempt", "answer", *GRADE_FIELDS}
 )
 """Row fields the import decides itself: the task's (from our task file), the outcome's (the format reads it),
 the grade's (our graders; a judge's cost is kept when our judges answered from the cache) and the attempt (an
-import is one). The signals are computed again from the events. Every other field the file gives is kept."""
+import is one). The diagnostics are computed again from the events. Every other field the file gives is kept."""
 READ_MEMORY_MB = 2048
 READ_SECONDS = 300.0
 """The bounds on reading one foreign file (`--max-memory`, `--max-time`): a 1.9 MB `.eval` log, gigabytes of
@@ -70,9 +70,9 @@ class ImportOptions:
 def import_files(form: TrajectoryFormat, options: ImportOptions, console: Console) -> int:
     """A run folder from the files OPTIONS name in format FORM: every episode matching one of our tasks and
     epochs, graded by our graders; the rest listed. Every file is read and checked before anything is written."""
-    folder = new_import_folder(options)
-    tasks = tasks_by_id(options.tasks_dir)
-    paths = input_files(options.paths, form.PATTERN, "files")
+    folder = _new_import_folder(options)
+    tasks = _tasks_by_id(options.tasks_dir)
+    paths = _input_files(options.paths, form.PATTERN, "files")
     form.check_readable()  # what the worker would fail on for want of a package: said here, in one line
     files = [read for _, read in read_bounded(paths, form.read, options.limits)]
     matched: dict[EpisodeKey, tuple[ForeignEpisode, Task]] = {}
@@ -80,7 +80,7 @@ def import_files(form: TrajectoryFormat, options: ImportOptions, console: Consol
     for foreign in (episode for read in files for episode in read.episodes):
         if type(foreign.epoch) is not int or foreign.epoch < 1:
             raise InputError(f"{foreign.where}: field 'epoch': {foreign.epoch!r} is not a whole number from 1")
-        task, why = match_task(foreign.names, tasks)
+        task, why = _match_task(foreign.names, tasks)
         if task is None:
             unmatched.append(f"{foreign.where}: {why}")
             continue
@@ -93,13 +93,13 @@ def import_files(form: TrajectoryFormat, options: ImportOptions, console: Consol
             matched[task.episode] = (foreign, task)
     if not matched:
         raise InputError(f"no {form.UNIT} matched a task in {options.tasks_dir}: " + "; ".join(unmatched[:3]))
-    refuse_judged_without_panel([(foreign.path, task) for foreign, task in matched.values()], options)
+    _refuse_judged_without_panel([(foreign.path, task) for foreign, task in matched.values()], options)
     imports = [
-        (ImportedFrom(foreign.path, foreign.model, form.FORMAT), foreign.episode, task)
+        (_ImportedFrom(foreign.path, foreign.model, form.FORMAT), foreign.episode, task)
         for foreign, task in matched.values()
     ]
     record = _record(options, form.FORMAT, files[0], len(matched))
-    return write_import(folder, options, record, imports, unmatched, f"{form.UNIT}s", console)
+    return _write_import(folder, options, record, imports, unmatched, f"{form.UNIT}s", console)
 
 
 def read_bounded(paths: list[Path], read: Callable[[Path], R], limits: Limits) -> list[tuple[Path, R]]:
@@ -125,7 +125,7 @@ def _exceeded(stopped: Stopped, limits: Limits) -> str:
     return "the process reading it died (a crash, or out of memory)"
 
 
-def match_task(names: tuple[tuple[str | None, str], ...], tasks: dict[str, list[Task]]) -> tuple[Task | None, str]:
+def _match_task(names: tuple[tuple[str | None, str], ...], tasks: dict[str, list[Task]]) -> tuple[Task | None, str]:
     """The task of the first (domain, id) NAMES gives that is one task (a None domain: any), else why none."""
     for domain, task_id in names:
         found = [task for task in tasks.get(task_id, []) if domain in (None, task.domain)]
@@ -157,7 +157,7 @@ def _record(options: ImportOptions, form: str, first: ForeignFile, count: int) -
     )
 
 
-def new_import_folder(options: ImportOptions) -> RunFolder:
+def _new_import_folder(options: ImportOptions) -> RunFolder:
     """The run folder an import makes (not yet): refused when it exists."""
     check_run_id(options.run_id)
     folder = RunFolder(options.results_dir / options.run_id)
@@ -166,7 +166,7 @@ def new_import_folder(options: ImportOptions) -> RunFolder:
     return folder
 
 
-def input_files(paths: list[Path], pattern: str, kind: str) -> list[Path]:
+def _input_files(paths: list[Path], pattern: str, kind: str) -> list[Path]:
     """The files PATHS name: a file as given, a folder's files matching PATTERN at any depth, sorted."""
     files: list[Path] = []
     for path in paths:
@@ -181,7 +181,7 @@ def input_files(paths: list[Path], pattern: str, kind: str) -> list[Path]:
     return files
 
 
-def refuse_judged_without_panel(matched: list[tuple[Path, Task]], options: ImportOptions) -> None:
+def _refuse_judged_without_panel(matched: list[tuple[Path, Task]], options: ImportOptions) -> None:
     """A task graded by `judge` needs `--judge`: refused before anything is written."""
     judged = [(path, task) for path, task in matched if task.grader in JUDGED]
     if judged and options.judge is None:
@@ -189,11 +189,11 @@ def refuse_judged_without_panel(matched: list[tuple[Path, Task]], options: Impor
         raise InputError(f"{path}: task {task.domain}/{task.id} is graded by '{task.grader}': --judge is required")
 
 
-def write_import(
+def _write_import(
     folder: RunFolder,
     options: ImportOptions,
     record: RunRecord,
-    imports: list[tuple[ImportedFrom, ImportedEpisode, Task]],
+    imports: list[tuple[_ImportedFrom, ImportedEpisode, Task]],
     unmatched: list[str],
     kind: str,
     console: Console,
@@ -207,7 +207,7 @@ def write_import(
         for source, episode, task in imports:
             collection = options.collections_dir / task.domain if options.collections_dir else None
             found = collection if collection and collection.is_dir() else None
-            writer.append(import_episode(folder, source, episode, task, found, options.judge))
+            writer.append(_import_episode(folder, source, episode, task, found, options.judge))
     finally:
         writer.close()
     for line in unmatched:
@@ -222,7 +222,7 @@ def write_import(
     return 0
 
 
-def tasks_by_id(tasks_dir: Path) -> dict[str, list[Task]]:
+def _tasks_by_id(tasks_dir: Path) -> dict[str, list[Task]]:
     by_id: dict[str, list[Task]] = {}
     for domain in available_domains(tasks_dir):
         for task in load_task_file(tasks_dir / f"{domain}.jsonl"):
@@ -233,7 +233,7 @@ def tasks_by_id(tasks_dir: Path) -> dict[str, list[Task]]:
 
 
 @dataclass(frozen=True)
-class ImportedFrom:
+class _ImportedFrom:
     """Where an imported episode came from: its file, the model it names and the file's format."""
 
     path: Path
@@ -241,9 +241,9 @@ class ImportedFrom:
     format: str
 
 
-def import_episode(
+def _import_episode(
     folder: RunFolder,
-    source: ImportedFrom,
+    source: _ImportedFrom,
     episode: ImportedEpisode,
     task: Task,
     collection: Path | None,
@@ -266,7 +266,9 @@ def import_episode(
     outcome = Outcome(episode.status, episode.submission, episode.detail)
     kept = {name: value for name, value in episode.row.items() if name not in DECIDED_BY_IMPORT}
     row = dataclasses.replace(episode_row(task, outcome, graded), **kept)
-    row, evidence = with_signals(row, log.events(), task.evidence, task.canary, collection, episode.opens, task.facts)
+    row, evidence = with_diagnostics(
+        row, log.events(), task.evidence, task.canary, collection, episode.opens, task.facts
+    )
     if evidence is not None:
         write_event(log, EvidenceEvent(**evidence))
     write_event(log, EpisodeEndEvent(row=row, submission=episode.submission))

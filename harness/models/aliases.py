@@ -9,7 +9,7 @@ from typing import Any
 from harness.core.errors import InputError
 from harness.core.yaml_safe import load_yaml
 
-ALIASES_FILE = Path(__file__).with_name("aliases.yaml")
+_ALIASES_FILE = Path(__file__).with_name("aliases.yaml")
 
 
 @dataclass(frozen=True)
@@ -26,15 +26,15 @@ class ModelAlias:
     """The command that starts that server."""
 
 
-def load_aliases(extra_aliases: dict[str, str]) -> dict[str, ModelAlias]:
+def _load_aliases(extra_aliases: dict[str, str]) -> dict[str, ModelAlias]:
     """The bundled table (name -> provider string or mapping) and the user's names (name -> provider string)."""
-    table: dict[str, Any] = {**load_yaml(ALIASES_FILE.read_text(encoding="utf-8"), ALIASES_FILE), **extra_aliases}
+    table: dict[str, Any] = {**load_yaml(_ALIASES_FILE.read_text(encoding="utf-8"), _ALIASES_FILE), **extra_aliases}
     return {name: ModelAlias(entry) if isinstance(entry, str) else ModelAlias(**entry) for name, entry in table.items()}
 
 
 def resolve_model(spec: str, extra_aliases: dict[str, str]) -> ModelAlias:
     """An alias to what it stands for; a bare unknown name is an error that shows how to write one."""
-    aliases = load_aliases(extra_aliases)
+    aliases = _load_aliases(extra_aliases)
     alias = aliases.get(spec, ModelAlias(spec))
     if "/" not in alias.model:
         raise InputError(

@@ -1,4 +1,5 @@
-"""Models by spec. A model answers a list of chat messages with one reply."""
+"""What a model is: the `Model` protocol (it answers a list of chat messages with one reply), `ModelReply`, the
+model errors and the token estimate."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from harness.core.reply import Reply, ToolCall
-from harness.core.status import EndsEpisode, Status
+from harness.core.status import EpisodeFailure, Status
 
 BASH_TOOL: dict[str, Any] = {
     "type": "function",
@@ -94,7 +95,7 @@ class RetryTime:
         return cls(wait_s=sum(float(a.get("wait_s") or 0.0) for a in attempts), failed_s=failed)
 
 
-class ModelError(EndsEpisode, RuntimeError):
+class ModelError(EpisodeFailure, RuntimeError):
     """The model could not answer (provider failure after retries): the episode ends as `model_error`."""
 
     status = Status.MODEL_ERROR

@@ -24,12 +24,12 @@ REPLY_BYTES_CAP = 32 * 2**20
 """The most bytes one call may receive (32 MB): a chat reply is kilobytes; a longer one is refused, unread, as the
 provider's error, so the runner's memory stays bounded however many calls are in flight."""
 
-MAX_KEEPALIVE = 100
+_MAX_KEEPALIVE = 100
 """Idle connections kept per pool (the OpenAI SDK's own default); the run's throttles bound the calls in flight."""
 
 
 @dataclass
-class CallLimits:
+class _CallLimits:
     """One provider call's limits, and what its reads found."""
 
     deadline: float
@@ -55,14 +55,14 @@ class CallLimits:
             raise httpcore.ReadError(self.refused)
 
 
-_LIMITS: contextvars.ContextVar[CallLimits | None] = contextvars.ContextVar("provider_call_limits", default=None)
+_LIMITS: contextvars.ContextVar[_CallLimits | None] = contextvars.ContextVar("provider_call_limits", default=None)
 
 
 @contextlib.contextmanager
-def call_limits(timeout_s: float) -> Iterator[CallLimits]:
+def call_limits(timeout_s: float) -> Iterator[_CallLimits]:
     """The limits of the HTTP this thread does inside the block: done within `timeout_s`, at most
     `REPLY_BYTES_CAP` bytes received."""
-    limits = CallLimits(deadline=time.monotonic() + timeout_s)
+    limits = _CallLimits(deadline=time.monotonic() + timeout_s)
     token = _LIMITS.set(limits)
     try:
         yield limits
@@ -132,7 +132,7 @@ class _BoundedBackend(httpcore.NetworkBackend):
         self._backend.sleep(seconds)
 
 
-class BoundedTransport(httpx.BaseTransport):
+class _BoundedTransport(httpx.BaseTransport):
     """Asks for the reply uncompressed (the cap counts the bytes httpx would hold) and sends each request through
     `client`'s transport for its URL (a proxy's, where the environment names one)."""
 
@@ -154,10 +154,10 @@ class BoundedTransport(httpx.BaseTransport):
         self._client.close()
 
 
-def bounded_transport(verify: Any) -> BoundedTransport:
+def bounded_transport(verify: Any) -> _BoundedTransport:
     """The transport for every provider call: an httpx client built as httpx builds one (the environment's proxies
     included, certificates checked as `verify` says), its connection pools reading under the calls' limits."""
-    keepalive = httpx.Limits(max_connections=None, max_keepalive_connections=MAX_KEEPALIVE)
+    keepalive = httpx.Limits(max_connections=None, max_keepalive_connections=_MAX_KEEPALIVE)
     client = httpx.Client(verify=verify, limits=keepalive, trust_env=True)
     for transport in [client._transport, *(mounted for mounted in client._mounts.values() if mounted is not None)]:
         # httpx takes no network backend; its pool keeps the one it was built with and gives it to each connection
@@ -165,4 +165,4 @@ def bounded_transport(verify: Any) -> BoundedTransport:
         if pool is None or not isinstance(pool._network_backend, httpcore.NetworkBackend):
             raise RuntimeError(f"httpx's transport {type(transport).__name__} has no pool to bound")
         pool._network_backend = _BoundedBackend(pool._network_backend)
-    return BoundedTransport(client)
+    return _BoundedTransport(client)

@@ -22,7 +22,7 @@ from typing import Protocol
 from harness.models.pacing import PacedBudget
 from harness.models.rate_limits import Announcement
 
-DECREASE = 0.5
+_DECREASE = 0.5
 PROBE_AFTER_S = 30.0
 """How long the level that drew a 429 is left alone before it is tried again (each try costs a Retry-After)."""
 POLL_S = 0.2
@@ -165,7 +165,7 @@ class ProviderGate:
         """Halve what was in flight when the 429 came (TCP's flight size: a limit far above it, as at the start,
         would take several rounds of 429s to come down); that level is not tried again before `_probe_at`."""
         self._ceiling = min(self.limit, in_flight)
-        self._limit = max(min(self._limit, float(in_flight)) * DECREASE, 1.0)
+        self._limit = max(min(self._limit, float(in_flight)) * _DECREASE, 1.0)
         self._probe_at = now + PROBE_AFTER_S
         self._round += 1
 

@@ -11,14 +11,14 @@ import os
 import socket
 from urllib.parse import urlsplit
 
-DEFAULT_PORTS = {"http": 80, "https": 443}
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-def endpoint_addresses(url: str) -> set[tuple[str, int]]:
+def _endpoint_addresses(url: str) -> set[tuple[str, int]]:
     """The (address, port) pairs a connection to `url`'s host can have as its peer; empty when it resolves
     to none."""
     parts = urlsplit(url)
-    port = parts.port or DEFAULT_PORTS.get(parts.scheme, 0)
+    port = parts.port or _DEFAULT_PORTS.get(parts.scheme, 0)
     if not parts.hostname or not port:
         return set()
     try:
@@ -38,7 +38,7 @@ def _open_descriptors() -> list[int]:
 def shut_down_connections_to(url: str) -> int:
     """Shut down (both ways) every TCP connection of this process whose peer is `url`'s host and port, leaving
     each socket to its owner to close; how many were shut down."""
-    peers = endpoint_addresses(url)
+    peers = _endpoint_addresses(url)
     count = 0
     for descriptor in _open_descriptors() if peers else []:
         try:

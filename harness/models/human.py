@@ -16,14 +16,14 @@ import time
 from typing import Any, TextIO
 
 from harness.core.safe_text import for_terminal
-from harness.core.status import EpisodeEnd, Status
+from harness.core.status import EpisodeFinished, Status
 from harness.models.base import ModelError, ModelReply, action_reply, estimate_tokens
 
 HUMAN = "human"
 SUBMIT = "submit"
 POLL_S = 0.2
 """How often the wait for a line looks at the run's cancel flag and the clock."""
-GUIDE = (
+_GUIDE = (
     "You are in the agent's seat. Type one bash command per line (it runs in the sandbox, in a fresh bash "
     "in /workspace); `submit ANSWER` ends the task. Your own time counts against the budget."
 )
@@ -46,7 +46,7 @@ class HumanModel:
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         if self._shown == 0:
-            self._write(f"\n=== {GUIDE}\n")
+            self._write(f"\n=== {_GUIDE}\n")
         for message in messages[self._shown :]:
             if message["role"] != "assistant":
                 self._write(f"\n--- {message['role']} ---\n{message.get('content') or ''}\n")
@@ -56,7 +56,7 @@ class HumanModel:
             if line.strip():
                 break
         self._calls += 1
-        return reply_to(line.strip(), self._action_format, f"call_human_{self._calls}")
+        return _reply_to(line.strip(), self._action_format, f"call_human_{self._calls}")
 
     def _read_line(self, timeout_s: float) -> str:
         """One line typed before the time runs out; the run's Ctrl-C or the end of input ends the episode."""
@@ -64,12 +64,12 @@ class HumanModel:
         deadline = time.monotonic() + timeout_s
         while (left := deadline - time.monotonic()) > 0:
             if self._cancel.is_set():
-                raise EpisodeEnd(Status.CANCELLED, detail="the run was interrupted while the person was typing")
+                raise EpisodeFinished(Status.CANCELLED, detail="the run was interrupted while the person was typing")
             ready, _, _ = select.select([self._in], [], [], min(POLL_S, left))
             if ready:
                 line = self._in.readline()
                 if not line:
-                    raise EpisodeEnd(Status.CANCELLED, detail="the person left (end of input)")
+                    raise EpisodeFinished(Status.CANCELLED, detail="the person left (end of input)")
                 return line
         raise ModelError("the person typed no command before the episode's time ran out")
 
@@ -80,7 +80,7 @@ class HumanModel:
         self._out.flush()
 
 
-def reply_to(line: str, action_format: str, call_id: str) -> ModelReply:
+def _reply_to(line: str, action_format: str, call_id: str) -> ModelReply:
     """A typed line as the model's reply: `submit X` is the answer X, a line with an answer tag is prose,
     anything else one command."""
     word, _, rest = line.partition(" ")

@@ -20,7 +20,7 @@ class _Call:
 
 
 @dataclass(frozen=True)
-class InFlightView:
+class _InFlightView:
     calls: int
     retrying: int
     """Calls on their second attempt or later, or waiting to make it."""
@@ -35,7 +35,7 @@ class InFlightView:
         return "".join(f" · {part}" for part in parts)
 
 
-class InFlightCalls:
+class _InFlightCalls:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._calls: dict[int, _Call] = {}
@@ -63,13 +63,13 @@ class InFlightCalls:
             if number is not None:
                 self._calls[number].retried = True
 
-    def view(self, owners: Iterable[str]) -> InFlightView:
+    def view(self, owners: Iterable[str]) -> _InFlightView:
         """The calls to OWNERS."""
         wanted, now = set(owners), time.monotonic()
         with self._lock:
             calls = [call for call in self._calls.values() if call.owner in wanted]
         oldest = min((call.started for call in calls), default=None)
-        return InFlightView(len(calls), sum(call.retried for call in calls), None if oldest is None else now - oldest)
+        return _InFlightView(len(calls), sum(call.retried for call in calls), None if oldest is None else now - oldest)
 
 
 def _age(seconds: float) -> str:
@@ -77,5 +77,5 @@ def _age(seconds: float) -> str:
     return f"{whole}s" if whole < 60 else f"{whole // 60}m{whole % 60:02d}s"
 
 
-IN_FLIGHT = InFlightCalls()
+IN_FLIGHT = _InFlightCalls()
 """This process's calls."""

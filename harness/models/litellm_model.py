@@ -41,7 +41,7 @@ _BOUNDED = bounded_transport(get_ssl_configuration())
 litellm.client_session = httpx.Client(transport=_BOUNDED, follow_redirects=True, timeout=None)
 setattr(litellm, "sync_transport", _BOUNDED)  # noqa: B010
 
-REASONING_ONLY_REPLY = "Unknown items in responses API response"
+_REASONING_ONLY_REPLY = "Unknown items in responses API response"
 """How litellm fails on a Responses API reply that holds reasoning and nothing else: the model's empty reply, a
 turn it spent (its tokens unknown), not a connection error to retry."""
 
@@ -158,7 +158,7 @@ class LiteLLMModel:
                         raise ReplyRefused(limits.refused) from None
                     if limits.expired and not isinstance(error, litellm.Timeout):
                         raise litellm.Timeout(f"no reply within {timeout:.1f} s", settings.model, "") from None
-                    if isinstance(error, litellm.APIConnectionError) and REASONING_ONLY_REPLY in str(error):
+                    if isinstance(error, litellm.APIConnectionError) and _REASONING_ONLY_REPLY in str(error):
                         return None
                     raise
             if not response.choices:  # litellm itself turns a choice without a message into a 5xx
@@ -215,7 +215,7 @@ def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | No
     )
 
 
-MODEL_ID_CHARS = 200
+_MODEL_ID_CHARS = 200
 """A returned model id longer than this is cut: a provider's id is a name, not a payload."""
 
 
@@ -223,7 +223,7 @@ def _returned_model(response: Any) -> str | None:
     """The model the reply says answered (litellm's `response.model`, which it maps from Gemini's
     `modelVersion`); None when the reply names none."""
     model = getattr(response, "model", None)
-    return model[:MODEL_ID_CHARS] if isinstance(model, str) and model else None
+    return model[:_MODEL_ID_CHARS] if isinstance(model, str) and model else None
 
 
 def _provider_state(message: Any) -> dict[str, Any]:
@@ -280,7 +280,7 @@ def _cost(usage: Usage, price: Price | None) -> float | None:
     return cost if math.isfinite(cost) and cost >= 0 else None
 
 
-LOCAL_SERVER_HINT = "e.g. hosted_vllm/NAME or openai/NAME with --api-base http://127.0.0.1:8000/v1"
+_LOCAL_SERVER_HINT = "e.g. hosted_vllm/NAME or openai/NAME with --api-base http://127.0.0.1:8000/v1"
 
 
 def provider_of(model: str, flag: str) -> str:
@@ -291,18 +291,18 @@ def provider_of(model: str, flag: str) -> str:
         prefix = model.split("/", 1)[0] if "/" in model else model
         raise InputError(
             f"{flag} {model}: litellm knows no provider {prefix!r}: write provider/model as litellm does "
-            f"(https://docs.litellm.ai/docs/providers), {LOCAL_SERVER_HINT}"
+            f"(https://docs.litellm.ai/docs/providers), {_LOCAL_SERVER_HINT}"
         ) from None
 
 
-UNCHECKED_KEYS = {"zai": "ZAI_API_KEY"}
+_UNCHECKED_KEYS = {"zai": "ZAI_API_KEY"}
 """Key variables of providers that litellm's environment check passes without a key."""
 
 
 def require_provider_key(name: str) -> None:
     """Fail before the run, not as a failed call in every episode, when no key is set."""
     check = litellm.validate_environment(model=name)
-    unchecked = UNCHECKED_KEYS.get(name.split("/", 1)[0])
+    unchecked = _UNCHECKED_KEYS.get(name.split("/", 1)[0])
     if unchecked and not os.environ.get(unchecked):
         check = {"keys_in_environment": False, "missing_keys": [unchecked]}
     if not check["keys_in_environment"]:

@@ -21,7 +21,7 @@ case "$out" in
 esac"""
 
 
-def oracle_command(solution: str) -> str:
+def _oracle_command(solution: str) -> str:
     return _WRAPPER.format(solution=shlex.quote(solution))
 
 
@@ -32,7 +32,7 @@ class OracleModel:
     context_window = None
 
     def __init__(self, solution: str, action_format: str):
-        self._command = oracle_command(solution)
+        self._command = _oracle_command(solution)
         self._action_format = action_format
         self._done = False
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from harness.models.rate_limits import Allowance, Announcement
 
-EXPIRY = 2.0
+_EXPIRY = 2.0
 """An announcement of a known budget says nothing once twice its reset has passed without a newer one (a
 provider that stopped announcing): the calls go on under the adaptive limit alone."""
 
@@ -46,7 +46,7 @@ def _free(heard: _Heard, cost: float, next_ticket: int, now: float) -> float:
     """What HEARD leaves NOW once the calls it may not count are taken off (each COST), at most the whole budget;
     infinite once it has expired (its reset passed, twice over when its size is known)."""
     allowance, elapsed = heard.allowance, now - heard.at
-    if elapsed >= allowance.reset_in_s * (1 if allowance.limit is None else EXPIRY):
+    if elapsed >= allowance.reset_in_s * (1 if allowance.limit is None else _EXPIRY):
         return float("inf")
     admitted_since = heard.uncounted + next_ticket - heard.next_ticket
     refilled = allowance.remaining + heard.refill_per_s * elapsed
@@ -63,7 +63,7 @@ def _wait_for(heard: _Heard | None, cost: float, next_ticket: int, now: float) -
     if free >= cost:
         return 0.0
     limit = heard.allowance.limit
-    until_expiry = heard.allowance.reset_in_s * (1 if limit is None else EXPIRY) - (now - heard.at)
+    until_expiry = heard.allowance.reset_in_s * (1 if limit is None else _EXPIRY) - (now - heard.at)
     refill = heard.refill_per_s
     return min((cost - free) / refill, until_expiry) if refill > 0 else until_expiry
 

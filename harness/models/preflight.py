@@ -8,7 +8,7 @@ import httpx
 
 from harness.core.errors import InputError
 
-PREFLIGHT_TIMEOUT_S = 10.0
+_PREFLIGHT_TIMEOUT_S = 10.0
 """How long the endpoint has to answer its model list (any HTTP answer will do: it is there)."""
 
 
@@ -17,9 +17,9 @@ def check_endpoint(api_base: str, flag: str) -> None:
     refusal, says the server is there; a connection that fails or hangs is an `InputError` naming the endpoint."""
     url = api_base.rstrip("/") + "/models"
     try:
-        httpx.get(url, timeout=PREFLIGHT_TIMEOUT_S)
+        httpx.get(url, timeout=_PREFLIGHT_TIMEOUT_S)
     except httpx.TimeoutException:
-        raise InputError(f"{flag} {api_base}: no answer within {PREFLIGHT_TIMEOUT_S:g} s (GET {url})") from None
+        raise InputError(f"{flag} {api_base}: no answer within {_PREFLIGHT_TIMEOUT_S:g} s (GET {url})") from None
     except (httpx.HTTPError, httpx.InvalidURL) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError(f"{flag} {api_base}: cannot connect ({reason}); is the server running?") from None

@@ -17,14 +17,14 @@ from harness.core.errors import InputError, read_text_input
 from harness.core.reply import Usage
 from harness.core.yaml_safe import compose_yaml, load_yaml
 
-PER_MILLION = 1_000_000
-RATE_FIELDS = ("input", "output", "cache_read", "cache_write")
-LONG_CONTEXT = "long_context"
+_PER_MILLION = 1_000_000
+_RATE_FIELDS = ("input", "output", "cache_read", "cache_write")
+_LONG_CONTEXT = "long_context"
 _LITELLM_TIER = re.compile(r"input_cost_per_token_above_(\d+)k_tokens")
 
 
 @dataclass(frozen=True)
-class Rates:
+class _Rates:
     """USD per million tokens."""
 
     input: float
@@ -41,11 +41,11 @@ class Rates:
 class Price:
     """A model's price; `long_context` applies to a whole call whose prompt is over `long_context_above` tokens."""
 
-    rates: Rates
+    rates: _Rates
     source: str
     """Where the price came from: the `--prices` file's path, or `litellm` (its bundled map)."""
     long_context_above: int | None = None
-    long_context: Rates | None = None
+    long_context: _Rates | None = None
 
     def cost(self, usage: Usage) -> float:
         """USD for one call's tokens (cached and cache-written tokens are part of the prompt)."""
@@ -59,13 +59,13 @@ class Price:
             + usage.cache_write_tokens * rates.cache_write
             + usage.output_tokens * rates.output
         )
-        return total / PER_MILLION
+        return total / _PER_MILLION
 
     def to_dict(self) -> dict[str, Any]:
         """As run.yaml records it (USD per million tokens)."""
         record: dict[str, Any] = {"source": self.source, **asdict(self.rates)}
         if self.long_context is not None:
-            record[LONG_CONTEXT] = {"above": self.long_context_above, **asdict(self.long_context)}
+            record[_LONG_CONTEXT] = {"above": self.long_context_above, **asdict(self.long_context)}
         return record
 
 
@@ -82,13 +82,13 @@ def load_prices(path: Path) -> dict[str, Price]:
     for key, value in node.value:
         if not isinstance(key, yaml.ScalarNode) or not key.value:
             raise InputError(f"{_at(path, key)}: a model name must be a string")
-        fields = _mapping(path, value, (*RATE_FIELDS, LONG_CONTEXT))
+        fields = _mapping(path, value, (*_RATE_FIELDS, _LONG_CONTEXT))
         rates = _rates(path, value, fields, "")
-        tier = fields.get(LONG_CONTEXT)
+        tier = fields.get(_LONG_CONTEXT)
         if tier is None:
             prices[key.value] = Price(rates, str(path))
             continue
-        tier_fields = _mapping(path, tier, ("above", *RATE_FIELDS))
+        tier_fields = _mapping(path, tier, ("above", *_RATE_FIELDS))
         above = _number(path, tier_fields.get("above"), "long_context.above")
         if above is None or not above.is_integer() or above <= 0:
             raise InputError(f"{_at(path, tier)}: field 'long_context.above': a positive number of prompt tokens")
@@ -111,15 +111,15 @@ def _mapping(path: Path, node: yaml.Node, allowed: tuple[str, ...]) -> dict[str,
     return fields
 
 
-def _rates(path: Path, node: yaml.Node, fields: dict[str, yaml.Node], prefix: str) -> Rates:
-    values = {name: _number(path, fields.get(name), prefix + name) for name in RATE_FIELDS}
+def _rates(path: Path, node: yaml.Node, fields: dict[str, yaml.Node], prefix: str) -> _Rates:
+    values = {name: _number(path, fields.get(name), prefix + name) for name in _RATE_FIELDS}
     plain, output = values["input"], values["output"]
     for name, value in (("input", plain), ("output", output)):
         if value is None:
             raise InputError(f"{_at(path, node)}: field '{prefix}{name}': missing (USD per million tokens)")
     assert plain is not None and output is not None
     cache_read, cache_write = values["cache_read"], values["cache_write"]
-    return Rates(
+    return _Rates(
         plain, output, plain if cache_read is None else cache_read, plain if cache_write is None else cache_write
     )
 
@@ -146,18 +146,18 @@ def price_from_litellm(info: dict[str, Any]) -> Price | None:
 
     def per_million(key: str, fallback: str) -> float:
         value = info.get(key) or info.get(fallback) or 0.0
-        return float(value) * PER_MILLION
+        return float(value) * _PER_MILLION
 
-    def rates(suffix: str = "") -> Rates:
+    def rates(suffix: str = "") -> _Rates:
         tier_input = per_million(f"input_cost_per_token{suffix}", "input_cost_per_token")
         cache_read = info.get(f"cache_read_input_token_cost{suffix}") or info.get("cache_read_input_token_cost")
         written = "cache_creation_input_token_cost"
         cache_write = info.get(f"{written}{suffix}") or info.get(written)
-        return Rates(
+        return _Rates(
             input=tier_input,
             output=per_million(f"output_cost_per_token{suffix}", "output_cost_per_token"),
-            cache_read=tier_input if cache_read is None else float(cache_read) * PER_MILLION,
-            cache_write=tier_input if cache_write is None else float(cache_write) * PER_MILLION,
+            cache_read=tier_input if cache_read is None else float(cache_read) * _PER_MILLION,
+            cache_write=tier_input if cache_write is None else float(cache_write) * _PER_MILLION,
         )
 
     tiers = sorted(int(match.group(1)) for key in info if (match := _LITELLM_TIER.fullmatch(key)) and info[key])

@@ -118,7 +118,7 @@ def announcement_from_headers(headers: Mapping[str, str], now: float | None = No
     return Announcement(requests, tokens) if requests or tokens else None
 
 
-def headers_of(reply_or_error: Any) -> dict[str, str]:
+def _headers_of(reply_or_error: Any) -> dict[str, str]:
     """The HTTP headers litellm kept of a reply (`_hidden_params`: `headers`, or `additional_headers` with their
     `llm_provider-` prefix) or of a failed call (`response.headers`, `litellm_response_headers`, `headers`),
     names lower-case; {} when it kept none."""
@@ -144,13 +144,13 @@ def headers_of(reply_or_error: Any) -> dict[str, str]:
 
 
 def announcement_of(reply_or_error: Any) -> Announcement | None:
-    return announcement_from_headers(headers_of(reply_or_error))
+    return announcement_from_headers(_headers_of(reply_or_error))
 
 
 def provider_delay_s(error: BaseException) -> float | None:
     """The delay a failed call's provider asked for, at most `MAX_DELAY_S`: `retry-after-ms` or `retry-after`
     (seconds or an HTTP date), else Gemini's `RetryInfo.retryDelay` in the error body; None when none."""
-    headers = headers_of(error)
+    headers = _headers_of(error)
     seconds = _number(headers.get("retry-after-ms"))
     if seconds is not None:
         seconds /= 1000

@@ -25,7 +25,7 @@ class ReplyRefused(Exception):
     asked not to be): the provider's error, not retried (the same request gets the same reply)."""
 
 
-RETRYABLE = (
+_RETRYABLE = (
     MalformedResponse,
     litellm.RateLimitError,
     litellm.InternalServerError,
@@ -37,13 +37,13 @@ RETRYABLE = (
 """Malformed replies, rate limits, 5xx, timeouts and connection errors. Auth, bad request (context overflow
 included) and not-found fail at once."""
 
-MAX_BACKOFF_S = MAX_DELAY_S
-MODEL_OUTPUT_REJECTED = ("invalid response object", "the model produced invalid content")
+_MAX_BACKOFF_S = MAX_DELAY_S
+_MODEL_OUTPUT_REJECTED = ("invalid response object", "the model produced invalid content")
 """How a failure says the provider answered and the model's own generation was what it could not use:
 litellm's error for a choice without a message, and OpenAI's for output its parser refused."""
 
 
-def rejects_model_output(error: BaseException) -> bool:
+def _rejects_model_output(error: BaseException) -> bool:
     """Whether the failed attempt's time went into the model's own generation, which the provider then
     rejected (a reply without choices or message, "the model produced invalid content"): the agent's time,
     like a slow reply. A bare 5xx, a rate limit, a timeout or a dropped connection says nothing of the kind,
@@ -51,10 +51,10 @@ def rejects_model_output(error: BaseException) -> bool:
     if isinstance(error, MalformedResponse):
         return True
     message = str(error).lower()
-    return is_retryable(error) and any(phrase in message for phrase in MODEL_OUTPUT_REJECTED)
+    return _is_retryable(error) and any(phrase in message for phrase in _MODEL_OUTPUT_REJECTED)
 
 
-CONTEXT_OVERFLOW_PHRASES = ("prompt exceeds max length",)
+_CONTEXT_OVERFLOW_PHRASES = ("prompt exceeds max length",)
 """How providers that litellm does not map say the prompt is over the context window: Z.ai's business code
 1261 (https://docs.z.ai/api-reference/api-code)."""
 
@@ -64,13 +64,13 @@ def is_context_overflow(error: BaseException) -> bool:
     if isinstance(error, litellm.ContextWindowExceededError):
         return True
     message = str(error).lower()
-    return isinstance(error, litellm.BadRequestError) and any(phrase in message for phrase in CONTEXT_OVERFLOW_PHRASES)
+    return isinstance(error, litellm.BadRequestError) and any(phrase in message for phrase in _CONTEXT_OVERFLOW_PHRASES)
 
 
-def is_retryable(error: BaseException) -> bool:
+def _is_retryable(error: BaseException) -> bool:
     if is_context_overflow(error):
         return False
-    if isinstance(error, RETRYABLE):
+    if isinstance(error, _RETRYABLE):
         return True
     status = getattr(error, "status_code", None)
     return isinstance(status, int) and status >= 500
@@ -94,7 +94,7 @@ class RetriedCall(Generic[T]):
     Each failure goes to `attempts` with its time (`duration_s`) and the wait after it (`wait_s`). Failed
     attempts and waits are the provider's time, not the agent's, so every attempt gets the agent's time left;
     an attempt cut off by that time is the agent's (`on_agent_clock`) and ends the retries, and so is one whose
-    generation the provider rejected (`rejects_model_output`), which the next attempts' time left no longer
+    generation the provider rejected (`_rejects_model_output`), which the next attempts' time left no longer
     holds. With a `gate`, each attempt waits for room at its provider's in-flight limit first (the waits go to
     `gate_waits`) and tells it whether it was rate-limited."""
 
@@ -119,7 +119,7 @@ class RetriedCall(Generic[T]):
     def run(self) -> T:
         """`call(timeout_s)`'s result, or its last error (after the attempts)."""
         retrying = tenacity.Retrying(
-            retry=tenacity.retry_if_exception(is_retryable),
+            retry=tenacity.retry_if_exception(_is_retryable),
             wait=self._wait,
             stop=self._stop,
             before_sleep=self._record,
@@ -151,7 +151,7 @@ class RetriedCall(Generic[T]):
 
     def _entry(self, error: BaseException, number: int, wait_s: float) -> dict[str, Any]:
         duration_s = round(time.monotonic() - self._started, 3)
-        on_agent_clock = self._cut_by_agent_time(error) or rejects_model_output(error)
+        on_agent_clock = self._cut_by_agent_time(error) or _rejects_model_output(error)
         if on_agent_clock:
             self._agent_left = max(self._agent_left - duration_s, 0.0)
         entry = {
@@ -181,7 +181,7 @@ class RetriedCall(Generic[T]):
             or self._cut_by_agent_time(error)
             or (
                 error is not None
-                and rejects_model_output(error)
+                and _rejects_model_output(error)
                 and time.monotonic() - self._started >= self._agent_left
             )
             or time.monotonic() + state.upcoming_sleep >= self._deadline
@@ -194,7 +194,7 @@ class RetriedCall(Generic[T]):
             IN_FLIGHT.retrying()
 
 
-_EXPONENTIAL = tenacity.wait_exponential(multiplier=1, min=1, max=MAX_BACKOFF_S)
+_EXPONENTIAL = tenacity.wait_exponential(multiplier=1, min=1, max=_MAX_BACKOFF_S)
 """The wait after a failure whose provider named none."""
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-STREAMS = ("stdout", "stderr")
+_STREAMS = ("stdout", "stderr")
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ def compact_observation(fields: dict[str, Any]) -> dict[str, Any]:
     text = fields.get("text") or ""
     compacted: dict[str, Any] = {}
     for name, value in fields.items():
-        start = text.find(value) if name in STREAMS and value else -1
+        start = text.find(value) if name in _STREAMS and value else -1
         if start >= 0:
             compacted[f"{name}_at"] = [start, start + len(value)]
         else:
@@ -75,12 +75,12 @@ def expand(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 
 def _streams_restored(event: dict[str, Any]) -> dict[str, Any]:
-    if not any(f"{name}_at" in event for name in STREAMS):
+    if not any(f"{name}_at" in event for name in _STREAMS):
         return event
     restored: dict[str, Any] = {}
     for key, value in event.items():
         name = key.removesuffix("_at")
-        if name in STREAMS and key != name:
+        if name in _STREAMS and key != name:
             start, end = value
             restored[name] = event["text"][start:end]
         else:

@@ -30,13 +30,13 @@ class LoggedCall:
 
 
 @dataclass(frozen=True)
-class Conversation:
+class _Conversation:
     calls: list[LoggedCall]
     unsent: Output | None
     """An output logged after the last reply, which no call was sent (the command that printed the answer)."""
 
 
-def conversation(events: Sequence[LoggedEvent]) -> Conversation:
+def conversation(events: Sequence[LoggedEvent]) -> _Conversation:
     """Every model call in order with the output each shows and the commands its reply ran."""
     commands: dict[int, list[str]] = {}
     for logged in events:
@@ -54,4 +54,4 @@ def conversation(events: Sequence[LoggedEvent]) -> Conversation:
             calls.append(LoggedCall(event, logged.time, last))
         elif isinstance(event, ObservationEvent | FormatErrorEvent):
             last = unsent = event
-    return Conversation(calls, unsent)
+    return _Conversation(calls, unsent)

@@ -11,14 +11,14 @@ from harness.inputs.tasks import Task, task_digest
 from harness.records.events import EpisodeStartEvent, JudgeCallEvent, write_event
 from harness.records.trajectory import TrajectoryLog
 
-TASK_RECORD = ("question", "answer", "answer_format", "grader", "rel_tol", "abs_tol", "type", "collection")
+_TASK_RECORD = ("question", "answer", "answer_format", "grader", "rel_tol", "abs_tol", "type", "collection")
 """The task's fields the trajectory keeps: what regrading needs from the logs alone (the trajectory is a host
 file; it never enters the sandbox)."""
 
 
 def task_record(task: Task) -> dict[str, Any]:
-    """TASK_RECORD's fields, and the task's facts when it has any (what `annotate --facts` judges against)."""
-    record = {name: getattr(task, name) for name in TASK_RECORD}
+    """_TASK_RECORD's fields, and the task's facts when it has any (what `annotate --facts` judges against)."""
+    record = {name: getattr(task, name) for name in _TASK_RECORD}
     if task.facts:
         record["facts"] = [row.to_dict() for row in task.facts]
     return record

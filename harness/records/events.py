@@ -21,12 +21,12 @@ from harness.records.results import ResultRow
 if TYPE_CHECKING:
     from harness.records.trajectory import TrajectoryLog
 
-SCHEMA_VERSION = 3
+_SCHEMA_VERSION = 3
 """3: each output is stored once (compact.py): an observation's streams are places in its text, and a model
 call's messages that repeat the text just shown refer to it; `read_trajectory` gives the events in full.
 2: episode_start comes before the sandbox starts (its facts are in sandbox_ready); observations carry
 the text the model was shown; harness_error events. An `evidence` event (the documents touched, see
-harness/signals/evidence.py) comes just before episode_end; older logs lack it."""
+harness/diagnostics/evidence.py) comes just before episode_end; older logs lack it."""
 
 _OPTIONAL = "left out when None"
 
@@ -54,7 +54,7 @@ class EpisodeStartEvent(Event):
 
     kind: ClassVar[str] = "episode_start"
     event: Literal["episode_start"] = "episode_start"
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = _SCHEMA_VERSION
     task_id: str
     domain: str
     task: dict[str, Any]
@@ -186,7 +186,7 @@ class JudgeCallEvent(Event):
 
 
 class EvidenceEvent(Event):
-    """The documents the episode touched (harness/signals/evidence.py), just before episode_end."""
+    """The documents the episode touched (harness/diagnostics/evidence.py), just before episode_end."""
 
     kind: ClassVar[str] = "evidence"
     event: Literal["evidence"] = "evidence"
@@ -197,10 +197,10 @@ class EvidenceEvent(Event):
     opens: dict[str, int] | None
     """The exact file opens the host saw, None where it could not see them."""
     facts_seen: list[list[str]] | None = optional()
-    """Per fact row of the task, the columns whose values the episode saw (signals/fact_coverage.py); None
+    """Per fact row of the task, the columns whose values the episode saw (diagnostics/fact_coverage.py); None
     (left out) for a task without facts."""
     facts_stated: list[list[str] | None] | None = optional()
-    """Per fact row, the columns a judge found the agent stated (signals/fact_judge.py; None for a row no judge
+    """Per fact row, the columns a judge found the agent stated (diagnostics/fact_judge.py; None for a row no judge
     answered); None (left out) when no judge was asked at the episode's end."""
 
 

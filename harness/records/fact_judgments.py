@@ -1,5 +1,5 @@
 """fact_judgments.jsonl: which intermediate facts each episode stated, as the fact judge found
-(`annotate --facts`; harness/signals/fact_judge.py), beside results.jsonl and never changing it."""
+(`annotate --facts`; harness/diagnostics/fact_judge.py), beside results.jsonl and never changing it."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class EpisodeFacts:
     rows: list[dict[str, Any]]
     """Per fact row: document, supported columns (None when unanswered), and each judge asked."""
     prompt: str
-    """The digest of the fact judge's prompt (signals/fact_prompt.py)."""
+    """The digest of the fact judge's prompt (diagnostics/fact_prompt.py)."""
     cost_usd: Number | None = None
     """What the judge calls cost (cache hits cost nothing); apart from the agent's and the grading judges'."""
     calls: dict[str, int] = field(default_factory=dict)

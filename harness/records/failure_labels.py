@@ -36,7 +36,7 @@ class EpisodeLabels:
     judges: list[dict[str, Any]]
     """Per judge: model, cached, labels (mode, turn, reason) or failure, tokens, cost."""
     prompt: str
-    """The digest of the prompt (signals/mode_prompt.py) the labels were asked with."""
+    """The digest of the prompt (diagnostics/mode_prompt.py) the labels were asked with."""
     rule_mode: str | None = None
     """The offline rule's mode of the same episode (the row's failure_mode), for agreement."""
     cost_usd: Number | None = None

@@ -36,7 +36,7 @@ from harness.records.events import (
 )
 from harness.records.trajectory import read_trajectory
 
-EVENT_CLASSES: dict[str, type[Event]] = {
+_EVENT_CLASSES: dict[str, type[Event]] = {
     event_class.kind: event_class
     for event_class in (
         EpisodeStartEvent,
@@ -56,7 +56,7 @@ EVENT_CLASSES: dict[str, type[Event]] = {
 
 
 _EVENTS: TypeAdapter[Event] = TypeAdapter(AnyEvent)
-_KINDS = {event_class.__name__: kind for kind, event_class in EVENT_CLASSES.items()}
+_KINDS = {event_class.__name__: kind for kind, event_class in _EVENT_CLASSES.items()}
 
 
 class UnknownEvent(Event):
@@ -132,7 +132,7 @@ def invalid_event(error: ValidationError) -> ValueError:
     return ValueError(f"{_KINDS.get(error.title, error.title)} {validation_problem(error)}")
 
 
-def kind_of(event: Event) -> str:
+def _kind_of(event: Event) -> str:
     """The kind the line was logged as, whether or not it read as its class."""
     return event.logged_kind if isinstance(event, UnknownEvent) else event.kind
 
@@ -144,7 +144,7 @@ def row_as_logged(end: LoggedEvent) -> dict[str, Any]:
 
 
 def _typed(kind: str, fields: dict[str, Any]) -> Event:
-    if kind not in EVENT_CLASSES:
+    if kind not in _EVENT_CLASSES:
         return UnknownEvent(logged_kind=kind, fields=fields, problem="is not a kind of event this harness logs")
     try:
         return _EVENTS.validate_python({"event": kind, **fields})

@@ -26,7 +26,7 @@ MODE_FIELDS = {"strict": "verdict_strict", "default": "verdict", "lenient": "ver
 """Grading mode -> the row field holding its verdict."""
 
 TaskKey = tuple[str, str]
-"""(domain, task id, epoch): one episode of a run."""
+"""(domain, task id): one task of a run, whatever its epoch (an episode's key, with its epoch, is `EpisodeKey`)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class ResultRow:
     """sha256 of what was asked and graded (question, gold, format, grader, rel_tol): a resume re-runs a
     task whose digest changed."""
     evidence_recall: Number | None = None
-    """Task evidence files reached / evidence files (harness/signals/evidence.py); None when the task lists none."""
+    """Task evidence files reached / evidence files (harness/diagnostics/evidence.py); None when the task lists none."""
     evidence_reached: dict[str, int] = field(default_factory=dict)
     """Evidence file -> the turn it was first reached."""
     files_touched: int = 0
@@ -77,10 +77,10 @@ class ResultRow:
     evidence_method: str = ""
     """How the touched documents were found ("" in rows written before evidence records)."""
     failure_mode: str | None = None
-    """A wrong episode's failure mode (harness/signals/failure_modes.py); None when correct or an infrastructure
+    """A wrong episode's failure mode (harness/diagnostics/failure_modes.py); None when correct or an infrastructure
     failure."""
     refused_network: int = 0
-    """Commands whose output shows a refused network connect (harness/signals/escapes.py, a lower bound)."""
+    """Commands whose output shows a refused network connect (harness/diagnostics/escapes.py, a lower bound)."""
     refused_writes: int = 0
     """Commands whose output shows a refused write ("Read-only file system")."""
     canary: bool = False
@@ -114,10 +114,10 @@ class ResultRow:
     """The `score` grader's [low, high]; else left out."""
     facts_seen: FactCounts | None = None
     """The task's facts whose values showed in the output of a command that read their document
-    (harness/signals/fact_coverage.py); None when the task lists no facts (the field is then left out)."""
+    (harness/diagnostics/fact_coverage.py); None when the task lists no facts (the field is then left out)."""
     facts_stated: FactCounts | None = None
     """The task's facts a judge found supported by the agent's own record of each document
-    (harness/signals/fact_judge.py); None when not asked (the field is then left out)."""
+    (harness/diagnostics/fact_judge.py); None when not asked (the field is then left out)."""
 
     def to_dict(self) -> dict[str, Any]:
         row = asdict(self)
@@ -137,6 +137,7 @@ class ResultRow:
 
     @property
     def key(self) -> TaskKey:
+        """The row's task (its epoch aside)."""
         return self.domain, self.task_id
 
     @property

@@ -10,7 +10,7 @@ from typing import Any
 from harness.core.yaml_safe import dump_yaml, load_record
 from harness.records.run_folder import write_atomic
 
-SWEEP_RECORD = "sweep.yaml"
+_SWEEP_RECORD = "sweep.yaml"
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class SweepRecord:
 
 
 def read_sweep_record(folder: Path) -> SweepRecord | None:
-    path = folder / SWEEP_RECORD
+    path = folder / _SWEEP_RECORD
     if not path.is_file():
         return None
     data = load_record(path.read_text(encoding="utf-8"), path)
@@ -56,4 +56,4 @@ def read_sweep_record(folder: Path) -> SweepRecord | None:
 
 
 def write_sweep_record(folder: Path, record: SweepRecord) -> None:
-    write_atomic(folder / SWEEP_RECORD, dump_yaml(record.to_dict()))
+    write_atomic(folder / _SWEEP_RECORD, dump_yaml(record.to_dict()))

@@ -31,7 +31,7 @@ class TrajectoryLog(Protocol):
         """Write one event's line (through `events.write_event`) and keep the event."""
 
     def events(self) -> list[Event]:
-        """Every event written through this log so far, as written: the episode's signals read them from here,
+        """Every event written through this log so far, as written: the episode's diagnostics read them from here,
         not from its file."""
 
     def close(self) -> None: ...

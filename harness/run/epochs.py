@@ -18,14 +18,14 @@ def episodes_of(tasks: list[Task], epochs: int) -> list[Task]:
     return [dataclasses.replace(task, epoch=epoch) for task in tasks for epoch in range(1, epochs + 1)]
 
 
-def recorded_epochs(record: RunRecord) -> int:
+def _recorded_epochs(record: RunRecord) -> int:
     """The most epochs the run was ever started or resumed with (1 for runs made before epochs)."""
     configs = [record.config, *(resume.config for resume in record.resumed)]
     return max(int(config.get("epochs", 1)) for config in configs)
 
 
 def check_epochs(record: RunRecord, epochs: int) -> None:
-    before = recorded_epochs(record)
+    before = _recorded_epochs(record)
     if epochs < before:
         raise InputError(
             f"--epochs {epochs}: run {record.run_id} was run with --epochs {before}; resume with --epochs {before} "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from harness.analysis.runs import CLOSED_BOOK_SUFFIX
 from harness.inputs.config import DEFAULT_OUTPUT_RESERVE, RunConfig
 
-LABELLED_SETTINGS = (
+_LABELLED_SETTINGS = (
     "temperature",
     "action_format",
     "max_turns",
@@ -20,16 +20,16 @@ LABELLED_SETTINGS = (
 
 
 def label_of(config: RunConfig) -> str:
-    """`--label`, by default `default_label`."""
-    return config.label or default_label(config)
+    """`--label`, by default `_default_label`."""
+    return config.label or _default_label(config)
 
 
-def default_label(config: RunConfig) -> str:
+def _default_label(config: RunConfig) -> str:
     """The model as given (an alias stays an alias), plus each `--model-arg` and each protocol setting that
     differs from its default: two runs of one model under different protocols get different labels."""
     defaults = RunConfig()
     parts = list(config.model_args)
-    for name in LABELLED_SETTINGS:
+    for name in _LABELLED_SETTINGS:
         value = getattr(config, name)
         if value != getattr(defaults, name) and not (name == "output_reserve" and value == DEFAULT_OUTPUT_RESERVE):
             parts.append(f"{name}={value}")  # 4096, the reserve's default before it followed the reply cap: none

@@ -21,6 +21,7 @@ from rich.console import Console
 from harness.core.errors import InputError
 from harness.core.json_text import json_text
 from harness.core.status import Status
+from harness.diagnostics.failure_modes import failure_mode
 from harness.grading import JUDGED, GoldSpec, Verdict, grade
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
@@ -34,16 +35,15 @@ from harness.records.run_folder import RunFolder, find_run_folder
 from harness.records.run_record import RunRecord
 from harness.run.judges import litellm_judges
 from harness.run.runner import execute_run, plan_run
-from harness.signals.failure_modes import failure_mode
 
 _OBSERVED = ("exit_code", "stdout", "stderr", "timed_out")
-REPLAYS = "replays"
+_REPLAYS = "replays"
 """A re-execution's run folder goes under the replayed run's `replays/`: never beside the runs, where a glob of
 them (`report results/sweep1/*/`) would take it for another run of the same label."""
 
 
 @dataclass(frozen=True)
-class LoggedEpisode:
+class _LoggedEpisode:
     path: Path
     start: EpisodeStartEvent
     end: EpisodeEndEvent
@@ -53,7 +53,7 @@ class LoggedEpisode:
     """The end's row with the fields it was logged with (records/reading.py `row_as_logged`)."""
 
     @classmethod
-    def of(cls, path: Path, events: list[LoggedEvent]) -> LoggedEpisode | None:
+    def of(cls, path: Path, events: list[LoggedEvent]) -> _LoggedEpisode | None:
         """The episode a finished log holds; None while unfinished (it cannot be replayed)."""
         start = events[0].event if events else None
         if not isinstance(start, EpisodeStartEvent):
@@ -88,7 +88,7 @@ class LoggedEpisode:
         return any(isinstance(event, SandboxReadyEvent) for event in self.events)
 
 
-def logged_files(path: Path) -> tuple[RunFolder, list[Path]]:
+def _logged_files(path: Path) -> tuple[RunFolder, list[Path]]:
     """The run folder holding PATH, and the trajectory files to read (PATH itself, or the folder's)."""
     files = [path] if path.is_file() else RunFolder(path).trajectories()
     if not files:
@@ -96,15 +96,15 @@ def logged_files(path: Path) -> tuple[RunFolder, list[Path]]:
     return find_run_folder(path), files
 
 
-def finished_episode(file: Path) -> LoggedEpisode | None:
+def _finished_episode(file: Path) -> _LoggedEpisode | None:
     """One logged episode (None while unfinished: it cannot be replayed); read alone, so memory holds one."""
-    return LoggedEpisode.of(file, read_events(file))
+    return _LoggedEpisode.of(file, read_events(file))
 
 
 def regrade(path: Path, console: Console) -> None:
     """Grade every logged submission again with today's graders; write results.regraded.jsonl as it goes,
     one episode in memory at a time."""
-    folder, files = logged_files(path)
+    folder, files = _logged_files(path)
     changed = graded_count = 0
     judge: JudgePanel | None = None
     judge_calls: list[dict[str, Any]] = []
@@ -112,7 +112,7 @@ def regrade(path: Path, console: Console) -> None:
     partial = target.with_name(target.name + ".partial")
     with _replacing(target, partial) as out:
         for file in files:
-            episode = finished_episode(file)
+            episode = _finished_episode(file)
             if episode is None:
                 continue
             task, end, logged_row = episode.start.task, episode.end, episode.logged_row
@@ -181,7 +181,7 @@ def _recorded_config(record: RunRecord, overrides: dict[str, Any]) -> RunConfig:
 def reexecute(path: Path, console: Console) -> int:
     """Run the logged episodes again with their logged replies; how many did not reproduce exactly. The logs
     are read one at a time, before the run for their keys and after it for the comparison."""
-    folder, files = logged_files(path)
+    folder, files = _logged_files(path)
     logged = [
         (
             file,
@@ -189,7 +189,7 @@ def reexecute(path: Path, console: Console) -> int:
             episode.sandbox_started,
         )
         for file in files
-        if (episode := finished_episode(file)) is not None
+        if (episode := _finished_episode(file)) is not None
     ]
     episodes = [(file, ends) for file, ends, started in logged if started]
     skipped = len(logged) - len(episodes)
@@ -205,14 +205,14 @@ def reexecute(path: Path, console: Console) -> int:
         "task_ids": list(dict.fromkeys(episode.key[1] for _, episode in episodes)),
         "epochs": 1 if path.is_file() else max(episode.epoch for _, episode in episodes),
         "run_id": f"{recorded.run_id}.replay-{stamp}",
-        "results_dir": folder.path / REPLAYS,
+        "results_dir": folder.path / _REPLAYS,
     }
     plan = plan_run(_recorded_config(recorded, overrides))
     execute_run(plan, console)
     mismatches = 0
     for file, episode in episodes:
-        replayed = finished_episode(plan.folder.trajectory_path(*episode.key, 1 if path.is_file() else episode.epoch))
-        original = finished_episode(file)
+        replayed = _finished_episode(plan.folder.trajectory_path(*episode.key, 1 if path.is_file() else episode.epoch))
+        original = _finished_episode(file)
         problem = _difference(original, replayed) if original and replayed else "the replayed episode did not finish"
         mismatches += problem is not None
         verdict = "differs" if problem else "matches"
@@ -228,7 +228,7 @@ def reexecute(path: Path, console: Console) -> int:
     return mismatches
 
 
-def _difference(original: LoggedEpisode, replayed: LoggedEpisode) -> str | None:
+def _difference(original: _LoggedEpisode, replayed: _LoggedEpisode) -> str | None:
     old, new = original.observations(), replayed.observations()
     for index, (before, after) in enumerate(zip(old, new, strict=False), start=1):
         for field, was, now in zip(_OBSERVED, before, after, strict=True):

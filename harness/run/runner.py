@@ -60,13 +60,13 @@ from harness.run.judge_retry import regrade_judge_errors
 from harness.run.judges import JudgeOptions
 from harness.run.labels import label_of
 from harness.run.leftovers import Leftovers, new_invocation
-from harness.run.models import ModelFactory, model_factory, reply_reserve, scripted_file, unpriced_refusal
+from harness.run.model_factory import ModelFactory, model_factory, reply_reserve, scripted_file, unpriced_refusal
 from harness.run.pinned_packages import resolved_versions
 from harness.sandboxes.backend import SandboxBackend
 from harness.sandboxes.base import Sandbox
 from harness.sandboxes.registry import backend_class
 
-PROTOCOL_KEYS = (
+_PROTOCOL_KEYS = (
     "model",
     "max_turns",
     "time_limit",
@@ -124,12 +124,12 @@ class RunPlan:
 
 
 def protocol_of(config: RunConfig, prompts: PromptSet, tasks: list[Task]) -> dict[str, Any]:
-    settings = {key: getattr(config, key) for key in PROTOCOL_KEYS}
+    settings = {key: getattr(config, key) for key in _PROTOCOL_KEYS}
     graders = {name: GRADERS[name].version for name in sorted({task.grader for task in tasks})}
     return settings | {"graders": graders, "prompts": prompts.digest, "model_digest": _model_digest(config.model)}
 
 
-def judge_panel(config: RunConfig, tasks: list[Task]) -> JudgePanel | None:
+def _judge_panel(config: RunConfig, tasks: list[Task]) -> JudgePanel | None:
     """The panel from `--judge`, when a selected task needs one; its cache is shared by every run in results_dir."""
     judged = [task for task in tasks if task.grader in JUDGED]
     if not judged:
@@ -179,7 +179,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     if config.label is not None:
         check_label(config.label, "--label")
     folder = RunFolder(config.results_dir / run_id)
-    judge = judge_panel(config, tasks)
+    judge = _judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
     protocol["output_reserve"] = reply_reserve(config, make_model)  # what the budget keeps, not the flag as given
     if config.closed_book:  # only then, as the judge: the protocol of normal runs stays as it was

@@ -30,16 +30,16 @@ from harness.records.sweep_record import SweepEntry, SweepRecord, read_sweep_rec
 from harness.run.executors.batch import ResultsUnwritable, SharedSpend, SweepShare, progress_bar
 from harness.run.executors.failures import ErrorRateExceeded
 from harness.run.labels import label_of
-from harness.run.models import unpriced_refusal
+from harness.run.model_factory import unpriced_refusal
 from harness.run.runner import RunPlan, abandon, execute_run, plan_run, start_run
 
 _JOIN_S = 0.2
-ENTRY_FIELDS = ("model", "args", "api_base", "api_key_env", "max_connections", "max_cost", "label")
+_ENTRY_FIELDS = ("model", "args", "api_base", "api_key_env", "max_connections", "max_cost", "label")
 """What a sweep file may set per model; every other setting is the command's, the same for every model."""
 
 
 @dataclass(frozen=True)
-class SweepOutcome:
+class _SweepOutcome:
     """How the sweep ended: the runs stopped for their error rate (with why), and whether Ctrl-C stopped it."""
 
     stopped: dict[str, str]
@@ -50,7 +50,7 @@ def is_sweep(config: RunConfig) -> bool:
     return config.sweep is not None or "," in config.model
 
 
-def run_configs(config: RunConfig) -> tuple[Path, list[RunConfig]]:
+def _run_configs(config: RunConfig) -> tuple[Path, list[RunConfig]]:
     """The sweep folder and one config per model (a run id and the sweep folder as its results folder)."""
     if config.sweep is not None and config.model:
         raise InputError("--sweep: give the models in the file or with --model, not both")
@@ -97,9 +97,9 @@ def _file_entries(path: Path) -> list[tuple[str, dict[str, Any]]]:
             item = {"model": item}
         if not isinstance(item, dict) or not isinstance(item.get("model"), str) or not item["model"]:
             raise InputError(f"{where}: field 'model': a model name is needed")
-        unknown = sorted(set(item) - set(ENTRY_FIELDS))
+        unknown = sorted(set(item) - set(_ENTRY_FIELDS))
         if unknown:
-            raise InputError(f"{where}: field '{unknown[0]}': unknown (one of {', '.join(ENTRY_FIELDS)})")
+            raise InputError(f"{where}: field '{unknown[0]}': unknown (one of {', '.join(_ENTRY_FIELDS)})")
         entries.append((where, _entry_settings(item, where)))
     return entries
 
@@ -126,7 +126,7 @@ def _entry_settings(item: dict[str, Any], where: str) -> dict[str, Any]:
 def plan_sweep(config: RunConfig) -> tuple[Path, list[RunPlan]]:
     """Every run planned (each checked as a single run is) before any episode starts; on bad input nothing
     stays written: a sweep folder made here is removed again."""
-    folder, configs = run_configs(config)
+    folder, configs = _run_configs(config)
     new = not folder.exists()
     plans: list[RunPlan] = []
     try:
@@ -144,7 +144,7 @@ def plan_sweep(config: RunConfig) -> tuple[Path, list[RunPlan]]:
     return folder, plans
 
 
-def execute_sweep(folder: Path, plans: list[RunPlan], max_cost: float | None, console: Console) -> SweepOutcome:
+def execute_sweep(folder: Path, plans: list[RunPlan], max_cost: float | None, console: Console) -> _SweepOutcome:
     """Every run at once in threads of this process (on Ray: each run's driver in one, sharing one connection),
     once every run's backend started (a refusal stops them all, as on bad input); Ctrl-C (in the main
     thread) cancels them all."""
@@ -183,7 +183,7 @@ def _start_all(folder: Path, plans: list[RunPlan]) -> dict[str, dict[str, Any]]:
 
 def _run_all(
     plans: list[RunPlan], facts: dict[str, dict[str, Any]], max_cost: float | None, console: Console
-) -> SweepOutcome:
+) -> _SweepOutcome:
     cancel, stopped, interrupted = threading.Event(), {}, False
     with progress_bar(console) as progress:
         share = SweepShare(cancel, progress, SharedSpend(max_cost))
@@ -214,7 +214,7 @@ def _run_all(
             except KeyboardInterrupt:
                 cancel.set()  # every run's episodes end as cancelled at their next step
                 interrupted = True
-    return SweepOutcome(stopped, interrupted or cancel.is_set())
+    return _SweepOutcome(stopped, interrupted or cancel.is_set())
 
 
 def _record(folder: Path, plans: list[RunPlan], max_cost: float | None) -> None:

@@ -10,7 +10,7 @@ from harness.sandboxes.backend import SandboxBackend
 from harness.sandboxes.base import SandboxError
 from harness.sandboxes.tools import found_tools, missing_tools, probe_command
 
-PROBE_TIMEOUT_S = 60.0
+_PROBE_TIMEOUT_S = 60.0
 
 
 def checked_tools(backend: SandboxBackend, domain: str, collection: Path, where: str = "") -> dict[str, str]:
@@ -18,7 +18,7 @@ def checked_tools(backend: SandboxBackend, domain: str, collection: Path, where:
     sandbox = backend.new_sandbox(domain, collection, "tool-check", threading.Event())
     try:
         sandbox.start()
-        result = sandbox.execute(probe_command(), PROBE_TIMEOUT_S)
+        result = sandbox.execute(probe_command(), _PROBE_TIMEOUT_S)
     except SandboxError as error:
         raise InputError(
             f"the {backend.facts.get('backend')} sandbox did not start to check its tools: {error}"

@@ -1,4 +1,5 @@
-"""Sandboxes by name. A sandbox runs one bash command at a time for one episode."""
+"""What a sandbox is: the `Sandbox` protocol, its settings, a command's result, the sandbox errors and the
+environment allow-list. A sandbox runs one bash command at a time for one episode."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from harness.core.status import EndsEpisode, Status
+from harness.core.status import EpisodeFailure, Status
 from harness.sandboxes.limits import ResourceLimits
 
-SANDBOX_ENV = {
+_SANDBOX_ENV = {
     "HOME": "/tmp",
     "TMPDIR": "/tmp",
     "LANG": "C.UTF-8",
@@ -19,7 +20,7 @@ SANDBOX_ENV = {
     "PAGER": "cat",
 }
 """The whole environment a command sees, besides PATH: host variables (API keys) never enter."""
-HOST_ENV_ALLOWED = ("TZ",)
+_HOST_ENV_ALLOWED = ("TZ",)
 IMAGE_PATH = "/opt/sandbox/bin:/usr/local/bin:/usr/bin:/bin"
 """PATH inside the Docker image and E2B template (sandbox_templates/Dockerfile)."""
 WORKDIR = "/workspace"
@@ -31,8 +32,8 @@ TIMEOUT_EXIT_CODE = 124
 
 
 def sandbox_environment(path: str) -> dict[str, str]:
-    environment = {"PATH": path, **SANDBOX_ENV}
-    return environment | {name: os.environ[name] for name in HOST_ENV_ALLOWED if name in os.environ}
+    environment = {"PATH": path, **_SANDBOX_ENV}
+    return environment | {name: os.environ[name] for name in _HOST_ENV_ALLOWED if name in os.environ}
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class ExecResult:
     duration_s: float
 
 
-class SandboxError(EndsEpisode, RuntimeError):
+class SandboxError(EpisodeFailure, RuntimeError):
     """The sandbox itself failed (not the command): the episode ends as `sandbox_error`."""
 
     status = Status.SANDBOX_ERROR

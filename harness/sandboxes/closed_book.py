@@ -41,7 +41,7 @@ def remove_empty_documents(path: Path) -> None:
     shutil.rmtree(path.parent, ignore_errors=True)
 
 
-class ClosedBookSandbox:
+class _ClosedBookSandbox:
     """A sandbox over an empty folder of its own, which goes when the sandbox closes."""
 
     def __init__(self, inner: Sandbox, documents: Path):
@@ -83,7 +83,7 @@ class ClosedBookBackend(SandboxBackend):
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         documents = empty_documents()
-        return ClosedBookSandbox(self.inner.new_sandbox(domain, documents, episode_name, cancel), documents)
+        return _ClosedBookSandbox(self.inner.new_sandbox(domain, documents, episode_name, cancel), documents)
 
     def leftovers(self) -> Killer | None:
         return self.inner.leftovers()

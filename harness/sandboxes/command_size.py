@@ -7,7 +7,7 @@ from harness.sandboxes.base import ExecResult
 MAX_COMMAND_BYTES = 32 * 4096 - 1
 """Linux's MAX_ARG_STRLEN (32 pages) less the argument's terminating NUL: execve refuses a longer argument
 (E2BIG), so a longer command fails in the launcher or the image's exec server, each in its own way."""
-TOO_LONG_EXIT_CODE = 126
+_TOO_LONG_EXIT_CODE = 126
 """What bash gives a command it cannot execute (an argument list too long included)."""
 
 
@@ -23,7 +23,7 @@ def too_long(command: str) -> ExecResult | None:
     return ExecResult(
         stdout="",
         stderr=stderr,
-        exit_code=TOO_LONG_EXIT_CODE,
+        exit_code=_TOO_LONG_EXIT_CODE,
         timed_out=False,
         truncated=False,
         raw_bytes=len(stderr),

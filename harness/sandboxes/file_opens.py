@@ -29,12 +29,12 @@ _HEADER = struct.Struct("iIII")  # wd, mask, cookie, len
 def watched(sandbox: Sandbox, collection: Path, turn: Callable[[], int]) -> WatchedSandbox | Sandbox:
     """The sandbox with its opens recorded, or the sandbox itself where inotify cannot be set up."""
     try:
-        return WatchedSandbox(sandbox, OpenWatch(collection), turn)
+        return WatchedSandbox(sandbox, _OpenWatch(collection), turn)
     except OSError:  # no inotify (or out of watches): the command-and-output method stands
         return sandbox
 
 
-class OpenWatch:
+class _OpenWatch:
     """Collects the files opened under a folder; `drain()` returns those opened since the last call."""
 
     def __init__(self, folder: Path):
@@ -76,7 +76,7 @@ class OpenWatch:
 class WatchedSandbox:
     """A sandbox whose commands' file opens are recorded with the turn that ran them."""
 
-    def __init__(self, sandbox: Sandbox, watch: OpenWatch, turn: Callable[[], int]):
+    def __init__(self, sandbox: Sandbox, watch: _OpenWatch, turn: Callable[[], int]):
         self._sandbox, self._watch, self._turn = sandbox, watch, turn
         self.first_open: dict[str, int] = {}
         """Collection file -> the turn whose command first opened it."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-STALE_KILL_WAIT_S = 2.0
+_STALE_KILL_WAIT_S = 2.0
 """How long a cleanup waits for the killed processes of a dead runner's episode to leave its cgroup."""
 
 RUNNER_LEAF = "harness-runner"
@@ -237,7 +237,7 @@ def _kill_orphaned_members(group: Path) -> None:
     for pid in members:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-    deadline = time.monotonic() + STALE_KILL_WAIT_S
+    deadline = time.monotonic() + _STALE_KILL_WAIT_S
     while _members(group) and time.monotonic() < deadline:
         time.sleep(0.02)
 

@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Protocol
 
-PACING_JITTER = 0.2
+_PACING_JITTER = 0.2
 """Each gap between this runner's creations is the rate's interval stretched by up to this fraction."""
 
 
@@ -21,7 +21,7 @@ class Pacer(Protocol):
 
 class CreationPacer:
     """Gives this runner's sandbox creations turns at most the rate apart (each gap stretched by a random part
-    of `PACING_JITTER`)."""
+    of `_PACING_JITTER`)."""
 
     def __init__(self, creations_per_s: float):
         self._interval_s = 1.0 / creations_per_s
@@ -37,7 +37,7 @@ class CreationPacer:
         with self._lock:
             now = time.monotonic()
             turn = max(now, self._next)
-            self._next = turn + self._interval_s * (1 + random.uniform(0, PACING_JITTER))
+            self._next = turn + self._interval_s * (1 + random.uniform(0, _PACING_JITTER))
         return turn - now
 
 

@@ -24,18 +24,18 @@ SYSCALL_RULES = "syscall-rules.json"
 """Written into every build context from `syscall_policy.RESTRICTIONS`, for harness-seccomp (E2B's commands)."""
 IMAGE_REPOSITORY = "harness-sandbox"
 DEBOOTSTRAP_IMAGE = "harness-base:bookworm"
-DEBOOTSTRAP_SUITE = "bookworm"
+_DEBOOTSTRAP_SUITE = "bookworm"
 
 
 def recipe_hash() -> str:
     digest = hashlib.sha256()
     for name in RECIPE_FILES:
         digest.update(name.encode() + b"\0" + (RECIPE_DIR / name).read_bytes())
-    digest.update(SYSCALL_RULES.encode() + b"\0" + syscall_rules_json().encode())
+    digest.update(SYSCALL_RULES.encode() + b"\0" + _syscall_rules_json().encode())
     return digest.hexdigest()[:12]
 
 
-def syscall_rules_json() -> str:
+def _syscall_rules_json() -> str:
     """The rules harness-seccomp applies: each restriction's call, errno and refused argument tests."""
     rules = [
         {"syscall": rule.syscall, "errno": rule.errno, "refused": [dataclasses.asdict(t) for t in rule.refused]}
@@ -62,11 +62,11 @@ def write_build_context(target: Path, ca_bundle: Path | None) -> None:
     """The recipe files plus `extra-ca.crt` (the host's CA bundle, or empty)."""
     for name in RECIPE_FILES:
         shutil.copy2(RECIPE_DIR / name, target / name)
-    (target / SYSCALL_RULES).write_text(syscall_rules_json())
+    (target / SYSCALL_RULES).write_text(_syscall_rules_json())
     (target / "extra-ca.crt").write_bytes(ca_bundle.read_bytes() if ca_bundle else b"")
 
 
-def ensure_debootstrap_base(client: Any, log: Callable[[str], None]) -> str:
+def _ensure_debootstrap_base(client: Any, log: Callable[[str], None]) -> str:
     """A Debian base image without any registry: debootstrap a rootfs and `docker import` it (once)."""
     try:
         client.images.get(DEBOOTSTRAP_IMAGE)
@@ -77,9 +77,9 @@ def ensure_debootstrap_base(client: Any, log: Callable[[str], None]) -> str:
         raise RuntimeError("--base debootstrap needs debootstrap (Debian package debootstrap) and root")
     with tempfile.TemporaryDirectory(prefix="harness-rootfs-") as work:
         rootfs, archive = Path(work) / "rootfs", Path(work) / "rootfs.tar"
-        log(f"debootstrap {DEBOOTSTRAP_SUITE} (about a minute)")
+        log(f"debootstrap {_DEBOOTSTRAP_SUITE} (about a minute)")
         subprocess.run(
-            ["debootstrap", "--variant=minbase", DEBOOTSTRAP_SUITE, str(rootfs), "http://deb.debian.org/debian"],
+            ["debootstrap", "--variant=minbase", _DEBOOTSTRAP_SUITE, str(rootfs), "http://deb.debian.org/debian"],
             check=True,
             stdout=subprocess.DEVNULL,
         )
@@ -101,7 +101,7 @@ def build_image(client: Any, base_image: str | None, log: Callable[[str], None])
         pass
     buildargs = {}
     if base_image == "debootstrap":
-        buildargs["BASE_IMAGE"] = ensure_debootstrap_base(client, log)
+        buildargs["BASE_IMAGE"] = _ensure_debootstrap_base(client, log)
     elif base_image:
         buildargs["BASE_IMAGE"] = base_image
     with tempfile.TemporaryDirectory(prefix="harness-build-") as context:

@@ -32,7 +32,7 @@ steps (e2b-dev/infra template build, `useradd -m -s /bin/bash user`), so 1000 wo
 AGENT_HOME = "/tmp"
 GRACE_S = 30.0
 """How long past its limit a command may take before the sandbox counts as broken."""
-CANCEL_WAIT_S = 10.0
+_CANCEL_WAIT_S = 10.0
 """How long a cancelled command's output is still drained after the kill."""
 POLL_S = 0.2
 KILL_AGENT_PROCESSES = ("kill", "-KILL", "-1")
@@ -84,7 +84,7 @@ def run_remote(
         if cancel.is_set():
             with contextlib.suppress(SandboxError):
                 command.kill()
-            reader.join(CANCEL_WAIT_S)
+            reader.join(_CANCEL_WAIT_S)
             break
         if time.monotonic() - started > limit + GRACE_S:
             with contextlib.suppress(SandboxError):

@@ -8,7 +8,7 @@ episodes. A sandbox's page-cache probes (`cachestat`, `preadv2(RWF_NOWAIT)`) tel
 episode read. And `socket()` reaches kernel services no namespace covers (AF_VSOCK to the hypervisor, AF_ALG
 to the kernel's crypto code), so socket families are an allow-list.
 
-Each `Restriction` names a call and the argument values it refuses (with the errno a kernel without the
+Each `_Restriction` names a call and the argument values it refuses (with the errno a kernel without the
 feature would give, so tools fall back as they would there), and, for allow-list filters, the values it
 allows: the two partitions are complementary (`tests/sandboxes` checks it value by value). The local filter
 (default allow) takes only the refusals; the Docker profile (default deny, `docker/seccomp_profile.py`)
@@ -25,9 +25,9 @@ import errno
 from dataclasses import dataclass
 from typing import Literal
 
-LOW_32_BITS = 0xFFFF_FFFF
+_LOW_32_BITS = 0xFFFF_FFFF
 
-Operator = Literal["EQ", "GT", "LT", "MASKED_EQ"]
+_Operator = Literal["EQ", "GT", "LT", "MASKED_EQ"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class ArgTest:
     MASKED_EQ: `(argument & value) == datum`; the others compare the argument with `value`."""
 
     index: int
-    op: Operator
+    op: _Operator
     value: int
     datum: int = 0
 
@@ -52,7 +52,7 @@ class ArgTest:
 
 
 @dataclass(frozen=True)
-class Restriction:
+class _Restriction:
     """A call refused with `errno` when any of `refused` holds (always, when `refused` is empty)."""
 
     syscall: str
@@ -64,9 +64,9 @@ class Restriction:
     why: str = ""
 
 
-def _values(index: int, values: tuple[int, ...], op: Operator = "EQ") -> tuple[ArgTest, ...]:
+def _values(index: int, values: tuple[int, ...], op: _Operator = "EQ") -> tuple[ArgTest, ...]:
     if op == "MASKED_EQ":
-        return tuple(ArgTest(index, "MASKED_EQ", LOW_32_BITS, value) for value in values)
+        return tuple(ArgTest(index, "MASKED_EQ", _LOW_32_BITS, value) for value in values)
     return tuple(ArgTest(index, op, value) for value in values)
 
 
@@ -78,37 +78,37 @@ _OTHER_FAMILIES = (*_values(0, (0, *range(AF_INET + 1, AF_INET6))), ArgTest(0, "
 F_GETLK, F_SETLK, F_SETLKW = 5, 6, 7
 F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 36, 37, 38
 F_SETLEASE, F_GETLEASE, F_NOTIFY, F_CANCELLK = 1024, 1025, 1026, 1029
-LOCK_COMMANDS: tuple[int, ...] = (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW)
-LOCK_COMMANDS += (F_SETLEASE, F_GETLEASE, F_CANCELLK)
-FCNTL_COMMANDS_ALLOWED = (0, 1, 2, 3, 4, 8, 9, 10, 11, 15, 16, 17, 1027, 1028, *range(1030, 1039))
+_LOCK_COMMANDS: tuple[int, ...] = (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW)
+_LOCK_COMMANDS += (F_SETLEASE, F_GETLEASE, F_CANCELLK)
+_FCNTL_COMMANDS_ALLOWED = (0, 1, 2, 3, 4, 8, 9, 10, 11, 15, 16, 17, 1027, 1028, *range(1030, 1039))
 """Every other `fcntl` command of Linux 6.18: dup, descriptor and status flags, owner and signal, pipe size,
 seals, write hints, queries. One newer than these is refused by an allow-list filter (EPERM)."""
 RWF_NOWAIT = 0x8
 
-RESTRICTIONS: tuple[Restriction, ...] = (
-    Restriction(
+RESTRICTIONS: tuple[_Restriction, ...] = (
+    _Restriction(
         "socket",
         errno.EAFNOSUPPORT,
         _OTHER_FAMILIES,
         _values(0, SOCKET_FAMILIES),
         "socket families outside the namespaces (AF_VSOCK, AF_ALG, AF_NETLINK, AF_PACKET...)",
     ),
-    Restriction("socketpair", errno.EAFNOSUPPORT, _OTHER_FAMILIES, _values(0, SOCKET_FAMILIES), "as socket"),
-    Restriction("flock", errno.ENOLCK, why="a lock on a shared file is seen by every episode"),
-    Restriction(
+    _Restriction("socketpair", errno.EAFNOSUPPORT, _OTHER_FAMILIES, _values(0, SOCKET_FAMILIES), "as socket"),
+    _Restriction("flock", errno.ENOLCK, why="a lock on a shared file is seen by every episode"),
+    _Restriction(
         "fcntl",
         errno.ENOLCK,
-        _values(1, LOCK_COMMANDS, "MASKED_EQ"),
-        _values(1, FCNTL_COMMANDS_ALLOWED),
+        _values(1, _LOCK_COMMANDS, "MASKED_EQ"),
+        _values(1, _FCNTL_COMMANDS_ALLOWED),
         "record locks, open-file-description locks and leases: as flock",
     ),
-    Restriction("fcntl", errno.EINVAL, _values(1, (F_NOTIFY,), "MASKED_EQ"), why="dnotify: as inotify"),
-    Restriction("inotify_init", errno.ENOSYS, why="a watch sees every episode's opens of a shared file"),
-    Restriction("inotify_init1", errno.ENOSYS, why="as inotify_init"),
-    Restriction("inotify_add_watch", errno.ENOSYS, why="as inotify_init"),
-    Restriction("fanotify_init", errno.EPERM, why="as inotify_init (and Docker's default refuses it)"),
-    Restriction("cachestat", errno.ENOSYS, why="the page cache of a shared file shows what others read"),
-    Restriction(
+    _Restriction("fcntl", errno.EINVAL, _values(1, (F_NOTIFY,), "MASKED_EQ"), why="dnotify: as inotify"),
+    _Restriction("inotify_init", errno.ENOSYS, why="a watch sees every episode's opens of a shared file"),
+    _Restriction("inotify_init1", errno.ENOSYS, why="as inotify_init"),
+    _Restriction("inotify_add_watch", errno.ENOSYS, why="as inotify_init"),
+    _Restriction("fanotify_init", errno.EPERM, why="as inotify_init (and Docker's default refuses it)"),
+    _Restriction("cachestat", errno.ENOSYS, why="the page cache of a shared file shows what others read"),
+    _Restriction(
         "preadv2",
         errno.EOPNOTSUPP,
         (ArgTest(5, "MASKED_EQ", RWF_NOWAIT, RWF_NOWAIT),),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.sandboxes.recipe import RECIPE_DIR
 
-TOOLS_FILE = RECIPE_DIR / "tools.txt"
+_TOOLS_FILE = RECIPE_DIR / "tools.txt"
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Tool:
 @cache
 def tools() -> tuple[Tool, ...]:
     listed = []
-    for line in TOOLS_FILE.read_text(encoding="utf-8").splitlines():
+    for line in _TOOLS_FILE.read_text(encoding="utf-8").splitlines():
         fields = line.split("#", 1)[0].split()
         if fields:
             command, package, *program = fields

@@ -36,7 +36,7 @@ from harness.inputs.collections.naming import output_names
 from harness.inputs.collections.sources import source_files
 from harness.inputs.collections.tokens import tokenizer
 
-DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+_DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 @dataclass
@@ -59,7 +59,7 @@ class BuildRequest:
 
 
 @dataclass
-class BuildReport:
+class _BuildReport:
     converted: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
@@ -74,7 +74,7 @@ class BuildReport:
 
 
 @dataclass(frozen=True)
-class Job:
+class _Job:
     source: str
     path: Path
     fmt: str
@@ -84,15 +84,15 @@ class Job:
 
 @dataclass
 class Outcome:
-    job: Job
+    job: _Job
     conversion: Conversion | None
     reason: str | None
     tokens: int = 0
 
 
-def check_request(request: BuildRequest) -> None:
+def _check_request(request: BuildRequest) -> None:
     """Every check on the input, before anything is written."""
-    if not DOMAIN_NAME.fullmatch(request.domain):
+    if not _DOMAIN_NAME.fullmatch(request.domain):
         raise InputError(f"--domain: {request.domain!r} is not a domain name (letters, digits, _ and -)")
     if not request.source_dir.is_dir():
         raise InputError(f"{request.source_dir}: source folder not found")
@@ -113,9 +113,9 @@ def check_request(request: BuildRequest) -> None:
         raise InputError(f"{request.out}: the collection and the source folder {request.source_dir} must not nest")
 
 
-def build_collection(request: BuildRequest, console: Console) -> BuildReport:
-    check_request(request)
-    out, report = request.out, BuildReport()
+def build_collection(request: BuildRequest, console: Console) -> _BuildReport:
+    _check_request(request)
+    out, report = request.out, _BuildReport()
     previous = read_manifest(manifest_path(out))
     previous_entries = {entry.name: entry for entry in previous.documents} if previous else {}
     jobs, report.skipped = _plan(request.source_dir, request.links_into)
@@ -152,11 +152,11 @@ def build_collection(request: BuildRequest, console: Console) -> BuildReport:
     return report
 
 
-def _key(job: Job, request: BuildRequest) -> tuple[str, str, bool, str | None]:
+def _key(job: _Job, request: BuildRequest) -> tuple[str, str, bool, str | None]:
     return job.sha256, job.fmt, request.ocr, request.ocr_language
 
 
-def _reused(job: Job, earlier: Outcome) -> Outcome:
+def _reused(job: _Job, earlier: Outcome) -> Outcome:
     """An earlier conversion of the same content, as this job's (its name and source are this build's)."""
     return Outcome(job, earlier.conversion, earlier.reason, earlier.tokens)
 
@@ -177,7 +177,7 @@ def _chained(
         converting.close()
 
 
-def _record(request: BuildRequest, report: BuildReport, entries: dict[str, Entry]) -> None:
+def _record(request: BuildRequest, report: _BuildReport, entries: dict[str, Entry]) -> None:
     report.skipped.sort(key=lambda skipped: skipped.source)
     report.hash = collection_hash(request.out)
     report.manifest = manifest_path(request.out)
@@ -192,7 +192,7 @@ def _record(request: BuildRequest, report: BuildReport, entries: dict[str, Entry
     write_manifest(report.manifest, manifest)
 
 
-def _plan(source_dir: Path, links_into: tuple[Path, ...]) -> tuple[list[Job], list[Skipped]]:
+def _plan(source_dir: Path, links_into: tuple[Path, ...]) -> tuple[list[_Job], list[Skipped]]:
     """The jobs (supported files, named) and the files skipped: refused (sources.py) or of no supported format."""
     files, skipped = source_files(source_dir, links_into)
     supported: dict[PurePosixPath, tuple[Path, str]] = {}
@@ -205,11 +205,11 @@ def _plan(source_dir: Path, links_into: tuple[Path, ...]) -> tuple[list[Job], li
         else:
             supported[file.relative] = (file.path, fmt)
     names = output_names(list(supported), source_dir.resolve().name)
-    jobs = [Job(str(rel), path, fmt, names[rel], file_sha256(path)) for rel, (path, fmt) in supported.items()]
+    jobs = [_Job(str(rel), path, fmt, names[rel], file_sha256(path)) for rel, (path, fmt) in supported.items()]
     return jobs, skipped
 
 
-def _unchanged(entry: Entry, job: Job, output: Path, ocr: bool) -> bool:
+def _unchanged(entry: Entry, job: _Job, output: Path, ocr: bool) -> bool:
     name, version = converter(job.fmt)
     same_source = entry.source == job.source and entry.source_sha256 == job.sha256
     same_converter = (entry.converter, entry.converter_version) == (name, version)
@@ -217,7 +217,7 @@ def _unchanged(entry: Entry, job: Job, output: Path, ocr: bool) -> bool:
     return same_source and same_converter and same_ocr and output.is_file() and file_sha256(output) == entry.sha256
 
 
-def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Generator[Outcome, None, None]:
+def _convert_all(jobs: list[_Job], request: BuildRequest, console: Console) -> Generator[Outcome, None, None]:
     if not jobs:
         return
     columns = (
@@ -232,7 +232,7 @@ def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Ge
         bar = progress.add_task("", total=len(jobs))
         limits = request.limits
         work = functools.partial(
-            convert_job, ocr=request.ocr, ocr_language=request.ocr_language, max_bytes=limits.output_bytes
+            _convert_job, ocr=request.ocr, ocr_language=request.ocr_language, max_bytes=limits.output_bytes
         )
         # always in worker processes, --workers 1 too: only there are the memory and time caps
         with contextlib.closing(bounded_map(jobs, work, limits.process, request.workers)) as outcomes:
@@ -242,7 +242,7 @@ def _convert_all(jobs: list[Job], request: BuildRequest, console: Console) -> Ge
                 progress.advance(bar)
 
 
-def convert_job(job: Job, ocr: bool, ocr_language: str | None, max_bytes: int) -> Outcome:
+def _convert_job(job: _Job, ocr: bool, ocr_language: str | None, max_bytes: int) -> Outcome:
     """Runs in a worker process: convert and count tokens; any failure becomes the reason to skip, but for
     running out of memory, which the worker reports as such."""
     try:

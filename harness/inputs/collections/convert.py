@@ -114,14 +114,14 @@ def _refuse_ole(path: Path) -> None:
     )
 
 
-WESTERN = ("cp1252", "latin_1", "iso8859_15")
+_WESTERN = ("cp1252", "latin_1", "iso8859_15")
 """Tried apart, and preferred when they read a text as cleanly as the best guess: on a short text
 charset-normalizer cannot tell Western European code pages from others (`München` would read `M³nchen` in
 cp850, `Año` `Ańo` in cp1250)."""
-SNIFFED_BYTES = 65536
+_SNIFFED_BYTES = 65536
 
 
-def decoded(data: bytes) -> tuple[str, str | None]:
+def _decoded(data: bytes) -> tuple[str, str | None]:
     """The text and the encoding it was read in: UTF-8 (None), else the one charset-normalizer finds."""
     try:
         return data.decode("utf-8-sig"), None
@@ -132,13 +132,13 @@ def decoded(data: bytes) -> tuple[str, str | None]:
     best = from_bytes(data).best()
     if best is None:
         raise Unconvertible("not text: no character encoding fits")
-    western = from_bytes(data, cp_isolation=list(WESTERN)).best()
+    western = from_bytes(data, cp_isolation=list(_WESTERN)).best()
     chosen = western if western is not None and western.chaos <= best.chaos else best
     return str(chosen), chosen.encoding
 
 
 def _text(path: Path) -> Conversion:
-    text, encoding = decoded(path.read_bytes())
+    text, encoding = _decoded(path.read_bytes())
     return Conversion(text, notes=_encoding_notes(encoding))
 
 
@@ -149,11 +149,11 @@ def _encoding_notes(encoding: str | None) -> list[str]:
 def sniffed_format(path: Path) -> str | None:
     """ "txt" for a file without a suffix whose start reads as text (no NUL byte, an encoding that fits)."""
     with path.open("rb") as handle:
-        start = handle.read(SNIFFED_BYTES)
+        start = handle.read(_SNIFFED_BYTES)
     if not start or b"\0" in start:
         return None
     try:
-        decoded(start)
+        _decoded(start)
     except Unconvertible:
         return None
     return "txt"
@@ -163,7 +163,7 @@ def _delimited(path: Path, delimiter: str | None) -> Conversion:
     import csv
     import io
 
-    text, encoding = decoded(path.read_bytes())
+    text, encoding = _decoded(path.read_bytes())
     if not text.strip():
         raise Unconvertible("empty file")
     if delimiter is None:

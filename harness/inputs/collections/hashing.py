@@ -23,8 +23,8 @@ from harness.core.errors import InputError
 
 _BLOCK = 1 << 20
 _CACHE_VERSION = 1
-TREE = "sha256-tree:"
-LEGACY = "sha256:"
+_TREE = "sha256-tree:"
+_LEGACY = "sha256:"
 """The whole-content hash of runs written before `sha256-tree` (a resume of one compares with it)."""
 
 
@@ -49,7 +49,7 @@ class CollectionFiles:
         tree = hashlib.sha256()
         for relative, sha in self.files.items():
             tree.update(relative.encode() + b"\0" + sha.encode() + b"\0")
-        return TREE + tree.hexdigest()
+        return _TREE + tree.hexdigest()
 
 
 def collection_files(root: Path, cache_dir: Path | None = None) -> CollectionFiles:
@@ -82,12 +82,12 @@ def legacy_collection_hash(path: Path) -> str:
             for block in iter(lambda: handle.read(_BLOCK), b""):
                 digest.update(block)
         digest.update(b"\0")
-    return LEGACY + digest.hexdigest()
+    return _LEGACY + digest.hexdigest()
 
 
 def same_collection(recorded: str, files: CollectionFiles) -> bool:
     """Whether a recorded hash (either scheme) is the hash of these files."""
-    if recorded.startswith(LEGACY):
+    if recorded.startswith(_LEGACY):
         return legacy_collection_hash(files.root) == recorded
     return files.digest == recorded
 

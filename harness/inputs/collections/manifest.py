@@ -13,7 +13,7 @@ from typing import Any
 
 from harness.core.json_text import json_text
 
-SCHEMA = "harness-collection-manifest/1"
+_SCHEMA = "harness-collection-manifest/1"
 
 
 @dataclass
@@ -54,7 +54,7 @@ class Manifest:
     hash: str
     documents: list[Entry]
     skipped: list[Skipped]
-    schema: str = SCHEMA
+    schema: str = _SCHEMA
 
 
 def manifest_path(collection: Path) -> Path:
@@ -73,13 +73,13 @@ def read_manifest(path: Path) -> Manifest | None:
             hash=data["hash"],
             documents=[Entry(**{k: v for k, v in item.items() if k in known}) for item in data["documents"]],
             skipped=[Skipped(**item) for item in data["skipped"]],
-            schema=data.get("schema", SCHEMA),
+            schema=data.get("schema", _SCHEMA),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-COLLECTION_FILE_MODE = 0o644
+_COLLECTION_FILE_MODE = 0o644
 
 
 def write_manifest(path: Path, manifest: Manifest) -> None:
@@ -95,7 +95,7 @@ def write_atomic(path: Path, content: bytes, scratch: Path | None = None) -> Non
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(content)
-        os.chmod(temporary, COLLECTION_FILE_MODE)
+        os.chmod(temporary, _COLLECTION_FILE_MODE)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

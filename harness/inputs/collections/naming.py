@@ -22,7 +22,7 @@ def slug(text: str) -> str:
     return words[:_MAX_SLUG].rstrip("-") or "untitled"
 
 
-def base_name(relative: PurePosixPath, root_name: str) -> str:
+def _base_name(relative: PurePosixPath, root_name: str) -> str:
     source = relative.parts[0] if len(relative.parts) > 1 else root_name
     return f"{slug(source)}_{slug(relative.stem)}"
 
@@ -31,7 +31,7 @@ def output_names(relatives: list[PurePosixPath], root_name: str) -> dict[PurePos
     """Each source's output file name; colliding ones get `-<6 hex of sha256(relative path)>`."""
     by_base: dict[str, list[PurePosixPath]] = defaultdict(list)
     for relative in relatives:
-        by_base[base_name(relative, root_name)].append(relative)
+        by_base[_base_name(relative, root_name)].append(relative)
     names: dict[PurePosixPath, str] = {}
     for base, group in by_base.items():
         for relative in group:
@@ -39,7 +39,7 @@ def output_names(relatives: list[PurePosixPath], root_name: str) -> dict[PurePos
             names[relative] = f"{base}{suffix}.md"
     if len(set(names.values())) != len(names):  # a hashed name equal to a plain one: vanishingly rare
         names = {
-            rel: f"{base_name(rel, root_name)}-{hashlib.sha256(str(rel).encode()).hexdigest()[:12]}.md"
+            rel: f"{_base_name(rel, root_name)}-{hashlib.sha256(str(rel).encode()).hexdigest()[:12]}.md"
             for rel in relatives
         }
     return names

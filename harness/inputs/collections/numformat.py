@@ -27,7 +27,7 @@ def display(value: object, number_format: str | None) -> str:
     return str(value)
 
 
-def general(value: float) -> str:
+def _general(value: float) -> str:
     """Excel's General: integers without `.0`, floats to 15 significant digits (no binary noise)."""
     if isinstance(value, int) or (value.is_integer() and abs(value) < 1e15):
         return str(int(value))
@@ -45,7 +45,7 @@ def _number(value: float, number_format: str) -> str:
         section = sections[2]
     cleaned = _literal_free(section)
     if cleaned.strip().lower() in ("general", "", "@") or "/" in cleaned:
-        return general(value) if cleaned.strip() or not section.strip() else _render_literals(section, "\0", "")
+        return _general(value) if cleaned.strip() or not section.strip() else _render_literals(section, "\0", "")
     if "e+" in cleaned.lower() or "e-" in cleaned.lower():
         return _scientific(value, cleaned)
     match = _NUMERIC.search(cleaned)

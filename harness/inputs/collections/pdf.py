@@ -15,7 +15,7 @@ from harness.inputs.collections.conversion import Conversion, Unconvertible
 OCR_LANGUAGE = "eng"
 
 
-def page_marker(number: int, total: int) -> str:
+def _page_marker(number: int, total: int) -> str:
     return f"--- page {number} of {total} ---"
 
 
@@ -44,7 +44,7 @@ def convert_pdf(path: Path, ocr: bool, ocr_language: str = OCR_LANGUAGE) -> Conv
             notes.append(f"OCR (Tesseract {ocr_language}) on pages {_pages_list(textless)}")
         elif textless:
             notes.append(f"pages without a text layer: {_pages_list(textless)}")
-    parts = [f"{page_marker(number + 1, total)}\n\n{chunks[number].strip()}\n" for number in range(total)]
+    parts = [f"{_page_marker(number + 1, total)}\n\n{chunks[number].strip()}\n" for number in range(total)]
     return Conversion(
         "\n".join(parts), pages=total, textless_pages=len(textless), ocr=bool(textless and ocr), notes=notes
     )

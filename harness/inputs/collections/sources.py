@@ -24,14 +24,14 @@ _KINDS = (
 
 
 @dataclass(frozen=True)
-class SourceFile:
+class _SourceFile:
     relative: PurePosixPath
     """Its name in the source folder (a link's own name)."""
     path: Path
     """The regular file to read: itself, or a link's resolved target."""
 
 
-def source_files(folder: Path, links_into: tuple[Path, ...] = ()) -> tuple[list[SourceFile], list[Skipped]]:
+def source_files(folder: Path, links_into: tuple[Path, ...] = ()) -> tuple[list[_SourceFile], list[Skipped]]:
     """FOLDER's readable files and its refused entries, both sorted by name. A link may resolve inside FOLDER
     or inside one of LINKS_INTO (folders the caller chose, e.g. the PDFs a staging folder links to)."""
     allowed = (folder.resolve(), *(path.resolve() for path in links_into))
@@ -48,7 +48,7 @@ def source_files(folder: Path, links_into: tuple[Path, ...] = ()) -> tuple[list[
             if target is None:
                 refused.append(Skipped(relative, reason))
             else:
-                readable.append(SourceFile(PurePosixPath(relative), target))
+                readable.append(_SourceFile(PurePosixPath(relative), target))
     return sorted(readable, key=lambda f: f.relative), sorted(refused, key=lambda s: s.source)
 
 

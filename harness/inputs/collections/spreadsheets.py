@@ -27,7 +27,7 @@ class SpreadsheetError(Exception):
 
 
 @dataclass
-class Sheet:
+class _Sheet:
     name: str
     grid: list[list[str]]
     """Displayed values, merged ranges already filled with their top-left value."""
@@ -37,7 +37,7 @@ class Sheet:
     """Cells (`D4`) whose formula has no saved value (no spreadsheet program computed it): shown as written."""
 
 
-def unsaved_formula_notes(sheets: list[Sheet]) -> list[str]:
+def unsaved_formula_notes(sheets: list[_Sheet]) -> list[str]:
     """The manifest's and the console's word on formulas shown as written, one note per sheet."""
     return [
         f"sheet {sheet.name!r}: {len(sheet.unsaved_formulas)} formulas have no saved value (never computed by a "
@@ -48,7 +48,7 @@ def unsaved_formula_notes(sheets: list[Sheet]) -> list[str]:
     ]
 
 
-def xlsx_sheets(path: Path) -> list[Sheet]:
+def xlsx_sheets(path: Path) -> list[_Sheet]:
     """Read-only mode: memory stays flat on a large workbook (the normal mode takes ~150x the file)."""
     import openpyxl
 
@@ -63,7 +63,7 @@ def xlsx_sheets(path: Path) -> list[Sheet]:
         sheets = []
         for sheet in values.worksheets:
             grid, unsaved = _xlsx_grid(sheet, formulas[sheet.title] if formulas else None)
-            sheets.append(_filled(Sheet(sheet.title, grid, merges.get(sheet.title, []), unsaved)))
+            sheets.append(_filled(_Sheet(sheet.title, grid, merges.get(sheet.title, []), unsaved)))
         return sheets
     except Exception as error:
         raise SpreadsheetError(f"corrupt or unreadable workbook: {type(error).__name__}: {error}") from None
@@ -113,7 +113,7 @@ def _package_facts(path: Path) -> tuple[dict[str, list[tuple[int, int, int, int]
     return merges, has_formulas
 
 
-def xls_sheets(path: Path) -> list[Sheet]:
+def xls_sheets(path: Path) -> list[_Sheet]:
     import xlrd
 
     try:
@@ -126,11 +126,11 @@ def xls_sheets(path: Path) -> list[Sheet]:
     sheets = []
     for sheet in book.sheets():
         grid = [[_xls_cell(book, sheet, row, column) for column in range(sheet.ncols)] for row in range(sheet.nrows)]
-        sheets.append(_filled(Sheet(sheet.name, grid, list(sheet.merged_cells))))
+        sheets.append(_filled(_Sheet(sheet.name, grid, list(sheet.merged_cells))))
     return sheets
 
 
-def _filled(sheet: Sheet) -> Sheet:
+def _filled(sheet: _Sheet) -> _Sheet:
     grid = sheet.grid
     for row_low, row_high, column_low, column_high in sheet.merges:
         if row_low >= len(grid) or column_low >= len(grid[row_low]):
@@ -161,7 +161,7 @@ def _xls_cell(book: Any, sheet: Any, row: int, column: int) -> str:
     return display(cell.value, number_format)
 
 
-def sheet_markdown(sheet: Sheet, max_bytes: int | None = None) -> str:
+def _sheet_markdown(sheet: _Sheet, max_bytes: int | None = None) -> str:
     """Title lines, then one table; empty for a sheet without values. A sheet whose cells alone hold more than
     MAX_BYTES is refused before its table is made (a value merged over a million cells fills each)."""
     grid = sheet.grid
@@ -186,7 +186,7 @@ def _one_value(row: list[str]) -> bool:
     return len({cell.strip() for cell in row if cell.strip()}) == 1
 
 
-def _spans_columns(sheet: Sheet, row: int) -> bool:
+def _spans_columns(sheet: _Sheet, row: int) -> bool:
     """The row holds a cell merged across columns (and not down into the next row)."""
     return any(low == row and high == row + 1 and right - left > 1 for low, high, left, right in sheet.merges)
 
@@ -196,11 +196,11 @@ def _joined_header(top: list[str], bottom: list[str]) -> list[str]:
     return [f"{upper} {lower}".strip() if lower != upper else upper for upper, lower in pairs]
 
 
-def sheets_markdown(sheets: list[Sheet], max_bytes: int | None = None) -> tuple[str, int]:
+def sheets_markdown(sheets: list[_Sheet], max_bytes: int | None = None) -> tuple[str, int]:
     """The Markdown of the sheets that hold anything, and how many those are; refused past MAX_BYTES."""
     parts: list[str] = []
     for sheet in sheets:
         budget = None if max_bytes is None else max_bytes - sum(map(len, parts))
-        if text := sheet_markdown(sheet, budget):
+        if text := _sheet_markdown(sheet, budget):
             parts.append(f"## {sheet.name}\n\n{text}")
     return "\n".join(parts), len(parts)

@@ -16,7 +16,7 @@ from harness.inputs.collections.tokens import tokenizer
 
 
 @dataclass
-class DomainStats:
+class _DomainStats:
     domain: str
     documents: int
     bytes: int
@@ -26,12 +26,12 @@ class DomainStats:
     """`manifest`, or `files` when counted from the folder."""
 
 
-def domain_stats(collection: Path) -> DomainStats:
+def domain_stats(collection: Path) -> _DomainStats:
     manifest = read_manifest(manifest_path(collection))
     if manifest is not None:
         documents = manifest.documents
         formats = Counter(entry.format for entry in documents)
-        return DomainStats(
+        return _DomainStats(
             collection.name,
             len(documents),
             sum(e.bytes for e in documents),
@@ -43,7 +43,7 @@ def domain_stats(collection: Path) -> DomainStats:
     files = sorted(path for path in collection.iterdir() if path.is_file())
     tokens = sum(count(path.read_bytes().decode("utf-8", errors="replace")) for path in files)
     formats = Counter(path.suffix.lstrip(".").lower() or "none" for path in files)
-    return DomainStats(collection.name, len(files), sum(p.stat().st_size for p in files), tokens, formats, "files")
+    return _DomainStats(collection.name, len(files), sum(p.stat().st_size for p in files), tokens, formats, "files")
 
 
 def collections_for(spec: str, collections_dir: Path) -> list[Path]:
@@ -57,7 +57,7 @@ def collections_for(spec: str, collections_dir: Path) -> list[Path]:
     return [path]
 
 
-def print_stats(rows: list[DomainStats], console: Console) -> None:
+def print_stats(rows: list[_DomainStats], console: Console) -> None:
     table = Table(title="collections")
     for column in ("domain", "documents", "MB", "tokens", "formats", "from"):
         table.add_column(column, justify="left" if column in ("domain", "formats", "from") else "right")

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 
-def cell_text(value: str) -> str:
+def _cell_text(value: str) -> str:
     return value.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "\n").replace("\n", "<br>").strip()
 
 
 def markdown_table(rows: Iterable[list[str]]) -> str:
     """The first row is the header; an empty header cell is named by its column (`column 3`)."""
-    rows = [[cell_text(cell) for cell in row] for row in rows]
+    rows = [[_cell_text(cell) for cell in row] for row in rows]
     if not rows:
         return ""
     width = max(len(row) for row in rows)

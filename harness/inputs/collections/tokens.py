@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-ESTIMATE = "estimate: 4 characters per token"
+_ESTIMATE = "estimate: 4 characters per token"
 
 
 @functools.cache
@@ -18,14 +18,14 @@ def tokenizer() -> tuple[str, Callable[[str], int]]:
     try:
         import tiktoken
     except ImportError:
-        return ESTIMATE, _estimate
+        return _ESTIMATE, _estimate
     bundled = _litellm_tokenizers_dir()
     if bundled and "TIKTOKEN_CACHE_DIR" not in os.environ:
         os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)  # tiktoken reads it on first load; offline from here
     try:
         encoding = tiktoken.get_encoding("cl100k_base")
     except Exception:  # no cached encoding file and no network
-        return ESTIMATE, _estimate
+        return _ESTIMATE, _estimate
     return f"tiktoken {tiktoken.__version__} cl100k_base", lambda text: len(
         encoding.encode(text, disallowed_special=())
     )

@@ -17,9 +17,9 @@ from harness.core.errors import InputError, read_text_input
 from harness.core.facts import parse_facts
 from harness.inputs.collections.naming import output_names
 
-INDEX_FIELDS = ("symbol", "year", "doctype")
+_INDEX_FIELDS = ("symbol", "year", "doctype")
 """What the collection's index tells the agent about each document; never the gold `value_*` facts."""
-VALUE_PREFIX = "value_"
+_VALUE_PREFIX = "value_"
 """A metadata entry's gold cells are its `value_*` fields (MuDABench's atomic facts)."""
 STAGING_ROOT = "documents"
 """The staging folder's name: outputs are `documents_<stem>.md`, the index `documents_index.md`."""
@@ -119,7 +119,7 @@ def _document(where: str, entry: Any) -> Document:
     if not isinstance(doc_id, str) or not doc_id.strip() or "/" in doc_id or doc_id.startswith("."):
         raise InputError(f"{where}: field 'id': must be a file stem (no '/', no leading '.')")
     facts = {}
-    for name in INDEX_FIELDS:
+    for name in _INDEX_FIELDS:
         value = entry.get(name)
         if not isinstance(value, (str, int)) or isinstance(value, bool) or not str(value).strip():
             raise InputError(f"{where}: field '{name}': must be a non-empty string or integer")
@@ -129,11 +129,13 @@ def _document(where: str, entry: Any) -> Document:
 
 def _cells(where: str, entry: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, str]]:
     """The entry's gold cells, checked as a task's facts are (a bad value is this item's one-line error)."""
-    cells = {name[len(VALUE_PREFIX) :]: value for name, value in entry.items() if name.startswith(VALUE_PREFIX)}
+    cells = {name[len(_VALUE_PREFIX) :]: value for name, value in entry.items() if name.startswith(_VALUE_PREFIX)}
     schema = entry.get("schema") or {}
     if not isinstance(schema, dict):
         raise InputError(f"{where}: field 'schema': must be an object of field -> description")
-    described = {name[len(VALUE_PREFIX) :]: str(text) for name, text in schema.items() if name.startswith(VALUE_PREFIX)}
+    described = {
+        name[len(_VALUE_PREFIX) :]: str(text) for name, text in schema.items() if name.startswith(_VALUE_PREFIX)
+    }
     if cells:
         parse_facts([{"document": entry["id"], "cells": cells, "schema": described}], where)
     return str(entry["id"]).strip(), cells, described
@@ -145,7 +147,7 @@ def document_files(documents: tuple[Document, ...]) -> dict[str, str]:
     return {d.id: names[PurePosixPath(f"{d.id}.pdf")] for d in documents}
 
 
-def collection_name(domain: str, documents: tuple[Document, ...]) -> str:
+def _collection_name(domain: str, documents: tuple[Document, ...]) -> str:
     """`<domain>-<years>-<n>docs-<hash>`: readable from the metadata, unique by the document set."""
     years = sorted({document.year for document in documents})
     span = years[0] if len(years) == 1 else f"{years[0]}-{years[-1]}"
@@ -165,7 +167,7 @@ def plan_import(domain: str, items: list[Item]) -> ImportPlan:
             continue
         seen_content.add(item.content_key)
         documents = _unique_documents(item, plan)
-        name = collection_name(domain, documents)
+        name = _collection_name(domain, documents)
         plan.collections.setdefault(name, documents)
         base = item.question_id or "q" + item.content_key[:12]  # never the question text alone
         if item.question_id:

@@ -12,6 +12,9 @@ import jinja2
 from harness.core.errors import InputError, read_text_input
 from harness.core.yaml_safe import load_yaml
 
+__all__ = ["PromptSet", "load_prompts"]
+
+
 _SAMPLE_VARIABLES: dict[str, dict[str, Any]] = {
     "system": {
         "action_format": "toolcall",

@@ -31,7 +31,7 @@ from harness.models.in_flight import IN_FLIGHT
 from harness.records.results import ResultRow, ResultsWriter
 from harness.run.executors.failures import ErrorWindow, FailurePolicy
 
-WIDE = 120
+_WIDE = 120
 """Console columns from which the progress line shows everything."""
 
 
@@ -142,20 +142,20 @@ class BatchState:
             "running": self.running,
             "tokens": f"{self.input_tokens + self.output_tokens:,}",
             "cost": f"${self.cost_usd:.2f}",
-            "providers": provider_limits(self.gate_view(self.gates)),
+            "providers": _provider_limits(self.gate_view(self.gates)),
             "calls": IN_FLIGHT.view(self.gates).describe(),
         }
 
 
-def provider_limits(gates: list[GateState]) -> str:
+def _provider_limits(gates: list[GateState]) -> str:
     """Each provider's adaptive in-flight limit and its 429s (`models/concurrency.py`), for the progress bar."""
     return "".join(f" · limit {g.limit}/{g.maximum} {g.rate_limited}×429" for g in gates)
 
 
 def progress_bar(console: Console) -> Progress:
-    """The live bar both executors show (local threads, Ray); below `WIDE` columns, `NarrowLine`."""
-    if console.width < WIDE:
-        return Progress(NarrowLine(console.width), console=console)
+    """The live bar both executors show (local threads, Ray); below `_WIDE` columns, `_NarrowLine`."""
+    if console.width < _WIDE:
+        return Progress(_NarrowLine(console.width), console=console)
     columns = (
         TextColumn("{task.description}", style="bold", markup=False),  # model and domain names as written
         BarColumn(),
@@ -169,7 +169,7 @@ def progress_bar(console: Console) -> Progress:
     return Progress(*columns, console=console)
 
 
-class NarrowLine(ProgressColumn):
+class _NarrowLine(ProgressColumn):
     """The progress line of a narrow console: what a person waits on (done/total, correct, running, retries, the
     oldest call) and the run's name before it, cut short to fit, never a number."""
 

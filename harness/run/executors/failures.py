@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from harness.core.status import INFRASTRUCTURE_FAILURES
 from harness.records.results import ResultRow
 
-BACKOFF_BASE_S = 1.0
-BACKOFF_MAX_S = 60.0
+_BACKOFF_BASE_S = 1.0
+_BACKOFF_MAX_S = 60.0
 
 
 class ErrorRateExceeded(RuntimeError):
@@ -33,7 +33,7 @@ class FailurePolicy:
     @staticmethod
     def backoff_s(attempt: int) -> float:
         """The wait before attempt `attempt + 1`: exponential from one second, at most a minute."""
-        return min(BACKOFF_BASE_S * 2 ** (attempt - 1), BACKOFF_MAX_S)
+        return min(_BACKOFF_BASE_S * 2 ** (attempt - 1), _BACKOFF_MAX_S)
 
 
 class ErrorWindow:

@@ -49,12 +49,12 @@ from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.executors.attempts import Attempts, Retry
 from harness.run.executors.batch import Batch, BatchLimits, ResultsUnwritable, progress_bar
 from harness.run.executors.coordinator import CoordinatorGate, CoordinatorPacer, CoordinatorSlot, RunCoordinator
-from harness.run.models import model_factory
+from harness.run.model_factory import model_factory
 from harness.sandboxes.backend import SandboxBackend
 
 SANDBOX_RESOURCE = "harness_sandbox"
 """The custom resource a node declares: how many episodes (sandboxes) it runs at once."""
-MAX_ATTEMPTS = 2
+_MAX_ATTEMPTS = 2
 """An episode whose node is lost runs again once; a second loss ends it as `sandbox_error`."""
 _WAIT_S = 0.2
 _CANCEL_POLL_S = 0.5
@@ -82,13 +82,13 @@ class NodeSpec:
 
 
 @dataclass(frozen=True)
-class NotStarted:
+class _NotStarted:
     reason: str
     """`cancelled` (Ctrl-C), `cost` (--max-cost reached) or `errors` (--max-error-rate passed)."""
 
 
 @dataclass(frozen=True)
-class NodeRefused:
+class _NodeRefused:
     message: str
 
 
@@ -261,7 +261,7 @@ class _Driver:
 
         task, attempt = self.running.pop(ref)
         key = task.episode
-        outcome: ResultRow | NotStarted | NodeRefused
+        outcome: ResultRow | _NotStarted | _NodeRefused
         try:
             outcome = ray.get(ref)
         except RayTaskError as error:  # our code on the node raised (run_episode never does): a bug of ours
@@ -269,18 +269,18 @@ class _Driver:
         except RayError as error:  # the node or its worker process was lost mid-episode
             ray.get(self.coordinator.release_all.remote(_owner(task, attempt)))
             self.losses[key] += 1
-            if self.losses[key] < MAX_ATTEMPTS and not self.interrupted:
+            if self.losses[key] < _MAX_ATTEMPTS and not self.interrupted:
                 self._submit(task, attempt + 1)
                 return
             detail = f"the Ray node running the episode was lost ({attempt} attempts): {type(error).__name__}"
             outcome = self._ended_here(task, Status.SANDBOX_ERROR, f"{detail}: {error}")
-        if isinstance(outcome, NotStarted):
+        if isinstance(outcome, _NotStarted):
             if outcome.reason == "cost":
                 self.state.skipped_for_cost += 1
             if outcome.reason == "errors":
                 self.state.skipped_for_errors += 1
             return
-        if isinstance(outcome, NodeRefused):
+        if isinstance(outcome, _NodeRefused):
             if self.refused is None:
                 self.refused = outcome.message
                 self._stop()
@@ -362,7 +362,7 @@ class _TrajectoryFiles:
     def end(self, key: EpisodeKey, line: str) -> None:
         """The end of an episode the driver itself ended (its node was lost twice)."""
         if key not in self.open:
-            self.open[key] = (MAX_ATTEMPTS, TrajectoryWriter(self.folder.trajectory_path(*key)))
+            self.open[key] = (_MAX_ATTEMPTS, TrajectoryWriter(self.folder.trajectory_path(*key)))
         self.open[key][1].append(line)
 
     def close(self, key: EpisodeKey) -> int:
@@ -384,7 +384,7 @@ class _TrajectoryFiles:
 # --- on the nodes ---------------------------------------------------------------------------------------
 
 
-class StreamedLog(KeptEvents):
+class _StreamedLog(KeptEvents):
     """An episode's trajectory on a node: each event goes to the driver as it happens."""
 
     def __init__(self, events: Any, key: EpisodeKey, attempt: int):
@@ -415,18 +415,18 @@ _SETUPS: dict[str, _NodeSetup] = {}
 
 def _run_on_node(
     task: Task, spec: NodeSpec, coordinator: Any, events: Any, attempt: int
-) -> ResultRow | NotStarted | NodeRefused:
+) -> ResultRow | _NotStarted | _NodeRefused:
     """One episode as a Ray task. Returns its row (never raises, like `run_episode`)."""
     import ray
 
     reason = ray.get(coordinator.may_start.remote())
     if reason is not None:
-        return NotStarted(reason)
+        return _NotStarted(reason)
     try:
         setup = _setup(spec)
         collection = _checked_collection(setup, spec, collection_of(task))
     except InputError as error:
-        return NodeRefused(f"node {_node_name()}: {error}")
+        return _NodeRefused(f"node {_node_name()}: {error}")
     cancel = threading.Event()
     config = spec.config
     backend = setup.backend
@@ -445,7 +445,7 @@ def _run_on_node(
         slots=Slots(threading.BoundedSemaphore(1 << 20), CoordinatorSlot(coordinator, _owner(task, attempt))),
         sandbox_facts=spec.sandbox_facts,
         watch_opens=watch_opens_possible(config, setup.backend.capabilities),
-        open_log=lambda task: StreamedLog(events, task.episode, attempt),
+        open_log=lambda task: _StreamedLog(events, task.episode, attempt),
         collections={collection_of(task): collection},
         judge=spec.judge,
     )

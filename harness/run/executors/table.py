@@ -8,7 +8,7 @@ import importlib
 from harness.core.errors import InputError
 from harness.run.executors.batch import Executor
 
-EXECUTORS: dict[str, str] = {
+_EXECUTORS: dict[str, str] = {
     "local": "harness.run.executors.threads:run_batch",
     "ray": "harness.run.executors.ray:run_batch_on_ray",
 }
@@ -16,9 +16,9 @@ EXECUTORS: dict[str, str] = {
 
 
 def executor_of(name: str) -> Executor:
-    path = EXECUTORS.get(name)
+    path = _EXECUTORS.get(name)
     if path is None:
-        raise InputError(f"--executor {name}: no such executor (one of {', '.join(EXECUTORS)})")
+        raise InputError(f"--executor {name}: no such executor (one of {', '.join(_EXECUTORS)})")
     module, _, function = path.partition(":")
     executor: Executor = getattr(importlib.import_module(module), function)
     return executor

@@ -1,0 +1,3 @@
+"""The Docker backend: one container per episode, its commands through one server."""
+
+__all__ = ["backend"]

@@ -19,11 +19,11 @@ from harness.sandboxes.base import SandboxError
 from harness.sandboxes.output import HeadTail
 
 SERVER = "/usr/local/bin/harness-execd"
-FRAME = struct.Struct(">cI")
-DOCKER_FRAME = struct.Struct(">BxxxI")
+_FRAME = struct.Struct(">cI")
+_DOCKER_FRAME = struct.Struct(">BxxxI")
 """Docker's multiplexing header on an attached exec without a tty: stream (1 stdout, 2 stderr), size."""
-STARTUP_S = 30.0
-STDERR_KEPT = 2000
+_STARTUP_S = 30.0
+_STDERR_KEPT = 2000
 """Bytes of the server's own stderr kept for the error message when it fails."""
 
 
@@ -50,7 +50,7 @@ class ExecdConnection:
         except Exception as error:  # docker.errors.APIError: no such file, container gone
             raise SandboxError(f"cannot start {SERVER}: {getattr(error, 'explanation', None) or error}") from None
         connection = cls(api, exec_id, sock)
-        connection._sock.settimeout(STARTUP_S)
+        connection._sock.settimeout(_STARTUP_S)
         connection.send(b"H")
         kind, _ = connection.receive()
         if kind != b"H":
@@ -60,7 +60,7 @@ class ExecdConnection:
 
     def send(self, kind: bytes, payload: bytes = b"") -> None:
         try:
-            self._sock.sendall(FRAME.pack(kind, len(payload)) + payload)
+            self._sock.sendall(_FRAME.pack(kind, len(payload)) + payload)
         except OSError as error:
             raise SandboxError(f"{SERVER} is unreachable: {error}") from None
 
@@ -79,25 +79,25 @@ class ExecdConnection:
 
     def _unwrap(self) -> None:
         """Move complete Docker frames to the server's stdout bytes (or its stderr tail)."""
-        while len(self._docker) >= DOCKER_FRAME.size:
-            stream, size = DOCKER_FRAME.unpack_from(self._docker)
-            if len(self._docker) < DOCKER_FRAME.size + size:
+        while len(self._docker) >= _DOCKER_FRAME.size:
+            stream, size = _DOCKER_FRAME.unpack_from(self._docker)
+            if len(self._docker) < _DOCKER_FRAME.size + size:
                 return
-            payload = self._docker[DOCKER_FRAME.size : DOCKER_FRAME.size + size]
-            del self._docker[: DOCKER_FRAME.size + size]
+            payload = self._docker[_DOCKER_FRAME.size : _DOCKER_FRAME.size + size]
+            del self._docker[: _DOCKER_FRAME.size + size]
             if stream == 2:
-                self._stderr = (self._stderr + payload)[-STDERR_KEPT:]
+                self._stderr = (self._stderr + payload)[-_STDERR_KEPT:]
             else:
                 self._frames += payload
 
     def _next_frame(self) -> tuple[bytes, bytes] | None:
-        if len(self._frames) < FRAME.size:
+        if len(self._frames) < _FRAME.size:
             return None
-        kind, size = FRAME.unpack_from(self._frames)
-        if len(self._frames) < FRAME.size + size:
+        kind, size = _FRAME.unpack_from(self._frames)
+        if len(self._frames) < _FRAME.size + size:
             return None
-        payload = bytes(self._frames[FRAME.size : FRAME.size + size])
-        del self._frames[: FRAME.size + size]
+        payload = bytes(self._frames[_FRAME.size : _FRAME.size + size])
+        del self._frames[: _FRAME.size + size]
         return kind, payload
 
     def _ended(self) -> str:
@@ -108,12 +108,12 @@ class ExecdConnection:
         detail = self._stderr.decode(errors="replace").strip().splitlines()
         return f"{SERVER} ended (exit status {code})" + (f": {detail[-1]}" if detail else "")
 
-    def run(self, command: str, limit_s: float) -> ExecdCommand:
+    def run(self, command: str, limit_s: float) -> _ExecdCommand:
         if self.busy:
             raise SandboxError(f"{SERVER} is still busy with a command that never ended")
         self.send(b"R", f"{limit_s:.3f}\n".encode() + command.encode(errors="replace"))
         self.busy = True
-        return ExecdCommand(self)
+        return _ExecdCommand(self)
 
     def close(self) -> None:
         """The server sees its stdin end, kills the agent's processes and exits."""
@@ -122,7 +122,7 @@ class ExecdConnection:
 
 
 @dataclass
-class ExecdCommand:
+class _ExecdCommand:
     """One command on the server (`remote_exec.RemoteCommand`)."""
 
     connection: ExecdConnection

@@ -57,9 +57,9 @@ from harness.sandboxes.remote_exec import (
     run_remote,
 )
 
-SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
+_SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
 DISK_ENFORCEMENT = "one tmpfs of disk_mb at /workspace for run/, /tmp and /dev/shm together (folders of it)"
-OOM_WAIT_S = 2.0
+_OOM_WAIT_S = 2.0
 """How long a failed command waits for the engine to report an OOM kill in its container (it comes within
 milliseconds of the kill); only a failure waits."""
 _PROBE_ANSWER = "harness-execd works"
@@ -146,7 +146,7 @@ class DockerSandbox:
                 nano_cpus=int(limits.cpus * 1e9),
                 pids_limit=limits.pids,
                 cap_drop=["ALL"],
-                cap_add=SERVER_CAPABILITIES,
+                cap_add=_SERVER_CAPABILITIES,
                 security_opt=["no-new-privileges", f"seccomp={seccomp_profile()}"],
             )
         except Exception as error:  # docker.errors.* and connection failures alike
@@ -162,7 +162,7 @@ class DockerSandbox:
                 lambda limit: server.run(command, limit), _swept_by_the_server, timeout_s, self._settings, self._cancel
             )
         except SandboxError as error:
-            if killed_for_memory(self._client, self._container):  # the agent's own use: not retried
+            if _killed_for_memory(self._client, self._container):  # the agent's own use: not retried
                 raise SandboxLimitHit("memory", f"{self._settings.limits.memory_mb} MB ({error})") from None
             raise
 
@@ -177,7 +177,7 @@ class DockerSandbox:
             self._container = None
 
 
-def killed_for_memory(client: Any, container: Any) -> bool:
+def _killed_for_memory(client: Any, container: Any) -> bool:
     """Whether the kernel killed a process of `container` for want of memory in its cgroup during the episode:
     Docker's `State.OOMKilled` once it has exited, else an `oom` event of the container. The agent cannot kill
     the server itself, so a server that died after such a kill died of the agent's memory use; a kill from
@@ -189,7 +189,7 @@ def killed_for_memory(client: Any, container: Any) -> bool:
         events = client.api.events(since=0, filters={"container": container.id, "event": "oom"}, decode=True)
     except Exception:  # docker.errors.*, the engine unreachable: no proof of anything
         return False
-    timer = threading.Timer(OOM_WAIT_S, events.close)  # the stream's past events come first, then it waits
+    timer = threading.Timer(_OOM_WAIT_S, events.close)  # the stream's past events come first, then it waits
     timer.start()
     try:
         return next(events, None) is not None

@@ -20,13 +20,13 @@ from typing import Any
 
 from harness.sandboxes.syscall_policy import RESTRICTIONS, ArgTest
 
-MOBY_DEFAULT = "moby_default_seccomp.json"
+_MOBY_DEFAULT = "moby_default_seccomp.json"
 
 
 @functools.cache
 def seccomp_profile() -> str:
     """The profile as Docker's API takes it (`security_opt=["seccomp=" + profile]`): compact JSON."""
-    profile = json.loads(resources.files(__package__).joinpath(MOBY_DEFAULT).read_text())
+    profile = json.loads(resources.files(__package__).joinpath(_MOBY_DEFAULT).read_text())
     restricted = {restriction.syscall for restriction in RESTRICTIONS}
     entries = []
     for entry in profile["syscalls"]:

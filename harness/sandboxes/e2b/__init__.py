@@ -1,0 +1,3 @@
+"""The E2B backend: one cloud sandbox per episode from the domain's template."""
+
+__all__ = ["backend"]

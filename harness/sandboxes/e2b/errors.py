@@ -7,13 +7,13 @@ from typing import Any
 
 from harness.sandboxes.base import SandboxError
 
-API_KEY_VARIABLE = "E2B_API_KEY"
+_API_KEY_VARIABLE = "E2B_API_KEY"
 
 
 def require_api_key() -> str:
-    key = os.environ.get(API_KEY_VARIABLE)
+    key = os.environ.get(_API_KEY_VARIABLE)
     if not key:
-        raise SandboxError(f"--sandbox e2b needs an E2B API key: set {API_KEY_VARIABLE}")
+        raise SandboxError(f"--sandbox e2b needs an E2B API key: set {_API_KEY_VARIABLE}")
     return key
 
 
@@ -31,7 +31,7 @@ def explain(sdk: Any, error: BaseException) -> str:
     """One line for an SDK error, with the fix where there is one."""
     text = " ".join(str(error).split()) or type(error).__name__
     if isinstance(error, sdk.AuthenticationException):
-        return f"E2B refused the API key ({text}); check {API_KEY_VARIABLE}"
+        return f"E2B refused the API key ({text}); check {_API_KEY_VARIABLE}"
     if isinstance(error, getattr(sdk, "RateLimitException", ())):
         return f"E2B rate limit ({text}); lower --max-sandboxes or wait"
     return f"{type(error).__name__}: {text}"

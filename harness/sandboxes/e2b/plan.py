@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from harness.sandboxes.base import SandboxError
 
-PLAN_VARIABLE = "E2B_PLAN"
+_PLAN_VARIABLE = "E2B_PLAN"
 LIFETIME_MARGIN_S = 120
 """A sandbox lives this much longer than the episode's time limit, never hours more."""
 CREATE_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 16.0)
@@ -38,9 +38,9 @@ API refuses a longer `timeout` with 400 and a sandbox beyond the caps with 429."
 
 def current_plan() -> Plan:
     """The account's plan from E2B_PLAN (default hobby, the tighter one); raises `SandboxError`."""
-    name = os.environ.get(PLAN_VARIABLE, "hobby").strip().lower()
+    name = os.environ.get(_PLAN_VARIABLE, "hobby").strip().lower()
     if name not in PLANS:
-        raise SandboxError(f"{PLAN_VARIABLE}={name!r}: expected one of {', '.join(PLANS)}")
+        raise SandboxError(f"{_PLAN_VARIABLE}={name!r}: expected one of {', '.join(PLANS)}")
     return PLANS[name]
 
 

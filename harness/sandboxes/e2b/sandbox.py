@@ -55,19 +55,19 @@ from harness.sandboxes.remote_exec import (
     run_remote,
 )
 
-LABEL_APP = "harness.app"
+_LABEL_APP = "harness.app"
 SIGNAL_EXIT_CODE = -1
 """envd reports -1 for a process ended by a signal (its `ProcessState.ExitCode()`)."""
-COMMAND_PART = "HARNESS_COMMAND_"
-COMMAND_PART_CHARS = 16_384
+_COMMAND_PART = "HARNESS_COMMAND_"
+_COMMAND_PART_CHARS = 16_384
 """At most 64 KiB (4 bytes a character) per variable: one `NAME=value` is held to the longest argument too."""
-DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_logout")
+_DOTFILES = (".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_logout")
 """What a login bash and E2B's `/etc/profile` line source from the home, before our command runs (and at
 `exit`): the agent's run before the kill after each command."""
 LOCKED = "locked"
-SCRATCH = "/run/harness-scratch"
+_SCRATCH = "/run/harness-scratch"
 """Where the lock-down mounts the one scratch tmpfs (root-only); its folders are bound where the agent writes."""
-SCRATCH_FOLDERS = (
+_SCRATCH_FOLDERS = (
     ("tmp", AGENT_HOME),
     ("run", "/workspace/run"),
     ("shm", "/dev/shm"),
@@ -101,25 +101,25 @@ KEEP_ALIVE_MARGIN_S = 15.0
 """Before each command the sandbox must have its time limit plus this left (the kill after it, round trips)."""
 
 
-def scratch_mb(limits: ResourceLimits) -> int:
+def _scratch_mb(limits: ResourceLimits) -> int:
     """The scratch tmpfs: --disk-mb, at most half the sandbox's memory. Its pages are memory no kill frees,
     and envd, which E2B's OOM killer never picks, needs some: a full scratch must leave the VM running."""
     return min(limits.disk_mb, limits.memory_mb // 2)
 
 
-def lockdown_script(disk_mb: int) -> str:
+def _lockdown_script(disk_mb: int) -> str:
     """Run as root when a sandbox starts, before any agent command: lock root's and `user`'s empty
     passwords, drop the sudoers entry, check that the setuid programs the build stripped have no
     setuid/setgid bit (a template not built from this recipe is refused), strip write bits for others from
     what E2B's build opens after our steps (`chmod -R 777 /usr/local` and `/code`, so `harness-exec` cannot
     be replaced), mount the collection read-only (as on Docker, a
     write fails with "Read-only file system"), put every folder the agent may write on one tmpfs of
-    `disk_mb` (`SCRATCH_FOLDERS`), and put root-owned, empty, read-only startup files in the agent's home
+    `disk_mb` (`_SCRATCH_FOLDERS`), and put root-owned, empty, read-only startup files in the agent's home
     (sticky /tmp: the agent can neither edit nor replace them)."""
     binds = "\n".join(
         f'target=$(readlink -f {target}); if [ -d "$target" ]; then mkdir -m {"0755" if name == "run" else "1777"} '
-        f'{SCRATCH}/{name}; mount --bind {SCRATCH}/{name} "$target"; fi'
-        for name, target in SCRATCH_FOLDERS
+        f'{_SCRATCH}/{name}; mount --bind {_SCRATCH}/{name} "$target"; fi'
+        for name, target in _SCRATCH_FOLDERS
     )
     return f"""set -e
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -134,19 +134,19 @@ if [ -d /code ]; then chmod -R go-w /code; fi
 chmod 0755 {HARNESS_EXEC}
 mount --bind /workspace/documents /workspace/documents
 mount -o remount,bind,ro /workspace/documents
-mkdir -m 0700 {SCRATCH}
-mount -t tmpfs -o size={disk_mb}m,mode=0700 tmpfs {SCRATCH}
+mkdir -m 0700 {_SCRATCH}
+mount -t tmpfs -o size={disk_mb}m,mode=0700 tmpfs {_SCRATCH}
 {binds}
 chown {AGENT_UID}:{AGENT_UID} /workspace/run
 cd {AGENT_HOME}
-for name in {" ".join(DOTFILES)}; do : > "$name"; chmod 0444 "$name"; done
+for name in {" ".join(_DOTFILES)}; do : > "$name"; chmod 0444 "$name"; done
 echo {LOCKED}"""
 
 
 def reap_orphans(sdk: Any, api_key: str) -> list[str]:
     """Kill harness sandboxes whose runner process is gone (found through the SDK's list by metadata)."""
-    return kill_sandboxes(
-        sdk, api_key, {LABEL_APP: "harness"}, lambda info: owner_is_dead(info.metadata.get(LABEL_OWNER, ""))
+    return _kill_sandboxes(
+        sdk, api_key, {_LABEL_APP: "harness"}, lambda info: owner_is_dead(info.metadata.get(LABEL_OWNER, ""))
     )
 
 
@@ -156,12 +156,12 @@ def kill_invocations(sdk: Any, api_key: str, run_id: str, invocations: list[str]
     `SandboxError`."""
     killed: list[str] = []
     for invocation in invocations:
-        metadata = {LABEL_APP: "harness", LABEL_RUN: run_id, LABEL_INVOCATION: invocation}
-        killed += kill_sandboxes(sdk, api_key, metadata, lambda info: True)
+        metadata = {_LABEL_APP: "harness", LABEL_RUN: run_id, LABEL_INVOCATION: invocation}
+        killed += _kill_sandboxes(sdk, api_key, metadata, lambda info: True)
     return killed
 
 
-def kill_sandboxes(sdk: Any, api_key: str, metadata: dict[str, str], doomed: Callable[[Any], bool]) -> list[str]:
+def _kill_sandboxes(sdk: Any, api_key: str, metadata: dict[str, str], doomed: Callable[[Any], bool]) -> list[str]:
     """Kill the running sandboxes with this metadata that `doomed` picks; their ids. Raises `SandboxError`."""
     killed = []
     gone: tuple[type[BaseException], ...] = tuple(filter(None, [getattr(sdk, "NotFoundException", None)]))
@@ -197,7 +197,7 @@ class E2BSandbox:
         self._template = template
         self._api_key = api_key
         self._metadata = {
-            LABEL_APP: "harness",
+            _LABEL_APP: "harness",
             LABEL_RUN: run_id,
             LABEL_INVOCATION: invocation,
             LABEL_EPISODE: episode_name,
@@ -225,8 +225,8 @@ class E2BSandbox:
                 "mechanism": "e2b template",
                 **self._applied,
                 "pids_mechanism": "ulimit -u for the agent user",
-                "disk_mb": scratch_mb(self._settings.limits),
-                "disk": f"one tmpfs for {', '.join(target for _, target in SCRATCH_FOLDERS)}, at most half the memory",
+                "disk_mb": _scratch_mb(self._settings.limits),
+                "disk": f"one tmpfs for {', '.join(target for _, target in _SCRATCH_FOLDERS)}, at most half the memory",
             },
         }
 
@@ -275,7 +275,7 @@ class E2BSandbox:
 
     def _lock_down(self) -> None:
         try:
-            script = lockdown_script(scratch_mb(self._settings.limits))
+            script = _lockdown_script(_scratch_mb(self._settings.limits))
             result = self._sandbox.commands.run(script, user="root", timeout=120)
         except self._sdk.CommandExitException as error:
             detail = " ".join(f"{error.stdout} {error.stderr}".split())
@@ -325,7 +325,7 @@ class E2BSandbox:
         quoted into this line it grew up to five times (each `'` is `'"'"'`), past the longest argument."""
         environment = [f"{name}={value}" for name, value in self._environment.items()]
         argv = shlex.join(["/usr/bin/env", "-i", *environment, HARNESS_EXEC, f"{limit_s:.3f}"])
-        command = "".join(f"${{{COMMAND_PART}{index}}}" for index in range(parts))
+        command = "".join(f"${{{_COMMAND_PART}{index}}}" for index in range(parts))
         return f'ulimit -u {self._settings.limits.pids} && exec {argv} "{command}"'
 
     def _start(self, command: str, limit_s: float) -> _E2BCommand:
@@ -361,13 +361,13 @@ class E2BSandbox:
             self._sandbox = None
         if self._created_at:
             with contextlib.suppress(SandboxError):  # a failed sweep leaves them to their timeout
-                kill_sandboxes(self._sdk, self._api_key, self._metadata, lambda info: True)
+                _kill_sandboxes(self._sdk, self._api_key, self._metadata, lambda info: True)
 
 
 def command_parts(command: str) -> dict[str, str]:
     """The command in pieces, one environment variable each, that `command_line` joins again."""
-    pieces = [command[start : start + COMMAND_PART_CHARS] for start in range(0, len(command), COMMAND_PART_CHARS)]
-    return {f"{COMMAND_PART}{index}": piece for index, piece in enumerate(pieces)}
+    pieces = [command[start : start + _COMMAND_PART_CHARS] for start in range(0, len(command), _COMMAND_PART_CHARS)]
+    return {f"{_COMMAND_PART}{index}": piece for index, piece in enumerate(pieces)}
 
 
 @dataclass

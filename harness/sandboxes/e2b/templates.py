@@ -27,9 +27,9 @@ from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.recipe import RECIPE_DIR, write_build_context
 from harness.sandboxes.remote_exec import AGENT
 
-MIN_MEMORY_MB = 128
+_MIN_MEMORY_MB = 128
 """E2B's smallest template memory; it also wants 1 or an even number of CPUs and even megabytes."""
-TAG_LENGTH = 16
+_TAG_LENGTH = 16
 
 
 @dataclass(frozen=True)
@@ -45,9 +45,9 @@ class TemplateResources:
         cpus, memory = limits.cpus, limits.memory_mb
         if not float(cpus).is_integer() or not (cpus == 1 or (cpus >= 2 and cpus % 2 == 0)):
             raise SandboxError(f"e2b: --cpus {cpus:g}: E2B gives 1 or an even number of whole CPUs")
-        if memory < MIN_MEMORY_MB or memory % 2:
+        if memory < _MIN_MEMORY_MB or memory % 2:
             raise SandboxError(
-                f"e2b: --memory-mb {memory}: E2B wants an even number of megabytes, at least {MIN_MEMORY_MB}"
+                f"e2b: --memory-mb {memory}: E2B wants an even number of megabytes, at least {_MIN_MEMORY_MB}"
             )
         return cls(int(cpus), memory)
 
@@ -65,7 +65,7 @@ def _link_or_copy(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def refuse_symlinks(collection: Path) -> None:
+def _refuse_symlinks(collection: Path) -> None:
     """A link in the collection would be baked in as the link alone, dangling in the template: refused."""
     for folder, names, files in os.walk(collection):
         for name in sorted(names + files):
@@ -83,7 +83,7 @@ def template_definition(sdk: Any, context: Path, collection: Path) -> Any:
     The collection is put into the build context as real files: the SDK packs a symlinked folder as the
     link alone (`template/utils.py: get_all_files_in_path` does not walk it, `tar_file_stream` adds it
     non-recursively), which uploads an empty folder and leaves the collection out of the cache hash."""
-    refuse_symlinks(collection.resolve())
+    _refuse_symlinks(collection.resolve())
     write_build_context(context, None)
     shutil.copytree(collection.resolve(), context / "documents", copy_function=_link_or_copy)
     dockerfile = (RECIPE_DIR / "Dockerfile").read_text()
@@ -100,18 +100,18 @@ def template_definition(sdk: Any, context: Path, collection: Path) -> Any:
     )
 
 
-def recipe_tag(sdk: Any, definition: Any, resources: TemplateResources) -> str:
+def _recipe_tag(sdk: Any, definition: Any, resources: TemplateResources) -> str:
     """The hash of what E2B builds: every step as the SDK sends it, with the hash of every file it copies
     (the recipe's and the collection's: content, mode and path), and the CPUs and memory."""
     digest = hashlib.sha256(sdk.Template.to_json(definition).encode())
     digest.update(f"\0{resources.cpu_count}cpu\0{resources.memory_mb}mb".encode())
-    return digest.hexdigest()[:TAG_LENGTH]
+    return digest.hexdigest()[:_TAG_LENGTH]
 
 
 def template_reference(sdk: Any, domain: str, collection: Path, resources: TemplateResources) -> str:
     """`name:tag`: the template a run over this collection with these resources needs."""
     with tempfile.TemporaryDirectory(prefix="harness-e2b-") as context:
-        tag = recipe_tag(sdk, template_definition(sdk, Path(context), collection), resources)
+        tag = _recipe_tag(sdk, template_definition(sdk, Path(context), collection), resources)
     return f"{template_name(domain, resources)}:{tag}"
 
 
@@ -124,7 +124,7 @@ def build_template(
     name = template_name(domain, resources)
     with tempfile.TemporaryDirectory(prefix="harness-e2b-") as context:
         definition = template_definition(sdk, Path(context), collection)
-        tag = recipe_tag(sdk, definition, resources)
+        tag = _recipe_tag(sdk, definition, resources)
         try:
             info = sdk.Template.build(
                 definition,

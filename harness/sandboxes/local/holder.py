@@ -57,7 +57,7 @@ _ROOT_LAUNCHER_CAPABILITIES = ["--cap-drop", "ALL"] + [
 _SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
 
 
-# Runs in the holder as `bash -c LAUNCHER harness-launcher BWRAP OUT ERR STATUS COMMAND OPTIONS FILTER`: bwrap's
+# Runs in the holder as `bash -c _LAUNCHER harness-launcher BWRAP OUT ERR STATUS COMMAND OPTIONS FILTER`: bwrap's
 # host path (read-only in the holder's root), the write ends of three pipes (stdout, stderr, bwrap's status)
 # that the runner reads for every command, and three memfds: the current command's argv (NUL-terminated), the
 # options of every command's bwrap and the seccomp filter (`syscall_filter.py`). All are moved above 9 out of
@@ -68,7 +68,7 @@ _SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_S
 # "<n> exit <code>" when bwrap has exited, by which time every process of the command is gone (pid 1 of a
 # pid namespace takes them all with it), so all of the output is in the pipes. Pids are the holder's own.
 # Commands run with the highest oom_score_adj: out of memory, the kernel kills the agent's processes first.
-LAUNCHER = """exec 2>/dev/null
+_LAUNCHER = """exec 2>/dev/null
 b=$1 o=$2 e=$3 s=$4 c=$5 a=$6 f=$7
 exec {out}>&"$o" {err}>&"$e" {status}>&"$s" {argv}<&"$c" {options}<&"$a" {filter}<&"$f"
 exec {o}>&- {e}>&- {s}>&- {c}<&- {a}<&- {f}<&-
@@ -213,7 +213,7 @@ def _start_holder(
     # where each command's bwrap mounts its own scratch root (it cannot make it in the read-only root)
     argv += ["--perms", "0755", "--dir", "/tmp", "--dir", f"/tmp/.bubblewrap-{launcher_uid}", "--remount-ro", "/"]
     # the launcher prints `ready` once the mounts exist, then serves commands until the pipe closes
-    argv += ["--chdir", "/", "--", *launcher_prefix, "/bin/bash", "-c", LAUNCHER, "harness-launcher"]
+    argv += ["--chdir", "/", "--", *launcher_prefix, "/bin/bash", "-c", _LAUNCHER, "harness-launcher"]
     argv += [os.path.realpath(bwrap)]
     argv += [str(write) for _, write in pipes[:3]] + [str(fd) for fd in memfds]
     for read, _ in pipes[:3]:

@@ -63,7 +63,7 @@ from harness.sandboxes.output import capped_result
 from harness.sandboxes.remote_exec import AGENT_UID
 from harness.sandboxes.tools import host_aliases
 
-TOOLS_DIR = "/opt/tools"
+_TOOLS_DIR = "/opt/tools"
 """Last on the sandbox's PATH: links naming host programs as the tool list does (sandboxes/tools.py)."""
 _MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "mime.types")
@@ -313,13 +313,13 @@ class BubblewrapSandbox:
         return {"passwd": passwd, "group": group, "hosts": "127.0.0.1 localhost sandbox\n", "hostname": "sandbox\n"}
 
     def _environment(self) -> dict[str, str]:
-        path = [f"{prefix}/bin" for prefix in _python_prefixes()] + ["/usr/local/bin", "/usr/bin", "/bin", TOOLS_DIR]
+        path = [f"{prefix}/bin" for prefix in _python_prefixes()] + ["/usr/local/bin", "/usr/bin", "/bin", _TOOLS_DIR]
         return sandbox_environment(":".join(dict.fromkeys(path)))
 
 
 def _tool_aliases(root: str) -> list[str]:
-    """TOOLS_DIR, read-only: a link per tool the host has only under its Debian name (fd is `fdfind`)."""
-    folder = f"{root}{TOOLS_DIR}"
+    """_TOOLS_DIR, read-only: a link per tool the host has only under its Debian name (fd is `fdfind`)."""
+    folder = f"{root}{_TOOLS_DIR}"
     options = ["--perms", "0755", "--size", str(1 << 16), "--tmpfs", folder]
     for command, program in sorted(host_aliases().items()):
         options += ["--symlink", str(program), f"{folder}/{command}"]

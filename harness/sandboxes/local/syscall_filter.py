@@ -46,7 +46,7 @@ io_uring_register ioperm iopl vm86 vm86old get_mempolicy set_mempolicy mbind mov
 DENIED = tuple(" ".join([_KEYS, _MOUNTS_AND_NAMESPACES, _SYSTEM, _ATTACK_SURFACE]).split())
 """Calls that fail with EPERM; names this libseccomp does not know, or this architecture lacks, are left out."""
 
-CLONE_NAMESPACE_FLAGS = (
+_CLONE_NAMESPACE_FLAGS = (
     0x00020000,  # CLONE_NEWNS
     0x02000000,  # CLONE_NEWCGROUP
     0x04000000,  # CLONE_NEWUTS
@@ -69,7 +69,7 @@ os.execve(sys.argv[2], sys.argv[2:], {"PATH": os.environ.get("PATH", "/usr/bin:/
 """
 
 
-class FilterUnavailable(SandboxError):
+class _FilterUnavailable(SandboxError):
     """libseccomp cannot be loaded or cannot compile the filter on this machine."""
 
 
@@ -84,7 +84,7 @@ def filter_program() -> bytes:
             if number is not None:
                 rules.add_rule(pyseccomp.ERRNO(errno.EPERM), number)
         clone = _syscall_number("clone")
-        for flag in CLONE_NAMESPACE_FLAGS:
+        for flag in _CLONE_NAMESPACE_FLAGS:
             rules.add_rule(pyseccomp.ERRNO(errno.EPERM), clone, pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
         clone3 = _syscall_number("clone3")
         if clone3 is not None:
@@ -101,7 +101,7 @@ def filter_program() -> bytes:
             compiled.seek(0)
             return compiled.read()
     except (OSError, RuntimeError, ValueError) as error:
-        raise FilterUnavailable(f"libseccomp cannot compile the sandbox's syscall filter: {error}") from None
+        raise _FilterUnavailable(f"libseccomp cannot compile the sandbox's syscall filter: {error}") from None
 
 
 def _comparison(pyseccomp: ModuleType, test: ArgTest) -> object:
@@ -136,5 +136,5 @@ def _libseccomp() -> ModuleType:
         import pyseccomp
     except (ImportError, OSError, RuntimeError) as error:  # RuntimeError: the binding found no libseccomp
         needs = "the local sandbox needs pyseccomp and libseccomp (Debian's libseccomp2)"
-        raise FilterUnavailable(f"{needs}: {error}") from None
+        raise _FilterUnavailable(f"{needs}: {error}") from None
     return pyseccomp

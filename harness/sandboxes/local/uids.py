@@ -8,7 +8,7 @@ start a process. So each episode of a root runner takes a uid that no other epis
 holds it until it closes: from root's range in /etc/subuid where root has one, else from `BUILT_IN_RANGE`,
 so no edit of /etc/subuid is needed. A uid that names an account of this machine is never taken.
 
-A claim is an open-file-description lock on the uid's byte of one lock file (`LOCK_FILE`): two claims
+A claim is an open-file-description lock on the uid's byte of one lock file (`_LOCK_FILE`): two claims
 conflict even within one process, and the kernel drops a claim with the last descriptor of its holder, so a
 killed runner leaves nothing to clean up. Claims start at a random uid of the range, so a uid just released
 (whose last processes may still be exiting) is rarely the next one taken.
@@ -30,12 +30,12 @@ from pathlib import Path
 from harness.sandboxes.base import SandboxError
 
 SUBUID_FILE = Path("/etc/subuid")
-LOCK_FILE = Path("/run/harness-episode-uids.lock")
+_LOCK_FILE = Path("/run/harness-episode-uids.lock")
 """One byte per uid of the range (its offset from 0): locked while an episode holds that uid."""
 
 
 @dataclass(frozen=True)
-class SubordinateRange:
+class _SubordinateRange:
     first: int
     count: int
 
@@ -43,7 +43,7 @@ class SubordinateRange:
         return f"{self.first}-{self.first + self.count - 1}"
 
 
-BUILT_IN_RANGE = SubordinateRange(1_879_048_192, 65_536)
+BUILT_IN_RANGE = _SubordinateRange(1_879_048_192, 65_536)
 """Where root has no /etc/subuid range: the start of the span systemd's UID allocation table leaves unused
 (1879048192-2147483647, between the container ranges and the uids that tools may read as negative)."""
 
@@ -62,7 +62,7 @@ class HostUid:
             self.lock = None
 
 
-def root_range() -> SubordinateRange:
+def root_range() -> _SubordinateRange:
     """Root's first range in /etc/subuid (by name or as 0), else `BUILT_IN_RANGE`."""
     names = _root_names()
     try:
@@ -74,7 +74,7 @@ def root_range() -> SubordinateRange:
         if len(fields) == 3 and fields[0] in names and fields[1].isdigit() and fields[2].isdigit():
             first, count = int(fields[1]), int(fields[2])
             if first > 0 and count > 0:
-                return SubordinateRange(first, count)
+                return _SubordinateRange(first, count)
     return BUILT_IN_RANGE
 
 
@@ -90,9 +90,9 @@ def claim_host_uid() -> HostUid:
     of the machine has."""
     span = root_range()
     try:
-        fd = os.open(LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(_LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as error:
-        raise SandboxError(f"cannot claim a host uid for the episode: {LOCK_FILE}: {error.strerror}") from None
+        raise SandboxError(f"cannot claim a host uid for the episode: {_LOCK_FILE}: {error.strerror}") from None
     start = random.randrange(span.count)
     for step in range(span.count):
         uid = span.first + (start + step) % span.count

@@ -15,9 +15,9 @@ from harness.records.events import (
     ObservationEvent,
 )
 
-OUTPUT_CAPS = (4000, 2000, 1000, 400, 160, 0)
+_OUTPUT_CAPS = (4000, 2000, 1000, 400, 160, 0)
 """Characters kept of each output stream, tried in turn until the whole fits."""
-PROSE_CAP = 600
+_PROSE_CAP = 600
 """Characters kept of each model reply's prose."""
 
 
@@ -33,7 +33,7 @@ def cut(text: str, keep: int, what: str) -> str:
 
 def condense(events: Sequence[Event], budget_chars: int) -> str:
     """The trajectory as text of at most about BUDGET_CHARS: commands in full; outputs cut as needed."""
-    for cap in OUTPUT_CAPS:
+    for cap in _OUTPUT_CAPS:
         turns = list(_turns(events, cap))
         text = "\n".join(turns)
         if len(text) <= budget_chars:
@@ -45,7 +45,9 @@ def _turns(events: Iterable[Event], cap: int) -> Iterable[str]:
     for event in events:
         if isinstance(event, ModelCallEvent):
             prose = event.response.text.strip()
-            yield f"## turn {event.turn}\nmodel: {cut(prose, PROSE_CAP, 'reply')}" if prose else f"## turn {event.turn}"
+            yield (
+                f"## turn {event.turn}\nmodel: {cut(prose, _PROSE_CAP, 'reply')}" if prose else f"## turn {event.turn}"
+            )
         elif isinstance(event, ActionEvent):
             yield f"$ {event.command}"
         elif isinstance(event, ObservationEvent):
@@ -57,9 +59,9 @@ def _turns(events: Iterable[Event], cap: int) -> Iterable[str]:
                     lines.append(f"{stream}:\n{cut(str(text), cap, stream)}")
             yield "\n".join(lines)
         elif isinstance(event, FormatErrorEvent):
-            yield f"format error: {cut(str(event.problem or ''), PROSE_CAP, 'problem')}"
+            yield f"format error: {cut(str(event.problem or ''), _PROSE_CAP, 'problem')}"
         elif isinstance(event, ModelErrorEvent):
-            yield f"model error: {cut(str(event.error or ''), PROSE_CAP, 'error')}"
+            yield f"model error: {cut(str(event.error or ''), _PROSE_CAP, 'error')}"
 
 
 def _drop_middle(turns: list[str], budget_chars: int) -> str:

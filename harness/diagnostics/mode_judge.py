@@ -13,9 +13,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from harness.diagnostics.mode_prompt import PROMPT_DIGEST, mode_prompt, parse_labels
 from harness.grading.judge import JudgeCallFailed, JudgePanel
 from harness.grading.judge_cache import cache_key
-from harness.signals.mode_prompt import PROMPT_DIGEST, mode_prompt, parse_labels
 
 PARAMS: dict[str, Any] = {"temperature": 0.0}
 
@@ -29,12 +29,12 @@ class EpisodeCase:
     outcome: str
     """How it ended: status, verdict, the answer given, turns used."""
     trajectory: str
-    """The condensed trajectory (signals/condensed.py)."""
+    """The condensed trajectory (diagnostics/condensed.py)."""
     turns: int
 
 
 @dataclass(frozen=True)
-class PanelLabels:
+class _PanelLabels:
     """The panel's answer for one episode."""
 
     modes: dict[str, int] | None
@@ -45,7 +45,7 @@ class PanelLabels:
     cached: int
 
 
-def label_episode(panel: JudgePanel, case: EpisodeCase) -> PanelLabels:
+def label_episode(panel: JudgePanel, case: EpisodeCase) -> _PanelLabels:
     replies = [_ask(panel, model, case) for model in panel.models]
     valid = [reply["labels"] for reply in replies if reply["labels"] is not None]
     costs = [r["cost_usd"] for r in replies if r["cost_usd"] is not None and not r["cached"]]
@@ -53,13 +53,13 @@ def label_episode(panel: JudgePanel, case: EpisodeCase) -> PanelLabels:
     cached = sum(r["cached"] for r in replies)
     cost = round(sum(costs), 8) if costs else None
     if len(valid) < panel.quorum:
-        return PanelLabels(None, replies, cost, made, cached)
+        return _PanelLabels(None, replies, cost, made, cached)
     modes: dict[str, int] = {}
     for mode in {label["mode"] for labels in valid for label in labels}:
         turns = [label["turn"] for labels in valid for label in labels if label["mode"] == mode]
         if 2 * len(turns) > len(valid):
             modes[mode] = min(turns)
-    return PanelLabels(dict(sorted(modes.items())), replies, cost, made, cached)
+    return _PanelLabels(dict(sorted(modes.items())), replies, cost, made, cached)
 
 
 def _ask(panel: JudgePanel, model: str, case: EpisodeCase) -> dict[str, Any]:

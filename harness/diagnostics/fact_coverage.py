@@ -2,7 +2,7 @@
 
 A cell is seen when its value appears in what the agent was shown of the row's document: the output of a
 command that names the document's file (`cat`, `grep ... file`, `sed -n ... file`), or an output line that
-carries the document's content under its name (a `grep -r` hit `file:...`; harness/signals/evidence.py). How a
+carries the document's content under its name (a `grep -r` hit `file:...`; harness/diagnostics/evidence.py). How a
 value appears:
 - a number as any number of the text (read by the numeric grader's parser: separators, decimal commas) equal
   to it, or equal to it rounded to the text number's own precision when that is 4 significant digits or more
@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from harness.core.facts import CellValue, FactRow
+from harness.diagnostics.evidence import DocumentIndex, shown_under
 from harness.grading.literal import Unparseable, parse_number
 from harness.records.events import ActionEvent, Event, ObservationEvent
-from harness.signals.evidence import DocumentIndex, shown_under
 
-SIGNIFICANT_DIGITS = 4
-SCALED_DIGITS = 5
+_SIGNIFICANT_DIGITS = 4
+_SCALED_DIGITS = 5
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?:\s*%)?")
 _SCALES = (Decimal(10) ** 3, Decimal(10) ** 4, Decimal(10) ** 6, Decimal(10) ** 8, Decimal(10) ** 9)
 _SPACES = re.compile(r"\s+")
@@ -87,7 +87,7 @@ class _Shown:
     @classmethod
     def of(cls, text: str) -> _Shown:
         plain = {number.normalize() for number in _numbers(text)}
-        precise = [number for number in plain if len(number.as_tuple().digits) >= SCALED_DIGITS]
+        precise = [number for number in plain if len(number.as_tuple().digits) >= _SCALED_DIGITS]
         scaled = {(number * scale).normalize() for number in precise for scale in _SCALES}
         return cls(frozenset(plain), frozenset(scaled), _fold(text))
 
@@ -107,7 +107,7 @@ class _Shown:
         if gold == 0:
             return False
         exponent = gold.adjusted()
-        for digits in range(SIGNIFICANT_DIGITS, 16):
+        for digits in range(_SIGNIFICANT_DIGITS, 16):
             unit = Decimal((0, (1,), exponent - digits + 1))
             rounded = gold.quantize(unit, rounding=ROUND_HALF_EVEN).normalize()
             if len(rounded.as_tuple().digits) == digits and any(rounded in found for found in sets):

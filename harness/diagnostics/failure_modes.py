@@ -11,23 +11,23 @@ from __future__ import annotations
 
 from harness.core.status import INTERRUPTED, Status
 
-RESOURCE_EXHAUSTION = "resource_exhaustion"
-INCOMPLETE_INSPECTION = "incomplete_inspection"
-EVIDENCE_MISIDENTIFICATION = "evidence_misidentification"
-UNCLASSIFIED = "unclassified"
-MODES = (INCOMPLETE_INSPECTION, EVIDENCE_MISIDENTIFICATION, RESOURCE_EXHAUSTION, UNCLASSIFIED)
-INSTRUCTION_NON_FOLLOWING = "instruction_non_following"
-HALLUCINATION = "hallucination"
+_RESOURCE_EXHAUSTION = "resource_exhaustion"
+_INCOMPLETE_INSPECTION = "incomplete_inspection"
+_EVIDENCE_MISIDENTIFICATION = "evidence_misidentification"
+_UNCLASSIFIED = "unclassified"
+MODES = (_INCOMPLETE_INSPECTION, _EVIDENCE_MISIDENTIFICATION, _RESOURCE_EXHAUSTION, _UNCLASSIFIED)
+_INSTRUCTION_NON_FOLLOWING = "instruction_non_following"
+_HALLUCINATION = "hallucination"
 PAPER_MODES = (
-    INCOMPLETE_INSPECTION,
-    EVIDENCE_MISIDENTIFICATION,
-    RESOURCE_EXHAUSTION,
-    INSTRUCTION_NON_FOLLOWING,
-    HALLUCINATION,
+    _INCOMPLETE_INSPECTION,
+    _EVIDENCE_MISIDENTIFICATION,
+    _RESOURCE_EXHAUSTION,
+    _INSTRUCTION_NON_FOLLOWING,
+    _HALLUCINATION,
 )
 """The paper's five failure modes (docs/FAILURE_MODES.md); a wrong episode may carry several. The rule above
 gives the first three; a judge (`annotate`) gives all five."""
-RULE_MODES = (INCOMPLETE_INSPECTION, EVIDENCE_MISIDENTIFICATION, RESOURCE_EXHAUSTION)
+RULE_MODES = (_INCOMPLETE_INSPECTION, _EVIDENCE_MISIDENTIFICATION, _RESOURCE_EXHAUSTION)
 """The modes both the rule and a judge give (their agreement is measured on these)."""
 RULE = (
     "Rule: turn/time/context limit = resource exhaustion; else an evidence file never reached (named in a "
@@ -41,9 +41,9 @@ def failure_mode(status: Status, correct: bool, evidence_recall: float | None) -
     if correct or status in INTERRUPTED:
         return None
     if status in _EXHAUSTED:
-        return RESOURCE_EXHAUSTION
+        return _RESOURCE_EXHAUSTION
     if evidence_recall is not None and evidence_recall < 1:
-        return INCOMPLETE_INSPECTION
+        return _INCOMPLETE_INSPECTION
     if evidence_recall is not None and status is Status.ANSWERED:
-        return EVIDENCE_MISIDENTIFICATION
-    return UNCLASSIFIED
+        return _EVIDENCE_MISIDENTIFICATION
+    return _UNCLASSIFIED

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.diagnostics.condensed import cut
+from harness.diagnostics.evidence import DocumentIndex
 from harness.records.events import ActionEvent, Event, ModelCallEvent, ObservationEvent
-from harness.signals.condensed import cut
-from harness.signals.evidence import DocumentIndex
 
-OUTPUT_CHARS = 6000
+_OUTPUT_CHARS = 6000
 """Characters kept of each output naming the document (head and tail, the cut said)."""
-PROSE_CHARS = 2000
+_PROSE_CHARS = 2000
 
 
 def document_record(events: Sequence[Event], document: str, final_reply: str | None) -> str:
@@ -28,13 +28,13 @@ def document_record(events: Sequence[Event], document: str, final_reply: str | N
             if naming_turn is not None:
                 note = prose.get(event.turn, "")
                 parts.append(
-                    f"## turn {event.turn}\n" + (f"agent: {cut(note, PROSE_CHARS, 'reply')}\n" if note else "")
+                    f"## turn {event.turn}\n" + (f"agent: {cut(note, _PROSE_CHARS, 'reply')}\n" if note else "")
                 )
                 parts.append(f"$ {event.command}")
         elif isinstance(event, ObservationEvent) and naming_turn == event.turn:
-            parts.append(cut(event.stdout or "", OUTPUT_CHARS, "output"))
+            parts.append(cut(event.stdout or "", _OUTPUT_CHARS, "output"))
     if not parts:
         return ""
     if final_reply:
-        parts.append(f"## final reply\n{cut(final_reply, PROSE_CHARS, 'reply')}")
+        parts.append(f"## final reply\n{cut(final_reply, _PROSE_CHARS, 'reply')}")
     return "\n".join(parts)

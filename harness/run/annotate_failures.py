@@ -7,21 +7,21 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.diagnostics.condensed import condense
+from harness.diagnostics.mode_judge import EpisodeCase, label_episode
+from harness.diagnostics.mode_prompt import PROMPT_DIGEST
 from harness.records.events import EpisodeStartEvent
 from harness.records.failure_labels import JUDGE_ERROR, LABELLED, EpisodeLabels, write_labels
 from harness.records.reading import is_finished, read_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.run.judges import JudgeOptions
-from harness.signals.condensed import condense
-from harness.signals.mode_judge import EpisodeCase, label_episode
-from harness.signals.mode_prompt import PROMPT_DIGEST
 
 TRAJECTORY_CHARS = 60_000
 """The condensed trajectory's size by default (about 15,000 tokens), well inside any judge's context."""
 
 
-def wrong_episodes(folder: RunFolder) -> list[ResultRow]:
+def _wrong_episodes(folder: RunFolder) -> list[ResultRow]:
     """The latest row of every episode that finished wrong by the agent's doing (not an infrastructure failure)."""
     rows = folder.latest_rows().values()
     return [row for row in rows if not row.is_correct() and not row.needs_rerun and not row.needs_regrade]
@@ -34,7 +34,7 @@ def annotate_run(run_dir: Path, options: JudgeOptions, trajectory_chars: int, co
     panel = options.panel(folder.path.parent, "annotate asks a judge panel", aliases)
     labels: list[EpisodeLabels] = []
     unlogged = 0
-    for row in wrong_episodes(folder):
+    for row in _wrong_episodes(folder):
         events = read_events(folder.trajectory_path(row.domain, row.task_id, row.epoch))
         start = events[0].event if events else None
         if not isinstance(start, EpisodeStartEvent) or not is_finished(events):

@@ -29,14 +29,14 @@ from harness.records.run_folder import RunFolder
 if TYPE_CHECKING:
     from harness.models.litellm_model import ProviderSettings
 
-LOCAL_SERVER_EXAMPLE = "http://127.0.0.1:30000/v1"
-SCRIPTED = "scripted:"
+_LOCAL_SERVER_EXAMPLE = "http://127.0.0.1:30000/v1"
+_SCRIPTED = "scripted:"
 """`--model scripted:FILE.yaml`: replies from a YAML list."""
 
 
 def scripted_file(spec: str) -> Path | None:
     """The reply file of a scripted model spec; None for any other model."""
-    return Path(spec.removeprefix(SCRIPTED)) if spec.startswith(SCRIPTED) else None
+    return Path(spec.removeprefix(_SCRIPTED)) if spec.startswith(_SCRIPTED) else None
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,8 @@ def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
         return _human_factory(config, offline)
     if spec.startswith("replay:"):
         path = Path(spec.removeprefix("replay:"))
-        check_replay_sources(path, tasks)
-        return ModelFactory(lambda task: _replayed(replay_source(path, task)), offline)
+        _check_replay_sources(path, tasks)
+        return ModelFactory(lambda task: _replayed(_replay_source(path, task)), offline)
     return _provider_factory(config)
 
 
@@ -116,13 +116,13 @@ def _human_factory(config: RunConfig, settings: dict[str, Any]) -> ModelFactory:
     return ModelFactory(lambda task: build(task, threading.Event()), settings, interactive=build)
 
 
-def replay_source(path: Path, task: Task) -> Path:
+def _replay_source(path: Path, task: Task) -> Path:
     """The logged trajectory an episode replays: PATH when it is one trajectory file (every epoch replays it),
     else the episode's own in the run folder PATH."""
     return path if path.is_file() else RunFolder(path).trajectory_path(*task.episode)
 
 
-def check_replay_sources(path: Path, tasks: list[Task]) -> None:
+def _check_replay_sources(path: Path, tasks: list[Task]) -> None:
     """Refuses PATH unless every selected episode has a logged trajectory there to replay."""
     if path.is_file():
         events = read_events(path)
@@ -134,7 +134,7 @@ def check_replay_sources(path: Path, tasks: list[Task]) -> None:
             raise InputError(f"{path}: replays task {start.task_id!r} only; select it with --task-id")
         return
     for task in tasks:
-        source = replay_source(path, task)
+        source = _replay_source(path, task)
         if not source.is_file():
             raise InputError(
                 f"{path}: no logged trajectory for task {task.id!r} epoch {task.epoch} ({source} not found)"
@@ -167,7 +167,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     if alias.api_base_required and not config.api_base:
         raise InputError(
             f"--model {config.model}: served locally, so --api-base is needed: start the server with "
-            f"`{alias.serve_hint}` and pass --api-base {LOCAL_SERVER_EXAMPLE}"
+            f"`{alias.serve_hint}` and pass --api-base {_LOCAL_SERVER_EXAMPLE}"
         )
     api_key = None
     if config.api_key_env:
@@ -203,7 +203,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     price = price_in((config.model, alias.model), prices) or bundled_price(alias.model)
     gate = gate_key(alias.model, config.api_base)
     if _seed(settings) is not None:
-        record["seed_per_epoch"] = SEED_PER_EPOCH
+        record["seed_per_epoch"] = _SEED_PER_EPOCH
     return ModelFactory(
         lambda task: LiteLLMModel(_seeded(settings, task.epoch), window, price),
         record,
@@ -239,7 +239,7 @@ def reply_reserve(config: RunConfig, factory: ModelFactory) -> int:
     return cap if isinstance(cap, int) else DEFAULT_OUTPUT_RESERVE
 
 
-SEED_PER_EPOCH = "seed + epoch - 1"
+_SEED_PER_EPOCH = "seed + epoch - 1"
 """With `--model-arg seed=N`, epoch k sends seed N + k - 1: each epoch its own draw, each reproducible."""
 
 

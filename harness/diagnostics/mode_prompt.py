@@ -7,8 +7,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from harness.diagnostics.failure_modes import PAPER_MODES
 from harness.grading.judge_prompt import fill, strict_json
-from harness.signals.failure_modes import PAPER_MODES
 
 PROMPT_VERSION = "failure-modes-1.0"
 DEFINITIONS = {
@@ -55,7 +55,7 @@ PROMPT_DIGEST = (
 
 
 @dataclass(frozen=True)
-class ModeLabel:
+class _ModeLabel:
     """One failure mode a judge found, with the turn it points to."""
 
     mode: str
@@ -76,14 +76,14 @@ def mode_prompt(question: str, reference: str, outcome: str, trajectory: str) ->
     return fill(TEMPLATE, values)
 
 
-def parse_labels(reply: str, turns: int) -> list[ModeLabel] | None:
+def parse_labels(reply: str, turns: int) -> list[_ModeLabel] | None:
     """The labels of a strict JSON reply (one object, optionally in one ```json fence): at least one, each a
     known mode once, with a turn from 0 to TURNS; None for anything else."""
     data = strict_json(reply)
     items = data.get("labels") if isinstance(data, dict) else None
     if not isinstance(items, list) or not items:
         return None
-    labels: list[ModeLabel] = []
+    labels: list[_ModeLabel] = []
     for item in items:
         if not isinstance(item, dict):
             return None
@@ -93,5 +93,5 @@ def parse_labels(reply: str, turns: int) -> list[ModeLabel] | None:
             return None
         if any(label.mode == mode for label in labels):
             return None
-        labels.append(ModeLabel(str(mode), int(turn or 0), reason))
+        labels.append(_ModeLabel(str(mode), int(turn or 0), reason))
     return labels

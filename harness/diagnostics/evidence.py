@@ -21,15 +21,15 @@ from typing import Any
 from harness.records.events import ActionEvent, Event, ObservationEvent
 
 METHOD = "commands-and-output (approximation)"
-OPENS_METHOD = "inotify on the collection folder (exact opens)"
-REACHING = ("named", "shown")
+_OPENS_METHOD = "inotify on the collection folder (exact opens)"
+_REACHING = ("named", "shown")
 """The ways of touching a document that count as reaching it (evidence recall)."""
 _TOKEN = re.compile(r"[\w.\-]+")
 _SIMPLE_NAME = re.compile(r"[\w.\-]+")
 
 
 @dataclass
-class Touch:
+class _Touch:
     """One document an episode touched: the turn it was first touched, first reached, and every way."""
 
     document: str
@@ -47,10 +47,10 @@ class Touch:
 
 
 @dataclass(frozen=True)
-class EvidenceRecord:
+class _EvidenceRecord:
     """What the episode touched, and the task's evidence files it reached (with the first turn of each)."""
 
-    touches: list[Touch]
+    touches: list[_Touch]
     evidence: list[str]
     method: str = METHOD
 
@@ -122,17 +122,17 @@ def shown_under(line: str, document: str) -> bool:
 
 def touched_documents(
     events: Iterable[Event], index: DocumentIndex, evidence: list[str], opens: dict[str, int] | None = None
-) -> EvidenceRecord:
+) -> _EvidenceRecord:
     """Every document the logged commands named or the outputs showed or listed, in order of first touch.
 
     With `opens` (file -> first turn it was opened, seen by the host: harness/sandboxes/file_opens.py) only opened
     documents are reached, and the record names that method.
     """
-    touches: dict[str, Touch] = {}
-    reaching = ("opened",) if opens is not None else REACHING
+    touches: dict[str, _Touch] = {}
+    reaching = ("opened",) if opens is not None else _REACHING
 
     def touch(document: str, turn: int, how: str) -> None:
-        record = touches.setdefault(document, Touch(document, turn))
+        record = touches.setdefault(document, _Touch(document, turn))
         record.first_turn = min(record.first_turn, turn)
         record.how.add(how)
         if how in reaching and (record.reached_turn is None or turn < record.reached_turn):
@@ -149,5 +149,5 @@ def touched_documents(
     for document, turn in (opens or {}).items():
         touch(document, turn, "opened")
     ordered = sorted(touches.values(), key=lambda record: record.first_turn)  # stable: log order within a turn
-    method = OPENS_METHOD if opens is not None else METHOD
-    return EvidenceRecord(ordered, list(dict.fromkeys(evidence)), method)
+    method = _OPENS_METHOD if opens is not None else METHOD
+    return _EvidenceRecord(ordered, list(dict.fromkeys(evidence)), method)

@@ -17,18 +17,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.facts import FactRow
+from harness.diagnostics.fact_prompt import PROMPT_DIGEST, cells_json, fact_prompt, parse_supported
+from harness.diagnostics.fact_record import document_record
 from harness.grading.judge import JudgeCallFailed, JudgePanel
 from harness.grading.judge_cache import cache_key
 from harness.records.events import Event
 from harness.records.fact_counts import FactCounts, count_covered
-from harness.signals.fact_prompt import PROMPT_DIGEST, cells_json, fact_prompt, parse_supported
-from harness.signals.fact_record import document_record
 
 PARAMS: dict[str, Any] = {"temperature": 0.0}
 
 
 @dataclass
-class FactJudgment:
+class _FactJudgment:
     """The judges' answer for one episode."""
 
     counts: FactCounts | None
@@ -42,8 +42,8 @@ class FactJudgment:
 
 def judge_facts(
     panel: JudgePanel, question: str, facts: Sequence[FactRow], events: Sequence[Event], final_reply: str | None
-) -> FactJudgment:
-    judgment = FactJudgment(None)
+) -> _FactJudgment:
+    judgment = _FactJudgment(None)
     costs: list[float] = []
     for row in facts:
         record = document_record(events, row.document, final_reply)

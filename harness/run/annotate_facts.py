@@ -8,13 +8,13 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.core.facts import parse_facts
+from harness.diagnostics.fact_judge import judge_facts
+from harness.diagnostics.fact_prompt import PROMPT_DIGEST
 from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
 from harness.records.fact_judgments import JUDGE_ERROR, JUDGED, EpisodeFacts, write_fact_judgments
 from harness.records.reading import is_finished, read_events
 from harness.records.run_folder import RunFolder
 from harness.run.judges import JudgeOptions
-from harness.signals.fact_judge import judge_facts
-from harness.signals.fact_prompt import PROMPT_DIGEST
 
 
 def annotate_facts(run_dir: Path, options: JudgeOptions, console: Console) -> list[EpisodeFacts]:

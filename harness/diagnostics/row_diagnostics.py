@@ -9,19 +9,19 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.facts import FactRow
+from harness.diagnostics.escapes import METHOD as ESCAPES_METHOD
+from harness.diagnostics.escapes import refused_attempts
+from harness.diagnostics.evidence import DocumentIndex, touched_documents
+from harness.diagnostics.fact_coverage import seen_cells
+from harness.diagnostics.fact_judge import judge_facts
+from harness.diagnostics.failure_modes import failure_mode
 from harness.grading.judge import JudgePanel
 from harness.records.events import Event, SandboxReadyEvent
 from harness.records.fact_counts import count_covered
 from harness.records.results import ResultRow
-from harness.signals.escapes import METHOD as ESCAPES_METHOD
-from harness.signals.escapes import refused_attempts
-from harness.signals.evidence import DocumentIndex, touched_documents
-from harness.signals.fact_coverage import seen_cells
-from harness.signals.fact_judge import judge_facts
-from harness.signals.failure_modes import failure_mode
 
 
-def with_signals(
+def with_diagnostics(
     row: ResultRow,
     events: Sequence[Event],
     evidence: list[str],
