@@ -25,8 +25,9 @@ from rich.console import Console
 from harness.core.errors import InputError
 from harness.inputs.collections.build import BuildRequest, build_collection
 from harness.inputs.collections.convert import convert, source_format
-from harness.sandboxes.backend_setup import prepare_backend
+from harness.sandboxes.backend import BackendSetup
 from harness.sandboxes.base import SandboxSettings
+from harness.sandboxes.registry import prepare_backend
 
 
 def generate_sources(folder: Path, scale: int = 4) -> None:
@@ -126,7 +127,11 @@ def sandbox_start(real_bytes: bool, rounds: int = 11) -> None:
         fill_collection(large, 2 << 30, real_bytes)
         for backend_name in ("local", "docker"):
             try:
-                backend = prepare_backend(backend_name, SandboxSettings(), "bench-conversion", ["bench"], 600, None)
+                setup = BackendSetup(
+                    settings=SandboxSettings(), run_id="bench-conversion", collections={}, time_limit_s=600
+                )
+                backend = prepare_backend(backend_name, setup)
+                backend.start()
             except InputError as error:
                 print(f"{backend_name}: skipped ({error})")
                 continue

@@ -140,9 +140,12 @@ def bwrap_floor(rounds: int) -> float:
 
 def sandbox_start(backend: str, collection: Path, rounds: int) -> float:
     """Median seconds of `start()` (the container or bwrap holder up) plus `close()` per episode."""
-    from harness.sandboxes.backend_setup import prepare_backend
+    from harness.sandboxes.backend import BackendSetup
+    from harness.sandboxes.registry import prepare_backend
 
-    prepared = prepare_backend(backend, SandboxSettings(), "bench-start", ["bench"], 3600.0, None)
+    setup = BackendSetup(settings=SandboxSettings(), run_id="bench-start", collections={}, time_limit_s=3600.0)
+    prepared = prepare_backend(backend, setup)
+    prepared.start()
     timings = []
     for index in range(rounds * 5):
         box = prepared.new_sandbox("bench", collection, f"start-{index}", threading.Event())

@@ -29,7 +29,7 @@ from harness.episode.budget import Budget
 from harness.models.base import Usage, action_reply
 from harness.models.litellm_model import LiteLLMModel, ProviderSettings
 from harness.records.compact import ShownText, compact_messages
-from harness.records.events import ModelCallEvent, write_event
+from harness.records.events import ModelCallEvent
 from harness.records.trajectory import TrajectoryWriter
 from tests.openai_server import ScriptedOpenAIServer, reply
 
@@ -76,7 +76,7 @@ def measure(model: LiteLLMModel, log: TrajectoryWriter, turns: int, calls: int) 
             latency_s=0.001,
             model_id=answer.model_id,
         )
-        write_event(log, event)
+        log.write(event)
 
     return {
         "conversation KB": len(json.dumps(messages)) / 1024,

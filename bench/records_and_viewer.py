@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from harness.records.trajectory import read_trajectory
-from harness.sandboxes.backend_setup import Capabilities
+from harness.sandboxes.backend import Capabilities
 from harness.sandboxes.base import ExecResult
 
 RUNS = 8

@@ -226,7 +226,8 @@ def test_viewer_shows_header_failure_mode_search_and_touched_files_in_headless_c
         assert graded == "graded answer 41 → wrong_value · failure mode incomplete_inspection"
         missed = page.locator("li.evidence.missed")
         assert missed.count() == 1 and missed.inner_text() == "ledger.md · listed · turn 1 · evidence"
-        assert page.locator("#main details summary").inner_text() == "2 more documents only listed"
+        listed = page.locator("#main details summary", has_text="documents only listed")
+        assert listed.inner_text() == "2 more documents only listed"
         assert page.locator("ul.listed-only li", has_text="<i>odd&amp;.md · listed").count() == 1
         assert "evidence recall 0%" in page.locator(".touched-files").inner_text()
 

@@ -227,15 +227,15 @@ def test_after_sigterm_the_summary_shows_the_pending_tasks(mini, signal_name):
 
 
 def test_an_events_line_keeps_the_keys_and_order_old_runs_have_and_leaves_out_what_it_lacks(tmp_path):
-    from harness.records.events import ActionEvent, EpisodeStartEvent, write_event
+    from harness.records.events import ActionEvent, EpisodeStartEvent
     from harness.records.trajectory import TrajectoryWriter, read_trajectory
 
     log = TrajectoryWriter(tmp_path / "t.jsonl")
     start = dict(task_id="t1", domain="mini", task={"answer": "42"}, task_digest="sha256:1", model="oracle")
-    write_event(log, EpisodeStartEvent(**start, sandbox={}, collection_hash="sha256:2", config_hash="sha256:3"))
-    write_event(log, EpisodeStartEvent(**start, imported_from="t1.traj.json"))
-    write_event(log, ActionEvent(turn=1, command="ls", timeout_s=600.0))
-    write_event(log, ActionEvent(turn=1, command="ls"))
+    log.write(EpisodeStartEvent(**start, sandbox={}, collection_hash="sha256:2", config_hash="sha256:3"))
+    log.write(EpisodeStartEvent(**start, imported_from="t1.traj.json"))
+    log.write(ActionEvent(turn=1, command="ls", timeout_s=600.0))
+    log.write(ActionEvent(turn=1, command="ls"))
     log.close()
     ran, imported, action, imported_action = [list(event) for event in read_trajectory(log.path)]
     assert ran == [

@@ -23,7 +23,7 @@ from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, collection_of
 from harness.records.episode_log import judge_log
 from harness.records.episode_row import UNGRADED, Spend, Timings, episode_row
-from harness.records.events import EpisodeEndEvent, EvidenceEvent, HarnessErrorEvent, SandboxReadyEvent, write_event
+from harness.records.events import EpisodeEndEvent, EvidenceEvent, HarnessErrorEvent, SandboxReadyEvent
 from harness.records.results import ResultRow
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.file_opens import WatchedSandbox, watched
@@ -52,7 +52,7 @@ def run_episode(task: Task, context: EpisodeContext, attempt: int = 1) -> Result
     outcome = Outcome(Status.HARNESS_ERROR, None, "the episode did not finish")
     try:
         log = context.trajectory_log(task)
-        write_event(log, context.start_of(task))  # before the sandbox starts: every episode can be re-graded
+        log.write(context.start_of(task))  # before the sandbox starts: every episode can be re-graded
         with _sandbox_slot(context, clocks):
             outcome, budget = _run_in_sandbox(task, context, log, clocks)
     except Exception as error:  # cancelled while waiting, the log unwritable, a bug of ours: the batch goes on
@@ -96,7 +96,7 @@ def _run_in_sandbox(
         started = time.monotonic()
         sandbox.start()
         clocks.sandbox_start_s = time.monotonic() - started
-        write_event(log, SandboxReadyEvent(sandbox=sandbox.describe(), start_s=round(clocks.sandbox_start_s, 3)))
+        log.write(SandboxReadyEvent(sandbox=sandbox.describe(), start_s=round(clocks.sandbox_start_s, 3)))
         model = context.make_model(task)
         budget = settings.budget(model, context.cancel)
         throttled = ThrottledModel(model, context.slots.connections, budget.clock, context.cancel)
@@ -141,7 +141,7 @@ def _finish(
     if log is not None:
         result = _annotated(task, result, log, collection, clocks.opens, judge, _graded_text(outcome))
         with contextlib.suppress(OSError, ValueError):  # a full disk: the row still reaches the batch
-            write_event(log, EpisodeEndEvent(row=result, submission=_graded_text(outcome)))
+            log.write(EpisodeEndEvent(row=result, submission=_graded_text(outcome)))
             log.close()
     return result
 
@@ -164,7 +164,7 @@ def _annotated(
             stated = with_stated_facts(result, judge, task.question, task.facts, events, final_reply)
             result, evidence["facts_stated"] = stated
         if evidence is not None:
-            write_event(log, EvidenceEvent(**evidence))
+            log.write(EvidenceEvent(**evidence))
     except Exception as error:  # a bug here must not cost the episode its row
         _log_failure(log, "evidence record", failure_text(error))
     return result
@@ -173,7 +173,7 @@ def _annotated(
 def _log_failure(log: TrajectoryLog | None, during: str, error: str) -> None:
     if log is not None:
         with contextlib.suppress(OSError, ValueError):
-            write_event(log, HarnessErrorEvent(during=during, error=error))
+            log.write(HarnessErrorEvent(during=during, error=error))
 
 
 def _graded_text(outcome: Outcome) -> str | None:

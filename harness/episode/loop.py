@@ -20,7 +20,6 @@ from harness.records.events import (
     ModelCallEvent,
     ModelErrorEvent,
     ObservationEvent,
-    write_event,
 )
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.base import ExecResult, Sandbox
@@ -116,7 +115,7 @@ class _AgentLoop:
                 attempts=error.attempts,
                 latency_s=round(time.monotonic() - started, 3),
             )
-            write_event(self.log, failed)
+            self.log.write(failed)
             if budget.out_of_time() and not isinstance(error, ContextOverflow):
                 raise EpisodeFinished(Status.TIME_LIMIT, detail=f"the model call ran out of time: {error}") from None
             raise
@@ -127,7 +126,7 @@ class _AgentLoop:
             latency_s=round(time.monotonic() - started, 3),
             model_id=reply.model_id,
         )
-        write_event(self.log, call)
+        self.log.write(call)
         budget.record_retries(reply.attempts, reply.queued_s)
         budget.record_call(self.messages, reply.usage, reply.cost_usd, reply.model_id)
         self.messages.append(reply.to_message())
@@ -144,9 +143,7 @@ class _AgentLoop:
             **_budget_left(self.budget),
         )
         turn = self.budget.turns
-        write_event(
-            self.log, FormatErrorEvent(turn=turn, problem=str(problem), consecutive=self.format_errors, text=text)
-        )
+        self.log.write(FormatErrorEvent(turn=turn, problem=str(problem), consecutive=self.format_errors, text=text))
         if self.format_errors >= self.settings.max_format_errors:
             raise EpisodeFinished(Status.FORMAT_ERRORS, detail=str(problem)) from None
         self.messages.extend(_observation_messages(reply, text))
@@ -156,10 +153,10 @@ class _AgentLoop:
         """Run the action in the sandbox and show the model what it did, unless it submitted or used up the time."""
         budget = self.budget
         timeout = budget.command_timeout(self.settings.command_timeout_s)
-        write_event(self.log, ActionEvent(turn=budget.turns, command=command, timeout_s=round(timeout, 3)))
+        self.log.write(ActionEvent(turn=budget.turns, command=command, timeout_s=round(timeout, 3)))
         result = too_long(command) or self.sandbox.execute(command, timeout)
         observed = self.prompts.render("observation", **_result_fields(result), **_budget_left(budget))
-        write_event(self.log, ObservationEvent(turn=budget.turns, **_result_fields(result), text=observed))
+        self.log.write(ObservationEvent(turn=budget.turns, **_result_fields(result), text=observed))
         budget.check_cancelled()
         if command_submits_answer(command) and has_closed_answer(result.stdout):
             raise EpisodeFinished(Status.ANSWERED, submission=result.stdout)

@@ -33,7 +33,6 @@ from harness.records.events import (
     EvidenceEvent,
     HarnessErrorEvent,
     SandboxReadyEvent,
-    write_event,
 )
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
@@ -251,18 +250,18 @@ def _import_episode(
 ) -> ResultRow:
     """One imported episode into FOLDER: its trajectory (our events), graded by our graders, evidence recorded."""
     log = TrajectoryWriter(folder.trajectory_path(*task.episode))
-    write_event(log, start_event(task, source.model, imported_from=str(source.path)))
+    log.write(start_event(task, source.model, imported_from=str(source.path)))
     imported = SandboxReadyEvent(
         sandbox={"backend": f"imported ({source.format})"}, start_s=episode.row.get("sandbox_start_s", 0.0)
     )
-    write_event(log, imported)
+    log.write(imported)
     for event in episode.events:
-        write_event(log, event)
+        log.write(event)
     graded = grade(task.grader, episode.submission, task.gold, judge, judge_log(log))
     if graded.judge_cost_usd is None:  # our judges answered from the cache: what they cost when they did not
         graded = dataclasses.replace(graded, judge_cost_usd=episode.row.get("judge_cost_usd"))
     if graded.grader_failure is not None:  # the grade says GRADER_ERROR; the traceback goes where a run puts it
-        write_event(log, HarnessErrorEvent(during="grading", error=graded.grader_failure))
+        log.write(HarnessErrorEvent(during="grading", error=graded.grader_failure))
     outcome = Outcome(episode.status, episode.submission, episode.detail)
     kept = {name: value for name, value in episode.row.items() if name not in DECIDED_BY_IMPORT}
     row = dataclasses.replace(episode_row(task, outcome, graded), **kept)
@@ -270,7 +269,7 @@ def _import_episode(
         row, log.events(), task.evidence, task.canary, collection, episode.opens, task.facts
     )
     if evidence is not None:
-        write_event(log, EvidenceEvent(**evidence))
-    write_event(log, EpisodeEndEvent(row=row, submission=episode.submission))
+        log.write(EvidenceEvent(**evidence))
+    log.write(EpisodeEndEvent(row=row, submission=episode.submission))
     log.close()
     return row

@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.grading.judge import JudgeLog
 from harness.inputs.tasks import Task, task_digest
-from harness.records.events import EpisodeStartEvent, JudgeCallEvent, write_event
+from harness.records.events import EpisodeStartEvent, JudgeCallEvent
 from harness.records.trajectory import TrajectoryLog
 
 _TASK_RECORD = ("question", "answer", "answer_format", "grader", "rel_tol", "abs_tol", "type", "collection")
@@ -53,6 +53,6 @@ def judge_log(log: TrajectoryLog) -> JudgeLog:
 
     def write(event: dict[str, Any]) -> None:
         with contextlib.suppress(OSError, ValueError):  # a full disk never costs the grade
-            write_event(log, JudgeCallEvent(**event))
+            log.write(JudgeCallEvent(**event))
 
     return write

@@ -9,7 +9,7 @@ for it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -17,9 +17,6 @@ from harness.core.record import Number, Record
 from harness.core.reply import Reply
 from harness.records.compact import compact_observation
 from harness.records.results import ResultRow
-
-if TYPE_CHECKING:
-    from harness.records.trajectory import TrajectoryLog
 
 _SCHEMA_VERSION = 3
 """3: each output is stored once (compact.py): an observation's streams are places in its text, and a model
@@ -248,9 +245,3 @@ AnyEvent = Annotated[
     Field(discriminator="event"),
 ]
 """Every event a log's line can be, told apart by its `event` field (reading.py reads lines with it)."""
-
-
-def write_event(log: TrajectoryLog, event: Event) -> None:
-    """The one way an event is written: its line is stamped with the time it happened, and the log keeps the
-    event as written (`TrajectoryLog.events`)."""
-    log.write(event)

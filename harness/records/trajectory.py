@@ -28,7 +28,7 @@ class TrajectoryLog(Protocol):
     """Where an episode's events go: a file (`TrajectoryWriter`) or, on a Ray node, the driver's stream."""
 
     def write(self, event: Event) -> None:
-        """Write one event's line (through `events.write_event`) and keep the event."""
+        """The one way an event is written: its line, stamped with the time it happened, and the event kept."""
 
     def events(self) -> list[Event]:
         """Every event written through this log so far, as written: the episode's diagnostics read them from here,

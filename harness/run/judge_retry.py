@@ -10,7 +10,7 @@ from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task
 from harness.records.episode_log import judge_log
 from harness.records.episode_row import grade_fields
-from harness.records.events import EpisodeEndEvent, write_event
+from harness.records.events import EpisodeEndEvent
 from harness.records.reading import read_events
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
@@ -35,7 +35,7 @@ def regrade_judge_errors(
             task = by_key[row.key]
             graded = grade(task.grader, submission, task.gold, judge, judge_log(log))
             new = dataclasses.replace(row, **grade_fields(graded))
-            write_event(log, EpisodeEndEvent(row=new, submission=submission, regraded=True))
+            log.write(EpisodeEndEvent(row=new, submission=submission, regraded=True))
         finally:
             log.close()
         writer.append(new)
