@@ -20,12 +20,12 @@ from pathlib import Path
 
 import openpyxl
 import pymupdf
+from harness.sandboxes.backend_setup import prepare_backend
 from rich.console import Console
 
 from harness.core.errors import InputError
 from harness.inputs.collections.build import BuildRequest, build_collection
 from harness.inputs.collections.convert import convert, source_format
-from harness.sandboxes.backend_setup import prepare_backend
 from harness.sandboxes.base import SandboxSettings
 
 

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from harness.sandboxes.backend_setup import Capabilities
 
 from harness.records.trajectory import read_trajectory
-from harness.sandboxes.backend_setup import Capabilities
 from harness.sandboxes.base import ExecResult
 
 RUNS = 8
