@@ -15,6 +15,7 @@ from harness.cli.main import main
 from harness.core.yaml_safe import dump_yaml
 from harness.records.trajectory import read_jsonl, read_trajectory
 from harness.sandboxes.base import SandboxSettings
+from tests.helpers.markers import mark_by_use
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -68,6 +69,10 @@ class MiniProject:
         results = run_dir / "results.jsonl"
         rows = read_jsonl(results) if results.exists() else []  # not splitlines(): U+2028 is no line end
         return RunOutcome(code, rows, run_dir, captured.out + captured.err)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_by_use(items)
 
 
 @pytest.fixture
