@@ -57,6 +57,7 @@ def judge_args(server) -> tuple[str, ...]:
     return ("--model", "oracle", "--judge", JUDGE_MODEL, "--judge-api-base", server.url)
 
 
+@pytest.mark.slow
 def test_mixed_run_grades_each_family_and_reports_by_type(mixed, openai_server):
     openai_server.push(reply(json.dumps({"verdict": "CORRECT", "reason": "same facts"})))
     outcome = mixed.run(*judge_args(openai_server))

@@ -159,6 +159,7 @@ def test_a_resume_over_a_changed_collection_or_script_is_refused(mini):
     assert refused.exit_code == 2 and "model_digest" in refused.output
 
 
+@pytest.mark.slow
 def test_a_second_runner_on_the_same_run_folder_is_refused_naming_the_holder(mini):
     many_tasks(mini, 2)
     script = mini.root / "slow.yaml"

@@ -42,6 +42,7 @@ pytestmark = pytest.mark.usefixtures("openai_key")
 
 
 @pytest.mark.parametrize("action_format", ["toolcall", "text"])
+@pytest.mark.slow
 def test_every_calls_messages_rebuilt_from_the_log_are_those_sent(mini, openai_server, action_format):
     def act(command: str) -> str:
         return f"Next.\n```bash\n{command}\n```" if action_format == "text" else ""
