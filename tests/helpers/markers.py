@@ -13,7 +13,7 @@ import pytest
 DOCKER_FIXTURES = {"docker_image", "e2b_emulator", "emulated"}
 DOCKER_BACKENDS = {"docker", "e2b-emulator"}
 RAY_FIXTURES = {"cluster", "e2b_cluster"}
-BROWSER_HELPERS = {"viewer_page", "headless_chromium"}
+BROWSER_HELPERS = {"viewer_page", "headless_chromium", "sync_playwright"}
 
 SERIAL_FOLDERS = ("sandboxes/",)
 """Host uids, cgroups, kernel keyrings, containers listed by label, leftovers looked for machine-wide."""

@@ -10,12 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness.cli.main import main
 from harness.records.trajectory import read_jsonl
 from tests.conftest import REPO
 from tests.run.test_epochs import many_tasks
 
 
+@pytest.mark.slow
 def test_a_run_with_epochs_keeps_every_epoch_through_export_and_import_inspect(mini):
     many_tasks(mini, 2)
     outcome = mini.run("--model", mini.script([{"bash": "echo 42"}, "<answer>42</answer>"]), "--epochs", "3")
@@ -39,6 +42,8 @@ NEW_FIELD = '''    note: str | None = None
 CARRY = """
 import json, sys
 from pathlib import Path
+
+import pytest
 from harness.analysis.viewer_site import ViewerSite
 from harness.cli.main import main
 from harness.records.trajectory import read_jsonl

@@ -81,6 +81,7 @@ def export(project, *runs):
     return out
 
 
+@pytest.mark.slow
 def test_export_reads_back_with_inspect_field_by_field(graded, openai_server):
     runs = runs_of_every_kind(graded, openai_server)
     out = export(graded, *runs)
@@ -192,6 +193,7 @@ def comparable(rows):
     return sorted(rows, key=lambda row: (row["domain"], row["task_id"]))
 
 
+@pytest.mark.slow
 def test_export_then_import_gives_the_same_rows(graded, openai_server):
     runs = runs_of_every_kind(graded, openai_server)
     out = export(graded, *runs)
@@ -317,6 +319,7 @@ def free_port() -> int:
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="the viewer test needs Debian's chromium (apt-get install chromium)")
+@pytest.mark.slow
 def test_inspect_view_serves_the_export_and_chromium_opens_a_sample(graded, openai_server):
     from playwright.sync_api import sync_playwright
 
