@@ -55,6 +55,7 @@ def test_a_command_no_backend_can_run_is_the_agents_format_error(mini, backend, 
 BUSY_LOOPS = "for i in $(seq 500); do (while :; do :; done) & done; wait"
 
 
+@pytest.mark.slow
 def test_busy_loops_filling_the_cpu_quota_end_as_a_time_limit_not_a_sandbox_error(mini, backend):
     """500 busy loops share the sandbox's CPU with what enforces its limits; on Docker they run in the idle
     class, so the server's timer, kill and sweep still answer at once (they came more than 30 s late there:
@@ -121,6 +122,7 @@ def test_a_grader_that_raises_on_a_submission_grades_it_and_is_not_retried(mini,
 
 
 @pytest.mark.usefixtures("openai_key")
+@pytest.mark.slow
 def test_a_lone_surrogate_from_the_provider_goes_back_to_it_and_the_episode_goes_on(mini, openai_server):
     """A reply holding `\\ud800` (as JSON escapes it): the next call's body could not be encoded, a model_error
     the run retried; it goes back as U+FFFD, and the log keeps what the provider sent."""

@@ -22,6 +22,7 @@ def run_against(mini, server, run_id: str):
     )
 
 
+@pytest.mark.slow
 def test_agent_time_is_the_same_against_a_server_that_fails_30_percent_with_a_delay(mini, openai_server):
     mini.task_copies(EPISODES)
     openai_server.respond = two_step_agent
