@@ -2,7 +2,7 @@
 
 Run: python bench/ctrl_c.py [ROUNDS] [WORKERS]. Each round starts `python -m harness --model openai/x` against
 a loopback OpenAI-compatible server that lists its models but never answers a completion
-(tests/silent_server.py), waits until every worker's episode is waiting on its call, sends SIGINT and times
+(tests/helpers/silent_server.py), waits until every worker's episode is waiting on its call, sends SIGINT and times
 until the rows are written (every episode `cancelled`) and until the process has exited; it also counts the
 calls whose connections the server saw closed. Prints the median and the worst of each.
 """
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.silent_server import SilentServer
+from tests.helpers.silent_server import SilentServer
 
 
 def one_round(root: Path, workers: int) -> tuple[float, float, int]:

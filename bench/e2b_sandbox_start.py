@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import tests.e2b_emulator as emulator
+import tests.helpers.e2b_emulator as emulator
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.e2b.sandbox import SETUID_PROGRAMS, E2BSandbox
 from harness.sandboxes.e2b.templates import TemplateResources, build_template

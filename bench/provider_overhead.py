@@ -31,7 +31,7 @@ from harness.models.litellm_model import LiteLLMModel, ProviderSettings
 from harness.records.compact import ShownText, compact_messages
 from harness.records.events import ModelCallEvent
 from harness.records.trajectory import TrajectoryWriter
-from tests.openai_server import ScriptedOpenAIServer, reply
+from tests.helpers.openai_server import ScriptedOpenAIServer, reply
 
 OBSERVATION = ("| 2020 | 40 | units sold in the northern region, audited |\n" * 30)[:1500]
 TURNS = (1, 150)

@@ -2,7 +2,7 @@
 
 Run: python bench/rate_limit_pacing.py [SECONDS]   (default 24: each configuration's run)
 Callers (threads) make model calls one after another through our provider path (litellm, the provider's gate,
-the retries) to tests/providers/rate_limited.py, which enforces requests and tokens per minute as OpenAI and
+the retries) to tests/helpers/providers/rate_limited.py, which enforces requests and tokens per minute as OpenAI and
 Anthropic document them and announces them in every reply's headers. The minute is shortened to 8 s, so each
 run spans several. Budget used: the binding budget's share the calls took of what the server allowed over the
 run (its full bucket at the start and its refill since); refused: the share of requests answered 429.
@@ -23,8 +23,8 @@ os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from harness.models.litellm_model import LiteLLMModel, ProviderSettings
-from tests.openai_server import reply
-from tests.providers.rate_limited import RateLimitedServer
+from tests.helpers.openai_server import reply
+from tests.helpers.providers.rate_limited import RateLimitedServer
 
 MINUTE_S = 8.0
 CONFIGS = [

@@ -3,7 +3,7 @@
 Run: python bench/ray_scaling.py [EPISODES] [SECONDS_PER_CALL] [SANDBOXES_PER_NODE]   (default 200 1.0 4)
 A loopback `ray.cluster_utils.Cluster` (a head that runs no episodes, worker nodes declaring
 SANDBOXES_PER_NODE sandboxes) runs scripted episodes against a local OpenAI-compatible server that waits a
-fixed time per call (tests/openai_server.py, real HTTP through litellm): one call per episode, then the
+fixed time per call (tests/helpers/openai_server.py, real HTTP through litellm): one call per episode, then the
 answer is graded. Ideal: N nodes run N times the episodes per second of one node. The bench stays
 connected to the cluster across its runs (one Ray job), so a warm-up batch before each timed run starts the
 new node's worker processes (each imports litellm: seconds, paid once per worker process and job).
@@ -29,7 +29,7 @@ from rich.console import Console
 from harness.inputs.config import build_config
 from harness.run.executors.ray import SANDBOX_RESOURCE
 from harness.run.runner import execute_run, plan_run
-from tests.openai_server import ScriptedOpenAIServer, reply
+from tests.helpers.openai_server import ScriptedOpenAIServer, reply
 
 NODE = {"node_ip_address": "127.0.0.1", "include_dashboard": False}
 """Worker nodes declare as many CPUs as sandboxes (episodes reserve none): Ray keeps that many idle worker

@@ -1,7 +1,7 @@
 """Prints a sweep's wall time against the ideal: three models, each on its own rate-limited provider.
 
 Run: python bench/sweep_throughput.py [EPISODES] [SECONDS_PER_CALL] [CAPS]   (default 200 0.25 4,8,16)
-Three local OpenAI-compatible servers (tests/openai_server.py, real HTTP through litellm) answer at most CAP
+Three local OpenAI-compatible servers (tests/helpers/openai_server.py, real HTTP through litellm) answer at most CAP
 requests at once (a 429 with Retry-After: 1 above it) and wait SECONDS_PER_CALL per answer; one sweep of three
 models (one per server) runs EPISODES episodes each (two calls: read a document, answer) in the local sandbox,
 every model with --workers and --max-connections of twice the largest cap, so each provider's adaptive limit
@@ -29,7 +29,7 @@ from rich.console import Console
 
 from harness.inputs.config import build_config
 from harness.run.sweep import execute_sweep, plan_sweep
-from tests.openai_server import ScriptedOpenAIServer, two_step_agent
+from tests.helpers.openai_server import ScriptedOpenAIServer, two_step_agent
 
 CALLS_PER_EPISODE = 2
 

@@ -4,7 +4,7 @@
 
 Every distribution installed there but the harness itself, `name==version`, sorted (pip's own freeze). Refused,
 nothing written, when the environment does not hold a version pyproject.toml pins exactly: the lock and the
-pins must agree (tests/test_pinned_packages.py checks they do).
+pins must agree (tests/run/test_pinned_packages.py checks they do).
 """
 
 from __future__ import annotations

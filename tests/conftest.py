@@ -15,6 +15,7 @@ from harness.cli.main import main
 from harness.core.yaml_safe import dump_yaml
 from harness.records.trajectory import read_jsonl, read_trajectory
 from harness.sandboxes.base import SandboxSettings
+from tests.helpers.markers import mark_by_use
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -70,6 +71,10 @@ class MiniProject:
         return RunOutcome(code, rows, run_dir, captured.out + captured.err)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_by_use(items)
+
+
 @pytest.fixture
 def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
     """litellm's openai client insists on a key even for a local server (`pytestmark` of the modules using it)."""
@@ -105,7 +110,7 @@ def mini(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> MiniProject:
 
 @pytest.fixture
 def openai_server():
-    from tests.openai_server import ScriptedOpenAIServer
+    from tests.helpers.openai_server import ScriptedOpenAIServer
 
     server = ScriptedOpenAIServer()
     server.start()
@@ -134,7 +139,7 @@ def docker_image() -> tuple[Any, str]:
 
 @pytest.fixture(scope="session")
 def e2b_emulator() -> Any:
-    """tests/e2b_emulator.py, where the Docker engine and the offline base image are there."""
+    """tests/helpers/e2b_emulator.py, where the Docker engine and the offline base image are there."""
     from harness.core.errors import InputError
     from harness.sandboxes.docker.client import docker_client
     from harness.sandboxes.recipe import DEBOOTSTRAP_IMAGE
@@ -150,7 +155,7 @@ def e2b_emulator() -> Any:
             f"the E2B emulator builds on {DEBOOTSTRAP_IMAGE}: run `python -m harness sandbox build docker "
             "--base debootstrap`"
         )
-    import tests.e2b_emulator as emulator
+    import tests.helpers.e2b_emulator as emulator
 
     return emulator
 
@@ -209,14 +214,14 @@ def make_sandbox(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     `local-rlimit` is the local sandbox where no cgroup may be created (a non-root user on most machines);
     `local-setpriv` is the local sandbox of a root runner where unprivileged user namespaces are refused;
     `local-caller` is the local sandbox of an ordinary (non-root) runner, in a server process of that user;
-    `e2b-emulator` is our E2B code against tests/e2b_emulator.py.
+    `e2b-emulator` is our E2B code against tests/helpers/e2b_emulator.py.
     """
     if request.param == "e2b-emulator":
         emulator = request.getfixturevalue("e2b_emulator")
         monkeypatch.setenv("E2B_API_KEY", "emulator-key")
         return lambda collection, name, settings: emulated_e2b_sandbox(emulator, collection, name, settings)
     if request.param == "local-caller":
-        from tests.unprivileged import CallerSandbox
+        from tests.helpers.unprivileged import CallerSandbox
 
         return CallerSandbox
     if request.param.startswith("local"):

@@ -12,7 +12,7 @@ passwordless sudoer, `/etc/profile` sources `~/.bashrc` and `~/.profile`, and th
 cannot write, for a command; the agent's own, emptied at lock-down, for the kill after it.
 
 The SDK is injected (`sdk`), so tests drive this exact code against a fake of its classes and against a
-local emulator of the service (tests/e2b_emulator.py).
+local emulator of the service (tests/helpers/e2b_emulator.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,80 @@
+"""The viewer at 1280×800 in Chromium with four runs over nine domains: the episode list shows without
+scrolling past the run header (folded in a <details>), task ids on one line, no sideways scroll, long labels
+shortened with the full text on hover, the list sortable by any column."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harness.analysis.viewer_server import ViewerServer
+from harness.analysis.viewer_site import ViewerSite
+from tests.helpers.browser import headless_chromium
+
+DOMAINS = ("agri", "arch", "biz", "edu", "fin", "health", "law", "tech", "demo")
+LONG_LABEL = "hosted_vllm/Qwen2.5-Coder-32B-Instruct-AWQ at temperature 0.7 with a long protocol note"
+
+
+def four_runs_over_nine_domains(mini) -> list[Path]:
+    """Nine domains of two tasks each, run by four scripted models (one of them under a long label)."""
+    for domain in DOMAINS:
+        tasks = [{"id": f"{domain}-00{i}", "domain": domain, "question": f"Q {i}?", "answer": "42"} for i in (1, 2)]
+        (mini.tasks_dir / f"{domain}.jsonl").write_text("".join(json.dumps(task) + "\n" for task in tasks))
+        (mini.root / "collections" / domain).mkdir(exist_ok=True)
+        (mini.root / "collections" / domain / "a.md").write_text("forty-two\n")
+    runs = []
+    for number, answer in enumerate(("42", "41", "42", "7")):
+        label = ["--label", LONG_LABEL] if number == 0 else []
+        replies = [{"bash": "ls /workspace/documents"}, f"<answer>{answer}</answer>"]
+        outcome = mini.run(
+            "--model",
+            mini.script(replies),
+            "--domain",
+            ",".join(DOMAINS),
+            "--workers",
+            "4",
+            *label,
+            run_id=f"r{number}",
+        )
+        assert outcome.exit_code == 0, outcome.output
+        runs.append(outcome.run_dir)
+    return runs
+
+
+def open_viewer(browser, runs: list[Path], url: str):
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]")
+    return page
+
+
+def test_the_episode_list_shows_above_the_fold_at_1280_by_800(mini, tmp_path):
+    runs = four_runs_over_nine_domains(mini)
+    server = ViewerServer(ViewerSite(runs))
+    try:
+        with headless_chromium() as browser:
+            page = open_viewer(browser, runs, server.url)
+            assert page.locator("tr.episode").count() == 4 * 9 * 2
+            first = page.locator("tr.episode").first.bounding_box()
+            assert first is not None and first["y"] + first["height"] <= 800  # no scrolling past the header
+            assert page.locator("#runs").get_attribute("open") is None  # the header is folded
+            side = page.evaluate(
+                "() => { const s = document.getElementById('side'); return [s.scrollWidth, s.clientWidth]; }"
+            )
+            assert side[0] <= side[1]  # no sideways scroll
+            heights = page.evaluate("() => [...document.querySelectorAll('tr.episode')].map(r => r.offsetHeight)")
+            assert max(heights) == min(heights)  # no task id broken over two lines
+            label_cell = page.locator(f'tr.episode td.clip[title="{LONG_LABEL}"]').first
+            assert label_cell.text_content() == "hosted…protocol note"  # its start and end, whole on hover
+            page.screenshot(path=str(tmp_path / "viewer-list.png"))
+            tasks = lambda: [  # noqa: E731
+                page.locator("tr.episode").nth(n).locator("td").nth(2).text_content() for n in range(3)
+            ]
+            assert tasks() == ["agri-001"] * 3  # by domain, task, run and epoch at first
+            page.locator("#list-head th[title^=task]").click()
+            page.locator("#list-head th[title^=task]").click()
+            assert tasks() == ["tech-002"] * 3  # the task column, descending
+            page.locator("#runs summary").click()
+            assert page.locator("#header .protocol").count() == 4
+    finally:
+        server.close()

@@ -1,0 +1,161 @@
+"""`--judge-prompt FILE.yaml` (a benchmark's own judge protocol) and the `score` grader (FinDocMRE's open-ended
+type), over real HTTP against the local OpenAI-compatible server as the judges."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.analysis.type_scores import overall_score
+from harness.grading import GoldSpec, Verdict, grade
+from harness.grading.judge import JudgePanel
+from harness.grading.judge_cache import JudgeCache
+from harness.grading.judge_prompt import PROMPT_DIGEST
+from harness.grading.judge_protocol import load_protocol
+from harness.records.results import ResultRow, read_rows
+from harness.run.judges import litellm_judges
+from tests.helpers.openai_server import reply
+
+pytestmark = pytest.mark.usefixtures("openai_key")
+
+FINAL_REPLY = "From the ledger, 40 units in 2020 and 2 in 2021.\n<answer>42</answer>"
+LENIENT = {
+    "template": "Question: <<QUESTION>>\nReference: <<REFERENCE>>\nModel answer: <<ANSWER>>\n"
+    'Reply {"is_correct": ..., "explanation": ...}',
+    "reads": "final_reply",
+    "verdict": {"field": "is_correct", "correct": [True, "yes", "y", "1", "correct", "是", "正确"]},
+}
+
+
+def judged_task(mini, grader: str) -> None:
+    task = json.loads((mini.tasks_dir / "mini.jsonl").read_text()) | {"grader": grader, "answer": "42 units"}
+    task.pop("answer_format")
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task | {"type": "open"}) + "\n")
+
+
+def test_a_given_protocol_reads_the_whole_final_reply_and_yes_as_correct(mini, openai_server):
+    judged_task(mini, "judge")
+    protocol = mini.root / "mudabench-judge.yaml"
+    protocol.write_text(yaml.safe_dump(LENIENT, allow_unicode=True))
+    openai_server.push(reply(json.dumps({"is_correct": "Yes", "explanation": "same total"})))
+    outcome = mini.run(
+        "--model",
+        mini.script([FINAL_REPLY]),
+        "--judge",
+        "openai/judge",
+        "--judge-api-base",
+        openai_server.url,
+        "--judge-prompt",
+        str(protocol),
+    )
+    assert outcome.exit_code == 0, outcome.output
+    [row] = outcome.rows
+    assert row["verdict"] == "correct" and row["answer"] == "42"
+    [request] = openai_server.requests
+    sent = request["messages"][0]["content"]
+    assert "From the ledger, 40 units in 2020 and 2 in 2021." in sent and sent.startswith("Question: How many")
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["protocol"]["judge"]
+    assert recorded["prompt"] == load_protocol(protocol).digest != PROMPT_DIGEST
+    assert recorded["judge_prompt"]["reads"] == "final_reply" and recorded["judge_prompt"]["field"] == "is_correct"
+
+
+def test_our_protocol_stays_the_default_and_its_digest(mini, openai_server):
+    judged_task(mini, "judge")
+    openai_server.push(reply(json.dumps({"verdict": "CORRECT", "reason": "-"})))
+    outcome = mini.run(
+        "--model", mini.script([FINAL_REPLY]), "--judge", "openai/judge", "--judge-api-base", openai_server.url
+    )
+    assert outcome.exit_code == 0, outcome.output
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["protocol"]["judge"]
+    assert recorded["prompt"] == PROMPT_DIGEST and "judge_prompt" not in recorded
+    assert "From the ledger" not in openai_server.requests[0]["messages"][0]["content"]  # the tag's content only
+
+
+@pytest.mark.parametrize(
+    ("reply_text", "verdict"),
+    [('{"is_correct": true}', "CORRECT"), ('{"is_correct": "正确"}', "CORRECT"), ('{"is_correct": "no"}', "INCORRECT")],
+)
+def test_the_lenient_reading_rule(tmp_path, reply_text, verdict):
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump(LENIENT, allow_unicode=True))
+    assert load_protocol(path).read(reply_text) == verdict
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"template": "no answer placeholder"}, "field 'template': must be text holding <<ANSWER>>"),
+        ({"reads": "everything"}, "field 'reads': must be one of answer, final_reply"),
+        ({"score": {"field": "s"}}, "field 'verdict': give exactly one of 'verdict' and 'score'"),
+        ({"verdict": {"field": "v", "correct": []}}, "field 'verdict.correct': must list the values"),
+        ({"extra": 1}, "field 'extra': unknown field"),
+    ],
+)
+def test_a_bad_protocol_file_is_a_one_line_error_and_nothing_runs(mini, change, message):
+    judged_task(mini, "judge")
+    protocol = mini.root / "bad.yaml"
+    protocol.write_text(yaml.safe_dump(LENIENT | change))
+    outcome = mini.run(
+        "--model", mini.script([FINAL_REPLY]), "--judge", "openai/judge", "--judge-prompt", str(protocol)
+    )
+    assert outcome.exit_code == 2 and message in outcome.output and len(outcome.output.strip().splitlines()) == 1
+    assert not outcome.run_dir.exists()
+
+
+def test_three_judges_scoring_5_4_and_malformed_grade_4_5_with_quorum_2(mini, openai_server):
+    judged_task(mini, "score")
+    openai_server.push(
+        reply(json.dumps({"score": 5, "reason": "-"})),
+        reply(json.dumps({"score": 4, "reason": "-"})),
+        reply("a four, I would say"),
+    )
+    judges = "openai/judge-a,openai/judge-b,openai/judge-c"
+    outcome = mini.run(
+        "--model",
+        mini.script([FINAL_REPLY]),
+        "--judge",
+        judges,
+        "--judge-quorum",
+        "2",
+        "--judge-api-base",
+        openai_server.url,
+    )
+    assert outcome.exit_code == 0, outcome.output
+    [row] = read_rows(outcome.run_dir / "results.jsonl")
+    assert (row.score, row.judge_scores, row.score_range) == (4.5, [5, 4, None], [0, 5])
+    assert row.verdict is Verdict.WRONG_VALUE and "JUDGE_MALFORMED" in row.reasons  # correct only at the top
+    assert "from 0 (wrong or missing) to 5" in openai_server.requests[0]["messages"][0]["content"]
+
+
+def test_fewer_valid_scores_than_the_quorum_is_judge_error(openai_server, tmp_path):
+    openai_server.push(reply('{"score": 5}'), reply('{"score": 9}'), reply("{}"))
+    panel = JudgePanel(["openai/a", "openai/b", "openai/c"], 2, JudgeCache(tmp_path), litellm_judges(openai_server.url))
+    graded = grade("score", "<answer>a long story</answer>", GoldSpec("the story", question="What?"), panel)
+    assert (graded.verdict, graded.score, graded.judge_scores) == (Verdict.JUDGE_ERROR, None, [5, None, None])
+
+
+def row(task_type: str, correct: bool, score: float | None = None) -> ResultRow:
+    fields = {"task_id": "t", "domain": "d", "status": "answered", "answer": None, "reasons": [], "unit": None}
+    verdict = "correct" if correct else "wrong_value"
+    fields |= {"verdict": verdict, "verdict_strict": verdict, "verdict_lenient": verdict}
+    fields |= {"correct_at_tolerance": None, "parsed_value": None, "turns": 1, "duration_s": 1.0}
+    fields |= {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "reasoning_tokens": 0, "cost_usd": None}
+    fields |= {"detail": None, "grader_version": "x", "task_type": task_type}
+    if score is not None:
+        fields |= {"score": score, "score_range": [0, 5], "judge_scores": [int(score)]}
+    return ResultRow.from_dict(fields)
+
+
+def test_the_overall_score_is_findocmre_s_macro_average_with_scores_times_twenty(tmp_path: Path):
+    rows = [
+        *[row("single_choice", c) for c in (True, True, False, True)],  # 75
+        *[row("multiple_choice", c) for c in (True, False)],  # 50
+        *[row("true_false", c) for c in (True, True, True, False, False)],  # 60
+        *[row("numeric", c) for c in (False, False, True)],  # 33.33
+        *[row("open_ended", False, s) for s in (4.5, 3.0, 5.0)],  # mean 4.1667 x 20 = 83.33
+    ]
+    expected = (75 + 50 + 60 + 100 / 3 + 20 * (4.5 + 3.0 + 5.0) / 3) / 5
+    assert overall_score(rows) == pytest.approx(expected) and round(expected, 2) == 60.33

@@ -1,0 +1,161 @@
+"""Adaptive concurrency per provider: 429s lower the in-flight limit for every caller of that provider, success
+raises it again. Real litellm over real HTTP to the local test server, real bubblewrap sandboxes."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+
+import pytest
+
+from harness.models import concurrency
+from harness.models.concurrency import ProviderGate
+from tests.helpers.openai_server import ScriptedOpenAIServer, two_step_agent
+
+CAP = 8
+
+
+pytestmark = pytest.mark.usefixtures("openai_key")
+
+
+def agent_server(concurrency_limit: int | None) -> ScriptedOpenAIServer:
+    server = ScriptedOpenAIServer()
+    server.respond = two_step_agent
+    server.reply_delay_s = 1.0
+    server.concurrency_limit = concurrency_limit
+    server.start()
+    return server
+
+
+def provider_line(output: str) -> re.Match[str]:
+    match = re.search(r"in flight \d+/(\d+) \(max (\d+)\), (\d+)×429", output)
+    assert match, output
+    return match
+
+
+def test_a_rate_limited_provider_converges_to_its_cap_in_flight(mini):
+    mini.task_copies(96)
+    server = agent_server(CAP)
+    try:
+        outcome = mini.run(
+            "--model",
+            "openai/test-model",
+            "--api-base",
+            server.url,
+            "--workers",
+            "32",
+            "--max-connections",
+            "32",
+            "--max-retries",
+            "20",
+        )
+        mean_in_flight = server.mean_answering()
+    finally:
+        server.stop()
+    assert outcome.exit_code == 0 and [row["status"] for row in outcome.rows] == ["answered"] * 96
+    refused_share = server.refused / len(server.requests + [None] * server.refused)
+    limit, maximum, rate_limited = map(int, provider_line(outcome.output).groups())
+    assert maximum == 32 and rate_limited == server.refused > 0  # the 429 count is reported
+    assert refused_share < 0.2, (server.refused, len(server.requests))
+    assert mean_in_flight >= 0.6 * CAP, mean_in_flight  # about the cap: a fixed 32 averaged 3.8 of 8
+    assert limit <= 2 * CAP
+
+
+def test_a_provider_without_a_limit_keeps_the_configured_maximum(mini):
+    mini.task_copies(32)
+    server = agent_server(None)
+    try:
+        outcome = mini.run(
+            "--model", "openai/test-model", "--api-base", server.url, "--workers", "32", "--max-connections", "32"
+        )
+    finally:
+        server.stop()
+    assert outcome.exit_code == 0 and len(outcome.rows) == 32
+    assert tuple(map(int, provider_line(outcome.output).groups())) == (32, 32, 0)
+    assert server.max_concurrent > CAP
+
+
+def test_a_retry_after_holds_back_every_caller_of_the_provider():
+    gate = ProviderGate("openai@test", 4)
+    admitted, _ = gate.acquire()
+    gate.release(admitted, rate_limited=True, retry_after_s=1.0)  # one caller's 429
+    assert gate.state().limit == 1  # half of the one call in flight, at least one
+    waits: list[float] = []
+
+    def another_caller() -> None:
+        admitted, waited = gate.acquire()
+        waits.append(waited)
+        gate.release(admitted, rate_limited=False, retry_after_s=None)
+
+    started = time.monotonic()
+    callers = [threading.Thread(target=another_caller) for _ in range(3)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join()
+    assert time.monotonic() - started >= 0.9 and min(waits) >= 0.9
+
+
+def test_a_burst_of_429s_halves_the_limit_once_and_success_raises_it_back(monkeypatch):
+    monkeypatch.setattr(concurrency, "PROBE_AFTER_S", 0.5)
+    gate = ProviderGate("openai@test", 8)
+
+    def calls(count: int) -> None:
+        for _ in range(count):
+            ticket, _ = gate.acquire()
+            gate.release(ticket, rate_limited=False, retry_after_s=None)
+
+    tickets = [gate.acquire()[0] for _ in range(8)]
+    gate.release(tickets.pop(), rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 4  # the first refusal of the round halves the eight in flight
+    gate.release(tickets.pop(), rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 4  # a second one in the same round does not halve again
+    for ticket in tickets:  # the rest refused too: the server held none of them
+        gate.release(ticket, rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 1
+    calls(1 + 2 + 3 + 4 + 5 + 6)  # a full round of successes at each limit adds one
+    assert gate.state().limit == 7
+    calls(50)
+    assert gate.state().limit == 7  # the level that drew the 429 waits for its probe
+    time.sleep(0.6)
+    calls(7 + 8)
+    assert gate.state().limit == 8
+    calls(40)
+    assert gate.state().limit == 8  # never above the maximum
+
+
+@pytest.mark.parametrize("header", ["nan", "inf", "86400", "-5"])
+def test_an_absurd_retry_after_never_holds_the_provider_longer_than_the_longest_backoff(header):
+    from harness.models.rate_limits import MAX_DELAY_S, provider_delay_s
+
+    refused = Exception("429")
+    refused.headers = {"retry-after": header}  # type: ignore[attr-defined]
+    seconds = provider_delay_s(refused)
+    assert seconds is None or 0.0 <= seconds <= MAX_DELAY_S
+
+
+def test_a_call_lost_with_its_node_stops_counting_after_the_longest_call():
+    gate = ProviderGate("openai@test", 1, stale_after_s=0.3)
+    gate.acquire()  # never released: its node died mid-call
+    assert gate.try_acquire(0.1) is None  # still counted in flight
+    started = time.monotonic()
+    ticket, _ = gate.acquire()
+    assert time.monotonic() - started < 1.0 and gate.state().in_flight == 1
+    gate.release(ticket, rate_limited=False, retry_after_s=None)
+    assert gate.state().in_flight == 0
+
+
+def test_a_429_far_below_the_limit_halves_what_was_in_flight_in_one_round():
+    gate = ProviderGate("openai@test", 32)
+    tickets = [gate.acquire()[0] for _ in range(5)]  # the server takes 4: the fifth is refused
+    gate.release(tickets.pop(), rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 2  # 5 in flight halved, not 32 halved to 16 (then 8, then 4)
+
+
+def test_a_burst_far_above_the_cap_comes_down_to_what_the_server_held():
+    gate = ProviderGate("openai@test", 32)
+    tickets = [gate.acquire()[0] for _ in range(32)]  # the server holds 4 and refuses 28 at once
+    for ticket in tickets[4:]:
+        gate.release(ticket, rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 4  # one round of 429s, not 32 -> 16 -> 8 -> 4 with a pause each

@@ -1,0 +1,78 @@
+"""Run labels: recorded in run.yaml, the report's rows, ordered by overall accuracy, never two protocols in one."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+import yaml
+
+from harness.cli.main import main
+from tests.helpers.openai_server import two_step_agent
+
+pytestmark = pytest.mark.usefixtures("openai_key")
+
+
+def report_rows(mini, *run_dirs):
+    out = mini.root / "report"
+    code = main(["report", *map(str, run_dirs), "--out", str(out)])
+    output = mini.capsys.readouterr()
+    rows = list(csv.DictReader((out / "accuracy.csv").open())) if (out / "accuracy.csv").exists() else []
+    return code, rows, output.out + output.err, out
+
+
+def test_two_runs_of_one_model_with_different_model_args_are_two_rows_in_the_report(mini, openai_server):
+    openai_server.respond = two_step_agent
+    provider = ("--model", "openai/test-model", "--api-base", openai_server.url)
+    high = mini.run(*provider, "--model-arg", "reasoning_effort=high", run_id="high")
+    low = mini.run(*provider, "--model-arg", "reasoning_effort=low", run_id="low")
+    labels = [yaml.safe_load((run.run_dir / "run.yaml").read_text())["label"] for run in (high, low)]
+    assert labels == ["openai/test-model (reasoning_effort=high)", "openai/test-model (reasoning_effort=low)"]
+    code, rows, _, _ = report_rows(mini, high.run_dir, low.run_dir)
+    assert code == 0
+    assert sorted(row["model"] for row in rows if row["domain"] == "all") == sorted(labels)
+
+
+def test_a_plain_run_is_labelled_by_its_model_and_a_label_flag_wins(mini):
+    plain = mini.run("--model", "oracle", run_id="plain")
+    named = mini.run("--model", "oracle", "--label", "oracle, second try", "--max-turns", "9", run_id="named")
+    turns = mini.run("--model", "oracle", "--max-turns", "9", run_id="turns")
+    labels = [yaml.safe_load((run.run_dir / "run.yaml").read_text())["label"] for run in (plain, named, turns)]
+    assert labels == ["oracle", "oracle, second try", "oracle (max_turns=9)"]
+
+
+def test_report_orders_runs_by_overall_accuracy(mini):
+    wrong = mini.run("--model", mini.script(["<answer>41</answer>"]), "--label", "aaa always wrong", run_id="wrong")
+    right = mini.run("--model", "oracle", run_id="right")
+    code, rows, _, out = report_rows(mini, wrong.run_dir, right.run_dir)
+    assert code == 0
+    assert [row["model"] for row in rows if row["domain"] == "all"] == ["oracle", "aaa always wrong"]
+    header = next(line for line in (out / "report.md").read_text().splitlines() if line.startswith("| domain |"))
+    assert header == "| domain | oracle | aaa always wrong |"
+
+
+def test_report_refuses_two_protocols_under_one_label(mini):
+    first = mini.run("--model", "oracle", "--label", "same", run_id="first")
+    second = mini.run("--model", "oracle", "--label", "same", "--max-turns", "9", run_id="second")
+    code, _, output, out = report_rows(mini, first.run_dir, second.run_dir)
+    assert code == 2 and not out.exists()
+    [line] = output.strip().splitlines()
+    assert "first" in line and "second" in line and "'same'" in line and "max_turns" in line
+
+
+def test_shards_of_one_protocol_merge_under_their_label(mini):
+    task = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
+    both = [task, task | {"id": "t3"}]  # t1 falls in shard 2/2, t3 in 1/2: neither shard is empty
+    (mini.tasks_dir / "mini.jsonl").write_text("".join(json.dumps(one) + "\n" for one in both))
+    first = mini.run("--model", "oracle", "--shard", "1/2", run_id="shard-1")
+    second = mini.run("--model", "oracle", "--shard", "2/2", run_id="shard-2")
+    code, rows, _, _ = report_rows(mini, first.run_dir, second.run_dir)
+    assert code == 0
+    assert [(row["model"], row["n"]) for row in rows if row["domain"] == "all"] == [("oracle", "2")]
+
+
+def test_a_label_that_is_not_one_line_is_bad_input(mini):
+    outcome = mini.run("--model", "oracle", "--label", "two\nlines")
+    assert outcome.exit_code == 2 and "--label" in outcome.output
+    assert not outcome.run_dir.exists()

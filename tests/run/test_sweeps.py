@@ -1,0 +1,222 @@
+"""Sweeps: several models in one invocation, one run folder each under one sweep folder.
+
+Real litellm over real HTTP to the local test server, real bubblewrap sandboxes."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+
+from harness.cli.main import main
+from tests.helpers.openai_server import ScriptedOpenAIServer, two_step_agent
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+def agent_server(concurrency_limit: int | None = None, delay_s: float = 0.0) -> ScriptedOpenAIServer:
+    server = ScriptedOpenAIServer()
+    server.respond, server.reply_delay_s, server.concurrency_limit = two_step_agent, delay_s, concurrency_limit
+    server.start()
+    return server
+
+
+def sweep_file(mini, entries) -> str:
+    path = mini.root / "sweep.yaml"
+    path.write_text(yaml.safe_dump(entries))
+    return str(path)
+
+
+def rows_of(run_dir):
+    return [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+
+
+def test_a_comma_list_of_models_runs_each_into_its_own_folder_under_the_sweep(mini, openai_server):
+    mini.task_copies(3)
+    openai_server.respond = two_step_agent
+    models = "openai/model-a,openai/model-b,openai/model-c"
+    outcome = mini.run("--model", models, "--api-base", openai_server.url, "--workers", "2", run_id="sweep")
+    assert outcome.exit_code == 0, outcome.output
+    record = yaml.safe_load((outcome.run_dir / "sweep.yaml").read_text())
+    assert [run["model"] for run in record["runs"]] == models.split(",")
+    folders = [outcome.run_dir / run["run_id"] for run in record["runs"]]
+    for folder, model in zip(folders, models.split(","), strict=True):
+        assert yaml.safe_load((folder / "run.yaml").read_text())["config"]["model"] == model
+        assert sorted(row["task_id"] for row in rows_of(folder)) == ["t1", "t2", "t3"]
+    sent = {request["model"] for request in openai_server.requests}
+    assert sent == {"model-a", "model-b", "model-c"}  # each its own model name, never the comma list
+    assert main(["report", *map(str, folders), "--out", str(mini.root / "report")]) == 0
+    again = mini.run("--model", models, "--api-base", openai_server.url, run_id="sweep")  # the same command
+    assert again.exit_code == 0 and again.output.count("3 of 3 episodes kept, 0 to run") == 3
+
+
+def test_a_rejected_key_stops_one_model_of_three_and_the_others_finish(mini, monkeypatch):
+    mini.task_copies(12)
+    monkeypatch.setenv("GOOD_KEY", "sk-good")
+    monkeypatch.setenv("REVOKED_KEY", "sk-revoked")
+    server = agent_server()
+    server.rejected_keys = {"sk-revoked"}
+    entries = [
+        {"model": f"openai/model-{name}", "api_base": server.url, "api_key_env": key}
+        for name, key in (("a", "GOOD_KEY"), ("b", "REVOKED_KEY"), ("c", "GOOD_KEY"))
+    ]
+    try:
+        outcome = mini.run(
+            "--sweep",
+            sweep_file(mini, entries),
+            "--workers",
+            "2",
+            "--retry-errors",
+            "0",
+            "--error-window",
+            "4",
+            run_id="keys",
+        )
+    finally:
+        server.stop()
+    assert outcome.exit_code == 1
+    rows = {name: rows_of(outcome.run_dir / f"openai-model-{name}") for name in "abc"}
+    assert len(rows["a"]) == len(rows["c"]) == 12 and all(r["status"] == "answered" for r in rows["a"] + rows["c"])
+    assert 4 <= len(rows["b"]) <= 6 and all(r["status"] == "model_error" for r in rows["b"])
+    [line] = [line for line in outcome.output.splitlines() if "--max-error-rate" in line]
+    assert line.startswith("error: openai-model-b:") and "Incorrect API key provided" in line
+
+
+def test_the_sweeps_max_cost_caps_the_spend_of_all_models_together(mini, openai_server):
+    mini.task_copies(10)
+    openai_server.respond = two_step_agent  # $0.30 an episode at these prices
+    prices = mini.root / "prices.yaml"
+    prices.write_text(yaml.safe_dump({f"openai/model-{n}": {"input": 1000, "output": 1000} for n in "ab"}))
+    outcome = mini.run(
+        "--model",
+        "openai/model-a,openai/model-b",
+        "--api-base",
+        openai_server.url,
+        "--prices",
+        str(prices),
+        "--max-cost",
+        "1.5",
+        "--workers",
+        "2",
+        run_id="capped",
+    )
+    assert outcome.exit_code == 0, outcome.output
+    costs = [row["cost_usd"] for name in "ab" for row in rows_of(outcome.run_dir / f"openai-model-{name}")]
+    assert 1.5 <= sum(costs) <= 1.5 + 4 * 0.30 + 1e-9  # the cap, and the episodes in flight in both runs
+    assert len(costs) < 20
+
+
+def test_a_model_without_a_price_refuses_the_sweeps_max_cost_and_writes_nothing(mini, openai_server):
+    prices = mini.root / "prices.yaml"
+    prices.write_text(yaml.safe_dump({"openai/model-a": {"input": 1, "output": 1}}))
+    outcome = mini.run(
+        "--model",
+        "openai/model-a,openai/model-b",
+        "--api-base",
+        openai_server.url,
+        "--prices",
+        str(prices),
+        "--max-cost",
+        "1",
+        run_id="unpriced",
+    )
+    assert outcome.exit_code == 2 and not outcome.run_dir.exists()
+    assert "openai/model-b" in outcome.output and "--prices" in outcome.output
+
+
+def test_a_bad_sweep_file_is_one_line_naming_file_line_and_field(mini):
+    path = sweep_file(mini, [{"model": "oracle"}, {"model": "oracle", "label": "x", "temperatures": 2}])
+    outcome = mini.run("--sweep", path, run_id="bad")
+    assert outcome.exit_code == 2 and not outcome.run_dir.exists()
+    [line] = outcome.output.strip().splitlines()
+    assert "sweep.yaml:2:" in line and "'temperatures'" in line
+
+
+def test_two_runs_of_one_label_in_a_sweep_are_refused(mini):
+    outcome = mini.run("--model", "oracle,oracle", run_id="twice")
+    assert outcome.exit_code == 2 and not outcome.run_dir.exists() and "label 'oracle'" in outcome.output
+
+
+def test_a_sweep_adapts_each_providers_limit_on_its_own(mini):
+    mini.task_copies(32)
+    limited, open_server = agent_server(concurrency_limit=8, delay_s=1.0), agent_server(delay_s=1.0)
+    entries = [
+        {"model": "openai/model-a", "api_base": limited.url},
+        {"model": "openai/model-b", "api_base": limited.url},
+        {"model": "openai/model-c", "api_base": open_server.url},
+    ]
+    try:
+        outcome = mini.run(
+            "--sweep",
+            sweep_file(mini, entries),
+            "--workers",
+            "16",
+            "--max-connections",
+            "32",
+            "--max-retries",
+            "20",
+            run_id="aimd",
+        )
+        mean_in_flight = limited.mean_answering()
+    finally:
+        limited.stop()
+        open_server.stop()
+    assert outcome.exit_code == 0, outcome.output
+    states = dict(re.findall(r"provider openai@(\S+) in flight \d+/(\d+) \(max 32\), \d+×429", outcome.output))
+    assert int(states[limited.url]) <= 16 and states[open_server.url] == "32"
+    assert limited.refused / (len(limited.requests) + limited.refused) < 0.2
+    assert mean_in_flight >= 0.6 * 8
+
+
+def test_ctrl_c_stops_every_run_of_the_sweep(mini):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import REPO
+
+    mini.task_copies(2)
+    scripts = []
+    for name in ("first", "second"):
+        path = mini.root / f"{name}.yaml"
+        path.write_text(yaml.safe_dump([{"bash": "sleep 317"}]))
+        scripts.append(f"scripted:{path}")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "--model",
+            ",".join(scripts),
+            "--domain",
+            "mini",
+            "--workers",
+            "2",
+            *mini.folder_arguments("cut"),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    sweep = mini.results_dir / "cut"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if len([p for p in sweep.glob("*/episodes/mini/*.jsonl") if '"event": "action"' in p.read_text()]) == 4:
+            break
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    runs = [sweep / run["run_id"] for run in yaml.safe_load((sweep / "sweep.yaml").read_text())["runs"]]
+    assert len(runs) == 2
+    for run in runs:
+        assert sorted((r["task_id"], r["status"]) for r in rows_of(run)) == [("t1", "cancelled"), ("t2", "cancelled")]
+        assert (run / "summary.json").exists(), stderr
+    assert subprocess.run(["pgrep", "-f", "sleep 317"], capture_output=True, text=True).stdout == ""
