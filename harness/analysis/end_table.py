@@ -99,10 +99,10 @@ def _least_width(column: _EndColumn, cells: list[str]) -> int:
 
 
 def _print_types(summaries: list[DomainSummary], console: Console) -> None:
-    """Per-type accuracy and the macro average, for task files whose tasks carry a `type`."""
+    """Per-type accuracy and the overall number (`type_metrics.overall`), for task files whose tasks carry a `type`."""
     types = sorted({name for summary in summaries for name in summary.accuracy_by_type})
     table = Table(title=Text("accuracy by task type (default mode)"))
-    for column in ("domain", *types, "macro average", "judge cost"):
+    for column in ("domain", *types, "overall", "judge cost"):
         table.add_column(Text(column), justify="left" if column == "domain" else "right")
     for summary in summaries:
         by_type = summary.accuracy_by_type

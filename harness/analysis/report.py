@@ -164,15 +164,17 @@ def _markdown(
 
 
 def _by_type(table: dict[tuple[str, str], Cell]) -> list[str]:
-    """Per-type accuracy (default mode) and their macro average, when tasks carry a `type`; judge cost apart."""
+    """Per-type accuracy (default mode) and the overall number (`type_metrics.overall`), when tasks carry a
+    `type`; judge cost apart."""
     typed = {key: cell for key, cell in table.items() if cell.by_type()}
     if not typed:
         return []
     types = sorted({name for cell in typed.values() for name in cell.by_type()})
     lines = [
-        "## Accuracy by task type (default mode; macro average = mean over types)",
+        "## Accuracy by task type (default mode; overall = mean over types, a scored type by its mean score, "
+        "as the overall score below)",
         "",
-        "| model | domain | " + " | ".join(map(markdown_cell, types)) + " | macro average | judge cost (USD) |",
+        "| model | domain | " + " | ".join(map(markdown_cell, types)) + " | overall | judge cost (USD) |",
         "|---|---|" + "---|" * (len(types) + 2),
     ]
     for (model, domain), cell in typed.items():

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.analysis.stats import wilson_interval
+from harness.analysis.type_metrics import overall
 from harness.core.status import Status
 from harness.records.results import ResultRow
 
@@ -49,9 +50,9 @@ class Cell:
         return dict(sorted(types.items()))
 
     def macro_accuracy(self, mode: str = "default") -> float | None:
-        """The mean of the per-type accuracies (each type weighs the same); None when no task has a type."""
-        types = self.by_type(mode)
-        return sum(correct / n for correct, n in types.values()) / len(types) if types else None
+        """The one overall number of a typed task set (`type_metrics.overall`: the mean over types, a scored
+        type by its mean scaled score, as FinDocMRE); None when no task has a type."""
+        return overall(self.rows, mode)
 
     def judge_cost(self) -> float | None:
         """What the judges cost (never part of `cost`, the agent's); None when no judge call was paid."""
@@ -101,7 +102,8 @@ class DomainSummary:
     accuracy_by_type: dict[str, float] = field(default_factory=dict)
     """Default-mode accuracy per task type (tasks with a `type` only)."""
     macro_accuracy: float | None = None
-    """The mean of `accuracy_by_type`; None when no task has a type."""
+    """The overall number over task types (`type_metrics.overall`): the mean of `accuracy_by_type` when no type is
+    scored; a scored type counts by its mean scaled score, as in report.md's overall score. None without types."""
     judge_cost_usd: float | None = None
 
 

@@ -159,3 +159,24 @@ def test_the_overall_score_is_findocmre_s_macro_average_with_scores_times_twenty
     ]
     expected = (75 + 50 + 60 + 100 / 3 + 20 * (4.5 + 3.0 + 5.0) / 3) / 5
     assert overall_score(rows) == pytest.approx(expected) and round(expected, 2) == 60.33
+
+
+def test_the_console_summary_json_and_report_give_one_overall_number(tmp_path: Path):
+    """FinDocMRE's overall score, the same in summary.json, on the console and in report.md: an open answer counts
+    by its score, not as correct only at 5 (summary.json said 51.7% where report.md said 58.3)."""
+    from rich.console import Console
+
+    from harness.analysis.end_table import print_end_table
+    from harness.analysis.summary import summarize
+
+    rows = [
+        *[row("single_choice", c) for c in (True, True, False, True)],  # 75
+        *[row("open_ended", False, s) for s in (4.5, 3.0, 5.0)],  # 83.33
+    ]
+    [summary] = summarize(rows)
+    console = Console(record=True, width=120)
+    print_end_table([summary], console, "run", 1.0)
+    expected = overall_score(rows)
+    assert expected is not None and round(expected, 2) == 79.17
+    assert summary.macro_accuracy == pytest.approx(expected / 100, abs=1e-6)
+    assert f"{expected / 100:.1%}" in console.export_text()
