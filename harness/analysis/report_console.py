@@ -36,4 +36,6 @@ def print_summary(
         console.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
     if note:
         console.print(for_terminal(note.replace("`", "")), markup=False, highlight=False, soft_wrap=True)
-    console.print(f"report written to {for_terminal(str(out / 'report.md'))}", markup=False, highlight=False)
+    console.print(
+        f"report written to {for_terminal(str(out / 'report.md'))}", markup=False, highlight=False, soft_wrap=True
+    )

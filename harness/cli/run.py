@@ -39,7 +39,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     settings = vars(arguments)
     config_file = settings.pop("config", None)
     file_settings = load_yaml_settings(config_file) if config_file else {}
-    config = build_config(file_settings, settings)
+    config = build_config(file_settings, settings, {"sandbox": tuple(backend_names())})
     from harness.run.sweep import is_sweep
 
     if is_sweep(config):

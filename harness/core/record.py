@@ -33,4 +33,5 @@ def validation_problem(error: ValidationError, skip: int = 0) -> str:
     string`. `skip`: leading parts of the place that name no field (a union's tag)."""
     first = error.errors()[0]
     place = ".".join(str(part) for part in first["loc"][skip:])
-    return f"field '{place}': {first['msg']}" if place else first["msg"]
+    message = "missing" if first["type"] == "missing" else first["msg"]
+    return f"field '{place}': {message}" if place else message

@@ -364,8 +364,12 @@ def load_yaml_settings(path: Path) -> dict[str, Any]:
     return {"__source__": (path, lines), **settings}
 
 
-def build_config(file_settings: dict[str, Any], cli_settings: dict[str, Any]) -> RunConfig:
-    """Merge (CLI wins), coerce types, validate. `cli_settings` holds only flags the user gave."""
+def build_config(
+    file_settings: dict[str, Any], cli_settings: dict[str, Any], choices: dict[str, tuple[str, ...]] | None = None
+) -> RunConfig:
+    """Merge (CLI wins), coerce types, validate. `cli_settings` holds only flags the user gave; `choices`: the
+    allowed values of settings that come from elsewhere (the sandbox backends the registry holds), so a bad one
+    in a settings file is named with its file and line."""
     source = file_settings.pop("__source__", None)
     config = RunConfig()
     hints = typing.get_type_hints(RunConfig)
@@ -374,7 +378,8 @@ def build_config(file_settings: dict[str, Any], cli_settings: dict[str, Any]) ->
         for name, value in settings.items():
             where = _where(origin, name, source)
             coerced = _coerce(value, hints[name], where)
-            _check_range(coerced, specs[name].metadata, where)
+            meta = specs[name].metadata
+            _check_range(coerced, meta | {"choices": (choices or {}).get(name, meta["choices"])}, where)
             setattr(config, name, coerced)
     if not config.model and config.sweep is None:
         raise InputError("--model: required (e.g. --model oracle)")

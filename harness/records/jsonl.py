@@ -4,6 +4,7 @@ the line and the field. (Trajectories are read by the same `read_jsonl`, then as
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -13,9 +14,20 @@ from pydantic import TypeAdapter, ValidationError
 from harness.core.errors import InputError
 from harness.core.json_text import json_text
 from harness.core.record import validation_problem
-from harness.records.trajectory import read_jsonl
 
 T = TypeVar("T")
+
+
+def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
+    """Every complete line of an append-only JSONL log; a last line without its newline (the writer was
+    killed mid-write) is torn and ignored. Trajectories and results.jsonl are both read this way."""
+    records = []
+    with Path(path).open(encoding="utf-8") as lines:
+        for line in lines:
+            if not line.endswith("\n"):
+                break
+            records.append(json.loads(line))
+    return records
 
 
 def typed(adapter: TypeAdapter[T], fields: dict[str, Any]) -> T:

@@ -5,7 +5,6 @@ A crash leaves a valid prefix; an episode without `episode_end` is unfinished.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.core.json_text import json_text
 from harness.records.compact import expand
+from harness.records.jsonl import read_jsonl
 
 if TYPE_CHECKING:
     from harness.records.events import Event
@@ -75,18 +75,6 @@ class TrajectoryWriter(KeptEvents):
         if not self._file.closed:
             os.fsync(self._file.fileno())
             self._file.close()
-
-
-def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
-    """Every complete line of an append-only JSONL log; a last line without its newline (the writer was
-    killed mid-write) is torn and ignored. Trajectories and results.jsonl are both read this way."""
-    records = []
-    with Path(path).open(encoding="utf-8") as lines:
-        for line in lines:
-            if not line.endswith("\n"):
-                break
-            records.append(json.loads(line))
-    return records
 
 
 def read_trajectory(path: Path | str) -> list[dict[str, Any]]:

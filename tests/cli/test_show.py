@@ -106,7 +106,7 @@ def test_show_through_a_pager_escapes_them_too(mini):
     attributes[1] &= ~termios.ONLCR  # the terminal's own CR before each newline is not the output's
     termios.tcsetattr(terminal, termios.TCSANOW, attributes)
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 1000, 0, 0))  # no wrapping, as piped
-    environment = os.environ | {"PAGER": "cat", "TERM": "xterm-256color"}
+    environment = os.environ | {"PAGER": "cat", "TERM": "xterm-256color", "COLUMNS": "1000"}  # a set COLUMNS wins
     shown = subprocess.Popen(
         [sys.executable, "-m", "harness", "show", str(run.run_dir), "t1"],
         cwd=REPO,

@@ -180,5 +180,5 @@ def test_a_hand_edited_label_file_is_one_line_naming_line_and_field(mini):
     (run.run_dir / "failure_labels.jsonl").write_text('{"domain": "mini", "task_id": "t1"}\n')
     code = main(["report", str(run.run_dir), "--out", str(mini.root / "report")])
     err = mini.capsys.readouterr().err
-    assert code == 2 and f"{run.run_dir}/failure_labels.jsonl:1: field 'epoch': Field required" in err
+    assert code == 2 and f"{run.run_dir}/failure_labels.jsonl:1: field 'epoch': missing" in err
     assert not (mini.root / "report").exists()

@@ -73,7 +73,7 @@ def test_booleans_and_nulls_are_not_counted():
         (
             '{"domain": "d", "task_id": "t", "epoch": 1, "status": "judged", "stated": {"cells": 1}, "rows": [], '
             '"prompt": "p"}',
-            "field 'stated': not cell, row and column counts",
+            "field 'stated.cells_total': missing",
         ),
         ("[1]", "not a fact judgment"),
     ],

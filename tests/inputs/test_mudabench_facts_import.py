@@ -13,7 +13,6 @@ import pymupdf
 import pytest
 
 from harness.cli.main import main
-from harness.inputs.collections import build
 from harness.inputs.tasks import load_task_file, task_digest
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mudabench"
@@ -110,20 +109,19 @@ def test_facts_evidence_and_source_answers_land_in_the_task(project, capsys):
     assert "identical items dropped: 1" in output
 
 
-def test_each_pdf_is_converted_once_and_a_scan_says_why_it_was_not(project, capsys, monkeypatch):
-    calls: list[str] = []
-    real = build.convert
-
-    def counted(path, *arguments):
-        calls.append(path.name)
-        return real(path, *arguments)
-
-    monkeypatch.setattr(build, "convert", counted)
+def test_each_pdf_is_converted_once_and_a_scan_says_why_it_was_not(project, capsys):
+    """Conversions run in bounded worker processes, so they are counted by what they leave: one Markdown file
+    per PDF, the same file (one inode) in every set that holds the PDF."""
     code, output = run_import(project, capsys)
-    distinct = {entry["id"] for entry in metadata_entries()} - {MISSING}
-    pdfs = [name for name in calls if name.endswith(".pdf")]  # each set's own index.md is converted with it
-    assert code == 1 and sorted(pdfs) == sorted(f"{doc_id}.pdf" for doc_id in distinct)  # 11 PDFs in 4 sets
-    assert f"{len(distinct)} PDFs converted (each once)" in output
+    distinct = {entry["id"] for entry in metadata_entries()} - {MISSING, SCANNED}
+    inodes: dict[str, set[int]] = {}
+    for markdown in (project / "collections").glob("*/documents_*.md"):
+        if markdown.name == "documents_index.md":  # each set's own index, written per set
+            continue
+        inodes.setdefault(markdown.stem.removeprefix("documents_"), set()).add(markdown.stat().st_ino)
+    assert code == 1 and set(inodes) == distinct  # 10 converted PDFs of the 11 in 4 sets, the scan not
+    assert all(len(found) == 1 for found in inodes.values()), inodes
+    assert f"{len(distinct) + 1} PDFs converted (each once)" in output
     lines = output.splitlines()
     assert [line for line in lines if "could not convert" in line] == [
         f"  could not convert {SCANNED}.pdf: PDF without a text layer (scanned?): build with --ocr to read it by OCR"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
-from harness.records.trajectory import read_jsonl
+from harness.records.jsonl import read_jsonl
 from tests.conftest import REPO
 from tests.run.test_epochs import many_tasks
 
@@ -46,7 +46,7 @@ from pathlib import Path
 import pytest
 from harness.analysis.viewer_site import ViewerSite
 from harness.cli.main import main
-from harness.records.trajectory import read_jsonl
+from harness.records.jsonl import read_jsonl
 
 run, tasks, collections, results, out = map(Path, sys.argv[1:])
 folders = ["--tasks-dir", str(tasks), "--collections-dir", str(collections), "--results-dir", str(results)]

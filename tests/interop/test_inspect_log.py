@@ -18,10 +18,11 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 from harness.cli.main import main
 from harness.core.status import Status
 from harness.interop.inspect_export import export_log
+from harness.records.jsonl import read_jsonl
 from harness.records.reading import logged_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
-from harness.records.trajectory import read_jsonl, read_trajectory
+from harness.records.trajectory import read_trajectory
 from tests.helpers.openai_server import reply
 
 JUDGE = "openai/gpt-4o-mini"  # priced in litellm's bundled map: tokens and cost are known

@@ -59,7 +59,7 @@ def test_a_line_with_fields_its_class_lacks_reads_as_an_unknown_event():
 
 def test_a_line_missing_a_field_of_its_class_reads_as_an_unknown_event():
     event = logged_event({"event": "action", "time": 1.0, "command": "ls"}).event
-    assert event == UnknownEvent(logged_kind="action", fields={"command": "ls"}, problem="field 'turn': Field required")
+    assert event == UnknownEvent(logged_kind="action", fields={"command": "ls"}, problem="field 'turn': missing")
 
 
 @pytest.mark.parametrize(
