@@ -7,12 +7,13 @@ from pathlib import Path
 
 from harness.cli.arguments import add_collections_dir, add_tasks_dir
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
+from harness.cli.parser import Parser
 from harness.core.errors import InputError
 from harness.core.safe_text import for_terminal
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness leakage",
         description="Tasks whose gold answer, solution or id is printed in their collection. Exit code 0: none "
         "(or only golds a task allows with `leak_allow`); 1: some (or, with --closed-book, tasks answered without "
