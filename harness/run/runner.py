@@ -28,6 +28,7 @@ from harness.analysis.summary import summarize, summary_to_dict
 from harness.core.errors import InputError, NothingSelected
 from harness.core.names import check_label, check_run_id
 from harness.core.status import INFRASTRUCTURE_FAILURES
+from harness.core.writable import check_writable_folder
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
 from harness.grading import GRADERS, JUDGED
@@ -178,6 +179,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     check_run_id(run_id)
     if config.label is not None:
         check_label(config.label, "--label")
+    check_writable_folder(config.results_dir, "--results-dir")
     folder = RunFolder(config.results_dir / run_id)
     judge = _judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
