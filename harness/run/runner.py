@@ -191,6 +191,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     resumed = folder.path.exists()
     if resumed:
         record = _check_resumable(folder, protocol, files, config.allow_protocol_change)
+        _check_same_domains(record, config.domain, run_id)
         check_epochs(record, config.epochs)
     invocation = new_invocation()
     backend = backend_of(config, run_id, collections, invocation)
@@ -269,6 +270,22 @@ def _check_resumable(
             "resume with the same settings, or pass --allow-protocol-change"
         )
     return record
+
+
+def _check_same_domains(record: RunRecord, domain: str, run_id: str) -> None:
+    """A resume runs what the run selected: another --domain would add its rows to this run's (an import's
+    record names no domain)."""
+    recorded = record.config.get("domain")
+    if recorded is not None and _domain_set(recorded) != _domain_set(domain):
+        raise InputError(
+            f"--run-id {run_id}: the run was made for --domain {recorded!r}, not {domain!r}; "
+            f"resume it with --domain {recorded}, or choose another --run-id"
+        )
+
+
+def _domain_set(spec: str) -> set[str]:
+    """`law,fin` as `fin, law` is: the order and spaces do not change what is selected."""
+    return {name.strip() for name in spec.split(",") if name.strip()}
 
 
 def _kept_rows(folder: RunFolder, episodes: list[Task], redo: bool) -> tuple[list[ResultRow], int]:
