@@ -35,6 +35,7 @@ from harness.grading import GRADERS, JUDGED
 from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import CollectionFiles, collection_files, same_collection
 from harness.inputs.config import RunConfig, config_to_dict
+from harness.inputs.evidence_files import check_evidence
 from harness.inputs.leakage import leak_summary
 from harness.inputs.leakage_cache import find_leaks_cached
 from harness.inputs.prompts import PromptSet, load_prompts
@@ -169,6 +170,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     names = sorted({collection_of(task) for task in tasks}) or domains
     collections = {name: collection_path(config.collections_dir, name, config.follow_links) for name in names}
     files = {domain: collection_files(path, config.cache_dir) for domain, path in collections.items()}
+    check_evidence(tasks, {name: listed.files.keys() for name, listed in files.items()}, config.tasks_dir)
     collection_hashes = {domain: listed.digest for domain, listed in files.items()}
     episodes = episodes_of(tasks, config.epochs)
     make_model = model_factory(config, episodes)
