@@ -94,3 +94,20 @@ def test_a_value_that_names_a_subcommand_is_read_as_the_value(capsys):
 def test_no_parser_takes_an_abbreviation(command):
     parser = build_parser() if command is None else COMMANDS[command].build_parser()
     assert parser.allow_abbrev is False
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["oracle"], "error: argument COMMAND: invalid choice: 'oracle' (choose from "),
+        (["report"], "error: the following arguments are required: RUN"),
+        (["collection", "build", "src", "--domain", "d", "--workers", "two"], "error: argument --workers: invalid "),
+    ],
+)
+def test_what_argparse_refuses_is_one_line_without_the_usage(argv, said, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith(said) and captured.err.count("\n") == 1 and captured.out == ""
+    assert captured.err.rstrip().endswith("--help shows the usage)")
