@@ -1,5 +1,6 @@
 """The argument parser every command builds: a flag is matched as spelled, never as the start of a longer one
-(argparse would take `--max-turn 5` for `--max-turns 5`, or `--epoch 2` for `--epochs 2`, without a word)."""
+(argparse would take `--max-turn 5` for `--max-turns 5`, or `--epoch 2` for `--epochs 2`, without a word), and
+a refusal is one line, not the usage of every flag."""
 
 from __future__ import annotations
 
