@@ -26,6 +26,7 @@ from harness.analysis.summary import ALL, Cell
 from harness.analysis.type_scores import overall_section
 from harness.core.safe_text import for_terminal, markdown_cell
 from harness.core.status import Status
+from harness.core.writable import check_writable_folder
 from harness.records.results import MODE_FIELDS
 
 _RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit", "sandbox_limit")
@@ -66,6 +67,7 @@ def write_report(
     labels = load_labels(paths, names)  # read before anything is written: a bad label file writes nothing
     stated = load_stated(paths)
     out = out or default_report_folder(paths, paths)
+    check_writable_folder(out, "--out")
     out.mkdir(parents=True, exist_ok=True)
     models = _ranked_models(rows)
     table = cells(rows, models)

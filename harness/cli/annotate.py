@@ -7,10 +7,11 @@ from pathlib import Path
 
 from harness.cli.arguments import add_judge_panel
 from harness.cli.command import EXIT_OK, Session
+from harness.cli.parser import Parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness annotate",
         description="Label every wrong episode of a run with the five failure modes (docs/FAILURE_MODES.md) by a "
         "judge panel; writes RUN/failure_labels.jsonl, never results.jsonl. Judge replies are cached.",

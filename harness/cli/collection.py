@@ -11,11 +11,12 @@ from rich.markup import escape
 
 from harness.cli.arguments import add_collections_dir
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
+from harness.cli.parser import Parser
 from harness.core.safe_text import for_terminal
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness collection", description="Build a collection from raw documents; show sizes."
     )
     commands = parser.add_subparsers(dest="action", required=True)

@@ -7,12 +7,13 @@ from pathlib import Path
 
 from harness.cli.arguments import add_collections_dir, add_tasks_dir
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
+from harness.cli.parser import Parser
 from harness.core.errors import InputError
 from harness.core.safe_text import for_terminal
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness leakage",
         description="Tasks whose gold answer, solution or id is printed in their collection. Exit code 0: none "
         "(or only golds a task allows with `leak_allow`); 1: some (or, with --closed-book, tasks answered without "
@@ -33,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     """Every leak on its own line, then the count; EXIT_FAILED when a leak is not allowed by its task."""
+    from harness.inputs.collections.hashing import listed_names
+    from harness.inputs.evidence_files import check_evidence
     from harness.inputs.leakage import find_leaks
     from harness.inputs.tasks import collection_of, collection_path, load_task_file, resolve_domains
 
@@ -40,7 +43,9 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     tasks = [task for domain in domains for task in load_task_file(arguments.tasks_dir / f"{domain}.jsonl")]
     # each task's own collection (an imported benchmark's document set), else its domain's
     names = sorted({collection_of(task) for task in tasks})
-    hits = find_leaks(tasks, {name: collection_path(arguments.collections_dir, name) for name in names})
+    collections = {name: collection_path(arguments.collections_dir, name) for name in names}
+    check_evidence(tasks, {name: set(listed_names(path)) for name, path in collections.items()}, arguments.tasks_dir)
+    hits = find_leaks(tasks, collections)
     for hit in hits:
         note = f" (allowed: {hit.allowed})" if hit.allowed else ""
         line = f"{hit.domain}/{hit.task_id}: {hit.what} printed in {hit.document}{note}"

@@ -6,10 +6,11 @@ import argparse
 from pathlib import Path
 
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
+from harness.cli.parser import Parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness replay",
         description="Re-execute logged episodes with their logged replies and compare every observation and "
         "verdict, or (--regrade) grade the logged submissions again without running anything.",

@@ -6,10 +6,11 @@ import argparse
 from pathlib import Path
 
 from harness.cli.command import EXIT_OK, Session
+from harness.cli.parser import Parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness report",
         description="Accuracy tables (Markdown, CSV) and plots from one or more run folders (shards or models). "
         "Prints a few lines and the path of report.md.",

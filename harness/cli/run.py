@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from harness.cli.command import EXIT_FAILED, EXIT_NOTHING_SELECTED, EXIT_OK, Session
+from harness.cli.parser import Parser
 from harness.core.errors import NothingSelected
 from harness.inputs.config import RunConfig, add_setting_flags, build_config, load_yaml_settings
 from harness.sandboxes.registry import backend_names
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 def build_parser() -> argparse.ArgumentParser:
     """The run's flags, generated from `RunConfig`, and --config; only the flags given are parsed into settings."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness",
         description="Run an LLM agent on every task of a domain inside an isolated sandbox and grade the answers. "
         "Without a command this runs a batch; the commands below each have their own --help.",

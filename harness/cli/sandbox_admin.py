@@ -12,6 +12,7 @@ from rich.text import Text
 
 from harness.cli.arguments import add_collections_dir
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
+from harness.cli.parser import Parser
 from harness.core.errors import InputError
 from harness.sandboxes.backend import BuildRequest
 from harness.sandboxes.base import SandboxError
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m harness sandbox", description="Build and clean up sandboxes.")
+    parser = Parser(prog="python -m harness sandbox", description="Build and clean up sandboxes.")
     commands = parser.add_subparsers(dest="action", required=True)
     build = commands.add_parser(
         "build", help="build the Docker image or a domain's E2B template from sandbox_templates/"

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.cli.command import EXIT_OK, Session
+from harness.cli.parser import Parser
 from harness.core.errors import InputError
 from harness.core.safe_text import for_terminal
 from harness.records.events import (
@@ -34,7 +35,7 @@ _SHOWN_LINES = 40
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness show",
         description="One episode's trajectory in the terminal, turn by turn, with its verdict, timing split and "
         "evidence (paged on a terminal). Without TASK, the run's episodes.",

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from harness.cli.arguments import add_collections_dir, add_tasks_dir
 from harness.cli.command import Session
+from harness.cli.parser import Parser
 from harness.core.errors import InputError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m harness tasks", description="Import other benchmarks' tasks.")
+    parser = Parser(prog="python -m harness tasks", description="Import other benchmarks' tasks.")
     commands = parser.add_subparsers(dest="action", required=True)
     imports = commands.add_parser("import", help="write a task file and its collections from a benchmark's data")
     formats = imports.add_subparsers(dest="format", required=True)

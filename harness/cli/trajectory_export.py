@@ -7,10 +7,11 @@ from pathlib import Path
 
 from harness.cli.arguments import add_trajectory_format
 from harness.cli.command import Session
+from harness.cli.parser import Parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness export", description="A run's finished episodes as another agent's trajectory files."
     )
     add_trajectory_format(parser)

@@ -14,10 +14,11 @@ from harness.cli.arguments import (
     add_trajectory_format,
 )
 from harness.cli.command import Session
+from harness.cli.parser import Parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness import",
         description="A run folder from another agent's trajectory files: rows graded by our graders; "
         "files matching no task are listed.",

@@ -7,10 +7,11 @@ import contextlib
 from pathlib import Path
 
 from harness.cli.command import EXIT_OK, Session
+from harness.cli.parser import Parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m harness view",
         description="Browse runs: the episode list with filters and search, each episode when opened, and a "
         "task x model grid across the runs. Served on 127.0.0.1 at a printed URL until Ctrl-C.",

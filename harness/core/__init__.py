@@ -13,5 +13,6 @@ __all__ = [
     "reply",
     "safe_text",
     "status",
+    "writable",
     "yaml_safe",
 ]

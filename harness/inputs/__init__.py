@@ -1,3 +1,3 @@
 """What a run is given (settings, tasks, prompts, collections), checked before anything is written."""
 
-__all__ = ["collections", "config", "importers", "leakage", "leakage_cache", "prompts", "tasks"]
+__all__ = ["collections", "config", "evidence_files", "importers", "leakage", "leakage_cache", "prompts", "tasks"]

@@ -28,12 +28,14 @@ from harness.analysis.summary import summarize, summary_to_dict
 from harness.core.errors import InputError, NothingSelected
 from harness.core.names import check_label, check_run_id
 from harness.core.status import INFRASTRUCTURE_FAILURES
+from harness.core.writable import check_writable_folder
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
 from harness.grading import GRADERS, JUDGED
 from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import CollectionFiles, collection_files, same_collection
 from harness.inputs.config import RunConfig, config_to_dict
+from harness.inputs.evidence_files import check_evidence
 from harness.inputs.leakage import leak_summary
 from harness.inputs.leakage_cache import find_leaks_cached
 from harness.inputs.prompts import PromptSet, load_prompts
@@ -168,6 +170,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     names = sorted({collection_of(task) for task in tasks}) or domains
     collections = {name: collection_path(config.collections_dir, name, config.follow_links) for name in names}
     files = {domain: collection_files(path, config.cache_dir) for domain, path in collections.items()}
+    check_evidence(tasks, {name: listed.files.keys() for name, listed in files.items()}, config.tasks_dir)
     collection_hashes = {domain: listed.digest for domain, listed in files.items()}
     episodes = episodes_of(tasks, config.epochs)
     make_model = model_factory(config, episodes)
@@ -178,6 +181,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     check_run_id(run_id)
     if config.label is not None:
         check_label(config.label, "--label")
+    check_writable_folder(config.results_dir, "--results-dir")
     folder = RunFolder(config.results_dir / run_id)
     judge = _judge_panel(config, tasks)
     protocol = protocol_of(config, prompts, tasks) | {"model_settings": make_model.settings}
@@ -189,6 +193,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     resumed = folder.path.exists()
     if resumed:
         record = _check_resumable(folder, protocol, files, config.allow_protocol_change)
+        _check_same_domains(record, config.domain, run_id)
         check_epochs(record, config.epochs)
     invocation = new_invocation()
     backend = backend_of(config, run_id, collections, invocation)
@@ -267,6 +272,22 @@ def _check_resumable(
             "resume with the same settings, or pass --allow-protocol-change"
         )
     return record
+
+
+def _check_same_domains(record: RunRecord, domain: str, run_id: str) -> None:
+    """A resume runs what the run selected: another --domain would add its rows to this run's (an import's
+    record names no domain)."""
+    recorded = record.config.get("domain")
+    if recorded is not None and _domain_set(recorded) != _domain_set(domain):
+        raise InputError(
+            f"--run-id {run_id}: the run was made for --domain {recorded!r}, not {domain!r}; "
+            f"resume it with --domain {recorded}, or choose another --run-id"
+        )
+
+
+def _domain_set(spec: str) -> set[str]:
+    """`law,fin` as `fin, law` is: the order and spaces do not change what is selected."""
+    return {name.strip() for name in spec.split(",") if name.strip()}
 
 
 def _kept_rows(folder: RunFolder, episodes: list[Task], redo: bool) -> tuple[list[ResultRow], int]:

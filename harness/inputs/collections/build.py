@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from harness.core.bounded import Stopped, bounded_map, ran_out_of_memory
 from harness.core.errors import InputError
+from harness.core.writable import check_writable_folder
 from harness.inputs.collections.conversion import Conversion, Unconvertible, output_too_large
 from harness.inputs.collections.convert import convert, converter, sniffed_format, source_format
 from harness.inputs.collections.hashing import collection_hash, file_sha256
@@ -106,8 +107,7 @@ def _check_request(request: BuildRequest) -> None:
     ):
         if value <= 0:
             raise InputError(f"{flag}: {value:g} is not a positive number")
-    if request.out.exists() and not request.out.is_dir():
-        raise InputError(f"{request.out}: exists and is not a folder")
+    check_writable_folder(request.out, "--out")
     source, out = request.source_dir.resolve(), request.out.resolve()
     if out == source or out.is_relative_to(source) or source.is_relative_to(out):
         raise InputError(f"{request.out}: the collection and the source folder {request.source_dir} must not nest")

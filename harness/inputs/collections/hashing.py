@@ -54,7 +54,7 @@ class CollectionFiles:
 
 def collection_files(root: Path, cache_dir: Path | None = None) -> CollectionFiles:
     """Every file of ROOT with its hash; with CACHE_DIR, unchanged files' hashes come from there."""
-    listed = _listed(root)
+    listed = listed_names(root)
     if cache_dir is None:
         return CollectionFiles(root, dict(zip(listed, _hashed(root, listed), strict=True)))
     cache = cache_dir / "collections" / f"{hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:32]}.json"
@@ -92,7 +92,7 @@ def same_collection(recorded: str, files: CollectionFiles) -> bool:
     return files.digest == recorded
 
 
-def _listed(root: Path) -> list[str]:
+def listed_names(root: Path) -> list[str]:
     """Relative names of the files under ROOT in the order the hash takes them (sorted as paths)."""
     names = []
     for file in sorted(p for p in root.rglob("*") if p.is_file()):
