@@ -5,6 +5,7 @@ test_sandbox_containment.py; these run the command line as a user would."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from tests.helpers.kernel_keys import fresh_key, join_new_session_keyring_with, probe_command
 
@@ -31,7 +32,7 @@ def test_on_the_setpriv_path_one_run_cannot_plant_a_key_for_the_next(mini, setpr
     reader = mini.run("--model", mini.script([{"bash": probe_command(key)}, "<answer>1</answer>"]), run_id="next")
     for outcome in (planter, reader):
         assert outcome.exit_code == 0 and outcome.rows[0]["status"] == "answered", outcome.output
-        assert "via setpriv" in (outcome.run_dir / "run.yaml").read_text()
+        assert "via setpriv" in yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["sandbox"]["user"]
     planted = (planter.run_dir / "episodes" / "mini" / "t1.jsonl").read_text()
     read = (reader.run_dir / "episodes" / "mini" / "t1.jsonl").read_text()
     assert "refused -4" in planted and "planted -4" not in planted
