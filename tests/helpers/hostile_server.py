@@ -13,10 +13,11 @@ It counts the connections whose client went away while it was still sending."""
 from __future__ import annotations
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.helpers.loopback_server import LoopbackServer, ModelsHandler
 
 HUGE_CHUNK = 1 << 20
 
@@ -37,7 +38,7 @@ def completion_around(content_bytes: int) -> tuple[bytes, bytes]:
     return head.encode(), tail.encode()
 
 
-class HostileServer:
+class HostileServer(LoopbackServer):
     def __init__(self, shape: str, interval_s: float = 2.0, huge_bytes: int = 100 * 10**6) -> None:
         self.shape = shape
         self.interval_s = interval_s
@@ -45,22 +46,7 @@ class HostileServer:
         self.requests = 0
         self.closed_by_client = 0
         """Replies the client stopped reading (its connection gone) before they were complete."""
-        self._lock = threading.Lock()
-        self._stopped = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def start(self) -> None:
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self._stopped.set()
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def _count(self, requests: int = 0, closed: int = 0) -> None:
         with self._lock:
@@ -84,19 +70,8 @@ class HostileServer:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(ModelsHandler):
             protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                body = json.dumps({"object": "list", "data": [{"id": "x", "object": "model", "owned_by": "me"}]})
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body.encode())
 
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
