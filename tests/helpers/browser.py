@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import pytest
 
 from harness.analysis.viewer_server import ViewerServer
 from harness.analysis.viewer_site import ViewerSite
+from tests.helpers.loopback_server import LoopbackHTTPServer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -68,7 +69,7 @@ def search(page: Any, text: str, matches: int | None = None) -> None:
 @contextmanager
 def static_server(folder: Path) -> Iterator[str]:
     """FOLDER served by a plain static web server (as a host would), its URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietFiles, directory=str(folder)))
+    server = LoopbackHTTPServer(("127.0.0.1", 0), partial(_QuietFiles, directory=str(folder)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

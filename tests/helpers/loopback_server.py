@@ -9,6 +9,17 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+
+class LoopbackHTTPServer(ThreadingHTTPServer):
+    """A threaded server whose listen queue holds a batch's connections at once. `socketserver`'s default of 5
+    overflows when dozens of episodes connect while the accepting thread waits for the GIL on a loaded machine;
+    the kernel then drops the handshake's last packet, and the client's request can hang until its read timeout
+    (seen: a 600 s stall mid-sweep). Real servers listen with a queue of hundreds (uvicorn: 2048)."""
+
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 MODELS = json.dumps({"object": "list", "data": [{"id": "x", "object": "model", "owned_by": "me"}]}).encode()
 
 
@@ -32,8 +43,7 @@ class LoopbackServer:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._stopped = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
+        self._server = LoopbackHTTPServer(("127.0.0.1", 0), self._handler())
 
     @property
     def url(self) -> str:

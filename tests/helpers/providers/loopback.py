@@ -10,8 +10,10 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.helpers.loopback_server import LoopbackHTTPServer
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ class LoopbackProvider:
         self.secret = b"loopback-" + str(id(self)).encode()
         self._lock = threading.Lock()
         self._seen = threading.Condition(self._lock)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = LoopbackHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
