@@ -14,8 +14,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
-__all__ = ["count_axis", "describe", "mode_label", "model_colours", "save_figure"]
-
 FORMATS = ("png", "pdf")
 """Every figure is written as a PNG (for the Markdown report) and a PDF (vector, for a paper), same name."""
 

@@ -14,8 +14,6 @@ from harness.analysis.accuracy_table import Accuracies
 from harness.analysis.figure_style import count_axis, mode_label, model_colours, save_figure
 from harness.analysis.summary import ALL
 
-__all__ = ["RADAR_FROM", "failure_bars", "failure_radar", "residual_heatmap", "turn_distribution"]
-
 _TURNS_SHOWN = 5
 """The turn axis runs to the latest answer, and at least this far (answers all at turn 1 are not a sliver)."""
 RADAR_FROM = 3

@@ -12,8 +12,6 @@ import matplotlib.pyplot as plt
 from harness.analysis.figure_style import count_axis, mode_label, model_colours, save_figure
 from harness.analysis.uncertainty import Estimate
 
-__all__ = ["accuracy_plot", "failure_mode_plot"]
-
 _SPELLED_OUT = 3
 """Up to this many models each bar's label gives its interval too; beyond, the value only (the interval is
 drawn, and written in `intervals.csv`)."""
