@@ -45,7 +45,8 @@ def save_figure(figure: Any, path: Path) -> None:
     script can check the panels without OCR."""
     figure.savefig(path, dpi=110, bbox_inches="tight", metadata={"Description": json.dumps(describe(figure))})
     for extension in FORMATS[1:]:
-        figure.savefig(path.with_suffix(f".{extension}"), bbox_inches="tight")
+        # no creation date: the same figure is the same bytes (reports compare byte for byte, tests' goldens too)
+        figure.savefig(path.with_suffix(f".{extension}"), bbox_inches="tight", metadata={"CreationDate": None})
     plt.close(figure)
 
 
