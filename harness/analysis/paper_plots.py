@@ -7,18 +7,15 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 from harness.analysis.accuracy_table import Accuracies
-from harness.analysis.plots import save_figure
+from harness.analysis.figure_style import count_axis, mode_label, model_colours, save_figure
 from harness.analysis.summary import ALL
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
-_TURN_CAP = 100
-"""The turn distribution's axis when a model's turn budget is unknown; later submissions are counted in the
-panel's title."""
+_TURNS_SHOWN = 5
+"""The turn axis runs to the latest answer, and at least this far (answers all at turn 1 are not a sliver)."""
 RADAR_FROM = 3
 """Models from which the failure-mode chart is a radar; fewer are grouped bars (one polygon is hard to read)."""
 
@@ -29,7 +26,8 @@ def residual_heatmap(table: Accuracies, models: list[str], tiers: list[list[str]
     domains = sorted({d for (m, d) in table if d != ALL and m in models})
     residuals = [[_residual(table, model, domain) for domain in domains] for model in models]
     limit = max((abs(v) for row in residuals for v in row if v is not None), default=1.0) or 1.0
-    figure, axes = plt.subplots(figsize=(2.5 + 1.05 * len(domains), 1.4 + 0.62 * len(models)))
+    height = 2.4 + 0.62 * len(models)
+    figure, axes = plt.subplots(figsize=(3.5 + 1.05 * len(domains), height))
     image = axes.imshow(
         [[math.nan if v is None else v for v in row] for row in residuals],
         cmap="RdBu",
@@ -54,8 +52,18 @@ def residual_heatmap(table: Accuracies, models: list[str], tiers: list[list[str]
     for group in tiers[:-1]:
         boundary += len(group)
         axes.axhline(boundary - 0.5, color="black", linewidth=2.5)
-    axes.set_title("Per-domain residual (pp) vs each model's overall accuracy; small: domain accuracy")
-    figure.colorbar(image, ax=axes, label="domain accuracy − overall (pp)", shrink=0.8)
+    axes.set_title("Per-domain residual (pp) vs each model's overall accuracy\n(small: the domain's accuracy)")
+    # below the cells, across: a side bar's label outgrows a one-model figure's height and runs into the title
+    figure.colorbar(
+        image,
+        ax=axes,
+        label="domain accuracy − overall (pp)",
+        orientation="horizontal",
+        location="bottom",
+        shrink=0.6,
+        aspect=30,
+        pad=min(0.3, 0.9 / height),  # about 0.7 in under the cells: below the slanted names
+    )
     save_figure(figure, path)
 
 
@@ -75,16 +83,18 @@ def failure_radar(
     )
     angles = [2 * math.pi * i / len(modes) for i in range(len(modes))]
     names = ["frontier tier", "lower tiers"] if len(panels) == 2 else ["all models"]
+    colours = model_colours([model for group in panels for model in group])
     for axes, group, name in zip(axes_list[0], panels, names, strict=True):
         top = max((shares[m][mode] for m in group for mode in modes), default=0.0)
         scale = min(1.0, max(0.05, math.ceil(top * 1.1 * 20) / 20))  # a multiple of 5%, at most 100%
         for model in group:
             values = [shares[model][mode] for mode in modes]
-            axes.plot([*angles, angles[0]], [*values, values[0]], linewidth=1.8, label=model)
-            axes.fill([*angles, angles[0]], [*values, values[0]], alpha=0.08)
-        axes.set_xticks(angles, [mode.replace("_", "\n") for mode in modes], fontsize=9)
+            closed = ([*angles, angles[0]], [*values, values[0]])
+            axes.plot(*closed, linewidth=1.8, label=model, color=colours[model])
+            axes.fill(*closed, alpha=0.08, color=colours[model])
+        axes.set_xticks(angles, [mode_label(mode).replace(" ", "\n") for mode in modes], fontsize=9)
         axes.set_ylim(0, scale)
-        ticks = [scale * i / 4 for i in range(1, 5)]
+        ticks = [t for t in MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]).tick_values(0, scale) if 0 < t <= scale]
         axes.set_yticks(ticks, [f"{100 * t:.0f}%" for t in ticks], fontsize=7)
         axes.set_title(f"{name} (radial scale 0–{100 * scale:.0f}%)", pad=24)
         if top == 0:
@@ -95,55 +105,60 @@ def failure_radar(
 
 
 def failure_bars(shares: Mapping[str, Mapping[str, float]], modes: list[str], models: list[str], path: Path) -> None:
-    """The radar's figures for fewer than RADAR_FROM models: per mode one bar per model, 0% drawn and labelled."""
-    figure, axes = plt.subplots(figsize=(max(6.0, 1.3 * len(modes) * max(len(models), 1)), 4.2))
-    width = 0.8 / max(len(models), 1)
+    """The radar's figures for fewer than RADAR_FROM models: per mode one horizontal bar per model (mode names
+    read across), every bar's share written at its end, 0% too."""
+    height = 0.8 / max(len(models), 1)
+    figure, axes = plt.subplots(figsize=(7.5, 1.6 + 0.3 * len(modes) * max(len(models), 2)), layout="constrained")
+    colours = model_colours(models)
     for index, model in enumerate(models):
-        xs = [position + index * width for position in range(len(modes))]
         values = [100 * shares[model][mode] for mode in modes]
-        bars = axes.bar(xs, values, width, label=model)
-        axes.bar_label(bars, [f"{value:.0f}%" for value in values], fontsize=7, padding=1)
-    axes.set_xticks(
-        [p + width * (len(models) - 1) / 2 for p in range(len(modes))], [m.replace("_", "\n") for m in modes]
-    )
-    axes.set_ylabel("questions implicated (%)")
-    axes.set_ylim(0, max(5.0, min(100.0, 1.2 * max((100 * v for s in shares.values() for v in s.values()), default=0))))
-    axes.set_title("Share of questions implicated in each failure mode (a question may carry several)")
-    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=8, frameon=False)
+        bars = axes.barh([p + index * height for p in range(len(modes))], values, height, color=colours[model])
+        bars.set_label(model)
+        axes.bar_label(bars, [f"{value:.0f}%" for value in values], fontsize=7, padding=2)
+    axes.set_yticks([p + height * (len(models) - 1) / 2 for p in range(len(modes))], [mode_label(m) for m in modes])
+    axes.invert_yaxis()
+    top = max((100 * v for s in shares.values() for v in s.values()), default=0.0)
+    axes.set_xlim(0, max(5.0, min(100.0, 1.15 * top)) + 6)  # room for the last bar's label
+    axes.xaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+    axes.set_xlabel("questions implicated (%)")
+    axes.set_title("Share of questions implicated in each failure mode\n(a question may carry several)")
+    axes.spines[["top", "right"]].set_visible(False)
+    figure.legend(loc="outside lower center", ncol=2, fontsize=8, frameon=False)
     save_figure(figure, path)
 
 
 def turn_distribution(
     turns: Mapping[str, list[tuple[int, bool]]], models: list[str], path: Path, limits: Mapping[str, int]
 ) -> None:
-    """One panel per model: its answered episodes by the turn of the answer, correct and incorrect stacked,
-    turns 1 to the model's turn budget (LIMITS: its runs' `--max-turns`; _TURN_CAP when unknown)."""
+    """One panel per model: its answered episodes by the turn of the answer, correct and incorrect stacked; the
+    axis runs from turn 1 to the latest answer of any model (at least _TURNS_SHOWN), the turn budget (LIMITS:
+    each model's `--max-turns`) named under it; counts in whole numbers."""
     columns = min(4, max(1, len(models)))
     rows = math.ceil(len(models) / columns)
-    figure, axes_grid = plt.subplots(rows, columns, figsize=(4.2 * columns, 2.8 * rows), squeeze=False)
+    figure, axes_grid = plt.subplots(rows, columns, figsize=(4.2 * columns, 0.4 + 2.9 * rows), squeeze=False)
+    last = max((t for model in models for t, _ in turns.get(model, [])), default=1)
+    positions = list(range(1, max(last, _TURNS_SHOWN) + 1))  # one range for every panel: they compare at a glance
     for index, axes in enumerate(axes_grid.flat):
         if index >= len(models):
             axes.set_visible(False)
             continue
         model = models[index]
-        cap = limits.get(model, _TURN_CAP)
-        positions = list(range(1, cap + 1))
         answered = turns.get(model, [])
         correct = [sum(1 for t, ok in answered if ok and t == turn) for turn in positions]
         wrong = [sum(1 for t, ok in answered if not ok and t == turn) for turn in positions]
-        axes.bar(positions, correct, width=0.9, color="tab:green", label="correct")
-        axes.bar(positions, wrong, width=0.9, bottom=correct, color="tab:red", label="incorrect")
-        later = sum(1 for t, _ in answered if t > cap)
-        beyond = f", {later} after turn {cap} not shown" if later else ""
-        axes.set_title(f"{model}\n{len(answered)} submitted{beyond}", fontsize=9)
-        axes.set_xlim(0.5, cap + 0.5)
-        axes.xaxis.get_major_locator().set_params(integer=True)
+        axes.bar(positions, correct, width=0.8, color="tab:green", label="correct")
+        axes.bar(positions, wrong, width=0.8, bottom=correct, color="tab:red", label="incorrect")
+        axes.set_title(f"{model}\n{len(answered)} submitted", fontsize=9)
+        axes.set_xlim(0.4, positions[-1] + 0.6)
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+        count_axis(axes, "y", max((c + w for c, w in zip(correct, wrong, strict=True)), default=0))
+        if not answered:
+            axes.text(0.5, 0.5, "no answered episode", transform=axes.transAxes, ha="center", color="grey")
         if index % columns == 0:
             axes.set_ylabel("episodes")
-        if index >= len(models) - columns:
-            axes.set_xlabel(f"turn of the answer (1–{cap}, the run's --max-turns)")
+        budget = limits.get(model)
+        axes.set_xlabel(f"turn of the answer ({'budget unknown' if budget is None else f'budget {budget} turns'})")
     axes_grid.flat[0].legend(fontsize=8)
-    caps = sorted({limits.get(model, _TURN_CAP) for model in models})
-    figure.suptitle(f"Answered episodes by the turn of their answer (turns 1–{'/'.join(map(str, caps))})")
+    figure.suptitle("Answered episodes by the turn of their answer")
     figure.tight_layout()
     save_figure(figure, path)

@@ -80,7 +80,8 @@ def write_report(
     from harness.analysis.plots import accuracy_plot
 
     accuracy_plot(clustered, models, domains[:-1], out / "accuracy_per_domain.png")
-    markdown += "\n## Plots\n\n![accuracy per domain](accuracy_per_domain.png)\n\n"
+    markdown += "\n## Plots\n\nEvery figure is also a PDF of the same name, for print.\n\n"
+    markdown += "![accuracy per domain](accuracy_per_domain.png)\n\n"
     accuracy = {key: estimate.mean for key, estimate in clustered.items()}
     if labels:
         modes, source = judge_modes(labels), "judge labels from `annotate`; the offline rule's are below"

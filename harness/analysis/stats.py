@@ -7,8 +7,9 @@ import math
 Z_95 = 1.959963984540054
 
 
-def wilson_interval(correct: int, total: int, z: float = Z_95) -> tuple[float, float]:
-    """95% Wilson score interval for a proportion; (0, 0) for no trials. Sound at 0% and 100%."""
+def wilson_interval(correct: float, total: int, z: float = Z_95) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion; (0, 0) for no trials. Sound at 0% and 100%. CORRECT may be
+    fractional (a mean share times the trials)."""
     if total == 0:
         return 0.0, 0.0
     p = correct / total

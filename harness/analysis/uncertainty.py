@@ -12,12 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.analysis.stats import Z_95
+from harness.analysis.stats import Z_95, wilson_interval
 
 CLUSTERED_SE = (
     "clustered standard error (clusters = tasks; the sandwich estimator of an intercept-only regression with "
     "the G/(G-1) correction, as statsmodels' cov_type='cluster'; Cameron & Miller 2015, 'A Practitioner's "
-    "Guide to Cluster-Robust Inference'; Miller 2024, arXiv:2411.00640), mean ± 1.96 SE, clipped to [0, 1]"
+    "Guide to Cluster-Robust Inference'; Miller 2024, arXiv:2411.00640), mean ± 1.96 SE, clipped to [0, 1]; "
+    "where that standard error is zero (one task, or every task with the same share correct, as at 0% or "
+    "100%) the 95% Wilson interval with the tasks as the trials instead, which stays wide for few tasks"
 )
 PASS_AT_K = (
     "pass@k: the unbiased estimator 1 - C(n-c, k) / C(n, k) per task, averaged (Chen et al. 2021, arXiv:2107.03374)"
@@ -52,10 +54,12 @@ def clustered_mean(outcomes: Outcomes, z: float = Z_95) -> Estimate:
         return Estimate(0.0, 0.0, 0.0, 0.0, 0, 0)
     mean = sum(sum(values) for values in groups) / episodes
     tasks = len(groups)
-    if tasks < 2:
-        return Estimate(mean, mean, mean, 0.0, tasks, episodes)
     meat = sum((sum(values) - mean * len(values)) ** 2 for values in groups)
-    error = math.sqrt(meat * tasks / (tasks - 1)) / episodes
+    error = math.sqrt(meat * tasks / (tasks - 1)) / episodes if tasks > 1 else 0.0
+    if error == 0.0:
+        # no spread to estimate from: a zero-width interval would claim certainty that few tasks cannot give
+        low, high = wilson_interval(mean * tasks, tasks, z)
+        return Estimate(mean, low, high, error, tasks, episodes)
     return Estimate(mean, max(0.0, mean - z * error), min(1.0, mean + z * error), error, tasks, episodes)
 
 

@@ -106,6 +106,11 @@ def _build(arguments: argparse.Namespace, console: Console) -> int:
         f"{len(report.unchanged)} unchanged), {len(report.skipped)} skipped"
         + (f", {len(report.pruned)} pruned" if report.pruned else "")
     )
+    for archive in report.archives:
+        console.print(
+            f"  opened {_shown(archive.source)}: {archive.members} members, {archive.bytes:,} bytes unpacked",
+            highlight=False,
+        )
     for skipped in report.skipped:
         console.print(f"  skipped {_shown(skipped.source)}: {_shown(skipped.reason)}", highlight=False)
     for source, note in report.notes:

@@ -65,29 +65,31 @@ def test_report_on_two_runs_with_three_epochs_draws_the_papers_figures(mini):
     heatmap = panels(out / "residuals.png")["panels"]
     assert heatmap[0]["yticks"] == [f"{good_name} (66.7%)", f"{bad_name} (0.0%)"]
     assert heatmap[0]["xticks"] == ["mini", "misc"] and heatmap[0]["texts"] == 8  # residual + accuracy per cell
-    assert heatmap[1]["ylabel"] == "domain accuracy − overall (pp)"  # the colour bar
+    assert heatmap[1]["xlabel"] == "domain accuracy − overall (pp)"  # the colour bar, across under the cells
     assert not (out / "failure_radar.png").exists()  # two models: bars, not a radar of two polygons
     bars = panels(out / "failure_bars.png")
     assert bars["panels"][0]["title"].startswith("Share of questions implicated in each failure mode")
-    assert bars["panels"][0]["xticks"] == [
-        "incomplete\ninspection",
-        "evidence\nmisidentification",
-        "resource\nexhaustion",
-        "instruction\nnon\nfollowing",
+    assert bars["panels"][0]["yticks"] == [  # horizontal bars: the names read across
+        "incomplete inspection",
+        "evidence misidentification",
+        "resource exhaustion",
+        "instruction non following",
         "hallucination",
     ]
-    assert bars["panels"][0]["legend"] == [good_name, bad_name]
+    assert bars["legend"] == [good_name, bad_name]
     assert bars["panels"][0]["texts"] == 10  # every bar labelled, 0% ones too
     turns = panels(out / "submission_turns.png")
     assert [p["title"] for p in turns["panels"]] == [f"{good_name}\n9 submitted", f"{bad_name}\n9 submitted"]
     assert turns["panels"][0]["legend"] == ["correct", "incorrect"]
-    assert [p["xlabel"] for p in turns["panels"]] == [  # each on its run's --max-turns
-        "turn of the answer (1–200, the run's --max-turns)",
-        "turn of the answer (1–5, the run's --max-turns)",
+    assert [p["xlabel"] for p in turns["panels"]] == [  # the axis from the answers, each run's budget named
+        "turn of the answer (budget 200 turns)",
+        "turn of the answer (budget 5 turns)",
     ]
+    assert turns["panels"][0]["xlim"] == [0.4, 5.6]  # answers at turns 1 and 2: turns 1-5 shown, not 1-200
     assert panels(out / "accuracy_per_domain.png")["panels"][0]["title"] == "Accuracy per domain (default mode)"
     markdown = (out / "report.md").read_text()
     assert "![failure modes](failure_bars.png)" in markdown and "Also as LaTeX" in markdown
+    assert all(path.with_suffix(".pdf").read_bytes().startswith(b"%PDF") for path in out.glob("*.png"))
 
 
 def test_the_radar_scale_never_passes_one_hundred_percent(tmp_path):

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from harness.analysis.comparison import paired_difference
+from harness.analysis.stats import wilson_interval
 from harness.analysis.tiers import find_tiers, spread
 from harness.analysis.uncertainty import (
     clustered_mean,
@@ -45,7 +46,18 @@ def test_clustered_interval_is_wider_than_one_that_ignores_clustering():
     together = {task: [task % 2 == 0] * 3 for task in range(20)}  # epochs of a task agree: 20 clusters, not 60
     alone = {task: [task % 2 == 0] for task in range(60)}
     assert clustered_mean(together).standard_error > 1.5 * clustered_mean(alone).standard_error
-    assert clustered_mean({"a": [True, True]}).low == clustered_mean({"a": [True, True]}).high == 1.0
+
+
+def test_an_interval_without_spread_is_wilsons_over_the_tasks_never_zero_width():
+    all_wrong = clustered_mean({"a": [False], "b": [False]})  # the clustered SE is 0: no spread to estimate
+    assert all_wrong.mean == all_wrong.low == 0.0 and all_wrong.standard_error == 0.0
+    assert all_wrong.high == pytest.approx(wilson_interval(0, 2)[1]) and all_wrong.high > 0.6
+    one_task = clustered_mean({"a": [True, True, True]})  # three epochs of one task are one draw, not three
+    assert one_task.high == 1.0 and one_task.low == pytest.approx(wilson_interval(1, 1)[0])
+    halves = clustered_mean({t: [True, False] for t in range(4)})  # every task at 50%: the SE is 0 again
+    assert (halves.low, halves.high) == pytest.approx(wilson_interval(2, 4))
+    many = clustered_mean({t: [False] for t in range(400)})
+    assert many.high < 0.01  # many tasks all wrong: the interval narrows as it should
 
 
 def test_pass_at_k_and_pass_hat_k_by_hand():

@@ -1,7 +1,8 @@
 """`collection build`: every supported file under SRC_DIR to one Markdown file in the collection, in
 parallel processes, converting only what changed since the last build (same source sha256 and converter
-version: kept). Skipped files are listed with their reason (links out of SRC_DIR and special files among them:
-sources.py); nothing is deleted unless `prune`."""
+version: kept). Archives in SRC_DIR are opened and their documents built (archives.py). Skipped files are
+listed with their reason (links out of SRC_DIR and special files among them: sources.py); nothing is deleted
+unless `prune`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import contextlib
 import functools
 import hashlib
 import re
+import tempfile
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -20,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from harness.core.bounded import Stopped, bounded_map, ran_out_of_memory
 from harness.core.errors import InputError
 from harness.core.writable import check_writable_folder
+from harness.inputs.collections.archives import ArchiveBounds, expand_archives
 from harness.inputs.collections.conversion import Conversion, Unconvertible, output_too_large
 from harness.inputs.collections.convert import convert, converter, sniffed_format, source_format
 from harness.inputs.collections.hashing import collection_hash, file_sha256
@@ -27,6 +30,7 @@ from harness.inputs.collections.limits import ConversionLimits, stopped_reason
 from harness.inputs.collections.manifest import (
     Entry,
     Manifest,
+    OpenedArchive,
     Skipped,
     manifest_path,
     read_manifest,
@@ -57,6 +61,8 @@ class BuildRequest:
     PDF in several MuDABench document sets) is not converted again. None: no sharing."""
     limits: ConversionLimits = field(default_factory=ConversionLimits)
     """Memory, time and Markdown size each conversion may take; past one, the document is skipped."""
+    archives: ArchiveBounds = field(default_factory=ArchiveBounds)
+    """Members, bytes and compression ratio an archive in SRC_DIR may have; past one, it is not opened."""
 
 
 @dataclass
@@ -64,6 +70,8 @@ class _BuildReport:
     converted: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    archives: list[OpenedArchive] = field(default_factory=list)
+    """The archives in SRC_DIR this build opened (their documents' sources are `archive/member`)."""
     notes: list[tuple[str, str]] = field(default_factory=list)
     """(source, note) of this build's conversions: what they changed or could not keep (an encoding read, a
     formula without a value), shown on the console as in the manifest."""
@@ -115,10 +123,16 @@ def _check_request(request: BuildRequest) -> None:
 
 def build_collection(request: BuildRequest, console: Console) -> _BuildReport:
     _check_request(request)
+    # archives are unpacked here for the build's length, outside the collection and the source folder
+    with tempfile.TemporaryDirectory(prefix="harness-archives-") as scratch:
+        return _build(request, console, Path(scratch))
+
+
+def _build(request: BuildRequest, console: Console, scratch: Path) -> _BuildReport:
     out, report = request.out, _BuildReport()
     previous = read_manifest(manifest_path(out))
     previous_entries = {entry.name: entry for entry in previous.documents} if previous else {}
-    jobs, report.skipped = _plan(request.source_dir, request.links_into)
+    jobs, report.skipped, report.archives = _plan(request, scratch)
     if not jobs and not report.skipped:
         raise InputError(f"{request.source_dir}: no files to build from (hidden files and folders are ignored)")
     out.mkdir(parents=True, exist_ok=True)
@@ -188,13 +202,18 @@ def _record(request: BuildRequest, report: _BuildReport, entries: dict[str, Entr
         hash=report.hash,
         documents=[entries[name] for name in sorted(entries)],
         skipped=report.skipped,
+        archives=report.archives,
     )
     write_manifest(report.manifest, manifest)
 
 
-def _plan(source_dir: Path, links_into: tuple[Path, ...]) -> tuple[list[_Job], list[Skipped]]:
-    """The jobs (supported files, named) and the files skipped: refused (sources.py) or of no supported format."""
-    files, skipped = source_files(source_dir, links_into)
+def _plan(request: BuildRequest, scratch: Path) -> tuple[list[_Job], list[Skipped], list[OpenedArchive]]:
+    """The jobs (supported files, named; an archive's documents among them, unpacked under SCRATCH), the files
+    skipped: refused (sources.py, archives.py) or of no supported format, and the archives opened."""
+    source_dir = request.source_dir
+    files, skipped = source_files(source_dir, request.links_into)
+    files, refused, archives = expand_archives(files, scratch, request.archives)
+    skipped += refused
     supported: dict[PurePosixPath, tuple[Path, str]] = {}
     for file in files:
         fmt = source_format(Path(file.relative.name))
@@ -206,7 +225,7 @@ def _plan(source_dir: Path, links_into: tuple[Path, ...]) -> tuple[list[_Job], l
             supported[file.relative] = (file.path, fmt)
     names = output_names(list(supported), source_dir.resolve().name)
     jobs = [_Job(str(rel), path, fmt, names[rel], file_sha256(path)) for rel, (path, fmt) in supported.items()]
-    return jobs, skipped
+    return jobs, skipped, archives
 
 
 def _unchanged(entry: Entry, job: _Job, output: Path, ocr: bool) -> bool:

@@ -47,6 +47,17 @@ class Skipped:
 
 
 @dataclass
+class OpenedArchive:
+    """An archive in SRC_DIR the build opened: its documents' sources are named `SOURCE/member`."""
+
+    source: str
+    members: int
+    """Its members, folders and refused ones included."""
+    bytes: int
+    """Bytes unpacked from it."""
+
+
+@dataclass
 class Manifest:
     domain: str
     source_dir: str
@@ -55,6 +66,7 @@ class Manifest:
     documents: list[Entry]
     skipped: list[Skipped]
     schema: str = _SCHEMA
+    archives: list[OpenedArchive] = field(default_factory=list)
 
 
 def manifest_path(collection: Path) -> Path:
@@ -74,6 +86,7 @@ def read_manifest(path: Path) -> Manifest | None:
             documents=[Entry(**{k: v for k, v in item.items() if k in known}) for item in data["documents"]],
             skipped=[Skipped(**item) for item in data["skipped"]],
             schema=data.get("schema", _SCHEMA),
+            archives=[OpenedArchive(**item) for item in data.get("archives", [])],
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -11,12 +11,17 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 
 _MAX_SLUG = 80
+_UNDECOMPOSED = str.maketrans(
+    {"ø": "o", "æ": "ae", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ħ": "h", "ı": "i", "ŀ": "l", "ŧ": "t"}
+)
+"""Latin letters with a mark that Unicode does not decompose (NFKD leaves `ø` whole while `é` splits into `e`
+and an accent), folded too: every accented Latin letter loses its accent, not only some."""
 
 
 def slug(text: str) -> str:
-    """Lower case, accents dropped (`Übersicht` -> `ubersicht`, `Straße` -> `strasse`), other letters and
-    digits of any script kept, everything else a single `-`."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    """Lower case, accents dropped (`Übersicht` -> `ubersicht`, `Straße` -> `strasse`, `København` ->
+    `kobenhavn`), other letters and digits of any script kept, everything else a single `-`."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold()).translate(_UNDECOMPOSED)
     bare = "".join(char for char in decomposed if not unicodedata.combining(char))
     words = re.sub(r"[\W_]+", "-", bare).strip("-")
     return words[:_MAX_SLUG].rstrip("-") or "untitled"

@@ -3,7 +3,7 @@ can hold `environ.txt -> /proc/self/environ` or `gold.txt -> ../tasks/law.jsonl`
 and a link only when it resolves to a regular file inside the folder (read as that target, resolved once).
 Everything else is refused with its reason: links out of the folder, broken links, links to folders (never
 followed), and special files (a FIFO would hang the build, a device never ends). Hidden files and folders
-are ignored."""
+are ignored. A name that is not UTF-8 is shown as read in a Western European code page (`readable_name`)."""
 
 from __future__ import annotations
 
@@ -24,14 +24,14 @@ _KINDS = (
 
 
 @dataclass(frozen=True)
-class _SourceFile:
+class SourceFile:
     relative: PurePosixPath
     """Its name in the source folder (a link's own name)."""
     path: Path
     """The regular file to read: itself, or a link's resolved target."""
 
 
-def source_files(folder: Path, links_into: tuple[Path, ...] = ()) -> tuple[list[_SourceFile], list[Skipped]]:
+def source_files(folder: Path, links_into: tuple[Path, ...] = ()) -> tuple[list[SourceFile], list[Skipped]]:
     """FOLDER's readable files and its refused entries, both sorted by name. A link may resolve inside FOLDER
     or inside one of LINKS_INTO (folders the caller chose, e.g. the PDFs a staging folder links to)."""
     allowed = (folder.resolve(), *(path.resolve() for path in links_into))
@@ -48,7 +48,7 @@ def source_files(folder: Path, links_into: tuple[Path, ...] = ()) -> tuple[list[
             if target is None:
                 refused.append(Skipped(relative, reason))
             else:
-                readable.append(_SourceFile(PurePosixPath(relative), target))
+                readable.append(SourceFile(PurePosixPath(relative), target))
     return sorted(readable, key=lambda f: f.relative), sorted(refused, key=lambda s: s.source)
 
 
@@ -74,4 +74,16 @@ def _kind(mode: int) -> str:
 
 
 def _relative(folder: Path, path: Path) -> str:
-    return path.relative_to(folder).as_posix()
+    return readable_name(path.relative_to(folder).as_posix())
+
+
+def readable_name(name: str | bytes) -> str:
+    """A file name as text: its bytes read as UTF-8, else as cp1252 (a Latin-1 `caf\\xe9` from an old archive
+    reads `café`, not `caf\\udce9`), else as Latin-1 (every byte is a character)."""
+    raw = name if isinstance(name, bytes) else os.fsencode(name)
+    for encoding in ("utf-8", "cp1252"):
+        try:
+            return raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return raw.decode("latin-1")

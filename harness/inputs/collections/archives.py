@@ -1,0 +1,174 @@
+"""Archives in a source folder (`.zip`, `.tar`, `.tar.gz`/`.tgz`, `.tar.bz2`, `.tar.xz`), opened into a scratch
+folder so their documents are built like any other file, with the folders inside them kept in their names
+(`dump.zip/reports/q1.pdf`). An archive is anyone's: a member named out of the scratch folder (`../x`, `/etc/x`)
+or a link (symbolic or hard) is refused and listed, never written; an archive over a bound (members, bytes
+unpacked, or a compression ratio only a bomb reaches) is refused whole before anything of it is written. The
+stdlib does the reading: tarfile's `data` filter and zipfile's own size checks. Archives inside an archive are
+not opened (listed as skipped): one level, no recursion to bound."""
+
+from __future__ import annotations
+
+import stat
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from harness.inputs.collections.manifest import OpenedArchive, Skipped
+from harness.inputs.collections.sources import SourceFile, readable_name, source_files
+
+_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+_UTF8_NAMES = 0x800
+"""A zip member's flag bit: its name is UTF-8; without it the name's bytes are some code page (zipfile reads
+them as cp437, which turns a Latin-1 `café` into `caf├⌐`)."""
+
+
+@dataclass(frozen=True)
+class ArchiveBounds:
+    members: int = 100_000
+    """Members of one archive (folders included)."""
+    bytes: int = 8 * 1024**3
+    """Bytes unpacked, over all archives of one build (AGORA's whole archive is 1.5 GB)."""
+    ratio: float = 200.0
+    """Unpacked over packed size, for a zip member or a whole compressed tar over 1 MiB unpacked: text and
+    spreadsheets pack 5-20×, a bomb 1,000× and more."""
+
+
+_RATIO_FROM = 1024**2
+
+
+class _Refused(Exception):
+    """The archive as a whole is refused; the message says why."""
+
+
+def is_archive(name: str) -> bool:
+    return name.casefold().endswith(_SUFFIXES)
+
+
+def expand_archives(
+    files: list[SourceFile], scratch: Path, bounds: ArchiveBounds
+) -> tuple[list[SourceFile], list[Skipped], list[OpenedArchive]]:
+    """FILES with every archive among them replaced by its documents (unpacked under SCRATCH, named
+    `archive/member`); the members and archives refused, with why; and the archives opened."""
+    kept: list[SourceFile] = []
+    refused: list[Skipped] = []
+    opened: list[OpenedArchive] = []
+    budget = bounds.bytes
+    for index, file in enumerate(files):
+        if not is_archive(file.relative.name):
+            kept.append(file)
+            continue
+        into = scratch / str(index)
+        into.mkdir(parents=True)
+        try:
+            members, unpacked, inside = _unpack(file.path, into, bounds, budget)
+        except (_Refused, tarfile.TarError, zipfile.BadZipFile, OSError, EOFError) as error:
+            refused.append(Skipped(str(file.relative), f"archive not opened: {error}"))
+            continue
+        budget -= unpacked
+        found, skipped = source_files(into)
+        refused += [Skipped(f"{file.relative}/{name}", reason) for name, reason in inside]
+        refused += [Skipped(f"{file.relative}/{s.source}", s.reason) for s in skipped]
+        for member in found:
+            name = file.relative / member.relative
+            if is_archive(member.relative.name):
+                refused.append(Skipped(str(name), "an archive inside an archive (not opened: unpack it first)"))
+            else:
+                kept.append(SourceFile(name, member.path))
+        opened.append(OpenedArchive(str(file.relative), members, unpacked))
+    return kept, refused, opened
+
+
+def _unpack(path: Path, into: Path, bounds: ArchiveBounds, budget: int) -> tuple[int, int, list[tuple[str, str]]]:
+    """Members, bytes unpacked, and the members refused (name, reason)."""
+    if path.name.casefold().endswith(".zip"):
+        return _unzip(path, into, bounds, budget)
+    return _untar(path, into, bounds, budget)
+
+
+def _over(what: str, value: float, bound: float) -> _Refused:
+    return _Refused(f"{what} {value:,.0f} over the bound of {bound:,.0f} (a zip bomb's mark)")
+
+
+def _unzip(path: Path, into: Path, bounds: ArchiveBounds, budget: int) -> tuple[int, int, list[tuple[str, str]]]:
+    refused: list[tuple[str, str]] = []
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+        if len(infos) > bounds.members:
+            raise _over("members", len(infos), bounds.members)
+        total = sum(info.file_size for info in infos)
+        if total > budget:
+            raise _over("bytes unpacked", total, budget)
+        for info in infos:
+            ratio = info.file_size / max(info.compress_size, 1)
+            if info.file_size > _RATIO_FROM and ratio > bounds.ratio:
+                raise _over(f"{readable_name(info.filename)}: compression ratio", ratio, bounds.ratio)
+        wanted = []
+        for info in infos:
+            if not info.flag_bits & _UTF8_NAMES:
+                info.filename = _zip_name(info.filename.encode("cp437"))
+            reason = _unsafe_name(info.filename)
+            if reason is None and stat.S_ISLNK(info.external_attr >> 16):
+                reason = "a link (links in archives are not followed)"
+            if reason:
+                refused.append((info.filename, reason))
+            elif not info.is_dir():
+                wanted.append(info)
+        for info in wanted:  # zipfile never writes more than the member's declared size, checked above
+            archive.extract(info, into)
+    return len(infos), sum(info.file_size for info in wanted), refused
+
+
+def _zip_name(raw: bytes) -> str:
+    """A zip member's name stored without the UTF-8 flag: UTF-8 when it reads as such (many tools leave the flag
+    off), cp437 (the zip standard's) when its other bytes are all cp437's accented letters (0x80-0xA5), else
+    a Unix zip's Latin-1 name, read as `readable_name` does (`caf\\xe9` -> `café`, not cp437's `cafΘ`)."""
+    high = [byte for byte in raw if byte >= 0x80]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    return raw.decode("cp437") if all(byte <= 0xA5 for byte in high) else readable_name(raw)
+
+
+def _unsafe_name(name: str) -> str | None:
+    parts = PurePosixPath(name).parts
+    if name.startswith("/") or ".." in parts:
+        return "a name out of the archive's folder (absolute or with ..)"
+    return None
+
+
+def _untar(path: Path, into: Path, bounds: ArchiveBounds, budget: int) -> tuple[int, int, list[tuple[str, str]]]:
+    refused: list[tuple[str, str]] = []
+    wanted: list[tarfile.TarInfo] = []
+    total = 0
+    packed = max(path.stat().st_size, 1)
+    with tarfile.open(path) as archive:
+        for count, member in enumerate(archive, start=1):  # headers only, read as they come: a bomb stops early
+            if count > bounds.members:
+                raise _over("members", count, bounds.members)
+            total += member.size if member.isreg() else 0
+            if total > budget:
+                raise _over("bytes unpacked", total, budget)
+            if total > _RATIO_FROM and total / packed > bounds.ratio:
+                raise _over("compression ratio", total / packed, bounds.ratio)
+            name = readable_name(member.name)
+            if member.issym() or member.islnk():
+                refused.append((name, "a link (links in archives are not followed)"))
+                continue
+            if not (member.isreg() or member.isdir()):
+                refused.append((name, "not a regular file"))
+                continue
+            reason = _unsafe_name(member.name)
+            if reason:
+                refused.append((name, reason))
+                continue
+            try:
+                tarfile.data_filter(member, str(into))
+            except tarfile.FilterError as error:
+                refused.append((name, f"a name out of the archive's folder ({error})"))
+                continue
+            wanted.append(member)
+        archive.extractall(into, members=wanted, filter="data")
+        members = len(archive.getmembers())  # read once above: the list is kept
+    return members, sum(m.size for m in wanted if m.isreg()), refused

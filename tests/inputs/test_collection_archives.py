@@ -1,0 +1,162 @@
+"""`collection build` opens the archives in its source folder (zip and tar, folders inside kept in the names)
+and refuses what a hostile archive holds: names out of the folder, links, bombs, too many members, archives in
+archives; non-UTF-8 names read as text."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import tarfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from harness.cli.main import main
+from harness.inputs.collections.archives import ArchiveBounds, expand_archives
+from harness.inputs.collections.naming import slug
+from harness.inputs.collections.sources import SourceFile, readable_name, source_files
+
+
+def _tar(path: Path, members: list[tuple[tarfile.TarInfo, bytes]], mode: str = "w", **options) -> Path:
+    with tarfile.open(path, mode, **options) as archive:
+        for info, data in members:
+            info.size = len(data) if info.isreg() else 0
+            archive.addfile(info, io.BytesIO(data) if info.isreg() else None)
+    return path
+
+
+def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    return info
+
+
+def _expand(archive: Path, tmp_path: Path, bounds: ArchiveBounds | None = None):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    files = [SourceFile(PurePosixPath(archive.name), archive)]
+    kept, refused, opened = expand_archives(files, scratch, bounds or ArchiveBounds())
+    return {str(f.relative): f.path.read_bytes() for f in kept}, {s.source: s.reason for s in refused}, opened
+
+
+def _written(tmp_path: Path) -> set[str]:
+    return {str(p.relative_to(tmp_path / "scratch")) for p in (tmp_path / "scratch").rglob("*") if p.is_file()}
+
+
+def test_a_tar_gz_is_opened_with_its_folders_and_its_hostile_members_refused(tmp_path):
+    archive = _tar(
+        tmp_path / "dump.tar.gz",
+        [
+            (_member("reports/q1.txt"), b"revenue 12"),
+            (_member("../escape.txt"), b"out"),
+            (_member("/etc/abs.txt"), b"out"),
+            (_member("passwd", tarfile.SYMTYPE, "/etc/passwd"), b""),
+            (_member("hard", tarfile.LNKTYPE, "reports/q1.txt"), b""),
+            (_member("fifo", tarfile.FIFOTYPE), b""),
+            (_member("inner.zip"), b"PK\x05\x06" + bytes(18)),
+        ],
+        "w:gz",
+    )
+    kept, refused, opened = _expand(archive, tmp_path)
+    assert kept == {"dump.tar.gz/reports/q1.txt": b"revenue 12"}
+    assert refused["dump.tar.gz/../escape.txt"].startswith("a name out of the archive's folder")
+    assert refused["dump.tar.gz//etc/abs.txt"].startswith("a name out of the archive's folder")
+    assert refused["dump.tar.gz/passwd"] == refused["dump.tar.gz/hard"] == "a link (links in archives are not followed)"
+    assert refused["dump.tar.gz/fifo"] == "not a regular file"
+    assert refused["dump.tar.gz/inner.zip"].startswith("an archive inside an archive")
+    assert [(a.source, a.members) for a in opened] == [("dump.tar.gz", 7)]
+    assert _written(tmp_path) == {"0/reports/q1.txt", "0/inner.zip"}  # nothing else reached the disk
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_a_zip_with_traversal_absolute_and_link_members_writes_only_its_document(tmp_path):
+    path = tmp_path / "dump.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("docs/a.txt", "alpha")
+        archive.writestr("../../escape.txt", "out")
+        archive.writestr("/abs.txt", "out")
+        link = zipfile.ZipInfo("environ.txt")
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        archive.writestr(link, "/proc/self/environ")
+    kept, refused, opened = _expand(path, tmp_path)
+    assert kept == {"dump.zip/docs/a.txt": b"alpha"}
+    assert set(refused) == {"dump.zip/../../escape.txt", "dump.zip//abs.txt", "dump.zip/environ.txt"}
+    assert refused["dump.zip/environ.txt"] == "a link (links in archives are not followed)"
+    assert _written(tmp_path) == {"0/docs/a.txt"} and opened[0].members == 4
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar.gz"])
+def test_a_bomb_is_refused_whole_before_anything_is_written(kind, tmp_path):
+    zeros = bytes(2 * 1024 * 1024)  # packs ~1000x: the ratio a bomb has
+    if kind == "zip":
+        path = tmp_path / "bomb.zip"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("readme.txt", "first")
+            archive.writestr("zeros.txt", zeros)
+    else:
+        path = _tar(tmp_path / "bomb.tar.gz", [(_member("readme.txt"), b"first"), (_member("zeros"), zeros)], "w:gz")
+    kept, refused, opened = _expand(path, tmp_path)
+    assert kept == {} and opened == [] and _written(tmp_path) == set()
+    assert "compression ratio" in refused[path.name] and "zip bomb" in refused[path.name]
+
+
+def test_too_many_members_or_bytes_refuse_the_archive(tmp_path):
+    path = tmp_path / "many.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for index in range(10):
+            archive.writestr(f"f{index}.txt", "x" * 100)
+    _, refused, _ = _expand(path, tmp_path, ArchiveBounds(members=5))
+    assert refused == {"many.zip": "archive not opened: members 10 over the bound of 5 (a zip bomb's mark)"}
+    (tmp_path / "scratch").rename(tmp_path / "first")
+    _, refused, _ = _expand(path, tmp_path, ArchiveBounds(bytes=500))
+    assert refused["many.zip"].startswith("archive not opened: bytes unpacked 1,000 over the bound of 500")
+
+
+def test_a_broken_archive_is_skipped_with_the_reason(tmp_path):
+    path = tmp_path / "broken.tar.gz"
+    path.write_bytes(b"\x1f\x8b not really gzip")
+    _, refused, _ = _expand(path, tmp_path)
+    assert refused["broken.tar.gz"].startswith("archive not opened: ")
+
+
+def test_latin1_names_read_as_text_on_disk_in_a_tar_and_in_a_zip(tmp_path):
+    assert readable_name(os.fsdecode(b"caf\xe9.txt")) == "café.txt"
+    assert readable_name("café.txt") == "café.txt"
+    folder = tmp_path / "src"
+    folder.mkdir()
+    (folder / os.fsdecode(b"caf\xe9.txt")).write_text("latte")
+    assert [str(f.relative) for f in source_files(folder)[0]] == ["café.txt"]
+    tar = _tar(tmp_path / "old.tar", [(_member("café.txt"), b"latte")], encoding="latin-1")
+    assert list(_expand(tar, tmp_path)[0]) == ["old.tar/café.txt"]
+    zipped = tmp_path / "old.zip"  # a Unix zip of a Latin-1 name: raw bytes, no UTF-8 flag
+    with zipfile.ZipFile(zipped, "w") as archive:
+        archive.writestr("cafX.txt", "latte")
+    zipped.write_bytes(zipped.read_bytes().replace(b"cafX", b"caf\xe9"))
+    (tmp_path / "scratch").rename(tmp_path / "first")
+    assert list(_expand(zipped, tmp_path)[0]) == ["old.zip/café.txt"]
+
+
+def test_every_accented_latin_letter_is_folded_in_output_names():
+    assert slug("København Ærø Łódź Straße café") == "kobenhavn-aero-lodz-strasse-cafe"
+    assert slug("北京 report") == "北京-report"  # other scripts are letters, kept
+
+
+def test_collection_build_converts_an_archives_documents_and_says_it_opened_it(tmp_path, capsys):
+    source = tmp_path / "raw"
+    source.mkdir()
+    (source / "notes.txt").write_text("top level\n")
+    with zipfile.ZipFile(source / "dump.zip", "w") as archive:
+        archive.writestr("Agency B/q1.txt", "revenue 12\n")
+        archive.writestr("../escape.txt", "out\n")
+    out = tmp_path / "collections" / "demo"
+    assert main(["collection", "build", str(source), "--domain", "demo", "--out", str(out)]) == 1  # one refused
+    printed = capsys.readouterr().out
+    assert "opened dump.zip: 2 members, 11 bytes unpacked" in printed
+    assert "skipped dump.zip/../escape.txt: a name out of the archive's folder" in printed
+    assert sorted(p.name for p in out.iterdir()) == ["dump-zip_q1.md", "raw_notes.md"]
+    manifest = json.loads((tmp_path / "collections" / "demo.manifest.json").read_text())
+    assert manifest["archives"] == [{"source": "dump.zip", "members": 2, "bytes": 11}]
+    assert {d["source"] for d in manifest["documents"]} == {"dump.zip/Agency B/q1.txt", "notes.txt"}
