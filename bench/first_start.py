@@ -1,6 +1,6 @@
 """Time from a command's start to its first model call, ours next to inspect_ai's, over an AGORA-sized archive.
 
-Run: python bench/first_start.py [SCALE] [ROUNDS] [--docker]
+Run: python bench/first_start.py [SCALE] [ROUNDS] [--docker] [--before=CHECKOUT]
 (default SCALE 1.0: 8 domains, 9,664 Markdown files, ~1.5 GB, 362 tasks, built by bench/start_up.py in a
 new folder under /tmp and removed after; ROUNDS 2). Needs inspect_ai installed (the `bench` extra).
 
@@ -10,7 +10,8 @@ killed then. Ours: `python -m harness --model openai/bench --api-base ... --doma
 and Docker with --docker), first with an empty cache folder (the first start: collection hashes and the
 leakage check over every document), then again with that cache (a later start). inspect_ai: `inspect
 eval` of a task with the same 362 samples, a `bash` tool and its local sandbox, the collection's folder
-named in the prompt. Rounds interleave the sides; figures are medians.
+named in the prompt. --before=CHECKOUT also times another checkout of this project (an older commit, for a
+before/after). Rounds interleave the sides; figures are medians.
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ def inspect(root: Path, run: str) -> list[str]:
     return [str(inspect_cli), "eval", "archive.py", "--model", "openai/bench", "--log-dir", str(root / run)]
 
 
-def main(scale: float, rounds: int, docker: bool) -> None:
+def main(scale: float, rounds: int, docker: bool, before: str | None) -> None:
     root = Path(tempfile.mkdtemp(prefix="harness-first-start-"))
     try:
         started = time.monotonic()
@@ -205,8 +206,17 @@ def main(scale: float, rounds: int, docker: bool) -> None:
         sides = ["ours local, first start", "ours local, later start", "inspect_ai local"]
         if docker:
             sides[2:2] = ["ours docker, first start", "ours docker, later start"]
+        if before is not None:
+            sides[:0] = ["before local, first start", "before local, later start"]
         samples: dict[str, list[float]] = {side: [] for side in sides}
         for number in range(rounds):
+            if before is not None:
+                old = env | {"PYTHONPATH": before}
+                cache = root / f"cache-before-{number}"
+                first = to_first_call(ours(root, cache, f"before-{number}-a", "local"), old, root, log)
+                samples["before local, first start"].append(first)
+                later = to_first_call(ours(root, cache, f"before-{number}-b", "local"), old, root, log)
+                samples["before local, later start"].append(later)
             for sandbox in ["local", "docker"] if docker else ["local"]:
                 cache = root / f"cache-{sandbox}-{number}"
                 first = to_first_call(ours(root, cache, f"{sandbox}-{number}-a", sandbox), env, root, log)
@@ -230,4 +240,5 @@ if __name__ == "__main__":
         float(arguments[0]) if arguments else 1.0,
         int(arguments[1]) if len(arguments) > 1 else 2,
         "--docker" in sys.argv,
+        next((argument.split("=", 1)[1] for argument in sys.argv if argument.startswith("--before=")), None),
     )

@@ -9,8 +9,10 @@ share one check.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -23,6 +25,7 @@ from harness.inputs.tasks import Task
 
 NOT_FINISHED = "leakage check not finished (the run stopped first); python -m harness leakage runs it"
 
+_NICENESS = 10
 _started: dict[str, Future[str | None]] = {}
 _lock = threading.Lock()
 
@@ -58,6 +61,10 @@ class LeakCheck:
 
 
 def _check(future: Future[str | None], tasks: list[Task], files: dict[str, CollectionFiles], cache_dir: Path) -> None:
+    # below the run's own threads (Linux sets a thread's niceness by its id; ripgrep and the scan's worker
+    # processes inherit it): on a busy machine the check takes what the first episodes leave
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), _NICENESS)
     try:
         future.set_result(leak_summary(find_leaks_cached(tasks, files, cache_dir)))
     except Exception as error:  # the check's failure is said and recorded; the run goes on (the next start retries)
