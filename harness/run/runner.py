@@ -15,6 +15,7 @@ import secrets
 import shutil
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,8 +37,6 @@ from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import CollectionFiles, collection_files, same_collection
 from harness.inputs.config import RunConfig, config_to_dict
 from harness.inputs.evidence_files import check_evidence
-from harness.inputs.leakage import leak_summary
-from harness.inputs.leakage_cache import find_leaks_cached
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import (
     Task,
@@ -61,6 +60,7 @@ from harness.run.executors.table import executor_of
 from harness.run.judge_retry import regrade_judge_errors
 from harness.run.judges import JudgeOptions
 from harness.run.labels import label_of
+from harness.run.leak_check import LeakCheck
 from harness.run.leftovers import Leftovers, new_invocation
 from harness.run.model_factory import ModelFactory, model_factory, reply_reserve, scripted_file, unpriced_refusal
 from harness.run.pinned_packages import resolved_versions
@@ -115,8 +115,8 @@ class RunPlan:
     refuses when it starts removes it again, so bad input leaves nothing written."""
     changed_tasks: int = 0
     """On resume, finished tasks run again because what they ask or grade changed."""
-    leak_warning: str | None = None
-    """Tasks whose gold, solution or id is printed in their collection (harness/inputs/leakage.py), None if none."""
+    leaks: LeakCheck | None = None
+    """The leakage check (harness/inputs/leakage.py), running while the first episodes start; None: not run."""
     judge: JudgePanel | None = None
     """The judges of tasks graded by `judge`; None when no selected task is."""
 
@@ -169,11 +169,18 @@ def plan_run(config: RunConfig) -> RunPlan:
         raise NothingSelected(f"{config.model} on {config.domain}: no task selected{_selection_of(config)}")
     names = sorted({collection_of(task) for task in tasks}) or domains
     collections = {name: collection_path(config.collections_dir, name, config.follow_links) for name in names}
-    files = {domain: collection_files(path, config.cache_dir) for domain, path in collections.items()}
+    episodes = episodes_of(tasks, config.epochs)
+    # the collections hashed (hashlib lets go of the GIL) while the model's library is imported (it holds it)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="collection-hashes") as hashing:
+        hashed = hashing.submit(
+            lambda: {name: collection_files(path, config.cache_dir) for name, path in collections.items()}
+        )
+        try:
+            make_model = model_factory(config, episodes)
+        finally:
+            files = hashed.result()
     check_evidence(tasks, {name: listed.files.keys() for name, listed in files.items()}, config.tasks_dir)
     collection_hashes = {domain: listed.digest for domain, listed in files.items()}
-    episodes = episodes_of(tasks, config.epochs)
-    make_model = model_factory(config, episodes)
     if (refusal := unpriced_refusal(config, make_model)) is not None:
         raise InputError(refusal)
     prompts = load_prompts(config.prompts)
@@ -202,7 +209,6 @@ def plan_run(config: RunConfig) -> RunPlan:
     kept, changed = _kept_rows(folder, episodes, config.redo) if resumed else ([], 0)
     finished = {row.episode for row in kept}
     pending = [task for task in episodes if task.episode not in finished]
-    leaks = leak_summary(find_leaks_cached(tasks, files, config.cache_dir))
     return RunPlan(
         config=config,
         episodes=episodes,
@@ -221,7 +227,7 @@ def plan_run(config: RunConfig) -> RunPlan:
         resumed=resumed,
         made=made,
         changed_tasks=changed,
-        leak_warning=leaks,
+        leaks=LeakCheck(tasks, files, config.cache_dir),
         judge=judge,
     )
 
@@ -357,6 +363,9 @@ def _execute(
     _announce_resume(plan, console)
     _write_run_record(plan, config_hash, sandbox_facts)
     _warn(plan, console)
+    leaks_recorded = threading.Event()
+    if plan.leaks is not None:
+        plan.leaks.when_done(functools.partial(_leaks_found, plan, console, leaks_recorded))
     for task in plan.pending:
         plan.folder.keep_previous_attempt(*task.episode)
     cancel = share.cancel if share is not None else threading.Event()
@@ -368,6 +377,8 @@ def _execute(
     writer = ResultsWriter(plan.folder.results_path)
     try:
         state, results, interrupted = _run_batch(plan, context, limits, writer, console, share)
+        if plan.leaks is not None and not interrupted:
+            leaks_recorded.wait()  # a finished run's record and console have the check before its end table
     finally:
         if leftovers is not None:
             leftovers.sweep(console)
@@ -394,9 +405,23 @@ def _warn(plan: RunPlan, console: Console) -> None:
     """What the run's results cannot show: a weaker sandbox, leaked answers, an unknown price, the model's note."""
     unpriced = plan.make_model.paid and plan.make_model.price is None
     no_price = f"no price is known for {plan.config.model}: its cost is recorded as null (give one with --prices)"
-    warnings = [plan.backend.capabilities.warning, plan.leak_warning, no_price if unpriced else None]
+    warnings = [plan.backend.capabilities.warning, no_price if unpriced else None]
     for warning in filter(None, [*warnings, plan.make_model.note]):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _leaks_found(plan: RunPlan, console: Console, recorded: threading.Event, warning: str | None) -> None:
+    """The leakage check's end (at once when it ended before the run started): its warning printed, and
+    recorded in run.yaml in place of `leakage check not finished`."""
+    try:
+        if warning is not None:
+            console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+        with contextlib.suppress(OSError):  # run.yaml then keeps saying the check did not finish
+            record = plan.folder.read_record()
+            if record.leakage_warning != warning:
+                plan.folder.write_record(dataclasses.replace(record, leakage_warning=warning))
+    finally:
+        recorded.set()
 
 
 def _episode_context(
@@ -544,7 +569,7 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
             model=plan.make_model.settings,
             sandbox=sandbox_facts,
             collections=collections,
-            leakage_warning=plan.leak_warning,
+            leakage_warning=None if plan.leaks is None else plan.leaks.warning(timeout=0),
             label=label_of(plan.config),
             prices=None if plan.make_model.price is None else plan.make_model.price.to_dict(),
         )

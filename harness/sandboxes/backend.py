@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.core.errors import InputError
-from harness.sandboxes.base import Sandbox, SandboxSettings
+from harness.sandboxes.base import ExecResult, Sandbox, SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.pacing import Pacer
 
@@ -73,6 +73,9 @@ class SandboxBackend:
 
     name: ClassVar[str] = ""
     """Its name in the registry (`--sandbox`)."""
+    tool_probe: ExecResult | None = None
+    """The tool list's probe (`tools.probe_command`) as `start` ran it in its own check sandbox, so a run starts
+    one sandbox before its first episode, not two; None: the run's tool check starts a sandbox for it."""
     closed_book_builtin: ClassVar[bool] = False
     """The backend makes `--closed-book` sandboxes itself (E2B: a template built with no documents); others
     are wrapped in `ClosedBookBackend`, which mounts an empty folder in place of the collection."""

@@ -42,7 +42,7 @@ def test_a_command_in_its_own_user_namespace_is_agent_and_can_make_no_other_name
 def test_a_root_runner_falls_back_to_setpriv_where_user_namespaces_are_refused(
     collection: Path, bwrap_refusing_user_namespaces: str
 ):
-    privilege, facts = check_bwrap(bwrap_refusing_user_namespaces, SandboxSettings())
+    privilege, facts, _ = check_bwrap(bwrap_refusing_user_namespaces, SandboxSettings())
     assert privilege is Privilege.SETPRIV
     assert facts["user"].startswith(f"host uid {describe_host_uids()}, via setpriv (user namespace: ")
     assert "No permissions to create new namespace" in facts["user"]
@@ -61,7 +61,7 @@ def test_a_root_runner_falls_back_to_setpriv_where_user_namespaces_are_refused(
 
 
 def test_the_run_records_how_commands_drop_privileges(collection: Path):
-    privilege, facts = check_bwrap(find_bwrap(), SandboxSettings())
+    privilege, facts, _ = check_bwrap(find_bwrap(), SandboxSettings())
     assert privilege is Privilege.USER_NAMESPACE  # this machine allows unprivileged user namespaces
     host = describe_host_uids() if os.geteuid() == 0 else os.getuid()
     assert facts["user"] == f"uid 2000 in its own user namespace (host uid {host})"

@@ -63,7 +63,7 @@ class DockerBackend(SandboxBackend):
         from harness.sandboxes.docker.sandbox import check_image, cleanup_orphans
 
         cleanup_orphans(self.client)
-        check_image(self.client, self.image)
+        self.tool_probe = check_image(self.client, self.image)
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.docker.sandbox import DockerSandbox

@@ -56,6 +56,7 @@ from harness.sandboxes.remote_exec import (
     owner_label,
     run_remote,
 )
+from harness.sandboxes.tools import probe_command
 
 _SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
 DISK_ENFORCEMENT = "one tmpfs of disk_mb at /workspace for run/, /tmp and /dev/shm together (folders of it)"
@@ -205,14 +206,18 @@ def _swept_by_the_server() -> None:
     """Nothing left to kill after a command: harness-execd killed every agent process before answering."""
 
 
-def check_image(client: Any, image: str) -> None:
-    """Refuse an image that cannot run a command the way every episode does (`harness-execd`, `agent`)."""
+def check_image(client: Any, image: str) -> ExecResult | None:
+    """Refuse an image that cannot run a command the way every episode does (`harness-execd`, `agent`); the tool
+    list's probe as it ran in the same container (None when it could not run: the run's tool check says why)."""
+    tools = None
     with tempfile.TemporaryDirectory(prefix="harness-image-check-") as empty:
         box = DockerSandbox(client, image, Path(empty), "image-check", "probe", SandboxSettings())
         try:
             box.start()
             result = box.execute(_PROBE, 10)
             output = (result.stdout + result.stderr).strip()
+            if output == _PROBE_ANSWER:
+                tools = box.execute(probe_command(), 60)
         except SandboxError as error:
             output = str(error)
         finally:
@@ -223,3 +228,4 @@ def check_image(client: Any, image: str) -> None:
             f"--image {image}: cannot run commands through `{SERVER}` as user {AGENT} in {WORKDIR} ({detail}); "
             "use an image built from sandbox_templates/ (`python -m harness sandbox build docker`) or derived from it"
         )
+    return tools

@@ -46,7 +46,7 @@ class LocalBackend(SandboxBackend):
         """Free the cgroups of dead runners, then start one throwaway sandbox: how commands drop privileges."""
         release_stale_cgroups()
         try:
-            self._privilege, facts = check_bwrap(self.bwrap, self.settings)
+            self._privilege, facts, self.tool_probe = check_bwrap(self.bwrap, self.settings)
         except BwrapUnavailable as error:
             raise InputError(f"--sandbox local: {error}") from None
         self._facts = dict(facts)

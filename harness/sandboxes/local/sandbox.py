@@ -61,7 +61,7 @@ from harness.sandboxes.local.launcher import Launch
 from harness.sandboxes.local.uids import HostUid, claim_host_uid, describe_host_uids
 from harness.sandboxes.output import capped_result
 from harness.sandboxes.remote_exec import AGENT_UID
-from harness.sandboxes.tools import host_aliases
+from harness.sandboxes.tools import host_aliases, probe_command
 
 _TOOLS_DIR = "/opt/tools"
 """Last on the sandbox's PATH: links naming host programs as the tool list does (sandboxes/tools.py)."""
@@ -95,8 +95,9 @@ class Privilege(enum.Enum):
     SETPRIV = "setpriv"
 
 
-def check_bwrap(bwrap: str, settings: SandboxSettings) -> tuple[Privilege, dict[str, object]]:
-    """Start one throwaway sandbox and return how commands drop privileges, and the sandbox's facts.
+def check_bwrap(bwrap: str, settings: SandboxSettings) -> tuple[Privilege, dict[str, object], ExecResult]:
+    """Start one throwaway sandbox and return how commands drop privileges, the sandbox's facts, and the tool
+    list's probe as it ran there (the run's tool check reads it instead of starting a sandbox of its own).
 
     As root, commands get their own user namespace where the kernel lets an unprivileged uid make one, else
     `setpriv`.
@@ -106,30 +107,30 @@ def check_bwrap(bwrap: str, settings: SandboxSettings) -> tuple[Privilege, dict[
     reasons = []
     for privilege in choices:
         try:
-            facts = _probe(bwrap, settings, privilege)
+            facts, tools = _probe(bwrap, settings, privilege)
         except BwrapUnavailable as error:
             reasons.append(f"{privilege.value}: {error}")
             continue
         if reasons:  # run.yaml says why each command pays for setpriv
             facts["user"] = f"{facts['user']} ({reasons[0]})"
-        return privilege, facts
+        return privilege, facts, tools
     raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox ({'; '.join(reasons)})")
 
 
-def _probe(bwrap: str, settings: SandboxSettings, privilege: Privilege) -> dict[str, object]:
+def _probe(bwrap: str, settings: SandboxSettings, privilege: Privilege) -> tuple[dict[str, object], ExecResult]:
     with tempfile.TemporaryDirectory(prefix="harness-check-") as empty:
         sandbox = BubblewrapSandbox(Path(empty), "check", settings, bwrap, privilege=privilege)
         try:
             sandbox.start()
             facts = sandbox.describe()
-            result = sandbox.execute("true", 30)
+            result = sandbox.execute(probe_command(), 30)  # exits 0 wherever a shell runs
         except (SandboxError, OSError) as error:
             raise BwrapUnavailable(str(error)) from None
         finally:
             sandbox.close()
     if result.exit_code != 0:
         raise BwrapUnavailable(result.stderr.strip()[:200] or f"exit code {result.exit_code}")
-    return facts
+    return facts, result
 
 
 class BubblewrapSandbox:
