@@ -30,6 +30,7 @@ from harness.records.run_folder import RunFolder
 _SIGNALS = ("seen", "stated")
 _MEASURES = ("cell", "row", "column", "solid")
 
+
 @dataclass
 class _Stated:
     """What `annotate --facts` found, per run label."""

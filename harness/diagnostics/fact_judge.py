@@ -81,7 +81,9 @@ def judge_facts(
                 break
         failed = bool(asked) and supported is None
         rows.append({"document": row.document, "supported": supported or [], "failed": failed, "judges": asked})
-    covered = [{name: name in judged["supported"] for name in row.cells} for row, judged in zip(facts, rows, strict=True)]
+    covered = [
+        {name: name in judged["supported"] for name in row.cells} for row, judged in zip(facts, rows, strict=True)
+    ]
     counts = count_covered(covered, failed=sum(judged["failed"] for judged in rows))
     return _FactJudgment(counts, rows, round(sum(costs), 8) if costs else None, made, cached)
 

@@ -146,7 +146,9 @@ def test_an_episode_reading_three_of_five_documents_sees_three_rows_and_states_t
     flags = ["--facts-named-only", "--judge", "openai/judge", "--judge-api-base", judged.url]
     assert main(["annotate", run_dir, "--facts", *flags]) == 0
     [one] = read_fact_judgments(project / "results" / "r" / "fact_judgments.jsonl")
-    assert (one.calls["made"], one.rows_asked, one.stated.cells) == (3, "named", 2) and len(judged.requests) == asked + 3
+    assert (one.calls["made"], one.rows_asked, one.stated.cells) == (3, "named", 2) and len(
+        judged.requests
+    ) == asked + 3
     assert main(["report", run_dir, "--out", str(project / "report")]) == 0
     assert "stated (named documents only)" in (project / "report" / "report.md").read_text(encoding="utf-8")
 

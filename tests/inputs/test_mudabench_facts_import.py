@@ -101,7 +101,12 @@ def test_facts_evidence_and_source_answers_land_in_the_task(project, capsys):
     assert first.document == "documents_ecb07c1f-0a3b-4d98-a3ba-1079c40d9374.md"
     assert first.cells == {"values.total_operating_cost_cny": 37363070000.0}
     assert first.schema == {"values.total_operating_cost_cny": "营业总成本。"}
-    assert first.source == {"symbol": "600919", "year": 2021, "doctype": first.source["doctype"], "id": first.document[10:-3]}
+    assert first.source == {
+        "symbol": "600919",
+        "year": 2021,
+        "doctype": first.source["doctype"],
+        "id": first.document[10:-3],
+    }
     assert sorted(two_year.evidence) == sorted(row.document for row in two_year.facts)
     folder = project / "collections" / two_year.collection
     assert all((folder / name).is_file() for name in two_year.evidence)

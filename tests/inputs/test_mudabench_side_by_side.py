@@ -67,7 +67,10 @@ FACT_REPLIES: dict[tuple[str, int], str | None] = {  # (question, row index) -> 
     ("qf", 0): '{"correct_metric_fields": ["values.shareholder_meeting_events"], "explanation": "seen"}',
 }
 SCRIPTS = {
-    "simple-qa": [*({"bash": f"cat documents/documents_{d}.md"} for d in ("d1", "d2", "d3")), "<answer>000002</answer>"],
+    "simple-qa": [
+        *({"bash": f"cat documents/documents_{d}.md"} for d in ("d1", "d2", "d3")),
+        "<answer>000002</answer>",
+    ],
     "simple-qb": [{"bash": "grep -r profit documents/"}, "<answer>3.3</answer>"],  # reads only by grep -r
     "simple-qc": [{"bash": "cat documents/documents_d3.md"}, "The company held 2 meetings."],  # no answer tag
     "simple-qe": [{"bash": "cat documents/documents_d1.md"}, "<answer>000001</answer>"],
@@ -109,8 +112,20 @@ def project(tmp_path: Path, monkeypatch) -> Path:
 
 def import_fixture(capsys) -> tuple[int, str]:
     code = main(
-        ["tasks", "import", "mudabench", "simple.json", "--pdf-dir", "pdfs/", "--domain", "mudabench"]
-        + ["--tasks-dir", "tasks", "--collections-dir", "collections"]
+        [
+            "tasks",
+            "import",
+            "mudabench",
+            "simple.json",
+            "--pdf-dir",
+            "pdfs/",
+            "--domain",
+            "mudabench",
+            "--tasks-dir",
+            "tasks",
+            "--collections-dir",
+            "collections",
+        ]
     )
     captured = capsys.readouterr()
     return code, captured.out + captured.err
@@ -255,7 +270,14 @@ def test_the_release_shapes_import_as_mudabench_counts_them(project, capsys):
     assert code == 0, output
     tasks = load_task_file(project / "tasks" / "mudabench.jsonl")
     data = dataset()
-    assert [task.id for task in tasks] == ["simple-qa", "simple-qa-2", "simple-qb", "simple-qc", "simple-qe", "simple-qf"]
+    assert [task.id for task in tasks] == [
+        "simple-qa",
+        "simple-qa-2",
+        "simple-qb",
+        "simple-qc",
+        "simple-qe",
+        "simple-qf",
+    ]
     assert "identical items kept as tasks of their own (MuDABench's evaluation counts each): 1" in output
     assert "documents listed twice in one item (one file, a fact row per listing): 1" in output
     for task, item in zip(tasks, data, strict=True):  # a row per metadata entry, MuDABench's columns and values
@@ -287,9 +309,26 @@ def test_report_equals_mudabench_s_own_scores_under_a_misbehaving_judge(project,
     (project / "script.json").write_text(json.dumps({"tasks": SCRIPTS}), encoding="utf-8")
     openai_server.respond = judge
     code = main(
-        ["--model", "scripted:script.json", "--domain", "mudabench", "--tasks-dir", "tasks"]
-        + ["--collections-dir", "collections", "--results-dir", "results", "--run-id", "r"]
-        + ["--judge", "openai/judge", "--judge-api-base", openai_server.url, "--judge-prompt", str(PROTOCOL)]
+        [
+            "--model",
+            "scripted:script.json",
+            "--domain",
+            "mudabench",
+            "--tasks-dir",
+            "tasks",
+            "--collections-dir",
+            "collections",
+            "--results-dir",
+            "results",
+            "--run-id",
+            "r",
+            "--judge",
+            "openai/judge",
+            "--judge-api-base",
+            openai_server.url,
+            "--judge-prompt",
+            str(PROTOCOL),
+        ]
     )
     assert code in (0, 1), capsys.readouterr().out
     assert main(["report", "results/r", "--out", "report"]) == 0
@@ -306,7 +345,10 @@ def test_report_equals_mudabench_s_own_scores_under_a_misbehaving_judge(project,
         assert ours[measure] == round(100 * ok / total, 1), (measure, ours, expected)
     assert stated[-1] == "2"  # the HTTP 500 row and the reply without JSON: failed, counted as not stated
     counts = [row.facts_stated for row in rows]
-    assert sum(c.cells for c in counts) == expected["cell"][0] and sum(c.cells_total for c in counts) == expected["cell"][1]
+    assert (
+        sum(c.cells for c in counts) == expected["cell"][0]
+        and sum(c.cells_total for c in counts) == expected["cell"][1]
+    )
     assert sum(c.rows for c in counts) == expected["row"][0] and sum(c.rows_total for c in counts) == expected["row"][1]
     assert (sum(c.columns for c in counts), sum(c.columns_total for c in counts)) == expected["column"]
     assert expected == {
