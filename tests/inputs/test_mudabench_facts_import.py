@@ -183,7 +183,7 @@ def test_a_leak_in_a_task_s_own_collection_is_found(project, capsys):
     [
         ("[1]", "field 'facts[0]': must be a JSON object"),
         ('[{"document": "a.md", "cells": {}}]', "field 'facts[0].cells': must be a non-empty object"),
-        ('[{"document": "a.md", "cells": {"x": {"y": 1}}}]', "field 'facts[0].cells.x': must be a JSON scalar"),
+        ('[{"document": "a.md", "cells": {"x": [{"y": Infinity}]}}]', "field 'facts[0].cells.x': must be a JSON value"),
         ('[{"cells": {"x": 1}}]', "field 'facts[0].document': must be a non-empty string"),
         ('[{"document": "a.md", "cells": {"x": NaN}}]', "field 'facts[0].cells.x'"),
     ],
