@@ -5,14 +5,16 @@ for the facts each episode *seen* (the row's `facts_seen`) and *stated* (`annota
 Cell, row and column accuracy are sums over episodes before dividing (micro over questions, as MuDABench's
 evaluation sums them); solid accuracy is the share of episodes that are correct and cover every row. Every
 interval is clustered by task, as accuracy's: the ratio's linearised sandwich estimator (_ratio_interval), which
-is the clustered mean's own when every denominator is 1.
+is the clustered mean's own when every denominator is 1. A fact row whose judgment failed counts as not stated
+(MuDABench's rule) and is shown apart as a count of failed judgments; `annotate --facts --facts-named-only`
+judgments are named as such.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +24,21 @@ from harness.analysis.summary import ALL
 from harness.analysis.uncertainty import Estimate
 from harness.core.episode_key import EpisodeKey
 from harness.records.fact_counts import FactCounts
-from harness.records.fact_judgments import JUDGED, read_fact_judgments
+from harness.records.fact_judgments import JUDGED, NAMED_ROWS, read_fact_judgments
 from harness.records.run_folder import RunFolder
 
 _SIGNALS = ("seen", "stated")
 _MEASURES = ("cell", "row", "column", "solid")
 
-_Stated = dict[str, dict[EpisodeKey, FactCounts]]
-"""Run label -> episode -> the stated counts `annotate --facts` found."""
+
+@dataclass
+class _Stated:
+    """What `annotate --facts` found, per run label."""
+
+    counts: dict[str, dict[EpisodeKey, FactCounts]] = field(default_factory=dict)
+    """Run label -> episode -> the stated counts."""
+    named_only: set[str] = field(default_factory=set)
+    """Run labels judged with `--facts-named-only`."""
 
 
 @dataclass(frozen=True)
@@ -38,17 +47,23 @@ class _FactEstimates:
 
     episodes: int
     by_measure: dict[str, Estimate]
+    failed: int = 0
+    """Fact rows whose judgment failed (counted as not stated)."""
 
 
 def load_stated(paths: list[Path]) -> _Stated:
-    """Label -> episode -> stated counts, from each run's fact_judgments.jsonl (judge errors left out)."""
-    found: _Stated = {}
+    """Per label: episode -> stated counts, from each run's fact_judgments.jsonl (older files' judge errors left
+    out), and which labels were judged on named documents only."""
+    found = _Stated()
     for path in paths:
         folder = RunFolder(path)
         judged = read_fact_judgments(folder.fact_judgments_path)
         if judged:
-            label = found.setdefault(run_key(folder.read_record()), {})
+            key = run_key(folder.read_record())
+            label = found.counts.setdefault(key, {})
             label |= {one.episode: one.stated for one in judged if one.status == JUDGED and one.stated is not None}
+            if any(one.rows_asked == NAMED_ROWS for one in judged):
+                found.named_only.add(key)
     return found
 
 
@@ -79,12 +94,13 @@ def _fact_estimates(rows: list[ModelRow], stated: _Stated) -> dict[tuple[str, st
                 for row in mine:
                     if domain not in (ALL, row.domain):
                         continue
-                    found = row.facts_seen if signal == "seen" else stated.get(model, {}).get(row.episode)
+                    found = row.facts_seen if signal == "seen" else stated.counts.get(model, {}).get(row.episode)
                     found = found or (row.facts_stated if signal == "stated" else None)
                     if found is not None:
                         pairs.append((row.key, found, row.is_correct()))
                 if pairs:
-                    table[(model, domain, signal)] = _FactEstimates(len(pairs), _measures(pairs))
+                    failed = sum(counts.failed for _, counts, _ in pairs)
+                    table[(model, domain, signal)] = _FactEstimates(len(pairs), _measures(pairs), failed)
     return table
 
 
@@ -116,14 +132,24 @@ def fact_section(rows: list[ModelRow], stated: _Stated) -> str:
         "",
         "*seen*: the values showed in the output of a command that read their document (deterministic); *stated*: "
         "a judge found them in the agent's record of the document (`annotate --facts`). Cell, row and column "
-        "counts are summed over episodes (micro over questions, as MuDABench); solid = correct and every row.",
+        "counts are summed over episodes (micro over questions, as MuDABench); solid = correct and every row. "
+        "Every fact row is judged; a row whose judgment failed counts as not stated (MuDABench's rule) and is "
+        "counted under *failed judgments*.",
         "",
-        "| model | domain | signal | episodes | " + " | ".join(_MEASURES) + " |",
-        "|---|---|---|---|" + "---|" * len(_MEASURES),
+        "| model | domain | signal | episodes | " + " | ".join(_MEASURES) + " | failed judgments |",
+        "|---|---|---|---|" + "---|" * (len(_MEASURES) + 1),
     ]
     for (model, domain, signal), found in table.items():
         shown = [_pct(found.by_measure[measure]) for measure in _MEASURES]
-        lines.append(f"| {model} | {domain} | {signal} | {found.episodes} | " + " | ".join(shown) + " |")
+        label = f"{signal} (named documents only)" if signal == "stated" and model in stated.named_only else signal
+        failed = str(found.failed) if signal == "stated" else "–"
+        lines.append(f"| {model} | {domain} | {label} | {found.episodes} | " + " | ".join(shown) + f" | {failed} |")
+    if stated.named_only:
+        lines += [
+            "",
+            "*named documents only*: `annotate --facts --facts-named-only` asked only about rows whose document the "
+            "episode touched; the others count as not stated without a call (MuDABench asks about every row).",
+        ]
     return "\n".join(lines) + "\n\n"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from harness.cli.arguments import add_judge_panel
@@ -25,6 +26,19 @@ def build_parser() -> argparse.ArgumentParser:
         "judge of the panel per fact row; writes RUN/fact_judgments.jsonl (cached: asking again costs nothing)",
     )
     parser.add_argument(
+        "--facts-named-only",
+        action="store_true",
+        help="with --facts: ask only about rows whose document some command named or some output showed (the "
+        "others are not stated, without a call; the report says so); default: every row, as MuDABench",
+    )
+    parser.add_argument(
+        "--judge-prompt",
+        type=Path,
+        metavar="FILE.yaml",
+        help="with --facts: a judge protocol file whose `facts` template, system message and reading rule the "
+        "fact judge uses (docs/GRADERS.md §4.2; docs/guide/mudabench-judge.yaml is MuDABench's own)",
+    )
+    parser.add_argument(
         "--trajectory-chars",
         type=int,
         default=None,
@@ -45,7 +59,11 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     if arguments.facts:
         from harness.run.annotate_facts import annotate_facts
 
-        annotate_facts(arguments.run, options, session.console)
+        options = dataclasses.replace(options, prompt=arguments.judge_prompt)
+        annotate_facts(arguments.run, options, session.console, named_only=arguments.facts_named_only)
         return EXIT_OK
+    if arguments.facts_named_only or arguments.judge_prompt:
+        flag = "--facts-named-only" if arguments.facts_named_only else "--judge-prompt"
+        raise InputError(f"{flag}: only with --facts")
     annotate_run(arguments.run, options, chars, session.console)
     return EXIT_OK

@@ -3,6 +3,7 @@ one collection per document set with the collection builder, then write the task
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ def run_mudabench_import(request: ImportRequest, console: Console) -> int:
     """EXIT_OK: every task imported; EXIT_FAILED: some skipped (missing PDFs, documents the builder could not
     convert)."""
     check_domain_name(request.domain, "--domain")
+    # against the working directory, as every CLI path: the staging folder's links must not be relative
+    request = dataclasses.replace(request, pdf_dir=request.pdf_dir.absolute())
     if not request.pdf_dir.is_dir():
         raise InputError(f"--pdf-dir: {request.pdf_dir}: folder not found")
     items = [item for path in request.data for item in read_items(path)]

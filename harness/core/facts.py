@@ -13,9 +13,9 @@ from typing import Any
 
 from harness.core.errors import InputError
 
-_Scalar = str | int | float | bool | None
-CellValue = _Scalar | list[_Scalar]
-"""A cell's value: a JSON scalar (null for a fact the source left empty) or a list of them."""
+CellValue = Any
+"""A cell's value: any JSON value (null for a fact the source left empty; lists of objects as MuDABench's
+`value_shareholder_meeting_events`), floats finite."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,9 @@ class FactRow:
     period: str | None = None
     schema: dict[str, str] = field(default_factory=dict)
     """Column name -> what it means (the source's own description), for the fact judge."""
+    source: dict[str, Any] = field(default_factory=dict)
+    """The source's own description of the row's document (MuDABench: symbol, year, doctype, id, as given),
+    for a benchmark's own fact prompt."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -38,6 +41,7 @@ class FactRow:
             "period": self.period,
             "cells": dict(self.cells),
             "schema": dict(self.schema),
+            "source": dict(self.source),
         }
 
 
@@ -51,7 +55,7 @@ def parse_facts(raw: Any, where: str) -> tuple[FactRow, ...]:
 def _row(item: Any, where: str) -> FactRow:
     if not isinstance(item, dict):
         raise InputError(f"{where}': must be a JSON object")
-    unknown = sorted(set(item) - {"document", "entity", "period", "cells", "schema"})
+    unknown = sorted(set(item) - {"document", "entity", "period", "cells", "schema", "source"})
     if unknown:
         raise InputError(f"{where}.{unknown[0]}': unknown field")
     document = item.get("document")
@@ -67,11 +71,14 @@ def _row(item: Any, where: str) -> FactRow:
         if not name.strip():
             raise InputError(f"{where}.cells': a column name is empty")
         if not _is_cell_value(value):
-            raise InputError(f"{where}.cells.{name}': must be a JSON scalar or a list of scalars")
+            raise InputError(f"{where}.cells.{name}': must be a JSON value (finite numbers)")
     schema = item.get("schema") or {}
     if not isinstance(schema, dict) or not all(isinstance(text, str) for text in schema.values()):
         raise InputError(f"{where}.schema': must be an object of column -> description")
-    return FactRow(document.strip(), dict(cells), item.get("entity"), item.get("period"), dict(schema))
+    source = item.get("source") or {}
+    if not isinstance(source, dict) or not all(_is_cell_value(value) for value in source.values()):
+        raise InputError(f"{where}.source': must be an object of name -> JSON value")
+    return FactRow(document.strip(), dict(cells), item.get("entity"), item.get("period"), dict(schema), dict(source))
 
 
 def _is_scalar(value: Any) -> bool:
@@ -80,8 +87,15 @@ def _is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, bool))
 
 
-def _is_cell_value(value: Any) -> bool:
-    return _is_scalar(value) or (isinstance(value, list) and all(_is_scalar(part) for part in value))
+def _is_cell_value(value: Any, depth: int = 0) -> bool:
+    """Any JSON value with finite numbers (nested at most 32 deep)."""
+    if depth > 32:
+        return False
+    if isinstance(value, list):
+        return all(_is_cell_value(part, depth + 1) for part in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _is_cell_value(part, depth + 1) for key, part in value.items())
+    return _is_scalar(value)
 
 
 def _cell_names(rows: tuple[FactRow, ...]) -> list[str]:

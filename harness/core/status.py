@@ -37,7 +37,7 @@ INTERRUPTED = INFRASTRUCTURE_FAILURES | {Status.CANCELLED}
 
 class EpisodeFinished(Exception):
     """The loop's own end of the episode (an answer, a limit, a cancellation), raised inside the loop with what to
-    record; `submission` is the text to grade (answered only)."""
+    record; `submission` is the text to grade (answered), or an episode ended by format errors' final reply."""
 
     def __init__(self, status: Status, submission: str | None = None, detail: str | None = None):
         super().__init__(status.value)
@@ -55,7 +55,8 @@ class EpisodeFailure(Exception):
 
 @dataclass(frozen=True)
 class Outcome:
-    """How an episode ended: its status, the text to grade (answered only) and why a limit or failure ended it."""
+    """How an episode ended: its status, the text to grade (answered; or the final reply of an episode ended by
+    format errors, which only a judge that reads whole final replies grades) and why a limit or failure ended it."""
 
     status: Status
     submission: str | None

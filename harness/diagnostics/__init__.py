@@ -7,7 +7,6 @@ __all__ = [
     "escapes",
     "evidence",
     "fact_judge",
-    "fact_prompt",
     "failure_modes",
     "mode_judge",
     "mode_prompt",

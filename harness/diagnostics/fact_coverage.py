@@ -9,7 +9,8 @@ value appears:
   (`15.44` for 15.4412), also when the text gives it with 5 or more significant digits in thousands, 10^4
   (万), millions, 10^8 (亿) or billions (gold values of 10,000 and more: `373.63亿`, `37,363,070` for
   37,363,070,000), or as a percentage of a fraction;
-- text case-folded, spaces collapsed, as a substring; a list when each of its items appears.
+- text case-folded, spaces collapsed, as a substring; a list (or an object) when each of its items (values)
+  appears.
 Booleans and nulls cannot be seen in text: such cells are not counted (a row of only them is left out).
 """
 
@@ -66,6 +67,8 @@ def _texts_by_document(events: Iterable[Event], documents: set[str]) -> dict[str
 
 
 def _seeable(value: CellValue) -> bool:
+    if isinstance(value, dict):
+        value = list(value.values())
     if isinstance(value, list):
         return bool(value) and all(_seeable(item) for item in value)
     if isinstance(value, bool) or value is None:
@@ -92,6 +95,8 @@ class _Shown:
         return cls(frozenset(plain), frozenset(scaled), _fold(text))
 
     def holds(self, value: CellValue) -> bool:
+        if isinstance(value, dict):
+            return all(self.holds(item) for item in value.values())
         if isinstance(value, list):
             return all(self.holds(item) for item in value)
         if isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -1,12 +1,13 @@
 """The agent's own record of one document, for the fact judge: every turn whose command names the document
-(the model's prose of that turn, the command, its output cut to fit), and the agent's final reply."""
+(the model's prose of that turn, the command, its output cut to fit), the output lines of other commands that
+show the document's content under its name (a `grep -r` hit `file:...`), and the agent's final reply."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from harness.diagnostics.condensed import cut
-from harness.diagnostics.evidence import DocumentIndex
+from harness.diagnostics.evidence import DocumentIndex, shown_under
 from harness.records.events import ActionEvent, Event, ModelCallEvent, ObservationEvent
 
 _OUTPUT_CHARS = 6000
@@ -20,10 +21,12 @@ def document_record(events: Sequence[Event], document: str, final_reply: str | N
     prose: dict[int, str] = {}
     parts: list[str] = []
     naming_turn: int | None = None
+    command = ""
     for event in events:
         if isinstance(event, ModelCallEvent):
             prose[event.turn] = event.response.text.strip()
         elif isinstance(event, ActionEvent):
+            command = event.command
             naming_turn = event.turn if index.named_in(event.command) else None
             if naming_turn is not None:
                 note = prose.get(event.turn, "")
@@ -33,6 +36,11 @@ def document_record(events: Sequence[Event], document: str, final_reply: str | N
                 parts.append(f"$ {event.command}")
         elif isinstance(event, ObservationEvent) and naming_turn == event.turn:
             parts.append(cut(event.stdout or "", _OUTPUT_CHARS, "output"))
+        elif isinstance(event, ObservationEvent):
+            lines = [line for line in (event.stdout or "").splitlines() if shown_under(line, document)]
+            if lines:
+                parts.append(f"## turn {event.turn} (lines of this document)\n$ {command}")
+                parts.append(cut("\n".join(lines), _OUTPUT_CHARS, "output"))
     if not parts:
         return ""
     if final_reply:

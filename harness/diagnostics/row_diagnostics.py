@@ -65,11 +65,11 @@ def with_stated_facts(
     events: Sequence[Event],
     final_reply: str | None,
 ) -> tuple[ResultRow, list[list[str] | None]]:
-    """The row with the facts the episode stated (fact_judge.py; None on judge_error) and their judges' cost
+    """The row with the facts the episode stated (fact_judge.py; failed rows counted as not) and their judges' cost
     added to `judge_cost_usd`; and per fact row the supported columns, for the evidence event."""
     judgment = judge_facts(panel, question, facts, events, final_reply)
     cost = row.judge_cost_usd
     if judgment.cost_usd is not None:
         cost = round((cost or 0.0) + judgment.cost_usd, 8)
-    supported = [one["supported"] for one in judgment.rows]
+    supported = [None if one["failed"] else one["supported"] for one in judgment.rows]
     return dataclasses.replace(row, facts_stated=judgment.counts, judge_cost_usd=cost), supported

@@ -139,9 +139,10 @@ def _finish(
         outcome = Outcome(Status.HARNESS_ERROR, None, failure_text(error))
         result = episode_row(task, outcome, UNGRADED, spend, clocks.timings())
     if log is not None:
-        result = _annotated(task, result, log, collection, clocks.opens, judge, _graded_text(outcome))
+        graded_text = _graded_text(outcome, task, judge)
+        result = _annotated(task, result, log, collection, clocks.opens, judge, graded_text)
         with contextlib.suppress(OSError, ValueError):  # a full disk: the row still reaches the batch
-            log.write(EpisodeEndEvent(row=result, submission=_graded_text(outcome)))
+            log.write(EpisodeEndEvent(row=result, submission=graded_text))
             log.close()
     return result
 
@@ -176,9 +177,16 @@ def _log_failure(log: TrajectoryLog | None, during: str, error: str) -> None:
             log.write(HarnessErrorEvent(during=during, error=error))
 
 
-def _graded_text(outcome: Outcome) -> str | None:
-    """The submission the grader reads: only answered episodes have one."""
-    return outcome.submission if outcome.status is Status.ANSWERED else None
+def _graded_text(outcome: Outcome, task: Task | None = None, judge: JudgePanel | None = None) -> str | None:
+    """The submission the grader reads: an answered episode's, or, for a judge whose protocol reads the whole
+    final reply (MuDABench's judges the model's last answer, tag or not), the final reply of an episode that
+    ended replying without an action."""
+    if outcome.status is Status.ANSWERED:
+        return outcome.submission
+    if judge is None or task is None or outcome.status is not Status.FORMAT_ERRORS:
+        return None
+    protocol = {"judge": judge.protocol, "score": judge.score_protocol}.get(task.grader)
+    return outcome.submission if protocol is not None and protocol.reads == "final_reply" else None
 
 
 def _grade(
@@ -189,7 +197,7 @@ def _grade(
     judge_events = None if log is None else judge_log(log)
 
     def graded() -> Grade:
-        return grade(task.grader, _graded_text(outcome), task.gold, judge, judge_events)
+        return grade(task.grader, _graded_text(outcome, task, judge), task.gold, judge, judge_events)
 
     if not is_judged(task.grader) or cancel is None:
         return graded()

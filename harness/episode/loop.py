@@ -75,6 +75,9 @@ class _AgentLoop:
         """The last observation or format-error text, which the next call's logged messages refer to."""
         self.format_errors = 0
         """Consecutive replies without a usable action."""
+        self.final_reply: str | None = None
+        """The last non-empty reply without an action: an episode ended by format errors ends with it as its
+        final reply (what a judge protocol that `reads: final_reply` judges, with or without the answer tag)."""
 
     def run(self) -> Outcome:
         """Every way out of the loop, an `EpisodeFinished` or an error that ends the episode, as its `Outcome` (a bug
@@ -136,6 +139,7 @@ class _AgentLoop:
     def refuse(self, reply: ModelReply, problem: FormatError) -> None:
         """A reply without a usable action: the model is told why, until too many in a row end the episode."""
         self.format_errors += 1
+        self.final_reply = strip_code_blocks(reply.text).strip() or self.final_reply
         text = self.prompts.render(
             "format_error",
             problem=str(problem),
@@ -145,7 +149,7 @@ class _AgentLoop:
         turn = self.budget.turns
         self.log.write(FormatErrorEvent(turn=turn, problem=str(problem), consecutive=self.format_errors, text=text))
         if self.format_errors >= self.settings.max_format_errors:
-            raise EpisodeFinished(Status.FORMAT_ERRORS, detail=str(problem)) from None
+            raise EpisodeFinished(Status.FORMAT_ERRORS, submission=self.final_reply, detail=str(problem)) from None
         self.messages.extend(_observation_messages(reply, text))
         self.shown = ShownText("format_error", turn, text)
 

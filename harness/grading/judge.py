@@ -12,7 +12,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from harness.grading.answer import find_answer_tag
 from harness.grading.gold import GoldSpec
@@ -53,9 +53,18 @@ class JudgeCallFailed(Exception):
         """What `JudgePanel.complete_at` had dropped when the call failed."""
 
 
-JudgeCompletion = Callable[[str, list[dict[str, str]], "float | None"], JudgeReply]
-"""Asks one judge model (its litellm name) the messages at a temperature (None: the model's own), within
-the panel's time; raises `JudgeCallFailed`. The run builds it (litellm); grading never calls a provider."""
+class JudgeCompletion(Protocol):
+    """Asks one judge model (its litellm name) the messages at a temperature (None: the model's own), within
+    the panel's time, with a `response_format` when one is given; raises `JudgeCallFailed`. The run builds it
+    (litellm); grading never calls a provider."""
+
+    def __call__(
+        self, model: str, messages: list[dict[str, str]], temperature: float | None, /, **options: Any
+    ) -> JudgeReply: ...
+
+
+COUNTED_INCORRECT = "COUNTED_INCORRECT"
+"""A grade's reason: a judge failed after the protocol's attempts and its protocol counts that as incorrect."""
 
 
 class JudgeNotConfigured(RuntimeError):
@@ -88,17 +97,18 @@ class JudgePanel:
     """How the `score` grader asks and reads (`--judge-prompt` with a `score` rule); ours by default."""
 
     def complete_at(
-        self, model: str, messages: list[dict[str, str]], temperature: float
+        self, model: str, messages: list[dict[str, str]], temperature: float, response_format: str | None = None
     ) -> tuple[JudgeReply, list[str]]:
         """The judge's reply at TEMPERATURE, or, from a model that takes none (some reasoning models), asked
         again without it; and the parameters dropped. Raises `JudgeCallFailed` with its `dropped_params`."""
+        options = {"response_format": {"type": response_format}} if response_format else {}
         try:
-            return self.complete(model, messages, temperature), []
+            return self.complete(model, messages, temperature, **options), []
         except JudgeCallFailed as error:
             if not error.refused_temperature:
                 raise
         try:
-            return self.complete(model, messages, None), ["temperature"]
+            return self.complete(model, messages, None, **options), ["temperature"]
         except JudgeCallFailed as error:
             error.dropped_params = ["temperature"]
             raise
@@ -141,8 +151,10 @@ class JudgePanel:
                 log(event)
             if event["verdict"]:
                 verdicts.append(str(event["verdict"]))
-            else:
+            if not event["verdict"] or event.get("counted_incorrect"):
                 failures.append(event["failure"])
+            if event.get("counted_incorrect"):
+                failures.append(COUNTED_INCORRECT)
             if event["cost_usd"] is not None and not event["cached"]:
                 costs.append(event["cost_usd"])
         cost = round(sum(costs), 8) if costs else None
@@ -184,12 +196,37 @@ class JudgePanel:
                 "cost_usd": None,
                 "latency_s": 0.0,
             }
-        messages = [{"role": "user", "content": protocol.prompt(gold.question, gold.answer, answer)}]
+        messages = protocol.messages(protocol.prompt(gold.question, gold.answer, answer))
+        asked = [self._asked(model, messages, protocol)]
+        while asked[-1]["verdict"] is None and len(asked) < protocol.attempts:
+            asked.append(self._asked(model, messages, protocol))
+        last = asked[-1]
+        if len(asked) > 1:  # every attempt's cost and tokens, and what the earlier ones met
+            costs = [one["cost_usd"] for one in asked if one["cost_usd"] is not None]
+            last["cost_usd"] = round(sum(costs), 8) if costs else None
+            last["input_tokens"] = sum(one["input_tokens"] for one in asked)
+            last["output_tokens"] = sum(one["output_tokens"] for one in asked)
+            last["earlier"] = [{"failure": one["failure"], "reply": one["reply"]} for one in asked[:-1]]
+        if last["verdict"] is not None:
+            entry = {
+                "model": model,
+                "verdict": last["verdict"],
+                "reply": last["reply"],
+                "dropped_params": last["dropped_params"],
+            }
+            with contextlib.suppress(OSError):  # a cache that cannot be written costs a call later, never the grade
+                self.cache.put(key, entry)
+        elif protocol.unreadable == "incorrect" and protocol.score_range is None:
+            last |= {"verdict": "INCORRECT", "counted_incorrect": True}  # never cached: a new run asks again
+        return event | last
+
+    def _asked(self, model: str, messages: list[dict[str, str]], protocol: JudgeProtocol) -> dict[str, Any]:
+        """One call and its reading (the `judge_call` event's fields but for the cache's)."""
         started = time.monotonic()
         try:
-            reply, dropped = self.complete_at(model, messages, _JUDGE_PARAMS["temperature"])
+            reply, dropped = self.complete_at(model, messages, _JUDGE_PARAMS["temperature"], protocol.response_format)
         except JudgeCallFailed as error:
-            return event | {
+            return {
                 "cached": False,
                 "verdict": None,
                 "reply": None,
@@ -203,11 +240,7 @@ class JudgePanel:
                 "latency_s": round(time.monotonic() - started, 3),
             }
         verdict = protocol.read(reply.text)
-        if verdict is not None:
-            entry = {"model": model, "verdict": verdict, "reply": reply.text, "dropped_params": dropped}
-            with contextlib.suppress(OSError):  # a cache that cannot be written costs a call later, never the grade
-                self.cache.put(key, entry)
-        return event | {
+        return {
             "cached": False,
             "verdict": verdict,
             "reply": reply.text,

@@ -20,6 +20,8 @@ class FactCounts:
     rows_total: int
     columns: int
     columns_total: int
+    failed: int = 0
+    """Rows whose judgment failed (no judge gave a readable reply): counted as not covered, in every total."""
 
     @property
     def complete(self) -> bool:
@@ -31,11 +33,12 @@ class FactCounts:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FactCounts:
-        return cls(**{name: int(data[name]) for name in cls.__dataclass_fields__})
+        return cls(**{name: int(data[name]) for name in cls.__dataclass_fields__ if name in data})
 
 
-def count_covered(rows: list[dict[str, bool]]) -> FactCounts:
-    """Counts from each row's column -> covered; a row without columns is left out."""
+def count_covered(rows: list[dict[str, bool]], failed: int = 0) -> FactCounts:
+    """Counts from each row's column -> covered (a row without columns is left out), and the rows whose
+    judgment failed (already counted as not covered)."""
     rows = [row for row in rows if row]
     columns: dict[str, bool] = {}
     for row in rows:
@@ -48,4 +51,5 @@ def count_covered(rows: list[dict[str, bool]]) -> FactCounts:
         rows_total=len(rows),
         columns=sum(columns.values()),
         columns_total=len(columns),
+        failed=failed,
     )

@@ -18,6 +18,9 @@ from harness.records.run_folder import write_atomic
 
 JUDGED = "judged"
 JUDGE_ERROR = "judge_error"
+"""Only in files written before a failed row counted as not stated (read back, left out of the report)."""
+ALL_ROWS = "all"
+NAMED_ROWS = "named"
 
 
 @dataclass(frozen=True)
@@ -31,17 +34,20 @@ class EpisodeFacts:
     task_id: str
     epoch: int
     status: str
-    """`judged`, or `judge_error` when some row got no valid reply from any judge."""
+    """`judged` (`judge_error` only in older files)."""
     stated: FactCounts | None
-    """Cells, rows and columns the agent's records support; None on judge_error."""
+    """Cells, rows and columns the agent's records support (a row whose judgment failed counted as not, and
+    counted in `failed`); None only in older files' judge_error lines."""
     rows: list[dict[str, Any]]
-    """Per fact row: document, supported columns (None when unanswered), and each judge asked."""
+    """Per fact row: document, supported columns, whether its judgment failed, and each judge asked."""
     prompt: str
     """The digest of the fact judge's prompt (diagnostics/fact_prompt.py)."""
     cost_usd: Number | None = None
     """What the judge calls cost (cache hits cost nothing); apart from the agent's and the grading judges'."""
     calls: dict[str, int] = field(default_factory=dict)
     """`made` and `cached`: judge replies asked of a provider and read from the cache."""
+    rows_asked: str = ALL_ROWS
+    """`all` rows asked (as MuDABench), or `named`: only rows whose document the episode touched."""
 
     @property
     def episode(self) -> EpisodeKey:

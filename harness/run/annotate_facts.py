@@ -1,5 +1,6 @@
 """`python -m harness annotate RUN --facts --judge MODEL[,MODEL...]`: the intermediate facts every finished
-episode stated, by the fact judge, into RUN/fact_judgments.jsonl (results.jsonl is never changed)."""
+episode stated, by the fact judge, into RUN/fact_judgments.jsonl (results.jsonl is never changed). Every row is
+asked (as MuDABench), or with `named_only` only the rows whose document the episode touched."""
 
 from __future__ import annotations
 
@@ -8,16 +9,17 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.core.facts import parse_facts
-from harness.diagnostics.fact_judge import judge_facts
-from harness.diagnostics.fact_prompt import PROMPT_DIGEST
+from harness.diagnostics.fact_judge import judge_facts, prompt_digest
 from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
-from harness.records.fact_judgments import JUDGE_ERROR, JUDGED, EpisodeFacts, write_fact_judgments
+from harness.records.fact_judgments import ALL_ROWS, JUDGED, NAMED_ROWS, EpisodeFacts, write_fact_judgments
 from harness.records.reading import is_finished, read_events
 from harness.records.run_folder import RunFolder
 from harness.run.judges import JudgeOptions
 
 
-def annotate_facts(run_dir: Path, options: JudgeOptions, console: Console) -> list[EpisodeFacts]:
+def annotate_facts(
+    run_dir: Path, options: JudgeOptions, console: Console, named_only: bool = False
+) -> list[EpisodeFacts]:
     folder = RunFolder(run_dir)
     record = folder.read_record()
     aliases = record.config.get("model_aliases") or {}
@@ -38,16 +40,18 @@ def annotate_facts(run_dir: Path, options: JudgeOptions, console: Console) -> li
         facts = parse_facts(start.task["facts"], f"{path}:1: field 'task'")
         end = events[-1].event
         final_reply = end.submission if isinstance(end, EpisodeEndEvent) else None
-        found = judge_facts(panel, start.task["question"], facts, [logged.event for logged in events], final_reply)
+        logged_events = [logged.event for logged in events]
+        found = judge_facts(panel, start.task["question"], facts, logged_events, final_reply, named_only)
         judged.append(
             EpisodeFacts(
                 domain=row.domain,
                 task_id=row.task_id,
                 epoch=row.epoch,
-                status=JUDGE_ERROR if found.counts is None else JUDGED,
+                status=JUDGED,
                 stated=found.counts,
                 rows=found.rows,
-                prompt=PROMPT_DIGEST,
+                prompt=prompt_digest(panel.protocol),
+                rows_asked=NAMED_ROWS if named_only else ALL_ROWS,
                 cost_usd=found.cost_usd,
                 calls={"made": found.made, "cached": found.cached},
             )
@@ -58,13 +62,14 @@ def annotate_facts(run_dir: Path, options: JudgeOptions, console: Console) -> li
 
 
 def _say(console: Console, judged: list[EpisodeFacts], unlogged: int, path: Path) -> None:
-    errors = sum(one.status == JUDGE_ERROR for one in judged)
+    failed = sum(one.stated.failed for one in judged if one.stated is not None)
     made = sum(one.calls["made"] for one in judged)
     cached = sum(one.calls["cached"] for one in judged)
     costs = [one.cost_usd for one in judged if one.cost_usd is not None]
     cost = f"${sum(costs):.4f}" if costs else "unknown"
     console.print(
-        f"judged the facts of {len(judged) - errors} episodes, {errors} judge errors"
+        f"judged the facts of {len(judged)} episodes, {failed} fact rows whose judgment failed (counted as not "
+        "stated)"
         + (f", {unlogged} without a finished trajectory" if unlogged else "")
         + f"; judge calls: {made} made, {cached} from the cache; judge cost {cost} (apart from the run's)"
         + f"; wrote {path}",

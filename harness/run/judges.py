@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.core.errors import InputError
 from harness.grading.judge import JudgeCallFailed, JudgeCompletion, JudgePanel, JudgeReply
@@ -70,7 +71,9 @@ def litellm_judges(
 ) -> JudgeCompletion:
     """Each judge call as a text-format litellm model call, retried as the agent's are."""
 
-    def complete(model: str, messages: list[dict[str, str]], temperature: float | None) -> JudgeReply:
+    def complete(
+        model: str, messages: list[dict[str, str]], temperature: float | None, /, **options: Any
+    ) -> JudgeReply:
         # litellm takes 2.5 s and 200 MB to import: only a run that grades with a judge pays for it
         from harness.models.litellm_model import LiteLLMModel, ProviderSettings, bundled_price
 
@@ -81,6 +84,7 @@ def litellm_judges(
             temperature=temperature,
             max_retries=max_retries,
             call_timeout_s=timeout_s,
+            model_args=dict(options),  # a protocol's response_format
         )
         try:
             reply = LiteLLMModel(settings, None, bundled_price(model)).query(messages, timeout_s)

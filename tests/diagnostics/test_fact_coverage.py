@@ -116,12 +116,12 @@ def test_an_episode_reading_three_of_five_documents_sees_three_rows_and_states_t
     trajectory = project / "results" / "r" / "episodes" / "mudabench" / f"{ENGLISH_SIMPLE}.jsonl"
     events = read_trajectory(trajectory)
     evidence = next(event for event in events if event["event"] == "evidence")
-    assert evidence["facts_seen"] == [["total_assets_usd"]] * 3 + [[]] * 2
+    assert evidence["facts_seen"] == [["values.total_assets_usd"]] * 3 + [[]] * 2
     assert "facts" in events[0]["task"]  # annotate judges against the trajectory's task record
     # With --judge the panel was asked at the episode's end: two of the five rows stated.
     assert row.facts_stated == FactCounts(cells=2, cells_total=5, rows=2, rows_total=5, columns=0, columns_total=1)
-    assert evidence["facts_stated"] == [["total_assets_usd"], ["total_assets_usd"], [], [], []]
-    assert len(judged.requests) == 1 + 3  # the grade, and one fact judge per document the agent named
+    assert evidence["facts_stated"] == [["values.total_assets_usd"], ["values.total_assets_usd"], [], [], []]
+    assert len(judged.requests) == 1 + 5  # the grade, and one fact judge per row, as MuDABench asks
     view = episode_view(read_events(trajectory), 30, 600)
     marks = [(row["entity"], row["cells"][0]["seen"], row["cells"][0]["stated"]) for row in view["facts"]]
     assert marks == [
@@ -136,10 +136,21 @@ def test_an_episode_reading_three_of_five_documents_sees_three_rows_and_states_t
     assert annotate(project, judged) == 0
     [one] = read_fact_judgments(project / "results" / "r" / "fact_judgments.jsonl")
     assert one.stated == FactCounts(cells=2, cells_total=5, rows=2, rows_total=5, columns=0, columns_total=1)
-    assert one.calls == {"made": 3, "cached": 0}  # the two documents never named cost no call
+    assert one.calls == {"made": 5, "cached": 0} and one.rows_asked == "all"
     fact_prompts = [r["messages"][-1]["content"] for r in judged.requests[grading_calls:]]
-    assert len(fact_prompts) == 3 and "1944165000" in fact_prompts[0] and FINAL_REPLY[:40] in fact_prompts[0]
+    assert len(fact_prompts) == 5 and "1944165000" in fact_prompts[0] and FINAL_REPLY[:40] in fact_prompts[0]
     assert "Reference answer" not in fact_prompts[0]
+    shutil.rmtree(project / "results" / ".judge-cache")  # the cheaper option: only documents the agent touched
+    asked = len(judged.requests)
+    run_dir = str(project / "results" / "r")
+    flags = ["--facts-named-only", "--judge", "openai/judge", "--judge-api-base", judged.url]
+    assert main(["annotate", run_dir, "--facts", *flags]) == 0
+    [one] = read_fact_judgments(project / "results" / "r" / "fact_judgments.jsonl")
+    assert (one.calls["made"], one.rows_asked, one.stated.cells) == (3, "named", 2) and len(
+        judged.requests
+    ) == asked + 3
+    assert main(["report", run_dir, "--out", str(project / "report")]) == 0
+    assert "stated (named documents only)" in (project / "report" / "report.md").read_text(encoding="utf-8")
 
 
 def test_a_second_annotate_facts_makes_no_new_calls(project, judged, capsys):
@@ -150,8 +161,8 @@ def test_a_second_annotate_facts_makes_no_new_calls(project, judged, capsys):
     assert annotate(project, judged) == 0
     assert len(judged.requests) == asked
     [one] = read_fact_judgments(project / "results" / "r" / "fact_judgments.jsonl")
-    assert one.calls == {"made": 0, "cached": 3} and one.stated.cells == 2
-    assert "3 from the cache" in capsys.readouterr().out
+    assert one.calls == {"made": 0, "cached": 5} and one.stated.cells == 2
+    assert "5 from the cache" in capsys.readouterr().out
 
 
 def test_report_sums_cells_rows_and_columns_over_six_episodes_as_computed_by_hand(project, judged, capsys):
@@ -167,8 +178,8 @@ def test_report_sums_cells_rows_and_columns_over_six_episodes_as_computed_by_han
     # stated: cells (2+2+4)*2 / 28 = 16/28; rows the same; columns 2/6; solid 2/6
     seen = re.search(r"\| mudabench \| seen \| 6 \| (.*) \|", report).group(1).split(" | ")
     stated = re.search(r"\| mudabench \| stated \| 6 \| (.*) \|", report).group(1).split(" | ")
-    assert [cell.split(" ")[0] for cell in seen] == ["71.4", "71.4", "33.3", "33.3"]
-    assert [cell.split(" ")[0] for cell in stated] == ["57.1", "57.1", "33.3", "33.3"]
+    assert [cell.split(" ")[0] for cell in seen] == ["71.4", "71.4", "33.3", "33.3", "–"]
+    assert [cell.split(" ")[0] for cell in stated] == ["57.1", "57.1", "33.3", "33.3", "0"]  # 0 failed judgments
     assert re.search(r"\| all \| stated \| 6 \| 57\.1 \[", report)
 
 

@@ -180,3 +180,37 @@ def test_the_console_summary_json_and_report_give_one_overall_number(tmp_path: P
     assert expected is not None and round(expected, 2) == 79.17
     assert summary.macro_accuracy == pytest.approx(expected / 100, abs=1e-6)
     assert f"{expected / 100:.1%}" in console.export_text()
+
+
+def test_mudabench_s_own_protocol_file_loads_and_reads_replies_as_its_evaluator_does():
+    from harness.grading.judge_protocol import load_protocol
+
+    protocol = load_protocol(Path(__file__).resolve().parents[2] / "docs" / "guide" / "mudabench-judge.yaml")
+    assert (protocol.system, protocol.response_format, protocol.reads) == (
+        "You are a helpful Judge.",
+        "json_object",
+        "final_reply",
+    )
+    assert (protocol.json_rule, protocol.attempts, protocol.unreadable) == ("lenient", 5, "incorrect")
+    readings = {
+        '{"is_correct": "True."}': "CORRECT",
+        '{"is_correct": "no"}': "INCORRECT",
+        '{"is_correct": 1.0}': "CORRECT",
+        '{"is_correct": 2}': "CORRECT",
+        '{"is_correct": 0}': "INCORRECT",
+        'Sure. {"is_correct": True, "explanation": "ok",} Bye.': "CORRECT",
+        '```json\n{"is_correct": "是"}\n```': "CORRECT",
+        '{"explanation": "no verdict"}': "INCORRECT",
+        "The answer is correct.": None,
+        '["is_correct", true]': None,
+    }
+    assert {reply: protocol.read(reply) for reply in readings} == readings
+    prompt = protocol.prompt("Q?", "42", "the answer is 42")
+    assert "- Model's answer: the answer is 42\n" in prompt and '{{\n    "is_correct": true/false,' in prompt
+    columns = ["values.revenue", "values.profit"]
+    assert protocol.read_supported('{"correct_metric_fields": "values.revenue, values.bogus"}', columns) == [
+        "values.revenue"
+    ]
+    assert protocol.read_supported("{'correct_metric_fields': ['values.profit'],}", columns) == ["values.profit"]
+    assert protocol.read_supported("no JSON here", columns) is None
+    assert protocol.messages("p")[0] == {"role": "system", "content": "You are a helpful Judge."}

@@ -58,7 +58,7 @@ def mudabench(tmp_path: Path) -> Path:
         document.save(pdfs / f"{doc_id}.pdf")
     simple = [
         item(Q, [D1, D2], "002142", "1"),
-        item(Q, [D1, D2], "002142", "1"),  # identical: dropped
+        item(Q, [D1, D2], "002142", "1"),  # identical: a task of its own, as MuDABench's evaluation counts it
         item(Q, [D1, D3], "002142", "2"),  # the same question over another document set
         item("2021年资本充足率最低的公司？", [D2, D1], "002839", "1"),  # question_id 1 again, other content
         item("2021年资本充足率的极差？", [D1, D2, D3, D1], "1.14%"),  # no question_id; D1 listed twice
@@ -94,19 +94,21 @@ def test_import_writes_judge_tasks_with_their_own_collections(mudabench, capsys)
     code, output = run_import(mudabench, capsys, "simple.json", "complex.json")
     assert code == 0, output
     tasks = load_task_file(mudabench / "tasks" / "muda.jsonl")
-    assert [task.id for task in tasks] == ["simple-1", "simple-2", "simple-1-2", tasks[3].id, "complex-1"]
-    assert tasks[3].id.startswith("simple-q") and len(tasks[3].id) == len("simple-q") + 12
-    assert {task.grader for task in tasks} == {"judge"} and [t.type for t in tasks] == ["simple"] * 4 + ["complex"]
-    # One collection per distinct document set: {D1,D2} (three tasks), {D1,D3}, {D1,D2,D3}.
+    ids = ["simple-1", "simple-1-2", "simple-2", "simple-1-3", tasks[4].id, "complex-1"]
+    assert [task.id for task in tasks] == ids
+    assert tasks[4].id.startswith("simple-q") and len(tasks[4].id) == len("simple-q") + 12
+    assert {task.grader for task in tasks} == {"judge"} and [t.type for t in tasks] == ["simple"] * 5 + ["complex"]
+    assert tasks[1].metadata["identical_to"] == "simple-1" and "identical_to" not in tasks[0].metadata
+    # One collection per distinct document set: {D1,D2} (four tasks), {D1,D3}, {D1,D2,D3}.
     assert len({task.collection for task in tasks}) == 3
-    assert tasks[0].collection == tasks[2].collection == tasks[4].collection != tasks[1].collection
-    assert tasks[0].collection.startswith("muda-2021-2docs-")
+    assert tasks[0].collection == tasks[1].collection == tasks[3].collection == tasks[5].collection
+    assert tasks[0].collection != tasks[2].collection and tasks[0].collection.startswith("muda-2021-2docs-")
     for note in (
-        "identical items dropped: 1",
+        "identical items kept as tasks of their own (MuDABench's evaluation counts each): 1",
         "repeated question_id with other content (suffixed -2, -3, ...): 1",
         "question ids in more than one split (kept apart by the split prefix): 1",
         "same question over different document sets (separate tasks and collections): 1",
-        "documents listed twice in one item (kept once): 1",
+        "documents listed twice in one item (one file, a fact row per listing): 1",
     ):
         assert note in output
 
@@ -127,7 +129,8 @@ def test_missing_pdf_skips_only_the_tasks_of_its_document_set(mudabench, capsys)
     (mudabench / "pdfs" / f"{D3}.pdf").unlink()
     code, output = run_import(mudabench, capsys, "simple.json")
     assert code == 1
-    assert [task.id for task in load_task_file(mudabench / "tasks" / "muda.jsonl")] == ["simple-1", "simple-1-2"]
+    kept = ["simple-1", "simple-1-2", "simple-1-3"]
+    assert [task.id for task in load_task_file(mudabench / "tasks" / "muda.jsonl")] == kept
     assert f"missing {D3}.pdf" in output
 
 

@@ -1,7 +1,13 @@
 """MuDABench items to tasks, one collection per distinct document set (docs/GRADERS.md §6).
 
-Pure planning: read and check the data, drop identical items, name tasks and document sets, and count
-every kind of duplicate. Building the collections and writing files is `harness/cli/tasks_import.py`'s job.
+Pure planning: read and check the data, name tasks and document sets, and count every kind of duplicate.
+Building the collections and writing files is `harness/cli/tasks_import.py`'s job.
+
+Counted as MuDABench's evaluation (eval/evaluate.py) counts: every item is a task, identical ones too (its
+loop judges each listing, so an identical item counts twice); every metadata entry of an item with atomic
+facts is one fact row, a document listed twice giving two; a row's columns are its `value_*` and `detail_*`
+fields named `values.<name>` and `details.<name>` (the schema's when it names any), or `fact_type` for an
+entry with none (`_pick_atomic_fact_keys`, `metadata_entry_to_source_row`, `build_row_metric_columns`).
 """
 
 from __future__ import annotations
@@ -19,8 +25,19 @@ from harness.inputs.collections.naming import output_names
 
 _INDEX_FIELDS = ("symbol", "year", "doctype")
 """What the collection's index tells the agent about each document; never the gold `value_*` facts."""
-_VALUE_PREFIX = "value_"
-"""A metadata entry's gold cells are its `value_*` fields (MuDABench's atomic facts)."""
+_PREFIXES = {"value_": "values.", "detail_": "details."}
+"""A metadata entry's gold cells are its `value_*` and `detail_*` fields (MuDABench's atomic facts), named as
+MuDABench names its metric columns."""
+_UNSCORED_DETAILS = {
+    "aligned_from_span",
+    "span_role",
+    "source_span_years",
+    "source_span_fact_type",
+    "paired_year",
+    "year_source",
+}
+"""MuDABench's `SCORABLE_DETAIL_EXCLUDE_KEYS`: details it never scores."""
+_SOURCE_FIELDS = ("symbol", "year", "doctype", "id")
 STAGING_ROOT = "documents"
 """The staging folder's name: outputs are `documents_<stem>.md`, the index `documents_index.md`."""
 
@@ -44,8 +61,9 @@ class Item:
     documents: tuple[Document, ...]
     final_answer: str
     source_answer: tuple[str, ...]
-    cells: tuple[tuple[str, dict[str, Any], dict[str, str]], ...] = ()
-    """Per metadata entry: its document id, its `value_*` cells (prefix dropped) and their `schema` text."""
+    cells: tuple[tuple[str, dict[str, Any], dict[str, str], dict[str, Any]], ...] = ()
+    """Per metadata entry: its document id, its cells, their `schema` text and the entry's own description
+    of its document (symbol, year, doctype, id as given); no entry has cells when none has atomic facts."""
 
     @property
     def document_set(self) -> tuple[str, ...]:
@@ -94,6 +112,8 @@ def _item(path: Path, number: int, raw: Any) -> Item:
         raise InputError(f"{where}: field 'metadata': must be a non-empty list")
     documents = tuple(_document(f"{where}: field 'metadata[{index}]'", entry) for index, entry in enumerate(metadata))
     cells = tuple(_cells(f"{where}: field 'metadata[{index}]'", entry) for index, entry in enumerate(metadata))
+    if not any(_fact_keys(entry) for entry in metadata):
+        cells = ()  # MuDABench judges such an item by its legacy question-wise prompt: no fact rows
     sources = raw.get("source_answer") or []
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
         raise InputError(f"{where}: field 'source_answer': must be a list of strings")
@@ -127,18 +147,39 @@ def _document(where: str, entry: Any) -> Document:
     return Document(doc_id.strip(), facts["symbol"], facts["year"], facts["doctype"])
 
 
-def _cells(where: str, entry: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, str]]:
+def _fact_keys(entry: dict[str, Any]) -> list[str]:
+    """The entry's atomic fact fields: the schema's `value_*`/`detail_*` names, or else the entry's own."""
+    schema = entry.get("schema")
+    names = [name for name in schema if name.startswith(tuple(_PREFIXES))] if isinstance(schema, dict) else []
+    return sorted(set(names or [name for name in entry if name.startswith(tuple(_PREFIXES))]))
+
+
+def _column(name: str) -> str | None:
+    """`value_x` -> `values.x`, `detail_y` -> `details.y`; None for a detail MuDABench never scores."""
+    prefix = next(prefix for prefix in _PREFIXES if name.startswith(prefix))
+    rest = name[len(prefix) :]
+    return None if prefix == "detail_" and rest in _UNSCORED_DETAILS else _PREFIXES[prefix] + rest
+
+
+def _cells(where: str, entry: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, str], dict[str, Any]]:
     """The entry's gold cells, checked as a task's facts are (a bad value is this item's one-line error)."""
-    cells = {name[len(_VALUE_PREFIX) :]: value for name, value in entry.items() if name.startswith(_VALUE_PREFIX)}
     schema = entry.get("schema") or {}
     if not isinstance(schema, dict):
         raise InputError(f"{where}: field 'schema': must be an object of field -> description")
-    described = {
-        name[len(_VALUE_PREFIX) :]: str(text) for name, text in schema.items() if name.startswith(_VALUE_PREFIX)
-    }
-    if cells:
-        parse_facts([{"document": entry["id"], "cells": cells, "schema": described}], where)
-    return str(entry["id"]).strip(), cells, described
+    cells: dict[str, Any] = {}
+    described: dict[str, str] = {}
+    for name in _fact_keys(entry):
+        column = _column(name)
+        if column is None or name not in entry:
+            continue
+        cells[column] = entry[name]
+        if name in schema:
+            described[column] = str(schema[name])
+    if not cells:  # MuDABench's `fact_type` column of a row without values: the derived type
+        cells = {"fact_type": "atomic_metadata"}
+    source = {name: entry[name] for name in _SOURCE_FIELDS if entry.get(name) is not None}
+    parse_facts([{"document": entry["id"], "cells": cells, "schema": described, "source": source}], where)
+    return str(entry["id"]).strip(), cells, described, source
 
 
 def document_files(documents: tuple[Document, ...]) -> dict[str, str]:
@@ -158,13 +199,15 @@ def _collection_name(domain: str, documents: tuple[Document, ...]) -> str:
 def plan_import(domain: str, items: list[Item]) -> ImportPlan:
     plan = ImportPlan(domain)
     seen_content: set[str] = set()
+    content_of: dict[str, str] = {}
+    first_of: dict[str, str] = {}
+    """Content -> the task id of its first listing."""
     ids: set[str] = set()
     splits_of_id: dict[str, set[str]] = {}
     sets_of_question: dict[str, set[tuple[str, ...]]] = {}
     for item in items:
         if item.content_key in seen_content:
-            plan.notes["identical items dropped"] += 1
-            continue
+            plan.notes["identical items kept as tasks of their own (MuDABench's evaluation counts each)"] += 1
         seen_content.add(item.content_key)
         documents = _unique_documents(item, plan)
         name = _collection_name(domain, documents)
@@ -174,11 +217,17 @@ def plan_import(domain: str, items: list[Item]) -> ImportPlan:
             splits_of_id.setdefault(item.question_id, set()).add(item.split)
         task_id = f"{item.split}-{base}"
         if task_id in ids:
-            plan.notes["repeated question_id with other content (suffixed -2, -3, ...)"] += 1
+            if content_of[task_id] != item.content_key:
+                plan.notes["repeated question_id with other content (suffixed -2, -3, ...)"] += 1
             task_id = next(f"{task_id}-{n}" for n in range(2, len(items) + 2) if f"{task_id}-{n}" not in ids)
         ids.add(task_id)
+        content_of[task_id] = item.content_key
         sets_of_question.setdefault(item.question, set()).add(item.document_set)
-        plan.tasks.append(_task(domain, task_id, item, name, document_files(documents)))
+        task = _task(domain, task_id, item, name, document_files(documents))
+        if item.content_key in first_of:
+            task["metadata"]["identical_to"] = first_of[item.content_key]
+        first_of.setdefault(item.content_key, task_id)
+        plan.tasks.append(task)
     plan.notes["question ids in more than one split (kept apart by the split prefix)"] += sum(
         len(splits) > 1 for splits in splits_of_id.values()
     )
@@ -195,7 +244,7 @@ def plan_import(domain: str, items: list[Item]) -> ImportPlan:
 def _unique_documents(item: Item, plan: ImportPlan) -> tuple[Document, ...]:
     unique = {document.id: document for document in item.documents}
     if len(unique) != len(item.documents):
-        plan.notes["documents listed twice in one item (kept once)"] += 1
+        plan.notes["documents listed twice in one item (one file, a fact row per listing)"] += 1
     return tuple(unique[doc_id] for doc_id in sorted(unique))
 
 
@@ -204,14 +253,10 @@ def _task(domain: str, task_id: str, item: Item, collection: str, files: dict[st
     of the sandbox and the index); the evidence is the set's document files."""
     by_id = {document.id: document for document in item.documents}
     facts: list[dict[str, Any]] = []
-    kept: set[str] = set()
-    for doc_id, cells, schema in item.cells:
-        if not cells or doc_id in kept:  # a document listed twice in one item gives one row
-            continue
-        kept.add(doc_id)
+    for doc_id, cells, schema, source in item.cells:
         document = by_id[doc_id]
         row = {"document": files[doc_id], "entity": document.symbol, "period": document.year, "cells": cells}
-        facts.append(row | ({"schema": schema} if schema else {}))
+        facts.append(row | ({"schema": schema} if schema else {}) | {"source": source})
     return {
         "id": task_id,
         "domain": domain,
