@@ -391,10 +391,9 @@ def _announce_resume(plan: RunPlan, console: Console) -> None:
 
 
 def _warn(plan: RunPlan, console: Console) -> None:
-    """What the run's results cannot show: a weaker sandbox, leaked answers, an unknown price, the model's note."""
-    unpriced = plan.make_model.paid and plan.make_model.price is None
-    no_price = f"no price is known for {plan.config.model}: its cost is recorded as null (give one with --prices)"
-    warnings = [plan.backend.capabilities.warning, plan.leak_warning, no_price if unpriced else None]
+    """What the run's results cannot show: a weaker sandbox, leaked answers, what the model's settings do not
+    know (its price, window or reply cap)."""
+    warnings = [plan.backend.capabilities.warning, plan.leak_warning]
     for warning in filter(None, [*warnings, plan.make_model.note]):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
 
