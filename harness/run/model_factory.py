@@ -54,8 +54,9 @@ class ModelFactory:
     gate: str | None = None
     """The key of the provider gate its calls go through (`models/concurrency.py`); None for unpaid models."""
 
-    note: str | None = None
-    """What the console says of the model before the run: what litellm's map does not know of it."""
+    notes: tuple[str, ...] = ()
+    """What the console says of the model before the run: what litellm's map does not know of it, a busy
+    server."""
     interactive: Callable[[Task, threading.Event], Model] | None = None
     """A model that waits for a person at the terminal (`human`): built with the run's cancel flag, so
     Ctrl-C ends its wait for a line."""
@@ -189,8 +190,9 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         call_timeout_s=config.model_timeout,
         max_output_tokens=config.max_output_tokens,
     )
+    busy = None
     if config.api_base:  # the one check that goes on the network: after every offline one
-        check_endpoint(config.api_base, "--api-base")
+        busy = check_endpoint(config.api_base, "--api-base")
     window = config.context_window or context_window_of(alias.model)
     record = {
         "model": alias.model,
@@ -211,7 +213,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         paid=True,
         price=price,
         gate=gate,
-        note=note,
+        notes=tuple(filter(None, [note, busy])),
     )
 
 

@@ -54,6 +54,7 @@ from harness.inputs.tasks import (
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, Resumption, RunRecord
+from harness.run.action_format_hint import action_format_hint
 from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.epochs import check_epochs, episodes_of
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, SweepShare
@@ -374,6 +375,8 @@ def _execute(
             leftovers.sweep(console)
         writer.close()
         _finish(plan, console, time.monotonic() - started)
+    if (hint := action_format_hint(plan.config.action_format, results, plan.folder)) is not None:
+        console.print(hint, markup=False, highlight=False, soft_wrap=True)
     _end_of_batch(plan.config, state, interrupted, console)
     return results
 
@@ -395,7 +398,7 @@ def _warn(plan: RunPlan, console: Console) -> None:
     """What the run's results cannot show: a weaker sandbox, leaked answers, what the model's settings do not
     know (its price, window or reply cap), an agent without the Python libraries of the sandbox image."""
     warnings = [plan.backend.capabilities.warning, plan.leak_warning, _toolset_warning(plan)]
-    for warning in filter(None, [*warnings, plan.make_model.note]):
+    for warning in filter(None, [*warnings, *plan.make_model.notes]):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
 
 
