@@ -12,6 +12,7 @@ from rich.markup import escape
 from harness.cli.arguments import add_collections_dir
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
 from harness.cli.parser import Parser
+from harness.core.extras import require_extra
 from harness.core.safe_text import for_terminal
 
 
@@ -87,6 +88,7 @@ def _stats(domain: str, collections_dir: Path, console: Console) -> int:
 
 def _build(arguments: argparse.Namespace, console: Console) -> int:
     """EXIT_FAILED when a source was skipped (the rest is built)."""
+    require_extra("convert", "collection build")
     from harness.inputs.collections.build import BuildRequest, build_collection
     from harness.inputs.collections.limits import ConversionLimits
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from harness.cli.command import EXIT_OK, Session
 from harness.cli.parser import Parser
+from harness.core.extras import require_extra
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
+    require_extra("analysis", "report")
     from harness.analysis.report import write_report
     from harness.analysis.run_selection import default_report_folder, run_folders, run_labels
     from harness.run.repricing import repricing

@@ -108,6 +108,9 @@ def _shown(text: str, style: str = "") -> Text:
 
 
 def _render(console: Console, events: list[LoggedEvent], limit: int | None) -> None:
+    """Each event once: a reply's tool call is shown as the command it ran (`$ ...`), and as its raw arguments
+    only when it was a format error."""
+    unread: list[str] = []  # the last reply's tool calls, until an action or a format error says what they were
     for logged in events:
         event = logged.event
         if isinstance(event, EpisodeStartEvent):
@@ -118,18 +121,23 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None) -> N
             facts = [f"{event.latency_s or 0:.1f} s", f"{reply.usage.output_tokens} tokens out"]
             if reply.finish_reason not in (None, "stop", "tool_calls"):
                 facts.append(f"finish_reason {reply.finish_reason}")
-            body = "\n".join(filter(None, [reply.text, *(call.arguments for call in reply.tool_calls)]))
-            _say(console, f"── turn {event.turn} · reply ({', '.join(facts)})", _clipped(body, limit), "bold cyan")
+            unread = [f"tool call {call.name}: {call.arguments}" for call in reply.tool_calls]
+            _say(
+                console, f"── turn {event.turn} · reply ({', '.join(facts)})", _clipped(reply.text, limit), "bold cyan"
+            )
         elif isinstance(event, ModelErrorEvent):
             _say(console, f"── turn {event.turn} · model error after {event.latency_s:.1f} s", event.error, "bold red")
         elif isinstance(event, ActionEvent):
+            unread = []
             console.print(_shown(f"$ {event.command}", "green"), highlight=False)
         elif isinstance(event, ObservationEvent):
             status = "timed out" if event.timed_out else f"exit {event.exit_code}"
             output = "\n".join(filter(None, [event.stdout, event.stderr]))
             _say(console, f"  {status}, {event.duration_s or 0:.1f} s", _clipped(output, limit), "dim")
         elif isinstance(event, FormatErrorEvent):
-            _say(console, f"── turn {event.turn} · format error", event.problem, "bold yellow")
+            body = _clipped("\n".join([event.problem, *unread]), limit)
+            unread = []
+            _say(console, f"── turn {event.turn} · format error", body, "bold yellow")
         elif isinstance(event, HarnessErrorEvent):
             _say(console, f"harness error during {event.during}", _clipped(event.error, limit), "bold red")
         elif isinstance(event, JudgeCallEvent):

@@ -5,6 +5,7 @@ __all__ = [
     "bounded",
     "episode_key",
     "errors",
+    "extras",
     "facts",
     "fences",
     "json_text",

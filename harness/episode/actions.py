@@ -16,6 +16,10 @@ _NOT_RUNNABLE = re.compile("[\x00\ud800-\udfff]")
 the command as written, so it is refused here, the same on every backend, before any sandbox sees it."""
 
 
+NO_TOOL_CALL = "no bash tool call and no answer"
+"""The problem of a `toolcall` reply holding neither (a server that does not give the model its tools)."""
+
+
 class FormatError(ValueError):
     """The reply holds no runnable action, or more than one."""
 
@@ -31,7 +35,7 @@ def parse_action(reply: ModelReply, action_format: str) -> str:
 
 def _from_tool_calls(reply: ModelReply) -> str:
     if not reply.tool_calls:
-        raise FormatError("no bash tool call and no answer")
+        raise FormatError(NO_TOOL_CALL)
     if len(reply.tool_calls) > 1:
         raise FormatError(f"{len(reply.tool_calls)} tool calls in one reply; make exactly one")
     call = reply.tool_calls[0]

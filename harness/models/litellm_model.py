@@ -69,11 +69,21 @@ class ProviderSettings:
     """The reply's cap, sent as `max_tokens` (a `max_tokens` in model_args wins); None: not sent."""
 
 
-def context_window_of(model: str) -> int | None:
-    """The model's input window from litellm's bundled model map, None when unknown."""
+def _known_info(model: str) -> Mapping[str, Any] | None:
+    """The model's entry in litellm's bundled map; None when the map has none. litellm answers an unmapped name of
+    a known provider (`anthropic/claude-sonnet-9`) with a guess (prices 0, another model's window): an answer
+    whose key is not in the map is no knowledge."""
     try:
         info = litellm.get_model_info(model)
     except Exception:  # litellm raises a bare Exception for unmapped models
+        return None
+    return info if info.get("key") in litellm.model_cost else None
+
+
+def context_window_of(model: str) -> int | None:
+    """The model's input window from litellm's bundled model map, None when unknown."""
+    info = _known_info(model)
+    if info is None:
         return None
     return info.get("max_input_tokens") or info.get("max_tokens")
 
@@ -84,21 +94,15 @@ UNKNOWN_MODEL_OUTPUT_CAP = 8192
 
 def output_maximum_of(model: str) -> int | None:
     """The model's own output maximum from litellm's bundled map, None when unknown."""
-    try:
-        info = litellm.get_model_info(model)
-    except Exception:  # litellm raises a bare Exception for unmapped models
-        return None
-    maximum = info.get("max_output_tokens")
+    info = _known_info(model)
+    maximum = None if info is None else info.get("max_output_tokens")
     return maximum if isinstance(maximum, int) and maximum > 0 else None
 
 
 def bundled_price(model: str) -> Price | None:
     """The model's price in litellm's bundled map (offline), None when the map has none."""
-    try:
-        info = litellm.get_model_info(model)
-    except Exception:  # litellm raises a bare Exception for unmapped models
-        return None
-    return price_from_litellm(dict(info))
+    info = _known_info(model)
+    return None if info is None else price_from_litellm(dict(info))
 
 
 class CallAbandoned(Exception):

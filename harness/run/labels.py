@@ -12,11 +12,13 @@ _LABELLED_SETTINGS = (
     "time_limit",
     "command_timeout",
     "context_window",
+    "max_output_tokens",
     "output_reserve",
     "max_format_errors",
     "prompts",
 )
-"""Protocol settings that name a run apart when they differ from the defaults (with the model arguments given)."""
+"""Protocol settings that name a run apart when they differ from the defaults (with the model arguments given):
+runner.py's protocol keys and the reply cap of the model's settings."""
 
 
 def label_of(config: RunConfig) -> str:

@@ -54,8 +54,9 @@ class ModelFactory:
     gate: str | None = None
     """The key of the provider gate its calls go through (`models/concurrency.py`); None for unpaid models."""
 
-    note: str | None = None
-    """What the console says of the model's settings before the run (a reply cap it had to guess)."""
+    notes: tuple[str, ...] = ()
+    """What the console says of the model before the run: what litellm's map does not know of it, a busy
+    server."""
     interactive: Callable[[Task, threading.Event], Model] | None = None
     """A model that waits for a person at the terminal (`human`): built with the run's cancel flag, so
     Ctrl-C ends its wait for a line."""
@@ -176,7 +177,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
             raise InputError(f"--api-key-env: environment variable {config.api_key_env} is not set")
     else:
         require_provider_key(alias.model)
-    config, note = _with_reply_cap(config, alias.model, output_maximum_of(alias.model))
+    config, cap_guessed = _with_reply_cap(config, output_maximum_of(alias.model))
     settings = ProviderSettings(
         model=alias.model,
         action_format=config.action_format,
@@ -189,8 +190,9 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         call_timeout_s=config.model_timeout,
         max_output_tokens=config.max_output_tokens,
     )
+    busy = None
     if config.api_base:  # the one check that goes on the network: after every offline one
-        check_endpoint(config.api_base, "--api-base")
+        busy = check_endpoint(config.api_base, "--api-base")
     window = config.context_window or context_window_of(alias.model)
     record = {
         "model": alias.model,
@@ -202,6 +204,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     prices = load_prices(config.prices) if config.prices else {}
     price = price_in((config.model, alias.model), prices) or bundled_price(alias.model)
     gate = gate_key(alias.model, config.api_base)
+    note = _unknowns_note(alias.model, price is None, window is None, cap_guessed)
     if _seed(settings) is not None:
         record["seed_per_epoch"] = _SEED_PER_EPOCH
     return ModelFactory(
@@ -210,24 +213,36 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         paid=True,
         price=price,
         gate=gate,
-        note=note,
+        notes=tuple(filter(None, [note, busy])),
     )
 
 
-def _with_reply_cap(config: RunConfig, model: str, maximum: int | None) -> tuple[RunConfig, str | None]:
+def _with_reply_cap(config: RunConfig, maximum: int | None) -> tuple[RunConfig, bool]:
     """The config with its reply cap: --max-output-tokens, else the model's own maximum, else a cap that cannot
-    hang a local server (and a note saying so)."""
+    hang a local server (True: that guess)."""
     from harness.models.litellm_model import UNKNOWN_MODEL_OUTPUT_CAP
 
     if config.max_output_tokens is not None:
-        return config, None
+        return config, False
     if maximum is not None:
-        return dataclasses.replace(config, max_output_tokens=maximum), None
-    note = (
-        f"litellm's map does not know the output maximum of {model}: replies are capped at "
-        f"{UNKNOWN_MODEL_OUTPUT_CAP} tokens (--max-output-tokens)"
-    )
-    return dataclasses.replace(config, max_output_tokens=UNKNOWN_MODEL_OUTPUT_CAP), note
+        return dataclasses.replace(config, max_output_tokens=maximum), False
+    return dataclasses.replace(config, max_output_tokens=UNKNOWN_MODEL_OUTPUT_CAP), True
+
+
+def _unknowns_note(model: str, no_price: bool, no_window: bool, cap_guessed: bool) -> str | None:
+    """One line naming what neither the user nor litellm's map says of MODEL, what the run does instead and the
+    flag that says it; None when everything is known."""
+    from harness.models.litellm_model import UNKNOWN_MODEL_OUTPUT_CAP
+
+    unknown = [
+        "its price (its cost is recorded as unknown, not $0; --prices FILE)" if no_price else None,
+        "its context window (only the provider's overflow ends an episode; --context-window N)" if no_window else None,
+        f"its output maximum (replies capped at {UNKNOWN_MODEL_OUTPUT_CAP} tokens; --max-output-tokens N)"
+        if cap_guessed
+        else None,
+    ]
+    named = [text for text in unknown if text is not None]
+    return f"litellm's map does not know {model}: " + ", ".join(named) if named else None
 
 
 def reply_reserve(config: RunConfig, factory: ModelFactory) -> int:

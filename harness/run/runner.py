@@ -27,6 +27,7 @@ import harness
 from harness.analysis.end_table import print_end_table
 from harness.analysis.summary import summarize, summary_to_dict
 from harness.core.errors import InputError, NothingSelected
+from harness.core.extras import missing_modules
 from harness.core.names import check_label, check_run_id
 from harness.core.status import INFRASTRUCTURE_FAILURES
 from harness.core.writable import check_writable_folder
@@ -52,6 +53,7 @@ from harness.inputs.tasks import (
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, Resumption, RunRecord
+from harness.run.action_format_hint import action_format_hint
 from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.epochs import check_epochs, episodes_of
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, SweepShare
@@ -384,6 +386,8 @@ def _execute(
             leftovers.sweep(console)
         writer.close()
         _finish(plan, console, time.monotonic() - started)
+    if (hint := action_format_hint(plan.config.action_format, results, plan.folder)) is not None:
+        console.print(hint, markup=False, highlight=False, soft_wrap=True)
     _end_of_batch(plan.config, state, interrupted, console)
     return results
 
@@ -402,12 +406,25 @@ def _announce_resume(plan: RunPlan, console: Console) -> None:
 
 
 def _warn(plan: RunPlan, console: Console) -> None:
-    """What the run's results cannot show: a weaker sandbox, leaked answers, an unknown price, the model's note."""
-    unpriced = plan.make_model.paid and plan.make_model.price is None
-    no_price = f"no price is known for {plan.config.model}: its cost is recorded as null (give one with --prices)"
-    warnings = [plan.backend.capabilities.warning, no_price if unpriced else None]
-    for warning in filter(None, [*warnings, plan.make_model.note]):
+    """What the run's results cannot show: a weaker sandbox, what the model's settings do not
+    know (its price, window or reply cap), an agent without the Python libraries of the sandbox image."""
+    warnings = [plan.backend.capabilities.warning, _toolset_warning(plan)]
+    for warning in filter(None, [*warnings, *plan.make_model.notes]):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _toolset_warning(plan: RunPlan) -> str | None:
+    """A model's agent in the local sandbox runs this environment's python3: the libraries the Docker image and
+    E2B template give it (sandbox_templates/requirements.txt) that this install lacks."""
+    if not plan.make_model.paid or plan.config.sandbox != "local":
+        return None
+    missing = missing_modules("toolset")
+    if not missing:
+        return None
+    return (
+        f"the agent's python3 in the local sandbox lacks {', '.join(missing)} (the Docker image has them): "
+        "pip install 'harness[toolset]'"
+    )
 
 
 def _leaks_found(plan: RunPlan, console: Console, recorded: threading.Event, warning: str | None) -> None:
@@ -484,6 +501,7 @@ def _run_batch(
         errors=ErrorWindow(limits.failures),
         gates=gates,
         shared_spend=None if share is None else share.spend,
+        cost_unpriced=_cost_unpriced(plan.make_model),
     )
     title = f"{label_of(config)} on {config.domain}"
     executor = executor_of(config.executor)
@@ -493,6 +511,12 @@ def _run_batch(
     batch = Batch(plan.pending, context, limits, writer, shown, title, state, plan.invocation, config, progress)
     results, interrupted = executor(batch)
     return state, results, interrupted
+
+
+def _cost_unpriced(model: ModelFactory) -> str | None:
+    if model.price is not None:
+        return None
+    return "cost unknown" if model.paid else "no cost"
 
 
 def _end_of_batch(config: RunConfig, state: BatchState, interrupted: bool, console: Console) -> None:

@@ -8,6 +8,7 @@ import importlib
 import re
 
 from harness.core.errors import InputError
+from harness.core.extras import require_extra
 from harness.sandboxes.backend import BackendSetup, SandboxBackend
 from harness.sandboxes.closed_book import ClosedBookBackend
 
@@ -17,6 +18,8 @@ _BACKENDS: dict[str, str] = {
     "e2b": "harness.sandboxes.e2b.backend:E2BBackend",
 }
 """Name -> `module:Class` of a `SandboxBackend` subclass."""
+_EXTRAS = {"e2b": "e2b"}
+"""Name -> the extra of the install its SDK comes in (harness.core.extras)."""
 _NAME = re.compile(r"[a-z][a-z0-9_-]*")
 
 
@@ -38,6 +41,8 @@ def backend_class(name: str, where: str = "--sandbox") -> type[SandboxBackend]:
     path = _BACKENDS.get(name)
     if path is None:
         raise InputError(f"{where} {name}: no such sandbox backend (one of {', '.join(_BACKENDS)})")
+    if name in _EXTRAS:
+        require_extra(_EXTRAS[name], f"{where} {name}")
     module, _, attribute = path.partition(":")
     backend = getattr(importlib.import_module(module), attribute)
     if not (isinstance(backend, type) and issubclass(backend, SandboxBackend)):

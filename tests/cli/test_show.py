@@ -33,6 +33,7 @@ def test_show_prints_a_trajectory_turn_by_turn_with_its_verdict_and_timing(mini)
     out = shown.stdout
     assert "mini/t1 (epoch 1)" in out and "How many units in 2020 and 2021 together?" in out
     assert out.index("turn 1 · reply") < out.index("$ cat documents/ledger.md") < out.index("| 2020 | 40 |")
+    assert out.count("cat documents/ledger.md") == 1 and '"command"' not in out  # not again as JSON arguments
     assert out.index("| 2020 | 40 |") < out.index("turn 2 · reply") < out.index("answered · correct · answer '42'")
     assert "agent " in out and "queued " in out and "sandbox start " in out
     assert "evidence (" in out

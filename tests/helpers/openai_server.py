@@ -101,6 +101,10 @@ class ScriptedOpenAIServer:
         self._answering_since = time.monotonic()
         self._first_answer: float | None = None
         self._last_answer = 0.0
+        self.models_busy = False
+        """`GET /v1/models` takes the connection and answers nothing until the server stops (llama.cpp's while it
+        still generates a reply a stopped run abandoned); else it is a 501, as before any GET was answered."""
+        self._stopped = threading.Event()
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_concurrent = 0
@@ -120,6 +124,7 @@ class ScriptedOpenAIServer:
         self._thread.start()
 
     def stop(self) -> None:
+        self._stopped.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -129,6 +134,12 @@ class ScriptedOpenAIServer:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                if server.models_busy:
+                    server._stopped.wait()
+                    return
+                self.send_error(501)
 
             def do_POST(self) -> None:
                 with server._count_lock:

@@ -60,6 +60,20 @@ def test_no_usable_bwrap(mini, monkeypatch, tmp_path):
     assert_rejected(mini.run("--model", "oracle"), "--sandbox local", "cannot start a sandbox")
 
 
+def test_no_usable_bwrap_in_a_container_says_what_to_do_instead(mini, monkeypatch, tmp_path):
+    from harness.sandboxes.local import sandbox
+
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    (tmp_path / ".dockerenv").write_text("")
+    monkeypatch.setattr(sandbox, "_CONTAINER_MARKERS", (str(tmp_path / ".dockerenv"),))
+    monkeypatch.setenv("HARNESS_BWRAP", str(fake))
+    outcome = mini.run("--model", "oracle")
+    assert_rejected(outcome, "--sandbox local", "cannot start a sandbox")
+    assert outcome.output.rstrip().endswith("run on the host or in a VM, or use --sandbox docker from there")
+
+
 def test_oracle_needs_a_solution(mini):
     write_tasks(mini, json.dumps({k: v for k, v in GOOD.items() if k != "solution"}))
     assert_rejected(mini.run("--model", "oracle"), "mini.jsonl", "task 't1'", "field 'solution'")

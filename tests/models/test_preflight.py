@@ -8,7 +8,9 @@ import socket
 import litellm
 import pytest
 
+from harness.models import preflight
 from harness.models.retries import describe_error
+from tests.helpers.openai_server import reply
 
 pytestmark = pytest.mark.usefixtures("openai_key")
 
@@ -43,6 +45,19 @@ def test_a_refused_api_base_is_one_line_naming_the_endpoint(mini):
     line = one_line_error(outcome.output)
     assert f"--api-base {url}: cannot connect" in line
     assert not outcome.run_dir.exists()
+
+
+def test_a_server_that_takes_the_connection_but_does_not_answer_is_busy_not_down(mini, openai_server, monkeypatch):
+    """llama.cpp after a Ctrl-C: still generating the abandoned reply, its /v1/models hangs; the resume (any
+    run) starts, saying so, and its calls wait their turn."""
+    monkeypatch.setattr(preflight, "_ANSWER_TIMEOUT_S", 0.2)
+    openai_server.models_busy = True
+    openai_server.push(reply("<answer>42</answer>"))
+    outcome = mini.run("--model", "openai/test-model", "--api-base", openai_server.url)
+    assert outcome.exit_code == 0 and [row["status"] for row in outcome.rows] == ["answered"]
+    [line] = [line for line in outcome.output.splitlines() if "busy" in line]
+    assert line.startswith(f"warning: --api-base {openai_server.url}: the server took the connection but has not")
+    assert "cannot connect" not in outcome.output
 
 
 def test_every_model_of_a_sweep_is_checked_before_the_sweep_starts(mini, openai_server):

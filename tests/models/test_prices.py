@@ -62,7 +62,7 @@ def test_an_unknown_price_without_max_cost_is_warned_once_and_costs_null(mini, o
     openai_server.respond = two_step_agent
     outcome = provider_run(mini, openai_server, "--workers", "3")
     assert outcome.exit_code == 0 and [row["cost_usd"] for row in outcome.rows] == [None] * 3
-    assert outcome.output.count("no price is known") == 1
+    assert outcome.output.count("does not know openai/test-model: its price") == 1
 
 
 def test_cache_reads_and_writes_are_recorded_and_priced_apart(mini, openai_server):
@@ -106,6 +106,34 @@ def test_litellms_map_is_the_fallback_and_costs_follow_the_recorded_tokens(mini,
     assert record["prices"]["source"] == "litellm"
     expected = (120 * record["prices"]["input"] + 30 * record["prices"]["output"]) / 1e6
     assert row["cost_usd"] == pytest.approx(expected) and expected > 0
+
+
+@pytest.mark.parametrize("model", ["anthropic/claude-sonnet-9", "openai/gpt-9"])
+def test_a_name_litellm_only_guesses_at_has_no_price_window_or_reply_cap(model):
+    """litellm answers these with prices of 0 and another model's window: a guess, not the map's entry."""
+    from harness.models.litellm_model import bundled_price, context_window_of, output_maximum_of
+
+    assert (bundled_price(model), context_window_of(model), output_maximum_of(model)) == (None, None, None)
+    known = bundled_price("anthropic/claude-sonnet-4-5")
+    assert known is not None and known.rates.input > 0 and context_window_of("anthropic/claude-sonnet-4-5")
+
+
+def test_max_cost_refuses_a_model_name_litellm_only_guesses_at(mini, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    outcome = mini.run("--model", "anthropic/claude-sonnet-9", "--max-cost", "1")
+    assert outcome.exit_code == 2 and not outcome.run_dir.exists()
+    [line] = outcome.output.strip().splitlines()
+    assert "no price is known for anthropic/claude-sonnet-9" in line and "--prices" in line
+
+
+def test_a_model_the_map_does_not_know_is_named_at_start_with_each_unknown_and_its_flag(mini, openai_server):
+    openai_server.push(reply("<answer>42</answer>"))
+    outcome = provider_run(mini, openai_server)
+    [line] = [line for line in outcome.output.splitlines() if "does not know" in line]
+    assert line.startswith(f"warning: litellm's map does not know {MODEL}: its price")
+    assert all(flag in line for flag in ("--prices", "--context-window", "--max-output-tokens"))
+    assert "prices" not in yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
+    assert outcome.rows[0]["cost_usd"] is None
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 import yaml
@@ -76,3 +77,34 @@ def test_a_label_that_is_not_one_line_is_bad_input(mini):
     outcome = mini.run("--model", "oracle", "--label", "two\nlines")
     assert outcome.exit_code == 2 and "--label" in outcome.output
     assert not outcome.run_dir.exists()
+
+
+def test_the_label_names_every_protocol_setting_that_differs_from_its_default():
+    from harness.inputs.config import RunConfig
+    from harness.run.labels import label_of
+    from harness.run.runner import _PROTOCOL_KEYS
+
+    changed = {
+        "max_turns": 7,
+        "time_limit": 500.0,
+        "command_timeout": 30.0,
+        "context_window": 100_000,
+        "output_reserve": 100,
+        "action_format": "text",
+        "max_format_errors": 2,
+        "temperature": 0.3,
+        "max_output_tokens": 1000,  # the reply cap: in the protocol through the model's settings
+    }
+    assert set(_PROTOCOL_KEYS) - {"model", "model_args"} <= set(changed)
+    label = label_of(RunConfig(model="m", model_args=("seed=1",), **changed))
+    assert label.startswith("m (seed=1, ") and all(f"{name}={value}" in label for name, value in changed.items())
+
+
+def test_the_last_progress_line_in_a_pipe_keeps_every_count_behind_a_long_label(mini):
+    """Not a terminal (capsys, like `| tee`): one line at the end, the label cut before any number is."""
+    settings = ("--max-turns", "7", "--time-limit", "500", "--command-timeout", "30", "--max-output-tokens", "1000")
+    outcome = mini.run("--model", "oracle", "--max-format-errors", "2", "--temperature", "0.3", *settings)
+    [line] = [line for line in outcome.output.splitlines() if " on mini" in line or "…" in line]
+    assert line.startswith("oracle (temperature=0.3, max_turns=7") and len(line) <= 140  # the console's width
+    assert re.search(r"…  ?1/1 · correct 1 · running 0 · 0 tokens · no cost · 0:00:0\d$", line)
+    assert "eta" not in line and "$" not in line

@@ -8,20 +8,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from rich.cells import cell_len
 from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
-    ProgressColumn,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
-from rich.progress import Task as ProgressTask
 from rich.table import Column
-from rich.text import Text
 
 from harness.episode import EpisodeContext
 from harness.inputs.config import RunConfig
@@ -30,6 +25,7 @@ from harness.models.concurrency import GateState, gate_states
 from harness.models.in_flight import IN_FLIGHT
 from harness.records.results import ResultRow, ResultsWriter
 from harness.run.executors.failures import ErrorWindow, FailurePolicy
+from harness.run.executors.progress_columns import NarrowLine, PlainLine, Remaining
 
 _WIDE = 120
 """Console columns from which the progress line shows everything."""
@@ -93,13 +89,16 @@ class BatchState:
     skipped_for_cost: int = 0
     skipped_for_errors: int = 0
     errors: ErrorWindow | None = None
+    """The model's recent infrastructure failures (`--max-error-rate`); None: never stopped for them."""
     gates: tuple[str, ...] = ()
     """The provider gates the run's calls go through, shown with their limits and 429s."""
     gate_view: Callable[[tuple[str, ...]], list[GateState]] = gate_states
     """Where their states are read: this process's gates, or (Ray) the run's coordinator."""
     shared_spend: SharedSpend | None = None
     """The sweep's spend, when the run is one of a sweep's."""
-    """The model's recent infrastructure failures (`--max-error-rate`); None: never stopped for them."""
+    cost_unpriced: str | None = None
+    """What the line shows for the cost of a model without a price (`cost unknown`, where the table shows `–`,
+    never `$0.00`); None: the dollars spent."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def may_start(self, limits: BatchLimits, cancel: threading.Event) -> bool:
@@ -141,7 +140,7 @@ class BatchState:
             "correct": self.correct,
             "running": self.running,
             "tokens": f"{self.input_tokens + self.output_tokens:,}",
-            "cost": f"${self.cost_usd:.2f}",
+            "cost": self.cost_unpriced or f"${self.cost_usd:.2f}",
             "providers": _provider_limits(self.gate_view(self.gates)),
             "calls": IN_FLIGHT.view(self.gates).describe(),
         }
@@ -153,37 +152,23 @@ def _provider_limits(gates: list[GateState]) -> str:
 
 
 def progress_bar(console: Console) -> Progress:
-    """The live bar both executors show (local threads, Ray); below `_WIDE` columns, `_NarrowLine`."""
+    """The live bar both executors show (local threads, Ray); below `_WIDE` columns, `NarrowLine`; where output
+    is not a terminal, `PlainLine` (printed once, at the end)."""
+    if not console.is_terminal:
+        return Progress(PlainLine(console.width), console=console)
     if console.width < _WIDE:
-        return Progress(_NarrowLine(console.width), console=console)
+        return Progress(NarrowLine(console.width), console=console)
+    name = Column(no_wrap=True, overflow="ellipsis", max_width=console.width // 3)  # cut before a number is
     columns = (
-        TextColumn("{task.description}", style="bold", markup=False),  # model and domain names as written
+        TextColumn("{task.description}", style="bold", markup=False, table_column=name),  # names as written
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("correct {task.fields[correct]} · running {task.fields[running]}{task.fields[calls]}"),
         TextColumn("· {task.fields[tokens]} tokens · {task.fields[cost]}{task.fields[providers]}", markup=False),
         TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
+        Remaining(),
     )
     return Progress(*columns, console=console)
-
-
-class _NarrowLine(ProgressColumn):
-    """The progress line of a narrow console: what a person waits on (done/total, correct, running, retries, the
-    oldest call) and the run's name before it, cut short to fit, never a number."""
-
-    def __init__(self, width: int):
-        super().__init__(table_column=Column(no_wrap=True))
-        self.width = width
-
-    def render(self, task: ProgressTask) -> Text:
-        fields = task.fields
-        counts = f"{task.completed:.0f}/{task.total or 0:.0f} · correct {fields['correct']} · "
-        counts += f"running {fields['running']}{fields['calls']}"
-        room = self.width - cell_len(counts) - 1
-        name = task.description if cell_len(task.description) <= room else task.description[: max(room - 1, 0)] + "…"
-        return Text.assemble((name, "bold"), " " if name else "", counts)
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,10 @@ def find_bwrap() -> str:
         return found
 
 
+_CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
+"""Files Docker and Podman put in a container's root."""
+
+
 class Privilege(enum.Enum):
     """How a command becomes an unprivileged user (see the module docstring)."""
 
@@ -114,7 +118,13 @@ def check_bwrap(bwrap: str, settings: SandboxSettings) -> tuple[Privilege, dict[
         if reasons:  # run.yaml says why each command pays for setpriv
             facts["user"] = f"{facts['user']} ({reasons[0]})"
         return privilege, facts, tools
-    raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox ({'; '.join(reasons)})")
+    hint = ""
+    if any(Path(marker).exists() for marker in _CONTAINER_MARKERS):
+        hint = (
+            "; this is a container, whose default rights forbid the namespaces bubblewrap makes: run on the host "
+            "or in a VM, or use --sandbox docker from there"
+        )
+    raise BwrapUnavailable(f"bwrap at {bwrap} cannot start a sandbox ({'; '.join(reasons)}){hint}")
 
 
 def _probe(bwrap: str, settings: SandboxSettings, privilege: Privilege) -> tuple[dict[str, object], ExecResult]:
