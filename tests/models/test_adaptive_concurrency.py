@@ -35,7 +35,7 @@ def provider_line(output: str) -> re.Match[str]:
 
 
 def test_a_rate_limited_provider_converges_to_its_cap_in_flight(mini):
-    mini.task_copies(96)
+    mini.task_copies(48)
     server = agent_server(CAP)
     try:
         outcome = mini.run(
@@ -53,7 +53,7 @@ def test_a_rate_limited_provider_converges_to_its_cap_in_flight(mini):
         mean_in_flight = server.mean_answering()
     finally:
         server.stop()
-    assert outcome.exit_code == 0 and [row["status"] for row in outcome.rows] == ["answered"] * 96
+    assert outcome.exit_code == 0 and [row["status"] for row in outcome.rows] == ["answered"] * 48
     refused_share = server.refused / len(server.requests + [None] * server.refused)
     limit, maximum, rate_limited = map(int, provider_line(outcome.output).groups())
     assert maximum == 32 and rate_limited == server.refused > 0  # the 429 count is reported

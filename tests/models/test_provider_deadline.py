@@ -58,7 +58,7 @@ def run(mini, model: str, run_id: str, *extra: str, within_s: float, measured: b
 
 
 @pytest.mark.parametrize(
-    ("hostile", "time_limit"), [("trickle", 60), ("slow_header", 20)], indirect=["hostile"], ids=["trickle", "header"]
+    ("hostile", "time_limit"), [("trickle", 15), ("slow_header", 10)], indirect=["hostile"], ids=["trickle", "header"]
 )
 def test_a_provider_that_trickles_bytes_cannot_hold_the_episode_past_its_time(mini, hostile, time_limit):
     limits = ("--time-limit", str(time_limit), "--max-retries", "0")

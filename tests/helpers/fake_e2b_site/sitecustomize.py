@@ -15,21 +15,32 @@ from typing import Any
 
 
 class _FakeE2B(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, name: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        if name != "e2b":
-            return None
-        sys.meta_path.remove(self)  # the fake itself imports the real SDK
-        from tests.helpers.fake_e2b_runner import install
+    """Stays first on the path for every later `import e2b`: a finder that removed itself once found would
+    leave a second import (after `importlib.util.find_spec`, which loads nothing) to the real SDK."""
 
-        environ = os.environ
-        self.module = install(
-            Path(environ["FAKE_E2B_SERVICE"]), Path(environ["FAKE_E2B_COLLECTION"]), environ["FAKE_E2B_HOST"]
-        )
-        # the import system would load whatever module sys.modules now holds as `e2b` again, from its own spec
-        del sys.modules[name]
+    def __init__(self) -> None:
+        self.module: ModuleType | None = None
+        self._installing = False
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        if name != "e2b" or self._installing:
+            return None
+        if self.module is None:  # a bare `find_spec("e2b")` (the runner's check for the extra) asks first
+            self._installing = True  # the fake itself imports the real SDK
+            try:
+                from tests.helpers.fake_e2b_runner import install
+
+                environ = os.environ
+                self.module = install(
+                    Path(environ["FAKE_E2B_SERVICE"]), Path(environ["FAKE_E2B_COLLECTION"]), environ["FAKE_E2B_HOST"]
+                )
+            finally:
+                self._installing = False
+            # the import system would load whatever module sys.modules now holds as `e2b` again, from its own spec
+            del sys.modules[name]
         return importlib.machinery.ModuleSpec(name, self)
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return self.module
 
     def exec_module(self, module: ModuleType) -> None:
