@@ -17,6 +17,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class _Listener(ThreadingHTTPServer):
+    request_queue_size = 256
+    """The listen backlog (socketserver's default is 5): a provider's is large, and a burst of connections past a
+    small one is dropped, the client's retried SYN coming seconds later (a stall of the fake, not of the runner)."""
+
+
 @dataclass
 class Step:
     """One response: a reply (text and/or one bash tool call), or a fault (status, headers, message)."""
@@ -104,7 +110,7 @@ class ScriptedOpenAIServer:
         self.max_concurrent = 0
         """The most requests the server was answering at once."""
         self._count_lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Listener(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property

@@ -143,8 +143,10 @@ def test_two_runs_of_one_label_in_a_sweep_are_refused(mini):
 
 
 def test_a_sweep_adapts_each_providers_limit_on_its_own(mini):
+    """Structural: the limited provider's limit comes down and the other's stays; how much of the cap stays in use
+    is a wall-clock figure, measured in bench/sweep_shared_provider.py."""
     mini.task_copies(32)
-    limited, open_server = agent_server(concurrency_limit=8, delay_s=1.0), agent_server(delay_s=1.0)
+    limited, open_server = agent_server(concurrency_limit=8, delay_s=0.25), agent_server(delay_s=0.25)
     entries = [
         {"model": "openai/model-a", "api_base": limited.url},
         {"model": "openai/model-b", "api_base": limited.url},
@@ -162,15 +164,15 @@ def test_a_sweep_adapts_each_providers_limit_on_its_own(mini):
             "20",
             run_id="aimd",
         )
-        mean_in_flight = limited.mean_answering()
     finally:
         limited.stop()
         open_server.stop()
     assert outcome.exit_code == 0, outcome.output
-    states = dict(re.findall(r"provider openai@(\S+) in flight \d+/(\d+) \(max 32\), \d+×429", outcome.output))
-    assert int(states[limited.url]) <= 16 and states[open_server.url] == "32"
+    found = re.findall(r"provider openai@(\S+) in flight \d+/(\d+) \(max 32\), (\d+)×429", outcome.output)
+    states = {url: (int(limit), int(refused)) for url, limit, refused in found}
+    assert states[open_server.url] == (32, 0) and states[limited.url][0] <= 16
+    assert states[limited.url][1] == limited.refused > 0  # the one gate both models share counted every 429
     assert limited.refused / (len(limited.requests) + limited.refused) < 0.2
-    assert mean_in_flight >= 0.6 * 8
 
 
 def test_ctrl_c_stops_every_run_of_the_sweep(mini):
