@@ -356,7 +356,7 @@ def _execute(
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     _announce_resume(plan, console)
     _write_run_record(plan, config_hash, sandbox_facts)
-    _warn(plan, console)
+    _warn(plan, console, share)
     for task in plan.pending:
         plan.folder.keep_previous_attempt(*task.episode)
     cancel = share.cancel if share is not None else threading.Event()
@@ -372,7 +372,7 @@ def _execute(
         if leftovers is not None:
             leftovers.sweep(console)
         writer.close()
-        _finish(plan, console, time.monotonic() - started)
+        _finish(plan, console, time.monotonic() - started, share)
     _end_of_batch(plan.config, state, interrupted, console)
     return results
 
@@ -390,13 +390,15 @@ def _announce_resume(plan: RunPlan, console: Console) -> None:
         )
 
 
-def _warn(plan: RunPlan, console: Console) -> None:
-    """What the run's results cannot show: a weaker sandbox, leaked answers, an unknown price, the model's note."""
+def _warn(plan: RunPlan, console: Console, share: SweepShare | None) -> None:
+    """What the run's results cannot show: a weaker sandbox, leaked answers, an unknown price, the model's note;
+    in a sweep, each once for all its runs."""
     unpriced = plan.make_model.paid and plan.make_model.price is None
     no_price = f"no price is known for {plan.config.model}: its cost is recorded as null (give one with --prices)"
     warnings = [plan.backend.capabilities.warning, plan.leak_warning, no_price if unpriced else None]
     for warning in filter(None, [*warnings, plan.make_model.note]):
-        console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+        if share is None or share.first_time(warning):
+            console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _episode_context(
@@ -456,10 +458,14 @@ def _run_batch(
     state = BatchState(
         done=len(kept),
         correct=sum(row.is_correct() for row in kept),
+        kept_tokens=sum(row.input_tokens + row.output_tokens for row in kept),
         errors=ErrorWindow(limits.failures),
         gates=gates,
         shared_spend=None if share is None else share.spend,
     )
+    if share is not None:
+        with share.lock:
+            share.states.append(state)
     title = f"{label_of(config)} on {config.domain}"
     executor = executor_of(config.executor)
     progress = None if share is None else share.progress
@@ -551,9 +557,9 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
     plan.folder.write_record(record)
 
 
-def _finish(plan: RunPlan, console: Console, wall_time_s: float) -> None:
+def _finish(plan: RunPlan, console: Console, wall_time_s: float, share: SweepShare | None = None) -> None:
     """summary.json and the table from the latest row of every selected task; tasks without one are pending.
-    WALL_TIME_S: how long this start of the run took."""
+    WALL_TIME_S: how long this start of the run took. In a sweep the table waits for the others' (`SweepShare`)."""
     selected = {task.episode: task for task in plan.episodes}
     latest = plan.folder.latest_rows()
     rows = [row for key, row in latest.items() if key in selected]
@@ -566,6 +572,10 @@ def _finish(plan: RunPlan, console: Console, wall_time_s: float) -> None:
         write_atomic(plan.folder.summary_path, json.dumps(summary_to_dict(summaries), indent=2) + "\n")
     except OSError as error:
         console.print(f"cannot write {plan.folder.summary_path}: {error}", markup=False, highlight=False)
+    if share is not None:
+        with share.lock:
+            share.tables[plan.run_id] = (summaries, f"run {plan.run_id}", wall_time_s)
+        return
     print_end_table(summaries, console, f"run {plan.run_id}", wall_time_s)
     console.print(f"results: {plan.run_dir}", markup=False, highlight=False)
 

@@ -214,11 +214,38 @@ def test_ctrl_c_stops_every_run_of_the_sweep(mini):
             break
         time.sleep(0.1)
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=30)
+    stdout, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr
+    assert "interrupted: ending 4 running episodes as cancelled" in stdout  # the note a single run prints
     runs = [sweep / run["run_id"] for run in yaml.safe_load((sweep / "sweep.yaml").read_text())["runs"]]
     assert len(runs) == 2
     for run in runs:
         assert sorted((r["task_id"], r["status"]) for r in rows_of(run)) == [("t1", "cancelled"), ("t2", "cancelled")]
         assert (run / "summary.json").exists(), stderr
     assert subprocess.run(["pgrep", "-f", "sleep 317"], capture_output=True, text=True).stdout == ""
+
+
+def test_a_sweep_says_a_warning_once_for_all_its_runs(mini):
+    mini.task_copies(2)
+    (mini.root / "collections" / "mini" / "answers.md").write_text("The total is 42.\n")  # every gold leaks
+    models = f"{mini.script(['<answer>42</answer>'])},{mini.script(['<answer>7</answer>'])}"
+    outcome = mini.run("--model", models, run_id="once")
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.output.count("warning: leakage check: 2 tasks") == 1, outcome.output
+    assert outcome.output.count("wall time") == 2  # each run's table, after the sweep
+
+
+def test_a_resumed_sweeps_token_count_includes_the_kept_episodes(mini, openai_server):
+    mini.task_copies(2)
+    openai_server.respond = two_step_agent
+    models = "openai/model-a,openai/model-b"
+    first = mini.run("--model", models, "--api-base", openai_server.url, "--task-id", "t1", run_id="tokens")
+    assert first.exit_code == 0, first.output
+    again = mini.run("--model", models, "--api-base", openai_server.url, run_id="tokens")
+    assert again.exit_code == 0, again.output
+    for name in "ab":
+        rows = rows_of(again.run_dir / f"openai-model-{name}")
+        total = sum(row["input_tokens"] + row["output_tokens"] for row in rows)
+        assert len(rows) == 2 and f"openai/model-{name} on mini" in again.output
+        [line] = [line for line in again.output.splitlines() if f"openai/model-{name} on mini" in line]
+        assert f"{total:,} tokens" in line, line
