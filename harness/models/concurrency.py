@@ -36,6 +36,8 @@ class _Admission(NamedTuple):
     flight: int
     """Calls in flight once it was admitted, itself included: what the server had when it answered (or refused)
     it, as a 429 read late, once the calls beside it returned, no longer tells."""
+    answered: int
+    """The gate's calls answered (not refused) by then."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ class ProviderGate:
         self._next = 0
         self._rate_limited = 0
         self._successes = 0
+        self._answered = 0
         self._paused_until = 0.0
         self._round = 0
         """Incremented at each decrease: a 429 on a call admitted before it does not decrease again."""
@@ -126,7 +129,7 @@ class ProviderGate:
                 pace = self._pacing.wait_s(self._next, now)
                 if now >= self._paused_until and pace <= 0 and len(self._admitted) < self.limit:
                     ticket, self._next = self._next, self._next + 1
-                    self._admitted[ticket] = _Admission(self._round, now, len(self._admitted) + 1)
+                    self._admitted[ticket] = _Admission(self._round, now, len(self._admitted) + 1, self._answered)
                     self._round_peak = max(self._round_peak, len(self._admitted))
                     return ticket
                 if now >= deadline:
@@ -165,13 +168,16 @@ class ProviderGate:
                     self._good = None  # refused at a level that went through: the provider's budget ran out
                     if call.round == self._round:
                         self._decrease(now, max(call.flight, len(self._admitted) + 1))
-                    # every refusal: the server held no more than the calls ahead of it (a burst at the start, far
-                    # above its cap, comes down to it as its 429s return, with one Retry-After pause)
-                    self._limit = min(self._limit, float(max(call.flight - 1, 1)))
+                    # every refusal: the server held no more than the calls then in flight (a burst at the start, far
+                    # above its cap, comes down to it as its 429s return, with one Retry-After pause): those still in
+                    # flight and, for one read late, those answered meanwhile
+                    held = len(self._admitted) + self._answered - call.answered
+                    self._limit = min(self._limit, float(max(held, 1)))
                     if retry_after_s:
                         self._paused_until = max(self._paused_until, now + retry_after_s)
             else:
                 self._successes += 1
+                self._answered += 1
                 if self._successes >= self.limit:
                     self._successes = 0
                     self._increase(now)

@@ -197,3 +197,10 @@ def test_a_429_read_after_the_calls_beside_it_returned_halves_what_was_in_flight
         gate.release(ticket, rate_limited=False, retry_after_s=None)
     gate.release(tickets[8], rate_limited=True, retry_after_s=None)
     assert gate.state().limit == 4  # half of the 9 in flight when it was sent, not of the 1 left when it was read
+
+
+def test_a_burst_whose_calls_reached_the_server_out_of_order_halves_the_burst_not_the_calls_ahead_of_the_refused():
+    gate = ProviderGate("openai@test", 16)
+    tickets = [gate.acquire()[0] for _ in range(16)]
+    gate.release(tickets[2], rate_limited=True, retry_after_s=None)  # the third admitted came in after eight others
+    assert gate.state().limit == 8  # half the 16 in flight, not the 2 admitted before it
