@@ -68,26 +68,33 @@ COLUMNS = (
 
 def print_end_table(summaries: list[DomainSummary], console: Console, title: str, wall_time_s: float) -> None:
     """The table at the console's width; a line under it names the columns left out for want of room."""
-    columns = [column for column in COLUMNS if column.shown(summaries)]
-    values = [[column.value(summary) for summary in summaries] for column in columns]
-    widths = [_least_width(column, cells) for column, cells in zip(columns, values, strict=True)]
+    print_end_tables([(summaries, title, wall_time_s)], console)
+
+
+def print_end_tables(tables: list[tuple[list[DomainSummary], str, float]], console: Console) -> None:
+    """Several runs' tables (a sweep's: summaries, title, wall time each) with the same columns, so that they read
+    side by side: a column one run needs is in all, one left out for want of room is left out of all."""
+    every = [summary for summaries, _, _ in tables for summary in summaries]
+    columns = [column for column in COLUMNS if column.shown(every)]
+    widths = [_least_width(column, [column.value(summary) for summary in every]) for column in columns]
     left_out = []
     while sum(widths) + 3 * len(widths) + 1 > console.width and len(columns) > 1:
         drop = min(range(len(columns)), key=lambda index: columns[index].keep)
         left_out.append(columns[drop].header.replace("\n", " "))
-        del columns[drop], values[drop], widths[drop]
-    table = Table(title=Text(f"{title} · wall time {duration(wall_time_s)}"))  # names are user data, never markup
-    for column in columns:
-        justify: JustifyMethod = "left" if column.wraps else "right"
-        table.add_column(Text(column.header), justify=justify, no_wrap=not column.wraps, overflow="fold")
-    for row in zip(*values, strict=True):
-        table.add_row(*map(Text, row))
-    console.print(table)
-    if left_out:
-        console.print(f"(left out at {console.width} columns: {', '.join(left_out)}; summary.json has them)")
-    typed = [summary for summary in summaries if summary.accuracy_by_type]
-    if typed:
-        _print_types(typed, console)
+        del columns[drop], widths[drop]
+    for summaries, title, wall_time_s in tables:
+        table = Table(title=Text(f"{title} · wall time {duration(wall_time_s)}"))  # names are user data, never markup
+        for column in columns:
+            justify: JustifyMethod = "left" if column.wraps else "right"
+            table.add_column(Text(column.header), justify=justify, no_wrap=not column.wraps, overflow="fold")
+        for summary in summaries:
+            table.add_row(*(Text(column.value(summary)) for column in columns))
+        console.print(table)
+        if left_out:
+            console.print(f"(left out at {console.width} columns: {', '.join(left_out)}; summary.json has them)")
+        typed = [summary for summary in summaries if summary.accuracy_by_type]
+        if typed:
+            _print_types(typed, console)
 
 
 def _least_width(column: _EndColumn, cells: list[str]) -> int:

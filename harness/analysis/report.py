@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,10 +60,12 @@ def write_report(
     console: Console,
     change: RowChange | None = None,
     names: Mapping[Path, str] | None = None,
+    left_out: Sequence[str] = (),
 ) -> Path:
     """PATHS: run folders. `change`: what to do to each row first (re-pricing); NAMES: labels given to some runs
-    (`--label`). Prints a short summary and the report's path."""
-    rows = load_runs(paths, change, names)
+    (`--label`); LEFT_OUT: the folders passed over when the runs were found, and why. Prints a short summary, what
+    was merged or left out, and the report's path."""
+    rows, merges = load_runs(paths, change, names)
     labels = load_labels(paths, names)  # read before anything is written: a bad label file writes nothing
     stated = load_stated(paths)
     out = out or default_report_folder(paths, paths)
@@ -74,7 +76,8 @@ def write_report(
     domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
     _write_csvs(out, table, rows, models)
     note = task_sets_note(rows, models)
-    markdown = _markdown(table, models, domains, rows, note)
+    said = [*(f"left out: {line}" for line in left_out), *merges]
+    markdown = _markdown(table, models, domains, rows, note, said)
     clustered = estimates(rows, models)
     markdown += statistics_section(rows, models, clustered, out)
     from harness.analysis.plots import accuracy_plot
@@ -94,6 +97,8 @@ def write_report(
     markdown += fact_section(rows, stated)
     markdown += closed_book_section(rows, out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
+    for line in said:
+        console.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
     for warning in mixed_model_warnings(rows):
         console.print(f"warning: {for_terminal(warning)}", markup=False, highlight=False, soft_wrap=True)
     print_summary(table, models, note, out, console)
@@ -105,9 +110,16 @@ def _percent(value: float) -> str:
 
 
 def _markdown(
-    table: dict[tuple[str, str], Cell], models: list[str], domains: list[str], rows: list[ModelRow], note: str | None
+    table: dict[tuple[str, str], Cell],
+    models: list[str],
+    domains: list[str],
+    rows: list[ModelRow],
+    note: str | None,
+    said: list[str],
 ) -> str:
-    lines = ["# Report", "", *mixed_models_section(rows), *([note, ""] if note else [])]
+    """SAID: what the report merged or left out, listed first."""
+    lines = ["# Report", "", *(f"- {markdown_cell(line)}" for line in said), *([""] if said else [])]
+    lines += [*mixed_models_section(rows), *([note, ""] if note else [])]
     for mode in MODE_FIELDS:
         lines += [f"## Accuracy ({mode}), % with 95% Wilson interval", ""]
         lines += ["| domain | " + " | ".join(map(markdown_cell, models)) + " |", "|---|" + "---|" * len(models)]

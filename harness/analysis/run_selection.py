@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import InputError
@@ -15,34 +16,81 @@ _REPORT_FILE = "report.md"
 """What marks a report folder: a glob of runs and sweeps that catches one skips it."""
 
 
-def run_folders(paths: list[Path]) -> list[Path]:
+@dataclass(frozen=True)
+class RunSelection:
+    runs: list[Path]
+    """The run folders, in order, each once."""
+    left_out: list[str]
+    """Each folder passed over inside a folder of runs, and why (a report folder is passed over unsaid)."""
+
+
+def run_folders(paths: list[Path]) -> RunSelection:
     """Each PATH's run folders, in order, each once: a run folder itself; a sweep folder's runs in its sweep.yaml
-    order; any other folder's subfolders that are run folders, by name. A report folder is passed over."""
+    order; any other folder's run folders and sweep folders' runs, by name. A report folder is passed over."""
     found: dict[Path, None] = {}
+    left_out: list[str] = []
     for path in paths:
-        for run in _runs_in(path):
+        for run in _runs_in(path, left_out):
             found.setdefault(run)
     if not found:
         raise InputError(f"{' '.join(map(str, paths))}: no run folders (only report folders)")
-    return list(found)
+    return RunSelection(list(found), left_out)
 
 
-def _runs_in(path: Path) -> list[Path]:
-    if RunFolder(path).record_path.is_file():
+def _is_run(path: Path) -> bool:
+    return RunFolder(path).record_path.is_file()
+
+
+def _runs_in(path: Path, left_out: list[str]) -> list[Path]:
+    if _is_run(path):
         return [path]
     if not path.is_dir():
         raise InputError(f"{path}: {'not a folder' if path.exists() else 'no such folder'} (give run or sweep folders)")
     if (path / _REPORT_FILE).is_file():
         return []
-    sweep = read_sweep_record(path)
-    if sweep is not None:
-        runs = [path / entry.run_id for entry in sweep.runs]
-    else:
-        runs = sorted(child for child in path.iterdir() if child.is_dir())
-    runs = [run for run in runs if RunFolder(run).record_path.is_file()]
+    runs = _sweep_runs(path, left_out)
+    if runs is None:
+        runs = []
+        for child in sorted(child for child in path.iterdir() if child.is_dir() and not child.name.startswith(".")):
+            inner = [child] if _is_run(child) else _sweep_runs(child, left_out)
+            if inner is not None:
+                runs += inner
+            elif not (child / _REPORT_FILE).is_file():
+                left_out.append(f"{child}: neither a run folder (no run.yaml) nor a sweep folder")
     if not runs:
         raise InputError(f"{path}: not a run folder (no run.yaml) nor a folder of run folders")
     return runs
+
+
+def _sweep_runs(path: Path, left_out: list[str]) -> list[Path] | None:
+    """A sweep folder's runs in its sweep.yaml order (None: not a sweep folder); a run it names that is not there
+    is left out."""
+    sweep = read_sweep_record(path)
+    if sweep is None:
+        return None
+    runs = [path / entry.run_id for entry in sweep.runs]
+    left_out += [
+        f"{run}: in {path.name}/sweep.yaml but not a run folder (no run.yaml)" for run in runs if not _is_run(run)
+    ]
+    return [run for run in runs if _is_run(run)]
+
+
+def each_run(path: Path) -> list[Path]:
+    """PATH alone when it is a file, a run folder or inside one; else the run folders it holds (a sweep's, a
+    folder of runs'), or one line saying it holds none."""
+    if path.is_file() or any(_is_run(folder) for folder in [path, *path.parents]):
+        return [path]
+    return run_folders([path]).runs
+
+
+def one_run(path: Path, command: str) -> Path:
+    """PATH (a file, a run folder or inside one), or the one run a folder holds; one line naming the runs when it
+    holds several."""
+    runs = each_run(path)
+    if len(runs) > 1:
+        names = ", ".join(map(str, runs[:6])) + (f" and {len(runs) - 6} more" if len(runs) > 6 else "")
+        raise InputError(f"{path}: holds {len(runs)} runs; {command} takes one of them: {names}")
+    return runs[0]
 
 
 def default_report_folder(paths: list[Path], runs: list[Path]) -> Path:

@@ -35,11 +35,15 @@ RowChange = Callable[[RunFolder, ResultRow], ResultRow]
 
 def load_runs(
     paths: list[Path], change: RowChange | None = None, labels: Mapping[Path, str] | None = None
-) -> list[ModelRow]:
+) -> tuple[list[ModelRow], list[str]]:
     """Latest row per (label, domain, task, epoch) over all run folders; later folders win on overlap. LABELS
-    (`report --label`) names some folders apart from their own label."""
-    merged: dict[tuple[str, str, str, int], ModelRow] = {}
+    (`report --label`) names some folders apart from their own label. With the rows, a line per label that
+    merged several folders: which, and whose rows were kept where they overlap."""
+    merged: dict[tuple[str, str, str, int], tuple[Path, ModelRow]] = {}
     protocols: dict[str, tuple[Path, dict[str, Any]]] = {}
+    folders: dict[str, dict[Path, int]] = {}
+    replaced: dict[tuple[str, Path, Path], int] = {}
+    """(label, earlier folder, later folder) -> episodes both held (the later one's row kept)."""
     for path in paths:
         folder = RunFolder(path)
         record = folder.read_record()
@@ -48,11 +52,33 @@ def load_runs(
             _check_same_protocol(label, protocols[label], (path, record.protocol))
         else:
             protocols[label] = (path, record.protocol)
-        for (domain, task_id, epoch), row in folder.latest_rows().items():
-            merged[(label, domain, task_id, epoch)] = ModelRow(label, row if change is None else change(folder, row))
+        rows = folder.latest_rows()
+        folders.setdefault(label, {})[path] = len(rows)
+        for (domain, task_id, epoch), row in rows.items():
+            key = (label, domain, task_id, epoch)
+            if key in merged and merged[key][0] != path:
+                earlier = (label, merged[key][0], path)
+                replaced[earlier] = replaced.get(earlier, 0) + 1
+            merged[key] = (path, ModelRow(label, row if change is None else change(folder, row)))
     if not merged:
         raise InputError("report: the run folders hold no results")
-    return list(merged.values())
+    return [row for _, row in merged.values()], _merge_notes(folders, replaced)
+
+
+def _merge_notes(folders: dict[str, dict[Path, int]], replaced: dict[tuple[str, Path, Path], int]) -> list[str]:
+    notes = []
+    for label, counts in folders.items():
+        if len(counts) < 2:
+            continue
+        parts = ", ".join(f"{path} ({count} episodes)" for path, count in counts.items())
+        overlaps = [
+            f"{count} episode{'s' * (count != 1)} in both {earlier} and {later}: {later.name}'s kept (the later "
+            "folder given)"
+            for (name, earlier, later), count in replaced.items()
+            if name == label
+        ]
+        notes.append(f"merged {len(counts)} runs as {label!r}: {parts}" + "".join(f"; {o}" for o in overlaps))
+    return notes
 
 
 def run_key(record: RunRecord) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
 from harness.cli.parser import Parser
+from harness.core.safe_text import for_terminal
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,7 +16,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Re-execute logged episodes with their logged replies and compare every observation and "
         "verdict, or (--regrade) grade the logged submissions again without running anything.",
     )
-    parser.add_argument("path", type=Path, help="a trajectory file (episodes/<domain>/<task>.jsonl) or a run folder")
+    parser.add_argument(
+        "path",
+        type=Path,
+        help="a trajectory file (episodes/<domain>/<task>.jsonl), a run folder, a sweep folder or a folder of runs",
+    )
     parser.add_argument(
         "--regrade", action="store_true", help="re-grade from the logs alone; write results.regraded.jsonl"
     )
@@ -24,9 +29,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     """EXIT_FAILED when a re-executed episode differs from its log."""
+    from harness.analysis.run_selection import each_run
     from harness.run.replay import reexecute, regrade
 
-    if arguments.regrade:
-        regrade(arguments.path, session.console)
-        return EXIT_OK
-    return EXIT_FAILED if reexecute(arguments.path, session.console) else EXIT_OK
+    runs, differed = each_run(arguments.path), 0
+    for run in runs:
+        if len(runs) > 1:
+            session.console.print(f"{for_terminal(str(run))}:", markup=False, highlight=False, soft_wrap=True)
+        if arguments.regrade:
+            regrade(run, session.console)
+        else:
+            differed += reexecute(run, session.console)
+    return EXIT_FAILED if differed else EXIT_OK

@@ -48,9 +48,10 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.analysis.run_selection import default_report_folder, run_folders, run_labels
     from harness.run.repricing import repricing
 
-    runs = run_folders(arguments.runs)
+    selection = run_folders(arguments.runs)
+    runs = selection.runs
     names = run_labels(arguments.label, runs)
     change = repricing(arguments.prices) if arguments.prices else None
     out = arguments.out or default_report_folder(arguments.runs, runs)
-    write_report(runs, out, session.console, change, names)
+    write_report(runs, out, session.console, change, names, selection.left_out)
     return EXIT_OK

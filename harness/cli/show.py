@@ -48,11 +48,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
+    from harness.analysis.run_selection import one_run
+
     console = session.console
-    if arguments.run.is_file():
-        path = arguments.run
+    run = one_run(arguments.run, "show")
+    if run.is_file():
+        path = run
     else:
-        folder = find_run_folder(arguments.run)
+        folder = find_run_folder(run)
         rows = folder.latest_rows()
         if arguments.task is None:
             console.print(_episode_list(list(rows.values())))
@@ -61,7 +64,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         domain, _, task_id = arguments.task.rpartition("/")
         matches = [key for key in rows if key[1] == task_id and key[2] == arguments.epoch and domain in ("", key[0])]
         if not matches:
-            raise InputError(f"{arguments.run}: no episode of task {arguments.task!r} epoch {arguments.epoch}")
+            raise InputError(f"{run}: no episode of task {arguments.task!r} epoch {arguments.epoch}")
         if len(matches) > 1:
             raise InputError(f"{arguments.task}: in {len(matches)} domains; give DOMAIN/{task_id}")
         path = folder.trajectory_path(*matches[0])

@@ -15,7 +15,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m harness export", description="A run's finished episodes as another agent's trajectory files."
     )
     add_trajectory_format(parser)
-    parser.add_argument("runs", type=Path, nargs="+", metavar="RUN_DIR", help="run folders (mini-swe-agent: one)")
+    parser.add_argument(
+        "runs",
+        type=Path,
+        nargs="+",
+        metavar="RUN_DIR",
+        help="run folders, sweep folders or folders of runs (mini-swe-agent: one run)",
+    )
     parser.add_argument(
         "out",
         type=Path,
@@ -26,6 +32,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
+    from harness.analysis.run_selection import one_run, run_folders
     from harness.interop.formats import trajectory_format
 
-    return trajectory_format(arguments.format).export(arguments.runs, arguments.out, session.console)
+    if arguments.format == "mini-swe-agent":
+        runs = [one_run(run, "export mini-swe-agent") for run in arguments.runs]
+    else:
+        runs = run_folders(arguments.runs).runs
+    return trajectory_format(arguments.format).export(runs, arguments.out, session.console)

@@ -31,8 +31,12 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.analysis.viewer import write_static
     from harness.analysis.viewer_server import ViewerServer
     from harness.analysis.viewer_site import ViewerSite
+    from harness.core.safe_text import for_terminal
 
-    site = ViewerSite(run_folders(arguments.runs))
+    selection = run_folders(arguments.runs)
+    for note in selection.left_out:
+        session.console.print(f"left out: {for_terminal(note)}", markup=False, highlight=False, soft_wrap=True)
+    site = ViewerSite(selection.runs)
     if arguments.static:
         page = write_static(site, arguments.static)
         session.console.print(f"viewer written to {page} (serve its folder, e.g. python -m http.server)", markup=False)

@@ -81,13 +81,23 @@ _LIMITS: dict[Status, tuple[str, str | None]] = {
 
 
 def export_log(
-    run_id: str, created: str, config: dict[str, Any], episodes: list[list[LoggedEvent]], selected: int = 0
+    run_id: str,
+    created: str,
+    config: dict[str, Any],
+    episodes: list[list[LoggedEvent]],
+    selected: int = 0,
+    label: str | None = None,
 ) -> EvalLog:
     """The finished episodes of run RUN_ID (run.yaml's `created` and `config`) as one evaluation log; a run
-    with fewer finished episodes than its SELECTED tasks is a `cancelled` evaluation, as inspect calls one."""
+    with fewer finished episodes than its SELECTED tasks times its epochs is a `cancelled` evaluation, as inspect
+    calls one. As inspect counts them, the dataset's samples are the tasks, each run once per epoch. LABEL, when
+    it is not the model's name (a sweep's arms of one model), names the evaluation apart."""
     model = str(config.get("model") or "unknown")
     qualify = _duplicate_ids(episodes)
     samples = [_sample(events, config, model, qualify) for events in episodes]
+    sample_ids = list(dict.fromkeys(sample.id for sample in samples))
+    epochs = max([int(config.get("epochs") or 1), *(sample.epoch for sample in samples)])
+    planned = max(selected, len(sample_ids)) * epochs
     correct = sum(sample.scores is not None and sample.scores[_SCORER].value == CORRECT for sample in samples)
     usage: dict[str, ModelUsage] = {}
     for sample in samples:
@@ -95,18 +105,18 @@ def export_log(
             usage[name] = usage[name] + used if name in usage else used
     domains = sorted({_start(events).domain for events in episodes})
     times = [logged.time for events in episodes for logged in (events[0], events[-1]) if logged.time is not None]
+    task = f"harness/{','.join(domains) or 'none'}"
     return EvalLog(
-        status="success" if len(samples) >= selected else "cancelled",
+        status="success" if len(samples) >= planned else "cancelled",
         eval=EvalSpec(
             run_id=run_id,
             created=created,
-            task=f"harness/{','.join(domains) or 'none'}",
-            dataset=EvalDataset(
-                name=",".join(domains), samples=len(samples), sample_ids=[sample.id for sample in samples]
-            ),
+            task=task,
+            task_display_name=f"{task} ({label})" if label and label != model else None,
+            dataset=EvalDataset(name=",".join(domains), samples=max(selected, len(sample_ids)), sample_ids=sample_ids),
             model=model,
             config=EvalConfig(
-                epochs=max((sample.epoch for sample in samples), default=1),
+                epochs=epochs,
                 turn_limit=config.get("max_turns"),
                 working_limit=_int(config.get("time_limit")),
             ),
@@ -117,7 +127,7 @@ def export_log(
             steps=[EvalPlanStep(solver="harness/agent_loop", params={"action_format": config.get("action_format")})]
         ),
         results=EvalResults(
-            total_samples=max(selected, len(samples)),
+            total_samples=max(planned, len(samples)),
             completed_samples=len(samples),
             scores=[
                 EvalScore(

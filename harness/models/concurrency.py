@@ -5,7 +5,9 @@ Ray, a run's gates live in its coordinator actor and every node's calls go throu
 limit is the cluster's, not each node's. The in-flight limit starts at the configured maximum; a rate limit (429)
 halves the calls then in flight (multiplicative decrease from the flight size, as TCP does, at most once per round
 of calls in flight) and holds every caller of that provider back for the server's Retry-After, not only the one
-that got it; a full round of calls without one raises it by one (additive increase), up to the maximum. Where the
+that got it; a full round of calls without one raises it by one (additive increase), up to the maximum. A 429 on
+a call above the level a full round last went through at (a probe of one more) only sets the limit back to that
+level: the server held the others, so halving them and pausing every caller would idle what it allows. Where the
 provider announces its request and token budgets in its replies' headers, calls are also paced by them
 (`pacing.py`), before a 429. Waiting at the gate is our time, never the agent's.
 """
@@ -17,7 +19,7 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from harness.models.pacing import PacedBudget
 from harness.models.rate_limits import Announcement
@@ -26,6 +28,16 @@ _DECREASE = 0.5
 PROBE_AFTER_S = 30.0
 """How long the level that drew a 429 is left alone before it is tried again (each try costs a Retry-After)."""
 POLL_S = 0.2
+
+
+class _Admission(NamedTuple):
+    round: int
+    at: float
+    flight: int
+    """Calls in flight once it was admitted, itself included: what the server had when it answered (or refused)
+    it, as a 429 read late, once the calls beside it returned, no longer tells."""
+    answered: int
+    """The gate's calls answered (not refused) by then."""
 
 
 @dataclass(frozen=True)
@@ -75,18 +87,22 @@ class ProviderGate:
         with its node; no call outlives its timeout)."""
         self.key, self.maximum, self.stale_after_s = key, maximum, stale_after_s
         self._limit = float(maximum)
-        self._admitted: dict[int, int] = {}
-        """Calls in flight: admission number -> the round they were admitted in."""
-        self._admitted_at: dict[int, float] = {}
+        self._admitted: dict[int, _Admission] = {}
+        """Calls in flight by admission number."""
         self._next = 0
         self._rate_limited = 0
         self._successes = 0
+        self._answered = 0
         self._paused_until = 0.0
         self._round = 0
         """Incremented at each decrease: a 429 on a call admitted before it does not decrease again."""
         self._ceiling: int | None = None
         """The in-flight level that drew the last 429: not probed again before `_probe_at`."""
         self._probe_at = 0.0
+        self._good: int | None = None
+        """The most calls in flight during a full round without a 429 (since the last 429 at or below it)."""
+        self._round_peak = 0
+        """The most calls in flight since the last increase or 429."""
         self._pacing = PacedBudget()
         self._changed = threading.Condition()
 
@@ -113,7 +129,8 @@ class ProviderGate:
                 pace = self._pacing.wait_s(self._next, now)
                 if now >= self._paused_until and pace <= 0 and len(self._admitted) < self.limit:
                     ticket, self._next = self._next, self._next + 1
-                    self._admitted[ticket], self._admitted_at[ticket] = self._round, now
+                    self._admitted[ticket] = _Admission(self._round, now, len(self._admitted) + 1, self._answered)
+                    self._round_peak = max(self._round_peak, len(self._admitted))
                     return ticket
                 if now >= deadline:
                     return None
@@ -123,9 +140,8 @@ class ProviderGate:
     def _forget_stale(self, now: float) -> None:
         if self.stale_after_s is None:
             return
-        for ticket in [t for t, at in self._admitted_at.items() if now - at > self.stale_after_s]:
-            self._admitted.pop(ticket, None)
-            self._admitted_at.pop(ticket, None)
+        for ticket in [t for t, call in self._admitted.items() if now - call.at > self.stale_after_s]:
+            del self._admitted[ticket]
 
     def release(
         self,
@@ -138,24 +154,30 @@ class ProviderGate:
         """One call done: a 429 (with the server's Retry-After, if any) lowers the limit, a success counts; the
         budget it announced paces the next calls."""
         with self._changed:
-            self._admitted_at.pop(ticket, None)
-            admitted_round = self._admitted.pop(ticket, None)
+            call = self._admitted.pop(ticket, None)
             now = time.monotonic()
             self._pacing.heard(announcement, tokens_used, len(self._admitted), self._next, now)
-            if admitted_round is None:  # counted as lost (stale) already
+            if call is None:  # counted as lost (stale) already
                 return
             if rate_limited:
                 self._rate_limited += 1
-                self._successes = 0
-                if admitted_round == self._round:
-                    self._decrease(now, in_flight=len(self._admitted) + 1)
-                # every refusal: the server held no more than the calls still in flight (a burst at the start,
-                # far above its cap, comes down to it as its 429s return, with one Retry-After pause, not several)
-                self._limit = min(self._limit, float(max(len(self._admitted), 1)))
-                if retry_after_s:
-                    self._paused_until = max(self._paused_until, now + retry_after_s)
+                self._successes, self._round_peak = 0, len(self._admitted)
+                if self._good is not None and call.flight * _DECREASE <= self._good < call.flight:
+                    self._back_to(self._good, now, call.flight)
+                else:
+                    self._good = None  # refused at a level that went through: the provider's budget ran out
+                    if call.round == self._round:
+                        self._decrease(now, max(call.flight, len(self._admitted) + 1))
+                    # every refusal: the server held no more than the calls then in flight (a burst at the start, far
+                    # above its cap, comes down to it as its 429s return, with one Retry-After pause): those still in
+                    # flight and, for one read late, those answered meanwhile
+                    held = len(self._admitted) + self._answered - call.answered
+                    self._limit = min(self._limit, float(max(held, 1)))
+                    if retry_after_s:
+                        self._paused_until = max(self._paused_until, now + retry_after_s)
             else:
                 self._successes += 1
+                self._answered += 1
                 if self._successes >= self.limit:
                     self._successes = 0
                     self._increase(now)
@@ -169,9 +191,17 @@ class ProviderGate:
         self._probe_at = now + PROBE_AFTER_S
         self._round += 1
 
+    def _back_to(self, good: int, now: float, in_flight: int) -> None:
+        """A probe above GOOD, the level known to go through, drew the 429: back to it (the refused call waits its
+        Retry-After on its own), and IN_FLIGHT is not tried again before `_probe_at`."""
+        self._ceiling = in_flight
+        self._limit = min(self._limit, float(good))
+        self._probe_at = now + PROBE_AFTER_S
+
     def _increase(self, now: float) -> None:
         """One more after a full round of calls without a 429; the level that drew the last one only after
         `PROBE_AFTER_S`, and freely again once a round there went through."""
+        self._good, self._round_peak = max(self._good or 0, self._round_peak), len(self._admitted)
         if self._ceiling is not None and self.limit >= self._ceiling:
             self._ceiling = None
         if self._ceiling is not None and self.limit + 1 >= self._ceiling and now < self._probe_at:

@@ -364,10 +364,10 @@ def _execute(
     config_hash = "sha256:" + hashlib.sha256(json.dumps(plan.protocol, sort_keys=True).encode()).hexdigest()[:16]
     _announce_resume(plan, console)
     _write_run_record(plan, config_hash, sandbox_facts)
-    _warn(plan, console)
+    _warn(plan, console, share)
     leaks_recorded = threading.Event()
     if plan.leaks is not None:
-        plan.leaks.when_done(functools.partial(_leaks_found, plan, console, leaks_recorded))
+        plan.leaks.when_done(functools.partial(_leaks_found, plan, console, leaks_recorded, share))
     for task in plan.pending:
         plan.folder.keep_previous_attempt(*task.episode)
     cancel = share.cancel if share is not None else threading.Event()
@@ -385,7 +385,7 @@ def _execute(
         if leftovers is not None:
             leftovers.sweep(console)
         writer.close()
-        _finish(plan, console, time.monotonic() - started)
+        _finish(plan, console, time.monotonic() - started, share)
     if (hint := action_format_hint(plan.config.action_format, results, plan.folder)) is not None:
         console.print(hint, markup=False, highlight=False, soft_wrap=True)
     _end_of_batch(plan.config, state, interrupted, console)
@@ -405,11 +405,17 @@ def _announce_resume(plan: RunPlan, console: Console) -> None:
         )
 
 
-def _warn(plan: RunPlan, console: Console) -> None:
-    """What the run's results cannot show: a weaker sandbox, what the model's settings do not
-    know (its price, window or reply cap), an agent without the Python libraries of the sandbox image."""
+def _warn(plan: RunPlan, console: Console, share: SweepShare | None) -> None:
+    """What the run's results cannot show: a weaker sandbox, what the model's settings do not know (its price,
+    window or reply cap), an agent without the Python libraries of the sandbox image; in a sweep, each once for
+    all its runs."""
     warnings = [plan.backend.capabilities.warning, _toolset_warning(plan)]
     for warning in filter(None, [*warnings, *plan.make_model.notes]):
+        _print_warning(warning, console, share)
+
+
+def _print_warning(warning: str, console: Console, share: SweepShare | None) -> None:
+    if share is None or share.first_time(warning):
         console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
 
 
@@ -427,12 +433,14 @@ def _toolset_warning(plan: RunPlan) -> str | None:
     )
 
 
-def _leaks_found(plan: RunPlan, console: Console, recorded: threading.Event, warning: str | None) -> None:
-    """The leakage check's end (at once when it ended before the run started): its warning printed, and
-    recorded in run.yaml in place of `leakage check not finished`."""
+def _leaks_found(
+    plan: RunPlan, console: Console, recorded: threading.Event, share: SweepShare | None, warning: str | None
+) -> None:
+    """The leakage check's end (at once when it ended before the run started): its warning printed (once in a
+    sweep), and recorded in run.yaml in place of `leakage check not finished`."""
     try:
         if warning is not None:
-            console.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+            _print_warning(warning, console, share)
         with contextlib.suppress(OSError):  # run.yaml then keeps saying the check did not finish
             record = plan.folder.read_record()
             if record.leakage_warning != warning:
@@ -498,11 +506,15 @@ def _run_batch(
     state = BatchState(
         done=len(kept),
         correct=sum(row.is_correct() for row in kept),
+        kept_tokens=sum(row.input_tokens + row.output_tokens for row in kept),
         errors=ErrorWindow(limits.failures),
         gates=gates,
         shared_spend=None if share is None else share.spend,
         cost_unpriced=_cost_unpriced(plan.make_model),
     )
+    if share is not None:
+        with share.lock:
+            share.states.append(state)
     title = f"{label_of(config)} on {config.domain}"
     executor = executor_of(config.executor)
     progress = None if share is None else share.progress
@@ -600,9 +612,9 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
     plan.folder.write_record(record)
 
 
-def _finish(plan: RunPlan, console: Console, wall_time_s: float) -> None:
+def _finish(plan: RunPlan, console: Console, wall_time_s: float, share: SweepShare | None = None) -> None:
     """summary.json and the table from the latest row of every selected task; tasks without one are pending.
-    WALL_TIME_S: how long this start of the run took."""
+    WALL_TIME_S: how long this start of the run took. In a sweep the table waits for the others' (`SweepShare`)."""
     selected = {task.episode: task for task in plan.episodes}
     latest = plan.folder.latest_rows()
     rows = [row for key, row in latest.items() if key in selected]
@@ -615,6 +627,10 @@ def _finish(plan: RunPlan, console: Console, wall_time_s: float) -> None:
         write_atomic(plan.folder.summary_path, json.dumps(summary_to_dict(summaries), indent=2) + "\n")
     except OSError as error:
         console.print(f"cannot write {plan.folder.summary_path}: {error}", markup=False, highlight=False)
+    if share is not None:
+        with share.lock:
+            share.tables[plan.run_id] = (summaries, f"run {plan.run_id}", wall_time_s)
+        return
     print_end_table(summaries, console, f"run {plan.run_id}", wall_time_s)
     console.print(f"results: {plan.run_dir}", markup=False, highlight=False)
 

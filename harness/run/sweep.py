@@ -22,6 +22,8 @@ from typing import Any
 import yaml
 from rich.console import Console
 
+from harness.analysis.end_table import print_end_tables
+from harness.core.abandon import StoppedWithoutWaiting, stopping_note
 from harness.core.errors import InputError, read_text_input
 from harness.core.names import check_label, check_run_id
 from harness.core.yaml_safe import compose_yaml, load_yaml
@@ -205,15 +207,23 @@ def _run_all(
             thread.start()
         # Waited for through events, not Thread.join/is_alive: a Ctrl-C landing inside join can leave is_alive()
         # False for a thread still writing its run's summary (CPython 3.11), and the process would exit under it.
-        while True:  # every step inside the try: a Ctrl-C anywhere here cancels all runs and waits for them
+        # every step inside the try: a first Ctrl-C anywhere here cancels all runs and waits for them, a second
+        # stops without waiting, as a single run's does
+        while True:
             try:
                 waiting = [event for event in finished.values() if not event.is_set()]
                 if not waiting:
                     break
                 waiting[0].wait(timeout=_JOIN_S)
             except KeyboardInterrupt:
+                if interrupted:
+                    raise StoppedWithoutWaiting from None
                 cancel.set()  # every run's episodes end as cancelled at their next step
                 interrupted = True
+                with share.lock:
+                    running = sum(state.running for state in share.states)
+                progress.console.print(stopping_note(running), markup=False, highlight=False)
+    print_end_tables([share.tables[plan.run_id] for plan in plans if plan.run_id in share.tables], console)
     return _SweepOutcome(stopped, interrupted or cancel.is_set())
 
 

@@ -74,3 +74,14 @@ def test_a_run_at_columns_80_prints_its_table_whole(tmp_path):
     table = done.stdout[done.stdout.index("┏") :]
     assert "…" not in table and max(len(line) for line in table.splitlines()) <= 80, table
     assert "tasks" in table and "episodes" in table and "agent" in table
+
+
+def test_a_sweeps_tables_have_the_same_columns_though_only_one_run_needs_some():
+    from harness.analysis.end_table import print_end_tables
+
+    waited = summarize([row("law", "t1", 1, "model_error", failed_s=30.0)], {"law": 2})  # pending, failed calls
+    clean = summarize([row("law", "t1", 1, "answered")], {})
+    console = Console(width=200, file=io.StringIO(), color_system=None)
+    print_end_tables([(waited, "run a", 1.0), (clean, "run b", 1.0)], console)
+    headers = [line.split() for line in console.file.getvalue().splitlines() if "domain" in line]
+    assert len(headers) == 2 and headers[0] == headers[1] and "pending" in headers[1], headers

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import glob
 
+import yaml
+
 from harness.cli.main import main
 
 ANSWER = ["<answer>42</answer>"]
@@ -85,3 +87,38 @@ def test_report_says_when_models_ran_different_task_sets(mini):
     assert "different task sets" in output
     report = (mini.root / "results-report" / "report.md").read_text()
     assert "The models ran different task sets (tasks: " in report and "2 shared" in report
+
+
+def test_show_of_a_sweep_folder_names_its_runs_in_one_line_and_shows_one_of_them(mini):
+    folder = sweep(mini)
+    runs = [folder / run["run_id"] for run in yaml.safe_load((folder / "sweep.yaml").read_text())["runs"]]
+    code, output = command(mini, "show", str(folder), "t1")
+    assert code == 2 and output.strip().count("\n") == 0 and all(str(run) in output for run in runs)
+    code, output = command(mini, "show", str(runs[0]), "t1")
+    assert code == 0 and "<answer>42</answer>" in output
+
+
+def test_replay_and_export_of_a_sweep_folder_take_each_of_its_runs(mini):
+    folder = sweep(mini)
+    code, output = command(mini, "replay", str(folder), "--regrade")
+    assert code == 0, output
+    runs = [run for run in folder.iterdir() if (run / "run.yaml").is_file()]
+    assert len(runs) == 2 and all((run / "results.regraded.jsonl").is_file() for run in runs)
+    code, output = command(mini, "export", "mini-swe-agent", str(folder), str(mini.root / "out"))
+    assert code == 2 and output.strip().count("\n") == 0 and all(str(run) in output for run in runs)
+
+
+def test_report_of_a_results_folder_takes_its_sweeps_and_says_what_it_merged_or_left_out(mini):
+    folder = sweep(mini)
+    mini.run("--model", "oracle", "--task-id", "t1", "--task-id", "t2", run_id="a")
+    mini.run("--model", "oracle", "--task-id", "t2", "--task-id", "t3", run_id="b")
+    (mini.results_dir / "notes").mkdir()
+    code, output = command(mini, "report", str(mini.results_dir))
+    assert code == 0, output
+    assert f"left out: {mini.results_dir / 'notes'}: neither a run folder" in output
+    merged = next(line for line in output.splitlines() if line.startswith("merged"))
+    assert "2 runs as 'oracle'" in merged and "1 episode in both" in merged and "b's kept" in merged
+    report = (mini.root / "results-report" / "report.md").read_text()
+    assert "b's kept" in report and "left out:" in report
+    runs = yaml.safe_load((folder / "sweep.yaml").read_text())["runs"]
+    assert all(f"{run['label']}:" in output for run in runs)  # the sweep's runs are in the tables

@@ -63,10 +63,11 @@ def test_the_episode_list_shows_above_the_fold_at_1280_by_800(mini, tmp_path):
             )
             assert side[0] <= side[1]  # no sideways scroll
             heights = page.evaluate("() => [...document.querySelectorAll('tr.episode')].map(r => r.offsetHeight)")
-            assert max(heights) == min(heights)  # no task id broken over two lines
-            label_cell = page.locator(f'tr.episode td.clip[title="{LONG_LABEL}"]').first
-            assert label_cell.text_content() == "hosted…protocol note"  # its start and end, whole on hover
+            assert max(heights) == min(heights), heights  # no task id broken over two lines
+            label_cell = page.locator(f'tr.episode td.label[title="{LONG_LABEL}"]').first
+            assert label_cell.text_content() == "hosted…otocol note"  # its start and end, whole on hover
             page.screenshot(path=str(tmp_path / "viewer-list.png"))
+            page.screenshot(path="/tmp/h-sweeps-viewer-list.png")
             tasks = lambda: [  # noqa: E731
                 page.locator("tr.episode").nth(n).locator("td").nth(2).text_content() for n in range(3)
             ]
@@ -76,5 +77,46 @@ def test_the_episode_list_shows_above_the_fold_at_1280_by_800(mini, tmp_path):
             assert tasks() == ["tech-002"] * 3  # the task column, descending
             page.locator("#runs summary").click()
             assert page.locator("#header .protocol").count() == 4
+    finally:
+        server.close()
+
+
+def test_labels_that_differ_at_their_end_stay_apart_and_side_by_side_panes_never_overlap(mini, tmp_path):
+    mini.task_copies(1)
+    document = "quarterly_statement_" * 8 + ".md"  # a name without a space, in both episodes' touched files
+    (mini.root / "collections" / "mini" / document).write_text("units 40\n")
+    runs = []
+    for label in ("ollama/gemma3:4b-it-qat seed100", "ollama/gemma3:4b-it-qat seed1"):
+        replies = [{"bash": f"cat /workspace/documents/{document}"}, "<answer>42</answer>"]
+        outcome = mini.run("--model", mini.script(replies), "--label", label, run_id=label.split()[-1])
+        assert outcome.exit_code == 0, outcome.output
+        runs.append(outcome.run_dir)
+    server = ViewerServer(ViewerSite(runs))
+    try:
+        with headless_chromium() as browser:
+            page = open_viewer(browser, runs, server.url)
+            shown = page.evaluate(
+                "() => [...document.querySelectorAll('tr.episode td:first-child')]"
+                ".map(td => [td.innerText, td.scrollWidth <= td.clientWidth])"
+            )
+            assert sorted(text.endswith(" seed1") for text, _ in shown) == [False, True], shown  # told apart
+            assert any(text.endswith(" seed100") for text, _ in shown), shown
+            assert all(fits for _, fits in shown), shown  # wrapped if need be, never clipped
+            page.locator("#tab-grid").click()
+            headers = page.evaluate(
+                "() => [...document.querySelectorAll('#grid-head th')].slice(1)"
+                ".map(th => [th.innerText.replace(/\\n/g, ''), th.scrollWidth <= th.clientWidth])"
+            )
+            assert sorted(text for text, _ in headers) == sorted(text for text, _ in shown), headers
+            assert all(fits for _, fits in headers), headers
+            page.locator("tr.task").first.click()
+            page.wait_for_selector("#main .pane >> nth=1")
+            boxes = page.evaluate(
+                "() => [...document.querySelectorAll('#main .pane')].map(p => { const r = p.getBoundingClientRect();"
+                " return [r.left, r.right, p.scrollWidth <= p.clientWidth]; })"
+            )
+            page.screenshot(path=str(tmp_path / "side-by-side.png"))
+            assert len(boxes) == 2 and boxes[0][1] <= boxes[1][0], boxes  # side by side, apart
+            assert all(fits for _, _, fits in boxes), boxes  # nothing drawn past a pane's edge
     finally:
         server.close()

@@ -384,3 +384,21 @@ def test_a_zipped_log_of_gigabytes_is_refused_for_memory_one_line_exit_2_and_wri
     error = graded.capsys.readouterr().err.strip()
     assert error.count("\n") == 0 and "bomb.eval: memory: reading it needs more than 400 MB (--max-memory)" in error
     assert not (graded.results_dir / "bomb").exists()
+
+
+def test_a_sweeps_arms_with_epochs_export_from_its_folder_under_distinct_names_counting_tasks_per_epoch(graded):
+    sweep = graded.root / "sweep.yaml"
+    sweep.write_text("- {model: oracle, label: oracle seed1}\n- {model: oracle, label: oracle seed100}\n")
+    run = graded.run("--sweep", str(sweep), "--task-id", "num", "--task-id", "one", "--epochs", "2", run_id="arms")
+    assert run.exit_code == 0, run.output
+    out = graded.root / "out"
+    assert main(["export", "inspect", str(run.run_dir), str(out)]) == 0
+    logs = [read_eval_log(str(path)) for path in sorted(out.glob("*.eval"))]
+    assert sorted(log.eval.task_display_name for log in logs) == [
+        "harness/mini (oracle seed1)",
+        "harness/mini (oracle seed100)",
+    ]
+    for log in logs:
+        assert (log.status, log.eval.config.epochs, log.eval.dataset.samples) == ("success", 2, 2)
+        assert (log.results.total_samples, log.results.completed_samples, len(log.samples)) == (4, 4, 4)
+        assert sorted(log.eval.dataset.sample_ids) == ["num", "one"]

@@ -159,3 +159,48 @@ def test_a_burst_far_above_the_cap_comes_down_to_what_the_server_held():
     for ticket in tickets[4:]:
         gate.release(ticket, rate_limited=True, retry_after_s=None)
     assert gate.state().limit == 4  # one round of 429s, not 32 -> 16 -> 8 -> 4 with a pause each
+
+
+def _round_at(gate: ProviderGate, in_flight: int, rounds: int) -> None:
+    """ROUNDS times IN_FLIGHT calls at once, all answered."""
+    for _ in range(rounds):
+        tickets = [gate.acquire()[0] for _ in range(in_flight)]
+        for ticket in tickets:
+            gate.release(ticket, rate_limited=False, retry_after_s=None)
+
+
+def test_a_429_on_one_call_above_the_level_that_went_through_returns_to_it_and_pauses_no_one():
+    gate = ProviderGate("openai@test", 16)
+    _round_at(gate, 8, rounds=2)  # a full round of 16 answers with 8 in flight
+    tickets = [gate.acquire()[0] for _ in range(9)]
+    gate.release(tickets.pop(), rate_limited=True, retry_after_s=5.0)  # the server allows 8
+    assert gate.state().limit == 8  # back to what went through, not half of the 9 in flight
+    gate.release(tickets.pop(), rate_limited=False, retry_after_s=None)
+    assert gate.try_acquire(0.05) is not None  # the refused call waits its Retry-After; the others go on
+
+
+def test_a_429_at_the_level_that_went_through_still_halves_and_pauses_every_caller():
+    gate = ProviderGate("openai@test", 16)
+    _round_at(gate, 8, rounds=2)
+    tickets = [gate.acquire()[0] for _ in range(8)]
+    gate.release(tickets.pop(), rate_limited=True, retry_after_s=5.0)  # the provider's budget ran out
+    assert gate.state().limit == 4
+    for ticket in tickets:
+        gate.release(ticket, rate_limited=False, retry_after_s=None)
+    assert gate.try_acquire(0.05) is None
+
+
+def test_a_429_read_after_the_calls_beside_it_returned_halves_what_was_in_flight_when_it_was_sent():
+    gate = ProviderGate("openai@test", 16)
+    tickets = [gate.acquire()[0] for _ in range(9)]
+    for ticket in tickets[:8]:  # the eight the server held are answered before the refusal is read
+        gate.release(ticket, rate_limited=False, retry_after_s=None)
+    gate.release(tickets[8], rate_limited=True, retry_after_s=None)
+    assert gate.state().limit == 4  # half of the 9 in flight when it was sent, not of the 1 left when it was read
+
+
+def test_a_burst_whose_calls_reached_the_server_out_of_order_halves_the_burst_not_the_calls_ahead_of_the_refused():
+    gate = ProviderGate("openai@test", 16)
+    tickets = [gate.acquire()[0] for _ in range(16)]
+    gate.release(tickets[2], rate_limited=True, retry_after_s=None)  # the third admitted came in after eight others
+    assert gate.state().limit == 8  # half the 16 in flight, not the 2 admitted before it

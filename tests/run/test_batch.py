@@ -249,3 +249,20 @@ def test_waiting_for_our_own_slots_is_not_the_agents_time(tmp_path):
     assert sorted(r.status for r in throttled) == sorted(r.status for r in plenty) == ["answered"] * 8
     assert max(r.queue_s for r in throttled) > 1.5 > max(r.duration_s for r in throttled)
     assert all(r.sandbox_start_s >= 0 for r in throttled)
+
+
+def test_the_live_token_count_has_each_call_as_it_returns_before_its_episode_ends():
+    from harness.core.reply import Usage
+    from harness.run.executors.batch import BatchState
+    from harness.run.executors.threads import _counting_calls
+
+    class Answering:
+        name, context_window = "fake", None
+
+        def query(self, messages, timeout_s):
+            return ModelReply(text="thinking", usage=Usage(input_tokens=1000, output_tokens=234))
+
+    state = BatchState(kept_tokens=5)  # a resume kept episodes of 5 tokens
+    model = _counting_calls(lambda task: Answering(), state)(None)
+    model.query([], 1.0)
+    assert state.counts()["tokens"] == "1,239" and model.name == "fake"

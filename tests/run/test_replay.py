@@ -78,7 +78,7 @@ def test_regrade_counts_changed_verdicts_and_writes_a_new_results_file(mini, mon
 
 def test_replay_of_a_folder_without_trajectories_is_an_input_error(mini, tmp_path):
     code, output = replay(mini, str(tmp_path))
-    assert code == 2 and "no trajectories" in output
+    assert code == 2 and "not a run folder (no run.yaml) nor a folder of run folders" in output
 
 
 def test_a_torn_last_trajectory_line_is_ignored(tmp_path):

@@ -18,6 +18,7 @@ from rich.progress import (
 )
 from rich.table import Column
 
+from harness.analysis.summary import DomainSummary
 from harness.episode import EpisodeContext
 from harness.inputs.config import RunConfig
 from harness.inputs.tasks import Task
@@ -69,11 +70,24 @@ class SharedSpend:
 @dataclass(frozen=True)
 class SweepShare:
     """What the runs of one sweep share: one cancel flag (Ctrl-C stops all), one progress display (a line per
-    model) and the sweep's spend cap."""
+    model), the sweep's spend cap, the warnings said (each once, not once per model), the runs' counters (the
+    Ctrl-C note counts their running episodes) and their end tables (printed together, with the same columns)."""
 
     cancel: threading.Event
     progress: Progress
     spend: SharedSpend
+    warned: set[str] = field(default_factory=set)
+    states: list[BatchState] = field(default_factory=list)
+    tables: dict[str, tuple[list[DomainSummary], str, float]] = field(default_factory=dict)
+    """Run id -> its end table (summaries, title, wall time)."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def first_time(self, warning: str) -> bool:
+        """Whether WARNING is new to the sweep (and is now said)."""
+        with self.lock:
+            new = warning not in self.warned
+            self.warned.add(warning)
+            return new
 
 
 @dataclass
@@ -86,6 +100,10 @@ class BatchState:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    kept_tokens: int = 0
+    """The tokens of the episodes a resume kept: shown, never counted against this start's spend cap."""
+    call_tokens: int = 0
+    """The tokens of every call that returned, counted as it returns (local threads; Ray's rows only at the end)."""
     skipped_for_cost: int = 0
     skipped_for_errors: int = 0
     errors: ErrorWindow | None = None
@@ -124,6 +142,11 @@ class BatchState:
         if self.shared_spend is not None:
             self.shared_spend.add(row.cost_usd or 0.0)
 
+    def called(self, tokens: int) -> None:
+        """A model call returned, its episode still going: the live token count has it at once."""
+        with self.lock:
+            self.call_tokens += tokens
+
     def written(self, row: ResultRow) -> None:
         """A finished episode's row, in results.jsonl: the progress bar counts it."""
         with self.lock:
@@ -139,7 +162,7 @@ class BatchState:
         return {
             "correct": self.correct,
             "running": self.running,
-            "tokens": f"{self.input_tokens + self.output_tokens:,}",
+            "tokens": f"{self.kept_tokens + max(self.call_tokens, self.input_tokens + self.output_tokens):,}",
             "cost": self.cost_unpriced or f"${self.cost_usd:.2f}",
             "providers": _provider_limits(self.gate_view(self.gates)),
             "calls": IN_FLIGHT.view(self.gates).describe(),

@@ -7,11 +7,13 @@ import contextlib
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import replace
+from typing import Any
 
 from harness.core.abandon import StoppedWithoutWaiting, stopping_note
 from harness.episode import EpisodeContext, run_episode
 from harness.episode.throttles import Slots
 from harness.inputs.tasks import Task
+from harness.models.base import Model, ModelReply
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.run.executors.attempts import Attempts
@@ -21,7 +23,8 @@ from harness.run.executors.batch import Batch, BatchLimits, BatchState, ResultsU
 def run_batch(batch: Batch) -> tuple[list[ResultRow], bool]:
     """The batch in worker threads of this process (see `Executor`)."""
     tasks, context, limits, writer, state = batch.tasks, batch.context, batch.limits, batch.writer, batch.state
-    bounded = replace(context, slots=Slots.of(limits.max_sandboxes, limits.max_connections))
+    slots = Slots.of(limits.max_sandboxes, limits.max_connections)
+    bounded = replace(context, slots=slots, make_model=_counting_calls(context.make_model, state))
     results: list[ResultRow] = []
     display = contextlib.nullcontext(batch.progress) if batch.progress else progress_bar(batch.console)
     pool = ThreadPoolExecutor(limits.workers)
@@ -107,3 +110,23 @@ def _with_retries(task: Task, context: EpisodeContext, attempts: Attempts) -> Re
         if retry is None or context.cancel.wait(retry.backoff_s):
             return result
         attempt = attempts.start(retry)
+
+
+def _counting_calls(make_model: Callable[[Task], Model], state: BatchState) -> Callable[[Task], Model]:
+    """Each episode's model, its calls' tokens counted in STATE as each returns (the live token count)."""
+    return lambda task: _CountedModel(make_model(task), state)
+
+
+class _CountedModel:
+    """A model whose replies' tokens go to the batch's counters; everything else is the model's own."""
+
+    def __init__(self, model: Model, state: BatchState):
+        self._model, self._state = model, state
+
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+        reply = self._model.query(messages, timeout_s)
+        self._state.called(reply.usage.input_tokens + reply.usage.output_tokens)
+        return reply
+
+    def __getattr__(self, name: str) -> Any:  # name, context_window, count_tokens, abandon, ...
+        return getattr(self._model, name)
