@@ -90,7 +90,10 @@ def own_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 
 
 @pytest.fixture
-def mini(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> MiniProject:
+def mini(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> MiniProject:
+    """A one-task project in TMP_PATH whose runs print as into a pipe: pytest-xdist's workers set COLUMNS=80,
+    which the console would take as a terminal's width."""
+    monkeypatch.delenv("COLUMNS", raising=False)
     (tmp_path / "tasks").mkdir()
     collection = tmp_path / "collections" / "mini"
     collection.mkdir(parents=True)

@@ -66,7 +66,9 @@ def test_runs_over_the_same_tasks_and_collections_share_one_check(mini, monkeypa
     models = f"{mini.script(['<answer>40</answer>'])},{mini.script(['<answer>41</answer>'])}"
     outcome = mini.run("--model", models)  # a sweep of two models
     assert outcome.exit_code == 0, outcome.output
-    assert len(calls) == 1 and outcome.output.count(f"warning: {WARNING}") == 2  # one check, each run told
+    assert len(calls) == 1 and outcome.output.count(f"warning: {WARNING}") == 1  # one check, the sweep told once
+    records = [yaml.safe_load(path.read_text()) for path in outcome.run_dir.glob("*/run.yaml")]
+    assert len(records) == 2 and all(WARNING in record["leakage_warning"] for record in records)  # each run's
 
 
 def test_a_local_run_starts_one_sandbox_before_its_first_episode(mini, monkeypatch):
