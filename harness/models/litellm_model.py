@@ -18,7 +18,7 @@ from harness.core.errors import InputError
 from harness.core.json_text import sendable
 from harness.core.record import validation_problem
 from harness.core.reply import ToolCall, Usage
-from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, estimate_tokens
+from harness.models.base import ContextOverflow, ModelError, ModelReply, estimate_tokens, tools_of
 from harness.models.bounded_http import bounded_transport, call_limits
 from harness.models.concurrency import gate_key, provider_gate
 from harness.models.connections import shut_down_connections_to
@@ -69,6 +69,8 @@ class ProviderSettings:
     each attempt too."""
     max_output_tokens: int | None = None
     """The reply's cap, sent as `max_tokens` (a `max_tokens` in model_args wins); None: not sent."""
+    vision: bool = False
+    """The agent can look (`--vision`): the view_image tool is offered besides bash."""
 
 
 def context_window_of(model: str) -> int | None:
@@ -159,7 +161,7 @@ class LiteLLMModel:
         if settings.temperature is not None:
             request["temperature"] = settings.temperature
         if settings.action_format == "toolcall":
-            request["tools"] = [BASH_TOOL]
+            request["tools"] = tools_of(settings.vision)
 
         def call(timeout: float) -> Any:
             if self._abandoned.is_set():

@@ -76,7 +76,7 @@ def expand(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     texts: dict[tuple[str, int], str] = {}
     for event in events:
         kind = event.get("event")
-        if kind in ("observation", "format_error") and isinstance(event.get("text"), str):
+        if kind in ("observation", "format_error", "image_view") and isinstance(event.get("text"), str):
             texts[(kind, event.get("turn", 0))] = event["text"]
             if kind == "observation":
                 event = _streams_restored(event)

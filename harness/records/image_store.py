@@ -53,6 +53,20 @@ class ImageStore:
             os.replace(temporary, path)
         return image.ref
 
+    def find(self, sha256: str) -> tuple[bytes, str] | None:
+        """The bytes and media type of the image stored under SHA256, None when there is none whose bytes are
+        that hash's (or SHA256 is no hash): for a reader that has only a name (the viewer's request)."""
+        if not is_image_hash(sha256):
+            return None
+        for media_type, extension in EXTENSIONS.items():
+            try:
+                data = (self.folder / f"{sha256}.{extension}").read_bytes()
+            except OSError:
+                continue
+            if hashlib.sha256(data).hexdigest() == sha256:
+                return data, media_type
+        return None
+
     def get(self, ref: ImageRef) -> bytes:
         """The image's bytes; a `ValueError` when the file is missing or not the bytes its hash names."""
         path = self.path_of(ref)
