@@ -83,6 +83,11 @@ def test_a_directory_is_the_agents_error(mini):
     assert (row["status"], view["problem"]) == ("answered", "documents: not a regular file")
 
 
+def test_a_path_no_file_can_have_is_the_agents_error(mini):
+    row, view = refused(mini, [], "run/" + "x" * 200_000)
+    assert (row["status"], view["problem"]) == ("answered", "the path is 200,004 characters; a path has at most 4096")
+
+
 def test_more_images_than_an_episode_may_show_is_the_agents_error(mini):
     views = [{"view_image": "run/chart.png"}] * 21
     model = mini.script([put("run/chart.png", CHART), *views, "<answer>42</answer>"])
