@@ -397,6 +397,12 @@ def build_config(
             f"{_where(origin, 'vision', source)}: the agent looks through its view_image tool, so it needs "
             f"{flag_of('action_format')} toolcall (not {config.action_format})"
         )
+    if config.vision and config.executor == "ray":
+        origin = "file" if "vision" in file_settings and "vision" not in cli_settings else "cli"
+        raise InputError(
+            f"{_where(origin, 'vision', source)}: not with {flag_of('executor')} ray yet: an episode stores its images "
+            "in the run folder, which on a Ray cluster only the driver writes"
+        )
     if config.disk_mb >= config.memory_mb:  # refused, not clamped: both are limits the user set or can see
         origin = "file" if "disk_mb" in file_settings and "disk_mb" not in cli_settings else "cli"
         raise InputError(

@@ -115,3 +115,10 @@ def test_vision_needs_tool_calls(mini):
     assert "--vision: the agent looks through its view_image tool, so it needs --action-format toolcall" in (
         outcome.output
     )
+
+
+def test_vision_is_refused_on_a_ray_cluster_before_anything_is_written(mini):
+    outcome = mini.run("--model", "oracle", "--vision", "--executor", "ray")
+    assert outcome.exit_code == 2
+    assert "--vision: not with --executor ray yet" in outcome.output
+    assert not outcome.run_dir.exists()
