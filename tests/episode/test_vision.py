@@ -6,7 +6,12 @@ from __future__ import annotations
 import base64
 import json
 
+import pytest
+
 from harness.core.images import check_image
+from harness.core.reply import ToolCall
+from harness.episode.actions import FormatError, parse_action, parse_view
+from harness.models.base import ModelReply
 from harness.records.image_store import logged_refs
 from tests.helpers.images import png, png_claiming
 
@@ -122,3 +127,13 @@ def test_vision_is_refused_on_a_ray_cluster_before_anything_is_written(mini):
     assert outcome.exit_code == 2
     assert "--vision: not with --executor ray yet" in outcome.output
     assert not outcome.run_dir.exists()
+
+
+def test_two_images_in_one_turn_are_the_agents_format_error():
+    calls = [ToolCall(id=f"c{n}", name="view_image", arguments=json.dumps({"path": f"p{n}.png"})) for n in (1, 2)]
+    reply = ModelReply(text="", tool_calls=calls)
+    assert parse_view(reply) is None
+    with pytest.raises(FormatError, match="2 tool calls in one reply; make exactly one"):
+        parse_action(reply, "toolcall", vision=True)
+    with pytest.raises(FormatError, match="the view_image tool needs a non-empty string argument 'path'"):
+        parse_view(ModelReply(text="", tool_calls=[ToolCall(id="c", name="view_image", arguments='{"path": 3}')]))
