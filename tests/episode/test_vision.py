@@ -137,3 +137,30 @@ def test_two_images_in_one_turn_are_the_agents_format_error():
         parse_action(reply, "toolcall", vision=True)
     with pytest.raises(FormatError, match="the view_image tool needs a non-empty string argument 'path'"):
         parse_view(ModelReply(text="", tool_calls=[ToolCall(id="c", name="view_image", arguments='{"path": 3}')]))
+
+
+class _Files:
+    """A sandbox that hands out files from a dict, as file_read's protocol says."""
+
+    def __init__(self, files: dict[str, bytes]):
+        self.files = files
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        from harness.sandboxes.file_read import FileUnreadable
+
+        data = self.files[path]
+        if len(data) > max_bytes:
+            raise FileUnreadable(f"{path}: the file is {len(data)} bytes, over the limit of {max_bytes:,} bytes")
+        return data
+
+
+def test_the_episodes_image_bytes_are_bounded_in_all(tmp_path):
+    from harness.core.images import ImageRefused
+    from harness.episode.vision import ImageViewer, VisionLimits
+    from harness.records.image_store import ImageStore
+
+    big = png(300, 300, "white")
+    viewer = ImageViewer(_Files({"a.png": big}), ImageStore(tmp_path), VisionLimits(episode_bytes=len(big) + 10))
+    assert viewer.view("a.png", 30).ref.bytes == len(big)
+    with pytest.raises(ImageRefused, match=r"the episode's images may total [\d,]+ bytes and 10 are left"):
+        viewer.view("a.png", 30)
