@@ -8,6 +8,7 @@ __all__ = [
     "extras",
     "facts",
     "fences",
+    "images",
     "json_text",
     "names",
     "record",

@@ -16,6 +16,7 @@ _LABELLED_SETTINGS = (
     "output_reserve",
     "max_format_errors",
     "prompts",
+    "vision",
 )
 """Protocol settings that name a run apart when they differ from the defaults (with the model arguments given):
 runner.py's protocol keys and the reply cap of the model's settings."""
