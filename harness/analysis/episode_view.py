@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.analysis.runs import run_key
 from harness.analysis.summary import ALL, Cell
+from harness.core.images import EXTENSIONS, ImageRef
 from harness.records.events import (
     ActionEvent,
     EpisodeEndEvent,
@@ -13,9 +14,11 @@ from harness.records.events import (
     Event,
     EvidenceEvent,
     FormatErrorEvent,
+    ImageViewEvent,
     ModelCallEvent,
     ObservationEvent,
 )
+from harness.records.image_store import is_image_hash
 from harness.records.reading import LoggedEvent, is_finished
 from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder
@@ -50,6 +53,8 @@ def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -
             steps[-1] |= {key: getattr(event, key) for key in ("stdout", "stderr", "exit_code", "timed_out")}
             steps[-1]["command_s"] = event.duration_s
             steps[-1]["seconds_left"] = seconds_left
+        elif isinstance(event, ImageViewEvent) and steps:
+            steps[-1]["image"] = _image_view(event)
         elif isinstance(event, FormatErrorEvent) and steps:
             steps[-1]["problem"] = event.problem
     evidence = next((logged.event for logged in events if isinstance(logged.event, EvidenceEvent)), None)
@@ -68,6 +73,21 @@ def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -
         "command_s": round(sum(step.get("command_s") or 0 for step in steps), 3),
         "steps": steps,
     }
+
+
+def _image_view(event: ImageViewEvent) -> dict[str, Any]:
+    """What the agent asked to see and was shown: `src` the image's address beside the page (`images/<sha256>.<ext>`,
+    only for a well-formed reference), or the problem that refused it."""
+    ref = event.image
+    view: dict[str, Any] = {"path": event.path, "problem": event.problem, "src": None}
+    if ref is not None and is_image_hash(ref.sha256) and ref.media_type in EXTENSIONS:
+        view |= {"src": image_address(ref), "width": ref.width, "height": ref.height, "bytes": ref.bytes}
+    return view
+
+
+def image_address(ref: ImageRef) -> str:
+    """An image's address relative to the viewer's page, served (viewer_server.py) or written (viewer.py)."""
+    return f"images/{ref.sha256}.{EXTENSIONS[ref.media_type]}"
 
 
 def _facts(rows: list[dict[str, Any]], evidence: EvidenceEvent | None) -> list[dict[str, Any]]:

@@ -1,9 +1,11 @@
 """`python -m harness view RUN... --static DIR`: the viewer as files to host: the page, `index.json`, and one
-`episodes/<n>.json` per episode, written one at a time (memory holds one episode)."""
+`episodes/<n>.json` per episode, written one at a time (memory holds one episode), and the images the episodes
+show under `images/`."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from harness.analysis.viewer_page import page_html
 from harness.analysis.viewer_site import ViewerSite
@@ -19,6 +21,19 @@ def write_static(site: ViewerSite, out: Path) -> Path:
         episode = site.episode(number)
         if episode is not None:
             write_atomic(episodes / f"{number}.json", json_text(episode))
+            _write_images(site, episode, out)
     write_atomic(out / "index.json", json_text(site.index()))
     write_atomic(out / "index.html", page_html(site.title, served=False))
     return out / "index.html"
+
+
+def _write_images(site: ViewerSite, episode: dict[str, Any], out: Path) -> None:
+    """The images EPISODE's steps show, copied beside the page at the address each step names."""
+    for step in episode["steps"]:
+        src = (step.get("image") or {}).get("src")
+        if src is None or (out / src).exists():
+            continue
+        found = site.image(src.removeprefix("images/").rpartition(".")[0])
+        if found is not None:
+            (out / "images").mkdir(exist_ok=True)
+            (out / src).write_bytes(found[0])

@@ -1,7 +1,8 @@
 """`python -m harness view RUN...`: the viewer served on loopback, under a secret path only its URL names.
 
-Routes (below /<token>/): the page, `index.json`, `episodes/<n>.json` (one episode, read when asked for) and
-`search?q=` (the episodes whose commands or outputs hold the text). Nothing else is served: no file path is
+Routes (below /<token>/): the page, `index.json`, `episodes/<n>.json` (one episode, read when asked for),
+`images/<sha256>.<ext>` (an image a run stored, found by its hash, its bytes checked against it, its type ours)
+and `search?q=` (the episodes whose commands or outputs hold the text). Nothing else is served: no file path is
 ever taken from a request. Another user of the machine can reach the port but not guess the token.
 """
 
@@ -21,6 +22,7 @@ from harness.core.json_text import json_text
 
 LOOPBACK = "127.0.0.1"
 _EPISODE = re.compile(r"episodes/(\d{1,9})\.json")
+_IMAGE = re.compile(r"images/([0-9a-f]{64})\.(?:png|jpg|webp)")
 
 
 class ViewerServer:
@@ -62,6 +64,11 @@ def _handler(site: ViewerSite, token: str) -> type[BaseHTTPRequestHandler]:
                 return self._json(site.index())
             if route == "search":
                 return self._json(site.search(parse_qs(url.query).get("q", [""])[0]))
+            if (image := _IMAGE.fullmatch(route)) is not None:
+                found = site.image(image.group(1))
+                if found is None:
+                    return self._send(HTTPStatus.NOT_FOUND, "text/plain", b"not found")
+                return self._send(HTTPStatus.OK, found[1], found[0])
             match = _EPISODE.fullmatch(route)
             episode = site.episode(int(match.group(1))) if match else None
             if episode is None:
@@ -87,5 +94,8 @@ def _handler(site: ViewerSite, token: str) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-_POLICY = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'"
+_POLICY = (
+    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+    "img-src 'self'"
+)
 """Only the page's own script runs and it talks only to this server: an output's markup can load nothing."""

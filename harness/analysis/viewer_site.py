@@ -60,6 +60,13 @@ class ViewerSite:
         config = self.records[entry.run].config
         return episode_view(read_events(entry.path), config["max_turns"], config["time_limit"])
 
+    def image(self, sha256: str) -> tuple[bytes, str] | None:
+        """An image one of the runs stored, by its hash (bytes checked against it), with its media type."""
+        for folder in self.folders:
+            if (found := folder.images.find(sha256)) is not None:
+                return found
+        return None
+
     def search(self, query: str) -> list[int]:
         """The episodes whose commands or outputs contain QUERY (any case), one log read at a time."""
         needle = query.lower()

@@ -21,11 +21,13 @@ from harness.records.events import (
     EvidenceEvent,
     FormatErrorEvent,
     HarnessErrorEvent,
+    ImageViewEvent,
     JudgeCallEvent,
     ModelCallEvent,
     ModelErrorEvent,
     ObservationEvent,
 )
+from harness.records.image_store import ImageStore
 from harness.records.reading import LoggedEvent, read_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import find_run_folder
@@ -69,12 +71,21 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     if not events:
         raise InputError(f"{path}: an empty trajectory")
     limit = None if arguments.full else _SHOWN_LINES
+    images = _images_beside(path)
     if console.is_terminal:
         with console.pager(styles=True):
-            _render(console, events, limit)
+            _render(console, events, limit, images)
     else:
-        _render(console, events, limit)
+        _render(console, events, limit, images)
     return EXIT_OK
+
+
+def _images_beside(trajectory: Path) -> ImageStore | None:
+    """The image store of the run folder holding TRAJECTORY, None for a trajectory outside one."""
+    try:
+        return find_run_folder(trajectory.parent).images
+    except InputError:
+        return None
 
 
 def _episode_list(rows: list[ResultRow]) -> Table:
@@ -107,7 +118,16 @@ def _shown(text: str, style: str = "") -> Text:
     return Text(for_terminal(text), style=style)
 
 
-def _render(console: Console, events: list[LoggedEvent], limit: int | None) -> None:
+def _image_shown(event: ImageViewEvent, images: ImageStore | None) -> str:
+    """What the agent was shown of an image: where the run folder keeps it, or why it was refused."""
+    if event.image is None:
+        return f"  refused: {event.problem}"
+    ref = event.image
+    where = f"images/{ref.sha256}" if images is None else str(images.path_of(ref))
+    return f"  {ref.width}x{ref.height} {ref.media_type}, {ref.bytes:,} bytes: {where}"
+
+
+def _render(console: Console, events: list[LoggedEvent], limit: int | None, images: ImageStore | None = None) -> None:
     for logged in events:
         event = logged.event
         if isinstance(event, EpisodeStartEvent):
@@ -128,6 +148,8 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None) -> N
             status = "timed out" if event.timed_out else f"exit {event.exit_code}"
             output = "\n".join(filter(None, [event.stdout, event.stderr]))
             _say(console, f"  {status}, {event.duration_s or 0:.1f} s", _clipped(output, limit), "dim")
+        elif isinstance(event, ImageViewEvent):
+            _say(console, f"$ view_image {event.path}", _image_shown(event, images), "green")
         elif isinstance(event, FormatErrorEvent):
             _say(console, f"── turn {event.turn} · format error", event.problem, "bold yellow")
         elif isinstance(event, HarnessErrorEvent):

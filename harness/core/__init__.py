@@ -7,6 +7,7 @@ __all__ = [
     "errors",
     "facts",
     "fences",
+    "images",
     "json_text",
     "names",
     "record",

@@ -20,23 +20,39 @@ class FormatError(ValueError):
     """The reply holds no runnable action, or more than one."""
 
 
-def parse_action(reply: ModelReply, action_format: str) -> str:
+def parse_view(reply: ModelReply) -> str | None:
+    """The path a reply's one view_image call asks to see (`--vision`), None when it makes no such call; a
+    `FormatError` when the call has no path."""
+    if len(reply.tool_calls) != 1 or reply.tool_calls[0].name != "view_image":
+        return None
+    try:
+        arguments = json.loads(reply.tool_calls[0].arguments or "{}")
+    except (ValueError, RecursionError):
+        raise FormatError('the view_image arguments are not valid JSON; send {"path": "..."}') from None
+    path = arguments.get("path") if isinstance(arguments, dict) else None
+    if not isinstance(path, str) or not path.strip() or _NOT_RUNNABLE.search(path):
+        raise FormatError("the view_image tool needs a non-empty string argument 'path'")
+    return path
+
+
+def parse_action(reply: ModelReply, action_format: str, vision: bool = False) -> str:
     """The command to run; raises `FormatError` with a short problem description."""
-    command = _from_text(reply.text) if action_format == "text" else _from_tool_calls(reply)
+    command = _from_text(reply.text) if action_format == "text" else _from_tool_calls(reply, vision)
     if (found := _NOT_RUNNABLE.search(command)) is not None:
         what = "a NUL byte" if found.group() == "\x00" else f"a lone surrogate (U+{ord(found.group()):04X})"
         raise FormatError(f"the command holds {what} at character {found.start() + 1}, which bash cannot run")
     return command
 
 
-def _from_tool_calls(reply: ModelReply) -> str:
+def _from_tool_calls(reply: ModelReply, vision: bool) -> str:
     if not reply.tool_calls:
         raise FormatError("no bash tool call and no answer")
     if len(reply.tool_calls) > 1:
         raise FormatError(f"{len(reply.tool_calls)} tool calls in one reply; make exactly one")
     call = reply.tool_calls[0]
     if call.name != "bash":
-        raise FormatError(f"unknown tool {call.name!r}; the only tool is bash")
+        tools = "the tools are bash and view_image" if vision else "the only tool is bash"
+        raise FormatError(f"unknown tool {call.name!r}; {tools}")
     try:
         arguments = json.loads(call.arguments or "{}")
     except json.JSONDecodeError:

@@ -18,6 +18,7 @@ from harness.episode.budget import Budget
 from harness.episode.context import EpisodeContext
 from harness.episode.loop import run_agent
 from harness.episode.throttles import ThrottledModel, wait_for_slot
+from harness.episode.vision import ImageViewer
 from harness.grading import GRADERS, Grade, Verdict, grade, is_judged
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, collection_of
@@ -25,6 +26,7 @@ from harness.records.episode_log import judge_log
 from harness.records.episode_row import UNGRADED, Spend, Timings, episode_row
 from harness.records.events import EpisodeEndEvent, EvidenceEvent, HarnessErrorEvent, SandboxReadyEvent
 from harness.records.results import ResultRow
+from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.file_opens import WatchedSandbox, watched
 
@@ -101,7 +103,8 @@ def _run_in_sandbox(
         budget = settings.budget(model, context.cancel)
         throttled = ThrottledModel(model, context.slots.connections, budget.clock, context.cancel)
         try:
-            outcome = run_agent(task, throttled, sandbox, budget, context.prompts, log, settings.loop)
+            viewer = ImageViewer(sandbox, RunFolder(context.run_dir).images) if settings.loop.vision else None
+            outcome = run_agent(task, throttled, sandbox, budget, context.prompts, log, settings.loop, viewer)
         finally:
             clocks.queue_s += throttled.waited_s + budget.provider_queue_s
     except Exception as error:

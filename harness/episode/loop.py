@@ -6,9 +6,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from harness.core.images import CheckedImage, ImageRefused, tool_message, user_message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
-from harness.episode.actions import FormatError, parse_action
+from harness.episode.actions import FormatError, parse_action, parse_view
 from harness.episode.budget import Budget
+from harness.episode.vision import ImageViewer
 from harness.grading.answer import command_submits_answer, has_closed_answer, strip_code_blocks
 from harness.inputs.prompts import PromptSet
 from harness.inputs.tasks import Task
@@ -17,6 +19,7 @@ from harness.records.compact import ShownText, compact_messages
 from harness.records.events import (
     ActionEvent,
     FormatErrorEvent,
+    ImageViewEvent,
     ModelCallEvent,
     ModelErrorEvent,
     ObservationEvent,
@@ -32,6 +35,8 @@ class LoopSettings:
     action_format: str
     command_timeout_s: float
     max_format_errors: int
+    vision: bool = False
+    """The agent can look: a view_image call shows it an image of its sandbox (episode/vision.py)."""
 
 
 def run_agent(
@@ -42,9 +47,11 @@ def run_agent(
     prompts: PromptSet,
     log: TrajectoryLog,
     settings: LoopSettings,
+    viewer: ImageViewer | None = None,
 ) -> Outcome:
-    """Run one episode's conversation until an answer, a budget, or a failure ends it."""
-    return _AgentLoop(task, model, sandbox, budget, prompts, log, settings).run()
+    """Run one episode's conversation until an answer, a budget, or a failure ends it; `viewer` shows the agent
+    the images it asks for (with vision on)."""
+    return _AgentLoop(task, model, sandbox, budget, prompts, log, settings, viewer).run()
 
 
 class _AgentLoop:
@@ -60,9 +67,10 @@ class _AgentLoop:
         prompts: PromptSet,
         log: TrajectoryLog,
         settings: LoopSettings,
+        viewer: ImageViewer | None = None,
     ):
         self.model, self.sandbox, self.budget, self.prompts, self.log = model, sandbox, budget, prompts, log
-        self.settings = settings
+        self.settings, self.viewer = settings, viewer
         system = self._system_prompt()
         question = prompts.render("task", question=task.question, answer_format=task.answer_format)
         self.messages: list[dict[str, Any]] = [
@@ -92,12 +100,16 @@ class _AgentLoop:
         if has_closed_answer(prose):
             raise EpisodeFinished(Status.ANSWERED, submission=prose)
         try:
-            command = parse_action(reply, self.settings.action_format)
+            path = parse_view(reply) if self.viewer is not None else None
+            command = parse_action(reply, self.settings.action_format, self.viewer is not None) if path is None else ""
         except FormatError as problem:
             self.refuse(reply, problem)
             return
         self.format_errors = 0
-        self.execute(reply, command)
+        if path is not None:
+            self.view(reply, path)
+        else:
+            self.execute(reply, command)
 
     def query(self) -> ModelReply:
         """The model's next reply, logged and counted; a failed call is logged before it ends the episode."""
@@ -165,6 +177,25 @@ class _AgentLoop:
         self.messages.extend(_observation_messages(reply, observed))
         self.shown = ShownText("observation", budget.turns, observed)
 
+    def view(self, reply: ModelReply, path: str) -> None:
+        """Show the agent the image it asked for, or tell it why not (its error: a turn spent, no retry)."""
+        assert self.viewer is not None
+        budget = self.budget
+        images: list[CheckedImage] = []
+        try:
+            images.append(self.viewer.view(path, budget.seconds_left))
+            ref = images[0].ref
+            shown = ShownImage(f"{path}: a {ref.width}x{ref.height} {ref.media_type} image of {ref.bytes:,} bytes")
+            problem = None
+        except ImageRefused as refused:
+            shown, problem = ShownImage(f"view_image: {refused}", failed=True), str(refused)
+        text = self.prompts.render("observation", **shown.result_fields(), **_budget_left(budget))
+        image = images[0].ref if images else None
+        self.log.write(ImageViewEvent(turn=budget.turns, path=path, image=image, problem=problem, text=text))
+        budget.check_cancelled()
+        self.messages.extend(_observation_messages(reply, text, images))
+        self.shown = ShownText("image_view", budget.turns, text)
+
     def _system_prompt(self) -> str:
         return self.prompts.render(
             "system",
@@ -180,11 +211,34 @@ def _budget_left(budget: Budget) -> dict[str, int]:
     return {"turns_left": budget.turns_left, "seconds_left": int(budget.seconds_left)}
 
 
-def _observation_messages(reply: ModelReply, text: str) -> list[dict[str, Any]]:
-    """Tool results answer every tool call sent back (providers require it); otherwise one user message."""
+def _observation_messages(
+    reply: ModelReply, text: str, images: list[CheckedImage] | None = None
+) -> list[dict[str, Any]]:
+    """Tool results answer every tool call sent back (providers require it); otherwise one user message. Images
+    follow the text (the provider layer moves them where each API takes a tool's image)."""
     if not (calls := reply.replayable_calls):
-        return [{"role": "user", "content": text}]
-    return [{"role": "tool", "tool_call_id": call.id, "content": text} for call in calls]
+        return [user_message(text, images or [])]
+    return [tool_message(call.id, text, images or []) for call in calls]
+
+
+@dataclass(frozen=True)
+class ShownImage:
+    """A view_image call's result, shown through the observation template as a command's would be."""
+
+    line: str
+    failed: bool = False
+
+    def result_fields(self) -> dict[str, Any]:
+        stdout, stderr = ("", self.line) if self.failed else (self.line, "")
+        return {
+            "exit_code": 1 if self.failed else 0,
+            "stdout": stdout,
+            "stderr": stderr,
+            "timed_out": False,
+            "truncated": False,
+            "raw_bytes": len(self.line.encode()),
+            "duration_s": 0.0,
+        }
 
 
 _OBSERVED = ("exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_bytes", "duration_s")

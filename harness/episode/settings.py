@@ -27,7 +27,7 @@ class EpisodeSettings:
     @classmethod
     def of(cls, config: RunConfig, output_reserve: int) -> EpisodeSettings:
         """The run's settings, with the context budget's reserve for the reply as the run resolved it."""
-        loop = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors)
+        loop = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors, config.vision)
         return cls(config.model, config.max_turns, config.time_limit, config.context_window, output_reserve, loop)
 
     def budget(self, model: Model, cancel: threading.Event) -> Budget:

@@ -293,6 +293,12 @@ class RunConfig:
         "a contamination control: the same tasks, loop and budgets with an empty /workspace/documents "
         "(recorded in the protocol; the report compares it with a normal run of the model)",
     )
+    vision: bool = setting(
+        False,
+        "the agent can look: besides bash it gets a view_image tool that shows it an image file of its sandbox "
+        "(checked as untrusted input, stored in the run folder by hash; needs --action-format toolcall; recorded "
+        "in the protocol)",
+    )
     watch_opens: bool = setting(
         False,
         "record exactly which collection files each episode opens (inotify; used only with one sandbox at "
@@ -385,6 +391,12 @@ def build_config(
         raise InputError("--model: required (e.g. --model oracle)")
     if not config.domain:
         raise InputError("--domain: required (a name, a comma list, or all)")
+    if config.vision and config.action_format != "toolcall":
+        origin = "file" if "vision" in file_settings and "vision" not in cli_settings else "cli"
+        raise InputError(
+            f"{_where(origin, 'vision', source)}: the agent looks through its view_image tool, so it needs "
+            f"{flag_of('action_format')} toolcall (not {config.action_format})"
+        )
     if config.disk_mb >= config.memory_mb:  # refused, not clamped: both are limits the user set or can see
         origin = "file" if "disk_mb" in file_settings and "disk_mb" not in cli_settings else "cli"
         raise InputError(
@@ -450,7 +462,7 @@ def _check_range(value: Any, meta: Any, where: str) -> None:
         raise InputError(f"{where}: {value!r} must not be negative")
 
 
-_UNWRITTEN_WHEN_UNSET: dict[str, object] = {"judge_prompt": None, "follow_links": False}
+_UNWRITTEN_WHEN_UNSET: dict[str, object] = {"judge_prompt": None, "follow_links": False, "vision": False}
 """Settings newer than most run folders, and their unset values: left out of run.yaml when unset, so the records
 of runs without them stay as they were."""
 

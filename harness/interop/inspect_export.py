@@ -36,6 +36,7 @@ from harness.interop.imported import recorded_opens
 from harness.interop.inspect_messages import KEY, conversation
 from harness.records.episode_row import GRADE_FIELDS
 from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
+from harness.records.image_store import ImageStore
 from harness.records.reading import LoggedEvent
 from harness.records.results import LEFT_OUT_WHEN_NONE, ROW_FIELDS
 
@@ -81,13 +82,19 @@ _LIMITS: dict[Status, tuple[str, str | None]] = {
 
 
 def export_log(
-    run_id: str, created: str, config: dict[str, Any], episodes: list[list[LoggedEvent]], selected: int = 0
+    run_id: str,
+    created: str,
+    config: dict[str, Any],
+    episodes: list[list[LoggedEvent]],
+    selected: int = 0,
+    images: ImageStore | None = None,
 ) -> EvalLog:
     """The finished episodes of run RUN_ID (run.yaml's `created` and `config`) as one evaluation log; a run
-    with fewer finished episodes than its SELECTED tasks is a `cancelled` evaluation, as inspect calls one."""
+    with fewer finished episodes than its SELECTED tasks is a `cancelled` evaluation, as inspect calls one. The
+    images the agent was shown come from IMAGES (the run folder's), as inspect's ContentImage."""
     model = str(config.get("model") or "unknown")
     qualify = _duplicate_ids(episodes)
-    samples = [_sample(events, config, model, qualify) for events in episodes]
+    samples = [_sample(events, config, model, qualify, images) for events in episodes]
     correct = sum(sample.scores is not None and sample.scores[_SCORER].value == CORRECT for sample in samples)
     usage: dict[str, ModelUsage] = {}
     for sample in samples:
@@ -155,7 +162,9 @@ def _end(events: list[LoggedEvent]) -> EpisodeEndEvent:
     return end
 
 
-def _sample(events: list[LoggedEvent], config: dict[str, Any], model: str, qualify: bool) -> EvalSample:
+def _sample(
+    events: list[LoggedEvent], config: dict[str, Any], model: str, qualify: bool, images: ImageStore | None
+) -> EvalSample:
     start, end = dict(events[0].line), dict(events[-1].line)  # the episode's start and row, copied as logged
     status = Status(end["status"])
     task = start["task"]
@@ -166,7 +175,7 @@ def _sample(events: list[LoggedEvent], config: dict[str, Any], model: str, quali
         epoch=int(end.get("epoch", 1)),
         input=task["question"],
         target=task["answer"],
-        messages=conversation(events),
+        messages=conversation(events, images),
         output=ModelOutput.from_content(model, submission or "") if submission else ModelOutput(model=model),
         scores={_SCORER: _score(end)},
         metadata={name: end.get(name) for name in _EVIDENCE_FIELDS}

@@ -14,13 +14,22 @@ from collections import Counter
 from typing import Any
 
 from inspect_ai.log import EvalSample
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ContentImage
 from pydantic import ValidationError
 
+from harness.core.images import image_of_part
 from harness.core.status import Status
 from harness.interop.imported import ImportedEpisode, checked_opens, row_fields
 from harness.interop.inspect_messages import KEY
-from harness.records.events import ActionEvent, Event, FormatErrorEvent, ModelCallEvent, ObservationEvent
+from harness.records.events import (
+    ActionEvent,
+    Event,
+    FormatErrorEvent,
+    ImageViewEvent,
+    ModelCallEvent,
+    ObservationEvent,
+)
+from harness.records.image_store import logged_part
 from harness.records.reading import event_of, invalid_event
 
 _LIMIT_STATUSES = {
@@ -129,7 +138,7 @@ def _events(messages: list[ChatMessage]) -> list[Event]:
 def _shown(record: dict[str, Any]) -> Event:
     """The observation or format error our export kept beside the message the model was shown."""
     event = event_of(record)
-    if not isinstance(event, ObservationEvent | FormatErrorEvent):
+    if not isinstance(event, ObservationEvent | FormatErrorEvent | ImageViewEvent):
         raise ValueError(f"event {event.kind!r} is not one an import gives")
     return event
 
@@ -187,8 +196,27 @@ def _openai_message(message: ChatMessage) -> dict[str, Any]:
     record: dict[str, Any] = {"role": message.role}
     if isinstance(message, ChatMessageTool):
         record["tool_call_id"] = message.tool_call_id
-    record["content"] = message.text
+    images = (
+        [part for part in message.content if isinstance(part, ContentImage)]
+        if isinstance(message.content, list)
+        else []
+    )
+    record["content"] = message.text if not images else _with_image_refs(message.text, images)
     return record
+
+
+def _with_image_refs(text: str, images: list[ContentImage]) -> list[dict[str, Any]]:
+    """A message's text and images as our log keeps them: each image a reference (its bytes are the log's
+    run folder's, never the log's); an image that is no data URL of an image we take stays out."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    for image in images:
+        part = {"type": "image_url", "image_url": {"url": image.image}}
+        try:
+            if image_of_part(part) is not None:
+                parts.append(logged_part(part))
+        except (OSError, ValueError):
+            continue
+    return parts
 
 
 def _observation(turn: int, message: ChatMessageTool) -> ObservationEvent:

@@ -15,33 +15,38 @@ from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageTool,
     ChatMessageUser,
+    Content,
+    ContentImage,
     ContentReasoning,
     ContentText,
 )
 from inspect_ai.tool import ToolCall, ToolCallError
 
+from harness.core.images import CheckedImage, ImageRef, data_url
 from harness.interop.imported import message_text
 from harness.records.conversation import LoggedCall, Output
 from harness.records.conversation import conversation as records_conversation
-from harness.records.events import Event, ModelCallEvent, ObservationEvent
+from harness.records.events import Event, ImageViewEvent, ModelCallEvent, ObservationEvent
+from harness.records.image_store import ImageStore, logged_refs
 from harness.records.reading import LoggedEvent
 
 KEY = "harness"
 
 
-def conversation(events: list[LoggedEvent]) -> list[ChatMessage]:
+def conversation(events: list[LoggedEvent], images: ImageStore | None = None) -> list[ChatMessage]:
     """The whole conversation: every call's new messages, each reply, and an output no call was sent (the
-    command that printed the answer). Each observation's raw output rides on its message's metadata."""
+    command that printed the answer). Each observation's raw output rides on its message's metadata; each image
+    the agent was shown is a ContentImage of its bytes from IMAGES (a run folder's)."""
     logged = records_conversation(events)
     messages: list[ChatMessage] = []
     for call in logged.calls:
         if isinstance(call.call, ModelCallEvent):
-            messages += [_message(message, call.shown) for message in call.call.messages]
+            messages += [_message(message, call.shown, images) for message in call.call.messages]
             messages.append(_assistant(call))
     if isinstance(logged.unsent, ObservationEvent):
         call_id = _last_call_id(messages)
         message = {"role": "tool" if call_id else "user", "tool_call_id": call_id, "content": logged.unsent.text}
-        messages.append(_message(message, logged.unsent))
+        messages.append(_message(message, logged.unsent, images))
     return messages
 
 
@@ -51,20 +56,36 @@ def _last_call_id(messages: list[ChatMessage]) -> str | None:
     return calls[-1].id if calls else None
 
 
-def _message(message: dict[str, Any], observation: Output | None) -> ChatMessage:
-    role, content = message["role"], message_text(message.get("content"))
+def _message(message: dict[str, Any], observation: Output | None, images: ImageStore | None) -> ChatMessage:
+    role, text = message["role"], message_text(message.get("content"))
     if role == "system":
-        return ChatMessageSystem(content=content)
+        return ChatMessageSystem(content=text)
+    content = _with_images(text, logged_refs(message), images)
     metadata = {KEY: _observation_record(observation)} if observation is not None else None
     if role == "tool":
         timed_out = isinstance(observation, ObservationEvent) and observation.timed_out
         error = ToolCallError(type="timeout", message="the command timed out") if timed_out else None
+        function = "view_image" if isinstance(observation, ImageViewEvent) else "bash"
         return ChatMessageTool(
-            content=content, tool_call_id=message.get("tool_call_id"), function="bash", metadata=metadata, error=error
+            content=content, tool_call_id=message.get("tool_call_id"), function=function, metadata=metadata, error=error
         )
     if role == "assistant":
-        return ChatMessageAssistant(content=content)
+        return ChatMessageAssistant(content=text)
     return ChatMessageUser(content=content, metadata=metadata)
+
+
+def _with_images(text: str, refs: list[ImageRef], images: ImageStore | None) -> str | list[Content]:
+    """TEXT alone, or followed by each image as inspect's ContentImage (a data URL, as inspect keeps one); an
+    image the run folder lacks stays out (the message's metadata still names it)."""
+    if not refs or images is None:
+        return text
+    parts: list[Content] = [ContentText(text=text)]
+    for ref in refs:
+        try:
+            parts.append(ContentImage(image=data_url(CheckedImage(ref, images.get(ref)))))
+        except ValueError:
+            continue
+    return parts
 
 
 def _observation_record(event: Output) -> dict[str, Any]:

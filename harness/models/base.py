@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from harness.core.reply import Reply, ToolCall
 from harness.core.status import EpisodeFailure, Status
+from harness.models.image_tokens import openai_image_tokens, split_images
 
 BASH_TOOL: dict[str, Any] = {
     "type": "function",
@@ -22,6 +23,30 @@ BASH_TOOL: dict[str, Any] = {
         },
     },
 }
+
+VIEW_IMAGE_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "view_image",
+        "description": (
+            "Look at an image file in the sandbox (PNG, JPEG or WebP, e.g. a page you rendered or a chart you "
+            "cropped): the image is attached to this tool's result."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "The image file's path, absolute or from /workspace."}
+            },
+            "required": ["path"],
+        },
+    },
+}
+"""Offered besides bash only with `--vision` (episode/vision.py)."""
+
+
+def tools_of(vision: bool) -> list[dict[str, Any]]:
+    """The tools an agent is offered: bash, and view_image when it can look."""
+    return [BASH_TOOL, VIEW_IMAGE_TOOL] if vision else [BASH_TOOL]
 
 
 class ModelReply(Reply):
@@ -119,7 +144,10 @@ CHARS_PER_TOKEN = 4
 
 
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
-    return len(json.dumps(messages, ensure_ascii=False)) // CHARS_PER_TOKEN
+    """The text by its characters, each image by OpenAI's tile rule (the format these models take)."""
+    text_only, sizes = split_images(messages)
+    images = sum(openai_image_tokens(width, height) for width, height in sizes)
+    return len(json.dumps(text_only, ensure_ascii=False)) // CHARS_PER_TOKEN + images
 
 
 class Model(Protocol):
@@ -142,6 +170,13 @@ class Model(Protocol):
 class Abandonable(Protocol):
     def abandon(self) -> None:
         """Close the connections of the call in flight (called from another thread when the run is cancelled)."""
+
+
+def view_reply(text: str, path: str, call_id: str) -> ModelReply:
+    """A reply that asks to see the image at `path` (a view_image tool call)."""
+    return ModelReply(
+        text=text, tool_calls=[ToolCall(id=call_id, name="view_image", arguments=json.dumps({"path": path}))]
+    )
 
 
 def action_reply(text: str, command: str, action_format: str, call_id: str) -> ModelReply:

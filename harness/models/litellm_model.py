@@ -18,10 +18,12 @@ from harness.core.errors import InputError
 from harness.core.json_text import sendable
 from harness.core.record import validation_problem
 from harness.core.reply import ToolCall, Usage
-from harness.models.base import BASH_TOOL, ContextOverflow, ModelError, ModelReply, estimate_tokens
+from harness.models.base import ContextOverflow, ModelError, ModelReply, estimate_tokens, tools_of
 from harness.models.bounded_http import bounded_transport, call_limits
 from harness.models.concurrency import gate_key, provider_gate
 from harness.models.connections import shut_down_connections_to
+from harness.models.image_tokens import image_tokens, split_images
+from harness.models.images_wire import images_placed_for
 from harness.models.in_flight import IN_FLIGHT
 from harness.models.litellm_tool_calls import keep_unparsable_tool_calls
 from harness.models.prices import Price, price_from_litellm
@@ -67,6 +69,8 @@ class ProviderSettings:
     each attempt too."""
     max_output_tokens: int | None = None
     """The reply's cap, sent as `max_tokens` (a `max_tokens` in model_args wins); None: not sent."""
+    vision: bool = False
+    """The agent can look (`--vision`): the view_image tool is offered besides bash."""
 
 
 def context_window_of(model: str) -> int | None:
@@ -122,18 +126,31 @@ class LiteLLMModel:
         if self._settings.api_base:
             shut_down_connections_to(self._settings.api_base)
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
-        """The provider's tokenizer where litellm has it, else its bundled default (offline either way)."""
+    @property
+    def provider(self) -> str:
+        """litellm's provider of the model ("openai" for one it does not know: a local server's)."""
         try:
-            return int(litellm.token_counter(model=self._settings.model, messages=messages))
+            return str(litellm.get_llm_provider(self._settings.model)[1])
+        except Exception:  # litellm raises its BadRequestError, or a bare Exception, for an unknown provider
+            return "openai"
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """The provider's tokenizer where litellm has it, else its bundled default (offline either way); each
+        image by the provider's own documented rule (models/image_tokens.py)."""
+        text_only, sizes = split_images(messages)
+        images = sum(image_tokens(self.provider, width, height) for width, height in sizes)
+        try:
+            return int(litellm.token_counter(model=self._settings.model, messages=text_only)) + images
         except Exception:  # a message shape the counter does not know: fall back to the estimate
-            return estimate_tokens(messages)
+            return estimate_tokens(text_only) + images
 
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
         settings = self._settings
         request: dict[str, Any] = {
             "model": settings.model,
-            "messages": sendable(messages),  # a lone surrogate of an earlier reply: no UTF-8 body takes it
+            "messages": images_placed_for(
+                self.provider, sendable(messages)
+            ),  # a lone surrogate of an earlier reply: no UTF-8 body takes it
             "api_base": settings.api_base,
             "api_key": settings.api_key,
             "num_retries": 0,  # retries are ours (retries.py), so they are logged and bounded by the clock
@@ -144,7 +161,7 @@ class LiteLLMModel:
         if settings.temperature is not None:
             request["temperature"] = settings.temperature
         if settings.action_format == "toolcall":
-            request["tools"] = [BASH_TOOL]
+            request["tools"] = tools_of(settings.vision)
 
         def call(timeout: float) -> Any:
             if self._abandoned.is_set():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from harness.core.errors import InputError, read_text_input
 from harness.core.yaml_safe import load_yaml
-from harness.models.base import ModelReply, action_reply
+from harness.models.base import ModelReply, action_reply, view_reply
 from harness.models.replay_model import ReplayModel
 
 Replies = list[dict[str, str]]
@@ -52,21 +52,30 @@ def _replies(items: object, path: Path, where: str) -> Replies:
     for index, item in enumerate(items, start=1):
         if isinstance(item, str):
             item = {"text": item}
-        if not isinstance(item, dict) or set(item) - {"text", "bash"}:
-            raise InputError(f"{path}: {where}item {index}: a reply is a string or a mapping with 'text' and/or 'bash'")
+        if (
+            not isinstance(item, dict)
+            or set(item) - {"text", "bash", "view_image"}
+            or {"bash", "view_image"} <= set(item)
+        ):
+            raise InputError(
+                f"{path}: {where}item {index}: a reply is a string or a mapping with 'text' and/or one of 'bash' "
+                "and 'view_image'"
+            )
         if not all(isinstance(value, str) for value in item.values()):
-            raise InputError(f"{path}: {where}item {index}: 'text' and 'bash' must be strings")
+            raise InputError(f"{path}: {where}item {index}: 'text', 'bash' and 'view_image' must be strings")
         replies.append(item)
     return replies
 
 
 def scripted_model(replies: Replies, action_format: str, name: str = "scripted") -> ReplayModel:
-    """Plays the script in order (each `bash` item a command in the run's action format); once it runs out,
-    empty text (a format error)."""
-    played = [
-        ModelReply(text=item.get("text", ""))
-        if item.get("bash") is None
-        else action_reply(item.get("text", ""), item["bash"], action_format, f"call_{number}")
-        for number, item in enumerate(replies, start=1)
-    ]
-    return ReplayModel(name, played)
+    """Plays the script in order (each `bash` item a command in the run's action format, each `view_image` item
+    a view_image call, for runs with --vision); once it runs out, empty text (a format error)."""
+    return ReplayModel(name, [_reply(item, action_format, number) for number, item in enumerate(replies, start=1)])
+
+
+def _reply(item: dict[str, str], action_format: str, number: int) -> ModelReply:
+    if "view_image" in item:
+        return view_reply(item.get("text", ""), item["view_image"], f"call_{number}")
+    if "bash" in item:
+        return action_reply(item.get("text", ""), item["bash"], action_format, f"call_{number}")
+    return ModelReply(text=item.get("text", ""))

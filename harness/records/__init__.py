@@ -14,6 +14,7 @@ __all__ = [
     "fact_counts",
     "fact_judgments",
     "failure_labels",
+    "image_store",
     "reading",
     "results",
     "run_folder",

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from harness.records.image_store import logged_part
+
 _STREAMS = ("stdout", "stderr")
 
 
@@ -46,10 +48,19 @@ def compact_observation(fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def compact_messages(messages: list[dict[str, Any]], shown: ShownText | None) -> list[dict[str, Any]]:
-    """The messages a call adds, those that repeat the text just shown referring to it instead."""
+    """The messages a call adds, those that repeat the text just shown referring to it instead, and each image
+    a reference to the run folder's copy (records/image_store.py), never its bytes."""
+    messages = [_images_referred(message) for message in messages]
     if shown is None:
         return messages
     return [_referring(message, shown) if message.get("content") == shown.text else message for message in messages]
+
+
+def _images_referred(message: dict[str, Any]) -> dict[str, Any]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    return {**message, "content": [logged_part(part) for part in content]}
 
 
 def _referring(message: dict[str, Any], shown: ShownText) -> dict[str, Any]:
@@ -65,7 +76,7 @@ def expand(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     texts: dict[tuple[str, int], str] = {}
     for event in events:
         kind = event.get("event")
-        if kind in ("observation", "format_error") and isinstance(event.get("text"), str):
+        if kind in ("observation", "format_error", "image_view") and isinstance(event.get("text"), str):
             texts[(kind, event.get("turn", 0))] = event["text"]
             if kind == "observation":
                 event = _streams_restored(event)

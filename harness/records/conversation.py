@@ -10,11 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from harness.records.events import ActionEvent, FormatErrorEvent, ModelCallEvent, ModelErrorEvent, ObservationEvent
+from harness.records.events import (
+    ActionEvent,
+    FormatErrorEvent,
+    ImageViewEvent,
+    ModelCallEvent,
+    ModelErrorEvent,
+    ObservationEvent,
+)
 from harness.records.reading import LoggedEvent
 
-Output = ObservationEvent | FormatErrorEvent
-"""What the model was shown of a command (or of a reply it could not act on)."""
+Output = ObservationEvent | FormatErrorEvent | ImageViewEvent
+"""What the model was shown of a command, of an image it asked to see, or of a reply it could not act on."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,6 @@ def conversation(events: Sequence[LoggedEvent]) -> _Conversation:
             unsent = None
         elif isinstance(event, ModelErrorEvent):
             calls.append(LoggedCall(event, logged.time, last))
-        elif isinstance(event, ObservationEvent | FormatErrorEvent):
+        elif isinstance(event, ObservationEvent | FormatErrorEvent | ImageViewEvent):
             last = unsent = event
     return _Conversation(calls, unsent)

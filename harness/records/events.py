@@ -13,6 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
+from harness.core.images import ImageRef
 from harness.core.record import Number, Record
 from harness.core.reply import Reply
 from harness.records.compact import compact_observation
@@ -136,6 +137,22 @@ class ObservationEvent(Event):
         return compact_observation(super().to_dict())
 
 
+class ImageViewEvent(Event):
+    """The agent asked to see an image file of its sandbox (`--vision`, episode/vision.py): what it was shown."""
+
+    kind: ClassVar[str] = "image_view"
+    event: Literal["image_view"] = "image_view"
+    turn: int
+    path: str
+    """The path as the agent gave it."""
+    image: ImageRef | None = optional()
+    """The image shown, stored in the run folder by its hash; None (left out) when it was refused."""
+    problem: str | None = optional()
+    """Why the image was refused (the agent's error); None (left out) when it was shown."""
+    text: str
+    """The tool's result as the model was shown it, before the image."""
+
+
 class FormatErrorEvent(Event):
     kind: ClassVar[str] = "format_error"
     event: Literal["format_error"] = "format_error"
@@ -237,6 +254,7 @@ AnyEvent = Annotated[
     | ModelErrorEvent
     | ActionEvent
     | ObservationEvent
+    | ImageViewEvent
     | FormatErrorEvent
     | HarnessErrorEvent
     | JudgeCallEvent

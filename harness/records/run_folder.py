@@ -6,6 +6,7 @@ summary.json    the per-domain table
 failure_labels.jsonl  the judges' failure modes of wrong episodes (`annotate`; failure_labels.py)
 fact_judgments.jsonl  the intermediate facts each episode stated, as judged (`annotate --facts`; fact_judgments.py)
 episodes/<domain>/<task>.jsonl  trajectories (epoch k > 1: <task>~epoch<k>.jsonl); earlier attempts under previous/
+images/<sha256>.<ext>  every image a model was sent, once, by its hash (image_store.py)
 .lock           held (flock) by the runner writing the folder; names its holder
 invocations     the starts of the run whose E2B sandboxes may still be running, one id a line (run/leftovers.py)
 """
@@ -25,6 +26,7 @@ from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError
 from harness.core.names import file_name
 from harness.core.yaml_safe import dump_yaml, load_record
+from harness.records.image_store import ImageStore
 from harness.records.results import ResultRow, latest_rows, read_rows
 from harness.records.run_record import RunRecord
 
@@ -63,6 +65,11 @@ class RunFolder:
     @property
     def episodes_dir(self) -> Path:
         return self.path / "episodes"
+
+    @property
+    def images(self) -> ImageStore:
+        """The images the run's models were sent, stored by hash (image_store.py)."""
+        return ImageStore(self.path)
 
     @property
     def lock_path(self) -> Path:

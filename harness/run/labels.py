@@ -15,6 +15,7 @@ _LABELLED_SETTINGS = (
     "output_reserve",
     "max_format_errors",
     "prompts",
+    "vision",
 )
 """Protocol settings that name a run apart when they differ from the defaults (with the model arguments given)."""
 

@@ -188,6 +188,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         max_in_flight=config.connections_at_once,
         call_timeout_s=config.model_timeout,
         max_output_tokens=config.max_output_tokens,
+        vision=config.vision,
     )
     if config.api_base:  # the one check that goes on the network: after every offline one
         check_endpoint(config.api_base, "--api-base")

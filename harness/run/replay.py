@@ -28,7 +28,14 @@ from harness.grading.judge_cache import JudgeCache
 from harness.grading.judge_protocol import load_protocol
 from harness.inputs.config import RunConfig, build_config, setting_names
 from harness.records.episode_row import grade_fields
-from harness.records.events import EpisodeEndEvent, EpisodeStartEvent, Event, ObservationEvent, SandboxReadyEvent
+from harness.records.events import (
+    EpisodeEndEvent,
+    EpisodeStartEvent,
+    Event,
+    ImageViewEvent,
+    ObservationEvent,
+    SandboxReadyEvent,
+)
 from harness.records.reading import LoggedEvent, read_events, row_as_logged
 from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder, find_run_folder
@@ -81,6 +88,14 @@ class _LoggedEpisode:
             tuple(getattr(event, name) for name in _OBSERVED)
             for event in self.events
             if isinstance(event, ObservationEvent)
+        ]
+
+    def image_views(self) -> list[str]:
+        """What each view_image call showed: the image's hash, or why it was refused."""
+        return [
+            event.image.sha256 if event.image is not None else f"refused: {event.problem}"
+            for event in self.events
+            if isinstance(event, ImageViewEvent)
         ]
 
     @property
@@ -236,6 +251,12 @@ def _difference(original: _LoggedEpisode, replayed: _LoggedEpisode) -> str | Non
                 return f"observation {index}: {field} was {str(was)[:60]!r}, now {str(now)[:60]!r}"
     if len(old) != len(new):
         return f"{len(old)} observations logged, {len(new)} on replay"
+    seen, seen_again = original.image_views(), replayed.image_views()
+    for index, (was, now) in enumerate(zip(seen, seen_again, strict=False), start=1):
+        if was != now:
+            return f"image view {index}: was {was[:70]!r}, now {now[:70]!r}"
+    if len(seen) != len(seen_again):
+        return f"{len(seen)} image views logged, {len(seen_again)} on replay"
     if original.end.row.verdict != replayed.end.row.verdict:
         return f"verdict was {original.end.row.verdict.value}, now {replayed.end.row.verdict.value}"
     return None

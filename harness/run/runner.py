@@ -31,6 +31,7 @@ from harness.core.status import INFRASTRUCTURE_FAILURES
 from harness.core.writable import check_writable_folder
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
+from harness.episode.vision import VisionLimits
 from harness.grading import GRADERS, JUDGED
 from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import CollectionFiles, collection_files, same_collection
@@ -188,6 +189,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     protocol["output_reserve"] = reply_reserve(config, make_model)  # what the budget keeps, not the flag as given
     if config.closed_book:  # only then, as the judge: the protocol of normal runs stays as it was
         protocol["closed_book"] = True
+    if config.vision:  # only then: the protocol of bash-only runs stays as it was
+        protocol["vision"] = VisionLimits().describe()
     if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
         protocol["judge"] = judge.describe()
     resumed = folder.path.exists()
@@ -260,8 +263,9 @@ def _check_resumable(
     changes = [
         f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items() if recorded.get(key) != value
     ]
-    if recorded.get("closed_book") and "closed_book" not in protocol:  # a key only closed-book runs have
-        changes.append("closed_book True -> None")
+    for only_some in ("closed_book", "vision"):  # keys only closed-book and vision runs have
+        if recorded.get(only_some) and only_some not in protocol:
+            changes.append(f"{only_some} {recorded[only_some]!r} -> None")
     for domain, files in collections.items():
         before = record.collections.get(domain)
         if before is not None and not same_collection(before.hash, files):

@@ -7,6 +7,7 @@ __all__ = [
     "closed_book",
     "command_size",
     "file_opens",
+    "file_read",
     "limits",
     "output",
     "pacing",

@@ -19,6 +19,7 @@ from typing import Any
 
 from harness.sandboxes.backend import Capabilities, Killer, SandboxBackend
 from harness.sandboxes.base import ExecResult, Sandbox
+from harness.sandboxes.file_read import read_from
 from harness.sandboxes.pacing import Pacer
 
 CLOSED_BOOK_TEMPLATE = "closed-book"
@@ -53,6 +54,9 @@ class _ClosedBookSandbox:
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         return self._inner.execute(command, timeout_s)
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        return read_from(self._inner, path, max_bytes, timeout_s)
 
     def describe(self) -> dict[str, object]:
         return self._inner.describe()

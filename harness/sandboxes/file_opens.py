@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.sandboxes.base import ExecResult, Sandbox
+from harness.sandboxes.file_read import read_from
 
 _IN_OPEN = 0x00000020
 _IN_Q_OVERFLOW = 0x00004000
@@ -88,6 +89,16 @@ class WatchedSandbox:
         for name in self._watch.drain():
             self.first_open.setdefault(name, turn)
         return result
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        """A file the agent asked to see: its opens are the agent's, as a command's."""
+        self._watch.drain()
+        try:
+            return read_from(self._sandbox, path, max_bytes, timeout_s)
+        finally:
+            turn = self._turn()
+            for name in self._watch.drain():
+                self.first_open.setdefault(name, turn)
 
     def opens(self) -> dict[str, int] | None:
         """The first-open turns, None when the kernel queue overflowed (the record is incomplete)."""

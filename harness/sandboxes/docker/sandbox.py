@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import tempfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,7 @@ from harness.sandboxes.base import (
 )
 from harness.sandboxes.docker.execd import SERVER, ExecdConnection
 from harness.sandboxes.docker.seccomp_profile import seccomp_profile
+from harness.sandboxes.file_read import file_bytes, output_room, read_command
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.remote_exec import (
     AGENT,
@@ -154,12 +156,20 @@ class DockerSandbox:
         self._server = ExecdConnection.open(self._client.api, self._container.id, AGENT, WORKDIR)
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
+        return self._run(command, timeout_s, self._settings)
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        """A file as the agent sees it (sandboxes/file_read.py)."""
+        settings = replace(self._settings, output_limit_bytes=2 * output_room(max_bytes))
+        return file_bytes(self._run(read_command(path, max_bytes), timeout_s, settings), path, max_bytes)
+
+    def _run(self, command: str, timeout_s: float, settings: SandboxSettings) -> ExecResult:
         if self._server is None:
             raise SandboxError("sandbox not started")
         server = self._server
         try:
             return run_remote(
-                lambda limit: server.run(command, limit), _swept_by_the_server, timeout_s, self._settings, self._cancel
+                lambda limit: server.run(command, limit), _swept_by_the_server, timeout_s, settings, self._cancel
             )
         except SandboxError as error:
             if _killed_for_memory(self._client, self._container):  # the agent's own use: not retried

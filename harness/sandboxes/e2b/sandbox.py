@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from harness.sandboxes.base import (
@@ -37,6 +37,7 @@ from harness.sandboxes.base import (
 from harness.sandboxes.e2b.errors import explain, sdk_errors
 from harness.sandboxes.e2b.plan import Plan, create_backoff_s, current_plan, sandbox_lifetime
 from harness.sandboxes.e2b.templates import TemplateResources
+from harness.sandboxes.file_read import file_bytes, output_room, read_command
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.output import HeadTail
 from harness.sandboxes.pacing import Pacer
@@ -285,6 +286,14 @@ class E2BSandbox:
             raise SandboxError(f"cannot lock the E2B sandbox down: {result.stdout.strip()!r}")
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
+        return self._run(command, timeout_s, self._settings)
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        """A file as the agent sees it (sandboxes/file_read.py)."""
+        settings = replace(self._settings, output_limit_bytes=2 * output_room(max_bytes))
+        return file_bytes(self._run(read_command(path, max_bytes), timeout_s, settings), path, max_bytes)
+
+    def _run(self, command: str, timeout_s: float, settings: SandboxSettings) -> ExecResult:
         if self._sandbox is None:
             raise SandboxError("sandbox not started")
         self._keep_alive_for(timeout_s + KEEP_ALIVE_MARGIN_S)
@@ -292,7 +301,7 @@ class E2BSandbox:
             lambda limit: self._start(command, limit),
             self._kill_agent_processes,
             timeout_s,
-            self._settings,
+            settings,
             self._cancel,
         )
 

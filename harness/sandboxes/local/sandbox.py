@@ -48,6 +48,7 @@ from harness.sandboxes.base import (
     SandboxSettings,
     sandbox_environment,
 )
+from harness.sandboxes.file_read import file_bytes, output_room, read_command
 from harness.sandboxes.limits import AppliedLimits, apply_limits
 from harness.sandboxes.local.holder import (
     DISK_ENFORCEMENT,
@@ -207,13 +208,21 @@ class BubblewrapSandbox:
         self._launch = Launch(self._scratch, self._cancel)
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
+        return self._run(command, timeout_s, self._settings.output_limit_bytes)
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        """A file as the agent sees it (sandboxes/file_read.py)."""
+        result = self._run(read_command(path, max_bytes), timeout_s, 2 * output_room(max_bytes))
+        return file_bytes(result, path, max_bytes)
+
+    def _run(self, command: str, timeout_s: float, limit_bytes: int) -> ExecResult:
         if self._launch is None:
             raise SandboxError("sandbox not started")
         started = time.monotonic()
         try:
             finished = self._launch.run(
                 [*self._command_prefix, _host_bash(), "-c", command],
-                self._settings.output_limit_bytes,
+                limit_bytes,
                 started + max(timeout_s, 0.0),
             )
         except SandboxError as error:  # the launcher is gone: the agent's memory use, or ours

@@ -1,0 +1,112 @@
+"""The agent looks (--vision): an image of its sandbox is checked, stored once by hash, and sent in the next
+message; whatever is wrong with what it asks to see is its own error, told in the tool's result."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from harness.core.images import check_image
+from harness.records.image_store import logged_refs
+from tests.helpers.images import png, png_claiming
+
+CHART = png(30, 20, "navy")
+CHART_HASH = check_image(CHART).ref.sha256
+
+
+def put(path: str, data: bytes) -> dict[str, str]:
+    """A bash reply that writes DATA to PATH in the sandbox."""
+    return {"bash": f"mkdir -p run && echo {base64.b64encode(data).decode()} | base64 -d > {path}"}
+
+
+def image_views(outcome) -> list[dict]:
+    return [event for event in outcome.trajectory("t1") if event["event"] == "image_view"]
+
+
+def test_an_image_the_agent_made_is_stored_once_and_sent_in_the_next_message(mini):
+    views = [{"view_image": "run/chart.png"}, {"view_image": "/workspace/run/chart.png"}]
+    model = mini.script([put("run/chart.png", CHART), *views, "<answer>42</answer>"])
+    outcome = mini.run("--model", model, "--vision")
+    [row] = outcome.rows
+    assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 4)
+    views = image_views(outcome)
+    assert [view["image"]["sha256"] for view in views] == [CHART_HASH, CHART_HASH]
+    assert views[0]["image"] | {} == {
+        "sha256": CHART_HASH,
+        "media_type": "image/png",
+        "width": 30,
+        "height": 20,
+        "bytes": len(CHART),
+    }
+    assert [path.name for path in (outcome.run_dir / "images").iterdir()] == [f"{CHART_HASH}.png"]
+    assert (outcome.run_dir / "images" / f"{CHART_HASH}.png").read_bytes() == CHART
+    calls = [event for event in outcome.trajectory("t1") if event["event"] == "model_call"]
+    [tool_result] = [message for message in calls[2]["messages"] if message.get("role") == "tool"]
+    assert [ref.sha256 for ref in logged_refs(tool_result)] == [CHART_HASH]
+    log_text = (outcome.run_dir / "episodes" / "mini" / "t1.jsonl").read_text()
+    assert "data:image" not in log_text and "image_url" not in log_text
+    protocol = json.dumps(__import__("yaml").safe_load((outcome.run_dir / "run.yaml").read_text())["protocol"])
+    assert '"images_per_episode": 20' in protocol
+
+
+def refused(mini, setup: list[dict[str, str]], path: str) -> tuple[dict, dict]:
+    """The row and the image_view event of an episode that asks to see PATH once, then answers."""
+    model = mini.script([*setup, {"view_image": path}, "<answer>42</answer>"])
+    outcome = mini.run("--model", model, "--vision")
+    [row] = outcome.rows
+    [view] = image_views(outcome)
+    return row, view
+
+
+def test_an_oversized_image_is_the_agents_error(mini):
+    row, view = refused(mini, [{"bash": "mkdir -p run && head -c 6000000 /dev/zero > run/big.png"}], "run/big.png")
+    assert (row["status"], row["verdict"]) == ("answered", "correct")
+    assert "image" not in view
+    assert view["problem"] == "run/big.png: the file is 6000000 bytes, over the limit of 5,242,880 bytes per image"
+    assert "Exit code: 1" in view["text"] and "view_image: run/big.png: the file is 6000000 bytes" in view["text"]
+
+
+def test_a_malformed_image_is_the_agents_error(mini):
+    row, view = refused(mini, [put("run/fake.png", b"<svg>not a png</svg>")], "run/fake.png")
+    assert row["status"] == "answered"
+    assert view["problem"] == "run/fake.png: the file is not an image of an accepted format (PNG, JPEG, WEBP)"
+
+
+def test_a_decompression_bomb_is_the_agents_error(mini):
+    row, view = refused(mini, [put("run/bomb.png", png_claiming(60_000, 60_000))], "run/bomb.png")
+    assert row["status"] == "answered"
+    assert view["problem"].startswith("run/bomb.png: the image is a decompression bomb")
+
+
+def test_a_directory_is_the_agents_error(mini):
+    row, view = refused(mini, [], "documents")
+    assert (row["status"], view["problem"]) == ("answered", "documents: not a regular file")
+
+
+def test_more_images_than_an_episode_may_show_is_the_agents_error(mini):
+    views = [{"view_image": "run/chart.png"}] * 21
+    model = mini.script([put("run/chart.png", CHART), *views, "<answer>42</answer>"])
+    outcome = mini.run("--model", model, "--vision", "--max-turns", "30")
+    [row] = outcome.rows
+    assert (row["status"], row["verdict"]) == ("answered", "correct")
+    shown = image_views(outcome)
+    assert ["image" in view for view in shown] == [True] * 20 + [False]
+    assert shown[-1]["problem"] == "this episode has shown its 20 images, the most it may"
+
+
+def test_without_vision_a_view_image_call_is_a_format_error(mini):
+    model = mini.script([put("run/chart.png", CHART), {"view_image": "run/chart.png"}, "<answer>42</answer>"])
+    outcome = mini.run("--model", model)
+    [row] = outcome.rows
+    [error] = [event for event in outcome.trajectory("t1") if event["event"] == "format_error"]
+    assert error["problem"] == "unknown tool 'view_image'; the only tool is bash"
+    assert not (outcome.run_dir / "images").exists()
+    assert row["status"] == "answered"
+
+
+def test_vision_needs_tool_calls(mini):
+    outcome = mini.run("--model", "oracle", "--vision", "--action-format", "text")
+    assert outcome.exit_code == 2
+    assert "--vision: the agent looks through its view_image tool, so it needs --action-format toolcall" in (
+        outcome.output
+    )
