@@ -4,7 +4,7 @@ Each report is a small PDF: a cover page of prose, then one chart per page drawn
 a PNG (so the PDF's text layer holds the captions, never the values). The charts are bars of known integer heights
 (red), a stacked series (red under blue), and a trend line (green) over bars, each with a legend below its axes.
 Every chart's axes are filled with a colour that encodes its figure number (`FACE_BASE`), so a reader of the
-pixels (`chart_reader.py`) can tell the charts apart. The items cover the five answer types, questions over one,
+pixels (`findocmre_reader.py`) can tell the charts apart. The items cover the five answer types, questions over one,
 two and three charts, in English and Chinese.
 """
 

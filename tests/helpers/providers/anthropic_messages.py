@@ -19,7 +19,8 @@ import json
 import time
 from typing import Any
 
-from tests.helpers.providers.loopback import Fault, LoopbackProvider, ProviderRuleBroken, Turn, sign
+from tests.helpers.providers.image_rules import ANTHROPIC_RULES, anthropic_images, check_images
+from tests.helpers.providers.loopback import Fault, LoopbackProvider, ProviderRuleBroken, Turn, sign, tool_call_of
 
 THINKING_FIRST = (
     "messages.{index}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `{found}`. When "
@@ -83,6 +84,8 @@ class AnthropicMessages(LoopbackProvider):
             self._check_tool_pairs(index, messages)
         if thinking.get("type") == "enabled":
             self._check_thinking_leads(messages)
+        self.last_images = anthropic_images(body)
+        check_images(self.last_images, ANTHROPIC_RULES, "anthropic")
 
     def _check_signatures(self, index: int, blocks: list[dict[str, Any]]) -> None:
         """Thinking blocks come back as they were given: the text its signature signs, a redaction's data."""
@@ -148,9 +151,11 @@ class AnthropicMessages(LoopbackProvider):
             for number, command in enumerate(turn.commands):
                 self._tool_ids += 1
                 arguments = turn.arguments if number == 0 and turn.arguments is not None else None
-                tool_input: Any = json.loads(arguments) if arguments is not None else {"command": command}
+                name, tool_input = tool_call_of(command)
+                if arguments is not None:
+                    tool_input = json.loads(arguments)
                 content.append(
-                    {"type": "tool_use", "id": f"toolu_{self._tool_ids:04d}", "name": "bash", "input": tool_input}
+                    {"type": "tool_use", "id": f"toolu_{self._tool_ids:04d}", "name": name, "input": tool_input}
                 )
         stop = {"length": "max_tokens", "safety": "refusal"}.get(turn.finish) or (
             "tool_use" if turn.commands else "end_turn"

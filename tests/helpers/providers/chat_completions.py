@@ -21,6 +21,7 @@ from typing import Any
 
 from tests.helpers.openai_server import ScriptedOpenAIServer, Step
 from tests.helpers.providers.chat_rules import Provider, Refusal
+from tests.helpers.providers.image_rules import FoundImage, openai_chat_images
 
 _call_numbers = itertools.count()
 
@@ -78,6 +79,8 @@ class ChatCompletionsProvider(ScriptedOpenAIServer):
     def __init__(self, provider: Provider) -> None:
         super().__init__()
         self.provider = provider
+        self.last_images: list[FoundImage] = []
+        """The images of the latest request the rules passed, for a `respond` that reads them."""
         self.broken: list[BrokenRule] = []
         """Every request refused for a broken rule (a conformance test asserts this stays empty)."""
 
@@ -89,6 +92,8 @@ class ChatCompletionsProvider(ScriptedOpenAIServer):
         if path != f"{self.provider.path_prefix}/chat/completions":
             return refused(Refusal(404, {"error": {"message": f"no route {path}", "type": "not_found"}}))
         refusal = self.provider.rules(request)
+        if refusal is None:
+            self.last_images = openai_chat_images(request)
         if refusal is not None:
             with self._count_lock:
                 self.broken.append(BrokenRule(len(self.requests), refusal.message))

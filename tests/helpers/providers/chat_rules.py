@@ -20,6 +20,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from tests.helpers.providers.image_rules import OPENAI_RULES, check_images, openai_chat_images
+from tests.helpers.providers.loopback import ProviderRuleBroken
+
 Request = dict[str, Any]
 
 
@@ -133,7 +136,11 @@ SGLANG_ARGUMENTS_NOT_JSON = "Assistant tool call function.arguments must be vali
 
 def sglang_rules(request: Request) -> Refusal | None:
     """SGLang (`--reasoning-parser qwen3 --tool-call-parser qwen3_coder`) renders the history through the
-    model's chat template, which needs every earlier tool call's `arguments` as a JSON object."""
+    model's chat template, which needs every earlier tool call's `arguments` as a JSON object; a vision model's
+    images follow OpenAI's rules (its chat template places `image_url` parts of user messages)."""
+    refusal = image_rules(request)
+    if refusal is not None:
+        return sglang_error(refusal.message)
     for message in request.get("messages") or []:
         for call in message.get("tool_calls") or [] if message.get("role") == "assistant" else []:
             arguments = call.get("function", {}).get("arguments")
@@ -146,6 +153,30 @@ def sglang_rules(request: Request) -> Refusal | None:
             if not isinstance(parsed, dict):
                 return sglang_error("Assistant tool call function.arguments must be a JSON object.")
     return None
+
+
+def openai_error(message: str, status: int = 400, code: str | None = None) -> Refusal:
+    """OpenAI's error body (https://platform.openai.com/docs/guides/error-codes)."""
+    kind = "invalid_request_error" if status == 400 else "server_error"
+    return Refusal(status, {"error": {"message": message, "type": kind, "param": None, "code": code}})
+
+
+def image_rules(request: Request) -> Refusal | None:
+    """OpenAI's chat rules for images (tests/helpers/providers/image_rules.py), which OpenAI-compatible servers
+    of vision models (SGLang, vLLM) follow: `image_url` parts in user messages only, within the limits."""
+    try:
+        check_images(openai_chat_images(request), OPENAI_RULES, "openai")
+    except ProviderRuleBroken as broken:
+        return openai_error(str(broken), code="invalid_value")
+    return None
+
+
+def openai_rules(request: Request) -> Refusal | None:
+    """OpenAI chat completions: every tool call answered by the tool messages right after it, and the image
+    rules."""
+    if unanswered_tool_calls(request.get("messages") or []):
+        return openai_error(DEEPSEEK_TOOLS_UNANSWERED)
+    return image_rules(request)
 
 
 @dataclass(frozen=True)
@@ -190,6 +221,20 @@ ZAI = Provider(
     rate_limit_headers={},
     server_error=zai_error("500", "Internal Error", 500),
     filtered_finish_reason="sensitive",
+)
+OPENAI = Provider(
+    name="openai",
+    path_prefix="/v1",
+    key_variable="OPENAI_API_KEY",
+    rules=openai_rules,
+    overflow=openai_error(
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+        code="context_length_exceeded",
+    ),
+    rate_limited=openai_error("Rate limit reached", 429),
+    rate_limit_headers={"Retry-After": "0"},
+    server_error=openai_error("The server had an error while processing your request.", 500),
+    filtered_finish_reason="content_filter",
 )
 SGLANG = Provider(
     name="sglang",

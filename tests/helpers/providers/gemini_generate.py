@@ -23,7 +23,8 @@ import json
 import threading
 from typing import Any
 
-from tests.helpers.providers.loopback import Fault, LoopbackProvider, ProviderRuleBroken, Turn, sign
+from tests.helpers.providers.image_rules import GEMINI_RULES, check_images, gemini_images
+from tests.helpers.providers.loopback import Fault, LoopbackProvider, ProviderRuleBroken, Turn, sign, tool_call_of
 
 MISSING_SIGNATURE = (
     "Function call is missing a thought_signature in functionCall parts. This is required for tools to work "
@@ -79,6 +80,8 @@ class GeminiGenerateContent(LoopbackProvider):
                 raise ProviderRuleBroken(MISSING_SIGNATURE.format(name=name, position=index + 1))
             if calls:
                 self._check_responses(index, len(calls), contents)
+        self.last_images = gemini_images(body)
+        check_images(self.last_images, GEMINI_RULES, "gemini")
 
     def _check_signature_is_ours(self, index: int, part: dict[str, Any]) -> None:
         signature = _signature(part)
@@ -134,7 +137,8 @@ class GeminiGenerateContent(LoopbackProvider):
         if turn.text:
             parts.append({"text": turn.text})
         for number, command in enumerate(turn.commands):
-            call = {"name": "bash", "args": {"command": command}}
+            name, arguments = tool_call_of(command)
+            call = {"name": name, "args": arguments}
             part: dict[str, Any] = {"functionCall": call}
             if number == 0:
                 signature = sign(self.secret, _call_text(call), str(len(self.requests)))

@@ -41,6 +41,17 @@ class Fault:
     """The error's code where the provider has one (OpenAI's `context_length_exceeded`)."""
 
 
+VIEW = "view_image:"
+"""A command of a `Turn` that starts with this is a view_image call of the path after it, not a bash call."""
+
+
+def tool_call_of(command: str) -> tuple[str, dict[str, str]]:
+    """The tool and arguments a `Turn`'s command stands for: bash, or view_image for `VIEW + path`."""
+    if command.startswith(VIEW):
+        return "view_image", {"path": command.removeprefix(VIEW)}
+    return "bash", {"command": command}
+
+
 Script = Callable[[int], Turn]
 """The reply for a request that continues a conversation of N model turns."""
 
@@ -66,6 +77,9 @@ class LoopbackProvider:
         """Request number (1-based, every request counted) -> the fault answered instead."""
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
+        self.last_images: list[Any] = []
+        """The images of the latest request that passed its checks (image_rules.FoundImage), for a script that
+        reads them."""
         self.rule_breaks: list[str] = []
         """`request N: message` for every request refused for a broken rule."""
         self.degraded: list[str] = []

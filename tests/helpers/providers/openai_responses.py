@@ -23,7 +23,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from tests.helpers.providers.loopback import Fault, LoopbackProvider, ProviderRuleBroken, Turn
+from tests.helpers.providers.image_rules import OPENAI_RULES, check_images, openai_responses_images
+from tests.helpers.providers.loopback import Fault, LoopbackProvider, ProviderRuleBroken, Turn, tool_call_of
 
 MODEL_ITEMS = ("reasoning", "function_call")
 CONTEXT_OVERFLOW = "Your input exceeds the context window of this model. Please adjust your input and try again."
@@ -80,6 +81,8 @@ class OpenAIResponses(LoopbackProvider):
             if item.get("type") == "reasoning":
                 self._check_reasoning(item, items[position + 1 : position + 2], stored)
         self._count_dropped(items, calls)
+        self.last_images = openai_responses_images(body)
+        check_images(self.last_images, OPENAI_RULES, "openai")
 
     def _check_reasoning(self, item: dict[str, Any], following: list[dict[str, Any]], stored: bool) -> None:
         with self._items_lock:
@@ -125,15 +128,14 @@ class OpenAIResponses(LoopbackProvider):
             )
         for number, command in enumerate(turn.commands):
             call_id = f"call_{secrets.token_urlsafe(12).replace('-', 'x').replace('_', 'y')}"
-            arguments = (
-                turn.arguments if number == 0 and turn.arguments is not None else json.dumps({"command": command})
-            )
+            name, tool_arguments = tool_call_of(command)
+            arguments = turn.arguments if number == 0 and turn.arguments is not None else json.dumps(tool_arguments)
             output.append(
                 {
                     "type": "function_call",
                     "id": f"fc_{secrets.token_hex(8)}",
                     "call_id": call_id,
-                    "name": "bash",
+                    "name": name,
                     "arguments": arguments,
                     "status": "completed",
                 }
