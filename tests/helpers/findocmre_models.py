@@ -88,7 +88,8 @@ def _call(name: str, arguments: dict[str, str], number: int) -> dict[str, Any]:
 
 def looking_agent(fake: ChatCompletionsProvider) -> Any:
     """The `respond` of an agent with vision: crop each figure the question names, look at each, then answer from
-    what it saw. Without vision it has no view_image tool, tries to answer from the documents' text, and cannot."""
+    what it saw. Without vision it has no view_image tool, tries to answer from the documents' text, and cannot.
+    Offered no tool at all (`--zero-shot`), it answers from the images its prompt carries."""
 
     def respond(request: dict[str, Any]) -> Step:
         messages = request["messages"]
@@ -96,6 +97,8 @@ def looking_agent(fake: ChatCompletionsProvider) -> Any:
         calls = [call for message in messages for call in message.get("tool_calls") or []]
         figures = _figures(question)
         vision = any(tool["function"]["name"] == "view_image" for tool in request.get("tools", []))
+        if "tools" not in request:  # the paper's protocol: the images are in the prompt, no tools to use
+            return chat_reply(content=answer(question, [image.data for image in fake.last_images]))
         if not calls:
             script = "\n".join(f"python3 - <<'EOF'\n{_CROP.format(figure=n)}\nEOF" for n in figures)
             return chat_reply(content="", calls=[_call("bash", {"command": script}, 0)])
