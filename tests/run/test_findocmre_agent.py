@@ -30,7 +30,9 @@ def agent(monkeypatch) -> Iterator[ChatCompletionsProvider]:
     fake.stop()
 
 
-def test_with_vision_the_agent_crops_the_charts_looks_and_answers_right(findocmre_project: Path, tmp_path: Path, agent):
+def test_with_vision_the_agent_crops_the_charts_looks_and_answers_right(
+    findocmre_project: Path, tmp_path: Path, agent, capsys
+):
     arguments = ("--model", LOCAL_MODEL, "--api-base", agent.base_url, "--sandbox", "local", "--vision", *TASKS)
     code, run_dir = run(findocmre_project, tmp_path, "vision", *arguments)
     rows = {row["task_id"]: row for row in read_jsonl(run_dir / "results.jsonl")}
@@ -50,6 +52,10 @@ def test_with_vision_the_agent_crops_the_charts_looks_and_answers_right(findocmr
 
     zero_shot = ("--model", LOCAL_MODEL, "--api-base", agent.base_url, "--zero-shot", "cropped", *TASKS)
     assert run(findocmre_project, tmp_path, "paper", *zero_shot)[0] == 0
+    capsys.readouterr()
+    assert main(["show", str(tmp_path / "paper"), "acme-2024-ratio"]) == 0
+    shown = capsys.readouterr().out
+    assert "the prompt's 2 images" in shown and shown.count("400x300 image/png") == 2  # the two charts cut out
     assert main(["report", str(run_dir), str(tmp_path / "paper"), "--out", str(tmp_path / "report")]) == 0
     report = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     by_charts = report.split("## Overall score by charts")[1].split("##")[0]
