@@ -51,3 +51,19 @@ def test_a_resolution_out_of_range_is_refused_before_anything_is_written(tmp_pat
     assert _build(tmp_path / "src", tmp_path / "out", "--page-images", "0") == 2
     assert "--page-images: 0 dpi is not between 1 and 600" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_hostile_page_size_keeps_the_markdown_and_says_why_there_are_no_pictures(tmp_path: Path, capsys):
+    import pymupdf
+
+    source = tmp_path / "src"
+    source.mkdir()
+    document = pymupdf.open()
+    document.new_page(width=14400, height=14400).insert_text((72, 72), "a page of 200 by 200 inches")
+    document.save(source / "huge.pdf")
+    out = tmp_path / "collection"
+    assert _build(source, out, "--page-images", "144") == 0
+    [entry] = read_manifest(manifest_path(out)).documents  # type: ignore[union-attr]
+    assert entry.images == [] and entry.image_dpi is None and not (out / "src_huge.images").exists()
+    assert "no page images: page 1 would be 28800 x 28800 px at 144 dpi" in entry.notes[0]
+    assert (out / "src_huge.md").read_text(encoding="utf-8").count("200 by 200 inches") == 1

@@ -287,6 +287,8 @@ def _write_output(out: Path, outcome: Outcome, page_images: int | None) -> Entry
                 write_atomic(out / image.file, data, scratch=out.parent)
                 images.append({k: v for k, v in dataclasses.asdict(image).items() if v is not None})
         except Unconvertible as error:
+            shutil.rmtree(folder)
+            images = []
             conversion.notes.append(f"no page images: {error}")
     name, version = converter(job.fmt)
     return Entry(

@@ -19,6 +19,9 @@ __all__ = ["IMAGES_SUFFIX", "MAX_DPI", "PdfImage", "images_folder", "pdf_images"
 IMAGES_SUFFIX = ".images"
 MAX_DPI = 600
 """Above it a page of A4 is over 20 million pixels: more than any model takes, and a disk filler."""
+MAX_PAGE_PIXELS = 25_000_000
+"""A page larger at the asked resolution is not rendered (a hostile PDF can declare a page of 200 x 200 inches:
+at 144 dpi a 3 GB pixmap). The same bound as an image the runner takes (core/images.py)."""
 _CAPTION = re.compile(r"^\s*((?:Figure|Fig\.|Chart|Exhibit)\s*\d+[A-Za-z]?|[图圖表]\s*\d+)", re.IGNORECASE)
 _CAPTION_DISTANCE = 60.0
 """Points between a figure and the text block that captions it (above or below)."""
@@ -53,20 +56,35 @@ def pdf_images(path: Path, markdown_name: str, dpi: int) -> list[tuple[PdfImage,
     """Every page as PNG at DPI, then every distinct embedded figure, each with its bytes."""
     import pymupdf
 
-    folder = images_folder(markdown_name)
     try:
         document = pymupdf.open(path, filetype="pdf")
     except Exception as error:
         raise Unconvertible(f"corrupt PDF: {error}") from None
-    found: list[tuple[PdfImage, bytes]] = []
     with document:
-        for page in document.pages():
-            pixmap = page.get_pixmap(dpi=dpi)
-            image = PdfImage(f"{folder}/page-{page.number + 1:03d}.png", "page", page.number + 1, pixmap.w, pixmap.h)
-            found.append((image, pixmap.tobytes("png")))
-        seen: set[int] = set()
-        for page in document.pages():
-            found += _figures(document, page, folder, seen)
+        try:
+            return _pictures(document, images_folder(markdown_name), dpi)
+        except Unconvertible:
+            raise
+        except Exception as error:  # a damaged image stream or page: this document keeps its Markdown only
+            raise Unconvertible(f"{type(error).__name__}: {error}") from None
+
+
+def _pictures(document: Any, folder: str, dpi: int) -> list[tuple[PdfImage, bytes]]:
+    found: list[tuple[PdfImage, bytes]] = []
+    for page in document.pages():
+        width, height = page.rect.width * dpi / 72, page.rect.height * dpi / 72
+        if width * height > MAX_PAGE_PIXELS:
+            raise Unconvertible(
+                f"page {page.number + 1} would be {width:.0f} x {height:.0f} px at {dpi} dpi "
+                f"(more than {MAX_PAGE_PIXELS:,} pixels)"
+            )
+    for page in document.pages():
+        pixmap = page.get_pixmap(dpi=dpi)
+        image = PdfImage(f"{folder}/page-{page.number + 1:03d}.png", "page", page.number + 1, pixmap.w, pixmap.h)
+        found.append((image, pixmap.tobytes("png")))
+    seen: set[int] = set()
+    for page in document.pages():
+        found += _figures(document, page, folder, seen)
     return found
 
 
