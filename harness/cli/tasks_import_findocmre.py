@@ -50,7 +50,7 @@ def run_findocmre_import(request: FinDocMREImport, console: Console) -> int:
         if item.id in seen:
             raise InputError(f"{item.where}: field 'id': duplicate id {item.id!r} (first at {seen[item.id]})")
         seen[item.id] = item.where
-    pdfs, _refused = find_pdfs(request.pdf_dir)
+    pdfs, refused = find_pdfs(request.pdf_dir)
     documents = sorted({item.source_document for item in items})
     missing = [stem for stem in documents if stem not in pdfs]
     if len(missing) == len(documents):
@@ -65,6 +65,8 @@ def run_findocmre_import(request: FinDocMREImport, console: Console) -> int:
         say(f"  missing {stem}.pdf")
     for stem, reason in sorted(failed.items()):
         say(f"  could not convert {stem}.pdf: {reason}")
+    for skipped in refused:
+        say(f"  refused {skipped.source}: {skipped.reason}")
     write_tasks(path, kept)
     return EXIT_FAILED if missing or failed else EXIT_OK
 

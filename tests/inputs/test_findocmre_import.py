@@ -71,6 +71,7 @@ def _run(root: Path, data: Path, pdfs: Path, capsys) -> tuple[int, str]:
     [
         ({"question_type": "true_false"}, "field 'question_type': 'true_false' is not one of single_choice"),
         ({"answer": "E"}, "field 'answer'"),
+        ({"question_type": "multiple_choice", "answer": "A and C"}, "field 'answer': 'A and C' is not option letters"),
         ({"language": "fr"}, "field 'language': 'fr'"),
         ({"chart_ids": []}, "field 'chart_ids': must be a non-empty list"),
         ({"charts": [{"id": "fig1", "page": 2, "bbox": [10, 10, 5, 5]}]}, "field 'charts[0]': field 'bbox'"),

@@ -46,6 +46,7 @@ QUESTION_TYPES = {
 APPROX_REL_TOL = 0.05
 """The paper's tolerance for approximate numeric answers: within 5%."""
 LANGUAGES = ("en", "zh")
+_LANGUAGE_NAMES = {"en": "en", "english": "en", "zh": "zh", "chinese": "zh", "zh-cn": "zh", "中文": "zh"}
 STAGING_ROOT = "documents"
 """The staging folder's name: a document's Markdown is `documents_<stem>.md`."""
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -121,7 +122,7 @@ def _item(where: str, raw: Any) -> Item:
     question_type = raw.get("question_type")
     if question_type not in QUESTION_TYPES:
         raise InputError(f"{where}: field 'question_type': {question_type!r} is not one of {', '.join(QUESTION_TYPES)}")
-    language = raw.get("language")
+    language = _LANGUAGE_NAMES.get(str(raw.get("language")).strip().lower(), raw.get("language"))
     if language not in LANGUAGES:
         raise InputError(f"{where}: field 'language': {language!r} is not one of {', '.join(LANGUAGES)}")
     source = _text(raw, "source_document", where)
@@ -196,7 +197,11 @@ def _answer(raw: Any, question_type: str, options: dict[str, str], where: str) -
             raise InputError(f"{where}: field 'answer': must be option letters")
         raw = ", ".join(sorted(letter.strip().upper() for letter in raw))
     elif question_type == "multiple_choice" and isinstance(raw, str):
-        raw = ", ".join(sorted(set(re.findall(r"[A-Za-z]", raw.upper()))))
+        pieces = [piece for piece in re.split(r"[\s,;&、，；]+", raw.strip().upper()) if piece]
+        letters_only = all(re.fullmatch(r"[A-Z]", p) or set(p) <= set(options) for p in pieces)  # "AC", not "AND"
+        if not pieces or not letters_only:
+            raise InputError(f"{where}: field 'answer': {raw!r} is not option letters (e.g. 'A, C' or 'AC')")
+        raw = ", ".join(sorted({letter for piece in pieces for letter in piece}))
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         if not math.isfinite(raw):
             raise InputError(f"{where}: field 'answer': {raw!r} is not a finite number")
