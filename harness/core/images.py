@@ -17,15 +17,11 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 from typing import Any
 
-from PIL import Image, UnidentifiedImageError
-
 from harness.core.record import Record
-
-# Pillow's documented way to refuse what its bomb check only warns of (over MAX_IMAGE_PIXELS; twice that it
-# refuses itself): once for the process, as `warnings.catch_warnings` is not safe across the runner's threads
-warnings.simplefilter("error", Image.DecompressionBombWarning)
 
 MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
 """The formats accepted (Pillow's name -> media type): those OpenAI, Anthropic and Gemini all take."""
@@ -71,8 +67,20 @@ class ImageRefused(ValueError):
     """The bytes are not an image we send: the message says why, for the agent (or the person) who gave them."""
 
 
+@cache
+def _pillow() -> ModuleType:
+    """Pillow's Image module, loaded when an image is first read (a run without images never loads it), with
+    Pillow's documented way to refuse what its bomb check only warns of (over MAX_IMAGE_PIXELS; twice that it
+    refuses itself) set once for the process: `warnings.catch_warnings` is not safe across the runner's threads."""
+    from PIL import Image
+
+    warnings.simplefilter("error", Image.DecompressionBombWarning)
+    return Image
+
+
 def check_image(data: bytes, limits: ImageLimits = DEFAULT_LIMITS) -> CheckedImage:
     """The image if it is one of the accepted formats within `limits` and decodes whole; else `ImageRefused`."""
+    Image = _pillow()
     if len(data) > limits.max_bytes:
         raise ImageRefused(f"the file is {len(data):,} bytes, over the limit of {limits.max_bytes:,} bytes per image")
     if not data:
@@ -87,7 +95,7 @@ def check_image(data: bytes, limits: ImageLimits = DEFAULT_LIMITS) -> CheckedIma
             media_type = MEDIA_TYPES[str(image.format)]
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as bomb:
         raise ImageRefused(f"the image is a decompression bomb: {bomb}") from None
-    except UnidentifiedImageError:
+    except Image.UnidentifiedImageError:
         accepted = ", ".join(MEDIA_TYPES)
         raise ImageRefused(f"the file is not an image of an accepted format ({accepted})") from None
     except (OSError, SyntaxError, ValueError, EOFError) as broken:
@@ -156,7 +164,7 @@ def image_of_part(part: Any) -> CheckedImage | None:
     if found is None:
         return None
     data = base64.b64decode(found.group(2))
-    with Image.open(io.BytesIO(data), formats=list(MEDIA_TYPES)) as image:
+    with _pillow().open(io.BytesIO(data), formats=list(MEDIA_TYPES)) as image:
         width, height = image.size
     digest = hashlib.sha256(data).hexdigest()
     ref = ImageRef(sha256=digest, media_type=found.group(1), width=width, height=height, bytes=len(data))

@@ -225,18 +225,19 @@ def _observation_messages(
 class ShownImage:
     """A view_image call's result, shown through the observation template as a command's would be."""
 
-    line: str
+    said: str
+    """The one line the tool's result says: what was shown, or why it was refused."""
     failed: bool = False
 
     def result_fields(self) -> dict[str, Any]:
-        stdout, stderr = ("", self.line) if self.failed else (self.line, "")
+        stdout, stderr = ("", self.said) if self.failed else (self.said, "")
         return {
             "exit_code": 1 if self.failed else 0,
             "stdout": stdout,
             "stderr": stderr,
             "timed_out": False,
             "truncated": False,
-            "raw_bytes": len(self.line.encode()),
+            "raw_bytes": len(self.said.encode()),
             "duration_s": 0.0,
         }
 

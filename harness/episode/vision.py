@@ -17,6 +17,10 @@ from harness.core.images import DEFAULT_LIMITS, CheckedImage, ImageLimits, Image
 from harness.records.image_store import ImageStore
 from harness.sandboxes.file_read import FileUnreadable, read_from
 
+_MAX_PATH = 4096
+"""Linux's PATH_MAX: no longer path names a file (and the read's command stays far below the kernel's argument
+limit, which would otherwise fail the sandbox's command, not the agent's)."""
+
 
 @dataclass(frozen=True)
 class VisionLimits:
@@ -52,6 +56,8 @@ class ImageViewer:
     def view(self, path: str, seconds_left: float) -> CheckedImage:
         """The image at PATH (as the sandbox sees it), checked and stored; `ImageRefused` says why not."""
         limits = self.limits
+        if len(path) > _MAX_PATH:
+            raise ImageRefused(f"the path is {len(path):,} characters; a path has at most {_MAX_PATH}")
         if len(self.shown) >= limits.per_episode:
             raise ImageRefused(f"this episode has shown its {limits.per_episode} images, the most it may")
         room = limits.episode_bytes - sum(image.ref.bytes for image in self.shown)

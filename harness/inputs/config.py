@@ -404,12 +404,24 @@ def build_config(
             f"{_where(origin, 'vision', source)}: the agent looks through its view_image tool, so it needs "
             f"{flag_of('action_format')} toolcall (not {config.action_format})"
         )
+    if config.vision and config.executor == "ray":
+        origin = "file" if "vision" in file_settings and "vision" not in cli_settings else "cli"
+        raise InputError(
+            f"{_where(origin, 'vision', source)}: not with {flag_of('executor')} ray yet: an episode stores its images "
+            "in the run folder, which on a Ray cluster only the driver writes"
+        )
     if config.zero_shot is not None and (config.vision or config.closed_book):
         other = "vision" if config.vision else "closed_book"
         origin = "file" if "zero_shot" in file_settings and "zero_shot" not in cli_settings else "cli"
         raise InputError(
             f"{_where(origin, 'zero_shot', source)}: the zero-shot protocol has no sandbox, so no "
             f"{flag_of(other)} (the documents are in the prompt)"
+        )
+    if config.zero_shot is not None and config.executor == "ray":
+        origin = "file" if "zero_shot" in file_settings and "zero_shot" not in cli_settings else "cli"
+        raise InputError(
+            f"{_where(origin, 'zero_shot', source)}: not with {flag_of('executor')} ray yet: an episode stores its "
+            "images in the run folder, which on a Ray cluster only the driver writes"
         )
     if config.disk_mb >= config.memory_mb:  # refused, not clamped: both are limits the user set or can see
         origin = "file" if "disk_mb" in file_settings and "disk_mb" not in cli_settings else "cli"

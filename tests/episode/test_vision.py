@@ -6,7 +6,12 @@ from __future__ import annotations
 import base64
 import json
 
+import pytest
+
 from harness.core.images import check_image
+from harness.core.reply import ToolCall
+from harness.episode.actions import FormatError, parse_action, parse_view
+from harness.models.base import ModelReply
 from harness.records.image_store import logged_refs
 from tests.helpers.images import png, png_claiming
 
@@ -83,6 +88,11 @@ def test_a_directory_is_the_agents_error(mini):
     assert (row["status"], view["problem"]) == ("answered", "documents: not a regular file")
 
 
+def test_a_path_no_file_can_have_is_the_agents_error(mini):
+    row, view = refused(mini, [], "run/" + "x" * 200_000)
+    assert (row["status"], view["problem"]) == ("answered", "the path is 200,004 characters; a path has at most 4096")
+
+
 def test_more_images_than_an_episode_may_show_is_the_agents_error(mini):
     views = [{"view_image": "run/chart.png"}] * 21
     model = mini.script([put("run/chart.png", CHART), *views, "<answer>42</answer>"])
@@ -110,3 +120,47 @@ def test_vision_needs_tool_calls(mini):
     assert "--vision: the agent looks through its view_image tool, so it needs --action-format toolcall" in (
         outcome.output
     )
+
+
+def test_vision_is_refused_on_a_ray_cluster_before_anything_is_written(mini):
+    outcome = mini.run("--model", "oracle", "--vision", "--executor", "ray")
+    assert outcome.exit_code == 2
+    assert "--vision: not with --executor ray yet" in outcome.output
+    assert not outcome.run_dir.exists()
+
+
+def test_two_images_in_one_turn_are_the_agents_format_error():
+    calls = [ToolCall(id=f"c{n}", name="view_image", arguments=json.dumps({"path": f"p{n}.png"})) for n in (1, 2)]
+    reply = ModelReply(text="", tool_calls=calls)
+    assert parse_view(reply) is None
+    with pytest.raises(FormatError, match="2 tool calls in one reply; make exactly one"):
+        parse_action(reply, "toolcall", vision=True)
+    with pytest.raises(FormatError, match="the view_image tool needs a non-empty string argument 'path'"):
+        parse_view(ModelReply(text="", tool_calls=[ToolCall(id="c", name="view_image", arguments='{"path": 3}')]))
+
+
+class _Files:
+    """A sandbox that hands out files from a dict, as file_read's protocol says."""
+
+    def __init__(self, files: dict[str, bytes]):
+        self.files = files
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        from harness.sandboxes.file_read import FileUnreadable
+
+        data = self.files[path]
+        if len(data) > max_bytes:
+            raise FileUnreadable(f"{path}: the file is {len(data)} bytes, over the limit of {max_bytes:,} bytes")
+        return data
+
+
+def test_the_episodes_image_bytes_are_bounded_in_all(tmp_path):
+    from harness.core.images import ImageRefused
+    from harness.episode.vision import ImageViewer, VisionLimits
+    from harness.records.image_store import ImageStore
+
+    big = png(300, 300, "white")
+    viewer = ImageViewer(_Files({"a.png": big}), ImageStore(tmp_path), VisionLimits(episode_bytes=len(big) + 10))
+    assert viewer.view("a.png", 30).ref.bytes == len(big)
+    with pytest.raises(ImageRefused, match=r"the episode's images may total [\d,]+ bytes and 10 are left"):
+        viewer.view("a.png", 30)

@@ -165,3 +165,20 @@ def test_the_request_limits_are_every_providers():
     assert (
         RequestLimits(max_bytes=1000).refusal([small] * 20) == "1,980 bytes of images > the 1,000 one request may carry"
     )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--vision",), "--zero-shot: the zero-shot protocol has no sandbox, so no --vision"),
+        (("--closed-book",), "--zero-shot: the zero-shot protocol has no sandbox, so no --closed-book"),
+        (("--executor", "ray"), "--zero-shot: not with --executor ray yet"),
+    ],
+)
+def test_settings_that_need_a_sandbox_or_a_cluster_are_refused_in_one_line(
+    findocmre_project: Path, tmp_path: Path, capsys, extra: tuple[str, ...], message: str
+):
+    code, _ = run(findocmre_project, tmp_path / "results", "r", "--model", "oracle", "--zero-shot", "full", *extra)
+    output = capsys.readouterr().err
+    assert code == 2 and message in output and len(output.strip().splitlines()) == 1
+    assert not (tmp_path / "results").exists()

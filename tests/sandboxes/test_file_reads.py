@@ -59,3 +59,20 @@ def test_a_path_is_an_argument_never_code(box):
     assert box.execute("echo ok > 'run/a b;$(touch pwned) `touch pwned`.png'", 30).exit_code == 0
     assert box.read_bytes("run/a b;$(touch pwned) `touch pwned`.png", 100, 30) == b"ok\n"
     assert box.execute("test -e pwned || test -e run/pwned", 30).exit_code == 1
+
+
+@pytest.mark.parametrize("make_sandbox", ["local", "docker"], indirect=True)
+def test_every_backend_hands_out_a_file_past_its_output_limit(make_sandbox, tmp_path):
+    collection = tmp_path / "collection"
+    collection.mkdir(mode=0o755)
+    data = bytes(range(256)) * 40
+    (collection / "page.bin").write_bytes(data)
+    (collection / "page.bin").chmod(0o644)
+    box = make_sandbox(collection, "file-reads-backends", SandboxSettings(output_limit_bytes=1000))
+    box.start()
+    try:
+        assert box.read_bytes("documents/page.bin", 20_000, 60) == data
+        with pytest.raises(FileUnreadable, match="the file is 10240 bytes, over the limit of 10,000 bytes"):
+            box.read_bytes("documents/page.bin", 10_000, 60)
+    finally:
+        box.close()
