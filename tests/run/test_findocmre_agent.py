@@ -4,6 +4,7 @@ answers by measuring it. The same model without vision has only the documents' t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,6 +57,11 @@ def test_with_vision_the_agent_crops_the_charts_looks_and_answers_right(
     assert main(["show", str(tmp_path / "paper"), "acme-2024-ratio"]) == 0
     shown = capsys.readouterr().out
     assert "the prompt's 2 images" in shown and shown.count("400x300 image/png") == 2  # the two charts cut out
+    assert main(["view", "--static", str(tmp_path / "site"), str(tmp_path / "paper")]) == 0
+    pages = [json.loads(path.read_text()) for path in (tmp_path / "site" / "episodes").glob("*.json")]
+    shown_images = [view["src"] for page in pages for step in page["steps"] for view in step.get("prompt_images", [])]
+    assert len(shown_images) == 3  # one chart of huaxia-2023-exact, two of acme-2024-ratio
+    assert all((tmp_path / "site" / src).is_file() for src in shown_images)
     assert main(["report", str(run_dir), str(tmp_path / "paper"), "--out", str(tmp_path / "report")]) == 0
     report = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     by_charts = report.split("## Overall score by charts")[1].split("##")[0]
