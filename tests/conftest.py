@@ -261,3 +261,32 @@ def bwrap_refusing_user_namespaces(tmp_path_factory: pytest.TempPathFactory) -> 
     )
     refusing.chmod(0o755)
     return str(refusing)
+
+
+@pytest.fixture(scope="session")
+def findocmre_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/helpers/findocmre_set.py's reports and items, drawn once: FOLDER/findocmre.jsonl and FOLDER/pdfs/
+    (read them; copy before changing)."""
+    from tests.helpers.findocmre_set import write_set
+
+    folder = tmp_path_factory.mktemp("findocmre")
+    write_set(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def findocmre_project(findocmre_set: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The set imported once (`tasks import findocmre`, pages at 100 dpi): FOLDER/tasks and FOLDER/collections."""
+    from harness.cli.main import main
+
+    folder = tmp_path_factory.mktemp("findocmre-project")
+    data, pdfs = findocmre_set / "findocmre.jsonl", findocmre_set / "pdfs"
+    code = main(
+        [
+            *("tasks", "import", "findocmre", str(data), "--pdf-dir", str(pdfs), "--domain", "findocmre"),
+            *("--tasks-dir", str(folder / "tasks"), "--collections-dir", str(folder / "collections")),
+            *("--page-images", "100"),
+        ]
+    )
+    assert code == 0
+    return folder

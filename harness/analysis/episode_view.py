@@ -18,7 +18,7 @@ from harness.records.events import (
     ModelCallEvent,
     ObservationEvent,
 )
-from harness.records.image_store import is_image_hash
+from harness.records.image_store import is_image_hash, logged_refs
 from harness.records.reading import LoggedEvent, is_finished
 from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder
@@ -46,6 +46,7 @@ def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -
                     "turns_left": max_turns - event.turn,
                     "seconds_left": seconds_left,
                 }
+                | _prompt_images(event)
             )
         elif isinstance(event, ActionEvent) and steps:
             steps[-1]["command"] = event.command
@@ -83,6 +84,18 @@ def _image_view(event: ImageViewEvent) -> dict[str, Any]:
     if ref is not None and is_image_hash(ref.sha256) and ref.media_type in EXTENSIONS:
         view |= {"src": image_address(ref), "width": ref.width, "height": ref.height, "bytes": ref.bytes}
     return view
+
+
+def _prompt_images(event: ModelCallEvent) -> dict[str, Any]:
+    """The images the call's new messages carried (a `--zero-shot` prompt's pages or charts), as image views."""
+    refs = [ref for message in event.messages for ref in logged_refs(message)]
+    views = [
+        {"label": "in the prompt", "path": f"image {number}", "problem": None, "src": image_address(ref)}
+        | {"width": ref.width, "height": ref.height, "bytes": ref.bytes}
+        for number, ref in enumerate(refs, start=1)
+        if ref.media_type in EXTENSIONS
+    ]
+    return {"prompt_images": views} if views else {}
 
 
 def image_address(ref: ImageRef) -> str:

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from harness.analysis.closed_book import closed_book_section
 from harness.analysis.fact_accuracy import fact_section, load_stated
+from harness.analysis.group_scores import group_sections
 from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.model_ids import mixed_model_warnings, mixed_models_section
 from harness.analysis.report_console import print_summary, task_sets_note
@@ -96,6 +97,7 @@ def write_report(
     markdown += "\n" + evidence_sections(table, models, rows, out)
     markdown += fact_section(rows, stated)
     markdown += closed_book_section(rows, out)
+    markdown += group_sections(rows, models)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     for line in said:
         console.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)

@@ -82,11 +82,20 @@ def _merge_notes(folders: dict[str, dict[Path, int]], replaced: dict[tuple[str, 
 
 
 def run_key(record: RunRecord) -> str:
-    """What the report groups a run folder's rows by: its label (closed-book runs apart): the one place."""
+    """What the report groups a run folder's rows by: its label (closed-book and zero-shot runs apart): the one
+    place."""
     label = record.report_label
     if record.config.get("closed_book") and not label.endswith(CLOSED_BOOK_SUFFIX):
         label += CLOSED_BOOK_SUFFIX
+    zero_shot = record.config.get("zero_shot")
+    if zero_shot and not label.endswith(zero_shot_suffix(str(zero_shot))):
+        label += zero_shot_suffix(str(zero_shot))
     return label
+
+
+def zero_shot_suffix(mode: str) -> str:
+    """A `--zero-shot` run's label: the model's name and this (` (zero-shot cropped)`), apart from its agent runs."""
+    return f" (zero-shot {mode})"
 
 
 def load_labels(paths: list[Path], names: Mapping[Path, str] | None = None) -> dict[str, list[EpisodeLabels]]:

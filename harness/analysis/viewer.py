@@ -29,8 +29,9 @@ def write_static(site: ViewerSite, out: Path) -> Path:
 
 def _write_images(site: ViewerSite, episode: dict[str, Any], out: Path) -> None:
     """The images EPISODE's steps show, copied beside the page at the address each step names."""
-    for step in episode["steps"]:
-        src = (step.get("image") or {}).get("src")
+    views = [view for step in episode["steps"] for view in [step.get("image") or {}, *step.get("prompt_images", [])]]
+    for view in views:
+        src = view.get("src")
         if src is None or (out / src).exists():
             continue
         found = site.image(src.removeprefix("images/").rpartition(".")[0])

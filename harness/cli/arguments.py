@@ -52,3 +52,14 @@ def add_judge_panel(parser: argparse.ArgumentParser, required: bool) -> None:
     parser.add_argument(
         "--judge-timeout", type=float, default=JUDGE_TIMEOUT_S, metavar="SECONDS", help="seconds per judge call"
     )
+
+
+def add_page_images(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--page-images",
+        type=int,
+        metavar="DPI",
+        default=None,
+        help="also keep each PDF's pages as PNG at DPI and its embedded figures, in <document>.images/ beside its "
+        "Markdown (listed in the manifest with page and caption)",
+    )

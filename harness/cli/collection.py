@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from harness.cli.arguments import add_collections_dir
+from harness.cli.arguments import add_collections_dir, add_page_images
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
 from harness.cli.parser import Parser
 from harness.core.extras import require_extra
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--prune", action="store_true", help="delete collection files no current source produces")
     build.add_argument("--ocr", action="store_true", help="read PDF pages without a text layer by OCR (Tesseract)")
+    add_page_images(build)
     _add_conversion_limits(build)
     stats = commands.add_parser("stats", help="documents, bytes, tokens and formats per domain")
     stats.add_argument("domain", nargs="?", default="all", help="a domain or 'all' (default)")
@@ -99,6 +100,7 @@ def _build(arguments: argparse.Namespace, console: Console) -> int:
         workers=arguments.workers,
         prune=arguments.prune,
         ocr=arguments.ocr,
+        page_images=arguments.page_images,
         limits=ConversionLimits(arguments.max_memory, arguments.max_time, arguments.max_output),
     )
     report = build_collection(request, console)

@@ -13,6 +13,7 @@ from rich.text import Text
 from harness.cli.command import EXIT_OK, Session
 from harness.cli.parser import Parser
 from harness.core.errors import InputError
+from harness.core.images import ImageRef
 from harness.core.safe_text import for_terminal
 from harness.records.events import (
     ActionEvent,
@@ -27,7 +28,7 @@ from harness.records.events import (
     ModelErrorEvent,
     ObservationEvent,
 )
-from harness.records.image_store import ImageStore
+from harness.records.image_store import ImageStore, logged_refs
 from harness.records.reading import LoggedEvent, read_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import find_run_folder
@@ -125,9 +126,20 @@ def _image_shown(event: ImageViewEvent, images: ImageStore | None) -> str:
     """What the agent was shown of an image: where the run folder keeps it, or why it was refused."""
     if event.image is None:
         return f"  refused: {event.problem}"
-    ref = event.image
+    return _image_line(event.image, images)
+
+
+def _image_line(ref: ImageRef, images: ImageStore | None) -> str:
     where = f"images/{ref.sha256}" if images is None else str(images.path_of(ref))
     return f"  {ref.width}x{ref.height} {ref.media_type}, {ref.bytes:,} bytes: {where}"
+
+
+def _prompt_images(console: Console, event: ModelCallEvent, images: ImageStore | None) -> None:
+    """The images a call's new messages carried (a `--zero-shot` prompt's pages or charts), one line each."""
+    refs = [ref for message in event.messages for ref in logged_refs(message)]
+    if refs:
+        lines = "\n".join(_image_line(ref, images) for ref in refs)
+        _say(console, f"── turn {event.turn} · the prompt's {len(refs)} images", lines, "green")
 
 
 def _render(console: Console, events: list[LoggedEvent], limit: int | None, images: ImageStore | None = None) -> None:
@@ -140,6 +152,7 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None, imag
             question = str(event.task.get("question", ""))
             _say(console, f"{event.domain}/{event.task_id} (epoch {event.epoch or 1}) · model {event.model}", question)
         elif isinstance(event, ModelCallEvent):
+            _prompt_images(console, event, images)
             reply = event.response
             facts = [f"{event.latency_s or 0:.1f} s", f"{reply.usage.output_tokens} tokens out"]
             if reply.finish_reason not in (None, "stop", "tool_calls"):

@@ -1,4 +1,5 @@
-"""`python -m harness tasks import FORMAT ...`: its flags; the MuDABench import is `cli/tasks_import.py`."""
+"""`python -m harness tasks import FORMAT ...`: its flags; the imports are `cli/tasks_import.py` (MuDABench) and
+`cli/tasks_import_findocmre.py`."""
 
 from __future__ import annotations
 
@@ -35,7 +36,32 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LANGS",
         help="Tesseract languages for --ocr, e.g. chi_sim+eng for MuDABench's Chinese reports (default: eng)",
     )
+    _add_findocmre(formats)
     return parser
+
+
+def _add_findocmre(formats: argparse._SubParsersAction[Parser]) -> None:
+    from harness.cli.tasks_import_findocmre import DEFAULT_DPI
+
+    fin = formats.add_parser(
+        "findocmre",
+        help="FinDocMRE items (JSON Lines or a JSON list) and their PDFs: five answer types, one collection per "
+        "source document with its pages kept as images",
+        description="Exit code 0: all imported; 1: some tasks skipped (listed with the reason); 2: bad input.",
+    )
+    fin.add_argument("data", type=Path, nargs="+", metavar="DATA", help="FinDocMRE item files (.jsonl or .json)")
+    fin.add_argument("--pdf-dir", type=Path, required=True, metavar="DIR", help="the PDFs, named <source_document>.pdf")
+    fin.add_argument("--domain", required=True, metavar="NAME", help="the task file's domain (tasks/NAME.jsonl)")
+    add_tasks_dir(fin)
+    add_collections_dir(fin)
+    fin.add_argument("--workers", type=int, default=1, metavar="N", help="conversion processes (default: 1)")
+    fin.add_argument(
+        "--page-images",
+        type=int,
+        default=DEFAULT_DPI,
+        metavar="DPI",
+        help=f"the resolution the pages are kept at (default: {DEFAULT_DPI})",
+    )
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
@@ -43,6 +69,20 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
 
     if arguments.workers < 1:
         raise InputError(f"--workers: {arguments.workers} is not a positive number")
+    if arguments.format == "findocmre":
+        from harness.cli.tasks_import_findocmre import FinDocMREImport, run_findocmre_import
+
+        fin = FinDocMREImport(
+            arguments.data,
+            arguments.pdf_dir,
+            arguments.domain,
+            arguments.tasks_dir,
+            arguments.collections_dir,
+            arguments.page_images,
+            arguments.workers,
+        )
+        return run_findocmre_import(fin, session.console)
+
     if arguments.ocr_lang is not None:
         _check_ocr_languages(arguments.ocr, arguments.ocr_lang)
     request = ImportRequest(

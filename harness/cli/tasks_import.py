@@ -54,7 +54,7 @@ def run_mudabench_import(request: ImportRequest, console: Console) -> int:
     if not items:
         raise InputError(f"{request.data[0]}: no items")
     plan = plan_import(request.domain, items)
-    pdfs, refused = _pdfs(request.pdf_dir)
+    pdfs, refused = find_pdfs(request.pdf_dir)
     missing = {name: [d.id for d in docs if d.id not in pdfs] for name, docs in plan.collections.items()}
     missing = {name: ids for name, ids in missing.items() if ids}
     built = {name: docs for name, docs in plan.collections.items() if name not in missing}
@@ -65,11 +65,11 @@ def run_mudabench_import(request: ImportRequest, console: Console) -> int:
     kept = [task for task in plan.tasks if task["collection"] in built and task["collection"] not in failed]
     path = request.tasks_dir / f"{request.domain}.jsonl"
     _print_report(console, plan, kept, path, missing, failed, refused, conversions)
-    _write_tasks(path, kept)
+    write_tasks(path, kept)
     return EXIT_FAILED if missing or failed or refused else EXIT_OK
 
 
-def _pdfs(pdf_dir: Path) -> tuple[dict[str, Path], list[Skipped]]:
+def find_pdfs(pdf_dir: Path) -> tuple[dict[str, Path], list[Skipped]]:
     """PDF file stem -> the file to read, anywhere under the folder (the first in name order when a stem
     repeats); and the PDFs refused (a link out of the folder, a special file: sources.py), with the reason."""
     files, refused = source_files(pdf_dir)
@@ -123,7 +123,7 @@ def _index_markdown(documents: tuple[Document, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_tasks(path: Path, tasks: list[dict[str, object]]) -> Path:
+def write_tasks(path: Path, tasks: list[dict[str, object]]) -> Path:
     """Staged beside the target, loaded back through the task loader, then moved into place."""
     if not tasks:
         raise InputError(f"{path}: no task could be imported")

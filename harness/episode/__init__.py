@@ -3,4 +3,4 @@
 from harness.episode.context import EpisodeContext
 from harness.episode.lifecycle import failed_row, run_episode
 
-__all__ = ["EpisodeContext", "actions", "failed_row", "run_episode", "settings", "throttles", "vision"]
+__all__ = ["EpisodeContext", "actions", "failed_row", "run_episode", "settings", "throttles", "vision", "zero_shot"]

@@ -19,8 +19,10 @@ from harness.episode.context import EpisodeContext
 from harness.episode.loop import run_agent
 from harness.episode.throttles import ThrottledModel, wait_for_slot
 from harness.episode.vision import ImageViewer
+from harness.episode.zero_shot import run_zero_shot
 from harness.grading import GRADERS, Grade, Verdict, grade, is_judged
 from harness.grading.judge import JudgePanel
+from harness.inputs.page_images import document_pages
 from harness.inputs.tasks import Task, collection_of
 from harness.records.episode_log import judge_log
 from harness.records.episode_row import UNGRADED, Spend, Timings, episode_row
@@ -55,8 +57,11 @@ def run_episode(task: Task, context: EpisodeContext, attempt: int = 1) -> Result
     try:
         log = context.trajectory_log(task)
         log.write(context.start_of(task))  # before the sandbox starts: every episode can be re-graded
-        with _sandbox_slot(context, clocks):
-            outcome, budget = _run_in_sandbox(task, context, log, clocks)
+        if context.settings.zero_shot is not None:
+            outcome, budget = _run_zero_shot(task, context.settings.zero_shot, context, log, clocks)
+        else:
+            with _sandbox_slot(context, clocks):
+                outcome, budget = _run_in_sandbox(task, context, log, clocks)
     except Exception as error:  # cancelled while waiting, the log unwritable, a bug of ours: the batch goes on
         outcome = outcome_of(error)
     except BaseException as error:  # Ctrl-C: the trajectory still gets its end, then it propagates
@@ -118,6 +123,23 @@ def _run_in_sandbox(
             _log_failure(log, "sandbox cleanup", failure_text(error))
             outcome = outcome.with_note(f"sandbox cleanup failed: {type(error).__name__}")
     return outcome, budget
+
+
+def _run_zero_shot(
+    task: Task, mode: str, context: EpisodeContext, log: TrajectoryLog, clocks: _Clocks
+) -> tuple[Outcome, Budget | None]:
+    """The paper's protocol: no sandbox, the document as images, one reply (episode/zero_shot.py)."""
+    documents = document_pages(task, context.collections[collection_of(task)], mode)
+    model = context.make_model(task)
+    budget = context.settings.budget(model, context.cancel)
+    throttled = ThrottledModel(model, context.slots.connections, budget.clock, context.cancel)
+    try:
+        store = RunFolder(context.run_dir).images
+        return run_zero_shot(task, throttled, budget, log, store, documents, mode), budget
+    except Exception as error:
+        return outcome_of(error), budget
+    finally:
+        clocks.queue_s += throttled.waited_s + budget.provider_queue_s
 
 
 def _finish(

@@ -23,12 +23,22 @@ class EpisodeSettings:
     output_reserve: int
     loop: LoopSettings
     """The action format, the command timeout and the format errors that end the episode."""
+    zero_shot: str | None = None
+    """The paper's protocol (`full`, `cropped` or `bbox`): no sandbox, the document as images, one reply."""
 
     @classmethod
     def of(cls, config: RunConfig, output_reserve: int) -> EpisodeSettings:
         """The run's settings, with the context budget's reserve for the reply as the run resolved it."""
         loop = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors, config.vision)
-        return cls(config.model, config.max_turns, config.time_limit, config.context_window, output_reserve, loop)
+        return cls(
+            config.model,
+            config.max_turns,
+            config.time_limit,
+            config.context_window,
+            output_reserve,
+            loop,
+            config.zero_shot,
+        )
 
     def budget(self, model: Model, cancel: threading.Event) -> Budget:
         """A fresh budget for an episode of `model` (whose context window is the default of ours)."""

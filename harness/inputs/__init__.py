@@ -1,3 +1,13 @@
 """What a run is given (settings, tasks, prompts, collections), checked before anything is written."""
 
-__all__ = ["collections", "config", "evidence_files", "importers", "leakage", "leakage_cache", "prompts", "tasks"]
+__all__ = [
+    "collections",
+    "config",
+    "evidence_files",
+    "importers",
+    "leakage",
+    "leakage_cache",
+    "page_images",
+    "prompts",
+    "tasks",
+]

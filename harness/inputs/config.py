@@ -299,6 +299,13 @@ class RunConfig:
         "(checked as untrusted input, stored in the run folder by hash; needs --action-format toolcall; recorded "
         "in the protocol)",
     )
+    zero_shot: str | None = setting(
+        None,
+        "the paper's protocol (FinDocMRE): no sandbox and no tools; the task's document given as page images "
+        "(full), its charts cut out (cropped) or its pages with the charts boxed (bbox), with the question; one "
+        "reply, graded by the task's grader. Needs collections built with --page-images; recorded in the protocol",
+        choices=("full", "cropped", "bbox"),
+    )
     watch_opens: bool = setting(
         False,
         "record exactly which collection files each episode opens (inotify; used only with one sandbox at "
@@ -403,6 +410,19 @@ def build_config(
             f"{_where(origin, 'vision', source)}: not with {flag_of('executor')} ray yet: an episode stores its images "
             "in the run folder, which on a Ray cluster only the driver writes"
         )
+    if config.zero_shot is not None and (config.vision or config.closed_book):
+        other = "vision" if config.vision else "closed_book"
+        origin = "file" if "zero_shot" in file_settings and "zero_shot" not in cli_settings else "cli"
+        raise InputError(
+            f"{_where(origin, 'zero_shot', source)}: the zero-shot protocol has no sandbox, so no "
+            f"{flag_of(other)} (the documents are in the prompt)"
+        )
+    if config.zero_shot is not None and config.executor == "ray":
+        origin = "file" if "zero_shot" in file_settings and "zero_shot" not in cli_settings else "cli"
+        raise InputError(
+            f"{_where(origin, 'zero_shot', source)}: not with {flag_of('executor')} ray yet: an episode stores its "
+            "images in the run folder, which on a Ray cluster only the driver writes"
+        )
     if config.disk_mb >= config.memory_mb:  # refused, not clamped: both are limits the user set or can see
         origin = "file" if "disk_mb" in file_settings and "disk_mb" not in cli_settings else "cli"
         raise InputError(
@@ -468,7 +488,12 @@ def _check_range(value: Any, meta: Any, where: str) -> None:
         raise InputError(f"{where}: {value!r} must not be negative")
 
 
-_UNWRITTEN_WHEN_UNSET: dict[str, object] = {"judge_prompt": None, "follow_links": False, "vision": False}
+_UNWRITTEN_WHEN_UNSET: dict[str, object] = {
+    "judge_prompt": None,
+    "follow_links": False,
+    "vision": False,
+    "zero_shot": None,
+}
 """Settings newer than most run folders, and their unset values: left out of run.yaml when unset, so the records
 of runs without them stay as they were."""
 

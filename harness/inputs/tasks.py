@@ -50,6 +50,9 @@ class Task:
     facts: tuple[FactRow, ...] = _in_file(list, ())
     """The intermediate facts the answer is computed from, as rows of cells (harness/inputs/facts.py); like the
     gold, never in the sandbox or the prompt."""
+    groups: dict[str, str] = field(default_factory=dict, metadata={"task_file": dict})
+    """Grouping name -> this task's value (`{"language": "zh", "charts": "M"}`): the report gives accuracy and the
+    overall score per value of each grouping. Not part of what the task asks (not in its digest)."""
     epoch: int = 1
     """Which repeat of the task an episode is (1 .. --epochs): set by the runner, never read from a task file,
     and not part of what the task asks (not in its digest)."""
@@ -183,6 +186,10 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
     unknown = sorted(set(row) - set(_REQUIRED) - set(_OPTIONAL))
     if unknown:
         raise InputError(f"{where}: field '{unknown[0]}': unknown field")
+    groups = row.get("groups") or {}
+    for name, value in groups.items():
+        if not name.strip() or not isinstance(value, str) or not value.strip():
+            raise InputError(f"{where}: field 'groups': {name!r} must map to a non-empty string")
     grader_name = row.get("grader") or "numeric"
     if grader_name not in GRADERS:
         raise InputError(f"{where}: field 'grader': unknown grader {grader_name!r} (known: {', '.join(GRADERS)})")
@@ -191,6 +198,7 @@ def _task_from_row(row: dict[str, Any], where: str) -> Task:
         "grader": grader_name,
         "evidence": list(row.get("evidence") or []),
         "metadata": dict(row.get("metadata") or {}),
+        "groups": {name.strip(): value.strip() for name, value in groups.items()},
         "canary": bool(row.get("canary")),
         "facts": parse_facts(row.get("facts") or [], where),
     }

@@ -40,7 +40,19 @@ from harness.records.run_record import ImportSource, RunRecord
 from harness.records.trajectory import TrajectoryWriter
 
 DECIDED_BY_IMPORT = frozenset(
-    {"task_id", "domain", "epoch", "task_digest", "task_type", "status", "detail", "attempt", "answer", *GRADE_FIELDS}
+    {
+        "task_id",
+        "domain",
+        "epoch",
+        "task_digest",
+        "task_type",
+        "task_groups",
+        "status",
+        "detail",
+        "attempt",
+        "answer",
+        *GRADE_FIELDS,
+    }
 )
 """Row fields the import decides itself: the task's (from our task file), the outcome's (the format reads it),
 the grade's (our graders; a judge's cost is kept when our judges answered from the cache) and the attempt (an

@@ -80,6 +80,7 @@ def episode_row(
         sandbox_start_s=timings.sandbox_start_s,
         task_digest=task_digest(task),
         task_type=task.type,
+        task_groups=dict(task.groups),
         epoch=task.epoch,
         attempt=timings.attempt,
     )

@@ -118,14 +118,18 @@ class ResultRow:
     facts_stated: FactCounts | None = None
     """The task's facts a judge found supported by the agent's own record of each document
     (harness/diagnostics/fact_judge.py); None when not asked (the field is then left out)."""
+    task_groups: dict[str, str] = field(default_factory=dict)
+    """The task's `groups` (grouping -> value, e.g. `language: zh`), for the report's per-group tables; empty
+    (and left out of the line) for tasks without groups."""
 
     def to_dict(self) -> dict[str, Any]:
         row = asdict(self)
         for name in LEFT_OUT_WHEN_NONE:  # rows of tasks without facts stay as they were written before facts
             if row[name] is None:
                 del row[name]
-        if not self.model_ids:
-            del row["model_ids"]
+        for name in ("model_ids", "task_groups"):
+            if not row[name]:
+                del row[name]
         return row
 
     @classmethod

@@ -180,7 +180,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     config, cap_guessed = _with_reply_cap(config, output_maximum_of(alias.model))
     settings = ProviderSettings(
         model=alias.model,
-        action_format=config.action_format,
+        action_format="text" if config.zero_shot else config.action_format,  # zero-shot: no tools are offered
         api_base=config.api_base,
         api_key=api_key,
         temperature=config.temperature,

@@ -34,11 +34,13 @@ from harness.core.writable import check_writable_folder
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
 from harness.episode.vision import VisionLimits
+from harness.episode.zero_shot import protocol_of as zero_shot_protocol
 from harness.grading import GRADERS, JUDGED
 from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import CollectionFiles, collection_files, same_collection
 from harness.inputs.config import RunConfig, config_to_dict
 from harness.inputs.evidence_files import check_evidence
+from harness.inputs.page_images import document_pages
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import (
     Task,
@@ -200,6 +202,8 @@ def plan_run(config: RunConfig) -> RunPlan:
         protocol["closed_book"] = True
     if config.vision:  # only then: the protocol of bash-only runs stays as it was
         protocol["vision"] = VisionLimits().describe()
+    if config.zero_shot:  # only then, as vision
+        protocol["zero_shot"] = zero_shot_protocol(config.zero_shot, _page_dpis(tasks, collections, config.zero_shot))
     if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
         protocol["judge"] = judge.describe()
     resumed = folder.path.exists()
@@ -237,6 +241,14 @@ def plan_run(config: RunConfig) -> RunPlan:
     )
 
 
+def _page_dpis(tasks: list[Task], collections: dict[str, Path], mode: str) -> list[int]:
+    """The resolutions the run's documents were kept at; every task's pages (and charts) are checked here, so a
+    task that cannot be given as images is refused before anything is written."""
+    return sorted(
+        {pages.dpi for task in tasks for pages in document_pages(task, collections[collection_of(task)], mode)}
+    )
+
+
 def _first_missing(path: Path) -> Path | None:
     """The top-most folder of PATH that does not exist yet, None when PATH does."""
     missing = None
@@ -271,7 +283,7 @@ def _check_resumable(
     changes = [
         f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items() if recorded.get(key) != value
     ]
-    for only_some in ("closed_book", "vision"):  # keys only closed-book and vision runs have
+    for only_some in ("closed_book", "vision", "zero_shot"):  # keys only closed-book, vision and zero-shot runs have
         if recorded.get(only_some) and only_some not in protocol:
             changes.append(f"{only_some} {recorded[only_some]!r} -> None")
     for domain, files in collections.items():
@@ -342,6 +354,8 @@ def start_run(plan: RunPlan) -> dict[str, Any]:
     """Start the planned run's backend: what dead runs left on this host is cleared, and the tool list is
     checked in one of its sandboxes; the sandbox facts the run records. A refusal (`InputError`) removes the
     folders the plan made (`abandon`), so bad input still leaves nothing written."""
+    if plan.config.zero_shot:  # no sandbox: the documents travel in the prompt
+        return {"backend": "none", "reason": f"--zero-shot {plan.config.zero_shot}: no sandbox, no tools"}
     try:
         return start_backend(plan.backend, plan.collections)
     except InputError:

@@ -7,9 +7,11 @@ unless `prune`."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import re
+import shutil
 import tempfile
 from collections.abc import Generator
 from dataclasses import dataclass, field
@@ -38,6 +40,7 @@ from harness.inputs.collections.manifest import (
     write_manifest,
 )
 from harness.inputs.collections.naming import output_names
+from harness.inputs.collections.pdf_images import IMAGES_SUFFIX, MAX_DPI, images_folder, pdf_images
 from harness.inputs.collections.sources import source_files
 from harness.inputs.collections.tokens import tokenizer
 
@@ -63,6 +66,9 @@ class BuildRequest:
     """Memory, time and Markdown size each conversion may take; past one, the document is skipped."""
     archives: ArchiveBounds = field(default_factory=ArchiveBounds)
     """Members, bytes and compression ratio an archive in SRC_DIR may have; past one, it is not opened."""
+    page_images: int | None = None
+    """Keep each PDF's pages as PNG at this many dots per inch, and its embedded figures, beside its Markdown
+    (`pdf_images.py`); None: Markdown only."""
 
 
 @dataclass
@@ -115,6 +121,8 @@ def _check_request(request: BuildRequest) -> None:
     ):
         if value <= 0:
             raise InputError(f"{flag}: {value:g} is not a positive number")
+    if request.page_images is not None and not 0 < request.page_images <= MAX_DPI:
+        raise InputError(f"--page-images: {request.page_images} dpi is not between 1 and {MAX_DPI}")
     check_writable_folder(request.out, "--out")
     source, out = request.source_dir.resolve(), request.out.resolve()
     if out == source or out.is_relative_to(source) or source.is_relative_to(out):
@@ -140,7 +148,7 @@ def _build(request: BuildRequest, console: Console, scratch: Path) -> _BuildRepo
     pending = []
     for job in jobs:
         entry = previous_entries.get(job.name)
-        if entry and _unchanged(entry, job, out / job.name, request.ocr):
+        if entry and _unchanged(entry, job, out, request):
             entries[job.name] = entry
             report.unchanged.append(job.name)
         else:
@@ -155,7 +163,7 @@ def _build(request: BuildRequest, console: Console, scratch: Path) -> _BuildRepo
             if outcome.conversion is None:
                 report.skipped.append(Skipped(outcome.job.source, outcome.reason or "unknown error"))
                 continue
-            entries[outcome.job.name] = _write_output(out, outcome)
+            entries[outcome.job.name] = _write_output(out, outcome, request.page_images)
             report.converted.append(outcome.job.name)
             report.notes += [(outcome.job.source, note) for note in outcome.conversion.notes]
         if request.prune:
@@ -228,12 +236,16 @@ def _plan(request: BuildRequest, scratch: Path) -> tuple[list[_Job], list[Skippe
     return jobs, skipped, archives
 
 
-def _unchanged(entry: Entry, job: _Job, output: Path, ocr: bool) -> bool:
+def _unchanged(entry: Entry, job: _Job, out: Path, request: BuildRequest) -> bool:
     name, version = converter(job.fmt)
+    output = out / job.name
     same_source = entry.source == job.source and entry.source_sha256 == job.sha256
     same_converter = (entry.converter, entry.converter_version) == (name, version)
-    same_ocr = not entry.textless_pages or entry.ocr == ocr  # --ocr matters only to pages without text
-    return same_source and same_converter and same_ocr and output.is_file() and file_sha256(output) == entry.sha256
+    same_ocr = not entry.textless_pages or entry.ocr == request.ocr  # --ocr matters only to pages without text
+    wanted_images = request.page_images if job.fmt == "pdf" else None
+    same_images = entry.image_dpi == wanted_images and all((out / image["file"]).is_file() for image in entry.images)
+    unchanged = same_source and same_converter and same_ocr and same_images
+    return unchanged and output.is_file() and file_sha256(output) == entry.sha256
 
 
 def _convert_all(jobs: list[_Job], request: BuildRequest, console: Console) -> Generator[Outcome, None, None]:
@@ -278,11 +290,25 @@ def _convert_job(job: _Job, ocr: bool, ocr_language: str | None, max_bytes: int)
     return Outcome(job, conversion, None, tokenizer()[1](conversion.markdown))
 
 
-def _write_output(out: Path, outcome: Outcome) -> Entry:
+def _write_output(out: Path, outcome: Outcome, page_images: int | None) -> Entry:
     job, conversion = outcome.job, outcome.conversion
     assert conversion is not None
     content = conversion.markdown.encode("utf-8")
     write_atomic(out / job.name, content, scratch=out.parent)  # scratch outside: never seen in the collection
+    folder = out / images_folder(job.name)
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)  # the pictures of an earlier build of this document (or of one without them)
+    images = []
+    if page_images is not None and job.fmt == "pdf":
+        folder.mkdir()
+        try:
+            for image, data in pdf_images(job.path, job.name, page_images):
+                write_atomic(out / image.file, data, scratch=out.parent)
+                images.append({k: v for k, v in dataclasses.asdict(image).items() if v is not None})
+        except Unconvertible as error:
+            shutil.rmtree(folder)
+            images = []
+            conversion.notes.append(f"no page images: {error}")
     name, version = converter(job.fmt)
     return Entry(
         name=job.name,
@@ -299,14 +325,20 @@ def _write_output(out: Path, outcome: Outcome) -> Entry:
         pages=conversion.pages,
         sheets=conversion.sheets,
         notes=conversion.notes,
+        image_dpi=page_images if images else None,
+        images=images,
     )
 
 
 def _prune(out: Path, keep: set[str]) -> list[str]:
     removed = []
+    pictured = {images_folder(name) for name in keep}
     for path in sorted(out.iterdir()):
         if path.name not in keep and path.is_file():
             path.unlink()
+            removed.append(path.name)
+        elif path.name.endswith(IMAGES_SUFFIX) and path.name not in pictured and path.is_dir():
+            shutil.rmtree(path)
             removed.append(path.name)
     return removed
 

@@ -38,6 +38,10 @@ class Entry:
     pages: int | None = None
     sheets: int | None = None
     notes: list[str] = field(default_factory=list)
+    image_dpi: int | None = None
+    """The resolution its pages were rendered at (`--page-images`); None: no pictures kept."""
+    images: list[dict[str, Any]] = field(default_factory=list)
+    """Its page images and figures (`pdf_images.PdfImage`: file, kind, page, width, height, caption, bbox)."""
 
 
 @dataclass

@@ -1,3 +1,3 @@
 """`python -m harness tasks import FORMAT ...`: task files and collections from other benchmarks' data."""
 
-__all__ = ["mudabench"]
+__all__ = ["findocmre", "mudabench"]

@@ -1,0 +1,123 @@
+"""The images the paper's protocol (`--zero-shot`) gives the model for a task, from its collection's kept pages.
+
+`collection build --page-images DPI` (and `tasks import findocmre`) keeps each PDF's pages as PNG and lists them
+in the manifest with the resolution. From those: `full` is every page of the task's documents, `cropped` each of
+the task's charts cut out of its page, `bbox` every page with the task's charts boxed. A chart's place is the
+task's `metadata.charts` (`{id, page, bbox}` in PDF points), as the FinDocMRE import writes it.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.core.errors import InputError
+from harness.inputs.collections.manifest import Entry, manifest_path, read_manifest
+from harness.inputs.tasks import Task
+
+__all__ = ["BOX_COLOUR", "ZERO_SHOT_INPUTS", "DocumentPages", "document_pages", "task_images"]
+
+ZERO_SHOT_INPUTS = ("full", "cropped", "bbox")
+BOX_COLOUR = (255, 0, 255)
+"""The box drawn around a chart for `bbox`: magenta, a colour charts seldom use."""
+_BOX_WIDTH_PT = 2.0
+
+
+@dataclass(frozen=True)
+class DocumentPages:
+    """One document's kept pages: 1-based page number -> its PNG file, and the resolution they were kept at."""
+
+    collection: Path
+    dpi: int
+    files: dict[int, str]
+
+    def page(self, number: int) -> bytes:
+        return (self.collection / self.files[number]).read_bytes()
+
+
+def document_pages(task: Task, collection: Path, mode: str) -> list[DocumentPages]:
+    """The pages of each of the task's documents (its `evidence`); an `InputError` naming the task and what is
+    missing when its collection kept no pages, or (for `cropped` and `bbox`) the task does not place its charts."""
+    where = f"--zero-shot {mode}: task {task.domain}/{task.id}"
+    manifest = read_manifest(manifest_path(collection))
+    entries = {entry.name: entry for entry in manifest.documents} if manifest else {}
+    if not task.evidence:
+        raise InputError(f"{where}: lists no document (its 'evidence') to give the model as images")
+    found = []
+    for name in task.evidence:
+        entry = entries.get(name)
+        if entry is None or entry.image_dpi is None:
+            raise InputError(
+                f"{where}: {collection.name}/{name} has no page images (build the collection with --page-images)"
+            )
+        found.append(_pages(collection, entry))
+    if mode != "full":
+        charts = _charts(task)
+        if not charts:
+            raise InputError(f"{where}: its metadata places no chart ('charts': [{{id, page, bbox}}])")
+        missing = [chart for chart in charts if chart["page"] not in found[0].files]
+        if missing:
+            raise InputError(f"{where}: chart {missing[0]['id']} is on page {missing[0]['page']}, which has no image")
+    return found
+
+
+def _pages(collection: Path, entry: Entry) -> DocumentPages:
+    files = {int(image["page"]): str(image["file"]) for image in entry.images if image.get("kind") == "page"}
+    return DocumentPages(collection, int(entry.image_dpi or 0), dict(sorted(files.items())))
+
+
+def _charts(task: Task) -> list[dict[str, Any]]:
+    """The task's own charts (`chart_ids`) with their page and box."""
+    wanted = set(task.metadata.get("chart_ids") or [])
+    charts = task.metadata.get("charts") or []
+    return [chart for chart in charts if isinstance(chart, dict) and chart.get("id") in wanted]
+
+
+def task_images(task: Task, documents: list[DocumentPages], mode: str) -> list[bytes]:
+    """The PNGs for TASK under MODE, in reading order."""
+    if mode == "full":
+        return [pages.page(number) for pages in documents for number in pages.files]
+    first = documents[0]
+    charts = _charts(task)
+    if mode == "cropped":
+        return [_cropped(first.page(chart["page"]), chart["bbox"], first.dpi) for chart in charts]
+    boxes: dict[int, list[list[float]]] = {}
+    for chart in charts:
+        boxes.setdefault(chart["page"], []).append(chart["bbox"])
+    images = [_boxed(first.page(number), boxes.get(number, []), first.dpi) for number in first.files]
+    return images + [pages.page(number) for pages in documents[1:] for number in pages.files]
+
+
+def _pixels(box: list[float], dpi: int) -> tuple[int, int, int, int]:
+    scale = dpi / 72
+    return round(box[0] * scale), round(box[1] * scale), round(box[2] * scale), round(box[3] * scale)
+
+
+def _cropped(png: bytes, box: list[float], dpi: int) -> bytes:
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as page:
+        return _png(page.crop(_pixels(box, dpi)))
+
+
+def _boxed(png: bytes, boxes: list[list[float]], dpi: int) -> bytes:
+    if not boxes:
+        return png
+    from PIL import Image, ImageDraw
+
+    with Image.open(io.BytesIO(png)) as opened:
+        page = opened.convert("RGB")
+    draw = ImageDraw.Draw(page)
+    width = max(1, round(_BOX_WIDTH_PT * dpi / 72))
+    for box in boxes:
+        x0, y0, x1, y1 = _pixels(box, dpi)
+        draw.rectangle((x0 - width, y0 - width, x1 + width - 1, y1 + width - 1), outline=BOX_COLOUR, width=width)
+    return _png(page)
+
+
+def _png(image: Any) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()

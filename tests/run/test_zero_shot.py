@@ -1,0 +1,184 @@
+"""The paper's protocol (`--zero-shot full|cropped|bbox`) on the generated FinDocMRE set: no sandbox, the document
+as images in one request, one reply, graded by each task's grader. The model on the other side answers by
+measuring the pixels it receives (tests/helpers/findocmre_reader.py), so a right answer proves the right images
+arrived, through each provider's fake and its own image rules."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from PIL import Image
+
+from harness.cli.main import main
+from harness.core.images import check_image
+from harness.episode.zero_shot import RequestLimits
+from harness.records.jsonl import read_jsonl
+from tests.helpers.findocmre_models import score_judge, zero_shot_chat, zero_shot_turns
+from tests.helpers.openai_server import ScriptedOpenAIServer
+from tests.helpers.providers.anthropic_messages import AnthropicMessages
+from tests.helpers.providers.chat_completions import ChatCompletionsProvider
+from tests.helpers.providers.chat_rules import OPENAI, SGLANG
+from tests.helpers.providers.gemini_generate import GeminiGenerateContent
+from tests.helpers.providers.loopback import LoopbackProvider
+from tests.helpers.providers.openai_responses import OpenAIResponses
+
+LOCAL_MODEL = "hosted_vllm/qwen3-vl"
+
+
+def run(project: Path, results: Path, run_id: str, *arguments: str) -> tuple[int, Path]:
+    folders = ["--tasks-dir", str(project / "tasks"), "--collections-dir", str(project / "collections")]
+    code = main(["--domain", "findocmre", *folders, "--results-dir", str(results), "--run-id", run_id, *arguments])
+    return code, results / run_id
+
+
+@pytest.fixture
+def local_reader(monkeypatch) -> Iterator[ChatCompletionsProvider]:
+    """An OpenAI-compatible local server (SGLang's rules) serving the image-reading model."""
+    monkeypatch.setenv(SGLANG.key_variable, "loopback-key")
+    fake = ChatCompletionsProvider(SGLANG)
+    fake.respond = zero_shot_chat(fake)
+    fake.start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def judge(monkeypatch) -> Iterator[ScriptedOpenAIServer]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    server = ScriptedOpenAIServer()
+    server.respond = score_judge
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("mode", ["full", "cropped", "bbox"])
+def test_the_papers_protocol_answers_every_type_from_the_pixels(
+    findocmre_project: Path, tmp_path: Path, local_reader, judge, mode: str
+):
+    code, run_dir = run(
+        findocmre_project,
+        tmp_path,
+        mode,
+        *("--model", LOCAL_MODEL, "--api-base", local_reader.base_url, "--zero-shot", mode),
+        *("--judge", "openai/judge", "--judge-api-base", judge.url),
+    )
+    rows = read_jsonl(run_dir / "results.jsonl")
+    assert code == 0 and local_reader.broken == []
+    assert {row["task_id"]: row["verdict"] for row in rows} == {row["task_id"]: "correct" for row in rows}
+    assert len(rows) == 12 and {row["task_groups"]["charts"] for row in rows} == {"S", "M", "L"}
+    record = yaml.safe_load((run_dir / "run.yaml").read_text())
+    assert record["protocol"]["zero_shot"]["input"] == mode and record["protocol"]["zero_shot"]["page_dpi"] == 100
+    assert record["sandbox"]["backend"] == "none" and "tools" not in local_reader.requests[0]
+    trajectory = read_jsonl(run_dir / "episodes" / "findocmre" / "acme-2024-summary.jsonl")
+    [call] = [event for event in trajectory if event["event"] == "model_call"]
+    refs = [part["image"] for part in call["messages"][1]["content"] if part["type"] == "image"]
+    assert len(refs) == {"full": 4, "cropped": 3, "bbox": 4}[mode]
+    assert all((run_dir / "images" / f"{ref['sha256']}.png").is_file() for ref in refs)
+    assert "base64" not in (run_dir / "episodes" / "findocmre" / "acme-2024-summary.jsonl").read_text()
+
+
+PROVIDERS = {
+    "anthropic": (AnthropicMessages, "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", ""),
+    "gemini": (GeminiGenerateContent, "gemini/gemini-2.5-flash", "GEMINI_API_KEY", "/v1beta"),
+    "openai-responses": (OpenAIResponses, "openai/responses/gpt-5.5", "OPENAI_API_KEY", "/v1"),
+}
+
+
+@pytest.fixture(params=[*PROVIDERS, "openai-chat"])
+def reader(request, monkeypatch) -> Iterator[tuple[Any, str, str]]:
+    """(fake, --model, --api-base): each provider's fake serving the image-reading model."""
+    if request.param == "openai-chat":
+        monkeypatch.setenv(OPENAI.key_variable, "loopback-key")
+        chat = ChatCompletionsProvider(OPENAI)
+        chat.respond = zero_shot_chat(chat)
+        chat.start()
+        yield chat, "openai/gpt-4o", chat.base_url
+        chat.stop()
+        return
+    kind, model, key, suffix = PROVIDERS[request.param]
+    monkeypatch.setenv(key, "loopback-key")
+    fake = kind(lambda turns: None)
+    fake.script = zero_shot_turns(fake)
+    with fake:
+        yield fake, model, fake.api_base + suffix
+
+
+def test_each_providers_fake_gets_the_pages_in_its_own_format(findocmre_project: Path, tmp_path: Path, reader):
+    fake, model, api_base = reader
+    chosen = ("--zero-shot", "full", "--task-id", "huaxia-2023-ratio", "--task-id", "acme-2024-above")
+    code, run_dir = run(findocmre_project, tmp_path, "p", "--model", model, "--api-base", api_base, *chosen)
+    rows = read_jsonl(run_dir / "results.jsonl")
+    broken = fake.rule_breaks if isinstance(fake, LoopbackProvider) else fake.broken
+    assert code == 0 and broken == [] and [row["verdict"] for row in rows] == ["correct", "correct"]
+    assert len(fake.last_images) == 4 and all(image.media_type == "image/png" for image in fake.last_images)
+
+
+def test_a_document_too_large_for_the_window_is_refused_before_any_call(
+    findocmre_project: Path, tmp_path: Path, local_reader
+):
+    arguments = ("--model", LOCAL_MODEL, "--api-base", local_reader.base_url, "--zero-shot", "full")
+    _code, run_dir = run(
+        findocmre_project, tmp_path, "small", *arguments, "--context-window", "1500", "--task-id", "acme-2024-exact"
+    )
+    [row] = read_jsonl(run_dir / "results.jsonl")
+    assert row["status"] == "context_limit" and "> window 1500" in row["detail"]
+    assert local_reader.requests == []
+
+
+def test_a_task_that_places_no_chart_is_refused_for_cropped_before_anything_is_written(
+    findocmre_project: Path, tmp_path: Path, local_reader, capsys
+):
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    lines = (findocmre_project / "tasks" / "findocmre.jsonl").read_text(encoding="utf-8")
+    (tasks / "findocmre.jsonl").write_text(lines.replace('"charts": [{', '"unplaced": [{', 1), encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tasks").symlink_to(tasks)
+    (project / "collections").symlink_to(findocmre_project / "collections")
+    arguments = ("--model", LOCAL_MODEL, "--api-base", local_reader.base_url, "--zero-shot", "cropped")
+    code, _ = run(project, tmp_path / "results", "r", *arguments, "--judge", "openai/judge")
+    output = capsys.readouterr().err
+    assert code == 2 and "--zero-shot cropped: task findocmre/acme-2024-exact: its metadata places no chart" in output
+    assert not (tmp_path / "results").exists()
+
+
+def _png(width: int, height: int) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_the_request_limits_are_every_providers():
+    small, wide = check_image(_png(40, 30)), check_image(_png(2400, 10))
+    limits = RequestLimits()
+    assert limits.refusal([small] * 100) is None
+    assert limits.refusal([small] * 101) == "101 images > the 100 one request may carry"
+    assert "each may have at most 2000 px a side" in str(limits.refusal([wide] * 21))
+    assert limits.refusal([wide] * 20) is None
+    assert (
+        RequestLimits(max_bytes=1000).refusal([small] * 20) == "1,980 bytes of images > the 1,000 one request may carry"
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--vision",), "--zero-shot: the zero-shot protocol has no sandbox, so no --vision"),
+        (("--closed-book",), "--zero-shot: the zero-shot protocol has no sandbox, so no --closed-book"),
+        (("--executor", "ray"), "--zero-shot: not with --executor ray yet"),
+    ],
+)
+def test_settings_that_need_a_sandbox_or_a_cluster_are_refused_in_one_line(
+    findocmre_project: Path, tmp_path: Path, capsys, extra: tuple[str, ...], message: str
+):
+    code, _ = run(findocmre_project, tmp_path / "results", "r", "--model", "oracle", "--zero-shot", "full", *extra)
+    output = capsys.readouterr().err
+    assert code == 2 and message in output and len(output.strip().splitlines()) == 1
+    assert not (tmp_path / "results").exists()
