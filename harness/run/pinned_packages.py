@@ -4,7 +4,8 @@ constraints.txt), and their resolved versions recorded in run.yaml under `packag
 litellm builds every provider request and maps every reply; openai and httpx carry them on the wire; pydantic
 is the shape of litellm's replies; tiktoken and tokenizers count the tokens that decide the context budget;
 pyyaml writes and reads the run's records and inputs; jinja2 renders the prompts; pyseccomp and pyahocorasick
-were pinned before for the sandbox's filter and the leakage check.
+were pinned before for the sandbox's filter and the leakage check; pillow decides which images a request may carry
+(their format, size and dimensions, `core/images.py`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ PINNED_PACKAGES = (
     "jinja2",
     "pyseccomp",
     "pyahocorasick",
+    "pillow",
 )
 """Distribution names, as pyproject.toml's `dependencies` pin them with `==`."""
 

@@ -12,6 +12,7 @@ import pytest
 from harness.models import concurrency
 from harness.models.concurrency import ProviderGate
 from tests.helpers.openai_server import ScriptedOpenAIServer, two_step_agent
+from tests.run.test_sweeps import HUNG_CALL_BOUND
 
 CAP = 8
 
@@ -49,6 +50,7 @@ def test_a_rate_limited_provider_converges_to_its_cap_in_flight(mini):
             "32",
             "--max-retries",
             "20",
+            *HUNG_CALL_BOUND,
         )
         mean_in_flight = server.mean_answering()
     finally:

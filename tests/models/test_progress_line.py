@@ -34,7 +34,7 @@ def test_a_retried_call_is_marked_while_it_is_retried_and_forgotten_after():
 
 
 def test_the_progress_line_at_80_columns_keeps_done_total_retries_and_the_oldest_call(monkeypatch):
-    console = Console(width=80, file=io.StringIO(), color_system=None)
+    console = Console(width=80, file=io.StringIO(), color_system=None, force_terminal=True)  # a narrow terminal
     progress = progress_bar(console)
     state = BatchState(done=998, correct=700, running=16, gates=(GATE,))
     with IN_FLIGHT.calling(GATE):

@@ -142,6 +142,12 @@ def test_two_runs_of_one_label_in_a_sweep_are_refused(mini):
     assert outcome.exit_code == 2 and not outcome.run_dir.exists() and "label 'oracle'" in outcome.output
 
 
+HUNG_CALL_BOUND = ("--model-timeout", "20")
+"""Under a 32-call burst on a loaded machine a few calls to the loopback fakes were seen to get no answer at all
+(no handler thread on the server side) until the per-call limit, 600 s by default; bounded here, such a call is
+retried like any provider timeout and the test's claims stay the same."""
+
+
 def test_a_sweep_adapts_each_providers_limit_on_its_own(mini):
     """Structural: the limited provider's limit comes down and the other's stays; how much of the cap stays in use
     is a wall-clock figure, measured in bench/sweep_shared_provider.py."""
@@ -162,6 +168,7 @@ def test_a_sweep_adapts_each_providers_limit_on_its_own(mini):
             "32",
             "--max-retries",
             "20",
+            *HUNG_CALL_BOUND,
             run_id="aimd",
         )
     finally:
