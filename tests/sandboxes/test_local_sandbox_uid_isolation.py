@@ -194,11 +194,12 @@ def test_a_uid_that_names_an_account_of_the_machine_is_never_taken(tmp_path: Pat
 
 
 def test_a_tool_check_that_could_not_run_says_why_not_that_every_tool_is_missing(mini, monkeypatch):
-    from harness.run import tool_check
+    from harness.sandboxes.local import sandbox as local_sandbox
 
-    probe = tool_check.probe_command()
-    # too few descriptors for the probe's command substitutions: a real failure inside the sandbox, and fast
-    monkeypatch.setattr(tool_check, "probe_command", lambda: "ulimit -n 3; " + probe)
+    probe = local_sandbox.probe_command()
+    # too few descriptors for the probe's command substitutions: a real failure inside the sandbox, and fast (the
+    # probe runs in the bwrap check's own sandbox, `check_bwrap`)
+    monkeypatch.setattr(local_sandbox, "probe_command", lambda: "ulimit -n 3; " + probe)
     outcome = mini.run("--model", mini.script(["<answer>42</answer>"]))
     assert outcome.exit_code == 2
     [line] = [text for text in outcome.output.splitlines() if text.strip()]
