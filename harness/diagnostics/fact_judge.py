@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.facts import FactRow
-from harness.diagnostics.fact_prompt import PROMPT_DIGEST, cells_json, fact_prompt, parse_supported
+from harness.diagnostics.fact_prompt import PROMPT_DIGEST, fact_prompt, parse_supported, prompt_values
 from harness.diagnostics.fact_record import document_record
 from harness.diagnostics.fact_table import placeholders
 from harness.grading.judge import JudgeCallFailed, JudgePanel
@@ -145,12 +145,5 @@ def _prompt(protocol: JudgeProtocol, question: str, index: int, row: FactRow, re
     if protocol.facts is None:
         return fact_prompt(question, row, record)
     shown = record or _EMPTY_RECORD
-    values = {
-        "<<QUESTION>>": question,
-        "<<DOCUMENT>>": row.document,
-        "<<ENTITY>>": row.entity or "-",
-        "<<PERIOD>>": row.period or "-",
-        "<<CELLS>>": cells_json(row),
-        "<<RECORD>>": fenced(shown) if protocol.answer_fence else shown,
-    }
+    values = prompt_values(question, row, fenced(shown) if protocol.answer_fence else shown)
     return fill(protocol.facts.template, values | placeholders(row, index))

@@ -47,16 +47,20 @@ def cells_json(row: FactRow) -> str:
     return json.dumps(shown, ensure_ascii=False, sort_keys=True)
 
 
-def fact_prompt(question: str, row: FactRow, record: str) -> str:
-    values = {
+def prompt_values(question: str, row: FactRow, record: str) -> dict[str, str]:
+    """What a fact prompt's placeholders stand for; RECORD as the prompt shows it (fenced or not)."""
+    return {
         "<<QUESTION>>": question,
         "<<DOCUMENT>>": row.document,
         "<<ENTITY>>": row.entity or "-",
         "<<PERIOD>>": row.period or "-",
         "<<CELLS>>": cells_json(row),
-        "<<RECORD>>": fenced(record),
+        "<<RECORD>>": record,
     }
-    return fill(TEMPLATE, values)
+
+
+def fact_prompt(question: str, row: FactRow, record: str) -> str:
+    return fill(TEMPLATE, prompt_values(question, row, fenced(record)))
 
 
 def parse_supported(reply: str, row: FactRow) -> list[str] | None:
