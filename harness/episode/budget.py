@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -11,9 +12,24 @@ from typing import Any
 from harness.core.reply import Usage
 from harness.core.status import EpisodeFinished, Status
 from harness.models.base import RetryTime, estimate_tokens
+from harness.models.image_tokens import split_images
 from harness.records.episode_row import Spend
 
 _TokenCounter = Callable[[list[dict[str, Any]]], int]
+
+_FRAMING_TOKENS = 8
+"""More than any tokenizer adds around one message (the role's and the reply's markers)."""
+
+
+def most_tokens(messages: list[dict[str, Any]]) -> int | None:
+    """An upper bound on the tokens of MESSAGES under any tokenizer, without one: a token stands for at least one
+    byte of text, and the messages' JSON holds every byte of their text. None when a message holds an image (it
+    is counted by its provider's rule)."""
+    text_only, sizes = split_images(messages)
+    if sizes:
+        return None
+    text = json.dumps(text_only, ensure_ascii=False).encode()
+    return len(text) + _FRAMING_TOKENS * (len(messages) + 1)
 
 
 class Stopwatch:
@@ -115,7 +131,7 @@ class Budget:
             raise EpisodeFinished(Status.TURN_LIMIT, detail=f"{self.turns} turns used")
         if self.seconds_left <= 0:
             raise EpisodeFinished(Status.TIME_LIMIT, detail=f"{self.elapsed_s:.1f} s elapsed")
-        if self.context_window is not None:
+        if self.context_window is not None and not self._surely_fits(messages):
             needed = self.estimate_prompt_tokens(messages) + self.output_reserve
             if needed > self.context_window:
                 raise EpisodeFinished(
@@ -151,6 +167,13 @@ class Budget:
         self.retry_wait_s += spent.wait_s
         self.failed_attempts_s += spent.failed_s
         self.clock.exclude(spent.wait_s + spent.failed_s)
+
+    def _surely_fits(self, messages: list[dict[str, Any]]) -> bool:
+        """Whether the prompt fits even at one token per byte: then no tokenizer is loaded or run (a first call
+        does not wait for one, and early turns of a large window are not counted twice)."""
+        assert self.context_window is not None
+        uncounted = most_tokens(messages[self._counted_messages :])
+        return uncounted is not None and self._counted_tokens + uncounted + self.output_reserve <= self.context_window
 
     def estimate_prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
         """Exact up to the last reply (its reported usage), counted or estimated for what came after."""

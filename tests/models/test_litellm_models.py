@@ -243,11 +243,51 @@ def test_the_budget_uses_the_models_counter():
     from harness.core.status import EpisodeFinished
     from harness.episode.budget import Budget
 
-    messages = [{"role": "user", "content": "x"}]
+    messages = [{"role": "user", "content": "x" * 1400}]  # over the window's room at a token per byte: counted
     Budget(10, 60, 1500, 400, count_tokens=lambda m: 1000).check_before_call(messages)
     with pytest.raises(EpisodeFinished) as ended:
         Budget(10, 60, 1500, 600, count_tokens=lambda m: 1000).check_before_call(messages)
     assert ended.value.status.value == "context_limit"
+
+
+@pytest.mark.parametrize(
+    "model", ["openai/gpt-4o", "openai/gpt-3.5-turbo", "anthropic/claude-sonnet-4-5", "openai/local"]
+)
+def test_no_tokenizer_counts_more_than_the_budgets_bound(model):
+    """The bound that spares the tokenizer (a token per byte of the messages' JSON) is above litellm's count for
+    text that tokenizes worst: single characters of many scripts, emoji, digits, whitespace runs, a tool call."""
+    from harness.episode.budget import most_tokens
+
+    texts = [
+        "a b c d e f g h",
+        "\u00e9\u00e8\u00ea " * 50,
+        "\u65e5\u672c\u8a9e\u306e\u6587\u7ae0" * 40,
+        "\U0001f600\U0001f9ea\U0001f4c8" * 30,
+        "0 1 2 3 4 5 6 7 8 9 " * 40,
+        " \n\t" * 100,
+        "",
+        "\u0645\u0631\u062d\u0628\u0627 \u0928\u092e\u0938\u094d\u0924\u0947 " * 30,
+    ]
+    model_tools = LiteLLMModel(ProviderSettings(model), None)
+    for text in texts:
+        messages = [
+            {"role": "system", "content": text},
+            {"role": "user", "content": text},
+            {
+                "role": "assistant",
+                "content": text,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": json.dumps({"command": text})},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": text},
+        ]
+        bound = most_tokens(messages)
+        assert bound is not None and bound >= model_tools.count_tokens(messages), (model, text[:20])
 
 
 def test_a_batch_budgets_context_with_the_providers_tokenizer(mini, openai_server):

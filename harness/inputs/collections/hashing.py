@@ -4,7 +4,9 @@ A collection's hash is sha256 over each file's relative path and its own sha256,
 (`sha256-tree:`), so it follows from per-file hashes: those are kept in the user's cache per collection
 folder, keyed by each file's (size, mtime, ctime, inode), and only new or changed files are read again. A
 start on an unchanged 1.5 GB collection then costs a walk and a stat per file, not 1.5 GB of sha256; on a
-Ray node the first worker hashes (under a lock) and the others read what it kept.
+Ray node the first worker hashes (under a lock) and the others read what it kept. Many megabytes are hashed
+in a Python process of their own: in this one they would contend for the GIL with the model library's import,
+which runs meanwhile, and each would take twice as long.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import fcntl
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -22,6 +26,25 @@ from pathlib import Path
 from harness.core.errors import InputError
 
 _BLOCK = 1 << 20
+_IN_PROCESS_BYTES = 64 << 20
+"""Up to this much is hashed here (about 50 ms); more in a process of its own (which takes about 20 ms to start)."""
+_HASHER = f"""
+import concurrent.futures, hashlib, os, sys
+root, workers = os.fsencode(sys.argv[1]), int(sys.argv[2])
+names = [name for name in sys.stdin.buffer.read().split(b"\\0") if name]
+def sha256(name):
+    digest = hashlib.sha256()
+    try:
+        with open(os.path.join(root, name), "rb") as handle:
+            for block in iter(lambda: handle.read({_BLOCK}), b""):
+                digest.update(block)
+    except OSError as error:
+        return "!" + (error.strerror or type(error).__name__)
+    return digest.hexdigest()
+with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+    sys.stdout.write("".join(line + "\\n" for line in pool.map(sha256, names)))
+"""
+"""Each name's sha256, a line each in order ("!" and the error for a file it could not read); stdlib only."""
 _CACHE_VERSION = 1
 _TREE = "sha256-tree:"
 _LEGACY = "sha256:"
@@ -56,13 +79,15 @@ def collection_files(root: Path, cache_dir: Path | None = None) -> CollectionFil
     """Every file of ROOT with its hash; with CACHE_DIR, unchanged files' hashes come from there."""
     listed = listed_names(root)
     if cache_dir is None:
-        return CollectionFiles(root, dict(zip(listed, _hashed(root, listed), strict=True)))
+        sizes = sum((root / relative).stat().st_size for relative in listed)
+        return CollectionFiles(root, dict(zip(listed, _hashed(root, listed, sizes), strict=True)))
     cache = cache_dir / "collections" / f"{hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:32]}.json"
     with _locked(cache):
         kept = _read_cache(cache)
         stats = {relative: _identity(root / relative) for relative in listed}
         stale = [relative for relative in listed if relative not in kept or kept[relative][0] != stats[relative]]
-        fresh = dict(zip(stale, _hashed(root, stale), strict=True))
+        stale_bytes = sum(stats[relative][0] for relative in stale)
+        fresh = dict(zip(stale, _hashed(root, stale, stale_bytes), strict=True))
         files = {relative: fresh[relative] if relative in fresh else kept[relative][1] for relative in listed}
         if stale or len(kept) != len(listed):
             _write_cache(cache, {relative: [*stats[relative], files[relative]] for relative in listed})
@@ -105,10 +130,24 @@ def listed_names(root: Path) -> list[str]:
     return names
 
 
-def _hashed(root: Path, names: list[str]) -> list[str]:
-    """sha256 of each file; two threads, since hashlib lets go of the GIL over large reads."""
-    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-        return list(pool.map(lambda name: file_sha256(root / name), names))
+def _hashed(root: Path, names: list[str], size: int) -> list[str]:
+    """sha256 of each file (SIZE bytes in all), in threads (hashlib lets go of the GIL over large reads), leaving
+    one core to the model library's import that runs meanwhile (harness/run/model_factory.py)."""
+    workers = max(1, min(4, (os.cpu_count() or 1) - 1))
+    if size <= _IN_PROCESS_BYTES:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(lambda name: file_sha256(root / name), names))
+    hasher = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", _HASHER, str(root), str(workers)],
+        input=b"\0".join(os.fsencode(name) for name in names),
+        capture_output=True,
+        check=True,
+    )
+    digests = hasher.stdout.decode().splitlines()
+    for name, digest in zip(names, digests, strict=True):
+        if digest.startswith("!"):
+            raise OSError(f"{root / name}: {digest[1:]}")
+    return digests
 
 
 def _identity(path: Path) -> list[int]:
