@@ -44,13 +44,14 @@ class KeptEvents:
         self._written: list[Event] = []
 
     def write(self, event: Event) -> None:
-        self._send(event_line(event.kind, **event.to_dict()))
+        self._send(event_line(event.kind, **event.to_dict()), event)
         self._written.append(event)
 
     def events(self) -> list[Event]:
         return list(self._written)
 
-    def _send(self, line: str) -> None:
+    def _send(self, line: str, event: Event) -> None:
+        """Send EVENT, written as LINE."""
         raise NotImplementedError
 
 
@@ -63,7 +64,7 @@ class TrajectoryWriter(KeptEvents):
         self.path = path
         self._file = path.open("a" if append else "w", encoding="utf-8")
 
-    def _send(self, line: str) -> None:
+    def _send(self, line: str, event: Event) -> None:
         self.append(line)
 
     def append(self, line: str) -> None:

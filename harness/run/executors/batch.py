@@ -103,7 +103,7 @@ class BatchState:
     kept_tokens: int = 0
     """The tokens of the episodes a resume kept: shown, never counted against this start's spend cap."""
     call_tokens: int = 0
-    """The tokens of every call that returned, counted as it returns (local threads; Ray's rows only at the end)."""
+    """The tokens of every call that returned, counted as it returns (on Ray, as its event reaches the driver)."""
     skipped_for_cost: int = 0
     skipped_for_errors: int = 0
     errors: ErrorWindow | None = None

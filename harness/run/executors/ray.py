@@ -30,6 +30,7 @@ from rich.progress import Progress
 from harness.core.abandon import stopping_note
 from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError
+from harness.core.reply import Usage
 from harness.core.status import Status
 from harness.episode import EpisodeContext, failed_row, run_episode
 from harness.episode.settings import EpisodeSettings
@@ -41,7 +42,7 @@ from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import Task, collection_of, collection_path
 from harness.models.base import Model
 from harness.models.concurrency import GATE_SOURCE
-from harness.records.events import EpisodeEndEvent
+from harness.records.events import EpisodeEndEvent, Event, ModelCallEvent
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import KeptEvents, TrajectoryWriter, event_line
@@ -248,12 +249,13 @@ class _Driver:
 
     def _take_events(self) -> None:
         try:
-            started = self.logs.take(self.events)
+            started, tokens = self.logs.take(self.events)
         except OSError as error:  # a full disk: stop like the local batch does
             self._unwritable(error)
             return
         with self.state.lock:
             self.state.running += started
+        self.state.called(tokens)
 
     def _collect(self, ref: Any) -> None:
         import ray
@@ -338,14 +340,16 @@ class _TrajectoryFiles:
     started: set[EpisodeKey] = field(default_factory=set)
     """Episodes whose first event arrived and whose row did not yet: the ones running."""
 
-    def take(self, events: Any) -> int:
-        """Write every queued event; returns how many episodes started since (their first event)."""
+    def take(self, events: Any) -> tuple[int, int]:
+        """Write every queued event; returns how many episodes started since (their first event), and the tokens
+        of the model calls among the events."""
         count = events.size()
         if not count:
-            return 0
-        started = 0
-        for key, attempt, line in events.get_nowait_batch(count):  # the driver is the only consumer
+            return 0, 0
+        started = tokens = 0
+        for key, attempt, line, call_tokens in events.get_nowait_batch(count):  # the driver is the only consumer
             current = self.open.get(key)
+            tokens += call_tokens  # a lost attempt's calls were made too
             if current is not None and current[0] > attempt:
                 continue  # a late event of a lost attempt
             if current is None or current[0] < attempt:
@@ -357,7 +361,7 @@ class _TrajectoryFiles:
                     started += 1
                 self.open[key] = (attempt, TrajectoryWriter(self.folder.trajectory_path(*key)))
             self.open[key][1].append(line)
-        return started
+        return started, tokens
 
     def end(self, key: EpisodeKey, line: str) -> None:
         """The end of an episode the driver itself ended (its node was lost twice)."""
@@ -391,8 +395,10 @@ class _StreamedLog(KeptEvents):
         super().__init__()
         self._events, self._key, self._attempt = events, key, attempt
 
-    def _send(self, line: str) -> None:
-        self._events.put((self._key, self._attempt, line))
+    def _send(self, line: str, event: Event) -> None:
+        """The line, and the call's tokens for the driver's live count (it writes lines, reading none)."""
+        usage = event.response.usage if isinstance(event, ModelCallEvent) else Usage()
+        self._events.put((self._key, self._attempt, line, usage.input_tokens + usage.output_tokens))
 
     def close(self) -> None:
         """The driver closes the file when the row arrives."""
