@@ -59,7 +59,7 @@ from harness.records.run_record import CollectionRecord, Resumption, RunRecord
 from harness.run.action_format_hint import action_format_hint
 from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.epochs import check_epochs, episodes_of
-from harness.run.executors.batch import Batch, BatchLimits, BatchState, SweepShare
+from harness.run.executors.batch import Batch, BatchLimits, BatchState, SweepShare, print_providers
 from harness.run.executors.failures import ErrorRateExceeded, ErrorWindow, FailurePolicy
 from harness.run.executors.table import executor_of
 from harness.run.judge_retry import regrade_judge_errors
@@ -406,7 +406,7 @@ def _execute(
         _finish(plan, console, time.monotonic() - started, share)
     if (hint := action_format_hint(plan.config.action_format, results, plan.folder)) is not None:
         console.print(hint, markup=False, highlight=False, soft_wrap=True)
-    _end_of_batch(plan.config, state, interrupted, console)
+    _end_of_batch(plan.config, state, interrupted, console, share)
     return results
 
 
@@ -549,13 +549,18 @@ def _cost_unpriced(model: ModelFactory) -> str | None:
     return "cost unknown" if model.paid else "no cost"
 
 
-def _end_of_batch(config: RunConfig, state: BatchState, interrupted: bool, console: Console) -> None:
-    """The batch's last lines (the spend cap, the providers' limits); raises when Ctrl-C or the error rate
-    stopped it."""
+def _end_of_batch(
+    config: RunConfig, state: BatchState, interrupted: bool, console: Console, share: SweepShare | None
+) -> None:
+    """The batch's last lines (the spend cap, the providers' limits: in a sweep, said once for all its runs at
+    its end, `SweepShare.ended`); raises when Ctrl-C or the error rate stopped it."""
     if state.skipped_for_cost:
         console.print(f"stopped at --max-cost {config.max_cost}: {state.skipped_for_cost} episodes not started")
-    for gate in state.gate_view(state.gates):
-        console.print(f"provider {gate.describe()}", markup=False, highlight=False)
+    if share is None:
+        print_providers([state], console)
+    else:
+        with share.lock:
+            share.ended.append(state)
     if interrupted:
         raise KeyboardInterrupt
     if state.errors is not None and state.errors.reason is not None:

@@ -29,7 +29,7 @@ from harness.core.names import check_label, check_run_id
 from harness.core.yaml_safe import compose_yaml, load_yaml
 from harness.inputs.config import RunConfig
 from harness.records.sweep_record import SweepEntry, SweepRecord, read_sweep_record, write_sweep_record
-from harness.run.executors.batch import ResultsUnwritable, SharedSpend, SweepShare, progress_bar
+from harness.run.executors.batch import ResultsUnwritable, SharedSpend, SweepShare, print_providers, progress_bar
 from harness.run.executors.failures import ErrorRateExceeded
 from harness.run.labels import label_of
 from harness.run.model_factory import unpriced_refusal
@@ -224,6 +224,7 @@ def _run_all(
                     running = sum(state.running for state in share.states)
                 progress.console.print(stopping_note(running), markup=False, highlight=False)
     print_end_tables([share.tables[plan.run_id] for plan in plans if plan.run_id in share.tables], console)
+    print_providers(share.ended, console)  # after every run: each provider's last state
     return _SweepOutcome(stopped, interrupted or cancel.is_set())
 
 

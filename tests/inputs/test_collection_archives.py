@@ -139,6 +139,39 @@ def test_latin1_names_read_as_text_on_disk_in_a_tar_and_in_a_zip(tmp_path):
     assert list(_expand(zipped, tmp_path)[0]) == ["old.zip/café.txt"]
 
 
+def test_names_that_read_the_same_once_decoded_stay_two_documents_in_a_folder_a_tar_and_a_zip(tmp_path):
+    folder = tmp_path / "src"
+    folder.mkdir()
+    (folder / "café.txt").write_text("utf-8")
+    (folder / os.fsdecode(b"caf\xe9.txt")).write_text("latin-1")
+    files = source_files(folder)[0]
+    assert [(str(f.relative), f.path.read_text()) for f in files] == [
+        ("caf\\xe9.txt", "latin-1"),
+        ("café.txt", "utf-8"),
+    ]
+    assert "reads 'café.txt', as another file's does" in files[0].note and files[1].note is None
+    members = [(_member("café.txt"), b"utf-8"), (_member(os.fsdecode(b"caf\xe9.txt")), b"latin-1")]
+    tar = _tar(tmp_path / "old.tar", members, format=tarfile.GNU_FORMAT)
+    assert _expand(tar, tmp_path)[0] == {"old.tar/caf\\xe9.txt": b"latin-1", "old.tar/café.txt": b"utf-8"}
+    zipped = tmp_path / "old.zip"  # a UTF-8 name (flagged) and a Unix zip's Latin-1 one (raw bytes, no flag)
+    with zipfile.ZipFile(zipped, "w") as archive:
+        archive.writestr("café.txt", "utf-8")
+        archive.writestr("cafX.txt", "latin-1")
+    zipped.write_bytes(zipped.read_bytes().replace(b"cafX", b"caf\xe9"))
+    (tmp_path / "scratch").rename(tmp_path / "first")
+    assert _expand(zipped, tmp_path)[0] == {"old.zip/caf\\xe9.txt": b"latin-1", "old.zip/café.txt": b"utf-8"}
+
+
+def test_a_zip_holding_a_name_twice_unpacks_the_first_and_lists_the_second(tmp_path):
+    zipped = tmp_path / "twice.zip"
+    with zipfile.ZipFile(zipped, "w") as archive, pytest.warns(UserWarning, match="Duplicate name"):
+        archive.writestr("notes.txt", "first")
+        archive.writestr("notes.txt", "second")
+    kept, refused, _ = _expand(zipped, tmp_path)
+    assert kept == {"twice.zip/notes.txt": b"first"}
+    assert refused == {"twice.zip/notes.txt": "a second member of the same name (not unpacked)"}
+
+
 def test_every_accented_latin_letter_is_folded_in_output_names():
     assert slug("København Ærø Łódź Straße café") == "kobenhavn-aero-lodz-strasse-cafe"
     assert slug("北京 report") == "北京-report"  # other scripts are letters, kept

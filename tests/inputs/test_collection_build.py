@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import threading
@@ -139,6 +140,41 @@ def test_colliding_names_get_a_hash_suffix_whatever_the_order(tmp_path):
     assert len(suffixed) == 3 and all(len(name) == len("a_data-123456.md") for name in suffixed)
     again = build(source, tmp_path / "out2" / "d")
     assert sorted(again.unchanged + again.converted) == names
+
+
+def test_names_that_read_or_fold_the_same_are_built_apart_and_said_so(tmp_path, capsys):
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "café.txt").write_text("utf-8 composed")
+    (source / "cafe\u0301.txt").write_text("utf-8 decomposed")  # folds to the same output name
+    (source / os.fsdecode(b"caf\xe9.txt")).write_text("latin-1")  # reads `café.txt` in cp1252
+    out = tmp_path / "out" / "d"
+    arguments = ["collection", "build", str(source), "--domain", "d", "--out", str(out)]
+    assert main(arguments) == 0
+    note = "its name is not UTF-8 and reads 'café.txt', as another file's does: shown with its bytes escaped"
+    assert f"note caf\\xe9.txt: {note}" in capsys.readouterr().out
+    documents = read_manifest(manifest_path(out)).documents
+    built = {entry.source: (out / entry.name).read_text() for entry in documents}
+    assert built == {"café.txt": "utf-8 composed", "cafe\u0301.txt": "utf-8 decomposed", "caf\\xe9.txt": "latin-1"}
+    assert [entry.notes for entry in documents if entry.source == "caf\\xe9.txt"] == [[note]]
+    names = sorted(entry.name for entry in documents)
+    assert names[0] == "src_caf-xe9.md" and all(re.fullmatch(r"src_cafe-[0-9a-f]{6}\.md", n) for n in names[1:])
+    assert main(arguments) == 0
+    assert sorted(read_manifest(manifest_path(out)).documents, key=lambda e: e.name) == documents
+
+
+def test_a_name_spelt_like_an_escaped_one_is_skipped_not_written_over(tmp_path):
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "café.txt").write_text("utf-8")
+    (source / os.fsdecode(b"caf\xe9.txt")).write_text("latin-1")
+    (source / "caf\\xe9.txt").write_text("backslash")  # its name is the Latin-1 one's as shown
+    report = build(source, tmp_path / "out" / "d")
+    assert sorted(report.converted) == ["src_caf-xe9.md", "src_cafe.md"]
+    assert [(s.source, s.reason) for s in report.skipped] == [
+        ("caf\\xe9.txt", "another file's name is shown the same (rename one)")
+    ]
+    assert (tmp_path / "out" / "d" / "src_caf-xe9.md").read_text() == "backslash"  # listed first: `\\` < 0xe9
 
 
 def test_corrupt_encrypted_and_unsupported_files_are_listed_and_the_rest_is_built(tmp_path, capsys):

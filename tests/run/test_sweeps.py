@@ -242,6 +242,27 @@ def test_a_sweep_says_a_warning_once_for_all_its_runs(mini):
     assert outcome.output.count("wall time") == 2  # each run's table, after the sweep
 
 
+def test_a_sweep_says_each_providers_line_once_after_all_its_runs(mini):
+    mini.task_copies(2)
+    shared, other = agent_server(), agent_server()
+    entries = [
+        {"model": "openai/model-a", "api_base": shared.url},
+        {"model": "openai/model-b", "api_base": shared.url},
+        {"model": "openai/model-c", "api_base": other.url},
+    ]
+    try:
+        outcome = mini.run("--sweep", sweep_file(mini, entries), *HUNG_CALL_BOUND, run_id="providers")
+    finally:
+        shared.stop()
+        other.stop()
+    assert outcome.exit_code == 0, outcome.output
+    lines = [line for line in outcome.output.splitlines() if line.startswith("provider ")]
+    assert sorted(lines) == sorted(
+        f"provider openai@{server.url} in flight 0/1 (max 1), 0×429" for server in (shared, other)
+    )
+    assert outcome.output.rindex("wall time") < outcome.output.index(lines[0])  # after every run's table
+
+
 def test_a_resumed_sweeps_token_count_includes_the_kept_episodes(mini, openai_server):
     mini.task_copies(2)
     openai_server.respond = two_step_agent

@@ -8,9 +8,11 @@ not opened (listed as skipped): one level, no recursion to bound."""
 
 from __future__ import annotations
 
+import os
 import stat
 import tarfile
 import zipfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -74,7 +76,7 @@ def expand_archives(
             if is_archive(member.relative.name):
                 refused.append(Skipped(str(name), "an archive inside an archive (not opened: unpack it first)"))
             else:
-                kept.append(SourceFile(name, member.path))
+                kept.append(SourceFile(name, member.path, member.note))
         opened.append(OpenedArchive(str(file.relative), members, unpacked))
     return kept, refused, opened
 
@@ -106,7 +108,7 @@ def _unzip(path: Path, into: Path, bounds: ArchiveBounds, budget: int) -> tuple[
         wanted = []
         for info in infos:
             if not info.flag_bits & _UTF8_NAMES:
-                info.filename = _zip_name(info.filename.encode("cp437"))
+                info.filename = _zip_name(_stored_name(info))
             reason = _unsafe_name(info.filename)
             if reason is None and stat.S_ISLNK(info.external_attr >> 16):
                 reason = "a link (links in archives are not followed)"
@@ -114,9 +116,32 @@ def _unzip(path: Path, into: Path, bounds: ArchiveBounds, budget: int) -> tuple[
                 refused.append((info.filename, reason))
             elif not info.is_dir():
                 wanted.append(info)
+        wanted = _apart(wanted, refused)
         for info in wanted:  # zipfile never writes more than the member's declared size, checked above
             archive.extract(info, into)
     return len(infos), sum(info.file_size for info in wanted), refused
+
+
+def _apart(wanted: list[zipfile.ZipInfo], refused: list[tuple[str, str]]) -> list[zipfile.ZipInfo]:
+    """Members whose names read the same (a UTF-8 `café.txt` and a Latin-1 `caf\\xe9.txt`) unpacked under their
+    own bytes, so one does not overwrite the other (`source_files` then shows them apart); a name stored twice
+    is unpacked once, the later members of that name refused."""
+    readings = Counter(info.filename for info in wanted)
+    kept, unpacked = [], set()
+    for info in wanted:
+        if readings[info.filename] > 1:
+            info.filename = os.fsdecode(_stored_name(info))
+        if info.filename in unpacked:
+            refused.append((readable_name(info.filename), "a second member of the same name (not unpacked)"))
+        else:
+            unpacked.add(info.filename)
+            kept.append(info)
+    return kept
+
+
+def _stored_name(info: zipfile.ZipInfo) -> bytes:
+    """A member's name as its bytes in the archive (zipfile keeps it decoded: UTF-8 with the flag, else cp437)."""
+    return info.orig_filename.encode("utf-8" if info.flag_bits & _UTF8_NAMES else "cp437")
 
 
 def _zip_name(raw: bytes) -> str:

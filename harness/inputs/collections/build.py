@@ -41,7 +41,7 @@ from harness.inputs.collections.manifest import (
 )
 from harness.inputs.collections.naming import output_names
 from harness.inputs.collections.pdf_images import IMAGES_SUFFIX, MAX_DPI, images_folder, pdf_images
-from harness.inputs.collections.sources import source_files
+from harness.inputs.collections.sources import SourceFile, source_files
 from harness.inputs.collections.tokens import tokenizer
 
 _DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -95,6 +95,8 @@ class _Job:
     fmt: str
     name: str
     sha256: str
+    notes: tuple[str, ...] = ()
+    """What the build says of this source before converting it (a name shown escaped: sources.py)."""
 
 
 @dataclass
@@ -163,9 +165,9 @@ def _build(request: BuildRequest, console: Console, scratch: Path) -> _BuildRepo
             if outcome.conversion is None:
                 report.skipped.append(Skipped(outcome.job.source, outcome.reason or "unknown error"))
                 continue
-            entries[outcome.job.name] = _write_output(out, outcome, request.page_images)
+            entry = entries[outcome.job.name] = _write_output(out, outcome, request.page_images)
             report.converted.append(outcome.job.name)
-            report.notes += [(outcome.job.source, note) for note in outcome.conversion.notes]
+            report.notes += [(outcome.job.source, note) for note in entry.notes]
         if request.prune:
             report.pruned = _prune(out, {job.name for job in jobs})
     finally:  # also on Ctrl-C: the workers stop now, and what was converted is recorded for the next build
@@ -222,17 +224,23 @@ def _plan(request: BuildRequest, scratch: Path) -> tuple[list[_Job], list[Skippe
     files, skipped = source_files(source_dir, request.links_into)
     files, refused, archives = expand_archives(files, scratch, request.archives)
     skipped += refused
-    supported: dict[PurePosixPath, tuple[Path, str]] = {}
+    supported: dict[PurePosixPath, SourceFile] = {}
+    formats: dict[PurePosixPath, str] = {}
     for file in files:
         fmt = source_format(Path(file.relative.name))
         if fmt is None and not file.relative.suffix:
             fmt = sniffed_format(file.path)  # README, LICENSE, jq-README: text files often have no suffix
         if fmt is None:
             skipped.append(Skipped(str(file.relative), f"unsupported format ({file.relative.suffix or 'no suffix'})"))
+        elif file.relative in supported:  # a name spelt `caf\xe9.txt` beside a Latin-1 one shown so
+            skipped.append(Skipped(str(file.relative), "another file's name is shown the same (rename one)"))
         else:
-            supported[file.relative] = (file.path, fmt)
+            supported[file.relative], formats[file.relative] = file, fmt
     names = output_names(list(supported), source_dir.resolve().name)
-    jobs = [_Job(str(rel), path, fmt, names[rel], file_sha256(path)) for rel, (path, fmt) in supported.items()]
+    jobs = [
+        _Job(str(rel), file.path, formats[rel], names[rel], file_sha256(file.path), (file.note,) if file.note else ())
+        for rel, file in supported.items()
+    ]
     return jobs, skipped, archives
 
 
@@ -298,7 +306,7 @@ def _write_output(out: Path, outcome: Outcome, page_images: int | None) -> Entry
     folder = out / images_folder(job.name)
     if folder.is_dir() and not folder.is_symlink():
         shutil.rmtree(folder)  # the pictures of an earlier build of this document (or of one without them)
-    images = []
+    images, notes = [], [*job.notes, *conversion.notes]
     if page_images is not None and job.fmt == "pdf":
         folder.mkdir()
         try:
@@ -308,7 +316,7 @@ def _write_output(out: Path, outcome: Outcome, page_images: int | None) -> Entry
         except Unconvertible as error:
             shutil.rmtree(folder)
             images = []
-            conversion.notes.append(f"no page images: {error}")
+            notes.append(f"no page images: {error}")
     name, version = converter(job.fmt)
     return Entry(
         name=job.name,
@@ -324,7 +332,7 @@ def _write_output(out: Path, outcome: Outcome, page_images: int | None) -> Entry
         textless_pages=conversion.textless_pages,
         pages=conversion.pages,
         sheets=conversion.sheets,
-        notes=conversion.notes,
+        notes=notes,
         image_dpi=page_images if images else None,
         images=images,
     )

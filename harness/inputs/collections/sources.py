@@ -3,12 +3,15 @@ can hold `environ.txt -> /proc/self/environ` or `gold.txt -> ../tasks/law.jsonl`
 and a link only when it resolves to a regular file inside the folder (read as that target, resolved once).
 Everything else is refused with its reason: links out of the folder, broken links, links to folders (never
 followed), and special files (a FIFO would hang the build, a device never ends). Hidden files and folders
-are ignored. A name that is not UTF-8 is shown as read in a Western European code page (`readable_name`)."""
+are ignored. A name that is not UTF-8 is shown as read in a Western European code page (`readable_name`),
+unless another name in the folder reads the same (a UTF-8 `café.txt` beside a Latin-1 `caf\\xe9.txt`): then it is
+shown with its bytes escaped (`caf\\xe9.txt`), with a note, so the two stay two documents."""
 
 from __future__ import annotations
 
 import os
 import stat
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -29,26 +32,31 @@ class SourceFile:
     """Its name in the source folder (a link's own name)."""
     path: Path
     """The regular file to read: itself, or a link's resolved target."""
+    note: str | None = None
+    """Why its name is shown as it is, when that is not plain (`_shown_names`)."""
 
 
 def source_files(folder: Path, links_into: tuple[Path, ...] = ()) -> tuple[list[SourceFile], list[Skipped]]:
     """FOLDER's readable files and its refused entries, both sorted by name. A link may resolve inside FOLDER
     or inside one of LINKS_INTO (folders the caller chose, e.g. the PDFs a staging folder links to)."""
     allowed = (folder.resolve(), *(path.resolve() for path in links_into))
-    readable, refused = [], []
+    found: list[tuple[bytes, Path | None, str]] = []  # (name's bytes, the file to read or None, why not)
     for directory, folders, names in os.walk(folder):
         here = Path(directory)
         folders[:] = sorted(name for name in folders if not name.startswith("."))
         for name in folders:
             if (here / name).is_symlink():  # os.walk lists a link to a folder here and does not descend
-                refused.append(Skipped(_relative(folder, here / name), "a link to a folder (links are not followed)"))
+                found.append((_raw(folder, here / name), None, "a link to a folder (links are not followed)"))
         for name in sorted(name for name in names if not name.startswith(".")):
-            relative = _relative(folder, here / name)
-            target, reason = _readable(here / name, allowed)
-            if target is None:
-                refused.append(Skipped(relative, reason))
-            else:
-                readable.append(SourceFile(PurePosixPath(relative), target))
+            found.append((_raw(folder, here / name), *_readable(here / name, allowed)))
+    shown = _shown_names([raw for raw, _, _ in found])
+    readable, refused = [], []
+    for raw, target, reason in found:
+        name, note = shown[raw]
+        if target is None:
+            refused.append(Skipped(name, reason))
+        else:
+            readable.append(SourceFile(PurePosixPath(name), target, note))
     return sorted(readable, key=lambda f: f.relative), sorted(refused, key=lambda s: s.source)
 
 
@@ -73,8 +81,31 @@ def _kind(mode: int) -> str:
     return next((kind for test, kind in _KINDS if test(mode)), "a special file")
 
 
-def _relative(folder: Path, path: Path) -> str:
-    return readable_name(path.relative_to(folder).as_posix())
+def _raw(folder: Path, path: Path) -> bytes:
+    return os.fsencode(path.relative_to(folder).as_posix())
+
+
+def _shown_names(raws: list[bytes]) -> dict[bytes, tuple[str, str | None]]:
+    """Each name as shown, and a note when it is shown escaped: its bytes are not UTF-8 and their reading is
+    another name's too."""
+    readings = Counter(readable_name(raw) for raw in raws)
+    shown: dict[bytes, tuple[str, str | None]] = {}
+    for raw in raws:
+        reading = readable_name(raw)
+        if readings[reading] > 1 and not _is_utf8(raw):
+            note = f"its name is not UTF-8 and reads {reading!r}, as another file's does: shown with its bytes escaped"
+            shown[raw] = (raw.decode("utf-8", "backslashreplace"), note)
+        else:
+            shown[raw] = (reading, None)
+    return shown
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def readable_name(name: str | bytes) -> str:

@@ -71,7 +71,8 @@ class SharedSpend:
 class SweepShare:
     """What the runs of one sweep share: one cancel flag (Ctrl-C stops all), one progress display (a line per
     model), the sweep's spend cap, the warnings said (each once, not once per model), the runs' counters (the
-    Ctrl-C note counts their running episodes) and their end tables (printed together, with the same columns)."""
+    Ctrl-C note counts their running episodes), their end tables (printed together, with the same columns) and
+    their providers' limits (each provider's line once: `print_providers`)."""
 
     cancel: threading.Event
     progress: Progress
@@ -80,6 +81,8 @@ class SweepShare:
     states: list[BatchState] = field(default_factory=list)
     tables: dict[str, tuple[list[DomainSummary], str, float]] = field(default_factory=dict)
     """Run id -> its end table (summaries, title, wall time)."""
+    ended: list[BatchState] = field(default_factory=list)
+    """The runs that reached their last lines: their providers' limits are said once, at the sweep's end."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def first_time(self, warning: str) -> bool:
@@ -172,6 +175,14 @@ class BatchState:
 def _provider_limits(gates: list[GateState]) -> str:
     """Each provider's adaptive in-flight limit and its 429s (`models/concurrency.py`), for the progress bar."""
     return "".join(f" · limit {g.limit}/{g.maximum} {g.rate_limited}×429" for g in gates)
+
+
+def print_providers(states: list[BatchState], console: Console) -> None:
+    """A line per provider gate of these runs, once each: the runs of a sweep calling one provider share its
+    gate (on Ray, each run's coordinator has its own, read at the run's end), so their lines would repeat."""
+    lines = {f"provider {gate.describe()}" for state in states for gate in state.gate_view(state.gates)}
+    for line in sorted(lines):
+        console.print(line, markup=False, highlight=False)
 
 
 def progress_bar(console: Console) -> Progress:
