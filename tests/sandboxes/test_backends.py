@@ -306,6 +306,27 @@ def test_docker_run_records_the_image_digest(mini, docker_image):
     assert recorded["collections"]["mini"]["hash"].startswith("sha256-tree:")
 
 
+def test_a_later_docker_start_from_the_same_image_starts_no_probe_container(mini, docker_image, monkeypatch):
+    """The tools found in an image are kept by its id in the user's cache: the next run's start takes them."""
+    started: list[str] = []
+    real_start = DockerSandbox.start
+
+    def recording_start(self: DockerSandbox) -> None:
+        started.append(self._labels[LABEL_EPISODE])
+        real_start(self)
+
+    monkeypatch.setattr(DockerSandbox, "start", recording_start)
+    first = mini.run("--model", "oracle", "--sandbox", "docker", run_id="first")
+    assert first.exit_code == 0, first.output
+    assert started == ["probe", "mini-t1"]
+    started.clear()
+    second = mini.run("--model", "oracle", "--sandbox", "docker", run_id="second")
+    assert second.exit_code == 0, second.output
+    assert started == ["mini-t1"]
+    tools = [yaml.safe_load((run.run_dir / "run.yaml").read_text())["sandbox"]["tools"] for run in (first, second)]
+    assert tools[0] == tools[1] and "rg" in tools[0]
+
+
 def test_cleanup_removes_local_leftovers_of_dead_runs_only(capsys):
     from harness.cli.main import main
     from harness.sandboxes.limits import CGROUP_ROOT

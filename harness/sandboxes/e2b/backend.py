@@ -128,7 +128,7 @@ class E2BBackend(SandboxBackend):
         warning = e2b_plan.lifetime_warning(self.setup.time_limit_s, self.plan)
         return Capabilities(self.plan.max_sandboxes, f"the cap of E2B's {self.plan.name} plan", warning)
 
-    def start(self) -> None:
+    def start(self, probe: bool = True) -> None:
         """Kill the sandboxes of runners that are gone, before this run makes its own."""
         try:
             e2b.reap_orphans(self.sdk, self.api_key)
