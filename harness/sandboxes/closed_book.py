@@ -87,6 +87,7 @@ class ClosedBookBackend(SandboxBackend):
 
     def start(self, probe: bool = True) -> None:
         self.inner.start(probe)
+        self.tool_probe = self.inner.tool_probe  # the empty folder changes no tool: no sandbox of its own
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         documents = empty_documents()
