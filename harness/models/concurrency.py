@@ -2,11 +2,14 @@
 
 One `ProviderGate` per (provider, api base) in this process, shared by every episode and run that calls it; under
 Ray, a run's gates live in its coordinator actor and every node's calls go through them (`GATE_SOURCE`), so the
-limit is the cluster's, not each node's. The in-flight limit starts at the configured maximum; a rate limit (429)
-halves the calls then in flight (multiplicative decrease from the flight size, as TCP does, at most once per round
-of calls in flight) and holds every caller of that provider back for the server's Retry-After, not only the one
-that got it; a full round of calls without one raises it by one (additive increase), up to the maximum. A 429 on
-a call above the level a full round last went through at (a probe of one more) only sets the limit back to that
+limit is the cluster's, not each node's. The in-flight limit starts small and doubles each round of calls answered
+(one more per answer, TCP's slow start) until the first 429 or the configured maximum, each rise at least
+`PROBE_SPACING_S` after the last, so a start past the provider's cap draws a 429 or two, not one per call of a
+doubling above it. Then a rate limit halves the calls then in flight
+(multiplicative decrease from the flight size, as TCP does, at most once per round of calls in flight) and holds
+every caller of that provider back for the server's Retry-After, not only the one that got it; a full round of
+calls without one raises it by one (additive increase), up to the maximum. A 429 on a call above the level known
+to go through (a full round went through at it; in the slow start, a call) only sets the limit back to that
 level: the server held the others, so halving them and pausing every caller would idle what it allows. Where the
 provider announces its request and token budgets in its replies' headers, calls are also paced by them
 (`pacing.py`), before a 429. Waiting at the gate is our time, never the agent's.
@@ -25,6 +28,11 @@ from harness.models.pacing import PacedBudget
 from harness.models.rate_limits import Announcement
 
 _DECREASE = 0.5
+SLOW_START_FROM = 2
+"""The in-flight limit a provider's first calls start at (or the maximum, if smaller)."""
+PROBE_SPACING_S = 0.1
+"""In the slow start, the limit rises at most once this often: a provider refuses a call above its cap at once, so
+the 429 is back before many more levels were tried (answers come back together, a round's doubling at once)."""
 PROBE_AFTER_S = 30.0
 """How long the level that drew a 429 is left alone before it is tried again (each try costs a Retry-After)."""
 POLL_S = 0.2
@@ -86,7 +94,12 @@ class ProviderGate:
         """`stale_after_s`: a call admitted that long ago is no longer counted in flight (its caller was lost
         with its node; no call outlives its timeout)."""
         self.key, self.maximum, self.stale_after_s = key, maximum, stale_after_s
-        self._limit = float(maximum)
+        self._limit = float(min(maximum, SLOW_START_FROM))
+        self._slow_start = self._limit < maximum
+        """Until the first 429 or the maximum: one more per answer (doubling each round), not one more per round."""
+        self._rises = 0
+        """In the slow start, answers whose rise of the limit waits for `_rise_at`."""
+        self._rise_at = 0.0
         self._admitted: dict[int, _Admission] = {}
         """Calls in flight by admission number."""
         self._next = 0
@@ -127,6 +140,7 @@ class ProviderGate:
                 now = time.monotonic()
                 self._forget_stale(now)
                 pace = self._pacing.wait_s(self._next, now)
+                self._rise(now)
                 if now >= self._paused_until and pace <= 0 and len(self._admitted) < self.limit:
                     ticket, self._next = self._next, self._next + 1
                     self._admitted[ticket] = _Admission(self._round, now, len(self._admitted) + 1, self._answered)
@@ -134,7 +148,8 @@ class ProviderGate:
                     return ticket
                 if now >= deadline:
                     return None
-                held = max(self._paused_until - now, pace, 0.0)
+                rising = self._rise_at - now if self._slow_start and self._rises else 0.0
+                held = max(self._paused_until - now, pace, rising, 0.0)
                 self._changed.wait(min(held or POLL_S, POLL_S, deadline - now))
 
     def _forget_stale(self, now: float) -> None:
@@ -161,6 +176,7 @@ class ProviderGate:
                 return
             if rate_limited:
                 self._rate_limited += 1
+                self._slow_start = False
                 self._successes, self._round_peak = 0, len(self._admitted)
                 if self._good is not None and call.flight * _DECREASE <= self._good < call.flight:
                     self._back_to(self._good, now, call.flight)
@@ -178,10 +194,23 @@ class ProviderGate:
             else:
                 self._successes += 1
                 self._answered += 1
-                if self._successes >= self.limit:
+                if self._slow_start:
+                    # it went through with that many in flight: a 429 above it returns here (`_back_to`)
+                    self._good = max(self._good or 0, call.flight)
+                    self._rises += 1
+                    self._rise(now)
+                elif self._successes >= self.limit:
                     self._successes = 0
                     self._increase(now)
             self._changed.notify_all()
+
+    def _rise(self, now: float) -> None:
+        """The slow start's next rise of the limit, if an answer asked for one and its time has come."""
+        if self._slow_start and self._rises and now >= self._rise_at:
+            self._rises -= 1
+            self._limit = min(self._limit + 1, float(self.maximum))
+            self._slow_start = self._limit < self.maximum
+            self._rise_at = now + PROBE_SPACING_S
 
     def _decrease(self, now: float, in_flight: int) -> None:
         """Halve what was in flight when the 429 came (TCP's flight size: a limit far above it, as at the start,

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.inputs.config import RunConfig
+from harness.run.tool_cache import known_tools, remember_tools
 from harness.run.tool_check import checked_tools
 from harness.sandboxes.backend import BackendSetup, Capabilities, SandboxBackend
 from harness.sandboxes.base import SandboxSettings
@@ -38,13 +39,22 @@ def backend_of(
     return prepare_backend(config.sandbox, setup)
 
 
-def start_backend(backend: SandboxBackend, collections: dict[str, Path], where: str = "") -> dict[str, Any]:
+def start_backend(
+    backend: SandboxBackend, collections: dict[str, Path], cache_dir: Path, where: str = ""
+) -> dict[str, Any]:
     """Start the backend (it clears what dead runs left on this host) and check the tool list in one of its
-    sandboxes; the facts a run records of its sandboxes: the backend's, with the tools found beside them.
-    WHERE: the Ray node, for the refusal."""
-    backend.start()
+    sandboxes, or take what an earlier start found in the same build (CACHE_DIR, tool_cache.py); the facts a
+    run records of its sandboxes: the backend's, with the tools found beside them. WHERE: the Ray node, for
+    the refusal."""
     first = sorted(collections)[0]
-    return backend.facts | {"tools": checked_tools(backend, first, collections[first], where)}
+    identity = backend.probe_identity(first)
+    known = known_tools(cache_dir, identity) if identity else None
+    backend.start(probe=known is None)
+    if known is None:
+        known = checked_tools(backend, first, collections[first], where)
+        if identity:
+            remember_tools(cache_dir, identity, known)
+    return backend.facts | {"tools": known}
 
 
 def watch_opens_possible(config: RunConfig, capabilities: Capabilities) -> bool:

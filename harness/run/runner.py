@@ -357,7 +357,7 @@ def start_run(plan: RunPlan) -> dict[str, Any]:
     if plan.config.zero_shot:  # no sandbox: the documents travel in the prompt
         return {"backend": "none", "reason": f"--zero-shot {plan.config.zero_shot}: no sandbox, no tools"}
     try:
-        return start_backend(plan.backend, plan.collections)
+        return start_backend(plan.backend, plan.collections, plan.config.cache_dir)
     except InputError:
         abandon(plan)
         raise

@@ -114,8 +114,15 @@ class SandboxBackend:
     def capabilities(self) -> Capabilities:
         return Capabilities()
 
-    def start(self) -> None:
-        """At the start of a run, after its plan: clear what dead runs left on this host (`clean_up`)."""
+    def probe_identity(self, domain: str) -> str | None:
+        """What alone decides the tools a sandbox of DOMAIN has (Docker: the image's content id), so a start
+        may take the tools an earlier start found there; None: probe at every start (local: the host's
+        packages change)."""
+        return None
+
+    def start(self, probe: bool = True) -> None:
+        """At the start of a run, after its plan: clear what dead runs left on this host (`clean_up`). PROBE
+        False: the tools are known (`probe_identity`), a start need not run the tool list's probe."""
         type(self).clean_up()
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:

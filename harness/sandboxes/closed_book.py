@@ -82,8 +82,12 @@ class ClosedBookBackend(SandboxBackend):
     def capabilities(self) -> Capabilities:
         return self.inner.capabilities
 
-    def start(self) -> None:
-        self.inner.start()
+    def probe_identity(self, domain: str) -> str | None:
+        return self.inner.probe_identity(domain)
+
+    def start(self, probe: bool = True) -> None:
+        self.inner.start(probe)
+        self.tool_probe = self.inner.tool_probe  # the empty folder changes no tool: no sandbox of its own
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         documents = empty_documents()

@@ -20,6 +20,12 @@ CAP = 8
 pytestmark = pytest.mark.usefixtures("openai_key")
 
 
+@pytest.fixture
+def past_the_slow_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """New gates start at their maximum, as after a slow start that reached it: what comes after the start."""
+    monkeypatch.setattr(concurrency, "SLOW_START_FROM", 1 << 20)
+
+
 def agent_server(concurrency_limit: int | None) -> ScriptedOpenAIServer:
     server = ScriptedOpenAIServer()
     server.respond = two_step_agent
@@ -60,6 +66,7 @@ def test_a_rate_limited_provider_converges_to_its_cap_in_flight(mini):
     limit, maximum, rate_limited = map(int, provider_line(outcome.output).groups())
     assert maximum == 32 and rate_limited == server.refused > 0  # the 429 count is reported
     assert refused_share < 0.2, (server.refused, len(server.requests))
+    assert server.refused < CAP, server.refused  # the start found the cap from below: a start at 32 drew 15
     assert mean_in_flight >= 0.6 * CAP, mean_in_flight  # about the cap: a fixed 32 averaged 3.8 of 8
     assert limit <= 2 * CAP
 
@@ -78,6 +85,7 @@ def test_a_provider_without_a_limit_keeps_the_configured_maximum(mini):
     assert server.max_concurrent > CAP
 
 
+@pytest.mark.usefixtures("past_the_slow_start")
 def test_a_retry_after_holds_back_every_caller_of_the_provider():
     gate = ProviderGate("openai@test", 4)
     admitted, _ = gate.acquire()
@@ -99,6 +107,7 @@ def test_a_retry_after_holds_back_every_caller_of_the_provider():
     assert time.monotonic() - started >= 0.9 and min(waits) >= 0.9
 
 
+@pytest.mark.usefixtures("past_the_slow_start")
 def test_a_burst_of_429s_halves_the_limit_once_and_success_raises_it_back(monkeypatch):
     monkeypatch.setattr(concurrency, "PROBE_AFTER_S", 0.5)
     gate = ProviderGate("openai@test", 8)
@@ -148,6 +157,7 @@ def test_a_call_lost_with_its_node_stops_counting_after_the_longest_call():
     assert gate.state().in_flight == 0
 
 
+@pytest.mark.usefixtures("past_the_slow_start")
 def test_a_429_far_below_the_limit_halves_what_was_in_flight_in_one_round():
     gate = ProviderGate("openai@test", 32)
     tickets = [gate.acquire()[0] for _ in range(5)]  # the server takes 4: the fifth is refused
@@ -155,6 +165,7 @@ def test_a_429_far_below_the_limit_halves_what_was_in_flight_in_one_round():
     assert gate.state().limit == 2  # 5 in flight halved, not 32 halved to 16 (then 8, then 4)
 
 
+@pytest.mark.usefixtures("past_the_slow_start")
 def test_a_burst_far_above_the_cap_comes_down_to_what_the_server_held():
     gate = ProviderGate("openai@test", 32)
     tickets = [gate.acquire()[0] for _ in range(32)]  # the server holds 4 and refuses 28 at once
@@ -171,6 +182,7 @@ def _round_at(gate: ProviderGate, in_flight: int, rounds: int) -> None:
             gate.release(ticket, rate_limited=False, retry_after_s=None)
 
 
+@pytest.mark.usefixtures("past_the_slow_start")
 def test_a_429_on_one_call_above_the_level_that_went_through_returns_to_it_and_pauses_no_one():
     gate = ProviderGate("openai@test", 16)
     _round_at(gate, 8, rounds=2)  # a full round of 16 answers with 8 in flight
@@ -181,6 +193,7 @@ def test_a_429_on_one_call_above_the_level_that_went_through_returns_to_it_and_p
     assert gate.try_acquire(0.05) is not None  # the refused call waits its Retry-After; the others go on
 
 
+@pytest.mark.usefixtures("past_the_slow_start")
 def test_a_429_at_the_level_that_went_through_still_halves_and_pauses_every_caller():
     gate = ProviderGate("openai@test", 16)
     _round_at(gate, 8, rounds=2)
@@ -192,6 +205,7 @@ def test_a_429_at_the_level_that_went_through_still_halves_and_pauses_every_call
     assert gate.try_acquire(0.05) is None
 
 
+@pytest.mark.usefixtures("past_the_slow_start")
 def test_a_429_read_after_the_calls_beside_it_returned_halves_what_was_in_flight_when_it_was_sent():
     gate = ProviderGate("openai@test", 16)
     tickets = [gate.acquire()[0] for _ in range(9)]
@@ -201,8 +215,41 @@ def test_a_429_read_after_the_calls_beside_it_returned_halves_what_was_in_flight
     assert gate.state().limit == 4  # half of the 9 in flight when it was sent, not of the 1 left when it was read
 
 
+@pytest.mark.usefixtures("past_the_slow_start")
 def test_a_burst_whose_calls_reached_the_server_out_of_order_halves_the_burst_not_the_calls_ahead_of_the_refused():
     gate = ProviderGate("openai@test", 16)
     tickets = [gate.acquire()[0] for _ in range(16)]
     gate.release(tickets[2], rate_limited=True, retry_after_s=None)  # the third admitted came in after eight others
     assert gate.state().limit == 8  # half the 16 in flight, not the 2 admitted before it
+
+
+def test_a_new_gate_starts_small_and_doubles_each_round_up_to_the_maximum(monkeypatch):
+    monkeypatch.setattr(concurrency, "PROBE_SPACING_S", 0.0)
+    gate = ProviderGate("openai@test", 20)
+    limits = [gate.state().limit]
+    for _ in range(5):
+        _round_at(gate, gate.state().limit, rounds=1)
+        limits.append(gate.state().limit)
+    assert limits == [2, 4, 8, 16, 20, 20]  # one more per answer: twice as many after each full round
+
+
+def test_in_the_slow_start_the_limit_rises_once_a_spacing_and_its_first_429_pauses_no_one(monkeypatch):
+    """Answers come back together (a round's doubling at once): the limit rises one level per spacing, so the
+    provider's 429 is back before many calls above its cap went; it ends the slow start without a pause."""
+    monkeypatch.setattr(concurrency, "PROBE_SPACING_S", 1.0)
+    gate = ProviderGate("openai@test", 32)
+    _round_at(gate, 2, rounds=1)  # two answers at once: one rise now, the other a spacing later
+    assert gate.state().limit == 3
+    tickets = [gate.acquire()[0] for _ in range(3)]
+    assert gate.try_acquire(0.1) is None
+    tickets.append(gate.acquire()[0])
+    assert gate.state().limit == 4
+    gate.release(tickets.pop(), rate_limited=True, retry_after_s=5.0)  # refused with 4 in flight
+    assert gate.state().limit == 2  # back to the level that went through
+    for ticket in tickets:
+        gate.release(ticket, rate_limited=False, retry_after_s=None)
+    ticket = gate.try_acquire(0.05)
+    assert ticket is not None  # the refused call waits its Retry-After, no one else
+    gate.release(ticket, rate_limited=False, retry_after_s=None)
+    _round_at(gate, 1, rounds=20)
+    assert gate.state().limit == 3  # one more per round from here, below the refused level until its probe

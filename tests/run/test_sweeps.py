@@ -149,8 +149,8 @@ retried like any provider timeout and the test's claims stay the same."""
 
 
 def test_a_sweep_adapts_each_providers_limit_on_its_own(mini):
-    """Structural: the limited provider's limit comes down and the other's stays; how much of the cap stays in use
-    is a wall-clock figure, measured in bench/sweep_shared_provider.py."""
+    """Structural: the limited provider's limit comes down, the other's rises with no 429; how much of the cap
+    stays in use is a wall-clock figure, measured in bench/sweep_shared_provider.py."""
     mini.task_copies(32)
     limited, open_server = agent_server(concurrency_limit=8, delay_s=0.25), agent_server(delay_s=0.25)
     entries = [
@@ -177,7 +177,9 @@ def test_a_sweep_adapts_each_providers_limit_on_its_own(mini):
     assert outcome.exit_code == 0, outcome.output
     found = re.findall(r"provider openai@(\S+) in flight \d+/(\d+) \(max 32\), (\d+)×429", outcome.output)
     states = {url: (int(limit), int(refused)) for url, limit, refused in found}
-    assert states[open_server.url] == (32, 0) and states[limited.url][0] <= 16
+    open_limit, open_refused = states[open_server.url]
+    assert open_refused == 0 and open_limit >= 16  # its slow start rose to all the run's 16 workers can use
+    assert states[limited.url][0] <= 16
     assert states[limited.url][1] == limited.refused > 0  # the one gate both models share counted every 429
     assert limited.refused / (len(limited.requests) + limited.refused) < 0.2
 

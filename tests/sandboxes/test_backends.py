@@ -120,6 +120,27 @@ def test_a_ray_node_takes_the_drivers_template_references_without_reading_its_co
     assert driver.facts["templates"]["mini"].startswith(f"{MINI_TEMPLATE}:")
 
 
+def test_a_later_e2b_start_from_the_same_build_starts_no_tool_check_sandbox(mini, fake_sdk):
+    """The tools found in a template's build are kept by its build id: the next start takes them, and a new
+    build of the same recipe (the tag moved to it) is checked again."""
+
+    def tool_checks() -> int:
+        return sum(created["metadata"][LABEL_EPISODE] == "tool-check" for created in fake_sdk.created)
+
+    first = mini.run("--model", "oracle", "--sandbox", "e2b", run_id="first")
+    assert first.exit_code == 0, first.output
+    assert tool_checks() == 1
+    second = mini.run("--model", "oracle", "--sandbox", "e2b", run_id="second")
+    assert second.exit_code == 0, second.output
+    assert tool_checks() == 1 and len(fake_sdk.episodes_created) == 2
+    tools = [yaml.safe_load((run.run_dir / "run.yaml").read_text())["sandbox"]["tools"] for run in (first, second)]
+    assert tools[0] == tools[1] and "rg" in tools[0]
+    build_template(fake_e2b, "mini", mini.root / "collections" / "mini", TemplateResources(2, 4096), lambda _: None)
+    third = mini.run("--model", "oracle", "--sandbox", "e2b", run_id="third")
+    assert third.exit_code == 0, third.output
+    assert tool_checks() == 2
+
+
 def test_e2b_missing_template_says_how_to_build_it(mini, fake_sdk):
     fake_sdk.templates.clear()
     outcome = mini.run("--model", "oracle", "--sandbox", "e2b")
@@ -304,6 +325,27 @@ def test_docker_run_records_the_image_digest(mini, docker_image):
     assert recorded["sandbox"]["backend"] == "docker"
     assert recorded["sandbox"]["image_id"].startswith("sha256:")
     assert recorded["collections"]["mini"]["hash"].startswith("sha256-tree:")
+
+
+def test_a_later_docker_start_from_the_same_image_starts_no_probe_container(mini, docker_image, monkeypatch):
+    """The tools found in an image are kept by its id in the user's cache: the next run's start takes them."""
+    started: list[str] = []
+    real_start = DockerSandbox.start
+
+    def recording_start(self: DockerSandbox) -> None:
+        started.append(self._labels[LABEL_EPISODE])
+        real_start(self)
+
+    monkeypatch.setattr(DockerSandbox, "start", recording_start)
+    first = mini.run("--model", "oracle", "--sandbox", "docker", run_id="first")
+    assert first.exit_code == 0, first.output
+    assert started == ["probe", "mini-t1"]
+    started.clear()
+    second = mini.run("--model", "oracle", "--sandbox", "docker", run_id="second")
+    assert second.exit_code == 0, second.output
+    assert started == ["mini-t1"]
+    tools = [yaml.safe_load((run.run_dir / "run.yaml").read_text())["sandbox"]["tools"] for run in (first, second)]
+    assert tools[0] == tools[1] and "rg" in tools[0]
 
 
 def test_cleanup_removes_local_leftovers_of_dead_runs_only(capsys):

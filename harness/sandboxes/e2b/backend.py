@@ -30,10 +30,13 @@ class E2BBackend(SandboxBackend):
         sdk: Any,
         api_key: str,
         templates: dict[str, str],
+        builds: dict[str, str],
         plan: e2b_plan.Plan,
         pacer: Pacer,
     ):
         self.setup, self.sdk, self.api_key, self.templates, self.plan = setup, sdk, api_key, templates, plan
+        self.builds = builds
+        """Each domain's build, as its template's tag named it when the run was checked."""
         self.pacer = pacer
         """Every sandbox creation waits for its turn: one pacer per runner, or the Ray coordinator's."""
 
@@ -51,8 +54,10 @@ class E2BBackend(SandboxBackend):
         try:
             # tagging reads every file of the collection (the SDK hashes each): once per start, on the driver
             templates = setup.templates or _template_references(sdk, setup.collections, resources, setup.closed_book)
+            builds = {}
             for domain, reference in templates.items():
-                if not e2b_templates.template_ready(sdk, reference, api_key):
+                build = e2b_templates.ready_build(sdk, reference, api_key)
+                if build is None:
                     which = "--closed-book" if setup.closed_book else f"--domain {domain}"
                     raise InputError(
                         f"--sandbox e2b: template {reference} not found (no ready build of this recipe, collection "
@@ -60,9 +65,10 @@ class E2BBackend(SandboxBackend):
                         f"again with `python -m harness sandbox build e2b {which} --cpus {resources.cpu_count} "
                         f"--memory-mb {resources.memory_mb}`"
                     )
+                builds[domain] = build
         except SandboxError as error:
             raise InputError(f"--sandbox e2b: {error}") from None
-        return cls(setup, sdk, api_key, templates, plan, CreationPacer(plan.creations_per_s))
+        return cls(setup, sdk, api_key, templates, builds, plan, CreationPacer(plan.creations_per_s))
 
     @classmethod
     def build(cls, request: BuildRequest, echo: Callable[[str], None]) -> str:
@@ -128,7 +134,10 @@ class E2BBackend(SandboxBackend):
         warning = e2b_plan.lifetime_warning(self.setup.time_limit_s, self.plan)
         return Capabilities(self.plan.max_sandboxes, f"the cap of E2B's {self.plan.name} plan", warning)
 
-    def start(self) -> None:
+    def probe_identity(self, domain: str) -> str | None:
+        return f"e2b build {self.builds[domain]} of {self.templates[domain]}"
+
+    def start(self, probe: bool = True) -> None:
         """Kill the sandboxes of runners that are gone, before this run makes its own."""
         try:
             e2b.reap_orphans(self.sdk, self.api_key)
@@ -158,7 +167,7 @@ class E2BBackend(SandboxBackend):
         return self.plan.creations_per_s
 
     def paced_by(self, pacer: Pacer) -> E2BBackend:
-        return E2BBackend(self.setup, self.sdk, self.api_key, self.templates, self.plan, pacer)
+        return E2BBackend(self.setup, self.sdk, self.api_key, self.templates, self.builds, self.plan, pacer)
 
 
 def _template_references(

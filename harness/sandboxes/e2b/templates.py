@@ -141,13 +141,14 @@ def build_template(
     return f"{name}:{tag}"
 
 
-def template_ready(sdk: Any, reference: str, api_key: str) -> bool:
-    """Whether `name:tag` names a ready build (the tag exists only on one); raises `SandboxError` when the
-    service cannot say."""
+def ready_build(sdk: Any, reference: str, api_key: str) -> str | None:
+    """The id of the build `name:tag` names (the tag exists only on a ready one), None when no ready build has
+    it; raises `SandboxError` when the service cannot say."""
     name, _, tag = reference.partition(":")
     try:
         if not sdk.Template.exists(name, api_key=api_key):
-            return False
-        return any(entry.tag == tag for entry in sdk.Template.get_tags(name, api_key=api_key))
+            return None
+        tags = sdk.Template.get_tags(name, api_key=api_key)
     except sdk_errors(sdk) as error:
         raise SandboxError(f"cannot look up E2B template {reference}: {explain(sdk, error)}") from None
+    return next((str(entry.build_id) for entry in tags if entry.tag == tag), None)

@@ -42,7 +42,7 @@ class LocalBackend(SandboxBackend):
     def capabilities(self) -> Capabilities:
         return Capabilities(warning=(self._facts.get("limits") or {}).get("warning"), sees_opens=True)
 
-    def start(self) -> None:
+    def start(self, probe: bool = True) -> None:
         """Free the cgroups of dead runners, then start one throwaway sandbox: how commands drop privileges."""
         release_stale_cgroups()
         try:
