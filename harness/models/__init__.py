@@ -5,6 +5,7 @@ __all__ = [
     "base",
     "concurrency",
     "human",
+    "image_tokens",
     "in_flight",
     "litellm_model",
     "oracle",
