@@ -8,7 +8,7 @@ import hashlib
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import docker
 import e2b
@@ -64,6 +64,18 @@ def _chain(previous: str, step: object) -> str:
     return hashlib.sha256(f"{previous}\0{step}".encode()).hexdigest()
 
 
+def write_keyed_tar(packed: IO[bytes], target: Path) -> None:
+    """The SDK's tar of a COPY step with what E2B's layer key leaves out zeroed: each file's mtime and owner
+    (the SDK's `calculate_files_hash` takes paths, modes, sizes and bytes). The same files, copied afresh into
+    another test's context, then make the same tar, which Docker's build cache finds as E2B's cache finds the
+    layer, instead of installing the recipe's packages again after it; the COPY's chown sets the owner."""
+    with tarfile.open(fileobj=packed) as source, tarfile.open(target, "w", format=tarfile.PAX_FORMAT) as keyed:
+        for member in source:
+            member.mtime, member.uid, member.gid, member.uname, member.gname = 0, 0, 0, "root", "root"
+            member.pax_headers = {}
+            keyed.addfile(member, source.extractfile(member) if member.isfile() else None)
+
+
 def build_layers(template: Any, work: Path) -> list[Layer]:
     """Translate the SDK's recorded steps into Dockerfile layers over `work` (COPY sources packed by the SDK)."""
     inner = template._template
@@ -89,7 +101,7 @@ def build_layers(template: Any, work: Path) -> list[Layer]:
             resolve = step.get("resolveSymlinks")
             packed = tar_file_stream(src, context, ignore, RESOLVE_SYMLINKS if resolve is None else resolve, False)
             staging = f"/tmp/e2b-copy-{index}"
-            (work / f"copy-{index}.tar").write_bytes(packed.read())
+            write_keyed_tar(packed, work / f"copy-{index}.tar")
             # E2B copies a folder's contents to dest, a file to dest (or into it when dest ends with /).
             source = f"{staging}/{src}"
             lines = (
@@ -126,19 +138,12 @@ def build_dockerfile(layers: list[Layer], cached: set[str], failing: str | None)
 
 
 def inputs_hash(work: Path) -> str:
-    """What the image is built from: the base image, the Dockerfile and every packed file's name, mode and
-    bytes (not its mtime, new in each test's collection), so a template is built once, then found by tag."""
+    """What the image is built from: the base image, the Dockerfile and the packed files (keyed tars, the same
+    for the same files), so a template is built once, then found by tag."""
     digest = hashlib.sha256(docker.from_env().images.get(DEBOOTSTRAP_IMAGE).id.encode())
     for path in sorted(work.iterdir()):
-        digest.update(path.name.encode() + b"\0")
-        if path.suffix != ".tar":
-            digest.update(path.read_bytes())
-            continue
-        with tarfile.open(path) as packed:
-            for member in sorted(packed.getmembers(), key=lambda m: m.name):
-                digest.update(f"{member.name}\0{member.mode}\0{member.type!r}\0{member.linkname}\0".encode())
-                if member.isfile():
-                    digest.update(packed.extractfile(member).read())  # type: ignore[union-attr]
+        content = path.read_bytes()
+        digest.update(f"{path.name}\0{len(content)}\0".encode() + content)
     return digest.hexdigest()[:16]
 
 
