@@ -28,8 +28,10 @@ from harness.models.pacing import PacedBudget
 from harness.models.rate_limits import Announcement
 
 _DECREASE = 0.5
-SLOW_START_FROM = 2
-"""The in-flight limit a provider's first calls start at (or the maximum, if smaller)."""
+SLOW_START_FROM = 4
+"""The in-flight limit a provider's first calls start at (or the maximum, if smaller): a few calls at once, as TCP
+starts with a few segments (RFC 6928), since a provider that takes fewer is rare and one that never answers (a
+hung local server) would otherwise hold the limit at its start for good."""
 PROBE_SPACING_S = 0.1
 """In the slow start, the limit rises at most once this often: a provider refuses a call above its cap at once, so
 the 429 is back before many more levels were tried (answers come back together, a round's doubling at once)."""

@@ -224,19 +224,21 @@ def test_a_burst_whose_calls_reached_the_server_out_of_order_halves_the_burst_no
 
 
 def test_a_new_gate_starts_small_and_doubles_each_round_up_to_the_maximum(monkeypatch):
+    """From a few calls at once (RFC 6928's initial window of a few segments), not from the maximum."""
     monkeypatch.setattr(concurrency, "PROBE_SPACING_S", 0.0)
     gate = ProviderGate("openai@test", 20)
     limits = [gate.state().limit]
     for _ in range(5):
         _round_at(gate, gate.state().limit, rounds=1)
         limits.append(gate.state().limit)
-    assert limits == [2, 4, 8, 16, 20, 20]  # one more per answer: twice as many after each full round
+    assert limits == [4, 8, 16, 20, 20, 20]  # one more per answer: twice as many after each full round
 
 
 def test_in_the_slow_start_the_limit_rises_once_a_spacing_and_its_first_429_pauses_no_one(monkeypatch):
     """Answers come back together (a round's doubling at once): the limit rises one level per spacing, so the
     provider's 429 is back before many calls above its cap went; it ends the slow start without a pause."""
     monkeypatch.setattr(concurrency, "PROBE_SPACING_S", 1.0)
+    monkeypatch.setattr(concurrency, "SLOW_START_FROM", 2)
     gate = ProviderGate("openai@test", 32)
     _round_at(gate, 2, rounds=1)  # two answers at once: one rise now, the other a spacing later
     assert gate.state().limit == 3
