@@ -121,6 +121,22 @@ def openai_server():
     server.stop()
 
 
+@pytest.fixture
+def docker_starts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The episode label of every Docker container started (`probe` for the tool check's), in order."""
+    started: list[str] = []
+    from harness.sandboxes.docker.sandbox import LABEL_EPISODE, DockerSandbox
+
+    real_start = DockerSandbox.start
+
+    def recording_start(self: DockerSandbox) -> None:
+        started.append(self._labels[LABEL_EPISODE])
+        real_start(self)
+
+    monkeypatch.setattr(DockerSandbox, "start", recording_start)
+    return started
+
+
 @pytest.fixture(scope="session")
 def docker_image() -> tuple[Any, str]:
     """The Docker client and the recipe's image; skipped, with the reason shown, where either is missing."""

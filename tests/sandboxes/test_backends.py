@@ -327,16 +327,9 @@ def test_docker_run_records_the_image_digest(mini, docker_image):
     assert recorded["collections"]["mini"]["hash"].startswith("sha256-tree:")
 
 
-def test_a_later_docker_start_from_the_same_image_starts_no_probe_container(mini, docker_image, monkeypatch):
+def test_a_later_docker_start_from_the_same_image_starts_no_probe_container(mini, docker_image, docker_starts):
     """The tools found in an image are kept by its id in the user's cache: the next run's start takes them."""
-    started: list[str] = []
-    real_start = DockerSandbox.start
-
-    def recording_start(self: DockerSandbox) -> None:
-        started.append(self._labels[LABEL_EPISODE])
-        real_start(self)
-
-    monkeypatch.setattr(DockerSandbox, "start", recording_start)
+    started = docker_starts
     first = mini.run("--model", "oracle", "--sandbox", "docker", run_id="first")
     assert first.exit_code == 0, first.output
     assert started == ["probe", "mini-t1"]

@@ -10,7 +10,6 @@ import yaml
 from harness.cli.main import main
 from harness.inputs.config import RunConfig
 from harness.run.runner import default_run_id
-from harness.sandboxes.docker.sandbox import LABEL_EPISODE, DockerSandbox
 from tests.conftest import REPO
 from tests.sandboxes.test_backends import fake_sdk  # noqa: F401  (a fixture)
 
@@ -112,22 +111,17 @@ def test_report_lists_tasks_answered_from_the_question_alone(mini):
     assert "needs a run made with --closed-book" in mini.capsys.readouterr().err
 
 
-def test_a_closed_book_docker_container_has_an_empty_documents_folder(mini, docker_image, monkeypatch):
+def test_a_closed_book_docker_container_has_an_empty_documents_folder(mini, docker_image, docker_starts):
     _, image = docker_image
-    started: list[str] = []
-    real_start = DockerSandbox.start
-
-    def recording_start(self: DockerSandbox) -> None:
-        started.append(self._labels[LABEL_EPISODE])
-        real_start(self)
-
-    monkeypatch.setattr(DockerSandbox, "start", recording_start)
     outcome = mini.run(
         "--model", mini.script(COUNT_DOCUMENTS), "--closed-book", "--sandbox", "docker", "--image", image
     )
     assert outcome.exit_code == 0, outcome.output
     assert documents_seen(outcome)[0] == "0" and "Read-only file system" in documents_seen(outcome)[1]
-    assert started == ["probe", "mini-t1"]  # the tools checked in the image check's container, as without the flag
+    assert docker_starts == [
+        "probe",
+        "mini-t1",
+    ]  # the tools checked in the image check's container, as without the flag
 
 
 def test_a_closed_book_e2b_run_needs_and_uses_the_template_without_documents(mini, fake_sdk):  # noqa: F811
