@@ -42,7 +42,12 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         session.console.print(f"viewer written to {page} (serve its folder, e.g. python -m http.server)", markup=False)
         return EXIT_OK
     server = ViewerServer(site, arguments.port)
-    session.console.print(f"viewer at {server.url} (Ctrl-C stops it)", markup=False, soft_wrap=True)
-    with contextlib.suppress(KeyboardInterrupt):  # the way to stop it; its threads end with the process
-        server.wait()
+    # Ctrl-C is the way to stop it, from the moment the URL can be read (a reader may send it while the
+    # print is still returning)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            session.console.print(f"viewer at {server.url} (Ctrl-C stops it)", markup=False, soft_wrap=True)
+            server.wait()
+    finally:
+        server.close()
     return EXIT_OK

@@ -201,3 +201,23 @@ def test_view_serves_until_ctrl_c_then_exits_cleanly(mini):
         assert "Traceback" not in (served.stderr.read() if served.stderr else "")
     finally:
         served.kill()
+
+
+def test_a_ctrl_c_that_comes_while_the_url_is_being_printed_stops_the_viewer_cleanly(mini, monkeypatch):
+    """A reader of the URL may send Ctrl-C before the print has returned (a loaded CI machine did)."""
+    from rich.console import Console
+
+    first, _ = two_runs(mini)
+    printed = Console.print
+
+    def print_then_interrupted(console, *objects, **options):
+        printed(console, *objects, **options)
+        if str(objects[0]).startswith("viewer at "):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(Console, "print", print_then_interrupted)
+    try:
+        code: int | str = main(["view", str(first)])
+    except KeyboardInterrupt:
+        code = "the interrupt escaped"
+    assert code == 0
