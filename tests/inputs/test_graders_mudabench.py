@@ -11,7 +11,7 @@ import pytest
 from harness.cli.main import main
 from harness.inputs.tasks import load_task_file
 from harness.records.trajectory import read_jsonl, read_trajectory
-from tests.helpers.openai_server import reply
+from tests.helpers.openai_server import Step, reply
 
 DOCS = {
     "7560dc54-81cb-4d28-bbb1-205f060ad678": ("002142", 2021, 15.44),
@@ -152,12 +152,19 @@ def test_bad_data_is_a_one_line_error_and_writes_nothing(mudabench, capsys, muta
     assert not (mudabench / "tasks").exists() and not (mudabench / "collections").exists()
 
 
+def grading_then_fact_judge(request: dict) -> Step:
+    """The grading judge says CORRECT; the fact-coverage judge finds no field stated."""
+    if "Reference answer:" in request["messages"][-1]["content"]:
+        return reply(json.dumps({"verdict": "CORRECT", "reason": "same code"}))
+    return reply(json.dumps({"supported": []}))
+
+
 def test_imported_task_runs_over_its_own_collection_with_the_judge(mudabench, capsys, openai_server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     run_import(mudabench, capsys, "simple.json")
     script = mudabench / "script.yaml"
     script.write_text(json.dumps([{"bash": "cat documents/documents_index.md"}, "<answer>002142</answer>"]))
-    openai_server.push(reply(json.dumps({"verdict": "CORRECT", "reason": "same code"})))
+    openai_server.respond = grading_then_fact_judge
     code = main(
         [
             "--model",
@@ -188,3 +195,5 @@ def test_imported_task_runs_over_its_own_collection_with_the_judge(mudabench, ca
     assert "600908" in observation["stdout"] and "002839" not in observation["stdout"]  # {D1, D3} only
     prompt = openai_server.requests[0]["messages"][0]["content"]
     assert Q in prompt and "Reference answer:\n002142" in prompt  # the judge sees the question and the gold
+    facts = row["facts_stated"]  # the fact-coverage diagnostic judged every row of the task's facts
+    assert facts["rows_total"] > 0 and facts["failed"] == 0 and facts["cells"] == 0, facts
