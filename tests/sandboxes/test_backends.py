@@ -329,14 +329,13 @@ def test_docker_run_records_the_image_digest(mini, docker_image):
 
 def test_a_later_docker_start_from_the_same_image_starts_no_probe_container(mini, docker_image, docker_starts):
     """The tools found in an image are kept by its id in the user's cache: the next run's start takes them."""
-    started = docker_starts
     first = mini.run("--model", "oracle", "--sandbox", "docker", run_id="first")
     assert first.exit_code == 0, first.output
-    assert started == ["probe", "mini-t1"]
-    started.clear()
+    assert docker_starts == ["probe", "mini-t1"]
+    docker_starts.clear()
     second = mini.run("--model", "oracle", "--sandbox", "docker", run_id="second")
     assert second.exit_code == 0, second.output
-    assert started == ["mini-t1"]
+    assert docker_starts == ["mini-t1"]
     tools = [yaml.safe_load((run.run_dir / "run.yaml").read_text())["sandbox"]["tools"] for run in (first, second)]
     assert tools[0] == tools[1] and "rg" in tools[0]
 

@@ -118,10 +118,8 @@ def test_a_closed_book_docker_container_has_an_empty_documents_folder(mini, dock
     )
     assert outcome.exit_code == 0, outcome.output
     assert documents_seen(outcome)[0] == "0" and "Read-only file system" in documents_seen(outcome)[1]
-    assert docker_starts == [
-        "probe",
-        "mini-t1",
-    ]  # the tools checked in the image check's container, as without the flag
+    # the tools checked in the image check's container, as without the flag
+    assert docker_starts == ["probe", "mini-t1"]
 
 
 def test_a_closed_book_e2b_run_needs_and_uses_the_template_without_documents(mini, fake_sdk):  # noqa: F811
