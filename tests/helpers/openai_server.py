@@ -1,7 +1,13 @@
 """A local OpenAI-compatible server for tests: scripted replies and injected faults, as chat completions or
 as the Responses API (where litellm sends reasoning models that get tools, e.g. openai/gpt-5.5).
 
-litellm talks to it over real HTTP (`--model openai/NAME --api-base http://127.0.0.1:PORT/v1`).
+litellm talks to it over real HTTP (`--model openai/NAME --api-base http://127.0.0.1:PORT/v1`). The shapes it
+answers in are OpenAI's own:
+- https://platform.openai.com/docs/api-reference/chat/object: the chat completion, its tool calls and usage;
+- https://platform.openai.com/docs/api-reference/responses/object: the Responses API object and its output items;
+- https://platform.openai.com/docs/guides/error-codes: an error's status and `{"error": {"message", "type", ...}}`
+  body, 429s with their Retry-After.
+What a provider may refuse is not checked here: that is `tests/helpers/providers/`, each fake naming its pages.
 """
 
 from __future__ import annotations
