@@ -1,5 +1,5 @@
-"""One episode end to end: wait for a sandbox slot, sandbox up, agent loop, grade, trajectory closed,
-results row returned. Whatever goes wrong, an episode that started returns a row."""
+"""One episode end to end: (for a solver that needs one) wait for a sandbox slot and start the sandbox, the solver,
+grade, trajectory closed, results row returned. Whatever goes wrong, an episode that started returns a row."""
 
 from __future__ import annotations
 
@@ -16,13 +16,10 @@ from harness.core.status import Outcome, Status, failure_text, outcome_of
 from harness.diagnostics.row_diagnostics import with_diagnostics, with_stated_facts
 from harness.episode.budget import Budget
 from harness.episode.context import EpisodeContext
-from harness.episode.loop import run_agent
+from harness.episode.solvers import EpisodeInputs
 from harness.episode.throttles import ThrottledModel, wait_for_slot
-from harness.episode.vision import ImageViewer
-from harness.episode.zero_shot import run_zero_shot
 from harness.grading import GRADERS, Grade, Verdict, grade, is_judged
 from harness.grading.judge import JudgePanel
-from harness.inputs.page_images import document_pages
 from harness.inputs.tasks import Task, collection_of
 from harness.records.episode_log import judge_log
 from harness.records.episode_row import UNGRADED, Spend, Timings, episode_row
@@ -30,6 +27,7 @@ from harness.records.events import EpisodeEndEvent, EvidenceEvent, HarnessErrorE
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog
+from harness.sandboxes.base import Sandbox
 from harness.sandboxes.file_opens import WatchedSandbox, watched
 
 
@@ -42,6 +40,8 @@ class _Clocks:
     queue_s: float = 0.0
     sandbox_start_s: float = 0.0
     opens: dict[str, int] | None = None
+    budget: Budget | None = None
+    """The episode's budget once its model exists (the open watcher reads its turn)."""
 
     def timings(self) -> Timings:
         return Timings(round(self.queue_s, 3), round(self.sandbox_start_s, 3), self.attempt)
@@ -57,11 +57,11 @@ def run_episode(task: Task, context: EpisodeContext, attempt: int = 1) -> Result
     try:
         log = context.trajectory_log(task)
         log.write(context.start_of(task))  # before the sandbox starts: every episode can be re-graded
-        if context.settings.zero_shot is not None:
-            outcome, budget = _run_zero_shot(task, context.settings.zero_shot, context, log, clocks)
-        else:
+        if context.settings.solver.needs_sandbox:
             with _sandbox_slot(context, clocks):
                 outcome, budget = _run_in_sandbox(task, context, log, clocks)
+        else:
+            outcome, budget = _solve(task, context, log, clocks, None)
     except Exception as error:  # cancelled while waiting, the log unwritable, a bug of ours: the batch goes on
         outcome = outcome_of(error)
     except BaseException as error:  # Ctrl-C: the trajectory still gets its end, then it propagates
@@ -91,27 +91,19 @@ def _sandbox_slot(context: EpisodeContext, clocks: _Clocks) -> Iterator[None]:
 def _run_in_sandbox(
     task: Task, context: EpisodeContext, log: TrajectoryLog, clocks: _Clocks
 ) -> tuple[Outcome, Budget | None]:
-    settings = context.settings
     epoch = "" if task.epoch == 1 else f"-epoch{task.epoch}"
     sandbox = context.make_sandbox(task, file_name(f"{task.domain}-{task.id}{epoch}"))
     budget: Budget | None = None
     outcome = Outcome(Status.HARNESS_ERROR, None, "the episode did not finish")
     collection = context.collections.get(collection_of(task))
     if collection and context.watch_opens:
-        sandbox = watched(sandbox, collection, lambda: budget.turns if budget else 0)
+        sandbox = watched(sandbox, collection, lambda: clocks.budget.turns if clocks.budget else 0)
     try:
         started = time.monotonic()
         sandbox.start()
         clocks.sandbox_start_s = time.monotonic() - started
         log.write(SandboxReadyEvent(sandbox=sandbox.describe(), start_s=round(clocks.sandbox_start_s, 3)))
-        model = context.make_model(task)
-        budget = settings.budget(model, context.cancel)
-        throttled = ThrottledModel(model, context.slots.connections, budget.clock, context.cancel)
-        try:
-            viewer = ImageViewer(sandbox, RunFolder(context.run_dir).images) if settings.loop.vision else None
-            outcome = run_agent(task, throttled, sandbox, budget, context.prompts, log, settings.loop, viewer)
-        finally:
-            clocks.queue_s += throttled.waited_s + budget.provider_queue_s
+        outcome, budget = _solve(task, context, log, clocks, sandbox)
     except Exception as error:
         outcome = outcome_of(error)
     finally:
@@ -125,17 +117,27 @@ def _run_in_sandbox(
     return outcome, budget
 
 
-def _run_zero_shot(
-    task: Task, mode: str, context: EpisodeContext, log: TrajectoryLog, clocks: _Clocks
+def _solve(
+    task: Task, context: EpisodeContext, log: TrajectoryLog, clocks: _Clocks, sandbox: Sandbox | None
 ) -> tuple[Outcome, Budget | None]:
-    """The paper's protocol: no sandbox, the document as images, one reply (episode/zero_shot.py)."""
-    documents = document_pages(task, context.collections[collection_of(task)], mode)
+    """The run's solver on the episode (in SANDBOX, started, when it needs one), its model throttled; the budget
+    is returned with the outcome for the row's spend."""
     model = context.make_model(task)
-    budget = context.settings.budget(model, context.cancel)
+    budget = clocks.budget = context.settings.budget(model, context.cancel)
     throttled = ThrottledModel(model, context.slots.connections, budget.clock, context.cancel)
+    inputs = EpisodeInputs(
+        task=task,
+        model=throttled,
+        budget=budget,
+        log=log,
+        prompts=context.prompts,
+        loop=context.settings.loop,
+        images=RunFolder(context.run_dir).images,
+        collection=context.collections.get(collection_of(task)),
+        sandbox=sandbox,
+    )
     try:
-        store = RunFolder(context.run_dir).images
-        return run_zero_shot(task, throttled, budget, log, store, documents, mode), budget
+        return context.settings.solver.solve(inputs), budget
     except Exception as error:
         return outcome_of(error), budget
     finally:

@@ -86,6 +86,39 @@ class Resumption:
 
 
 @dataclass(frozen=True)
+class ProfileRecord:
+    """The benchmark profile a run followed (harness/inputs/profiles/): a resume under another digest is refused."""
+
+    name: str
+    version: str
+    digest: str
+    """sha256 of the profile file and every file it names."""
+    path: str | None = None
+    """A profile file's path; None for a shipped profile."""
+    overrides: tuple[str, ...] = ()
+    """The profile's settings the settings file or the flags gave other values."""
+
+    def to_dict(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"name": self.name, "version": self.version, "digest": self.digest}
+        if self.path is not None:
+            record["path"] = self.path
+        if self.overrides:
+            record["overrides"] = list(self.overrides)
+        return record
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ProfileRecord:
+        path = data.get("path")
+        return cls(
+            name=str(data["name"]),
+            version=str(data["version"]),
+            digest=str(data["digest"]),
+            path=None if path is None else str(path),
+            overrides=tuple(str(name) for name in data.get("overrides") or ()),
+        )
+
+
+@dataclass(frozen=True)
 class RunRecord:
     """run.yaml as read back."""
 
@@ -122,6 +155,8 @@ class RunRecord:
     label: str | None = None
     """The run's name in report tables (`--label`, or `run/labels.py`'s default); None in older runs and
     imports, which report under their model."""
+    profile: ProfileRecord | None = None
+    """The benchmark profile the run followed; None in runs from before profiles, and imports."""
 
     def to_dict(self) -> dict[str, Any]:
         """The record in the file's order (that of every run.yaml written so far)."""
@@ -143,6 +178,8 @@ class RunRecord:
                 "config_hash": self.config_hash,
                 "protocol": self.protocol,
             }
+            if self.profile is not None:
+                record["profile"] = self.profile.to_dict()
             if self.model is not None:
                 record["model"] = self.model
             if self.prices is not None:
@@ -179,6 +216,7 @@ class RunRecord:
             resumed=tuple(Resumption.from_dict(resume) for resume in data.get("resumed") or []),
             label=None if data.get("label") is None else str(data["label"]),
             prices=data.get("prices"),
+            profile=None if data.get("profile") is None else ProfileRecord.from_dict(data["profile"]),
         )
 
     @property
