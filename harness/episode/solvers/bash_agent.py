@@ -22,9 +22,13 @@ class BashAgent(Solver):
         return None if type(self) is BashAgent else super().protocol(spec, tasks, collections)
 
     def solve(self, episode: EpisodeInputs) -> Outcome:
+        return self.start_loop(episode).run()
+
+    def start_loop(self, episode: EpisodeInputs) -> AgentLoop:
+        """The episode's loop, of class `loop`, with its viewer when the agent can look."""
         assert episode.sandbox is not None, "the bash agent needs a sandbox"
         viewer = ImageViewer(episode.sandbox, episode.images) if episode.loop.vision else None
-        loop = self.loop(
+        return self.loop(
             episode.task,
             episode.model,
             episode.sandbox,
@@ -34,4 +38,3 @@ class BashAgent(Solver):
             episode.loop,
             viewer,
         )
-        return loop.run()
