@@ -5,8 +5,8 @@ from __future__ import annotations
 import typing
 
 from harness.episode import EpisodeContext
-from harness.episode.solvers import BashAgent, LoopSettings
 from harness.episode.settings import EpisodeSettings
+from harness.episode.solvers import BashAgent, LoopSettings
 from harness.inputs.config import RunConfig
 
 

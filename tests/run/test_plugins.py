@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import ClassVar
 
 import yaml
