@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from harness.core.errors import InputError
 from harness.episode.solvers import Solver, make_solver
 from harness.inputs.config import RunConfig
-from harness.inputs.profiles import DEFAULT_PROFILE, Profile, apply_profile, load_profile, profile_names
+from harness.inputs.profiles import (
+    DEFAULT_PROFILE,
+    Profile,
+    apply_profile,
+    graded_as_profiled,
+    load_profile,
+    profile_names,
+)
 from harness.inputs.tasks import Task
 from harness.records.run_record import ProfileRecord
 
@@ -24,6 +31,8 @@ class ProtocolPlan:
     profile_record: ProfileRecord
     """What run.yaml records of the profile (name, version, digest, the settings given over it)."""
     solver: Solver
+    tasks: list[Task]
+    """The selected tasks, graded as the profile grades them."""
 
 
 def task_set_profile(tasks: list[Task]) -> str:
@@ -47,7 +56,7 @@ def plan_protocol(config: RunConfig, tasks: list[Task]) -> ProtocolPlan:
     solver = make_solver(config.solver, args)
     path = None if profile.shipped else str(profile.path)
     record = ProfileRecord(profile.name, profile.version, profile.digest, path, tuple(overrides))
-    return ProtocolPlan(config, profile, record, solver)
+    return ProtocolPlan(config, profile, record, solver, graded_as_profiled(tasks, profile))
 
 
 def profile_changes(recorded: ProfileRecord | None, planned: ProfileRecord) -> list[str]:

@@ -176,7 +176,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     if not tasks:
         raise NothingSelected(f"{config.model} on {config.domain}: no task selected{_selection_of(config)}")
     protocol_plan = plan_protocol(config, tasks)
-    config = protocol_plan.config
+    config, tasks = protocol_plan.config, protocol_plan.tasks
     names = sorted({collection_of(task) for task in tasks}) or domains
     collections = {name: collection_path(config.collections_dir, name, config.follow_links) for name in names}
     episodes = episodes_of(tasks, config.epochs)

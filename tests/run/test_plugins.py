@@ -155,3 +155,17 @@ def test_the_example_solver_s_step_reaches_the_model(mini, monkeypatch):
     assert outcome.exit_code == 0 and outcome.rows[0]["verdict"] == "correct", outcome.output
     calls = [str(event["messages"]) for event in outcome.trajectory("t1") if event["event"] == "model_call"]
     assert "Few turns are left" not in calls[1] and "Few turns are left" in calls[2]  # 9 turns left, then 8
+
+
+def test_a_profile_s_graders_replace_the_task_s_and_a_bad_one_is_one_line(mini, tmp_path):
+    profile = tmp_path / "tolerant.yaml"
+    profile.write_text('profile: tolerant\nversion: "1"\nbenchmark: AGORA\ngraders:\n  numeric: set\n')
+    outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--profile", str(profile))
+    assert outcome.exit_code == 0 and outcome.rows[0]["verdict"] == "correct", outcome.output
+    assert set(yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["protocol"]["graders"]) == {"set"}
+    assert outcome.trajectory("t1")[0]["task"]["grader"] == "set"
+    profile.write_text('profile: tolerant\nversion: "1"\nbenchmark: AGORA\ngraders:\n  numeric: lenient\n')
+    refused = mini.run("--model", "oracle", "--profile", str(profile), run_id="other")
+    assert (
+        refused.exit_code == 2 and f"{profile}:5: field 'graders.numeric': 'lenient' is not a grader" in refused.output
+    )

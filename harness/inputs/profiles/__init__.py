@@ -1,7 +1,8 @@
 """Benchmark profiles: a benchmark's protocol as a versioned data file (`--profile NAME|FILE`).
 
 A profile names its benchmark and version and holds the run settings that benchmark runs with (`settings`: the
-settings file's fields, files relative to the profile) and each solver's arguments under it (`solvers`). Under a
+settings file's fields, files relative to the profile), each solver's arguments under it (`solvers`) and the
+graders its rules replace (`graders`: a task's grader -> the benchmark's own, e.g. its tolerances). Under a
 profile, a setting's value comes from (last wins): the runner's defaults, the profile, the settings file, the
 flags; run.yaml records the profile's name, version and digest (its file and every file it names) and the
 settings given over it. One ships per seed benchmark (`agora.yaml`, `mudabench.yaml`, `findocmre.yaml`); a user
@@ -20,14 +21,24 @@ import yaml
 
 from harness.core.errors import InputError, read_text_input
 from harness.core.yaml_safe import compose_yaml, load_yaml
+from harness.grading import GRADERS
 from harness.inputs.config import RunConfig, check_setting, setting_names
+from harness.inputs.tasks import Task
 
-__all__ = ["DEFAULT_PROFILE", "PROFILES_DIR", "Profile", "apply_profile", "load_profile", "profile_names"]
+__all__ = [
+    "DEFAULT_PROFILE",
+    "PROFILES_DIR",
+    "Profile",
+    "apply_profile",
+    "graded_as_profiled",
+    "load_profile",
+    "profile_names",
+]
 
 PROFILES_DIR = Path(__file__).parent
 DEFAULT_PROFILE = "agora"
 """The profile of a task set that names no benchmark (AGORA's protocol is the runner's defaults)."""
-_FIELDS = ("profile", "version", "benchmark", "description", "settings", "solvers")
+_FIELDS = ("profile", "version", "benchmark", "description", "settings", "solvers", "graders")
 _REQUIRED = ("profile", "version", "benchmark")
 
 
@@ -41,6 +52,9 @@ class Profile:
     """Run settings by name, checked; files resolved against the profile's folder."""
     solvers: dict[str, dict[str, str]]
     """Solver name -> its arguments under this benchmark (files resolved as settings are)."""
+    graders: dict[str, str]
+    """A task's grader -> the grader that grades it under this benchmark (its own tolerances); none: as the
+    task file says."""
     digest: str
     """sha256 of the profile file and of every file it names, in order."""
     lines: dict[str, int]
@@ -79,6 +93,7 @@ def load_profile(spec: str, where: str = "--profile") -> Profile:
     named: list[Path] = []
     settings = _settings(path, data.get("settings") or {}, _nested_lines(node, "settings"), named)
     solvers = _solvers(path, data.get("solvers") or {}, lines.get("solvers", 1), named)
+    graders = _graders(path, data.get("graders") or {}, _nested_lines(node, "graders"))
     digest = hashlib.sha256(path.read_bytes())
     for file in named:
         digest.update(b"\0" + file.name.encode() + b"\0" + file.read_bytes())
@@ -89,6 +104,7 @@ def load_profile(spec: str, where: str = "--profile") -> Profile:
         path=path.resolve(),
         settings=settings,
         solvers=solvers,
+        graders=graders,
         digest="sha256:" + digest.hexdigest()[:16],
         lines=_nested_lines(node, "settings"),
         description=str(data.get("description") or ""),
@@ -134,12 +150,30 @@ def _solvers(path: Path, raw: Any, line: int, named: list[Path]) -> dict[str, di
     return solvers
 
 
+def _graders(path: Path, raw: Any, lines: dict[str, int]) -> dict[str, str]:
+    if not isinstance(raw, dict):
+        raise InputError(f"{path}:1: field 'graders': a mapping of a task's grader: the grader used instead")
+    for key, value in raw.items():
+        for name in (key, value):
+            if name not in GRADERS:
+                where = f"{path}:{lines.get(str(key), 1)}: field 'graders.{key}'"
+                raise InputError(f"{where}: {name!r} is not a grader (one of {', '.join(GRADERS)})")
+    return {str(key): str(value) for key, value in raw.items()}
+
+
 def _named_file(profile: Path, file: Path, where: str, named: list[Path]) -> Path:
     resolved = file if file.is_absolute() else (profile.parent / file)
     if not resolved.is_file():
         raise InputError(f"{where}: {file}: no such file (relative to the profile's folder)")
     named.append(resolved)
     return resolved.resolve()
+
+
+def graded_as_profiled(tasks: list[Task], profile: Profile) -> list[Task]:
+    """TASKS with each grader the profile replaces replaced (the episode's start records the grader used)."""
+    if not profile.graders:
+        return tasks
+    return [dataclasses.replace(task, grader=profile.graders.get(task.grader, task.grader)) for task in tasks]
 
 
 def apply_profile(config: RunConfig, profile: Profile, given: frozenset[str]) -> tuple[RunConfig, list[str]]:
