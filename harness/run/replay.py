@@ -223,6 +223,8 @@ def reexecute(path: Path, console: Console) -> int:
         "results_dir": folder.path / _REPLAYS,
     }
     plan = plan_run(_recorded_config(recorded, overrides))
+    if recorded.profile is None:  # a run from before profiles: its replay records none, as it did
+        plan = dataclasses.replace(plan, profile=None)
     execute_run(plan, console)
     mismatches = 0
     for file, episode in episodes:

@@ -125,8 +125,9 @@ class RunPlan:
     judge: JudgePanel | None = None
     """The judges of tasks graded by `judge`; None when no selected task is."""
     solver: Solver
-    profile: ProfileRecord
-    """What run.yaml records of the benchmark profile the run follows."""
+    profile: ProfileRecord | None
+    """What run.yaml records of the benchmark profile the run follows (None: a replay of a run from before
+    profiles, recorded as that run was)."""
 
     @property
     def run_dir(self) -> Path:
