@@ -21,6 +21,7 @@ from typing import Any
 from harness.core.errors import InputError, read_text_input
 from harness.core.names import check_task_id
 from harness.grading import GRADERS, GoldAnswerError, GoldSpec
+from harness.inputs.collections.pdf_images import MAX_DPI
 from harness.inputs.importers.formats import CollectionSettings, TaskFormat, option
 from harness.inputs.importers.rows import CollectionPlan, TaskPlan, TaskRow, document_files
 
@@ -338,7 +339,8 @@ class FinDocOptions:
     )
 
     def check(self) -> None:
-        pass
+        if not 0 < self.page_images <= MAX_DPI:  # said before the items are read, not at the first build
+            raise InputError(f"--page-images: {self.page_images} dpi is not between 1 and {MAX_DPI}")
 
     def collection_settings(self) -> CollectionSettings:
         return CollectionSettings(page_images=self.page_images)
