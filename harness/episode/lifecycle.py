@@ -10,20 +10,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core.abandon import CallAbandoned, call_abandonable
 from harness.core.names import file_name
 from harness.core.status import Outcome, Status, failure_text, outcome_of
-from harness.diagnostics.row_diagnostics import with_diagnostics, with_stated_facts
+from harness.diagnostics.episode_end import EpisodeEnd, finish_episode, log_failure
 from harness.episode.budget import Budget
 from harness.episode.context import EpisodeContext
 from harness.episode.solvers import EpisodeInputs
 from harness.episode.throttles import ThrottledModel, wait_for_slot
-from harness.grading import GRADERS, Grade, Verdict, grade, is_judged
+from harness.grading import Grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, collection_of
-from harness.records.episode_log import judge_log
-from harness.records.episode_row import UNGRADED, Spend, Timings, episode_row
-from harness.records.events import EpisodeEndEvent, EvidenceEvent, HarnessErrorEvent, SandboxReadyEvent
+from harness.records.episode_row import Spend, Timings, episode_row
+from harness.records.events import SandboxReadyEvent
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog
@@ -112,7 +110,7 @@ def _run_in_sandbox(
         try:
             sandbox.close()
         except Exception as error:  # cleanup is ours: the row keeps the agent's outcome and says what failed
-            _log_failure(log, "sandbox cleanup", failure_text(error))
+            log_failure(log, "sandbox cleanup", failure_text(error))
             outcome = outcome.with_note(f"sandbox cleanup failed: {type(error).__name__}")
     return outcome, budget
 
@@ -154,54 +152,13 @@ def _finish(
     judge: JudgePanel | None = None,
     cancel: threading.Event | None = None,
 ) -> ResultRow:
-    """Grade and build the row; a grader bug on the submission is its graded outcome (`GRADER_ERROR`, the
-    traceback in the log and the detail), any other bug here a harness_error row; a failing log never loses
-    the row."""
-    try:
-        graded = _grade(task, outcome, judge, log, cancel)
-        if graded.grader_failure is not None:
-            _log_failure(log, "grading", graded.grader_failure)
-        result = episode_row(task, outcome, graded, spend, clocks.timings())
-    except Exception as error:
-        outcome = Outcome(Status.HARNESS_ERROR, None, failure_text(error))
-        result = episode_row(task, outcome, UNGRADED, spend, clocks.timings())
-    if log is not None:
-        graded_text = _graded_text(outcome, task, judge)
-        result = _annotated(task, result, log, collection, clocks.opens, judge, graded_text)
-        with contextlib.suppress(OSError, ValueError):  # a full disk: the row still reaches the batch
-            log.write(EpisodeEndEvent(row=result, submission=graded_text))
-            log.close()
-    return result
+    """The episode's end as every episode's (diagnostics/episode_end.py), with the run's spend and timings."""
 
+    def row_of(ended: Outcome, graded: Grade) -> ResultRow:
+        return episode_row(task, ended, graded, spend, clocks.timings())
 
-def _annotated(
-    task: Task,
-    result: ResultRow,
-    log: TrajectoryLog,
-    collection: Path | None,
-    opens: dict[str, int] | None,
-    judge: JudgePanel | None = None,
-    final_reply: str | None = None,
-) -> ResultRow:
-    """Evidence, failure mode and refused attempts from what the loop logged, and with a judge panel the facts
-    the episode stated; a failure here keeps the row."""
-    try:
-        events = log.events()
-        result, evidence = with_diagnostics(result, events, task.evidence, task.canary, collection, opens, task.facts)
-        if evidence is not None and judge is not None and task.facts:
-            stated = with_stated_facts(result, judge, task.question, task.facts, events, final_reply)
-            result, evidence["facts_stated"] = stated
-        if evidence is not None:
-            log.write(EvidenceEvent(**evidence))
-    except Exception as error:  # a bug here must not cost the episode its row
-        _log_failure(log, "evidence record", failure_text(error))
-    return result
-
-
-def _log_failure(log: TrajectoryLog | None, during: str, error: str) -> None:
-    if log is not None:
-        with contextlib.suppress(OSError, ValueError):
-            log.write(HarnessErrorEvent(during=during, error=error))
+    end = EpisodeEnd(outcome, _graded_text(outcome, task, judge), collection, clocks.opens, judge, cancel)
+    return finish_episode(task, end, row_of, log)
 
 
 def _graded_text(outcome: Outcome, task: Task | None = None, judge: JudgePanel | None = None) -> str | None:
@@ -214,22 +171,3 @@ def _graded_text(outcome: Outcome, task: Task | None = None, judge: JudgePanel |
         return None
     protocol = {"judge": judge.protocol, "score": judge.score_protocol}.get(task.grader)
     return outcome.submission if protocol is not None and protocol.reads == "final_reply" else None
-
-
-def _grade(
-    task: Task, outcome: Outcome, judge: JudgePanel | None, log: TrajectoryLog | None, cancel: threading.Event | None
-) -> Grade:
-    """The grade; a judge's call in flight when the run is cancelled is abandoned, and the episode keeps its
-    outcome with a `judge_error` grade (a resume asks the judges again)."""
-    judge_events = None if log is None else judge_log(log)
-
-    def graded() -> Grade:
-        return grade(task.grader, _graded_text(outcome, task, judge), task.gold, judge, judge_events)
-
-    if not is_judged(task.grader) or cancel is None:
-        return graded()
-    try:
-        return call_abandonable(graded, cancel)
-    except CallAbandoned:
-        cancelled = Verdict.JUDGE_ERROR
-        return Grade(cancelled, cancelled, cancelled, ["CANCELLED"], None, None, None, GRADERS[task.grader].version)

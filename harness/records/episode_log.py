@@ -1,15 +1,12 @@
 """What every maker of an episode's log writes alike (a run, a re-grade, an import): its start, with the task's
-record, and its judges' calls."""
+record (its judges' calls: `judge_log` in trajectory.py)."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
-from harness.grading.judge import JudgeLog
 from harness.inputs.tasks import Task, task_digest
-from harness.records.events import EpisodeStartEvent, JudgeCallEvent
-from harness.records.trajectory import TrajectoryLog
+from harness.records.events import EpisodeStartEvent
 
 _TASK_RECORD = ("question", "answer", "answer_format", "grader", "rel_tol", "abs_tol", "type", "collection")
 """The task's fields the trajectory keeps: what regrading needs from the logs alone (the trajectory is a host
@@ -46,13 +43,3 @@ def start_event(
         epoch=task.epoch if task.epoch > 1 else None,
         **(run_facts or {}),
     )
-
-
-def judge_log(log: TrajectoryLog) -> JudgeLog:
-    """Judge calls into the trajectory as `judge_call` events."""
-
-    def write(event: dict[str, Any]) -> None:
-        with contextlib.suppress(OSError, ValueError):  # a full disk never costs the grade
-            log.write(JudgeCallEvent(**event))
-
-    return write

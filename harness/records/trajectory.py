@@ -5,13 +5,16 @@ A crash leaves a valid prefix; an episode without `episode_end` is unfinished.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.core.json_text import json_text
+from harness.grading.judge import JudgeLog
 from harness.records.compact import expand
+from harness.records.events import JudgeCallEvent
 from harness.records.jsonl import read_jsonl
 
 if TYPE_CHECKING:
@@ -35,6 +38,16 @@ class TrajectoryLog(Protocol):
         not from its file."""
 
     def close(self) -> None: ...
+
+
+def judge_log(log: TrajectoryLog) -> JudgeLog:
+    """Judge calls into the trajectory as `judge_call` events."""
+
+    def write(event: dict[str, Any]) -> None:
+        with contextlib.suppress(OSError, ValueError):  # a full disk never costs the grade
+            log.write(JudgeCallEvent(**event))
+
+    return write
 
 
 class KeptEvents:
