@@ -24,6 +24,7 @@ from harness.analysis.run_selection import default_report_folder
 from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs, turn_limits
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
+from harness.analysis.type_metrics import type_metrics
 from harness.analysis.type_scores import overall_section
 from harness.core.safe_text import for_terminal, markdown_cell
 from harness.core.status import Status
@@ -181,24 +182,22 @@ def _markdown(
 
 
 def _by_type(table: dict[tuple[str, str], Cell]) -> list[str]:
-    """Per-type accuracy (default mode) and the overall number (`type_metrics.overall`), when tasks carry a
-    `type`; judge cost apart."""
-    typed = {key: cell for key, cell in table.items() if cell.by_type()}
+    """Per type its metric (default mode; a scored type by its mean score scaled to its range) and the overall number
+    (`type_metrics.overall`), when tasks carry a `type`; judge cost apart."""
+    typed = {key: metrics for key, cell in table.items() if (metrics := type_metrics(cell.rows))}
     if not typed:
         return []
-    types = sorted({name for cell in typed.values() for name in cell.by_type()})
+    types = sorted({name for metrics in typed.values() for name in metrics})
     lines = [
-        "## Accuracy by task type (default mode; overall = mean over types, a scored type by its mean score, "
-        "as the overall score below)",
+        "## Accuracy by task type (default mode; a scored type by its mean score ×100/range; overall = mean over "
+        "types, as the overall score below)",
         "",
         "| model | domain | " + " | ".join(map(markdown_cell, types)) + " | overall | judge cost (USD) |",
         "|---|---|" + "---|" * (len(types) + 2),
     ]
-    for (model, domain), cell in typed.items():
-        by_type = cell.by_type()
-        shares = [
-            f"{_percent(by_type[t][0] / by_type[t][1])} (n={by_type[t][1]})" if t in by_type else "–" for t in types
-        ]
+    for (model, domain), metrics in typed.items():
+        shares = [f"{_percent(metrics[t][1])} (n={metrics[t][2]})" if t in metrics else "–" for t in types]
+        cell = table[(model, domain)]
         macro, judge = cell.macro_accuracy(), cell.judge_cost()
         lines.append(
             f"| {markdown_cell(model)} | {domain} | " + " | ".join(shares) + f" | {_percent(macro or 0.0)} | "

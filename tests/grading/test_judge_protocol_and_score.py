@@ -130,6 +130,28 @@ def test_three_judges_scoring_5_4_and_malformed_grade_4_5_with_quorum_2(mini, op
     assert "from 0 (wrong or missing) to 5" in openai_server.requests[0]["messages"][0]["content"]
 
 
+def test_a_scored_type_shows_its_score_by_type_as_the_overall_counts_it(mini, openai_server):
+    """A 4/5 answer counts 80 in the overall: by type it reads 80 too, on the console, in summary.json and in the
+    report (it read `open 0.0%` beside `overall 40.0%`: correct only at 5)."""
+    judged_task(mini, "score")
+    task = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
+    choice = task | {"id": "pick", "grader": "choice", "answer": "B", "type": "choice", "question": "A or B?"}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n" + json.dumps(choice) + "\n")
+    openai_server.push(reply(json.dumps({"score": 4, "reason": "-"})))
+    script = mini.script({"tasks": {"t1": [FINAL_REPLY], "pick": ["<answer>A</answer>"]}})
+    outcome = mini.run("--model", script, "--judge", "openai/judge", "--judge-api-base", openai_server.url)
+    assert outcome.exit_code == 0, outcome.output
+    [summary] = json.loads((outcome.run_dir / "summary.json").read_text())["domains"]
+    assert summary["accuracy_by_type"] == {"choice": 0.0, "open": 0.8} and summary["macro_accuracy"] == 0.4
+    assert "80.0%" in outcome.output and "40.0%" in outcome.output
+    from harness.cli.main import main
+
+    assert main(["report", str(outcome.run_dir), "--out", str(mini.root / "report")]) == 0
+    report = (mini.root / "report" / "report.md").read_text()
+    by_type = report[report.index("## Accuracy by task type") :].split("\n\n")[1]
+    assert "| 0.0 (n=1) | 80.0 (n=1) | 40.0 |" in by_type
+
+
 def test_fewer_valid_scores_than_the_quorum_is_judge_error(openai_server, tmp_path):
     openai_server.push(reply('{"score": 5}'), reply('{"score": 9}'), reply("{}"))
     panel = JudgePanel(["openai/a", "openai/b", "openai/c"], 2, JudgeCache(tmp_path), litellm_judges(openai_server.url))
