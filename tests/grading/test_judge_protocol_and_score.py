@@ -84,6 +84,24 @@ def test_the_lenient_reading_rule(tmp_path, reply_text, verdict):
     assert load_protocol(path).read(reply_text) == verdict
 
 
+def test_mudabench_s_protocol_is_packaged_and_named_from_any_folder(mini, openai_server, monkeypatch):
+    """`--judge-prompt docs/guide/mudabench-judge.yaml` resolved only from the clone's root; the name resolves
+    anywhere, and a name that is no file nor a packaged protocol is one line naming both."""
+    judged_task(mini, "judge")
+    monkeypatch.chdir(mini.root)
+    openai_server.push(reply(json.dumps({"is_correct": "True.", "explanation": "same total"})))
+    judges = ("--judge", "openai/judge", "--judge-api-base", openai_server.url)
+    outcome = mini.run("--model", mini.script([FINAL_REPLY]), *judges, "--judge-prompt", "mudabench")
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.rows[0]["verdict"] == "correct"
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["protocol"]["judge"]
+    assert recorded["judge_prompt"]["digest"] == load_protocol(Path("mudabench")).digest
+    assert openai_server.requests[0]["messages"][0]["content"] == "You are a helpful Judge."
+    outcome = mini.run("--model", mini.script([FINAL_REPLY]), *judges, "--judge-prompt", "mudabenh", run_id="typo")
+    assert outcome.exit_code == 2
+    assert "mudabenh: --judge-prompt: no such file, nor a packaged protocol (mudabench)" in outcome.output
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -207,7 +225,7 @@ def test_the_console_summary_json_and_report_give_one_overall_number(tmp_path: P
 def test_mudabench_s_own_protocol_file_loads_and_reads_replies_as_its_evaluator_does():
     from harness.grading.judge_protocol import load_protocol
 
-    protocol = load_protocol(Path(__file__).resolve().parents[2] / "docs" / "guide" / "mudabench-judge.yaml")
+    protocol = load_protocol(Path("mudabench"))  # packaged: resolves from any folder
     assert (protocol.system, protocol.response_format, protocol.reads) == (
         "You are a helpful Judge.",
         "json_object",

@@ -113,6 +113,20 @@ def test_import_writes_judge_tasks_with_their_own_collections(mudabench, capsys)
         assert note in output
 
 
+def test_the_docs_say_what_the_import_does_with_identical_items(mudabench, capsys):
+    """docs/guide/mudabench.md said identical items are kept as `<id>-2`, docs/GRADERS.md that they are dropped:
+    the import keeps them (MuDABench's evaluation judges each listing), and both pages say so."""
+    code, _ = run_import(mudabench, capsys, "simple.json", "complex.json")
+    copy = next(task for task in load_task_file(mudabench / "tasks" / "muda.jsonl") if task.id == "simple-1-2")
+    assert code == 0 and copy.metadata["identical_to"] == "simple-1"
+    docs = Path(__file__).parents[2] / "docs"
+    for page in (docs / "GRADERS.md", docs / "guide" / "mudabench.md"):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        at = text.index("identical")
+        said = text[max(at - 300, 0) : at + 300]
+        assert "`<id>-2`" in said and "identical_to" in said and "dropped" not in said, page
+
+
 def test_collection_holds_the_documents_and_an_index_without_gold_facts(mudabench, capsys):
     run_import(mudabench, capsys, "simple.json")
     task = load_task_file(mudabench / "tasks" / "muda.jsonl")[0]
