@@ -33,6 +33,10 @@ _SIMPLE_NAME = re.compile(r"[\w.\-]+")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 _GLOB_WORD = re.compile(r"[^\s|;&<>()=`$]*[*?[][^\s|;&<>()=`$]*")
 """A word of a command holding a glob character: the shell expands it (quoted ones are left out first)."""
+_SEGMENT = re.compile(r"[|;&\n]+")
+"""Where a command's simple commands part (pipes, lists): each has its own first word."""
+_LISTING = frozenset({"ls", "find", "tree", "du", "stat", "file", "fd", "fdfind", "echo", "printf"})
+"""Commands that take file names without reading the files."""
 _IMAGES_SUFFIX = ".images"
 """The folder of a document's pictures (`documents_report.md` -> `documents_report.images/`): pdf_images.py."""
 _COLLECTION_ROOT = "documents/"
@@ -108,7 +112,7 @@ class DocumentIndex:
                 self._by_name.setdefault(name, []).append(document)
             else:
                 self._odd_names.append((name, document))
-            if "." in name:
+            if "." in name and not document.rsplit("/", 1)[0].endswith(_IMAGES_SUFFIX):
                 self._by_pictures[document.rsplit(".", 1)[0] + _IMAGES_SUFFIX] = document
         for folder, document in self._by_pictures.items():  # named as a token: `ls documents/report.images`
             self._by_name.setdefault(folder.rsplit("/", 1)[-1], []).append(document)
@@ -125,20 +129,28 @@ class DocumentIndex:
 
     def globbed_in(self, command: str) -> list[str]:
         """Documents an unquoted glob of the command matches, as the shell would expand it over the collection (a
-        `*` never crosses a `/`): `/workspace/documents/*.md`, `documents/*.csv` from /workspace, `*.md` inside."""
+        `*` never crosses a `/`): `/workspace/documents/*.md`, `documents/*.csv` from /workspace, `*.md` inside. A
+        glob given to a command that only lists files (`ls *.md`, `wc -l *`) reads none of them."""
         found: set[str] = set()
-        for word in _GLOB_WORD.findall(_QUOTED.sub(" ", command)):
-            pattern = word.rsplit(_COLLECTION_ROOT, 1)[-1] if _COLLECTION_ROOT in word else word.removeprefix("./")
-            if pattern.startswith("/"):
-                continue  # a glob over another folder
-            parts = pattern.split("/")
-            found.update(
-                document
-                for document in self.documents
-                if len(names := document.split("/")) == len(parts)
-                and all(fnmatch.fnmatchcase(name, part) for name, part in zip(names, parts, strict=True))
-            )
+        for segment in _SEGMENT.split(_QUOTED.sub(" ", command)):
+            words = segment.split()
+            if not words or words[0] in _LISTING or words[:2] == ["wc", "-l"]:
+                continue
+            for word in _GLOB_WORD.findall(segment):
+                found.update(self._matching(word))
         return sorted(found)
+
+    def _matching(self, word: str) -> list[str]:
+        pattern = word.rsplit(_COLLECTION_ROOT, 1)[-1] if _COLLECTION_ROOT in word else word.removeprefix("./")
+        if pattern.startswith("/"):
+            return []  # a glob over another folder
+        parts = pattern.split("/")
+        return [
+            document
+            for document in self.documents
+            if len(names := document.split("/")) == len(parts)
+            and all(fnmatch.fnmatchcase(name, part) for name, part in zip(names, parts, strict=True))
+        ]
 
     def at_path(self, path: str) -> list[str]:
         """The document a sandbox path is (`/workspace/documents/report.images/page-002.png`), if it is one."""
