@@ -33,8 +33,10 @@ _SIMPLE_NAME = re.compile(r"[\w.\-]+")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 _GLOB_WORD = re.compile(r"[^\s|;&<>()=`$]*[*?[][^\s|;&<>()=`$]*")
 """A word of a command holding a glob character: the shell expands it (quoted ones are left out first)."""
-_SEGMENT = re.compile(r"[|;&\n]+")
-"""Where a command's simple commands part (pipes, lists): each has its own first word."""
+_SEGMENT = re.compile(r"[|;&\n()`]+")
+"""Where a command's simple commands part (pipes, lists, `$(...)` and backquoted substitutions, subshells):
+each has its own first word."""
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=\S*$")
 _LISTING = frozenset({"ls", "find", "tree", "du", "stat", "file", "fd", "fdfind", "echo", "printf"})
 """Commands that take file names without reading the files."""
 _IMAGES_SUFFIX = ".images"
@@ -133,7 +135,7 @@ class DocumentIndex:
         glob given to a command that only lists files (`ls *.md`, `wc -l *`) reads none of them."""
         found: set[str] = set()
         for segment in _SEGMENT.split(_QUOTED.sub(" ", command)):
-            words = segment.split()
+            words = [word for word in segment.split() if not _ASSIGNMENT.match(word)]
             if not words or words[0] in _LISTING or words[:2] == ["wc", "-l"]:
                 continue
             for word in _GLOB_WORD.findall(segment):

@@ -112,7 +112,8 @@ def test_a_page_image_looked_at_and_a_glob_the_shell_expands_reach_their_documen
 
 def test_a_quoted_glob_a_listed_glob_and_a_picture_named_by_its_file_name_alone_reach_nothing():
     index = DocumentIndex(["a.md", "a.images/page-001.png", "b.md", "b.images/page-001.png"])
-    events = [action(1, "find /workspace/documents -name '*.md'; file page-001.png; ls /workspace/documents/*.md")]
+    listing = "find /workspace/documents -name '*.md'; file page-001.png; f=$(ls /workspace/documents/*.md)"
+    events = [action(1, listing)]
     record = touched_documents(events, index, ["a.md", "b.md"])
     assert record.evidence_reached == {}
     looked = [action(1, "python crop.py /workspace/documents/b.images/page-001.png")]
