@@ -4,6 +4,7 @@ write the task file."""
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ class FinDocMREImport:
 def run_findocmre_import(request: FinDocMREImport, console: Console) -> int:
     """EXIT_OK: every task imported; EXIT_FAILED: some skipped (a missing or unconvertible PDF)."""
     check_domain_name(request.domain, "--domain")
+    # against the working directory, as every CLI path: the staging folder's link must not be relative
+    request = dataclasses.replace(request, pdf_dir=request.pdf_dir.absolute())
     if not request.pdf_dir.is_dir():
         raise InputError(f"--pdf-dir: {request.pdf_dir}: folder not found")
     items = [item for path in request.data for item in read_items(path)]
