@@ -6,7 +6,9 @@ local backend the host's /usr and the Python environment. Read-only is not enoug
 inotify or dnotify watch sees every open of a file by anyone: both carried answers and evidence between two
 episodes. A sandbox's page-cache probes (`cachestat`, `preadv2(RWF_NOWAIT)`) tell which files another
 episode read. And `socket()` reaches kernel services no namespace covers (AF_VSOCK to the hypervisor, AF_ALG
-to the kernel's crypto code), so socket families are an allow-list.
+to the kernel's crypto code), so socket families are an allow-list. And a machine-wide counter that a
+call moves is read by every sandbox: `io_setup(N)` raises /proc/sys/fs/aio-nr by N (the other counters a
+sandbox can move are hidden instead: `kernel_counters.py`).
 
 Each `_Restriction` names a call and the argument values it refuses (with the errno a kernel without the
 feature would give, so tools fall back as they would there), and, for allow-list filters, the values it
@@ -108,6 +110,11 @@ RESTRICTIONS: tuple[_Restriction, ...] = (
     _Restriction("inotify_add_watch", errno.ENOSYS, why="as inotify_init"),
     _Restriction("fanotify_init", errno.EPERM, why="as inotify_init (and Docker's default refuses it)"),
     _Restriction("cachestat", errno.ENOSYS, why="the page cache of a shared file shows what others read"),
+    _Restriction(
+        "io_setup",
+        errno.ENOSYS,
+        why="an AIO context of N events raises the machine's /proc/sys/fs/aio-nr by N (as a kernel without AIO)",
+    ),
     _Restriction(
         "preadv2",
         errno.EOPNOTSUPP,

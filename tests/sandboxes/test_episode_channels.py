@@ -254,10 +254,13 @@ def test_an_episode_graded_correct_for_a_value_another_episode_locked_into_a_doc
     assert (rows["receiver"]["answer"], rows["receiver"]["verdict"]) == ("0", "wrong_value"), rows["receiver"]
 
 
-@pytest.mark.parametrize("make_sandbox", ["local", "local-setpriv", "local-caller"], indirect=True)
-def test_the_machines_lock_table_is_not_shown_to_a_local_episode(collection: Path, make_sandbox):
+@pytest.mark.parametrize(
+    "make_sandbox", ["local", "local-setpriv", "local-caller", "docker", "e2b-emulator"], indirect=True
+)
+def test_the_machines_lock_table_is_not_shown_to_an_episode(collection: Path, make_sandbox):
     """/proc/locks lists open-file-description locks of every process on the machine (they have no pid to
-    filter by): the runner's claims of its episodes' host uids, another run's among them."""
+    filter by): the runner's claims of its episodes' host uids, another run's among them, and when each
+    episode starts and ends (issue 45, class 12: Docker's showed the host's)."""
     box = make_sandbox(collection, "lock-table", SandboxSettings())
     box.start()
     try:
