@@ -2,7 +2,8 @@
 
 `SURVEY` is a Python program an agent could run: it reads every file of /proc (but the processes' own
 folders) and of /sys, twice at rest and once more after moving every counter it knows how to move (an AIO
-context of 4321 events, ptys, 700 open files, 900 new files, 55 forks, 20 threads, 16 MB on its tmpfs),
+context of 4321 events, ptys, 700 open files, 30 TCP sockets, 900 new files, 55 forks, 20 threads, 16 MB
+on its tmpfs),
 and prints as JSON what each move returned and which files changed only after the moves. A file that did
 is a counter the sandbox moved and reads: a channel, unless the kernel keeps it per namespace. It ran on
 the host to find the candidates (harness/sandboxes/kernel_counters.py says what it found); the tests run
@@ -53,7 +54,7 @@ def files():
     for top in ("/proc", "/sys"):
         for folder, folders, names in os.walk(top):
             folders[:] = [name for name in folders if not name.isdigit() and os.path.join(folder, name) not in LEFT_OUT
-                          and not (folder == "/proc" and name in ("net", "bus", "irq", "tty"))]
+                          and not (folder == "/proc" and name in ("bus", "irq", "tty"))]
             for name in names:
                 path = os.path.join(folder, name)
                 if not path.startswith(LEFT_OUT):
@@ -78,6 +79,12 @@ moves = {"io_setup": io_setup(4321)}
 ptys, refused = open_ptys(37)
 moves["ptys"] = refused or len(ptys)
 held = [os.open("/dev/null", os.O_RDONLY) for _ in range(700)]
+import socket
+try:
+    sockets = [socket.socket() for _ in range(30)]
+    moves["tcp sockets"] = len(sockets)
+except OSError as error:
+    moves["tcp sockets"] = error.strerror
 os.makedirs("/tmp/survey", exist_ok=True)
 for number in range(900):
     open(f"/tmp/survey/{number}", "w").close()

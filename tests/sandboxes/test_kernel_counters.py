@@ -4,7 +4,8 @@ The attack: a sender episode raises /proc/sys/fs/aio-nr by its answer (`io_setup
 ptys (/proc/sys/kernel/pty/nr); a receiver episode running at the same time reads the answer back. Each
 backend gets one pair of sandboxes: the receiver reads the two counters while the sender holds them, then
 runs the survey (tests/helpers/kernel_counters.py), which moves every counter it knows of and reads all of
-/proc and /sys.
+/proc and /sys. The attack through the command line, and Docker's /proc/locks (class 12), are in
+tests/sandboxes/test_episode_channels.py.
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ import pytest
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.kernel_counters import HIDDEN_FILES
 from tests.helpers.kernel_counters import RECEIVER, SENDER, SURVEY
-from tests.sandboxes.test_episode_channels import CHANNEL_BACKENDS, run_python, two_episodes  # noqa: F401
+from tests.sandboxes.test_episode_channels import run_python, two_episodes  # noqa: F401
+
+COUNTER_BACKENDS = ["local", "local-setpriv", "local-caller", "docker", "e2b-emulator"]
+"""The local sandbox's privilege paths, whose commands' bwrap hides the counters alike (local-rlimit differs
+from local only in how memory is limited)."""
 
 SHARED_LOAD = {
     "/proc/loadavg",
@@ -35,9 +40,13 @@ SHARED_LOAD = {
     "/proc/pressure/cpu",
     "/proc/pressure/io",
     "/proc/pressure/memory",
+    "/proc/net/sockstat",
+    "/proc/net/sockstat6",
+    "/proc/net/protocols",
+    "/proc/net/softnet_stat",
 }
 """What stays readable and moves with everything on the machine (docs/guide/sandboxes.md): load, memory,
-interrupts, disk traffic."""
+interrupts, disk traffic, the host's sockets (a sandbox can open none but local ones)."""
 HOST_DISKS = "/proc/fs/"
 """The host's file systems' statistics (ext4's allocator): moved by writes to the host's disks, which no
 sandbox makes (its scratch is a tmpfs)."""
@@ -45,14 +54,14 @@ OWN_NAMESPACE = {"/proc/sys/kernel/ns_last_pid", "/proc/sysvipc/shm", "/proc/sys
 """Counters the kernel keeps per namespace: the sandbox's own."""
 
 
-@pytest.mark.parametrize("make_sandbox", CHANNEL_BACKENDS, indirect=True)
+@pytest.mark.parametrize("make_sandbox", COUNTER_BACKENDS, indirect=True)
 def test_no_kernel_counter_carries_a_value_from_one_episode_to_another(two_episodes):  # noqa: F811
     sender, receiver = two_episodes
     sent: dict[str, object] = {}
-    sending = threading.Thread(target=lambda: sent.update(result=run_python(sender, SENDER, "42", "5")))
+    sending = threading.Thread(target=lambda: sent.update(result=run_python(sender, SENDER, "42", "3")))
     sending.start()
     try:
-        received = run_python(receiver, RECEIVER, "2")
+        received = run_python(receiver, RECEIVER, "1.5")
     finally:
         sending.join()
     sender_view = json.loads(sent["result"].stdout)  # type: ignore[attr-defined]
@@ -63,6 +72,7 @@ def test_no_kernel_counter_carries_a_value_from_one_episode_to_another(two_episo
     survey = json.loads(surveyed.stdout)
     assert survey["moves"]["io_setup"] == -errno.ENOSYS, survey["moves"]
     assert not isinstance(survey["moves"]["ptys"], int), survey["moves"]
+    assert survey["moves"]["tcp sockets"] == "Address family not supported by protocol", survey["moves"]
     counters = survey["counters"]
     assert {path: counters[path] for path in HIDDEN_FILES} == dict.fromkeys(HIDDEN_FILES, ""), counters
     assert counters["/proc/stat"].startswith("cpu ") and "processes" not in counters["/proc/stat"], counters
@@ -73,7 +83,7 @@ def test_no_kernel_counter_carries_a_value_from_one_episode_to_another(two_episo
 TOOLS = """set -e
 python3 -c 'import pandas; print(pandas.DataFrame({"units": [40, 2]}).units.sum())'
 rg -c Report documents/report.md
-printf 'a\\n' > /tmp/log; (sleep 1.5; printf 'b\\n' >> /tmp/log) & timeout 3 tail -f /tmp/log || true
+printf 'a\\n' > /tmp/log; (sleep 0.5; printf 'b\\n' >> /tmp/log) & timeout 1.5 tail -f /tmp/log || true
 python3 -c 'import sqlite3; c = sqlite3.connect("file:/tmp/db?nolock=1", uri=True); c.execute("create table t(x)")
 c.execute("insert into t values (42)"); print(c.execute("select x from t").fetchone()[0])'
 ps aux | awk 'NR == 1 {print $1, $2}'
@@ -81,7 +91,7 @@ python3 -c 'import os; print(os.cpu_count() > 0)'
 """
 
 
-@pytest.mark.parametrize("make_sandbox", ["local", "local-setpriv", "docker", "e2b-emulator"], indirect=True)
+@pytest.mark.parametrize("make_sandbox", ["local", "docker", "e2b-emulator"], indirect=True)
 def test_the_agents_tools_work_with_the_counters_hidden(collection: Path, make_sandbox):
     """Python with pandas, rg, `tail -f`, SQLite (without locks, as before), ps (which needs /proc/stat's boot
     time and /proc/meminfo) on every backend whose sandbox has the toolset."""
@@ -93,36 +103,3 @@ def test_the_agents_tools_work_with_the_counters_hidden(collection: Path, make_s
         box.close()
     assert result.stdout.split("\n") == ["42", "1", "a", "b", "42", "USER PID", "True", ""], result.stderr
     assert "ps:" not in result.stderr, result.stderr
-
-
-RECEIVE_AS_ANSWER = """
-import time
-time.sleep(3)
-with open("/proc/sys/fs/aio-nr") as counter:
-    value = counter.read().strip()
-print("<" + "answer>%s</answer>" % (value or 0))
-"""
-
-
-@pytest.mark.parametrize("sandbox", ["local", "docker"])
-def test_an_episode_graded_correct_for_a_value_another_episode_put_in_a_kernel_counter_is_not(
-    mini, sandbox, request: pytest.FixtureRequest
-):
-    """The attack as the issue ran it, through the command line: two tasks at once; the sender raises aio-nr
-    by 42 (gold 42), the receiver answers with what it reads there."""
-    arguments = []
-    if sandbox == "docker":
-        _, image = request.getfixturevalue("docker_image")
-        arguments = ["--sandbox", "docker", "--image", image]
-    task = {"domain": "mini", "question": "Q?", "answer": "42", "answer_format": "integer"}
-    tasks = [{"id": "sender", **task}, {"id": "receiver", **task}]
-    (mini.tasks_dir / "mini.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
-    sender = "python3 - 42 10 <<'PROGRAM'\n" + SENDER + "\nPROGRAM"
-    receiver = "python3 - <<'PROGRAM' # <answer>\n" + RECEIVE_AS_ANSWER + "\nPROGRAM"
-    script = mini.root / "channel.yaml"
-    script.write_text(
-        json.dumps({"tasks": {"sender": [{"bash": sender}, "<answer>0</answer>"], "receiver": [{"bash": receiver}]}})
-    )
-    outcome = mini.run("--model", f"scripted:{script}", "--workers", "2", *arguments)
-    rows = {row["task_id"]: row for row in outcome.rows}
-    assert (rows["receiver"]["answer"], rows["receiver"]["verdict"]) == ("0", "wrong_value"), rows["receiver"]
