@@ -126,3 +126,28 @@ time.sleep(float(sys.argv[1]))
 print(json.dumps({"aio-nr": read("/proc/sys/fs/aio-nr").strip(), "pty/nr": read("/proc/sys/kernel/pty/nr").strip()}))
 """
 )
+
+PIPE_FILLER = """
+import fcntl, os, sys, time
+held = []
+while True:  # 1 MB of capacity a pipe, until the next would pass /proc/sys/fs/pipe-user-pages-soft (EPERM)
+    read, write = os.pipe()
+    try:
+        fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 1 << 20)
+    except OSError:
+        break
+    held.append((read, write))
+held += [os.pipe() for _ in range(32)]  # 16 pages each, never refused: past the soft limit
+print(len(held), flush=True)
+time.sleep(float(sys.argv[1]))
+"""
+"""Holds the pipe capacity a uid may have before its new pipes get two pages instead of sixteen (the kernel
+counts it per uid, for the whole machine)."""
+
+PIPE_PROBE = """
+import fcntl, os, sys, time
+time.sleep(float(sys.argv[1]))
+read, write = os.pipe()
+print(fcntl.fcntl(write, fcntl.F_GETPIPE_SZ))
+"""
+"""The capacity of a new pipe: 65536, or 8192 while the uid is over its soft limit."""

@@ -19,7 +19,7 @@ import pytest
 
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.kernel_counters import HIDDEN_FILES
-from tests.helpers.kernel_counters import RECEIVER, SENDER, SURVEY
+from tests.helpers.kernel_counters import PIPE_FILLER, PIPE_PROBE, RECEIVER, SENDER, SURVEY
 from tests.sandboxes.test_episode_channels import run_python, two_episodes  # noqa: F401
 
 COUNTER_BACKENDS = ["local", "local-setpriv", "local-caller", "docker", "e2b-emulator"]
@@ -103,3 +103,20 @@ def test_the_agents_tools_work_with_the_counters_hidden(collection: Path, make_s
         box.close()
     assert result.stdout.split("\n") == ["42", "1", "a", "b", "42", "USER PID", "True", ""], result.stderr
     assert "ps:" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("make_sandbox", ["local", "local-setpriv", "docker"], indirect=True)
+def test_one_episodes_pipes_do_not_shrink_anothers(two_episodes):  # noqa: F811
+    """The kernel counts pipe capacity per uid, machine-wide: a uid over pipe-user-pages-soft gets 8 KB pipes.
+    Every Docker container's `agent` was uid 2000, so one container read a bit from another's pipes; each
+    episode now has a uid of its own (a root runner's local episodes already had; E2B's are VMs)."""
+    sender, receiver = two_episodes
+    sent: dict[str, object] = {}
+    sending = threading.Thread(target=lambda: sent.update(result=run_python(sender, PIPE_FILLER, "3")))
+    sending.start()
+    try:
+        received = run_python(receiver, PIPE_PROBE, "1.5")
+    finally:
+        sending.join()
+    assert int(sent["result"].stdout) >= 16, sent["result"]  # type: ignore[attr-defined]
+    assert received.stdout.strip() == "65536", received.stdout + received.stderr

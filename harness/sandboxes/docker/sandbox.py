@@ -6,7 +6,8 @@ fresh `bash -c` process of the `agent` user, kills it at its time limit or on ca
 `agent` process (background, detached, double-forked) before it answers, so nothing outlives its command.
 A `docker exec` per command cost about 45 ms of engine and runc time; a request costs a few ms.
 
-The container has no capabilities but the four the server needs: SETUID and SETGID to become `agent`,
+The container has no capabilities but the four the server needs: SETUID and SETGID to become `agent` (with
+a uid drawn for the episode: `AGENT_UIDS`),
 KILL to kill `agent`'s processes, CHOWN to give `agent` its `run/` at start. `agent` cannot obtain them: a
 process's capabilities are cleared when all its uids become non-zero (the server's setuid, no keep-caps
 bit, no ambient set), and `no-new-privileges` keeps any later exec (a setuid binary, file capabilities)
@@ -28,6 +29,7 @@ the agent's busy loops. A server or container killed for memory all the same rai
 from __future__ import annotations
 
 import contextlib
+import random
 import tempfile
 import threading
 from dataclasses import replace
@@ -64,6 +66,12 @@ from harness.sandboxes.remote_exec import (
 from harness.sandboxes.tools import probe_command
 
 _SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
+AGENT_UIDS = range(2_000_000_000, 2_100_000_000)
+"""The uids an episode's commands run as, one drawn at random per container: the kernel counts pipe buffers,
+message-queue bytes and queued signals per uid for the whole machine (a uid over its pipe allowance gets 8 KB
+pipes, which any process of it can see), and every container has the same `agent`. Above every account and
+every local episode's host uid (/etc/subuid ranges, `local/uids.py`), below 2**31 (tools that read a uid as
+signed); two of ten episodes at once draw the same one about once in two million runs."""
 _MOBY_MASKED_PATHS = [
     "/proc/asound",
     "/proc/acpi",
@@ -142,6 +150,8 @@ class DockerSandbox:
         self._cancel = cancel or threading.Event()
         self._container: Any = None
         self._server: ExecdConnection | None = None
+        self._uid = random.choice(AGENT_UIDS)
+        """The episode's own uid for `agent`'s commands (see AGENT_UIDS)."""
         self._quiet_stat: tempfile.TemporaryDirectory[str] | None = None
         """The quiet /proc/stat bound into the container (`kernel_counters.py`), removed with it."""
 
@@ -191,7 +201,7 @@ class DockerSandbox:
             self._container.start()
         except Exception as error:  # docker.errors.* and connection failures alike
             raise SandboxError(f"cannot start a container from {self._image}: {error}") from error
-        self._server = ExecdConnection.open(self._client.api, self._container.id, AGENT, WORKDIR)
+        self._server = ExecdConnection.open(self._client.api, self._container.id, AGENT, self._uid, WORKDIR)
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         return self._run(command, timeout_s, self._settings)
