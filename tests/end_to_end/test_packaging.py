@@ -9,7 +9,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from harness.sandboxes.recipe import RECIPE_FILES, SYSCALL_RULES, recipe_hash
+from harness.sandboxes.recipe import HIDDEN_COUNTERS, RECIPE_FILES, SYSCALL_RULES, recipe_hash
 from tests.conftest import REPO
 
 PROBE = """
@@ -53,4 +53,7 @@ def test_installed_package_finds_the_recipe_and_hashes_it_like_the_source_tree(t
         [sys.executable, "-I", "-c", PROBE, str(site)], cwd=tmp_path, capture_output=True, text=True, check=False
     )
     assert probe.returncode == 0, probe.stderr
-    assert probe.stdout.split() == [recipe_hash(), *sorted((*RECIPE_FILES, "extra-ca.crt", SYSCALL_RULES))]
+    assert probe.stdout.split() == [
+        recipe_hash(),
+        *sorted((*RECIPE_FILES, "extra-ca.crt", SYSCALL_RULES, HIDDEN_COUNTERS)),
+    ]
