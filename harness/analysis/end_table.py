@@ -108,7 +108,7 @@ def _least_width(column: _EndColumn, cells: list[str]) -> int:
 def _print_types(summaries: list[DomainSummary], console: Console) -> None:
     """Per-type accuracy and the overall number (`type_metrics.overall`), for task files whose tasks carry a `type`."""
     types = sorted({name for summary in summaries for name in summary.accuracy_by_type})
-    table = Table(title=Text("accuracy by task type (default mode)"))
+    table = Table(title=Text("accuracy by task type (default mode; a scored type by its mean score)"))
     for column in ("domain", *types, "overall", "judge cost"):
         table.add_column(Text(column), justify="left" if column == "domain" else "right")
     for summary in summaries:

@@ -24,10 +24,14 @@ from harness.analysis.run_selection import default_report_folder
 from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs, turn_limits
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
+from harness.analysis.type_metrics import type_metrics
 from harness.analysis.type_scores import overall_section
+from harness.analysis.ungraded import ungraded_line, ungraded_runs
+from harness.core.errors import InputError
 from harness.core.safe_text import for_terminal, markdown_cell
 from harness.core.status import Status
 from harness.core.writable import check_writable_folder
+from harness.diagnostics.failure_modes import PAPER_MODES, RULE_MODES
 from harness.records.results import MODE_FIELDS
 
 _RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit", "sandbox_limit")
@@ -67,6 +71,12 @@ def write_report(
     (`--label`); LEFT_OUT: the folders passed over when the runs were found, and why. Prints a short summary, what
     was merged or left out, and the report's path."""
     rows, merges = load_runs(paths, change, names)
+    ungraded = ungraded_runs(rows)
+    rows = [entry for entry in rows if entry.model not in ungraded]
+    if not rows:
+        raise InputError(
+            "report: no run has a graded episode: " + "; ".join(ungraded_line(*u) for u in ungraded.items())
+        )
     labels = load_labels(paths, names)  # read before anything is written: a bad label file writes nothing
     stated = load_stated(paths)
     out = out or default_report_folder(paths, paths)
@@ -77,7 +87,7 @@ def write_report(
     domains = [*sorted({domain for _, domain in table if domain != ALL}), ALL]
     _write_csvs(out, table, rows, models)
     note = task_sets_note(rows, models)
-    said = [*(f"left out: {line}" for line in left_out), *merges]
+    said = [*(f"left out: {line}" for line in left_out), *merges, *(ungraded_line(*u) for u in ungraded.items())]
     markdown = _markdown(table, models, domains, rows, note, said)
     clustered = estimates(rows, models)
     markdown += statistics_section(rows, models, clustered, out)
@@ -89,9 +99,11 @@ def write_report(
     accuracy = {key: estimate.mean for key, estimate in clustered.items()}
     if labels:
         modes, source = judge_modes(labels), "judge labels from `annotate`; the offline rule's are below"
+        measured: tuple[str, ...] = PAPER_MODES
     else:
         modes, source = rule_modes(rows), "the offline rule's three modes; `annotate` adds a judge's five"
-    markdown += figures_section(rows, accuracy, models, out, modes, source, turn_limits(paths, names))
+        measured = RULE_MODES
+    markdown += figures_section(rows, accuracy, models, out, modes, source, measured, turn_limits(paths, names))
     if labels:
         markdown += agreement_section(labels, models)
     markdown += "\n" + evidence_sections(table, models, rows, out)
@@ -181,24 +193,22 @@ def _markdown(
 
 
 def _by_type(table: dict[tuple[str, str], Cell]) -> list[str]:
-    """Per-type accuracy (default mode) and the overall number (`type_metrics.overall`), when tasks carry a
-    `type`; judge cost apart."""
-    typed = {key: cell for key, cell in table.items() if cell.by_type()}
+    """Per type its metric (default mode; a scored type by its mean score scaled to its range) and the overall number
+    (`type_metrics.overall`), when tasks carry a `type`; judge cost apart."""
+    typed = {key: metrics for key, cell in table.items() if (metrics := type_metrics(cell.rows))}
     if not typed:
         return []
-    types = sorted({name for cell in typed.values() for name in cell.by_type()})
+    types = sorted({name for metrics in typed.values() for name in metrics})
     lines = [
-        "## Accuracy by task type (default mode; overall = mean over types, a scored type by its mean score, "
-        "as the overall score below)",
+        "## Accuracy by task type (default mode; a scored type by its mean score ×100/range; overall = mean over "
+        "types, as the overall score below)",
         "",
         "| model | domain | " + " | ".join(map(markdown_cell, types)) + " | overall | judge cost (USD) |",
         "|---|---|" + "---|" * (len(types) + 2),
     ]
-    for (model, domain), cell in typed.items():
-        by_type = cell.by_type()
-        shares = [
-            f"{_percent(by_type[t][0] / by_type[t][1])} (n={by_type[t][1]})" if t in by_type else "–" for t in types
-        ]
+    for (model, domain), metrics in typed.items():
+        shares = [f"{_percent(metrics[t][1])} (n={metrics[t][2]})" if t in metrics else "–" for t in types]
+        cell = table[(model, domain)]
         macro, judge = cell.macro_accuracy(), cell.judge_cost()
         lines.append(
             f"| {markdown_cell(model)} | {domain} | " + " | ".join(shares) + f" | {_percent(macro or 0.0)} | "

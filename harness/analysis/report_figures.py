@@ -3,13 +3,14 @@ the failure-mode radar (bars for fewer than three models) and the submission-tur
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harness.analysis.accuracy_table import latex_table, markdown_table
 from harness.analysis.runs import ModelRow
 from harness.analysis.summary import ALL
 from harness.analysis.tiers import find_tiers
+from harness.core.safe_text import markdown_cell
 from harness.core.status import Status
 from harness.diagnostics.failure_modes import PAPER_MODES
 from harness.records.results import TaskKey
@@ -19,9 +20,12 @@ QuestionModes = dict[str, dict[TaskKey, set[str]]]
 
 
 def rule_modes(rows: list[ModelRow]) -> QuestionModes:
-    """The modes the offline rule gave (each row's `failure_mode`), per model and question."""
+    """The modes the offline rule gave (each row's `failure_mode`), per model and question: only rows with an
+    evidence record, the rule's input (a zero-shot episode has none: no sandbox, no commands)."""
     found: QuestionModes = {}
     for entry in rows:
+        if not entry.row.evidence_method:
+            continue
         modes = found.setdefault(entry.model, {}).setdefault(entry.row.key, set())
         if entry.row.failure_mode in PAPER_MODES:
             modes.add(entry.row.failure_mode)
@@ -45,11 +49,14 @@ def figures_section(
     out: Path,
     modes: QuestionModes,
     source: str,
+    measured: Sequence[str],
     turn_limits: Mapping[str, int] | None = None,
 ) -> str:
     """Writes accuracy_table.md / .tex, residuals.png, failure_radar.png (failure_bars.png for fewer than three
     models) and submission_turns.png (MODELS best first); returns their Markdown. SOURCE names where the failure
-    modes come from; TURN_LIMITS: each model's `--max-turns`, the turn histogram's axis."""
+    modes come from, MEASURED the modes it gives (the only ones drawn); a model MODES does not hold has none
+    measured and is left out of the failure chart, named under it. TURN_LIMITS: each model's `--max-turns`, the
+    turn histogram's axis."""
     from harness.analysis.paper_plots import (
         RADAR_FROM,
         failure_bars,
@@ -64,13 +71,21 @@ def figures_section(
     (out / "accuracy_table.md").write_text(markdown, encoding="utf-8")
     (out / "accuracy_table.tex").write_text(latex_table(accuracy, models), encoding="utf-8")
     residual_heatmap(accuracy, models, groups, out / "residuals.png")
-    panels = [groups[0], [m for group in groups[1:] for m in group]] if len(groups) > 1 else [models]
-    if len(models) >= RADAR_FROM:
-        failure_chart = "failure_radar.png"
-        failure_radar(_mode_shares(modes, models), list(PAPER_MODES), panels, out / failure_chart)
-    else:
-        failure_chart = "failure_bars.png"
-        failure_bars(_mode_shares(modes, models), list(PAPER_MODES), models, out / failure_chart)
+    charted = [model for model in models if model in modes]
+    tiered = [groups[0], [m for group in groups[1:] for m in group]] if len(groups) > 1 else [models]
+    panels = [kept for group in tiered if (kept := [model for model in group if model in modes])]
+    failure_lines = []
+    if len(charted) >= RADAR_FROM:
+        failure_lines.append("![failure modes](failure_radar.png)")
+        failure_radar(_mode_shares(modes, charted), list(measured), panels, out / "failure_radar.png")
+    elif charted:
+        failure_lines.append("![failure modes](failure_bars.png)")
+        failure_bars(_mode_shares(modes, charted), list(measured), charted, out / "failure_bars.png")
+    if unmeasured := [model for model in models if model not in modes]:
+        failure_lines.append(
+            "Not measured, so not drawn (no evidence record: a zero-shot run, or every episode failed before its "
+            "sandbox; or no judge labels): " + ", ".join(f"`{markdown_cell(model)}`" for model in unmeasured) + "."
+        )
     turns = {
         model: [(r.row.turns, r.row.is_correct()) for r in rows if r.model == model and r.row.status is Status.ANSWERED]
         for model in models
@@ -87,8 +102,7 @@ def figures_section(
             "",
             f"## Failure modes by question ({source})",
             "",
-            f"![failure modes]({failure_chart})",
-            "",
+            *(part for line in failure_lines for part in (line, "")),
             "![turn of submission](submission_turns.png)",
             "",
         ]

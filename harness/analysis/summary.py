@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.analysis.stats import wilson_interval
-from harness.analysis.type_metrics import overall
+from harness.analysis.type_metrics import overall, type_metrics
 from harness.core.status import Status
 from harness.records.results import ResultRow
 
@@ -39,15 +39,6 @@ class Cell:
         """Over the tasks that set `rel_tol` (docs/GRADING.md §2.7, accuracy@tol); None when none does."""
         graded = [row.correct_at_tolerance for row in self.rows if row.correct_at_tolerance is not None]
         return sum(graded) / len(graded) if graded else None
-
-    def by_type(self, mode: str = "default") -> dict[str, tuple[int, int]]:
-        """Task type -> (correct, episodes), over the rows whose task has a `type`."""
-        types: dict[str, tuple[int, int]] = {}
-        for row in self.rows:
-            if row.task_type is not None:
-                correct, n = types.get(row.task_type, (0, 0))
-                types[row.task_type] = (correct + row.is_correct(mode), n + 1)
-        return dict(sorted(types.items()))
 
     def macro_accuracy(self, mode: str = "default") -> float | None:
         """The one overall number of a typed task set (`type_metrics.overall`: the mean over types, a scored
@@ -100,7 +91,8 @@ class DomainSummary:
     output_tokens: int
     cost_usd: float | None
     accuracy_by_type: dict[str, float] = field(default_factory=dict)
-    """Default-mode accuracy per task type (tasks with a `type` only)."""
+    """Per task type (tasks with a `type` only) its 0-1 metric as `macro_accuracy` counts it: an objective type's
+    default-mode accuracy, a scored type's mean score scaled by its range (`type_metrics.type_metrics`)."""
     macro_accuracy: float | None = None
     """The overall number over task types (`type_metrics.overall`): the mean of `accuracy_by_type` when no type is
     scored; a scored type counts by its mean scaled score, as in report.md's overall score. None without types."""
@@ -139,7 +131,7 @@ def _summarize(domain: str, rows: list[ResultRow], pending: int) -> DomainSummar
         input_tokens=cell.input_tokens(),
         output_tokens=cell.output_tokens(),
         cost_usd=None if cost is None else round(cost, 6),
-        accuracy_by_type={name: round(correct / n, 6) for name, (correct, n) in cell.by_type().items()},
+        accuracy_by_type={name: round(value, 6) for name, (_, value, _) in type_metrics(rows).items()},
         macro_accuracy=_rounded(cell.macro_accuracy()),
         judge_cost_usd=_rounded(cell.judge_cost()),
     )

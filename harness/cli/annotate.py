@@ -34,9 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--judge-prompt",
         type=Path,
-        metavar="FILE.yaml",
+        metavar="FILE.yaml|NAME",
         help="with --facts: a judge protocol file whose `facts` template, system message and reading rule the "
-        "fact judge uses (docs/GRADERS.md §4.2; docs/guide/mudabench-judge.yaml is MuDABench's own)",
+        "fact judge uses (docs/GRADERS.md §4.2; `mudabench`, a packaged name, is MuDABench's own)",
     )
     parser.add_argument(
         "--trajectory-chars",

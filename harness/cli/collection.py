@@ -12,6 +12,7 @@ from rich.markup import escape
 from harness.cli.arguments import add_collections_dir, add_page_images
 from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
 from harness.cli.parser import Parser
+from harness.core.errors import InputError
 from harness.core.extras import require_extra
 from harness.core.safe_text import for_terminal
 
@@ -37,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--prune", action="store_true", help="delete collection files no current source produces")
     build.add_argument("--ocr", action="store_true", help="read PDF pages without a text layer by OCR (Tesseract)")
     add_page_images(build)
+    build.add_argument(
+        "--no-page-images",
+        action="store_true",
+        help="drop the page images and figures an earlier --page-images kept (a rebuild without either flag keeps "
+        "them at the resolution they were built at)",
+    )
     _add_conversion_limits(build)
     stats = commands.add_parser("stats", help="documents, bytes, tokens and formats per domain")
     stats.add_argument("domain", nargs="?", default="all", help="a domain or 'all' (default)")
@@ -92,15 +99,24 @@ def _build(arguments: argparse.Namespace, console: Console) -> int:
     require_extra("convert", "collection build")
     from harness.inputs.collections.build import BuildRequest, build_collection
     from harness.inputs.collections.limits import ConversionLimits
+    from harness.inputs.collections.manifest import manifest_path, read_manifest
+    from harness.inputs.collections.pictures import built_resolution, pictures_line
 
+    if arguments.page_images is not None and arguments.no_page_images:
+        raise InputError("--no-page-images: not with --page-images")
+    out = arguments.out or arguments.collections_dir / arguments.domain
+    before = read_manifest(manifest_path(out))
+    page_images = arguments.page_images
+    if page_images is None and not arguments.no_page_images:
+        page_images = built_resolution(before)  # zero-shot runs need them: never dropped unless asked
     request = BuildRequest(
         source_dir=arguments.source_dir,
         domain=arguments.domain,
-        out=arguments.out or arguments.collections_dir / arguments.domain,
+        out=out,
         workers=arguments.workers,
         prune=arguments.prune,
         ocr=arguments.ocr,
-        page_images=arguments.page_images,
+        page_images=page_images,
         limits=ConversionLimits(arguments.max_memory, arguments.max_time, arguments.max_output),
     )
     report = build_collection(request, console)
@@ -119,6 +135,10 @@ def _build(arguments: argparse.Namespace, console: Console) -> int:
         console.print(f"  skipped {_shown(skipped.source)}: {_shown(skipped.reason)}", highlight=False)
     for source, note in report.notes:
         console.print(f"  note {_shown(source)}: {_shown(note)}", highlight=False, soft_wrap=True)
+    kept_from_before = arguments.page_images is None and page_images is not None
+    line = pictures_line(before, read_manifest(manifest_path(out)), kept_from_before)
+    if line:
+        console.print(f"  {line}", highlight=False, soft_wrap=True)
     console.print(f"manifest {_shown(report.manifest)} ({report.hash})", highlight=False)
     return EXIT_FAILED if report.skipped else EXIT_OK
 

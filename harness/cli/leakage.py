@@ -60,9 +60,13 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
             highlight=False,
             soft_wrap=True,
         )
+    leaking = {(hit.domain, hit.task_id) for hit in hits if hit.allowed is None}
+    allowed = {(hit.domain, hit.task_id) for hit in hits if hit.allowed is not None} - leaking
     closed = f", {len(answerable)} answered closed-book" if arguments.closed_book else ""
     session.console.print(
-        f"{len(tasks)} tasks checked: {counted} leaks, {len(hits) - counted} allowed{closed}", markup=False
+        f"{len(tasks)} tasks checked: {len(leaking)} with a leak ({counted} in documents), "
+        f"{len(allowed)} allowed{closed}",
+        markup=False,
     )
     return EXIT_FAILED if counted or answerable else EXIT_OK
 

@@ -3,14 +3,18 @@
 The method is an approximation: the host does not see the agent's file opens. A document is *named* when
 a command contains its file name, *shown* when an output line carries its content under its name (a
 grep/rg hit `name:...`, a `head`/`tail` header `==> name <==`), and *listed* when its name appears in an
-output otherwise (`ls`, `find`, `grep -l`). Named and shown documents count as reached; listed-only ones
-are recorded but do not count, or one `ls` would reach every document. Globs are not expanded, and a
-name written inside a script counts as named even if the script never opens it. Where the host saw the
-exact file opens (`--watch-opens`, harness/sandboxes/file_opens.py), only *opened* documents count as reached.
+output otherwise (`ls`, `find`, `grep -l`). A glob the shell expands (`cat /workspace/documents/*.md`, outside
+quotes) *globs* the documents it matches, and an image the agent looked at (`view_image`) is *viewed*. Named,
+globbed, shown and viewed documents count as reached; listed-only ones are recorded but do not count, or one `ls`
+would reach every document. A name written inside a script counts as named even if the script never opens it.
+Where the host saw the exact file opens (`--watch-opens`, harness/sandboxes/file_opens.py), only *opened* and
+viewed documents count as reached. A document's page images and figures (`<stem>.images/`, `collection build
+--page-images`) are its pictures: touching one, or naming the folder, touches the document the same way.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
 from collections.abc import Iterable
@@ -18,14 +22,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.records.events import ActionEvent, Event, ObservationEvent
+from harness.records.events import ActionEvent, Event, ImageViewEvent, ObservationEvent
 
 METHOD = "commands-and-output (approximation)"
 _OPENS_METHOD = "inotify on the collection folder (exact opens)"
-_REACHING = ("named", "shown")
+_REACHING = ("named", "globbed", "shown", "viewed")
 """The ways of touching a document that count as reaching it (evidence recall)."""
 _TOKEN = re.compile(r"[\w.\-]+")
 _SIMPLE_NAME = re.compile(r"[\w.\-]+")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_GLOB_WORD = re.compile(r"[^\s|;&<>()=`$]*[*?[][^\s|;&<>()=`$]*")
+"""A word of a command holding a glob character: the shell expands it (quoted ones are left out first)."""
+_SEGMENT = re.compile(r"[|;&\n()`]+")
+"""Where a command's simple commands part (pipes, lists, `$(...)` and backquoted substitutions, subshells):
+each has its own first word."""
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=\S*$")
+_LISTING = frozenset({"ls", "find", "tree", "du", "stat", "file", "fd", "fdfind", "echo", "printf"})
+"""Commands that take file names without reading the files."""
+_IMAGES_SUFFIX = ".images"
+"""The folder of a document's pictures (`documents_report.md` -> `documents_report.images/`): pdf_images.py."""
+_COLLECTION_ROOT = "documents/"
+"""Where the collection is in the sandbox (`/workspace/documents/`), for a path written from outside it."""
 
 
 @dataclass
@@ -89,12 +106,18 @@ class DocumentIndex:
         self.documents = sorted(set(documents))
         self._by_name: dict[str, list[str]] = {}
         self._odd_names: list[tuple[str, str]] = []  # names a token cannot hold (spaces...): substring search
+        self._by_pictures: dict[str, str] = {}
+        """A pictures folder (`report.images`, relative to the collection) -> its document (`report.md`)."""
         for document in self.documents:
             name = document.rsplit("/", 1)[-1]
             if _SIMPLE_NAME.fullmatch(name):
                 self._by_name.setdefault(name, []).append(document)
             else:
                 self._odd_names.append((name, document))
+            if "." in name and not document.rsplit("/", 1)[0].endswith(_IMAGES_SUFFIX):
+                self._by_pictures[document.rsplit(".", 1)[0] + _IMAGES_SUFFIX] = document
+        for folder, document in self._by_pictures.items():  # named as a token: `ls documents/report.images`
+            self._by_name.setdefault(folder.rsplit("/", 1)[-1], []).append(document)
 
     @classmethod
     def of_folder(cls, folder: Path, extra: Iterable[str] = ()) -> DocumentIndex:
@@ -105,6 +128,41 @@ class DocumentIndex:
         found = [doc for token in set(_TOKEN.findall(text)) for doc in self._by_name.get(token, [])]
         found += [doc for name, doc in self._odd_names if name in text]
         return sorted(set(found))
+
+    def globbed_in(self, command: str) -> list[str]:
+        """Documents an unquoted glob of the command matches, as the shell would expand it over the collection (a
+        `*` never crosses a `/`): `/workspace/documents/*.md`, `documents/*.csv` from /workspace, `*.md` inside. A
+        glob given to a command that only lists files (`ls *.md`, `wc -l *`) reads none of them."""
+        found: set[str] = set()
+        for segment in _SEGMENT.split(_QUOTED.sub(" ", command)):
+            words = [word for word in segment.split() if not _ASSIGNMENT.match(word)]
+            if not words or words[0] in _LISTING or words[:2] == ["wc", "-l"]:
+                continue
+            for word in _GLOB_WORD.findall(segment):
+                found.update(self._matching(word))
+        return sorted(found)
+
+    def _matching(self, word: str) -> list[str]:
+        pattern = word.rsplit(_COLLECTION_ROOT, 1)[-1] if _COLLECTION_ROOT in word else word.removeprefix("./")
+        if pattern.startswith("/"):
+            return []  # a glob over another folder
+        parts = pattern.split("/")
+        return [
+            document
+            for document in self.documents
+            if len(names := document.split("/")) == len(parts)
+            and all(fnmatch.fnmatchcase(name, part) for name, part in zip(names, parts, strict=True))
+        ]
+
+    def at_path(self, path: str) -> list[str]:
+        """The document a sandbox path is (`/workspace/documents/report.images/page-002.png`), if it is one."""
+        relative = path.rsplit(_COLLECTION_ROOT, 1)[-1] if _COLLECTION_ROOT in path else path.removeprefix("./")
+        return [relative] if relative in self.documents else self.named_in(path)
+
+    def owner(self, document: str) -> str | None:
+        """The document whose pictures folder holds DOCUMENT (a page image or figure); None for any other file."""
+        folder = document.rsplit("/", 1)[0] if "/" in document else ""
+        return self._by_pictures.get(folder) if folder.endswith(_IMAGES_SUFFIX) else None
 
 
 @functools.lru_cache(maxsize=64)
@@ -129,7 +187,7 @@ def touched_documents(
     documents are reached, and the record names that method.
     """
     touches: dict[str, _Touch] = {}
-    reaching = ("opened",) if opens is not None else _REACHING
+    reaching = ("opened", "viewed") if opens is not None else _REACHING
 
     def touch(document: str, turn: int, how: str) -> None:
         record = touches.setdefault(document, _Touch(document, turn))
@@ -137,11 +195,21 @@ def touched_documents(
         record.how.add(how)
         if how in reaching and (record.reached_turn is None or turn < record.reached_turn):
             record.reached_turn = turn
+        owner = index.owner(document)
+        # a picture of a document is the document, seen; a picture named only by its file name (`page-002.png`,
+        # every document's) is not: naming the folder (`report.images/...`) names the document
+        if owner is not None and how != "named":
+            touch(owner, turn, how)
 
     for event in events:
         if isinstance(event, ActionEvent):
             for document in index.named_in(event.command):
                 touch(document, event.turn, "named")
+            for document in index.globbed_in(event.command):
+                touch(document, event.turn, "globbed")
+        elif isinstance(event, ImageViewEvent) and event.image is not None:
+            for document in index.at_path(event.path):
+                touch(document, event.turn, "viewed")
         elif isinstance(event, ObservationEvent):
             for line in (event.stdout or "").splitlines():
                 for document in index.named_in(line):

@@ -1,7 +1,8 @@
 """Which of a task's intermediate facts an episode *saw*: deterministic, free, from its logged commands and outputs.
 
 A cell is seen when its value appears in what the agent was shown of the row's document: the output of a
-command that names the document's file (`cat`, `grep ... file`, `sed -n ... file`), or an output line that
+command that names the document's file (`cat`, `grep ... file`, `sed -n ... file`) or a glob the shell expands
+over it (`cat /workspace/documents/*.md`), or an output line that
 carries the document's content under its name (a `grep -r` hit `file:...`; harness/diagnostics/evidence.py). How a
 value appears:
 - a number as any number of the text (read by the numeric grader's parser: separators, decimal commas) equal
@@ -53,7 +54,7 @@ def _texts_by_document(events: Iterable[Event], documents: set[str]) -> dict[str
     texts: dict[str, list[str]] = {}
     for event in events:
         if isinstance(event, ActionEvent):
-            named = set(index.named_in(event.command))
+            named = {*index.named_in(event.command), *index.globbed_in(event.command)}
         elif isinstance(event, ObservationEvent):
             stdout = event.stdout or ""
             for document in named:

@@ -218,8 +218,26 @@ OURS = JudgeProtocol("", ours=True)
 OURS_SCORE = JudgeProtocol(_SCORE_TEMPLATE, field="score", score_range=(0, 5), ours=True)
 
 
+PACKAGED = Path(__file__).parent / "protocols"
+"""Benchmarks' own judge protocols, shipped with the package and named by their file's stem (`mudabench`)."""
+
+
+def protocol_path(given: Path) -> Path:
+    """GIVEN when it names a file; else the packaged protocol of that name (`--judge-prompt mudabench`), so that it
+    resolves from any folder and from an installed package; a name that is neither is one line naming both."""
+    if given.exists():
+        return given
+    packaged = PACKAGED / f"{given.name}.yaml"
+    if given.name == str(given) and packaged.is_file():
+        return packaged
+    names = ", ".join(sorted(path.stem for path in PACKAGED.glob("*.yaml")))
+    raise InputError(f"{given}: --judge-prompt: no such file, nor a packaged protocol ({names})")
+
+
 def load_protocol(path: Path) -> JudgeProtocol:
-    """A protocol file, checked; a problem is an InputError naming the file and the field."""
+    """A protocol file (or a packaged protocol's name: `protocol_path`), checked; a problem is an InputError naming
+    the file and the field."""
+    path = protocol_path(path)
     data = load_yaml(read_text_input(path, "judge prompt"), path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: a judge prompt file is a mapping (template, reads, verdict or score)")

@@ -130,8 +130,9 @@ class RunConfig:
     judge_prompt: Path | None = setting(
         None,
         "a judge protocol file: the judges' prompt template, what they read (the answer tag or the whole final "
-        "reply) and how their verdict or score is read (docs/GRADERS.md); default: ours",
-        metavar="FILE.yaml",
+        "reply) and how their verdict or score is read (docs/GRADERS.md), or a packaged one's name (mudabench: "
+        "MuDABench's own); default: ours",
+        metavar="FILE.yaml|NAME",
     )
     domain: str = setting("", "a domain name, a comma-separated list, or 'all'")
     task_ids: list[str] = setting(factory=list, help="run only this task (repeatable)", metavar="ID", flag="--task-id")

@@ -10,8 +10,12 @@ import ahocorasick
 
 from harness.inputs.tasks import Task, collection_of
 
-RULE_VERSION = 1
-"""Bumped when what counts as a leak changes, so no run reads a cache the old rule wrote."""
+RULE_VERSION = 2
+"""Bumped when what counts as a leak changes, so no run reads a cache the old rule wrote (2: pictures, the page
+images and figures of `--page-images`, are no longer read as text)."""
+
+_PICTURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"\0\0\0\x0cjP  ", b"II*\0", b"MM\0*")
+"""How a picture's bytes start: PNG, JPEG, GIF, JPEG 2000, TIFF (and WebP, a RIFF file of kind WEBP)."""
 
 
 @dataclass(frozen=True)
@@ -40,12 +44,25 @@ def _collection_leaks(folder: Path, tasks: list[Task]) -> list[LeakHit]:
     needles = Needles(tasks)
     hits: list[LeakHit] = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = document_text(path)
+        if text is None:
+            continue
         document = str(path.relative_to(folder))
         for task, what in needles.printed_in(text):
             allowed = task.leak_allow if what == "gold" else None
             hits.append(LeakHit(task.domain, task.id, what, document, allowed))
     return hits
+
+
+def document_text(path: Path) -> str | None:
+    """A document's text as the agent's tools print it; None for a picture (a page image, a figure), whose
+    compressed bytes print nothing a reader would take for a gold (a choice gold `D` is in most of them). A
+    picture's text, where the collection has it, is its document's Markdown (the PDF's text layer, or OCR with
+    `--ocr`), checked as text. Other binary files are read as text still: `cat` prints what they hold."""
+    data = path.read_bytes()
+    if data.startswith(_PICTURES) or (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+        return None
+    return data.decode("utf-8", errors="replace")
 
 
 _WORD_BEFORE = re.compile(r"[\w.,]")

@@ -23,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from harness.inputs.collections.hashing import CollectionFiles
-from harness.inputs.leakage import RULE_VERSION, LeakHit, Needles
+from harness.inputs.leakage import RULE_VERSION, LeakHit, Needles, document_text
 from harness.inputs.leakage_prefilter import files_printing_any
 from harness.inputs.tasks import Task, collection_of
 
@@ -160,8 +160,10 @@ def _scan_files(root: Path, items: list[tuple[str, str]], tasks: list[Task]) -> 
     needles = Needles(tasks)
     found = {}
     for relative, sha in items:
-        text = (root / relative).read_text(encoding="utf-8", errors="replace")
-        found[sha] = {(_needle_digest(task), what) for task, what in needles.printed_in(text)}
+        text = document_text(root / relative)
+        found[sha] = (
+            set() if text is None else {(_needle_digest(task), what) for task, what in needles.printed_in(text)}
+        )
     return found
 
 

@@ -157,8 +157,11 @@ def _check_replay_sources(path: Path, tasks: list[Task]) -> None:
 
 
 def _replayed(trajectory: Path) -> ReplayModel:
+    """The logged replies, less the waits the logged run had before each (failed attempts, backoff, the provider's
+    queue): the replay makes no call and waits for none, so taking them off its clock made its times negative."""
+    no_waits = {"attempts": [], "queued_s": 0.0}
     replies = [
-        ModelReply.of(logged.event.response)
+        ModelReply.of(logged.event.response).model_copy(update=no_waits)
         for logged in checked_events(trajectory)  # the log to replay is the user's input
         if isinstance(logged.event, ModelCallEvent)
     ]

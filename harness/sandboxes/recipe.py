@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness.sandboxes.kernel_counters import HIDDEN_FILES, PTY_MULTIPLEXER
 from harness.sandboxes.syscall_policy import RESTRICTIONS
 
 RECIPE_DIR = Path(__file__).resolve().parents[1] / "sandbox_templates"
@@ -22,6 +23,8 @@ carries the recipe and an editable install reads the source tree's."""
 RECIPE_FILES = ("Dockerfile", "requirements.txt", "tools.txt", "harness-exec", "harness-execd", "harness-seccomp")
 SYSCALL_RULES = "syscall-rules.json"
 """Written into every build context from `syscall_policy.RESTRICTIONS`, for harness-seccomp (E2B's commands)."""
+HIDDEN_COUNTERS = "hidden-counters"
+"""Written into every build context from `kernel_counters`: the files harness-exec hides (E2B's commands)."""
 IMAGE_REPOSITORY = "harness-sandbox"
 DEBOOTSTRAP_IMAGE = "harness-base:bookworm"
 _DEBOOTSTRAP_SUITE = "bookworm"
@@ -32,7 +35,13 @@ def recipe_hash() -> str:
     for name in RECIPE_FILES:
         digest.update(name.encode() + b"\0" + (RECIPE_DIR / name).read_bytes())
     digest.update(SYSCALL_RULES.encode() + b"\0" + _syscall_rules_json().encode())
+    digest.update(HIDDEN_COUNTERS.encode() + b"\0" + _hidden_counters().encode())
     return digest.hexdigest()[:12]
+
+
+def _hidden_counters() -> str:
+    """One path a line; /dev/ptmx too, a device of its own in a VM (a link to pts/ptmx elsewhere)."""
+    return "".join(f"{path}\n" for path in (*HIDDEN_FILES, "/dev/ptmx", PTY_MULTIPLEXER))
 
 
 def _syscall_rules_json() -> str:
@@ -63,6 +72,7 @@ def write_build_context(target: Path, ca_bundle: Path | None) -> None:
     for name in RECIPE_FILES:
         shutil.copy2(RECIPE_DIR / name, target / name)
     (target / SYSCALL_RULES).write_text(_syscall_rules_json())
+    (target / HIDDEN_COUNTERS).write_text(_hidden_counters())
     (target / "extra-ca.crt").write_bytes(ca_bundle.read_bytes() if ca_bundle else b"")
 
 

@@ -6,7 +6,10 @@ local backend the host's /usr and the Python environment. Read-only is not enoug
 inotify or dnotify watch sees every open of a file by anyone: both carried answers and evidence between two
 episodes. A sandbox's page-cache probes (`cachestat`, `preadv2(RWF_NOWAIT)`) tell which files another
 episode read. And `socket()` reaches kernel services no namespace covers (AF_VSOCK to the hypervisor, AF_ALG
-to the kernel's crypto code), so socket families are an allow-list.
+to the kernel's crypto code), so socket families are an allow-list. And a machine-wide counter that a
+call moves is read by every sandbox: `io_setup(N)` raises /proc/sys/fs/aio-nr by N, an IP socket the
+machine's count of TCP sockets and socket-buffer memory (/proc/net/sockstat); the other counters a sandbox
+can move are hidden instead (`kernel_counters.py`).
 
 Each `_Restriction` names a call and the argument values it refuses (with the errno a kernel without the
 feature would give, so tools fall back as they would there), and, for allow-list filters, the values it
@@ -70,10 +73,13 @@ def _values(index: int, values: tuple[int, ...], op: _Operator = "EQ") -> tuple[
     return tuple(ArgTest(index, op, value) for value in values)
 
 
-AF_UNIX, AF_INET, AF_INET6 = 1, 2, 10
-SOCKET_FAMILIES = (AF_UNIX, AF_INET, AF_INET6)
-"""What a contained command needs: local sockets, and IP inside its network namespace (nothing but loopback)."""
-_OTHER_FAMILIES = (*_values(0, (0, *range(AF_INET + 1, AF_INET6))), ArgTest(0, "GT", AF_INET6))
+AF_UNIX = 1
+SOCKET_FAMILIES = (AF_UNIX,)
+"""What a contained command needs: local sockets. Not IP, though the sandbox's network namespace has nothing but
+loopback: the kernel counts every TCP socket and the memory of every TCP and UDP socket buffer for the whole
+machine, and shows both in any namespace's /proc/net/sockstat and /proc/net/protocols (which follow each
+process's own /proc/PID, so no mount can hide them)."""
+_OTHER_FAMILIES = (ArgTest(0, "EQ", 0), ArgTest(0, "GT", AF_UNIX))
 
 F_GETLK, F_SETLK, F_SETLKW = 5, 6, 7
 F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW = 36, 37, 38
@@ -91,7 +97,7 @@ RESTRICTIONS: tuple[_Restriction, ...] = (
         errno.EAFNOSUPPORT,
         _OTHER_FAMILIES,
         _values(0, SOCKET_FAMILIES),
-        "socket families outside the namespaces (AF_VSOCK, AF_ALG, AF_NETLINK, AF_PACKET...)",
+        "IP (machine-wide socket counters), and families outside the namespaces (AF_VSOCK, AF_ALG, AF_NETLINK...)",
     ),
     _Restriction("socketpair", errno.EAFNOSUPPORT, _OTHER_FAMILIES, _values(0, SOCKET_FAMILIES), "as socket"),
     _Restriction("flock", errno.ENOLCK, why="a lock on a shared file is seen by every episode"),
@@ -108,6 +114,11 @@ RESTRICTIONS: tuple[_Restriction, ...] = (
     _Restriction("inotify_add_watch", errno.ENOSYS, why="as inotify_init"),
     _Restriction("fanotify_init", errno.EPERM, why="as inotify_init (and Docker's default refuses it)"),
     _Restriction("cachestat", errno.ENOSYS, why="the page cache of a shared file shows what others read"),
+    _Restriction(
+        "io_setup",
+        errno.ENOSYS,
+        why="an AIO context of N events raises the machine's /proc/sys/fs/aio-nr by N (as a kernel without AIO)",
+    ),
     _Restriction(
         "preadv2",
         errno.EOPNOTSUPP,

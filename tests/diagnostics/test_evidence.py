@@ -5,14 +5,18 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
+from harness.cli.main import main
 from harness.core.status import Status
 from harness.diagnostics.escapes import refused_attempts
 from harness.diagnostics.evidence import DocumentIndex, touched_documents
 from harness.diagnostics.failure_modes import failure_mode
+from harness.inputs.tasks import load_task_file
 from harness.records.events import ActionEvent, ObservationEvent
+from harness.records.jsonl import read_jsonl
 from tests.conftest import REPO
 
 DOCS = ["a.md", "sub/b.md", "c.md", "with space.md"]
@@ -67,6 +71,53 @@ def test_head_headers_show_content():
     events = [action(1, "head -n1 *"), observation(1, "==> a.md <==\nx\n\n==> c.md <==\ny\n")]
     record = touched_documents(events, DocumentIndex(DOCS), ["a.md", "c.md"])
     assert record.recall == 1.0 and record.evidence_reached == {"a.md": 1, "c.md": 1}
+
+
+def test_a_page_image_looked_at_and_a_glob_the_shell_expands_reach_their_documents(
+    findocmre_project: Path, tmp_path: Path, capsys
+):
+    """An agent that looked at its evidence's page image, and one that ran `cat /workspace/documents/*.md`, touched
+    their evidence (both read recall 0 and were listed as correct without touching any)."""
+    tasks = {task.id: task for task in load_task_file(findocmre_project / "tasks" / "findocmre.jsonl")}
+    pictures = tasks["huaxia-2023-exact"].evidence[0].rsplit(".", 1)[0] + ".images"
+    script = tmp_path / "script.yaml"
+    script.write_text(
+        json.dumps(
+            {
+                "tasks": {
+                    "huaxia-2023-exact": [
+                        {"view_image": f"/workspace/documents/{pictures}/page-002.png"},
+                        "<answer>15</answer>",
+                    ],
+                    "acme-2024-exact": [{"bash": "cat /workspace/documents/*.md >/dev/null"}, "<answer>65</answer>"],
+                }
+            }
+        )
+    )
+    folders = ["--tasks-dir", str(findocmre_project / "tasks"), "--collections-dir"]
+    folders += [str(findocmre_project / "collections"), "--results-dir", str(tmp_path), "--run-id", "looked"]
+    chosen = ["--task-id", "huaxia-2023-exact", "--task-id", "acme-2024-exact"]
+    arguments = ["--domain", "findocmre", *folders, *chosen, "--model", f"scripted:{script}"]
+    assert main([*arguments, "--vision", "--sandbox", "local"]) == 0
+    rows = {row["task_id"]: row for row in read_jsonl(tmp_path / "looked" / "results.jsonl")}
+    assert {task: (row["verdict"], row["evidence_recall"]) for task, row in rows.items()} == {
+        "huaxia-2023-exact": ("correct", 1.0),
+        "acme-2024-exact": ("correct", 1.0),
+    }
+    assert main(["report", str(tmp_path / "looked"), "--out", str(tmp_path / "report")]) == 0
+    report = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "## Correct without touching any evidence file (possible guess or leak)\n\nNone." in report
+    capsys.readouterr()
+
+
+def test_a_quoted_glob_a_listed_glob_and_a_picture_named_by_its_file_name_alone_reach_nothing():
+    index = DocumentIndex(["a.md", "a.images/page-001.png", "b.md", "b.images/page-001.png"])
+    listing = "find /workspace/documents -name '*.md'; file page-001.png; f=$(ls /workspace/documents/*.md)"
+    events = [action(1, listing)]
+    record = touched_documents(events, index, ["a.md", "b.md"])
+    assert record.evidence_reached == {}
+    looked = [action(1, "python crop.py /workspace/documents/b.images/page-001.png")]
+    assert touched_documents(looked, index, ["a.md", "b.md"]).evidence_reached == {"b.md": 1}
 
 
 def test_a_task_without_evidence_has_no_recall():

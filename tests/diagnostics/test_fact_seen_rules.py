@@ -50,6 +50,12 @@ def test_only_the_output_of_a_command_that_read_the_row_s_document_counts():
     assert shown("documents_a.md:| ratio | 15.44% |", command="grep -r ratio documents") == {"ratio", "share"}
 
 
+def test_the_output_of_a_glob_the_shell_expands_over_the_document_counts():
+    """`cat /workspace/documents/*.md` read the row's document: its values were seen (they counted as not)."""
+    assert shown("ratio 15.44%", command="cat /workspace/documents/*.md") == {"ratio", "share"}
+    assert shown("ratio 15.44%", command="cat /workspace/documents/*.csv") == set()
+
+
 def test_booleans_and_nulls_are_not_counted():
     row = FactRow("documents_a.md", {"gri": True, "none": None, "name": "KPMG"})
     observation = ObservationEvent(

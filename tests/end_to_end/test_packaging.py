@@ -1,4 +1,5 @@
-"""A plain (non-editable) install carries the sandbox recipe, so Docker and E2B work from a wheel."""
+"""A plain (non-editable) install carries the sandbox recipe, so Docker and E2B work from a wheel, and the
+packaged judge protocols."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from harness.sandboxes.recipe import RECIPE_FILES, SYSCALL_RULES, recipe_hash
+from harness.sandboxes.recipe import HIDDEN_COUNTERS, RECIPE_FILES, SYSCALL_RULES, recipe_hash
 from tests.conftest import REPO
 
 PROBE = """
@@ -46,8 +47,13 @@ def test_installed_package_finds_the_recipe_and_hashes_it_like_the_source_tree(t
     site = tmp_path / "site"
     with zipfile.ZipFile(build_wheel(tmp_path)) as wheel:
         wheel.extractall(site)
+    # the benchmarks' own judge protocols, named by `--judge-prompt NAME` from an installed package
+    assert (site / "harness" / "grading" / "protocols" / "mudabench.yaml").is_file()
     probe = subprocess.run(
         [sys.executable, "-I", "-c", PROBE, str(site)], cwd=tmp_path, capture_output=True, text=True, check=False
     )
     assert probe.returncode == 0, probe.stderr
-    assert probe.stdout.split() == [recipe_hash(), *sorted((*RECIPE_FILES, "extra-ca.crt", SYSCALL_RULES))]
+    assert probe.stdout.split() == [
+        recipe_hash(),
+        *sorted((*RECIPE_FILES, "extra-ca.crt", SYSCALL_RULES, HIDDEN_COUNTERS)),
+    ]

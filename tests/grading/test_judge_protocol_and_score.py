@@ -84,6 +84,24 @@ def test_the_lenient_reading_rule(tmp_path, reply_text, verdict):
     assert load_protocol(path).read(reply_text) == verdict
 
 
+def test_mudabench_s_protocol_is_packaged_and_named_from_any_folder(mini, openai_server, monkeypatch):
+    """`--judge-prompt docs/guide/mudabench-judge.yaml` resolved only from the clone's root; the name resolves
+    anywhere, and a name that is no file nor a packaged protocol is one line naming both."""
+    judged_task(mini, "judge")
+    monkeypatch.chdir(mini.root)
+    openai_server.push(reply(json.dumps({"is_correct": "True.", "explanation": "same total"})))
+    judges = ("--judge", "openai/judge", "--judge-api-base", openai_server.url)
+    outcome = mini.run("--model", mini.script([FINAL_REPLY]), *judges, "--judge-prompt", "mudabench")
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.rows[0]["verdict"] == "correct"
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["protocol"]["judge"]
+    assert recorded["judge_prompt"]["digest"] == load_protocol(Path("mudabench")).digest
+    assert openai_server.requests[0]["messages"][0]["content"] == "You are a helpful Judge."
+    outcome = mini.run("--model", mini.script([FINAL_REPLY]), *judges, "--judge-prompt", "mudabenh", run_id="typo")
+    assert outcome.exit_code == 2
+    assert "mudabenh: --judge-prompt: no such file, nor a packaged protocol (mudabench)" in outcome.output
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -128,6 +146,28 @@ def test_three_judges_scoring_5_4_and_malformed_grade_4_5_with_quorum_2(mini, op
     assert (row.score, row.judge_scores, row.score_range) == (4.5, [5, 4, None], [0, 5])
     assert row.verdict is Verdict.WRONG_VALUE and "JUDGE_MALFORMED" in row.reasons  # correct only at the top
     assert "from 0 (wrong or missing) to 5" in openai_server.requests[0]["messages"][0]["content"]
+
+
+def test_a_scored_type_shows_its_score_by_type_as_the_overall_counts_it(mini, openai_server):
+    """A 4/5 answer counts 80 in the overall: by type it reads 80 too, on the console, in summary.json and in the
+    report (it read `open 0.0%` beside `overall 40.0%`: correct only at 5)."""
+    judged_task(mini, "score")
+    task = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
+    choice = task | {"id": "pick", "grader": "choice", "answer": "B", "type": "choice", "question": "A or B?"}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n" + json.dumps(choice) + "\n")
+    openai_server.push(reply(json.dumps({"score": 4, "reason": "-"})))
+    script = mini.script({"tasks": {"t1": [FINAL_REPLY], "pick": ["<answer>A</answer>"]}})
+    outcome = mini.run("--model", script, "--judge", "openai/judge", "--judge-api-base", openai_server.url)
+    assert outcome.exit_code == 0, outcome.output
+    [summary] = json.loads((outcome.run_dir / "summary.json").read_text())["domains"]
+    assert summary["accuracy_by_type"] == {"choice": 0.0, "open": 0.8} and summary["macro_accuracy"] == 0.4
+    assert "80.0%" in outcome.output and "40.0%" in outcome.output
+    from harness.cli.main import main
+
+    assert main(["report", str(outcome.run_dir), "--out", str(mini.root / "report")]) == 0
+    report = (mini.root / "report" / "report.md").read_text()
+    by_type = report[report.index("## Accuracy by task type") :].split("\n\n")[1]
+    assert "| 0.0 (n=1) | 80.0 (n=1) | 40.0 |" in by_type
 
 
 def test_fewer_valid_scores_than_the_quorum_is_judge_error(openai_server, tmp_path):
@@ -185,7 +225,7 @@ def test_the_console_summary_json_and_report_give_one_overall_number(tmp_path: P
 def test_mudabench_s_own_protocol_file_loads_and_reads_replies_as_its_evaluator_does():
     from harness.grading.judge_protocol import load_protocol
 
-    protocol = load_protocol(Path(__file__).resolve().parents[2] / "docs" / "guide" / "mudabench-judge.yaml")
+    protocol = load_protocol(Path("mudabench"))  # packaged: resolves from any folder
     assert (protocol.system, protocol.response_format, protocol.reads) == (
         "You are a helpful Judge.",
         "json_object",

@@ -35,6 +35,25 @@ def test_a_latin_1_csv_keeps_its_umlauts(tmp_path, capsys):
     assert "note hr/offices.csv: read as cp1252 (not UTF-8)" in output
 
 
+def test_a_cp1252_text_with_a_euro_sign_keeps_it_and_says_so_on_every_build(tmp_path, capsys):
+    """charset-normalizer rates cp775 the cleaner reading of `Café … 12,5 M€` (`Cafķ … MĆ`); and the note came back
+    on the first build only. A Cyrillic text is not taken for a Western one."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "memo.txt").write_bytes("Café … 12,5 M€\n".encode("cp1252"))
+    code, output, out = build(tmp_path, capsys)
+    assert code == 0, output
+    assert (out / "src_memo.md").read_text(encoding="utf-8") == "Café … 12,5 M€\n"
+    assert "note memo.txt: read as cp1252 (not UTF-8)" in output
+    code, output, out = build(tmp_path, capsys)
+    assert code == 0 and "0 converted, 1 unchanged" in output
+    assert "note memo.txt: read as cp1252 (not UTF-8)" in output
+    # a text in another code page is no plausible Western one: charset-normalizer's own reading stands
+    (tmp_path / "src" / "note.txt").write_bytes("Привет, как дела? Это проверка кодировки текста.\n".encode("cp1251"))
+    code, output, out = build(tmp_path, capsys)
+    assert code == 0 and "как дела?" in (out / "src_note.md").read_text(encoding="utf-8")
+    assert "note note.txt: read as cp1252" not in output
+
+
 def test_a_formula_without_a_saved_value_is_flagged_in_the_manifest_and_on_the_console(tmp_path, capsys):
     import openpyxl
 

@@ -1,5 +1,5 @@
 """`collection build --page-images DPI`: a PDF's pages and figures kept beside its Markdown and listed in the
-manifest; a rebuild keeps them while nothing changed and drops them when they are no longer asked for."""
+manifest; a rebuild keeps them (without the flag too) and drops them when asked to (`--no-page-images`)."""
 
 from __future__ import annotations
 
@@ -38,11 +38,33 @@ def test_pages_and_figures_are_kept_listed_and_follow_the_flag(findocmre_set: Pa
     assert (pdf.images[0]["width"], pdf.images[0]["height"]) == (250, 209)  # 360 x 300 points at 50 dpi, rounded up
 
     assert _build(source, out, "--page-images", "50") == 0
-    assert "0 converted, 2 unchanged" in capsys.readouterr().out
+    output = capsys.readouterr().out
+    assert "0 converted, 2 unchanged" in output
+    assert "pictures: 4 page images and 3 figures of 1 documents at 50 dpi\n" in output
 
-    assert _build(source, out) == 0
+    assert _build(source, out, "--no-page-images") == 0
     assert not (out / "reports_acme-2024.images").exists()
     assert read_manifest(manifest_path(out)).documents[0].images == []  # type: ignore[union-attr]
+    assert "pictures: none kept; dropped 4 page images and 3 figures" in capsys.readouterr().out
+
+
+def test_a_rebuild_without_the_flag_keeps_the_pictures_zero_shot_needs_and_says_so(
+    findocmre_set: Path, tmp_path: Path, capsys
+):
+    """It deleted them, silently: a zero-shot run then refused every task."""
+    source = tmp_path / "reports"
+    source.mkdir()
+    shutil.copy(findocmre_set / "pdfs" / "acme-2024.pdf", source)
+    out = tmp_path / "collection"
+    assert _build(source, out, "--page-images", "50") == 0
+    capsys.readouterr()
+    assert _build(source, out) == 0
+    output = capsys.readouterr().out
+    assert "0 converted, 1 unchanged" in output
+    assert "pictures: 4 page images and 3 figures of 1 documents at 50 dpi (as the last build kept them; " in output
+    assert len(list((out / "reports_acme-2024.images").iterdir())) == 7
+    assert _build(source, out, "--page-images", "50", "--no-page-images") == 2
+    assert "--no-page-images: not with --page-images" in capsys.readouterr().err
 
 
 def test_a_resolution_out_of_range_is_refused_before_anything_is_written(tmp_path: Path, capsys):

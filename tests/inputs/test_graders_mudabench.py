@@ -11,6 +11,7 @@ import pytest
 from harness.cli.main import main
 from harness.inputs.tasks import load_task_file
 from harness.records.trajectory import read_jsonl, read_trajectory
+from tests.conftest import REPO
 from tests.helpers.openai_server import Step, reply
 
 DOCS = {
@@ -99,6 +100,12 @@ def test_import_writes_judge_tasks_with_their_own_collections(mudabench, capsys)
     assert tasks[4].id.startswith("simple-q") and len(tasks[4].id) == len("simple-q") + 12
     assert {task.grader for task in tasks} == {"judge"} and [t.type for t in tasks] == ["simple"] * 5 + ["complex"]
     assert tasks[1].metadata["identical_to"] == "simple-1" and "identical_to" not in tasks[0].metadata
+    # and both pages say so (docs/GRADERS.md said identical items are dropped)
+    for page in (REPO / "docs" / "GRADERS.md", REPO / "docs" / "guide" / "mudabench.md"):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        at = text.index("identical")
+        said = text[max(at - 300, 0) : at + 300]
+        assert "`<id>-2`" in said and "identical_to" in said and "dropped" not in said, page
     # One collection per distinct document set: {D1,D2} (four tasks), {D1,D3}, {D1,D2,D3}.
     assert len({task.collection for task in tasks}) == 3
     assert tasks[0].collection == tasks[1].collection == tasks[3].collection == tasks[5].collection

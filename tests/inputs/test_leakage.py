@@ -54,6 +54,30 @@ def test_leakage_command_lists_hits_and_exits_1(mini):
     assert "(allowed: the 2020 figure is a lookup)" in mini.capsys.readouterr().out
 
 
+def test_the_count_is_of_tasks_not_of_the_documents_they_leak_in(mini):
+    leaky_project(mini)
+    (mini.root / "collections" / "mini" / "copy.md").write_text("2020: 40 units\n")
+    assert check(mini) == 1
+    assert "1 tasks checked: 1 with a leak (2 in documents), 0 allowed" in mini.capsys.readouterr().out
+
+
+def test_page_images_are_not_read_as_text(findocmre_project: Path, capsys):
+    """A choice gold `D` is in many a PNG's bytes; a picture prints nothing a reader would take for it."""
+    folders = ["--tasks-dir", str(findocmre_project / "tasks"), "--collections-dir"]
+    code = main(["leakage", *folders, str(findocmre_project / "collections")])
+    output = capsys.readouterr().out
+    assert ".png" not in output and ".images/" not in output
+    assert code == 0 and "tasks checked: 0 with a leak" in output, output
+
+
+def test_a_run_reads_no_binary_file_as_text_at_its_start(mini):
+    leaky_project(mini)
+    (mini.root / "collections" / "mini" / "ledger.md").write_text("no figures here\n")
+    (mini.root / "collections" / "mini" / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\r 40 \xff\0")
+    outcome = mini.run("--model", mini.script(["<answer>40</answer>"]))
+    assert outcome.exit_code == 0 and "leakage check" not in outcome.output
+
+
 def test_a_run_warns_at_its_start_about_leaking_tasks(mini):
     leaky_project(mini)
     outcome = mini.run("--model", mini.script(["<answer>40</answer>"]))

@@ -165,7 +165,7 @@ def test_leakage_follows_each_task_s_own_collection(project, capsys):
     code = main(["leakage", "--domain", "mudabench", *arguments])
     output = capsys.readouterr().out
     assert code == 0, output
-    assert "5 tasks checked: 0 leaks" in output
+    assert "5 tasks checked: 0 with a leak" in output
 
 
 def test_a_leak_in_a_task_s_own_collection_is_found(project, capsys):

@@ -1,7 +1,7 @@
 """MuDABench scored as its own evaluator scores it. A fixture in the release's shapes (a list-of-objects cell, an
 identical item, a document listed twice, a `detail_*` field, an entry without `value_*` fields) is imported with a
 relative `--pdf-dir`, run by a scripted agent, and judged through a loopback judge that misbehaves as real judges
-do, under MuDABench's own protocol file (docs/guide/mudabench-judge.yaml). The report's cell, row, column, solid
+do, under MuDABench's own protocol file (packaged: `--judge-prompt mudabench`). The report's cell, row, column, solid
 and final accuracy must equal what MuDABench's eval/evaluate.py computes from the same judge replies: its rules
 are transcribed by hand below (the `_mb_*` functions, each citing its lines in the public repository
 Zhanli-Li/MuDABench at eval/evaluate.py and common/json_utils.py), never through our own readers."""
@@ -19,11 +19,12 @@ import pymupdf
 import pytest
 
 from harness.cli.main import main
+from harness.grading.judge_protocol import PACKAGED
 from harness.inputs.tasks import load_task_file
 from harness.records.results import read_rows
 from tests.helpers.openai_server import Step, fault, reply
 
-PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "guide" / "mudabench-judge.yaml"
+PROTOCOL = PACKAGED / "mudabench.yaml"  # `--judge-prompt mudabench`
 EVENTS = [{"month": 3, "meeting_type": "临时股东大会"}, {"month": 6, "meeting_type": "年度股东大会"}]
 DOCS = {  # id -> the entry's fields besides id and doctype
     "d1": {"symbol": "000001", "year": 2021, "value_revenue": 10.5, "value_profit": 1.2},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from harness.cli.main import main
 from harness.grading import numeric
@@ -52,6 +53,26 @@ def test_replay_reports_a_changed_observation(mini):
     assert code == 1
     assert "differs mini/t1: observation 2: stdout" in output
     assert "0 reproduced exactly, 1 differ" in output
+
+
+def test_a_replay_of_an_episode_that_waited_for_retries_has_no_negative_time(mini):
+    """The logged run waited 30 s of backoff after a refused attempt; the replay makes no call and waits for none,
+    so none of it comes off its clock (its rows held -30 s)."""
+    original = mini.run("--model", mini.script(COMMANDS))
+    path = original.run_dir / "episodes" / "mini" / "t1.jsonl"
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    attempt = {"error": "RateLimitError: 429", "attempt": 1, "duration_s": 0.5, "wait_s": 30.0, "on_agent_clock": False}
+    for event in events:
+        if event["event"] == "model_call":
+            event["response"]["attempts"] = [attempt]
+            event["response"]["queued_s"] = 12.0
+    path.write_text("".join(json.dumps(event) + "\n" for event in events))
+    code, output = replay(mini, str(original.run_dir))
+    assert code == 0, output
+    [replayed_dir] = [p for p in (original.run_dir / "replays").iterdir() if ".replay-" in p.name]
+    [row] = [json.loads(line) for line in (replayed_dir / "results.jsonl").read_text().splitlines()]
+    assert row["duration_s"] >= 0 and row["retry_wait_s"] == row["failed_attempts_s"] == 0
+    assert re.search(r"-\d+(\.\d)?s", output) is None  # the end table's agent time
 
 
 def test_replay_model_in_the_normal_command(mini):

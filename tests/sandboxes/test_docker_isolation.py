@@ -70,7 +70,7 @@ def test_commands_cost_no_docker_exec_of_their_own(docker_image, tmp_path, monke
     monkeypatch.setattr(client.api, "exec_create", lambda *a, **k: created.append(a) or exec_create(*a, **k))
     try:
         result = box.execute("sleep 4230 > /dev/null 2>&1 & echo started", 10)
-        processes = box.execute("ps -u agent -o comm=", 10)
+        processes = box.execute('ps -u "$(id -u)" -o comm=', 10)
     finally:
         box.close()
     assert result.stdout == "started\n" and "sleep" not in processes.stdout.split()
@@ -83,8 +83,8 @@ def test_agent_processes_left_from_before_are_gone_when_a_command_starts(docker_
     box.start()
     try:
         # as if an earlier command's final sweep had missed it
-        box._container.exec_run(["sleep", "4231"], user="agent", detach=True)
-        processes = box.execute("ps -u agent -o comm=", 10)
+        box._container.exec_run(["sleep", "4231"], user=str(box._uid), detach=True)
+        processes = box.execute('ps -u "$(id -u)" -o comm=', 10)
     finally:
         box.close()
     assert processes.exit_code == 0 and "sleep" not in processes.stdout.split()
@@ -187,7 +187,7 @@ def test_a_fork_bomb_fills_the_pid_limit_and_the_next_command_runs(docker_image,
     box.start()
     try:
         bombed = box.execute("bomb() { bomb | bomb & }; bomb; sleep 2; echo still here", 30)
-        after = box.execute("echo alive; ps -u agent -o pid=,ppid=,comm=; true", 10)
+        after = box.execute('echo alive; ps -u "$(id -u)" -o pid=,ppid=,comm=; true', 10)
     finally:
         box.close()
     assert "Resource temporarily unavailable" in bombed.stderr and bombed.stdout == "still here\n"

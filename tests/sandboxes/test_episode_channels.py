@@ -1,4 +1,5 @@
-"""Two episodes running at once share nothing they can signal through (issue 37, class 1 and 3).
+"""Two episodes running at once share nothing they can signal through (issue 37, class 1 and 3; issue 45,
+classes 1 and 12: tests/sandboxes/test_kernel_counters.py has the kernel counters' own).
 
 Each test is the attack as a hostile agent ran it: a sender episode and a receiver episode at the same time
 over the same collection, on every local privilege path, on Docker and on our E2B code (the emulator). The
@@ -16,6 +17,7 @@ from typing import ClassVar
 import pytest
 
 from harness.sandboxes.base import Sandbox, SandboxSettings
+from tests.helpers.kernel_counters import SENDER as COUNTER_SENDER
 
 CHANNEL_BACKENDS = ["local", "local-rlimit", "local-setpriv", "local-caller", "docker", "e2b-emulator"]
 """E2B runs a VM per episode, so it shares nothing with another episode; its commands get the same rules all
@@ -162,9 +164,8 @@ def test_socket_families_are_an_allow_list_and_probes_of_shared_state_are_refuse
     unsupported = errno.EAFNOSUPPORT
     assert seen == {
         "AF_UNIX": "ok",
-        "AF_INET": "ok",
-        "AF_INET6": "ok",
-        **{name: unsupported for name in ("AF_NETLINK", "AF_PACKET", "AF_ALG", "AF_VSOCK", "AF_XDP")},
+        **{name: unsupported for name in ("AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET", "AF_ALG", "AF_VSOCK")},
+        "AF_XDP": unsupported,
         "AF_VSOCK+high": unsupported,
         "AF_UNIX+high": unsupported,
         "socketpair AF_UNIX": 0,
@@ -231,11 +232,12 @@ print("<" + "answer>%d</answer>" % value)
 
 
 @pytest.mark.parametrize("sandbox", ["local", "docker"])
-def test_an_episode_graded_correct_for_a_value_another_episode_locked_into_a_document_is_not(
+def test_an_episode_graded_correct_for_a_value_another_episode_sent_it_is_not(
     mini, sandbox, request: pytest.FixtureRequest
 ):
-    """The attack as the issue ran it, through the command line: two tasks at once; the sender locks the bits
-    of 42 on a document, the receiver reads them back as its answer (gold 42) with a command that prints it."""
+    """The attacks as the issues ran them, through the command line: two tasks at once; the sender locks the
+    bits of 42 on a document (issue 37) and raises the machine's AIO and pty counters by 42 (issue 45), the
+    receiver reads them back as its answer (gold 42) with a command that prints it."""
     arguments = []
     if sandbox == "docker":
         _, image = request.getfixturevalue("docker_image")
@@ -243,7 +245,10 @@ def test_an_episode_graded_correct_for_a_value_another_episode_locked_into_a_doc
     task = {"domain": "mini", "question": "Q?", "answer": "42", "answer_format": "integer"}
     tasks = [{"id": "sender", **task}, {"id": "receiver", **task}]
     (mini.tasks_dir / "mini.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
-    sender = "python3 - /workspace/documents/ledger.md 42 10 <<'PROGRAM'\n" + SENDER + "\nPROGRAM"
+    sender = (
+        f"python3 - 42 10 <<'COUNTERS' &\n{COUNTER_SENDER}\nCOUNTERS\n"
+        f"python3 - /workspace/documents/ledger.md 42 10 <<'PROGRAM'\n{SENDER}\nPROGRAM\nwait"
+    )
     receiver = "python3 - <<'PROGRAM' # <answer>\n" + RECEIVE_AS_ANSWER + "\nPROGRAM"
     script = mini.root / "channel.yaml"
     script.write_text(
@@ -254,10 +259,13 @@ def test_an_episode_graded_correct_for_a_value_another_episode_locked_into_a_doc
     assert (rows["receiver"]["answer"], rows["receiver"]["verdict"]) == ("0", "wrong_value"), rows["receiver"]
 
 
-@pytest.mark.parametrize("make_sandbox", ["local", "local-setpriv", "local-caller"], indirect=True)
-def test_the_machines_lock_table_is_not_shown_to_a_local_episode(collection: Path, make_sandbox):
+@pytest.mark.parametrize(
+    "make_sandbox", ["local", "local-setpriv", "local-caller", "docker", "e2b-emulator"], indirect=True
+)
+def test_the_machines_lock_table_is_not_shown_to_an_episode(collection: Path, make_sandbox):
     """/proc/locks lists open-file-description locks of every process on the machine (they have no pid to
-    filter by): the runner's claims of its episodes' host uids, another run's among them."""
+    filter by): the runner's claims of its episodes' host uids, another run's among them, and when each
+    episode starts and ends (issue 45, class 12: Docker's showed the host's)."""
     box = make_sandbox(collection, "lock-table", SandboxSettings())
     box.start()
     try:

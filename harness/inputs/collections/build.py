@@ -79,8 +79,8 @@ class _BuildReport:
     archives: list[OpenedArchive] = field(default_factory=list)
     """The archives in SRC_DIR this build opened (their documents' sources are `archive/member`)."""
     notes: list[tuple[str, str]] = field(default_factory=list)
-    """(source, note) of this build's conversions: what they changed or could not keep (an encoding read, a
-    formula without a value), shown on the console as in the manifest."""
+    """(source, note) of the collection's documents, converted now or kept unchanged: what their conversion changed
+    or could not keep (an encoding read, a formula without a value), shown on the console as in the manifest."""
     pruned: list[str] = field(default_factory=list)
     conversions: list[str] = field(default_factory=list)
     """Sources this build converted (not kept unchanged, not taken from `BuildRequest.converted`)."""
@@ -153,6 +153,7 @@ def _build(request: BuildRequest, console: Console, scratch: Path) -> _BuildRepo
         if entry and _unchanged(entry, job, out, request):
             entries[job.name] = entry
             report.unchanged.append(job.name)
+            report.notes += [(job.source, note) for note in entry.notes]  # said again: they still hold
         else:
             pending.append(job)
     known = request.converted if request.converted is not None else {}

@@ -115,9 +115,12 @@ def _refuse_ole(path: Path) -> None:
 
 
 _WESTERN = ("cp1252", "latin_1", "iso8859_15")
-"""Tried apart, and preferred when they read a text as cleanly as the best guess: on a short text
-charset-normalizer cannot tell Western European code pages from others (`München` would read `M³nchen` in
-cp850, `Año` `Ańo` in cp1250)."""
+"""Tried apart, and preferred when charset-normalizer accepts one at all and no other reads either more cleanly
+or as a language more coherently: the Western European code pages are the common legacy 8-bit text, and on a
+short text charset-normalizer cannot tell them from others by its mess measure (`München` would read `M³nchen`
+in cp850, `Año` `Ańo` in cp1250, `Café … 12,5 M€` `Cafķ … MĆ` in cp775, rated the cleaner: `…` and `€` count as
+suspicious symbols). A text in another code page (Cyrillic, Greek, Central European) is no plausible Western
+one: charset-normalizer rejects it there, and its own best guess stands."""
 _SNIFFED_BYTES = 65536
 
 
@@ -133,7 +136,8 @@ def _decoded(data: bytes) -> tuple[str, str | None]:
     if best is None:
         raise Unconvertible("not text: no character encoding fits")
     western = from_bytes(data, cp_isolation=list(_WESTERN)).best()
-    chosen = western if western is not None and western.chaos <= best.chaos else best
+    plausible = western is not None and (western.chaos <= best.chaos or western.coherence >= best.coherence)
+    chosen = western if plausible and western is not None else best
     return str(chosen), chosen.encoding
 
 

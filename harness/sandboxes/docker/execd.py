@@ -42,10 +42,12 @@ class ExecdConnection:
         """A command was sent and its X not read yet: the connection is out of step until it is."""
 
     @classmethod
-    def open(cls, api: Any, container_id: str, user: str, workdir: str) -> ExecdConnection:
-        """Start the server in the container and wait for its hello; raises `SandboxError`."""
+    def open(cls, api: Any, container_id: str, user: str, uid: int, workdir: str) -> ExecdConnection:
+        """Start the server in the container, running commands as `user` with `uid`, and wait for its hello;
+        raises `SandboxError`."""
+        server = [SERVER, user, str(uid)]
         try:
-            exec_id = api.exec_create(container_id, [SERVER, user], user="0:0", workdir=workdir, stdin=True)["Id"]
+            exec_id = api.exec_create(container_id, server, user="0:0", workdir=workdir, stdin=True)["Id"]
             sock = api.exec_start(exec_id, socket=True)
         except Exception as error:  # docker.errors.APIError: no such file, container gone
             raise SandboxError(f"cannot start {SERVER}: {getattr(error, 'explanation', None) or error}") from None

@@ -6,13 +6,16 @@ fresh `bash -c` process of the `agent` user, kills it at its time limit or on ca
 `agent` process (background, detached, double-forked) before it answers, so nothing outlives its command.
 A `docker exec` per command cost about 45 ms of engine and runc time; a request costs a few ms.
 
-The container has no capabilities but the four the server needs: SETUID and SETGID to become `agent`,
+The container has no capabilities but the four the server needs: SETUID and SETGID to become `agent` (with
+a uid drawn for the episode: `AGENT_UIDS`),
 KILL to kill `agent`'s processes, CHOWN to give `agent` its `run/` at start. `agent` cannot obtain them: a
 process's capabilities are cleared when all its uids become non-zero (the server's setuid, no keep-caps
 bit, no ambient set), and `no-new-privileges` keeps any later exec (a setuid binary, file capabilities)
 from granting them again. Nor can `agent` signal, trace or write to the root server, which frames every
 byte a command prints. The container's seccomp profile is ours (`seccomp_profile.py`), whatever the engine's
-version: no socket family but local and IP, no locks or watches on files another episode shares.
+version: no socket family but local and IP, no locks or watches on files another episode shares. The
+machine's kernel counters a command could move and another container read are masked, /proc/stat is a quiet
+copy, and no pty can be opened (`kernel_counters.py`).
 
 Everything `agent` may write is on one tmpfs of `disk_mb` at /workspace, below the memory limit (the
 config refuses a `disk_mb` not below it): the server makes `run/`, `.tmp/` (the image's /tmp links there)
@@ -26,6 +29,7 @@ the agent's busy loops. A server or container killed for memory all the same rai
 from __future__ import annotations
 
 import contextlib
+import random
 import tempfile
 import threading
 from dataclasses import replace
@@ -48,6 +52,7 @@ from harness.sandboxes.base import (
 from harness.sandboxes.docker.execd import SERVER, ExecdConnection
 from harness.sandboxes.docker.seccomp_profile import seccomp_profile
 from harness.sandboxes.file_read import file_bytes, output_room, read_command
+from harness.sandboxes.kernel_counters import HIDDEN_FILES, PROC_STAT, PTY_MULTIPLEXER, host_quiet_proc_stat
 from harness.sandboxes.limits import ResourceLimits
 from harness.sandboxes.remote_exec import (
     AGENT,
@@ -61,6 +66,30 @@ from harness.sandboxes.remote_exec import (
 from harness.sandboxes.tools import probe_command
 
 _SERVER_CAPABILITIES = ["SETUID", "SETGID", "KILL", "CHOWN"]
+AGENT_UIDS = range(2_000_000_000, 2_100_000_000)
+"""The uids an episode's commands run as, one drawn at random per container: the kernel counts pipe buffers,
+message-queue bytes and queued signals per uid for the whole machine (a uid over its pipe allowance gets 8 KB
+pipes, which any process of it can see), and every container has the same `agent`. Above every account and
+every local episode's host uid (/etc/subuid ranges, `local/uids.py`), below 2**31 (tools that read a uid as
+signed); two of ten episodes at once draw the same one about once in two million runs."""
+_MOBY_MASKED_PATHS = [
+    "/proc/asound",
+    "/proc/acpi",
+    "/proc/interrupts",
+    "/proc/kcore",
+    "/proc/keys",
+    "/proc/latency_stats",
+    "/proc/timer_list",
+    "/proc/timer_stats",
+    "/proc/sched_debug",
+    "/proc/scsi",
+]
+"""The engine's default masked paths under /proc (moby `oci/defaults.go`, with 2025's /proc/interrupts): a
+container's `MaskedPaths` replaces them, so they are named again."""
+MASKED_PATHS = list(dict.fromkeys([*_MOBY_MASKED_PATHS, *HIDDEN_FILES, PTY_MULTIPLEXER, "/sys"]))
+"""Read as empty in the container: the engine's defaults, the machine's counters a command could move and
+another episode read (`kernel_counters.py`), and /sys whole (its slab, NUMA node and block device counters
+are the machine's; the local sandbox has no /sys either)."""
 DISK_ENFORCEMENT = "one tmpfs of disk_mb at /workspace for run/, /tmp and /dev/shm together (folders of it)"
 _OOM_WAIT_S = 2.0
 """How long a failed command waits for the engine to report an OOM kill in its container (it comes within
@@ -121,6 +150,10 @@ class DockerSandbox:
         self._cancel = cancel or threading.Event()
         self._container: Any = None
         self._server: ExecdConnection | None = None
+        self._uid = random.choice(AGENT_UIDS)
+        """The episode's own uid for `agent`'s commands (see AGENT_UIDS)."""
+        self._quiet_stat: tempfile.TemporaryDirectory[str] | None = None
+        """The quiet /proc/stat bound into the container (`kernel_counters.py`), removed with it."""
 
     def describe(self) -> dict[str, object]:
         image_id = self._container.attrs.get("Image") if self._container is not None else None
@@ -128,22 +161,22 @@ class DockerSandbox:
 
     def start(self) -> None:
         limits = self._settings.limits
+        self._quiet_stat = tempfile.TemporaryDirectory(prefix="harness-proc-stat-")
+        quiet_stat = Path(self._quiet_stat.name) / "stat"
+        quiet_stat.write_text(host_quiet_proc_stat())
+        quiet_stat.chmod(0o444)
+        api = self._client.api
         try:
-            self._container = self._client.containers.run(
-                self._image,
-                ["sleep", "infinity"],
-                detach=True,
+            host_config = api.create_host_config(
                 init=True,
-                user="0:0",
-                hostname="sandbox",
-                working_dir=WORKDIR,
-                environment=sandbox_environment(IMAGE_PATH),
-                labels=self._labels,
                 network_mode="none",
                 read_only=True,
                 tmpfs={WORKDIR: f"rw,mode=0755,size={limits.disk_mb}m"},  # harness-execd lays it out
                 ipc_mode="none",  # no /dev/shm mount of its own: harness-execd links it into the tmpfs
-                volumes={str(self._collection): {"bind": DOCUMENTS, "mode": "ro"}},
+                binds={
+                    str(self._collection): {"bind": DOCUMENTS, "mode": "ro"},
+                    str(quiet_stat): {"bind": PROC_STAT, "mode": "ro"},
+                },
                 mem_limit=f"{limits.memory_mb}m",
                 memswap_limit=f"{limits.memory_mb}m",
                 nano_cpus=int(limits.cpus * 1e9),
@@ -152,9 +185,23 @@ class DockerSandbox:
                 cap_add=_SERVER_CAPABILITIES,
                 security_opt=["no-new-privileges", f"seccomp={seccomp_profile()}"],
             )
+            host_config["MaskedPaths"] = MASKED_PATHS  # the API's field; docker-py has no argument for it
+            created = api.create_container(
+                self._image,
+                ["sleep", "infinity"],
+                detach=True,
+                user="0:0",
+                hostname="sandbox",
+                working_dir=WORKDIR,
+                environment=sandbox_environment(IMAGE_PATH),
+                labels=self._labels,
+                host_config=host_config,
+            )
+            self._container = self._client.containers.get(created["Id"])
+            self._container.start()
         except Exception as error:  # docker.errors.* and connection failures alike
             raise SandboxError(f"cannot start a container from {self._image}: {error}") from error
-        self._server = ExecdConnection.open(self._client.api, self._container.id, AGENT, WORKDIR)
+        self._server = ExecdConnection.open(self._client.api, self._container.id, AGENT, self._uid, WORKDIR)
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         return self._run(command, timeout_s, self._settings)
@@ -186,6 +233,9 @@ class DockerSandbox:
             with contextlib.suppress(Exception):  # already gone (daemon restart, another runner's cleanup)
                 self._container.remove(force=True)
             self._container = None
+        if self._quiet_stat is not None:
+            self._quiet_stat.cleanup()
+            self._quiet_stat = None
 
 
 def _killed_for_memory(client: Any, container: Any) -> bool:

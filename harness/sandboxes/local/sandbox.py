@@ -49,6 +49,7 @@ from harness.sandboxes.base import (
     sandbox_environment,
 )
 from harness.sandboxes.file_read import file_bytes, output_room, read_command
+from harness.sandboxes.kernel_counters import HIDDEN_FILES, PROC_STAT, PTY_MULTIPLEXER, host_quiet_proc_stat
 from harness.sandboxes.limits import AppliedLimits, apply_limits
 from harness.sandboxes.local.holder import (
     DISK_ENFORCEMENT,
@@ -67,6 +68,8 @@ from harness.sandboxes.tools import host_aliases, probe_command
 _TOOLS_DIR = "/opt/tools"
 """Last on the sandbox's PATH: links naming host programs as the tool list does (sandboxes/tools.py)."""
 _MERGED_USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+_QUIET_PROC_STAT = "/quiet-proc-stat"
+"""In the launcher's view, outside the tree: what each command's bwrap binds over its /proc/stat."""
 _ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "mime.types")
 
 
@@ -268,8 +271,11 @@ class BubblewrapSandbox:
         # no --unshare-net: the holder made the episode's network namespace (nothing but loopback) once
         namespaces += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         options = [*namespaces, "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-        # /proc/locks lists every lock on the machine, the runner's claims of other episodes' uids among them
-        options += ["--dev-bind", ROOT, "/", "--proc", "/proc", "--dev-bind", "/dev/null", "/proc/locks"]
+        # the machine's counters a command could move and another episode read (kernel_counters.py): /proc/locks
+        # lists every lock on the machine, the runner's claims of other episodes' uids among them
+        options += ["--dev-bind", ROOT, "/", "--proc", "/proc", "--ro-bind", _QUIET_PROC_STAT, PROC_STAT]
+        for hidden in (*HIDDEN_FILES, PTY_MULTIPLEXER):
+            options += ["--dev-bind", "/dev/null", hidden]
         options += ["--chdir", WORKDIR, "--clearenv"]
         for name, value in self._environment().items():
             options += ["--setenv", name, value]
@@ -293,6 +299,7 @@ class BubblewrapSandbox:
         options += _tool_aliases(root)
         layout = Layout(options)
         try:
+            _add_file(layout, host_quiet_proc_stat(), _QUIET_PROC_STAT, "0444")
             self._lay_out_etc(f"{root}/etc", layout)
         except OSError:
             for fd in layout.files:
@@ -314,11 +321,7 @@ class BubblewrapSandbox:
                 layout.files.append(os.open(host, os.O_RDONLY | os.O_CLOEXEC))
                 layout.options += ["--perms", "0644", "--file", str(layout.files[-1]), f"{etc}/{name}"]
         for name, text in self._synthesized_etc().items():
-            read, write = os.pipe()
-            layout.files.append(read)
-            with open(write, "w") as pipe:  # a few hundred bytes: never more than the pipe holds
-                pipe.write(text)
-            layout.options += ["--perms", "0644", "--file", str(read), f"{etc}/{name}"]
+            _add_file(layout, text, f"{etc}/{name}", "0644")
         layout.options += ["--remount-ro", etc]
 
     def _synthesized_etc(self) -> dict[str, str]:
@@ -335,6 +338,16 @@ class BubblewrapSandbox:
     def _environment(self) -> dict[str, str]:
         path = [f"{prefix}/bin" for prefix in _python_prefixes()] + ["/usr/local/bin", "/usr/bin", "/bin", _TOOLS_DIR]
         return sandbox_environment(":".join(dict.fromkeys(path)))
+
+
+def _add_file(layout: Layout, text: str, path: str, mode: str) -> None:
+    """A file of `text` at `path` in the holder's view, through a pipe: a few KB at most (a line per CPU for
+    the quiet /proc/stat), never more than the pipe holds."""
+    read, write = os.pipe()
+    layout.files.append(read)
+    with open(write, "w") as pipe:
+        pipe.write(text)
+    layout.options += ["--perms", mode, "--file", str(read), path]
 
 
 def _tool_aliases(root: str) -> list[str]:
