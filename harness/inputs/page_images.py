@@ -9,6 +9,7 @@ task's `metadata.charts` (`{id, page, bbox}` in PDF points), as the FinDocMRE im
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,28 @@ def document_pages(task: Task, collection: Path, mode: str) -> list[DocumentPage
         missing = [chart for chart in charts if chart["page"] not in found[0].files]
         if missing:
             raise InputError(f"{where}: chart {missing[0]['id']} is on page {missing[0]['page']}, which has no image")
+        for chart in charts:
+            _check_box(chart, found[0], where)
     return found
+
+
+def _check_box(chart: dict[str, Any], pages: DocumentPages, where: str) -> None:
+    """A chart's box lies inside its page (the page's size read from its image's header, nothing decoded)."""
+    from PIL import Image
+
+    with Image.open(pages.collection / pages.files[chart["page"]]) as image:
+        width, height = (side * 72 / pages.dpi for side in image.size)
+    box: Any = chart.get("bbox")
+    numbers = isinstance(box, list) and len(box) == 4 and all(_finite(value) for value in box)
+    if not numbers or not (0 <= box[0] < box[2] <= width + 1 and 0 <= box[1] < box[3] <= height + 1):
+        raise InputError(
+            f"{where}: chart {chart['id']}: its bbox {box!r} is not inside page {chart['page']} "
+            f"({width:.0f} x {height:.0f} points)"
+        )
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _pages(collection: Path, entry: Entry) -> DocumentPages:
