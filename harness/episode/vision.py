@@ -2,7 +2,8 @@
 the sandbox, checked as untrusted input, stored in the run folder by hash, and shown in the next message.
 
 Everything that can be wrong with what the agent asks to see is the agent's error (`ImageRefused`, told in the
-tool's result, a turn spent, no retry): no such file, too large, not an image of an accepted format, a bomb, more
+tool's result, a turn spent, no retry): no such file, too large, not an image of an accepted format, a bomb (of
+pixels, or of decode time or memory: the image is decoded in a bounded worker, core/image_decode.py), more
 images than an episode may show. The per-episode limits keep every request within each provider's own: the
 images of a conversation travel again with every call, so 20 images (Anthropic lowers its size limit past 20 in
 one request) of 14 MB in all (Gemini's 20 MB request, base64 adds a third) at most.
@@ -13,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.core.images import DEFAULT_LIMITS, CheckedImage, ImageLimits, ImageRefused, check_image
+from harness.core import image_decode
+from harness.core.bounded import Limits
+from harness.core.images import DEFAULT_LIMITS, CheckedImage, ImageLimits, ImageRefused
 from harness.records.image_store import ImageStore
 from harness.sandboxes.file_read import FileUnreadable, read_from
 
@@ -71,7 +74,8 @@ class ImageViewer:
                 ) from None
             raise ImageRefused(str(problem)) from None
         try:
-            image = check_image(data, limits.image)
+            decode = Limits(image_decode.DECODE_MEMORY_MB, min(image_decode.DECODE_SECONDS, max(seconds_left, 1.0)))
+            image = image_decode.check_image_bounded(data, limits.image, decode)
         except ImageRefused as problem:
             raise ImageRefused(f"{path}: {problem}") from None
         self.store.put(image)

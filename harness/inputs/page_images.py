@@ -18,7 +18,7 @@ from harness.core.errors import InputError
 from harness.inputs.collections.manifest import Entry, manifest_path, read_manifest
 from harness.inputs.tasks import Task
 
-__all__ = ["BOX_COLOUR", "ZERO_SHOT_INPUTS", "DocumentPages", "document_pages", "task_images"]
+__all__ = ["BOX_COLOUR", "ZERO_SHOT_INPUTS", "DocumentPages", "document_pages", "stored_sizes", "task_images"]
 
 ZERO_SHOT_INPUTS = ("full", "cropped", "bbox")
 BOX_COLOUR = (255, 0, 255)
@@ -36,6 +36,10 @@ class DocumentPages:
 
     def page(self, number: int) -> bytes:
         return (self.collection / self.files[number]).read_bytes()
+
+    def stored_bytes(self, number: int) -> int:
+        """The page's file size on disk (nothing read)."""
+        return (self.collection / self.files[number]).stat().st_size
 
 
 def document_pages(task: Task, collection: Path, mode: str) -> list[DocumentPages]:
@@ -95,6 +99,15 @@ def _charts(task: Task) -> list[dict[str, Any]]:
     wanted = set(task.metadata.get("chart_ids") or [])
     charts = task.metadata.get("charts") or []
     return [chart for chart in charts if isinstance(chart, dict) and chart.get("id") in wanted]
+
+
+def stored_sizes(task: Task, documents: list[DocumentPages], mode: str) -> tuple[int, int]:
+    """How many images `task_images` makes, and the bytes on disk of the pages it sends whole (`full`, `bbox`; a
+    crop is smaller than its page, so `cropped` counts none): for the request's limits, before any page is read."""
+    if mode == "cropped":
+        return len(_charts(task)), 0
+    sizes = [pages.stored_bytes(number) for pages in documents for number in pages.files]
+    return len(sizes), sum(sizes)
 
 
 def task_images(task: Task, documents: list[DocumentPages], mode: str) -> list[bytes]:

@@ -39,3 +39,12 @@ def png_claiming(width: int, height: int) -> bytes:
 def animated_gif_as_webp() -> bytes:
     frames = [Image.new("RGB", (8, 8), color) for color in ("red", "blue")]
     return encoded(frames[0], "WEBP", save_all=True, append_images=frames[1:], duration=100, loop=0)
+
+
+def progressive_jpeg_bomb(side: int, scans: int) -> bytes:
+    """A progressive JPEG of SIDE x SIDE grey pixels whose last scan (an AC refinement of 31 bytes) is repeated
+    SCANS times: libjpeg decodes every scan over the whole image, so a file of a few KB per hundred scans takes
+    seconds per hundred to decode (issue 45's decode bomb)."""
+    data = encoded(Image.new("L", (side, side), 128), "JPEG", progressive=True, quality=90)
+    last_scan = data[data.rindex(b"\xff\xda") : -2]
+    return data[:-2] + last_scan * scans + b"\xff\xd9"
