@@ -4,8 +4,9 @@ in one prompt with the question and its options, one reply, graded by the task's
 The request is checked before any call: its images against what every provider takes in one request
 (`RequestLimits`: first from the pages' sizes on disk, before any page is read, then from the images made,
 each decoded in a bounded worker), and its tokens, each image counted by the provider's own rule
-(`Model.count_tokens`), against the context window. A document too large for one request ends the episode as `context_limit` with the reason,
-never sent. The images are stored once in the run folder by hash; the trajectory refers to them.
+(`Model.count_tokens`), against the context window. A document too large for one request ends the episode
+as `context_limit` with the reason, never sent. The images are stored once in the run folder by hash; the
+trajectory refers to them.
 """
 
 from __future__ import annotations
