@@ -14,8 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.core import image_decode
-from harness.core.bounded import Limits
+from harness.core.image_decode import DECODE_SECONDS, ImageDecoder
 from harness.core.images import DEFAULT_LIMITS, CheckedImage, ImageLimits, ImageRefused
 from harness.records.image_store import ImageStore
 from harness.sandboxes.file_read import FileUnreadable, read_from
@@ -55,6 +54,8 @@ class ImageViewer:
     store: ImageStore
     limits: VisionLimits = field(default_factory=VisionLimits)
     shown: list[CheckedImage] = field(default_factory=list)
+    decoder: ImageDecoder | None = None
+    """The worker that decodes the episode's images, started at the first; `close` ends it."""
 
     def view(self, path: str, seconds_left: float) -> CheckedImage:
         """The image at PATH (as the sandbox sees it), checked and stored; `ImageRefused` says why not."""
@@ -74,10 +75,15 @@ class ImageViewer:
                 ) from None
             raise ImageRefused(str(problem)) from None
         try:
-            decode = Limits(image_decode.DECODE_MEMORY_MB, min(image_decode.DECODE_SECONDS, max(seconds_left, 1.0)))
-            image = image_decode.check_image_bounded(data, limits.image, decode)
+            if self.decoder is None:
+                self.decoder = ImageDecoder(limits.image)
+            image = self.decoder.check(data, min(DECODE_SECONDS, max(seconds_left, 1.0)))
         except ImageRefused as problem:
             raise ImageRefused(f"{path}: {problem}") from None
         self.store.put(image)
         self.shown.append(image)
         return image
+
+    def close(self) -> None:
+        if self.decoder is not None:
+            self.decoder.close()
