@@ -13,7 +13,7 @@ from harness.core.reply import ToolCall
 from harness.episode.actions import FormatError, parse_action, parse_view
 from harness.models.base import ModelReply
 from harness.records.image_store import logged_refs
-from tests.helpers.images import png, png_claiming, progressive_jpeg_bomb
+from tests.helpers.images import png, png_claiming, progressive_jpeg_parts
 
 CHART = png(30, 20, "navy")
 CHART_HASH = check_image(CHART).ref.sha256
@@ -91,12 +91,19 @@ def test_an_image_over_anthropics_base64_limit_is_the_agents_error(mini):
 
 
 def test_a_progressive_jpeg_decode_bomb_is_the_agents_error_within_the_episodes_time(mini):
-    """Issue 45: a progressive JPEG within every size limit took 216 s to decode in the runner. Here 800 copies
-    of one refinement scan over 4000 x 4000 pixels (88 KB; about 50 s to decode): decoded in a worker bounded by
-    the episode's time left, and refused."""
-    row, view = refused(mini, [put("run/scans.jpg", progressive_jpeg_bomb(4000, 800))], "run/scans.jpg", "8")
+    """Issue 45: a progressive JPEG within every size limit took 216 s to decode in the runner. Here one
+    refinement scan over 4000 x 4000 pixels repeated 5,000 times (217 KB; 50 s to decode on an idle core, far
+    more on a busy one), made in the sandbox: decoded in a worker bounded by the episode's time left, refused."""
+    head, scan = progressive_jpeg_parts(4000)
+    copies = "python3 -c \"import sys; sys.stdout.buffer.write(open('run/scan', 'rb').read() * 5000)\""
+    made = [
+        put("run/head", head),
+        put("run/scan", scan),
+        {"bash": f"{{ cat run/head; {copies}; printf '\\377\\331'; }} > run/scans.jpg"},
+    ]
+    row, view = refused(mini, made, "run/scans.jpg", "6")
     assert row["status"] in ("answered", "time_limit")
-    assert "image" not in view and view["problem"].startswith("run/scans.jpg: the image takes longer than")
+    assert "image" not in view and view["problem"].startswith("run/scans.jpg: the image takes longer than"), view
 
 
 def test_a_malformed_image_is_the_agents_error(mini):

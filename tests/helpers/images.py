@@ -41,10 +41,9 @@ def animated_gif_as_webp() -> bytes:
     return encoded(frames[0], "WEBP", save_all=True, append_images=frames[1:], duration=100, loop=0)
 
 
-def progressive_jpeg_bomb(side: int, scans: int) -> bytes:
-    """A progressive JPEG of SIDE x SIDE grey pixels whose last scan (an AC refinement of 31 bytes) is repeated
-    SCANS times: libjpeg decodes every scan over the whole image, so a file of a few KB per hundred scans takes
-    seconds per hundred to decode (issue 45's decode bomb)."""
+def progressive_jpeg_parts(side: int) -> tuple[bytes, bytes]:
+    """A progressive JPEG of SIDE x SIDE grey pixels without its end marker, and its last scan (an AC refinement
+    of 31 bytes). Repeated, that scan is issue 45's decode bomb: libjpeg decodes every scan over the whole
+    image, so each copy costs as much as a page of text and a few KB of copies take seconds."""
     data = encoded(Image.new("L", (side, side), 128), "JPEG", progressive=True, quality=90)
-    last_scan = data[data.rindex(b"\xff\xda") : -2]
-    return data[:-2] + last_scan * scans + b"\xff\xd9"
+    return data[:-2], data[data.rindex(b"\xff\xda") : -2]
