@@ -107,10 +107,12 @@ def _run_in_sandbox(
         model = context.make_model(task)
         budget = settings.budget(model, context.cancel)
         throttled = ThrottledModel(model, context.slots.connections, budget.clock, context.cancel)
+        viewer = ImageViewer(sandbox, RunFolder(context.run_dir).images) if settings.loop.vision else None
         try:
-            viewer = ImageViewer(sandbox, RunFolder(context.run_dir).images) if settings.loop.vision else None
             outcome = run_agent(task, throttled, sandbox, budget, context.prompts, log, settings.loop, viewer)
         finally:
+            if viewer is not None:
+                viewer.close()
             clocks.queue_s += throttled.waited_s + budget.provider_queue_s
     except Exception as error:
         outcome = outcome_of(error)

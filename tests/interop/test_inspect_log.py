@@ -402,3 +402,18 @@ def test_a_sweeps_arms_with_epochs_export_from_its_folder_under_distinct_names_c
         assert (log.status, log.eval.config.epochs, log.eval.dataset.samples) == ("success", 2, 2)
         assert (log.results.total_samples, log.results.completed_samples, len(log.samples)) == (4, 4, 4)
         assert sorted(log.eval.dataset.sample_ids) == ["num", "one"]
+
+
+def test_tool_arguments_holding_a_huge_integer_export_with_their_parse_error(graded, openai_server):
+    """Issue 45: a tool call's arguments holding an integer of 5,000 digits (the agent's format error in the run)
+    made the inspect export raise Python's integer-string ValueError; they export as unreadable, kept as sent."""
+    from tests.episode.test_agent_failures import nested_reply
+
+    sent = '{"command": ' + "7" * 5000 + "}"
+    openai_server.push(nested_reply("chat", sent), reply("<answer>42</answer>"))
+    run = graded.run("--model", JUDGE, "--api-base", openai_server.url, "--task-id", "num")
+    assert run.exit_code == 0, run.output
+    [log] = (export(graded, run)).glob("*.eval")
+    [sample] = read_eval_log(str(log)).samples
+    [call] = [call for message in sample.messages if message.role == "assistant" for call in message.tool_calls or []]
+    assert call.arguments == {} and "a number has over 4,300 digits" in str(call.parse_error)
