@@ -176,7 +176,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     )
     from harness.models.preflight import check_endpoint
 
-    alias = resolve_model(config.model, config.model_aliases)
+    alias = resolve_model(config.model, config.model_aliases, ("oracle", HUMAN))
     provider_of(alias.model, "--model")
     if alias.api_base_required and not config.api_base:
         raise InputError(
