@@ -197,6 +197,11 @@ def reexecute(path: Path, console: Console) -> int:
     """Run the logged episodes again with their logged replies; how many did not reproduce exactly. The logs
     are read one at a time, before the run for their keys and after it for the comparison."""
     folder, files = _logged_files(path)
+    if mode := folder.read_record().config.get("zero_shot"):
+        raise InputError(
+            f"{path}: a --zero-shot {mode} run has no sandbox and ran no commands: nothing to re-execute; "
+            "use `replay --regrade` to grade its replies again"
+        )
     logged = [
         (
             file,

@@ -440,8 +440,8 @@ def _print_warning(warning: str, console: Console, share: SweepShare | None) -> 
 def _toolset_warning(plan: RunPlan) -> str | None:
     """A model's agent in the local sandbox runs this environment's python3: the libraries the Docker image and
     E2B template give it (sandbox_templates/requirements.txt) that this install lacks."""
-    if not plan.make_model.paid or plan.config.sandbox != "local":
-        return None
+    if not plan.make_model.paid or plan.config.sandbox != "local" or plan.config.zero_shot:
+        return None  # a zero-shot run has no sandbox, so no agent's python3
     missing = missing_modules("toolset")
     if not missing:
         return None

@@ -120,6 +120,18 @@ def test_each_providers_fake_gets_the_pages_in_its_own_format(findocmre_project:
     assert len(fake.last_images) == 4 and all(image.media_type == "image/png" for image in fake.last_images)
 
 
+def test_a_zero_shot_run_warns_of_no_sandbox_library_and_replay_points_to_regrade(
+    findocmre_project: Path, tmp_path: Path, local_reader, capsys, monkeypatch
+):
+    monkeypatch.setattr("harness.run.runner.missing_modules", lambda extra: ["pandas"])  # an install without them
+    arguments = ("--model", LOCAL_MODEL, "--api-base", local_reader.base_url, "--zero-shot", "full")
+    code, run_dir = run(findocmre_project, tmp_path, "z", *arguments, "--task-id", "acme-2024-above")
+    assert code == 0 and "sandbox lacks" not in capsys.readouterr().out
+    assert main(["replay", str(run_dir)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "nothing to re-execute; use `replay --regrade`" in line
+
+
 def test_a_document_too_large_for_the_window_is_refused_before_any_call(
     findocmre_project: Path, tmp_path: Path, local_reader
 ):
