@@ -66,7 +66,7 @@ def main(episodes: int, wait_s: float, cap: int, workers: int) -> None:
     wall = time.perf_counter() - started
     server.stop()
     assert not outcome.stopped and not outcome.interrupted, outcome
-    [limit] = re.findall(r"provider openai@\S+ in flight \d+/(\d+)", output.getvalue())[-1:] or ["?"]
+    [limit] = re.findall(r"provider openai@\S+ limit (\d+)", output.getvalue())[-1:] or ["?"]
     answered = len(server.requests)
     mean = server.mean_answering()
     ideal = MODELS * episodes * CALLS_PER_EPISODE * wait_s / cap

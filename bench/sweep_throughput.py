@@ -78,7 +78,7 @@ def main(episodes: int, wait_s: float, caps: list[int]) -> None:
     for server in servers:
         server.stop()
     assert not outcome.stopped and not outcome.interrupted, outcome
-    limits = dict(re.findall(r"provider openai@(\S+) in flight \d+/(\d+)", output.getvalue()))
+    limits = dict(re.findall(r"provider openai@(\S+) limit (\d+)", output.getvalue()))
     ideal = max(episodes * CALLS_PER_EPISODE * wait_s / cap for cap in caps)
     print(f"{len(caps)} models x {episodes} episodes, {wait_s} s per call, --workers/--max-connections {width}")
     for cap, server in zip(caps, servers, strict=True):

@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from harness.cli.arguments import add_judge_panel
-from harness.cli.command import EXIT_OK, Session
+from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
 from harness.cli.parser import Parser
 
 
@@ -57,10 +57,16 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         raise InputError(f"--trajectory-chars: {chars} is too small to show a trajectory (at least 1000)")
     options = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
     if arguments.facts:
-        from harness.run.annotate_facts import annotate_facts
+        from rich.console import Console
+
+        from harness.run.annotate_facts import JudgesFailed, annotate_facts
 
         options = dataclasses.replace(options, prompt=arguments.judge_prompt)
-        annotate_facts(arguments.run, options, session.console, named_only=arguments.facts_named_only)
+        try:
+            annotate_facts(arguments.run, options, session.console, named_only=arguments.facts_named_only)
+        except JudgesFailed as error:
+            Console(stderr=True).print(f"error: {error}", markup=False, highlight=False, soft_wrap=True)
+            return EXIT_FAILED
         return EXIT_OK
     if arguments.facts_named_only or arguments.judge_prompt:
         flag = "--facts-named-only" if arguments.facts_named_only else "--judge-prompt"

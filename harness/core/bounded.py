@@ -175,3 +175,34 @@ def _serve(connection: Connection, work: Callable[[Any], Any], memory_mb: int) -
             connection.send(("result", Stopped(MEMORY)))
         except Exception as error:  # an exception that cannot be pickled: its words
             connection.send(("raised", RuntimeError(f"{type(answer[1]).__name__}: {answer[1]} ({error})")))
+
+
+class BoundedWorker:
+    """One worker process kept for many items, taken one at a time, each under its own time cap (an episode's
+    images): started at the first item, and again after one it was killed for; `close` ends it."""
+
+    def __init__(self, work: Callable[[Any], Any], memory_mb: int) -> None:
+        self._work, self._memory_mb = work, memory_mb
+        self._worker: _Worker | None = None
+
+    def run(self, item: Any, seconds: float) -> Any:
+        """`work(item)`, or `Stopped` past SECONDS or the memory cap, or when its process died; an exception the
+        work raised is raised here (the process stays for the next item)."""
+        if self._worker is None:
+            self._worker = _Worker.start(multiprocessing.get_context("spawn"), self._work, self._memory_mb)
+        worker = self._worker
+        worker.take(0, [item], seconds)
+        while True:
+            wait(worker.handles, max(worker.deadline - time.monotonic(), 0.0))
+            if worker.connection.poll() and (answer := worker.answer()) is not None:
+                return answer[0]
+            if worker.process.is_alive() and time.monotonic() < worker.deadline:
+                continue
+            died = not worker.process.is_alive()
+            self.close()
+            return Stopped(DIED if died else TIME)
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None

@@ -29,12 +29,19 @@ EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
 """The file extension an image of each media type is stored under."""
 
 
+ANTHROPIC_BASE64_BYTES = 5 * 1024 * 1024
+"""Anthropic's limit on one image, on its base64 text (every 3 bytes of the file are 4 of base64)."""
+
+
 @dataclass(frozen=True)
 class ImageLimits:
     """What one image may be. The defaults are the strictest of the providers' documented per-image limits:
-    Anthropic's 5 MB and 8000 px a side; the pixel cap keeps one decode under ~100 MB of memory."""
+    Anthropic's 5 MB and 8000 px a side; the pixel cap keeps one decode under ~100 MB of memory. Anthropic counts
+    its 5 MB (5,242,880 bytes) on the image's base64 text, not its file (https://docs.anthropic.com/en/docs/
+    build-with-claude/vision; its 400 reads "image exceeds 5 MB maximum: N bytes > 5242880 bytes", as reported
+    in anthropics/claude-code#14887; issue 45: a 4.6 MB PNG drew it), so a file may have three quarters of it."""
 
-    max_bytes: int = 5 * 1024 * 1024
+    max_bytes: int = ANTHROPIC_BASE64_BYTES * 3 // 4
     max_side: int = 8000
     max_pixels: int = 25_000_000
 
@@ -82,7 +89,10 @@ def check_image(data: bytes, limits: ImageLimits = DEFAULT_LIMITS) -> CheckedIma
     """The image if it is one of the accepted formats within `limits` and decodes whole; else `ImageRefused`."""
     Image = _pillow()
     if len(data) > limits.max_bytes:
-        raise ImageRefused(f"the file is {len(data):,} bytes, over the limit of {limits.max_bytes:,} bytes per image")
+        raise ImageRefused(
+            f"the file is {len(data):,} bytes, over the limit of {limits.max_bytes:,} bytes per image "
+            "(5 MB once base64-encoded, the most a provider takes); scale it down or compress it"
+        )
     if not data:
         raise ImageRefused("the file is empty")
     try:

@@ -34,6 +34,15 @@ INFRASTRUCTURE_FAILURES = frozenset({Status.MODEL_ERROR, Status.SANDBOX_ERROR, S
 INTERRUPTED = INFRASTRUCTURE_FAILURES | {Status.CANCELLED}
 """Episodes that did not get to their own end: a resume runs them again; no failure mode is theirs."""
 
+NO_RETRY_MENDS = "; no retry mends this"
+"""How a failure's detail ends when no retry can mend it (`models/permanent.py`): its episode is not run again,
+and a run whose first episodes all end on the same one stops."""
+
+
+def mended_by_no_retry(detail: str | None) -> bool:
+    """Whether a row's detail says its failure is one no retry mends."""
+    return detail is not None and detail.rstrip().endswith(NO_RETRY_MENDS.strip())
+
 
 class EpisodeFinished(Exception):
     """The loop's own end of the episode (an answer, a limit, a cancellation), raised inside the loop with what to

@@ -4,6 +4,7 @@ that is a file, under a file, read-only or not ours is bad input in one line, no
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from harness.core.errors import InputError
@@ -21,8 +22,19 @@ def check_writable_folder(path: Path, flag: str) -> None:
 def _unwritable(existing: Path, path: Path) -> str | None:
     if not existing.is_dir():
         return "it is a file, not a folder" if existing == path else f"{existing} is a file, not a folder"
-    if os.access(existing, os.W_OK | os.X_OK):
-        return None
     if os.statvfs(existing).f_flag & os.ST_RDONLY:
         return f"{existing} is on a read-only file system"
-    return f"no permission to write in {existing}"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"no permission to write in {existing}"
+    return _refused_folder(existing)
+
+
+def _refused_folder(existing: Path) -> str | None:
+    """What making a folder in EXISTING meets, tried (and removed at once): root's permission bits say yes to
+    folders a file system refuses anyway (/sys, /proc)."""
+    try:
+        probe = tempfile.mkdtemp(prefix=".harness-writable-", dir=existing)
+    except OSError as error:
+        return f"{existing} refuses new folders ({error.strerror or error})"
+    os.rmdir(probe)
+    return None

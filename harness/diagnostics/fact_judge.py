@@ -100,7 +100,7 @@ def _ask(panel: JudgePanel, model: str, question: str, index: int, row: FactRow,
     messages = protocol.messages(_prompt(protocol, question, index, row, record))
     tried: list[dict[str, Any]] = []
     while len(tried) < protocol.attempts:
-        tried.append(_call(panel, model, messages, row))
+        tried.append(_call(panel, model, messages, row, record))
         if tried[-1]["supported"] is not None:
             break
     last = tried[-1]
@@ -119,7 +119,8 @@ def _ask(panel: JudgePanel, model: str, question: str, index: int, row: FactRow,
     return event | last
 
 
-def _call(panel: JudgePanel, model: str, messages: list[dict[str, str]], row: FactRow) -> dict[str, Any]:
+def _call(panel: JudgePanel, model: str, messages: list[dict[str, str]], row: FactRow, record: str) -> dict[str, Any]:
+    """One call and its reading; RECORD is the agent's text the judge was shown (never read as the reply)."""
     protocol = panel.protocol
     try:
         reply, _ = panel.complete_at(model, messages, PARAMS["temperature"], protocol.response_format)
@@ -129,7 +130,7 @@ def _call(panel: JudgePanel, model: str, messages: list[dict[str, str]], row: Fa
     if protocol.facts is None and protocol.json_rule == "strict":
         supported = parse_supported(reply.text, row)
     else:
-        supported = protocol.read_supported(reply.text, list(row.cells))
+        supported = protocol.read_supported(reply.text, list(row.cells), record)
     return {
         "cached": False,
         "supported": supported,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from harness.core.fences import scan_fences
+from harness.core.untrusted_json import UnreadableJson, read_json
 from harness.models.base import ModelReply
 
 MAX_TEXT_REPLY_CHARS = 1_000_000
@@ -30,9 +30,9 @@ def parse_view(reply: ModelReply) -> str | None:
     if len(reply.tool_calls) != 1 or reply.tool_calls[0].name != "view_image":
         return None
     try:
-        arguments = json.loads(reply.tool_calls[0].arguments or "{}")
-    except (ValueError, RecursionError):
-        raise FormatError('the view_image arguments are not valid JSON; send {"path": "..."}') from None
+        arguments = read_json(reply.tool_calls[0].arguments or "{}")
+    except UnreadableJson as error:
+        raise FormatError(f'the view_image arguments are {error}; send {{"path": "..."}}') from None
     path = arguments.get("path") if isinstance(arguments, dict) else None
     if not isinstance(path, str) or not path.strip() or _NOT_RUNNABLE.search(path):
         raise FormatError("the view_image tool needs a non-empty string argument 'path'")
@@ -58,11 +58,9 @@ def _from_tool_calls(reply: ModelReply, vision: bool) -> str:
         tools = "the tools are bash and view_image" if vision else "the only tool is bash"
         raise FormatError(f"unknown tool {call.name!r}; {tools}")
     try:
-        arguments = json.loads(call.arguments or "{}")
-    except json.JSONDecodeError:
-        raise FormatError("the tool arguments are not valid JSON") from None
-    except RecursionError:
-        raise FormatError('the tool arguments are nested too deeply to read; send {"command": "..."}') from None
+        arguments = read_json(call.arguments or "{}")
+    except UnreadableJson as error:
+        raise FormatError(f'the tool arguments are {error}; send {{"command": "..."}}') from None
     command = arguments.get("command") if isinstance(arguments, dict) else None
     if not isinstance(command, str) or not command.strip():
         raise FormatError("the bash tool needs a non-empty string argument 'command'")

@@ -2,7 +2,8 @@
 the sandbox, checked as untrusted input, stored in the run folder by hash, and shown in the next message.
 
 Everything that can be wrong with what the agent asks to see is the agent's error (`ImageRefused`, told in the
-tool's result, a turn spent, no retry): no such file, too large, not an image of an accepted format, a bomb, more
+tool's result, a turn spent, no retry): no such file, too large, not an image of an accepted format, a bomb (of
+pixels, or of decode time or memory: the image is decoded in a bounded worker, core/image_decode.py), more
 images than an episode may show. The per-episode limits keep every request within each provider's own: the
 images of a conversation travel again with every call, so 20 images (Anthropic lowers its size limit past 20 in
 one request) of 14 MB in all (Gemini's 20 MB request, base64 adds a third) at most.
@@ -13,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.core.images import DEFAULT_LIMITS, CheckedImage, ImageLimits, ImageRefused, check_image
+from harness.core.image_decode import DECODE_SECONDS, ImageDecoder
+from harness.core.images import DEFAULT_LIMITS, CheckedImage, ImageLimits, ImageRefused
 from harness.records.image_store import ImageStore
 from harness.sandboxes.base import Sandbox
 from harness.sandboxes.file_read import FileUnreadable
@@ -53,6 +55,8 @@ class ImageViewer:
     store: ImageStore
     limits: VisionLimits = field(default_factory=VisionLimits)
     shown: list[CheckedImage] = field(default_factory=list)
+    decoder: ImageDecoder | None = None
+    """The worker that decodes the episode's images, started at the first; `close` ends it."""
 
     def view(self, path: str, seconds_left: float) -> CheckedImage:
         """The image at PATH (as the sandbox sees it), checked and stored; `ImageRefused` says why not."""
@@ -72,9 +76,15 @@ class ImageViewer:
                 ) from None
             raise ImageRefused(str(problem)) from None
         try:
-            image = check_image(data, limits.image)
+            if self.decoder is None:
+                self.decoder = ImageDecoder(limits.image)
+            image = self.decoder.check(data, min(DECODE_SECONDS, max(seconds_left, 1.0)))
         except ImageRefused as problem:
             raise ImageRefused(f"{path}: {problem}") from None
         self.store.put(image)
         self.shown.append(image)
         return image
+
+    def close(self) -> None:
+        if self.decoder is not None:
+            self.decoder.close()

@@ -197,9 +197,9 @@ class JudgePanel:
                 "latency_s": 0.0,
             }
         messages = protocol.messages(protocol.prompt(gold.question, gold.answer, answer))
-        asked = [self._asked(model, messages, protocol)]
+        asked = [self._asked(model, messages, protocol, answer)]
         while asked[-1]["verdict"] is None and len(asked) < protocol.attempts:
-            asked.append(self._asked(model, messages, protocol))
+            asked.append(self._asked(model, messages, protocol, answer))
         last = asked[-1]
         if len(asked) > 1:  # every attempt's cost and tokens, and what the earlier ones met
             costs = [one["cost_usd"] for one in asked if one["cost_usd"] is not None]
@@ -220,8 +220,11 @@ class JudgePanel:
             last |= {"verdict": "INCORRECT", "counted_incorrect": True}  # never cached: a new run asks again
         return event | last
 
-    def _asked(self, model: str, messages: list[dict[str, str]], protocol: JudgeProtocol) -> dict[str, Any]:
-        """One call and its reading (the `judge_call` event's fields but for the cache's)."""
+    def _asked(
+        self, model: str, messages: list[dict[str, str]], protocol: JudgeProtocol, answer: str
+    ) -> dict[str, Any]:
+        """One call and its reading (the `judge_call` event's fields but for the cache's); ANSWER is the
+        agent's text the judge was shown, whose objects are never read as the verdict."""
         started = time.monotonic()
         try:
             reply, dropped = self.complete_at(model, messages, _JUDGE_PARAMS["temperature"], protocol.response_format)
@@ -239,7 +242,7 @@ class JudgePanel:
                 "cost_usd": None,
                 "latency_s": round(time.monotonic() - started, 3),
             }
-        verdict = protocol.read(reply.text)
+        verdict = protocol.read(reply.text, answer)
         return {
             "cached": False,
             "verdict": verdict,

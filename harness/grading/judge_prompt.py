@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from typing import Any
+
+from harness.core.untrusted_json import json_or_none
 
 PROMPT_VERSION = "judge-prompt-1.1"
 TEMPLATE = """You grade one answer to a question about a set of documents against a reference answer.
@@ -43,10 +44,7 @@ def strict_json(reply: str) -> Any:
     """The one JSON value a reply is (optionally in one ```json fence); None for anything else."""
     body = reply.strip()
     fenced = _FENCED.fullmatch(body)
-    try:
-        return json.loads(fenced.group(1) if fenced else body)
-    except (json.JSONDecodeError, RecursionError):
-        return None
+    return json_or_none(fenced.group(1) if fenced else body)
 
 
 MAX_ANSWER_CHARS = 4000

@@ -12,7 +12,8 @@ A protocol file (docs/GRADERS.md §4.2):
     reading:               # how a reply is read (default: json strict, attempts 1, unreadable judge_error)
       json: lenient        # strict: the reply is one JSON object (optionally in one fence); lenient: the first
                            # object found in prose or a fence, Python literals and trailing commas repaired
-                           # (lenient_json.py); a lenient reply without the field reads as incorrect
+                           # (lenient_json.py), passing over any object the reply quotes from the agent's
+                           # text; a lenient reply without the field reads as incorrect
       attempts: 5          # a failed call or a reply with no readable object is asked again, up to this many
       unreadable: incorrect   # after the attempts: `judge_error` (a resume asks again) or `incorrect` (a
                            # final answer counts wrong, a fact row not stated; counted apart as failed)
@@ -149,15 +150,16 @@ class JudgeProtocol:
         system = [{"role": "system", "content": self.system}] if self.system else []
         return [*system, {"role": "user", "content": prompt}]
 
-    def parsed(self, reply: str) -> Any:
-        """The reply's JSON, found as the protocol's `reading.json` says."""
-        return lenient_object(reply) if self.json_rule == "lenient" else strict_json(reply)
+    def parsed(self, reply: str, quoted: str = "") -> Any:
+        """The reply's JSON, found as the protocol's `reading.json` says; a lenient reading passes over the
+        objects it quotes from QUOTED, the agent's text the judge was shown (lenient_json.py)."""
+        return lenient_object(reply, quoted) if self.json_rule == "lenient" else strict_json(reply)
 
-    def read_supported(self, reply: str, columns: list[str]) -> list[str] | None:
+    def read_supported(self, reply: str, columns: list[str], quoted: str = "") -> list[str] | None:
         """The columns a fact reply names as supported, by the protocol's facts field: lenient, a list, a JSON
         list in a string or a comma-separated string with unknown names dropped; strict, a list of known names.
         None for a reply the rule cannot read."""
-        data = self.parsed(reply)
+        data = self.parsed(reply, quoted)
         if not isinstance(data, dict):
             return None
         value = data.get(self.facts.field if self.facts else "supported")
@@ -176,11 +178,12 @@ class JudgeProtocol:
             values |= {"<<LOW>>": str(self.score_range[0]), "<<HIGH>>": str(self.score_range[1])}
         return fill(self.template, values)
 
-    def read(self, reply: str) -> str | int | None:
-        """`CORRECT`/`INCORRECT`, or an integer score in range; None for a reply the rule cannot read."""
+    def read(self, reply: str, quoted: str = "") -> str | int | None:
+        """`CORRECT`/`INCORRECT`, or an integer score in range; None for a reply the rule cannot read. QUOTED
+        is the agent's text the judge was shown."""
         if self.ours and self.score_range is None:
             return parse_verdict(reply)
-        data = self.parsed(reply)
+        data = self.parsed(reply, quoted)
         if not isinstance(data, dict):
             return None
         if self.field not in data:  # lenient, as MuDABench's `parsed.get("is_correct")`: no verdict is not correct

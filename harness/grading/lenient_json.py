@@ -8,7 +8,10 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
+
+from harness.core.untrusted_json import UnreadableJson, json_or_none, read_json
 
 _JSON_FENCE = re.compile(r"```json\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 _ANY_FENCE = re.compile(r"```\s*(.*?)```", re.DOTALL)
@@ -24,59 +27,92 @@ MAX_REPLY_CHARS = 200_000
 """A longer reply is not read (a judge's JSON verdict is short; this bounds the parse)."""
 
 
-def lenient_object(reply: str) -> dict[str, Any] | None:
-    """The JSON object a reply holds, found and repaired as MuDABench does; None when there is none."""
+def lenient_object(reply: str, quoted: str = "") -> dict[str, Any] | None:
+    """The JSON object a reply holds, found and repaired as MuDABench does; None when there is none.
+
+    QUOTED is the agent's text the judge was shown: an object the reply quotes from it (its text found there
+    verbatim, or an object equal to one written there) is the agent's, never the verdict, and is passed over
+    for the next one the judge wrote (docs/GRADERS.md §4.2)."""
     reply = reply.strip()
     if not reply or len(reply) > MAX_REPLY_CHARS:
         return None
+    agent = _AgentText(quoted)
     try:
-        whole = json.loads(reply)
-    except (json.JSONDecodeError, RecursionError):
+        whole = read_json(reply)
+    except UnreadableJson:
         pass
     else:  # a reply that is JSON but no object is not searched further
-        return whole if isinstance(whole, dict) else None
-    fenced = _fenced(reply)
-    braced = _braced(reply)
+        return whole if isinstance(whole, dict) and not agent.wrote(reply, whole) else None
+    fenced = next((text for text in _fences(reply) if not agent.wrote(text, _parsed(text))), None)
+    braced = next((text for text in _spans(reply) if not agent.wrote(text, _parsed(text))), None)
     for candidate in (fenced, braced):
         if candidate:
-            for text in (candidate, _repaired(candidate)):
-                found = _loads(text)
-                if found is not None:
-                    return found
+            found = _parsed(candidate)
+            if found is not None:
+                return found
+    value = _literal(fenced or braced or reply)
+    return value if isinstance(value, dict) and not agent.wrote("", value) else None
+
+
+class _AgentText:
+    """The agent's text a judge was shown, and the objects written in it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.objects = {_canonical(found) for span in _spans(text) if (found := _parsed(span)) is not None}
+
+    def wrote(self, candidate: str, value: Any) -> bool:
+        """Whether CANDIDATE (a reply's object, VALUE once read) is the agent's: its text or its value."""
+        if not self.text:
+            return False
+        quoted = bool(candidate.strip()) and candidate.strip() in self.text
+        return quoted or _canonical(value) in self.objects
+
+
+def _parsed(candidate: str) -> dict[str, Any] | None:
+    """The object CANDIDATE is as JSON, else once repaired; None for neither."""
+    for text in (candidate, _repaired(candidate)):
+        value = json_or_none(text)
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _literal(text: str) -> Any:
     try:
-        value = ast.literal_eval(fenced or braced or reply)
+        return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
-    return value if isinstance(value, dict) else None
 
 
-def _loads(text: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
+def _canonical(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True, default=repr)
 
 
-def _fenced(text: str) -> str | None:
-    match = _JSON_FENCE.search(text) or _ANY_FENCE.search(text)
-    return match.group(1).strip() if match else None
+def _fences(text: str) -> Iterator[str]:
+    """The fenced blocks in the order MuDABench looks: ```json blocks first, then any."""
+    for pattern in (_JSON_FENCE, _ANY_FENCE):
+        for match in pattern.finditer(text):
+            yield match.group(1).strip()
 
 
-def _braced(text: str) -> str | None:
-    """From the first `{` to the brace that balances it (braces inside strings counted too, as theirs)."""
+def _spans(text: str) -> Iterator[str]:
+    """Each balanced `{...}` from the first `{` on, the next one looked for after the end of the last (braces
+    inside strings counted too, as MuDABench's); none after a `{` that is never balanced."""
     start = text.find("{")
-    if start < 0:
-        return None
-    depth = 0
-    for index in range(start, len(text)):
-        if text[index] == "{":
-            depth += 1
-        elif text[index] == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start : index + 1]
-    return None
+    while start >= 0:
+        depth = 0
+        for index in range(start, len(text)):
+            if text[index] == "{":
+                depth += 1
+            elif text[index] == "}":
+                depth -= 1
+                if depth == 0:
+                    yield text[start : index + 1]
+                    start = text.find("{", index + 1)
+                    break
+        else:
+            return
 
 
 def _repaired(text: str) -> str:
@@ -91,10 +127,7 @@ def name_list(value: Any) -> list[str]:
     if isinstance(value, list):
         return [str(item).strip() for item in value if str(item).strip()]
     if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
-            parsed = None
+        parsed = json_or_none(value)
         if isinstance(parsed, list):
             return [str(item).strip() for item in parsed if str(item).strip()]
         return [part.strip() for part in re.split(r"[,;\n]+", value) if part.strip()]

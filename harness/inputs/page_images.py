@@ -9,6 +9,7 @@ task's `metadata.charts` (`{id, page, bbox}` in PDF points), as the FinDocMRE im
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from harness.core.errors import InputError
 from harness.inputs.collections.manifest import Entry, manifest_path, read_manifest
 from harness.inputs.tasks import Task
 
-__all__ = ["BOX_COLOUR", "ZERO_SHOT_INPUTS", "DocumentPages", "document_pages", "task_images"]
+__all__ = ["BOX_COLOUR", "ZERO_SHOT_INPUTS", "DocumentPages", "document_pages", "stored_sizes", "task_images"]
 
 ZERO_SHOT_INPUTS = ("full", "cropped", "bbox")
 BOX_COLOUR = (255, 0, 255)
@@ -35,6 +36,10 @@ class DocumentPages:
 
     def page(self, number: int) -> bytes:
         return (self.collection / self.files[number]).read_bytes()
+
+    def stored_bytes(self, number: int) -> int:
+        """The page's file size on disk (nothing read)."""
+        return (self.collection / self.files[number]).stat().st_size
 
 
 def document_pages(task: Task, collection: Path, mode: str) -> list[DocumentPages]:
@@ -60,7 +65,28 @@ def document_pages(task: Task, collection: Path, mode: str) -> list[DocumentPage
         missing = [chart for chart in charts if chart["page"] not in found[0].files]
         if missing:
             raise InputError(f"{where}: chart {missing[0]['id']} is on page {missing[0]['page']}, which has no image")
+        for chart in charts:
+            _check_box(chart, found[0], where)
     return found
+
+
+def _check_box(chart: dict[str, Any], pages: DocumentPages, where: str) -> None:
+    """A chart's box lies inside its page (the page's size read from its image's header, nothing decoded)."""
+    from PIL import Image
+
+    with Image.open(pages.collection / pages.files[chart["page"]]) as image:
+        width, height = (side * 72 / pages.dpi for side in image.size)
+    box: Any = chart.get("bbox")
+    numbers = isinstance(box, list) and len(box) == 4 and all(_finite(value) for value in box)
+    if not numbers or not (0 <= box[0] < box[2] <= width + 1 and 0 <= box[1] < box[3] <= height + 1):
+        raise InputError(
+            f"{where}: chart {chart['id']}: its bbox {box!r} is not inside page {chart['page']} "
+            f"({width:.0f} x {height:.0f} points)"
+        )
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _pages(collection: Path, entry: Entry) -> DocumentPages:
@@ -73,6 +99,15 @@ def _charts(task: Task) -> list[dict[str, Any]]:
     wanted = set(task.metadata.get("chart_ids") or [])
     charts = task.metadata.get("charts") or []
     return [chart for chart in charts if isinstance(chart, dict) and chart.get("id") in wanted]
+
+
+def stored_sizes(task: Task, documents: list[DocumentPages], mode: str) -> tuple[int, int]:
+    """How many images `task_images` makes, and the bytes on disk of the pages it sends whole (`full`, `bbox`; a
+    crop is smaller than its page, so `cropped` counts none): for the request's limits, before any page is read."""
+    if mode == "cropped":
+        return len(_charts(task)), 0
+    sizes = [pages.stored_bytes(number) for pages in documents for number in pages.files]
+    return len(sizes), sum(sizes)
 
 
 def task_images(task: Task, documents: list[DocumentPages], mode: str) -> list[bytes]:

@@ -147,13 +147,22 @@ def _decode(raw: bytes, where: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise InputError(f"{where}: invalid UTF-8 (byte {raw[error.start]:#04x} at column {error.start + 1})") from None
+        column = len(raw[: error.start].decode("utf-8", errors="replace")) + 1  # characters, as an editor counts
+        cut = " (the line ends inside a character: cut off?)" if error.reason == "unexpected end of data" else ""
+        raise InputError(f"{where}: invalid UTF-8 (byte {raw[error.start]:#04x} at column {column}){cut}") from None
 
 
 def _parse_json(line: str, where: str) -> dict[str, Any]:
     try:
         row = json.loads(line)
     except json.JSONDecodeError as error:
+        if error.msg.startswith("Unterminated string"):  # json names where the string starts, not where it is cut
+            raise InputError(
+                f"{where}: malformed JSON: the line ends inside the string that starts at column {error.colno} "
+                "(cut off?)"
+            ) from None
+        if error.pos >= len(line.rstrip("\r\n")):  # the column past the line's last character, said as such
+            raise InputError(f"{where}: malformed JSON: the line ends before its JSON does (cut off?)") from None
         raise InputError(f"{where}: malformed JSON: {error.msg} (column {error.colno})") from None
     except RecursionError:
         raise InputError(f"{where}: malformed JSON: nested too deeply") from None

@@ -32,6 +32,7 @@ from inspect_ai.model import ModelOutput, ModelUsage
 from inspect_ai.scorer import CORRECT, INCORRECT, Score
 
 from harness.core.status import INFRASTRUCTURE_FAILURES, Status
+from harness.grading.record import Verdict
 from harness.interop.imported import recorded_opens
 from harness.interop.inspect_messages import KEY, conversation
 from harness.records.episode_row import GRADE_FIELDS
@@ -101,7 +102,8 @@ def export_log(
     sample_ids = list(dict.fromkeys(sample.id for sample in samples))
     epochs = max([int(config.get("epochs") or 1), *(sample.epoch for sample in samples)])
     planned = max(selected, len(sample_ids)) * epochs
-    correct = sum(sample.scores is not None and sample.scores[_SCORER].value == CORRECT for sample in samples)
+    correct = sum(_verdict(sample) == "correct" for sample in samples)
+    graded = sum(_verdict(sample) not in (None, "judge_error") for sample in samples)
     usage: dict[str, ModelUsage] = {}
     for sample in samples:
         for name, used in sample.model_usage.items():
@@ -137,7 +139,7 @@ def export_log(
                     name=_SCORER,
                     scorer=_SCORER,
                     scored_samples=len(samples),
-                    metrics={"accuracy": EvalMetric(name="accuracy", value=correct / len(samples) if samples else 0.0)},
+                    metrics={"accuracy": EvalMetric(name="accuracy", value=correct / graded if graded else 0.0)},
                 )
             ],
         ),
@@ -206,17 +208,28 @@ def _sample(
 
 
 def _score(end: dict[str, Any]) -> Score:
+    """Our grade as inspect's score: the `score` grader's number as the value, else C or I; a grade the judges
+    could not give (`judge_error`) is inspect's unscored score, which its metrics leave out, never I."""
     reasons = ", ".join(end.get("reasons") or []) or "no reason codes"
-    return Score(
-        value=CORRECT if end["verdict"] == "correct" else INCORRECT,
-        answer=end.get("answer"),
-        explanation=f"{end['verdict']} ({reasons}); strict {end['verdict_strict']}, lenient {end['verdict_lenient']}",
-        metadata={
-            name: end.get(name)
-            for name in _GRADE_METADATA
-            if name not in LEFT_OUT_WHEN_NONE or end.get(name) is not None  # the score grader's, when set
-        },
-    )
+    explanation = f"{end['verdict']} ({reasons}); strict {end['verdict_strict']}, lenient {end['verdict_lenient']}"
+    metadata = {
+        name: end.get(name)
+        for name in _GRADE_METADATA
+        if name not in LEFT_OUT_WHEN_NONE or end.get(name) is not None  # the score grader's, when set
+    }
+    if end["verdict"] == Verdict.JUDGE_ERROR.value:
+        return Score.unscored(
+            reason=Verdict.JUDGE_ERROR.value, answer=end.get("answer"), explanation=explanation, metadata=metadata
+        )
+    score = end.get("score")
+    value = score if isinstance(score, (int, float)) else CORRECT if end["verdict"] == "correct" else INCORRECT
+    return Score(value=value, answer=end.get("answer"), explanation=explanation, metadata=metadata)
+
+
+def _verdict(sample: EvalSample) -> str | None:
+    """The verdict our score carries in its metadata; None for a sample without it."""
+    score = (sample.scores or {}).get(_SCORER)
+    return None if score is None or score.metadata is None else score.metadata.get("verdict")
 
 
 def _limit(status: Status, detail: str | None, config: dict[str, Any]) -> EvalSampleLimit | None:

@@ -6,7 +6,6 @@ observation's event."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from inspect_ai.model import (
@@ -23,6 +22,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolCallError
 
 from harness.core.images import CheckedImage, ImageRef, data_url
+from harness.core.untrusted_json import UnreadableJson, read_json
 from harness.interop.imported import message_text
 from harness.records.conversation import LoggedCall, Output
 from harness.records.conversation import conversation as records_conversation
@@ -113,7 +113,7 @@ def _arguments(text: str) -> dict[str, Any]:
     """A tool call's JSON arguments as inspect keeps them (a dict), or its parse error; the exact text is in
     the message's metadata."""
     try:
-        parsed = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as error:
-        return {"arguments": {}, "parse_error": f"{error}"}
+        parsed = read_json(text)
+    except UnreadableJson as error:
+        return {"arguments": {}, "parse_error": f"the arguments are {error}"}
     return {"arguments": parsed if isinstance(parsed, dict) else {"value": parsed}}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,15 +34,18 @@ def _load_aliases(extra_aliases: dict[str, str]) -> dict[str, ModelAlias]:
     return {name: ModelAlias(entry) if isinstance(entry, str) else ModelAlias(**entry) for name, entry in table.items()}
 
 
-def resolve_model(spec: str, extra_aliases: dict[str, str]) -> ModelAlias:
-    """An alias to what it stands for; a bare unknown name is an error that shows how to write one."""
+def resolve_model(spec: str, extra_aliases: dict[str, str], other_names: Iterable[str] = ()) -> ModelAlias:
+    """An alias to what it stands for; a bare unknown name is an error that names the closest aliases (and
+    OTHER_NAMES, the models that are no alias: oracle, human) and shows how to write one."""
     aliases = _load_aliases(extra_aliases)
     alias = aliases.get(spec, ModelAlias(spec))
     if "/" not in alias.model:
+        close = difflib.get_close_matches(spec, [*aliases, *other_names], n=3, cutoff=0.6)
+        meant = f"did you mean {' or '.join(close)}? " if close else ""
         raise InputError(
-            f"--model: unknown model {spec!r}: write provider/model as litellm does (e.g. deepseek/deepseek-v4-pro, "
-            "openai/gpt-5, anthropic/claude-sonnet-4-5, hosted_vllm/NAME with --api-base), or use an alias: "
-            + ", ".join(sorted(aliases))
+            f"--model: unknown model {spec!r}; {meant}write provider/model as litellm does (e.g. "
+            "deepseek/deepseek-v4-pro, openai/gpt-5, anthropic/claude-sonnet-4-5, hosted_vllm/NAME with --api-base), "
+            "or use an alias: " + ", ".join(sorted(aliases))
         )
     return alias
 

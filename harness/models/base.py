@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from harness.core.reply import Reply, ToolCall
 from harness.core.status import EpisodeFailure, Status
+from harness.core.untrusted_json import json_or_none
 from harness.models.image_tokens import openai_image_tokens, split_images
 
 BASH_TOOL: dict[str, Any] = {
@@ -98,10 +99,7 @@ class ModelReply(Reply):
 
 
 def _is_json_object(text: str) -> bool:
-    try:
-        return isinstance(json.loads(text), dict)
-    except (ValueError, RecursionError):
-        return False
+    return isinstance(json_or_none(text), dict)
 
 
 @dataclass(frozen=True)

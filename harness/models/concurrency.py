@@ -63,7 +63,8 @@ class GateState:
     """429s answered so far."""
 
     def describe(self) -> str:
-        return f"{self.key} in flight {self.in_flight}/{self.limit} (max {self.maximum}), {self.rate_limited}×429"
+        """The gate as a run's last lines show it: its limit and 429s, not the calls a Ctrl-C left to close."""
+        return f"{self.key} limit {self.limit} (max {self.maximum}), {self.rate_limited}×429"
 
 
 class Gate(Protocol):

@@ -18,6 +18,7 @@ from harness.core.errors import InputError
 from harness.core.json_text import sendable
 from harness.core.record import validation_problem
 from harness.core.reply import ToolCall, Usage
+from harness.core.status import NO_RETRY_MENDS
 from harness.models.base import ContextOverflow, ModelError, ModelReply, estimate_tokens, tools_of
 from harness.models.bounded_http import bounded_transport, call_limits
 from harness.models.concurrency import gate_key, provider_gate
@@ -26,6 +27,7 @@ from harness.models.image_tokens import image_tokens, split_images
 from harness.models.images_wire import images_placed_for
 from harness.models.in_flight import IN_FLIGHT
 from harness.models.litellm_tool_calls import keep_unparsable_tool_calls
+from harness.models.permanent import permanent_cause, unreachable_cause
 from harness.models.prices import Price, price_from_litellm
 from harness.models.retries import (
     MalformedResponse,
@@ -198,10 +200,7 @@ class LiteLLMModel:
             if is_context_overflow(error):
                 message = f"{settings.model}: {describe_error(error)['message']}"
                 raise ContextOverflow(message, attempts, queued_s=sum(waits)) from None
-            detail = describe_error(error)
-            status = f" {detail['status']}" if detail["status"] else ""
-            message = f"{settings.model}:{status} {detail['error']}: {detail['message']}"
-            raise ModelError(message, attempts, queued_s=sum(waits)) from None
+            raise ModelError(_failure_message(settings.model, error), attempts, queued_s=sum(waits)) from None
         try:
             reply = (
                 ModelReply(text="", attempts=attempts)
@@ -211,6 +210,21 @@ class LiteLLMModel:
         except ValidationError as error:  # a reply whose parts are not of their types is the provider's error
             raise ModelError(f"{settings.model}: malformed reply: {validation_problem(error)}", attempts) from None
         return reply.model_copy(update={"queued_s": round(sum(waits), 3)})
+
+
+def _failure_message(model: str, error: BaseException) -> str:
+    """The model_error's detail: the error's class, status and first line (a connection that failed: what the
+    socket met, often only in the exception the error was raised from), then `NO_RETRY_MENDS` for a failure no
+    retry mends."""
+    if (unreachable := unreachable_cause(error)) is not None:  # litellm may call it a 500: no server answered
+        return f"{model}: cannot connect ({unreachable}){NO_RETRY_MENDS}"
+    detail = describe_error(error)
+    status = f" {detail['status']}" if detail["status"] else ""
+    message = f"{model}:{status} {detail['error']}: {detail['message']}"
+    cause = permanent_cause(error)
+    if cause is None:
+        return message
+    return (message if cause in message else f"{message} ({cause})") + NO_RETRY_MENDS
 
 
 def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | None) -> ModelReply:

@@ -1,11 +1,12 @@
-"""A reply whose tool-call arguments nest too deeply to parse stays a reply (the agent's format error), not a
-provider failure.
+"""A reply whose tool-call arguments cannot be parsed stays a reply (the agent's format error), not a provider
+failure.
 
 While it converts a chat completion, litellm parses every tool call's arguments (its repair of OpenAI's
 `multi_tool_use.parallel` pseudo-call) and returns them unchanged when they are not JSON; but arguments nested
-about a thousand deep raise RecursionError, which it does not expect: the whole reply became "Invalid response
-object", a 500 that was retried and ended the episode as `model_error`. Here that error too leaves the calls
-unchanged, for the agent loop to refuse as a malformed call the agent spent a turn on.
+about a thousand deep raise RecursionError, and an integer of over 4,300 digits a plain ValueError (Python's
+integer-string limit, issue 45), which it does not expect: the whole reply became "Invalid response object", a
+500 that was retried and ended the episode as `model_error`. Here those errors too leave the calls unchanged,
+for the agent loop to refuse as a malformed call the agent spent a turn on (harness/core/untrusted_json.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def keep_unparsable_tool_calls() -> None:
     def tolerant(tool_calls: Any) -> Any:
         try:
             return original(tool_calls)
-        except RecursionError:  # raised before any call was replaced: the list is as the provider sent it
+        except (ValueError, RecursionError, MemoryError):  # raised before any call was replaced: as sent
             return tool_calls
 
     tolerant.keeps_unparsable_calls = True  # type: ignore[attr-defined]

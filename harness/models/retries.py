@@ -11,6 +11,7 @@ import tenacity
 
 from harness.models.concurrency import Gate
 from harness.models.in_flight import IN_FLIGHT
+from harness.models.permanent import permanent_cause, unreachable_cause
 from harness.models.rate_limits import MAX_DELAY_S, announcement_of, provider_delay_s
 
 T = TypeVar("T")
@@ -35,7 +36,8 @@ _RETRYABLE = (
     litellm.APIConnectionError,
 )
 """Malformed replies, rate limits, 5xx, timeouts and connection errors. Auth, bad request (context overflow
-included) and not-found fail at once."""
+included) and not-found fail at once, and so does a connection no retry mends (`models/permanent.py`: a host
+name that does not resolve, a connection refused)."""
 
 _MAX_BACKOFF_S = MAX_DELAY_S
 _MODEL_OUTPUT_REJECTED = ("invalid response object", "the model produced invalid content")
@@ -68,7 +70,7 @@ def is_context_overflow(error: BaseException) -> bool:
 
 
 def _is_retryable(error: BaseException) -> bool:
-    if is_context_overflow(error):
+    if is_context_overflow(error) or permanent_cause(error) is not None:
         return False
     if isinstance(error, _RETRYABLE):
         return True
@@ -78,8 +80,9 @@ def _is_retryable(error: BaseException) -> bool:
 
 def describe_error(error: BaseException) -> dict[str, Any]:
     """The error's class, HTTP status and first line. A connection that failed has no HTTP status: litellm
-    gives its `APIConnectionError` a 500, which would read as the server's answer."""
-    connection_failed = isinstance(error, litellm.APIConnectionError)
+    gives its `APIConnectionError` a 500 (and wraps OpenAI's in a 500 `InternalServerError`), which would read as
+    the server's answer."""
+    connection_failed = isinstance(error, litellm.APIConnectionError) or unreachable_cause(error) is not None
     return {
         "error": type(error).__name__,
         "status": None if connection_failed else getattr(error, "status_code", None),

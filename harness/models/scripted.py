@@ -26,6 +26,15 @@ class Script:
         """The task's replies; None when the script has none for it (and no default)."""
         return self.by_task.get(f"{domain}/{task_id}", self.by_task.get(task_id, self.default))
 
+    def first_view_image(self) -> str | None:
+        """Where the script first asks to see an image ('item 2', 'tasks: law-001: item 1'); None if nowhere."""
+        lists = [("", self.default or []), *((f"tasks: {task}: ", replies) for task, replies in self.by_task.items())]
+        for where, replies in lists:
+            for number, item in enumerate(replies, start=1):
+                if "view_image" in item:
+                    return f"{where}item {number}"
+        return None
+
 
 def load_script(path: Path) -> Script:
     """Validate the script up front, so a bad item is an input error, not a mid-run failure. A script is a list

@@ -6,6 +6,7 @@ torn by a kill mid-write is dropped when the run resumes, before anything is app
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from dataclasses import asdict, dataclass, field, fields
@@ -206,4 +207,7 @@ class ResultsWriter:
             os.fsync(self._file.fileno())
 
     def close(self) -> None:
-        self._file.close()
+        """Close the file; the bytes of a row whose append failed (a full disk) are left unwritten, as its
+        append already said: the file is closed all the same, and the rows before it stay."""
+        with contextlib.suppress(OSError):
+            self._file.close()

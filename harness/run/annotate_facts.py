@@ -1,10 +1,13 @@
 """`python -m harness annotate RUN --facts --judge MODEL[,MODEL...]`: the intermediate facts every finished
 episode stated, by the fact judge, into RUN/fact_judgments.jsonl (results.jsonl is never changed). Every row is
-asked (as MuDABench), or with `named_only` only the rows whose document the episode touched."""
+asked (as MuDABench), or with `named_only` only the rows whose document the episode touched. A judge that gives
+no reply to any row of the first episode asked stops the command at once, and judgments that all failed never
+take the place of the file already there (`JudgesFailed`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -17,6 +20,10 @@ from harness.records.run_folder import RunFolder
 from harness.run.judges import JudgeOptions
 
 
+class JudgesFailed(RuntimeError):
+    """Every fact judgment so far failed: the command stops with the first failure's reason, writing nothing."""
+
+
 def annotate_facts(
     run_dir: Path, options: JudgeOptions, console: Console, named_only: bool = False
 ) -> list[EpisodeFacts]:
@@ -26,6 +33,8 @@ def annotate_facts(
     panel = options.panel(folder.path.parent, "annotate --facts asks a judge of the panel", aliases)
     judged: list[EpisodeFacts] = []
     unlogged = 0
+    answered = False
+    """Whether any judge has supported a fact row yet (until then, a failure may be the whole panel's)."""
     for row in folder.latest_rows().values():
         if row.needs_rerun:
             continue
@@ -42,6 +51,12 @@ def annotate_facts(
         final_reply = end.submission if isinstance(end, EpisodeEndEvent) else None
         logged_events = [logged.event for logged in events]
         found = judge_facts(panel, start.task["question"], facts, logged_events, final_reply, named_only)
+        answered = answered or any(not one["failed"] and one["judges"] for one in found.rows)
+        if not answered and (reason := _no_reply(found.rows)) is not None:
+            raise JudgesFailed(
+                f"the fact judge gave no reply to any of the {len(found.rows)} fact rows of {row.domain}/"
+                f"{row.task_id}, the first episode asked: {reason}; {folder.fact_judgments_path} left as it was"
+            )
         judged.append(
             EpisodeFacts(
                 domain=row.domain,
@@ -56,9 +71,27 @@ def annotate_facts(
                 calls={"made": found.made, "cached": found.cached},
             )
         )
+    if not answered and (failed := _first_failure(judged)) is not None:
+        raise JudgesFailed(f"every fact judgment failed ({failed}); {folder.fact_judgments_path} left as it was")
     write_fact_judgments(folder.fact_judgments_path, judged)
     _say(console, judged, unlogged, folder.fact_judgments_path)
     return judged
+
+
+def _no_reply(rows: list[dict[str, Any]]) -> str | None:
+    """The first call's error, when every judge asked about every row gave no reply at all; None otherwise."""
+    calls = [judge for row in rows for judge in row["judges"]]
+    if not calls or any(judge["failure"] != "JUDGE_CALL_FAILED" for judge in calls):
+        return None
+    return str(calls[0].get("error") or "no reply")
+
+
+def _first_failure(judged: list[EpisodeFacts]) -> str | None:
+    """How the first failed judgment failed (its error, else its failure kind); None when none failed."""
+    for judge in (judge for one in judged for row in one.rows for judge in row["judges"]):
+        if judge.get("failure"):
+            return str(judge.get("error") or judge["failure"])
+    return None
 
 
 def _say(console: Console, judged: list[EpisodeFacts], unlogged: int, path: Path) -> None:

@@ -103,6 +103,8 @@ def model_factory(config: RunConfig, tasks: list[Task]) -> ModelFactory:
         for task in tasks:
             if replies.replies_for(task.domain, task.id) is None:
                 raise InputError(f"{script}: no replies for task {task.id!r} and no 'default' list")
+        if not config.vision and (looks := replies.first_view_image()) is not None:
+            raise InputError(f"{script}: {looks}: 'view_image' calls the agent's view_image tool: run with --vision")
         return ModelFactory(
             lambda task: scripted_model(replies.replies_for(task.domain, task.id) or [], action_format, name=spec),
             offline,
@@ -180,7 +182,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     )
     from harness.models.preflight import check_endpoint
 
-    alias = resolve_model(config.model, config.model_aliases)
+    alias = resolve_model(config.model, config.model_aliases, ("oracle", HUMAN))
     provider_of(alias.model, "--model")
     if alias.api_base_required and not config.api_base:
         raise InputError(

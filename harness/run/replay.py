@@ -197,6 +197,12 @@ def reexecute(path: Path, console: Console) -> int:
     """Run the logged episodes again with their logged replies; how many did not reproduce exactly. The logs
     are read one at a time, before the run for their keys and after it for the comparison."""
     folder, files = _logged_files(path)
+    sandbox = folder.read_record().sandbox
+    if sandbox.get("backend") == "none":  # a solver without a sandbox (zero-shot)
+        raise InputError(
+            f"{path}: a run without a sandbox ({sandbox.get('reason')}) ran no commands: nothing to re-execute; "
+            "use `replay --regrade` to grade its replies again"
+        )
     logged = [
         (
             file,

@@ -120,3 +120,28 @@ def test_labels_that_differ_at_their_end_stay_apart_and_side_by_side_panes_never
             assert all(fits for _, _, fits in boxes), boxes  # nothing drawn past a pane's edge
     finally:
         server.close()
+
+
+def test_two_runs_of_one_label_read_apart_and_an_episode_has_its_own_address(mini):
+    runs = []
+    for run_id in ("first", "second"):  # one model twice: the same label
+        outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--label", "gpt-x", run_id=run_id)
+        assert outcome.exit_code == 0, outcome.output
+        runs.append(outcome.run_dir)
+    server = ViewerServer(ViewerSite(runs))
+    try:
+        with headless_chromium() as browser:
+            page = open_viewer(browser, runs, server.url)
+            shown = page.evaluate(
+                "() => [...document.querySelectorAll('tr.episode td:first-child')].map(td => td.title)"
+            )
+            assert sorted(shown) == ["gpt-x · first", "gpt-x · second"]
+            page.locator("tr.episode td[title='gpt-x · second']").click()
+            page.wait_for_selector("#main .pane")
+            address = page.url
+            assert address.endswith("#run=second&task=mini%2Ft1&epoch=1")
+            opened = open_viewer(browser, runs, address)  # the address alone opens that episode
+            assert opened.locator("#main .pane .meta.run").text_content() == "gpt-x · second · epoch 1"
+            assert opened.locator("tr.episode.selected td").first.get_attribute("title") == "gpt-x · second"
+    finally:
+        server.close()

@@ -18,6 +18,12 @@ def test_a_mistyped_flag_suggests_the_nearest_in_one_line(capsys):
     assert captured.out == ""
 
 
+def test_a_mistyped_model_name_suggests_the_closest_names(capsys):
+    assert main(["--model", "orcale", "--domain", "demo"]) == 2
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and "unknown model 'orcale'; did you mean oracle?" in said
+
+
 def test_a_mistyped_flag_of_a_command_suggests_that_commands_flag(capsys):
     assert main(["report", "some-run", "--outt", "x"]) == 2
     assert "did you mean --out?" in capsys.readouterr().err

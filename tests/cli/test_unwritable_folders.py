@@ -36,6 +36,15 @@ def test_a_results_folder_under_a_file_is_refused(mini):
     assert outcome.output.strip().endswith(f"cannot be written: {mini.root / 'file'} is a file, not a folder")
 
 
+def test_a_results_folder_the_file_system_refuses_is_one_line(mini):
+    """/sys takes no folders, whoever asks: root's permission bits say yes, the kernel says no."""
+    outcome = mini.run("--model", "oracle", "--results-dir", "/sys/harness-results")
+    assert outcome.exit_code == 2
+    [line] = outcome.output.strip().splitlines()
+    assert line.startswith("error: --results-dir /sys/harness-results: cannot be written: ")
+    assert not Path("/sys/harness-results").exists()
+
+
 def test_a_report_into_a_file_is_refused(tmp_path, capsys):
     run = shutil.copytree(RUN, tmp_path / "run")
     out = tmp_path / "report"

@@ -101,3 +101,11 @@ def test_replay_tells_a_different_image(mini, vision_run):
     assert main(["replay", str(vision_run.run_dir)]) == 1
     output = mini.capsys.readouterr().out
     assert "differs mini/t1: image view 1: was" in output
+
+
+def test_a_script_that_looks_without_vision_is_refused_in_one_line(mini):
+    script = mini.script([WRITE, {"view_image": "run/chart.png"}, "<answer>42</answer>"])
+    outcome = mini.run("--model", script)
+    assert outcome.exit_code == 2 and not outcome.run_dir.exists()
+    [line] = outcome.output.strip().splitlines()
+    assert line.endswith(": item 2: 'view_image' calls the agent's view_image tool: run with --vision")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.core.bounded import DIED, MEMORY, TIME, Limits, Stopped, bounded_map
+from harness.core.bounded import DIED, MEMORY, TIME, BoundedWorker, Limits, Stopped, bounded_map
 
 
 def hostile(item: tuple[str, Path]) -> str:
@@ -24,6 +24,8 @@ def hostile(item: tuple[str, Path]) -> str:
         os._exit(1)
     if kind == "raises":
         raise ValueError("a reader's one line")
+    if kind == "pid":
+        return str(os.getpid())
     return kind.upper()
 
 
@@ -46,3 +48,22 @@ def test_each_item_ends_with_its_result_or_the_limit_it_went_over(tmp_path, work
 def test_an_exception_the_work_raises_is_raised_in_the_caller(tmp_path):
     with pytest.raises(ValueError, match="a reader's one line"):
         list(bounded_map([("raises", tmp_path)], hostile, Limits(memory_mb=300, seconds=30)))
+
+
+def test_a_kept_worker_serves_items_one_at_a_time_and_restarts_after_a_limit(tmp_path):
+    """The image decoder's worker (core/image_decode.py): one process for many items, each under its own time
+    cap; an item past a limit ends that process, and the next item gets a fresh one."""
+    worker = BoundedWorker(hostile, memory_mb=300)
+    try:
+        first = worker.run(("pid", tmp_path), 30)
+        assert worker.run(("pid", tmp_path), 30) == first  # the same process
+        with pytest.raises(ValueError, match="a reader's one line"):
+            worker.run(("raises", tmp_path), 30)
+        assert worker.run(("pid", tmp_path), 30) == first  # an exception the work raised keeps it
+        assert worker.run(("allocates", tmp_path), 30) == Stopped(MEMORY)
+        assert worker.run(("sleeps", tmp_path), 2) == Stopped(TIME)
+        assert worker.run(("dies", tmp_path), 30) == Stopped(DIED)
+        assert worker.run(("fine", tmp_path), 30) == "FINE"
+        assert worker.run(("pid", tmp_path), 30) != first
+    finally:
+        worker.close()

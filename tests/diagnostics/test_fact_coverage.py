@@ -19,7 +19,7 @@ from harness.records.reading import read_events
 from harness.records.results import read_rows
 from harness.records.trajectory import read_trajectory
 from tests.helpers.browser import viewer_page
-from tests.helpers.openai_server import Step, reply
+from tests.helpers.openai_server import Step, fault, reply
 from tests.inputs.test_mudabench_facts_import import run_import, write_pdfs
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "mudabench"
@@ -163,6 +163,21 @@ def test_a_second_annotate_facts_makes_no_new_calls(project, judged, capsys):
     [one] = read_fact_judgments(project / "results" / "r" / "fact_judgments.jsonl")
     assert one.calls == {"made": 0, "cached": 5} and one.stated.cells == 2
     assert "5 from the cache" in capsys.readouterr().out
+
+
+def test_a_judge_that_never_answers_stops_annotate_with_its_reason_and_keeps_the_judgments(project, judged, capsys):
+    assert run(project, judged, "--task-id", ENGLISH_SIMPLE, "--task-id", TWO_YEAR) == 0
+    assert annotate(project, judged) == 0
+    kept = (project / "results" / "r" / "fact_judgments.jsonl").read_bytes()
+    shutil.rmtree(project / "results" / ".judge-cache")
+    judged.respond = lambda request: fault(401, "Incorrect API key provided")
+    asked = len(judged.requests)
+    capsys.readouterr()
+    assert annotate(project, judged) == 1
+    assert len(judged.requests) - asked == 4  # the first episode's four rows, once each: then it stopped
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error: the fact judge gave no reply") and "Incorrect API key provided" in line
+    assert (project / "results" / "r" / "fact_judgments.jsonl").read_bytes() == kept
 
 
 def test_report_sums_cells_rows_and_columns_over_six_episodes_as_computed_by_hand(project, judged, capsys):

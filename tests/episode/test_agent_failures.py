@@ -190,6 +190,13 @@ NESTED_ARGUMENTS = {
     "list": '{"command": ' + "[" * 1000 + "]" * 1000 + "}",
     "object": '{"a":' * 1000 + "1" + "}" * 1000,
     "deeper": '{"command": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    "huge_integer": '{"command": ' + "7" * 5000 + "}",
+}
+NESTED_PROBLEMS = {
+    "list": "nested too deeply",
+    "object": "nested too deeply",
+    "deeper": "nested too deeply",
+    "huge_integer": "a number has over 4,300 digits",
 }
 
 
@@ -209,9 +216,10 @@ def nested_reply(api: str, arguments: str):
 @pytest.mark.parametrize("kind", sorted(NESTED_ARGUMENTS))
 @pytest.mark.parametrize(("api", "model"), [("chat", "openai/test-model"), ("responses", "gpt-5.5")])
 def test_tool_arguments_nested_absurdly_deep_are_a_spent_turn(mini, openai_server, kind, api, model):
-    """JSON nested 1,000 deep raised RecursionError in litellm's reading of the reply (and in ours): an "Invalid
-    response object" 500, retried to `model_error`, where malformed arguments cost the agent a turn. The
-    arguments are logged as sent and not sent back as a call (a server rendering its chat template would choke)."""
+    """JSON nested 1,000 deep raised RecursionError in litellm's reading of the reply (and in ours), an integer
+    of 5,000 digits a plain ValueError (Python's integer-string limit, issue 45): an "Invalid response object"
+    500, retried to `model_error`, where malformed arguments cost the agent a turn. The arguments are logged as
+    sent and not sent back as a call (a server rendering its chat template would choke)."""
     from tests.helpers.openai_server import reply
 
     sent = NESTED_ARGUMENTS[kind]
@@ -221,6 +229,6 @@ def test_tool_arguments_nested_absurdly_deep_are_a_spent_turn(mini, openai_serve
     assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 3), row["detail"]
     events = outcome.trajectory("t1")
     [refused] = [e for e in events if e["event"] == "format_error"]
-    assert "nested too deeply" in refused["problem"]
+    assert NESTED_PROBLEMS[kind] in refused["problem"]
     first = next(e for e in events if e["event"] == "model_call")
     assert first["response"]["attempts"] == [] and first["response"]["tool_calls"][0]["arguments"] == sent

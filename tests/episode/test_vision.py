@@ -13,7 +13,7 @@ from harness.core.reply import ToolCall
 from harness.episode.actions import FormatError, parse_action, parse_view
 from harness.models.base import ModelReply
 from harness.records.image_store import logged_refs
-from tests.helpers.images import png, png_claiming
+from tests.helpers.images import png, png_claiming, progressive_jpeg_parts
 
 CHART = png(30, 20, "navy")
 CHART_HASH = check_image(CHART).ref.sha256
@@ -54,10 +54,10 @@ def test_an_image_the_agent_made_is_stored_once_and_sent_in_the_next_message(min
     assert '"images_per_episode": 20' in protocol
 
 
-def refused(mini, setup: list[dict[str, str]], path: str) -> tuple[dict, dict]:
+def refused(mini, setup: list[dict[str, str]], path: str, time_limit: str = "600") -> tuple[dict, dict]:
     """The row and the image_view event of an episode that asks to see PATH once, then answers."""
     model = mini.script([*setup, {"view_image": path}, "<answer>42</answer>"])
-    outcome = mini.run("--model", model, "--vision")
+    outcome = mini.run("--model", model, "--vision", "--time-limit", time_limit)
     [row] = outcome.rows
     [view] = image_views(outcome)
     return row, view
@@ -67,8 +67,43 @@ def test_an_oversized_image_is_the_agents_error(mini):
     row, view = refused(mini, [{"bash": "mkdir -p run && head -c 6000000 /dev/zero > run/big.png"}], "run/big.png")
     assert (row["status"], row["verdict"]) == ("answered", "correct")
     assert "image" not in view
-    assert view["problem"] == "run/big.png: the file is 6000000 bytes, over the limit of 5,242,880 bytes per image"
+    assert view["problem"] == "run/big.png: the file is 6000000 bytes, over the limit of 3,932,160 bytes per image"
     assert "Exit code: 1" in view["text"] and "view_image: run/big.png: the file is 6000000 bytes" in view["text"]
+
+
+NOISE_PNG = (
+    'python3 -c "import os, struct, zlib; w, h = 1300, 1200; '
+    "chunk = lambda t, b: struct.pack('>I', len(b)) + t + b + struct.pack('>I', zlib.crc32(t + b)); "
+    "rows = b''.join(b'\\0' + os.urandom(3 * w) for _ in range(h)); "
+    "head = chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)); "
+    "body = chunk(b'IDAT', zlib.compress(rows, 1)) + chunk(b'IEND', b''); "
+    "open('run/noise.png', 'wb').write(bytes([137]) + b'PNG\\r\\n\\x1a\\n' + head + body)\""
+)
+"""A valid PNG of 1300 x 1200 pixels of noise, about 4.7 MB (it does not compress), made in the sandbox."""
+
+
+def test_an_image_over_anthropics_base64_limit_is_the_agents_error(mini):
+    """Issue 45: view_image took 5 MiB of file, Anthropic takes 5 MB of base64 text (3.75 MiB of file): a 4.6 MB
+    PNG drew a 400, then `model_error` and an in-run retry. It is refused before the call, the agent told."""
+    row, view = refused(mini, [{"bash": f"mkdir -p run && {NOISE_PNG} && wc -c run/noise.png"}], "run/noise.png")
+    assert (row["status"], row["verdict"]) == ("answered", "correct")
+    assert "image" not in view and "over the limit of 3,932,160 bytes per image" in view["problem"]
+
+
+def test_a_progressive_jpeg_decode_bomb_is_the_agents_error_within_the_episodes_time(mini):
+    """Issue 45: a progressive JPEG within every size limit took 216 s to decode in the runner. Here one
+    refinement scan over 4000 x 4000 pixels repeated 5,000 times (217 KB; 50 s to decode on an idle core, far
+    more on a busy one), made in the sandbox: decoded in a worker bounded by the episode's time left, refused."""
+    head, scan = progressive_jpeg_parts(4000)
+    copies = "python3 -c \"import sys; sys.stdout.buffer.write(open('run/scan', 'rb').read() * 5000)\""
+    made = [
+        put("run/head", head),
+        put("run/scan", scan),
+        {"bash": f"{{ cat run/head; {copies}; printf '\\377\\331'; }} > run/scans.jpg"},
+    ]
+    row, view = refused(mini, made, "run/scans.jpg", "6")
+    assert row["status"] in ("answered", "time_limit")
+    assert "image" not in view and view["problem"].startswith("run/scans.jpg: the image takes longer than"), view
 
 
 def test_a_malformed_image_is_the_agents_error(mini):

@@ -39,3 +39,11 @@ def png_claiming(width: int, height: int) -> bytes:
 def animated_gif_as_webp() -> bytes:
     frames = [Image.new("RGB", (8, 8), color) for color in ("red", "blue")]
     return encoded(frames[0], "WEBP", save_all=True, append_images=frames[1:], duration=100, loop=0)
+
+
+def progressive_jpeg_parts(side: int) -> tuple[bytes, bytes]:
+    """A progressive JPEG of SIDE x SIDE grey pixels without its end marker, and its last scan (an AC refinement
+    of 31 bytes). Repeated, that scan is issue 45's decode bomb: libjpeg decodes every scan over the whole
+    image, so each copy costs as much as a page of text and a few KB of copies take seconds."""
+    data = encoded(Image.new("L", (side, side), 128), "JPEG", progressive=True, quality=90)
+    return data[:-2], data[data.rindex(b"\xff\xda") : -2]

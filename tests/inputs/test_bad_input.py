@@ -40,6 +40,27 @@ def test_bad_task_line_is_reported_with_file_line_and_field(mini, second_line, f
     assert_rejected(mini.run("--model", "oracle"), *fragments)
 
 
+@pytest.mark.parametrize(
+    ("cut_line", "said"),
+    [
+        (
+            '{"id": "t2", "question": "How many units in 2020',
+            "the line ends inside the string that starts at column 26",
+        ),
+        ('{"id": "t2", "domain": "mini", "answer": 42', "the line ends before its JSON does"),
+    ],
+)
+def test_a_cut_off_task_line_says_where_it_was_cut(mini, cut_line, said):
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(GOOD) + "\n" + cut_line)  # as a full disk leaves it
+    assert_rejected(mini.run("--model", "oracle"), f"mini.jsonl:2: malformed JSON: {said}")
+
+
+def test_a_task_line_cut_inside_a_character_counts_its_column_in_characters(mini):
+    cut = ('{"id": "t2", "question": "营收是多少').encode()[:-1]  # the last character's last byte lost
+    (mini.tasks_dir / "mini.jsonl").write_bytes(json.dumps(GOOD).encode() + b"\n" + cut)
+    assert_rejected(mini.run("--model", "oracle"), "mini.jsonl:2: invalid UTF-8 (byte 0xe5 at column 31)", "cut off?")
+
+
 def test_unknown_domain(mini):
     outcome = mini.run("--model", "oracle", "--domain", "law")
     assert_rejected(outcome, "unknown domain 'law'", "law.jsonl", "known: mini")

@@ -193,3 +193,92 @@ def test_collection_build_converts_an_archives_documents_and_says_it_opened_it(t
     manifest = json.loads((tmp_path / "collections" / "demo.manifest.json").read_text())
     assert manifest["archives"] == [{"source": "dump.zip", "members": 2, "bytes": 11}]
     assert {d["source"] for d in manifest["documents"]} == {"dump.zip/Agency B/q1.txt", "notes.txt"}
+
+
+def _block(info: tarfile.TarInfo) -> bytes:
+    return info.tobuf(tarfile.GNU_FORMAT)
+
+
+def _padded(data: bytes) -> bytes:
+    return data + bytes(-len(data) % tarfile.BLOCKSIZE)
+
+
+def _extended(kind: bytes, data: bytes) -> bytes:
+    """One extended header (a GNU long name `L`, a pax header `x`) carrying DATA, as its writer would put it."""
+    header = tarfile.TarInfo("././@LongLink" if kind == tarfile.GNUTYPE_LONGNAME else "././@PaxHeader")
+    header.type, header.size = kind, len(data)
+    return _block(header) + _padded(data)
+
+
+def _raw_tar(path: Path, extended: bytes, compress) -> Path:
+    """A tar of EXTENDED headers before one small member `doc.txt`, compressed by COMPRESS."""
+    member = tarfile.TarInfo("doc.txt")
+    member.size = 5
+    path.write_bytes(compress(extended + _block(member) + _padded(b"hello") + bytes(2 * tarfile.BLOCKSIZE)))
+    return path
+
+
+HEADER_BOMBS = {
+    # a long name of 16 MiB: tarfile read it whole, and the name reached the refusal, the manifest and the console
+    "long_name": (lambda: _extended(tarfile.GNUTYPE_LONGNAME, b"a" * (16 << 20) + b"\0"), "a GNU long-name header"),
+    "pax_path": (lambda: _extended(tarfile.XHDTYPE, _pax_record("path", "p" * (1 << 20))), "a pax header"),
+    # long names chained before one member: tarfile reads each by recursion (RecursionError, a crash of the build)
+    "chained": (lambda: b"".join(_extended(tarfile.GNUTYPE_LONGNAME, b"n%d\0" % i) for i in range(5000)), "more than"),
+}
+
+
+def _pax_record(key: str, value: str) -> bytes:
+    body = f" {key}={value}\n".encode()
+    length = len(body) + len(str(len(body)))
+    length = len(body) + len(str(length))
+    return str(length).encode() + body
+
+
+@pytest.mark.parametrize("suffix", ["tar.bz2", "tar.gz"])
+@pytest.mark.parametrize("bomb", sorted(HEADER_BOMBS))
+def test_a_tar_header_bomb_is_refused_before_its_headers_are_read_and_its_names_never_shown(
+    tmp_path, capsys, bomb, suffix
+):
+    """Issue 45: the archive bounds counted regular members only; a 369-byte `.tar.bz2` whose long-name header
+    declared gigabytes took the build to 2.3 GB, and an 8 MB "name" reached the manifest and the console."""
+    import bz2
+    import gzip
+
+    make, reason = HEADER_BOMBS[bomb]
+    source = tmp_path / "raw"
+    source.mkdir()
+    (source / "notes.txt").write_text("top level\n")
+    _raw_tar(source / f"bomb.{suffix}", make(), bz2.compress if suffix == "tar.bz2" else gzip.compress)
+    out = tmp_path / "collections" / "demo"
+    assert main(["collection", "build", str(source), "--domain", "demo", "--out", str(out)]) == 1
+    printed = capsys.readouterr().out
+    [line] = [line for line in printed.splitlines() if f"bomb.{suffix}" in line]
+    assert f"skipped bomb.{suffix}: archive not opened: {reason}" in line and len(line) < 400
+    manifest = (tmp_path / "collections" / "demo.manifest.json").read_text()
+    assert len(manifest) < 10_000 and sorted(p.name for p in out.iterdir()) == ["raw_notes.md"]
+
+
+def test_a_member_named_too_long_for_a_file_system_is_refused_and_listed_cut_short(tmp_path):
+    long_name = "d/" + "x" * 3000 + ".txt"
+    archive = _tar(tmp_path / "names.tar", [(_member("ok.txt"), b"fine"), (_member(long_name), b"x")], format=1)
+    kept, refused, _ = _expand(archive, tmp_path)
+    assert kept == {"names.tar/ok.txt": b"fine"}
+    [(shown, why)] = refused.items()
+    assert why.startswith("a name too long for a file system") and len(shown) < 300 and "3,006 characters" in shown
+
+
+def test_a_zip_member_of_any_size_over_the_ratio_is_a_bomb_but_a_tiny_repetitive_one_is_not(tmp_path, capsys):
+    """Issue 45: only members over 1 MiB were checked, so 1 MiB members at a 1,014x ratio passed (about 9 MB of
+    zip filled the 8 GB budget). Every member is checked, with a small allowance for tiny ones."""
+    source = tmp_path / "raw"
+    source.mkdir()
+    with zipfile.ZipFile(source / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("readme.txt", "first\n")
+        archive.writestr("zeros.txt", bytes(1 << 20))  # exactly 1 MiB, about 1,000x
+    with zipfile.ZipFile(source / "small.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("dots.txt", "." * 20_000 + "\n")  # tiny and repetitive: far over 200x, and no bomb
+    out = tmp_path / "collections" / "demo"
+    assert main(["collection", "build", str(source), "--domain", "demo", "--out", str(out)]) == 1
+    printed = capsys.readouterr().out
+    assert "skipped bomb.zip: archive not opened: zeros.txt: compression ratio" in printed
+    assert sorted(p.name for p in out.iterdir()) == ["small-zip_dots.md"]

@@ -89,3 +89,30 @@ def test_a_hostile_page_size_keeps_the_markdown_and_says_why_there_are_no_pictur
     assert entry.images == [] and entry.image_dpi is None and not (out / "src_huge.images").exists()
     assert "no page images: page 1 would be 28800 x 28800 px at 144 dpi" in entry.notes[0]
     assert (out / "src_huge.md").read_text(encoding="utf-8").count("200 by 200 inches") == 1
+
+
+def test_page_rendering_is_bounded_in_its_worker_per_page_and_keeps_the_markdown(tmp_path: Path, capsys):
+    """Issue 45: a 31 KB PDF of 12 pages took 1.18 GB and wrote 780 MB, in the builder's own process, whatever
+    --max-memory and --max-time said. Pages are rendered in a worker under them, each at most what a provider
+    takes as one image: here a page of noise, 4.1 MB as PNG at 144 dpi."""
+    import io
+    import os
+
+    import pymupdf
+    from PIL import Image
+
+    noise = io.BytesIO()
+    Image.frombytes("RGB", (600, 600), os.urandom(600 * 600 * 3)).save(noise, "PNG")
+    source = tmp_path / "src"
+    source.mkdir()
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((72, 72), "a page of noise")
+    page.insert_image(page.rect, stream=noise.getvalue())
+    document.save(source / "noise.pdf")
+    out = tmp_path / "collection"
+    assert _build(source, out, "--page-images", "144", "--max-memory", "512", "--max-time", "60") == 0
+    [entry] = read_manifest(manifest_path(out)).documents  # type: ignore[union-attr]
+    assert entry.images == [] and entry.image_dpi is None and not (out / "src_noise.images").exists()
+    assert entry.notes[0].startswith("no page images: page 1 is ") and "over the limit of 3,932,160" in entry.notes[0]
+    assert "a page of noise" in (out / "src_noise.md").read_text(encoding="utf-8")

@@ -75,6 +75,9 @@ def _run(root: Path, data: Path, pdfs: Path, capsys) -> tuple[int, str]:
         ({"language": "fr"}, "field 'language': 'fr'"),
         ({"chart_ids": []}, "field 'chart_ids': must be a non-empty list"),
         ({"charts": [{"id": "fig1", "page": 2, "bbox": [10, 10, 5, 5]}]}, "field 'charts[0]': field 'bbox'"),
+        # issue 45: finite, yet past any page: Pillow's bomb error or an OverflowError when cropped
+        ({"charts": [{"id": "fig1", "page": 2, "bbox": [0, 0, 1e308, 1e308]}]}, "field 'charts[0]': field 'bbox'"),
+        ({"charts": [{"id": "fig1", "page": 2, "bbox": [0, 0, 20_000, 50]}]}, "field 'charts[0]': field 'bbox'"),
         ({"options": None}, "field 'options': a single_choice question needs its options"),
         ({"source_document": "../etc/passwd"}, "field 'source_document'"),
     ],

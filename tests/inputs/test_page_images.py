@@ -3,12 +3,15 @@ every page, the task's charts cut out at their boxes, or every page with the tas
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
+from harness.core.errors import InputError
 from harness.inputs.page_images import BOX_COLOUR, document_pages, task_images
 from harness.inputs.tasks import collection_of, load_task_file
 
@@ -35,3 +38,15 @@ def test_full_cropped_and_bbox_from_the_kept_pages(findocmre_project: Path):
     boxed = task_images(task, documents, "bbox")
     assert [_magenta(png) > 1000 for png in boxed] == [False, True, True, False]
     assert boxed[0] == full[0] and boxed[3] == full[3]  # pages without the task's charts go as they are
+
+
+def test_a_chart_box_outside_its_page_is_refused_before_any_image_is_made(findocmre_project: Path):
+    """Issue 45: a box of a hand-written task file (the import checks its own) past the page was cropped as is:
+    an OverflowError or Pillow's bomb error, a harness_error retried. It is an input error naming the task."""
+    tasks = {task.id: task for task in load_task_file(findocmre_project / "tasks" / "findocmre.jsonl")}
+    task = tasks["acme-2024-ratio"]
+    charts = [chart | {"bbox": [0, 0, 1e308, 1e308]} for chart in task.metadata["charts"]]
+    moved = dataclasses.replace(task, metadata=task.metadata | {"charts": charts})
+    collection = findocmre_project / "collections" / collection_of(task)
+    with pytest.raises(InputError, match=r"its bbox \[0, 0, 1e\+308, 1e\+308\] is not inside page 2 \("):
+        document_pages(moved, collection, "cropped")

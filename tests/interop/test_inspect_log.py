@@ -23,7 +23,7 @@ from harness.records.reading import logged_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import read_trajectory
-from tests.helpers.openai_server import reply
+from tests.helpers.openai_server import fault, reply
 
 JUDGE = "openai/gpt-4o-mini"  # priced in litellm's bundled map: tokens and cost are known
 GRADED = [
@@ -166,6 +166,30 @@ def test_every_status_is_a_limit_an_error_or_neither(graded, status, tmp_path):
     assert (sample.error is not None) == failed
     assert not failed or f"ended: {status.value}" in sample.error.message
     assert sample.metadata["harness"]["status"] == status.value
+
+
+def test_a_score_stays_a_number_and_a_judge_error_is_unscored(graded, openai_server):
+    scored = {"id": "scored", "domain": "mini", "question": "Summarise the ledger.", "grader": "score"}
+    scored |= {"answer": "Units fell from 40 to 2.", "solution": "echo 'From 40 to 2'"}
+    with (graded.tasks_dir / "mini.jsonl").open("a") as tasks:
+        tasks.write(json.dumps(scored) + "\n")
+
+    def judges(request):  # the score judge gives 4 of 5; the verdict judge refuses every request
+        prompt = request["messages"][-1]["content"]
+        return fault(400, "judge refused") if '"verdict"' in prompt else reply(json.dumps({"score": 4, "reason": "-"}))
+
+    openai_server.respond = judges
+    run = graded.run(
+        *("--model", "oracle", "--task-id", "scored", "--task-id", "open", "--task-id", "num"),
+        *("--judge", JUDGE, "--judge-api-base", openai_server.url),
+    )
+    assert {row["task_id"]: row["verdict"] for row in run.rows}["open"] == "judge_error"
+    log = read_eval_log(str(export(graded, run) / "run.eval"))
+    values = {sample.id: sample.scores["harness"].value for sample in log.samples}
+    assert values["scored"] == 4 and values["num"] == "C"
+    assert isinstance(values["open"], float) and values["open"] != values["open"]  # NaN: inspect's unscored
+    [accuracy] = [score.metrics["accuracy"].value for score in log.results.scores]
+    assert accuracy == 0.5  # `num` of the two graded samples (the grade's verdict); the unscored one is left out
 
 
 def test_a_run_with_unfinished_episodes_is_a_cancelled_evaluation(graded):
@@ -402,3 +426,18 @@ def test_a_sweeps_arms_with_epochs_export_from_its_folder_under_distinct_names_c
         assert (log.status, log.eval.config.epochs, log.eval.dataset.samples) == ("success", 2, 2)
         assert (log.results.total_samples, log.results.completed_samples, len(log.samples)) == (4, 4, 4)
         assert sorted(log.eval.dataset.sample_ids) == ["num", "one"]
+
+
+def test_tool_arguments_holding_a_huge_integer_export_with_their_parse_error(graded, openai_server):
+    """Issue 45: a tool call's arguments holding an integer of 5,000 digits (the agent's format error in the run)
+    made the inspect export raise Python's integer-string ValueError; they export as unreadable, kept as sent."""
+    from tests.episode.test_agent_failures import nested_reply
+
+    sent = '{"command": ' + "7" * 5000 + "}"
+    openai_server.push(nested_reply("chat", sent), reply("<answer>42</answer>"))
+    run = graded.run("--model", JUDGE, "--api-base", openai_server.url, "--task-id", "num")
+    assert run.exit_code == 0, run.output
+    [log] = (export(graded, run)).glob("*.eval")
+    [sample] = read_eval_log(str(log)).samples
+    [call] = [call for message in sample.messages if message.role == "assistant" for call in message.tool_calls or []]
+    assert call.arguments == {} and "a number has over 4,300 digits" in str(call.parse_error)

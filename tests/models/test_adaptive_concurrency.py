@@ -36,7 +36,7 @@ def agent_server(concurrency_limit: int | None) -> ScriptedOpenAIServer:
 
 
 def provider_line(output: str) -> re.Match[str]:
-    match = re.search(r"in flight \d+/(\d+) \(max (\d+)\), (\d+)×429", output)
+    match = re.search(r" limit (\d+) \(max (\d+)\), (\d+)×429", output)
     assert match, output
     return match
 

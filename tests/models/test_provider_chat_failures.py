@@ -76,7 +76,7 @@ def test_malformed_tool_arguments_are_a_format_error_turn(mini, fake):
     fake.push(malformed, READ, ANSWER)
     outcome = run(mini, fake)
     assert (outcome.rows[0]["status"], outcome.rows[0]["turns"]) == ("answered", 3), outcome.rows[0]["detail"]
-    assert format_errors(outcome) == ["the tool arguments are not valid JSON"]
+    assert format_errors(outcome) == ['the tool arguments are not valid JSON; send {"command": "..."}']
     assert fake.broken == []
 
 

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from harness.cli.main import main
+from harness.records.results import read_rows
 from harness.sandboxes.base import SandboxError
 from tests.conftest import REPO
 from tests.run.test_batch import many_tasks
@@ -108,6 +109,29 @@ def test_results_that_cannot_be_written_stop_the_batch_cleanly(mini, monkeypatch
     assert [r["task_id"] for r in outcome.rows] == written
     summary = json.loads((outcome.run_dir / "summary.json").read_text())
     assert summary["domains"][0]["tasks"] == 2 and summary["domains"][0]["pending"] == 4
+
+
+def test_a_full_disk_under_results_is_one_line_not_a_traceback(mini, monkeypatch):
+    """Every write of results.jsonl goes to /dev/full after two rows: the row's bytes stay in the file's buffer, so
+    closing the file meets the full disk again (it was a double traceback of 40 lines around the one useful line)."""
+    many_tasks(mini, 6)
+    from harness.records.results import ResultsWriter
+
+    original = ResultsWriter.append
+
+    def disk_fills_up(self, row):
+        if len(read_rows(self.path)) == 2 and self._file.name != "/dev/full":
+            self._file.close()
+            self._file = open("/dev/full", "a", encoding="utf-8")  # noqa: SIM115 - the writer closes it
+        original(self, row)
+
+    monkeypatch.setattr(ResultsWriter, "append", disk_fills_up)
+    outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--workers", "1")
+    assert outcome.exit_code == 1
+    assert "Traceback" not in outcome.output
+    [line] = [line for line in outcome.output.splitlines() if line.startswith("error:")]
+    assert line.endswith("results.jsonl: [Errno 28] No space left on device; the rows written so far are kept")
+    assert len(outcome.rows) == 2
 
 
 def test_the_observation_text_the_model_saw_is_logged_even_for_the_last_one(mini):

@@ -75,11 +75,13 @@ def wait_until(condition, what: str, within_s: float = 60) -> None:
         time.sleep(0.05)
 
 
-def stop_with_ctrl_c(process: subprocess.Popen) -> tuple[float, str]:
-    """SIGINT to the runner: the seconds until it exited, and its stderr."""
+def stop_with_ctrl_c(process: subprocess.Popen, printed: list[str] | None = None) -> tuple[float, str]:
+    """SIGINT to the runner: the seconds until it exited, and its stderr (its stdout appended to PRINTED)."""
     sent = time.monotonic()
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=120)
+    stdout, stderr = process.communicate(timeout=120)
+    if printed is not None:
+        printed.append(stdout)
     return time.monotonic() - sent, stderr
 
 
@@ -105,11 +107,14 @@ def test_ctrl_c_abandons_model_calls_a_server_never_answers(mini, tmp_path):
             env={**os.environ, "OPENAI_API_KEY": "sk-test"},
         )
         wait_until(lambda: server.waiting == 2, "both episodes waiting on their model call")
-        elapsed, stderr = stop_with_ctrl_c(process)
+        printed: list[str] = []
+        elapsed, stderr = stop_with_ctrl_c(process, printed)
         wait_until(lambda: server.closed_by_client == 2, "both connections closed", within_s=10)
     finally:
         server.stop()
     assert process.returncode == 130, stderr
+    [provider] = [line for line in printed[0].splitlines() if line.startswith("provider ")]
+    assert "in flight" not in provider  # the abandoned calls are not the provider's state at the run's end
     assert elapsed < 4 * CTRL_C_BOUND_S, f"{elapsed:.1f} s"
     rows = rows_of(mini.results_dir / "hung" / "results.jsonl")
     assert sorted((row["task_id"], row["status"]) for row in rows) == [("t00", "cancelled"), ("t01", "cancelled")]

@@ -291,6 +291,8 @@ def test_infrastructure_failures_run_again_on_the_cluster_as_locally(cluster, mi
                 cluster[0].address,
                 "--retry-errors",
                 "2",
+                "--max-retries",
+                "0",  # the 503s end their episodes, which run again
                 "--workers",
                 "2",
                 run_id=f"retried-{executor}",

@@ -6,6 +6,7 @@ arrived, through each provider's fake and its own image rules."""
 from __future__ import annotations
 
 import io
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,18 @@ def test_each_providers_fake_gets_the_pages_in_its_own_format(findocmre_project:
     assert len(fake.last_images) == 4 and all(image.media_type == "image/png" for image in fake.last_images)
 
 
+def test_a_zero_shot_run_warns_of_no_sandbox_library_and_replay_points_to_regrade(
+    findocmre_project: Path, tmp_path: Path, local_reader, capsys, monkeypatch
+):
+    monkeypatch.setattr("harness.run.runner.missing_modules", lambda extra: ["pandas"])  # an install without them
+    arguments = ("--model", LOCAL_MODEL, "--api-base", local_reader.base_url, "--zero-shot", "full")
+    code, run_dir = run(findocmre_project, tmp_path, "z", *arguments, "--task-id", "acme-2024-above")
+    assert code == 0 and "sandbox lacks" not in capsys.readouterr().out
+    assert main(["replay", str(run_dir)]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "nothing to re-execute; use `replay --regrade`" in line
+
+
 def test_a_document_too_large_for_the_window_is_refused_before_any_call(
     findocmre_project: Path, tmp_path: Path, local_reader
 ):
@@ -182,3 +195,30 @@ def test_settings_that_need_a_sandbox_or_a_cluster_are_refused_in_one_line(
     output = capsys.readouterr().err
     assert code == 2 and message in output and len(output.strip().splitlines()) == 1
     assert not (tmp_path / "results").exists()
+
+
+def test_pages_over_the_request_limits_are_refused_from_their_sizes_before_any_is_read(
+    findocmre_project: Path, tmp_path: Path, local_reader
+):
+    """Issue 45: every page was read (and decoded) before the request's limits were checked: 850 MB in the runner
+    before a `context_limit`. Here four pages of 3.7 MB each (sparse files, never valid PNG): the limits are
+    checked from their sizes on disk, so the refusal names the bytes, not a page that does not decode."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tasks").symlink_to(findocmre_project / "tasks")
+    shutil.copytree(findocmre_project / "collections", project / "collections", symlinks=True)
+    pages = sorted((project / "collections").glob("*/*.images/page-*.png"))
+    assert pages
+    for page in pages:
+        page.unlink()
+        with page.open("wb") as handle:
+            handle.truncate(3_700_000)
+    arguments = ("--model", LOCAL_MODEL, "--api-base", local_reader.base_url, "--zero-shot", "full")
+    _code, run_dir = run(project, tmp_path / "results", "big", *arguments, "--task-id", "acme-2024-exact")
+    [row] = read_jsonl(run_dir / "results.jsonl")
+    assert row["status"] == "context_limit", row["detail"]
+    assert (
+        row["detail"]
+        == "the document does not fit one request: 14,800,000 bytes of images > the 14,680,064 one request may carry"
+    )
+    assert local_reader.requests == []

@@ -22,7 +22,12 @@ class BashAgent(Solver):
         return None if type(self) is BashAgent else super().protocol(spec, tasks, collections)
 
     def solve(self, episode: EpisodeInputs) -> Outcome:
-        return self.start_loop(episode).run()
+        loop = self.start_loop(episode)
+        try:
+            return loop.run()
+        finally:
+            if loop.viewer is not None:  # its decoding worker
+                loop.viewer.close()
 
     def start_loop(self, episode: EpisodeInputs) -> AgentLoop:
         """The episode's loop, of class `loop`, with its viewer when the agent can look."""

@@ -3,11 +3,12 @@ sandbox and no tools; the task's document as images in one prompt with the quest
 graded by the task's grader.
 
 The request is checked before any call: its images against what every provider takes in one request
-(`RequestLimits`), and its tokens, each image counted by the provider's own rule (`Model.count_tokens`), against
-the context window. A document too large for one request ends the episode as `context_limit` with the reason,
-never sent. The images are stored once in the run folder by hash; the trajectory refers to them. The prompt is a
-file (`prompt=FILE`; by default the FinDocMRE profile's `zero-shot-cot.txt`), whose `{what}` and `{format}` are
-filled in.
+(`RequestLimits`: first from the pages' sizes on disk, before any page is read, then from the images made,
+each decoded in a bounded worker), and its tokens, each image counted by the provider's own rule
+(`Model.count_tokens`), against the context window. A document too large for one request ends the episode
+as `context_limit` with the reason, never sent. The images are stored once in the run folder by hash; the
+trajectory refers to them. The prompt is a file (`prompt=FILE`; by default the FinDocMRE profile's
+`zero-shot-cot.txt`), whose `{what}` and `{format}` are filled in.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.core.errors import InputError, read_text_input
-from harness.core.images import CheckedImage, ImageRefused, check_image, user_message
+from harness.core.image_decode import check_images_bounded
+from harness.core.images import CheckedImage, ImageRefused, user_message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.query import query_model
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
 from harness.grading.answer import has_closed_answer, strip_code_blocks
-from harness.inputs.page_images import ZERO_SHOT_INPUTS, document_pages, task_images
+from harness.inputs.page_images import ZERO_SHOT_INPUTS, document_pages, stored_sizes, task_images
 from harness.inputs.profiles import PROFILES_DIR
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
@@ -91,8 +93,11 @@ class ZeroShot(Solver):
             if episode.collection is None:
                 raise InputError(f"task {task.domain}/{task.id}: no collection to read its pages from")
             documents = document_pages(task, episode.collection, self.input)
+            count, stored = stored_sizes(task, documents, self.input)
+            if (refusal := RequestLimits().stored_refusal(count, stored)) is not None:  # before any page is read
+                raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"the document does not fit one request: {refusal}")
             try:
-                images = [check_image(data) for data in task_images(task, documents, self.input)]
+                images = check_images_bounded(task_images(task, documents, self.input))
             except ImageRefused as refused:  # a collection's page past the limits of one image
                 raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"a page image cannot be sent: {refused}") from None
             if (refusal := RequestLimits().refusal(images)) is not None:
@@ -128,16 +133,22 @@ class RequestLimits:
 
     def refusal(self, images: list[CheckedImage]) -> str | None:
         """Why these images cannot go in one request; None when they can."""
-        total = sum(image.ref.bytes for image in images)
-        if len(images) > self.max_images:
-            return f"{len(images)} images > the {self.max_images} one request may carry"
-        if len(images) > self.many_images:
-            widest = max(max(image.ref.width, image.ref.height) for image in images)
-            if widest > self.max_side_when_many:
-                return (
-                    f"{len(images)} images with a side of {widest} px: past {self.many_images} images a request, "
-                    f"each may have at most {self.max_side_when_many} px a side"
-                )
+        widest = max((max(image.ref.width, image.ref.height) for image in images), default=0)
+        return self._refusal(len(images), widest, sum(image.ref.bytes for image in images))
+
+    def stored_refusal(self, count: int, stored_bytes: int) -> str | None:
+        """Why COUNT images made from pages of STORED_BYTES on disk cannot go in one request, before any page is
+        read (their sides are checked once they are)."""
+        return self._refusal(count, 0, stored_bytes)
+
+    def _refusal(self, count: int, widest: int, total: int) -> str | None:
+        if count > self.max_images:
+            return f"{count} images > the {self.max_images} one request may carry"
+        if count > self.many_images and widest > self.max_side_when_many:
+            return (
+                f"{count} images with a side of {widest} px: past {self.many_images} images a request, "
+                f"each may have at most {self.max_side_when_many} px a side"
+            )
         if total > self.max_bytes:
             return f"{total:,} bytes of images > the {self.max_bytes:,} one request may carry"
         return None

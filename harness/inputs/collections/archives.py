@@ -2,9 +2,11 @@
 folder so their documents are built like any other file, with the folders inside them kept in their names
 (`dump.zip/reports/q1.pdf`). An archive is anyone's: a member named out of the scratch folder (`../x`, `/etc/x`)
 or a link (symbolic or hard) is refused and listed, never written; an archive over a bound (members, bytes
-unpacked, or a compression ratio only a bomb reaches) is refused whole before anything of it is written. The
-stdlib does the reading: tarfile's `data` filter and zipfile's own size checks. Archives inside an archive are
-not opened (listed as skipped): one level, no recursion to bound."""
+unpacked, extended headers, or a compression ratio only a bomb reaches, in any member however small) is refused
+whole before anything of it is written; a member whose name is too long for a file system is refused and listed
+under its name cut short. The stdlib does the reading: tarfile's `data` filter (its extended headers bounded:
+tar_headers.py) and zipfile's own size checks. Archives inside an archive are not opened (listed as skipped):
+one level, no recursion to bound."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from harness.inputs.collections.manifest import OpenedArchive, Skipped
 from harness.inputs.collections.sources import SourceFile, readable_name, source_files
+from harness.inputs.collections.tar_headers import MAX_NAME_BYTES, HeaderRefused, HeaderTally, bounded_tarinfo
 
 _SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 _UTF8_NAMES = 0x800
@@ -32,11 +35,19 @@ class ArchiveBounds:
     bytes: int = 8 * 1024**3
     """Bytes unpacked, over all archives of one build (AGORA's whole archive is 1.5 GB)."""
     ratio: float = 200.0
-    """Unpacked over packed size, for a zip member or a whole compressed tar over 1 MiB unpacked: text and
-    spreadsheets pack 5-20×, a bomb 1,000× and more."""
+    """Unpacked over packed size, of every zip member and of a whole compressed tar, beyond `RATIO_ALLOWANCE`:
+    text and spreadsheets pack 5-20×, a bomb 1,000× and more."""
+    header_bytes: int = 64 * 1024**2
+    """Bytes of a tar's extended headers (long names, pax records), read into memory before its members."""
 
 
-_RATIO_FROM = 1024**2
+RATIO_ALLOWANCE = 64 * 1024
+"""Bytes unpacked beyond the ratio a member (a zip's) or an archive (a tar) may have: a small file of one repeated
+byte packs far more than 200× and is no bomb."""
+_NAME_PART_BYTES = 255
+"""One part of a member's name (a file or folder name: NAME_MAX)."""
+SHOWN_NAME_CHARS = 200
+"""A refused member's name in the manifest and on the console is cut to this many characters."""
 
 
 class _Refused(Exception):
@@ -64,12 +75,12 @@ def expand_archives(
         into.mkdir(parents=True)
         try:
             members, unpacked, inside = _unpack(file.path, into, bounds, budget)
-        except (_Refused, tarfile.TarError, zipfile.BadZipFile, OSError, EOFError) as error:
-            refused.append(Skipped(str(file.relative), f"archive not opened: {error}"))
+        except (_Refused, HeaderRefused, tarfile.TarError, zipfile.BadZipFile, OSError, EOFError) as error:
+            refused.append(Skipped(str(file.relative), f"archive not opened: {shown_name(str(error))}"))
             continue
         budget -= unpacked
         found, skipped = source_files(into)
-        refused += [Skipped(f"{file.relative}/{name}", reason) for name, reason in inside]
+        refused += [Skipped(f"{file.relative}/{shown_name(name)}", reason) for name, reason in inside]
         refused += [Skipped(f"{file.relative}/{s.source}", s.reason) for s in skipped]
         for member in found:
             name = file.relative / member.relative
@@ -88,6 +99,13 @@ def _unpack(path: Path, into: Path, bounds: ArchiveBounds, budget: int) -> tuple
     return _untar(path, into, bounds, budget)
 
 
+def shown_name(name: str) -> str:
+    """NAME, or its start and its length when it is over `SHOWN_NAME_CHARS` (a header can carry megabytes)."""
+    if len(name) <= SHOWN_NAME_CHARS:
+        return name
+    return f"{name[:SHOWN_NAME_CHARS]}... ({len(name):,} characters)"
+
+
 def _over(what: str, value: float, bound: float) -> _Refused:
     return _Refused(f"{what} {value:,.0f} over the bound of {bound:,.0f} (a zip bomb's mark)")
 
@@ -102,9 +120,9 @@ def _unzip(path: Path, into: Path, bounds: ArchiveBounds, budget: int) -> tuple[
         if total > budget:
             raise _over("bytes unpacked", total, budget)
         for info in infos:
-            ratio = info.file_size / max(info.compress_size, 1)
-            if info.file_size > _RATIO_FROM and ratio > bounds.ratio:
-                raise _over(f"{readable_name(info.filename)}: compression ratio", ratio, bounds.ratio)
+            if info.file_size > bounds.ratio * info.compress_size + RATIO_ALLOWANCE:
+                ratio = info.file_size / max(info.compress_size, 1)
+                raise _over(f"{shown_name(readable_name(info.filename))}: compression ratio", ratio, bounds.ratio)
         wanted = []
         for info in infos:
             if not info.flag_bits & _UTF8_NAMES:
@@ -160,22 +178,27 @@ def _unsafe_name(name: str) -> str | None:
     parts = PurePosixPath(name).parts
     if name.startswith("/") or ".." in parts:
         return "a name out of the archive's folder (absolute or with ..)"
+    encoded = os.fsencode(name)
+    if len(encoded) > MAX_NAME_BYTES or any(len(os.fsencode(part)) > _NAME_PART_BYTES for part in parts):
+        return f"a name too long for a file system (over {MAX_NAME_BYTES:,} bytes, or a part over {_NAME_PART_BYTES})"
     return None
 
 
 def _untar(path: Path, into: Path, bounds: ArchiveBounds, budget: int) -> tuple[int, int, list[tuple[str, str]]]:
     refused: list[tuple[str, str]] = []
     wanted: list[tarfile.TarInfo] = []
-    total = 0
+    regular = 0
     packed = max(path.stat().st_size, 1)
-    with tarfile.open(path) as archive:
+    headers = HeaderTally(bounds.header_bytes)
+    with tarfile.open(path, tarinfo=bounded_tarinfo(headers)) as archive:
         for count, member in enumerate(archive, start=1):  # headers only, read as they come: a bomb stops early
             if count > bounds.members:
                 raise _over("members", count, bounds.members)
-            total += member.size if member.isreg() else 0
+            regular += member.size if member.isreg() else 0
+            total = regular + headers.bytes + count * tarfile.BLOCKSIZE
             if total > budget:
                 raise _over("bytes unpacked", total, budget)
-            if total > _RATIO_FROM and total / packed > bounds.ratio:
+            if total > bounds.ratio * packed + RATIO_ALLOWANCE:
                 raise _over("compression ratio", total / packed, bounds.ratio)
             name = readable_name(member.name)
             if member.issym() or member.islnk():

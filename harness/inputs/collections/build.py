@@ -7,7 +7,6 @@ unless `prune`."""
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import re
@@ -16,6 +15,7 @@ import tempfile
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -40,7 +40,8 @@ from harness.inputs.collections.manifest import (
     write_manifest,
 )
 from harness.inputs.collections.naming import output_names
-from harness.inputs.collections.pdf_images import IMAGES_SUFFIX, MAX_DPI, images_folder, pdf_images
+from harness.inputs.collections.page_render import render_pictures
+from harness.inputs.collections.pdf_images import IMAGES_SUFFIX, MAX_DPI, images_folder
 from harness.inputs.collections.sources import SourceFile, source_files
 from harness.inputs.collections.tokens import tokenizer
 
@@ -166,7 +167,7 @@ def _build(request: BuildRequest, console: Console, scratch: Path) -> _BuildRepo
             if outcome.conversion is None:
                 report.skipped.append(Skipped(outcome.job.source, outcome.reason or "unknown error"))
                 continue
-            entry = entries[outcome.job.name] = _write_output(out, outcome, request.page_images)
+            entry = entries[outcome.job.name] = _write_output(out, outcome, request.page_images, request.limits)
             report.converted.append(outcome.job.name)
             report.notes += [(outcome.job.source, note) for note in entry.notes]
         if request.prune:
@@ -299,7 +300,7 @@ def _convert_job(job: _Job, ocr: bool, ocr_language: str | None, max_bytes: int)
     return Outcome(job, conversion, None, tokenizer()[1](conversion.markdown))
 
 
-def _write_output(out: Path, outcome: Outcome, page_images: int | None) -> Entry:
+def _write_output(out: Path, outcome: Outcome, page_images: int | None, limits: ConversionLimits) -> Entry:
     job, conversion = outcome.job, outcome.conversion
     assert conversion is not None
     content = conversion.markdown.encode("utf-8")
@@ -307,17 +308,14 @@ def _write_output(out: Path, outcome: Outcome, page_images: int | None) -> Entry
     folder = out / images_folder(job.name)
     if folder.is_dir() and not folder.is_symlink():
         shutil.rmtree(folder)  # the pictures of an earlier build of this document (or of one without them)
-    images, notes = [], [*job.notes, *conversion.notes]
+    images: list[dict[str, Any]] = []
+    notes = [*job.notes, *conversion.notes]
     if page_images is not None and job.fmt == "pdf":
         folder.mkdir()
-        try:
-            for image, data in pdf_images(job.path, job.name, page_images):
-                write_atomic(out / image.file, data, scratch=out.parent)
-                images.append({k: v for k, v in dataclasses.asdict(image).items() if v is not None})
-        except Unconvertible as error:
+        images, problem = render_pictures(job.path, job.name, page_images, out, limits)
+        if problem is not None:
             shutil.rmtree(folder)
-            images = []
-            notes.append(f"no page images: {error}")
+            notes.append(f"no page images: {problem}")
     name, version = converter(job.fmt)
     return Entry(
         name=job.name,

@@ -8,6 +8,7 @@ from there). A chart whose values are only pixels can then be looked at rather t
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,8 +53,9 @@ def images_folder(markdown_name: str) -> str:
     return markdown_name.rsplit(".", 1)[0] + IMAGES_SUFFIX
 
 
-def pdf_images(path: Path, markdown_name: str, dpi: int) -> list[tuple[PdfImage, bytes]]:
-    """Every page as PNG at DPI, then every distinct embedded figure, each with its bytes."""
+def pdf_images(path: Path, markdown_name: str, dpi: int, max_page_bytes: int) -> Iterator[tuple[PdfImage, bytes]]:
+    """Every page as PNG at DPI, then every distinct embedded figure, each with its bytes, one at a time (the
+    caller writes each before the next is made); `Unconvertible` for a page over MAX_PAGE_BYTES as PNG."""
     import pymupdf
 
     try:
@@ -62,15 +64,14 @@ def pdf_images(path: Path, markdown_name: str, dpi: int) -> list[tuple[PdfImage,
         raise Unconvertible(f"corrupt PDF: {error}") from None
     with document:
         try:
-            return _pictures(document, images_folder(markdown_name), dpi)
+            yield from _pictures(document, images_folder(markdown_name), dpi, max_page_bytes)
         except Unconvertible:
             raise
         except Exception as error:  # a damaged image stream or page: this document keeps its Markdown only
             raise Unconvertible(f"{type(error).__name__}: {error}") from None
 
 
-def _pictures(document: Any, folder: str, dpi: int) -> list[tuple[PdfImage, bytes]]:
-    found: list[tuple[PdfImage, bytes]] = []
+def _pictures(document: Any, folder: str, dpi: int, max_page_bytes: int) -> Iterator[tuple[PdfImage, bytes]]:
     for page in document.pages():
         width, height = page.rect.width * dpi / 72, page.rect.height * dpi / 72
         if width * height > MAX_PAGE_PIXELS:
@@ -81,11 +82,17 @@ def _pictures(document: Any, folder: str, dpi: int) -> list[tuple[PdfImage, byte
     for page in document.pages():
         pixmap = page.get_pixmap(dpi=dpi)
         image = PdfImage(f"{folder}/page-{page.number + 1:03d}.png", "page", page.number + 1, pixmap.w, pixmap.h)
-        found.append((image, pixmap.tobytes("png")))
+        data = pixmap.tobytes("png")
+        del pixmap
+        if len(data) > max_page_bytes:
+            raise Unconvertible(
+                f"page {page.number + 1} is {len(data):,} bytes as PNG at {dpi} dpi, over the limit of "
+                f"{max_page_bytes:,} a page (no provider takes a larger image)"
+            )
+        yield image, data
     seen: set[int] = set()
     for page in document.pages():
-        found += _figures(document, page, folder, seen)
-    return found
+        yield from _figures(document, page, folder, seen)
 
 
 def _figures(document: Any, page: Any, folder: str, seen: set[int]) -> list[tuple[PdfImage, bytes]]:

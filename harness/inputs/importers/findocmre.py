@@ -239,6 +239,11 @@ def _gold(answer: str, question_type: str, options: dict[str, str]) -> GoldSpec:
     return GoldSpec(answer, _answer_format(question_type, options), rel_tol)
 
 
+MAX_PAGE_POINTS = 14_400
+"""The largest side a PDF page can have, in points (ISO 32000-1, Annex C.2: 200 inches); a chart's box lies
+inside its page (checked against the page itself when its image is read: page_images.py)."""
+
+
 def _charts(raw: Any, ids: tuple[str, ...], where: str) -> tuple[Chart, ...]:
     """Optional: where each of the item's charts is (needed by the `cropped` and `bbox` protocols only)."""
     if raw is None:
@@ -256,8 +261,11 @@ def _charts(raw: Any, ids: tuple[str, ...], where: str) -> tuple[Chart, ...]:
         box = entry.get("bbox")
         if not isinstance(box, list) or len(box) != 4 or not all(_finite(v) for v in box):
             box = [0, 0, 0, 0]
-        if not (box[0] < box[2] and box[1] < box[3] and min(box) >= 0):
-            raise InputError(f"{field}: field 'bbox': must be [x0, y0, x1, y1] in points, x0 < x1, y0 < y1")
+        if not (box[0] < box[2] and box[1] < box[3] and min(box) >= 0 and max(box) <= MAX_PAGE_POINTS):
+            raise InputError(
+                f"{field}: field 'bbox': must be [x0, y0, x1, y1] in points on a page, "
+                f"0 <= x0 < x1 <= {MAX_PAGE_POINTS:,}, 0 <= y0 < y1 <= {MAX_PAGE_POINTS:,}"
+            )
         charts.append(Chart(str(entry["id"]).strip(), page, (box[0], box[1], box[2], box[3])))
     located = {chart.id for chart in charts}
     unlocated = [chart_id for chart_id in ids if chart_id not in located]

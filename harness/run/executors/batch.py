@@ -156,10 +156,11 @@ class BatchState:
             self.done += 1
             self.correct += row.is_correct()
 
-    def ended(self, row: ResultRow) -> None:
-        """An episode's last attempt ended: the error window counts it at once, before another one starts."""
-        if self.errors is not None:
-            self.errors.record(row)
+    def ended(self, row: ResultRow, console: Console) -> None:
+        """An episode's last attempt ended: the error window counts it at once, before another one starts; the
+        run's first infrastructure failure is said on CONSOLE as it happens (its reason, not only its count)."""
+        if self.errors is not None and (first := self.errors.record(row)) is not None:
+            console.print(f"{row.domain}/{row.task_id}: {first}", markup=False, highlight=False, soft_wrap=True)
 
     def counts(self) -> dict[str, Any]:
         return {

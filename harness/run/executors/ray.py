@@ -185,6 +185,8 @@ class _Driver:
         self.interrupted = False
         self.refused: str | None = None
         self.unwritable: OSError | None = None
+        self.console = batch.console
+        """Where the run's first infrastructure failure is said (the progress display's, once it is up)."""
 
     def run(self, console: Console, title: str, shared: Progress | None = None) -> tuple[list[ResultRow], bool]:
         import ray
@@ -194,6 +196,7 @@ class _Driver:
         state.gate_view = lambda keys: ray.get(self.coordinator.gate_states.remote(keys))
         with contextlib.nullcontext(shared) if shared else progress_bar(console) as progress:
             bar = progress.add_task(title, total=len(self.tasks) + state.done, completed=state.done, **state.counts())
+            self.console = progress.console
             for task in self.tasks:
                 self._submit(task, 1)
             while self.running or self.delayed:
@@ -300,7 +303,7 @@ class _Driver:
         sweep's spend cap."""
         self._record(row)
         errors = self.state.errors
-        self.state.ended(row)
+        self.state.ended(row, self.console)
         if errors is not None and errors.tripped:
             self.coordinator.stop_starting.remote("errors")
         if self.state.shared_spend is not None and self.state.shared_spend.reached():

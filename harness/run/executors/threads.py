@@ -9,6 +9,8 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from typing import Any
 
+from rich.console import Console
+
 from harness.core.abandon import StoppedWithoutWaiting, stopping_note
 from harness.episode import EpisodeContext, run_episode
 from harness.episode.throttles import Slots
@@ -35,7 +37,7 @@ def run_batch(batch: Batch) -> tuple[list[ResultRow], bool]:
         def refresh() -> None:
             progress.update(bar, completed=state.done, **state.counts())
 
-        run_one = _episode_runner(bounded, limits, state, refresh)
+        run_one = _episode_runner(bounded, limits, state, refresh, progress.console)
         futures: list[Future[ResultRow | None]] = [pool.submit(run_one, task) for task in tasks]
         recorded: set[Future[ResultRow | None]] = set()
 
@@ -80,7 +82,11 @@ def run_batch(batch: Batch) -> tuple[list[ResultRow], bool]:
 
 
 def _episode_runner(
-    context: EpisodeContext, limits: BatchLimits, state: BatchState, refresh: Callable[[], None]
+    context: EpisodeContext,
+    limits: BatchLimits,
+    state: BatchState,
+    refresh: Callable[[], None],
+    console: Console,
 ) -> Callable[[Task], ResultRow | None]:
     attempts = Attempts(limits.failures, state, RunFolder(context.run_dir))
 
@@ -92,7 +98,7 @@ def _episode_runner(
         refresh()
         try:
             result = _with_retries(task, context, attempts)
-            state.ended(result)
+            state.ended(result, console)
             return result
         finally:
             with state.lock:
