@@ -31,8 +31,9 @@ _REACHING = ("named", "globbed", "shown", "viewed")
 _TOKEN = re.compile(r"[\w.\-]+")
 _SIMPLE_NAME = re.compile(r"[\w.\-]+")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
-_GLOB_WORD = re.compile(r"[^\s|;&<>()=`$]*[*?[][^\s|;&<>()=`$]*")
-"""A word of a command holding a glob character: the shell expands it (quoted ones are left out first)."""
+_WORD_BREAK = re.compile(r"[|;&<>()=`$]")
+"""What ends a word inside a shell word (redirections, substitutions, assignments)."""
+_GLOB_CHARACTERS = frozenset("*?[")
 _SEGMENT = re.compile(r"[|;&\n()`]+")
 """Where a command's simple commands part (pipes, lists, `$(...)` and backquoted substitutions, subshells):
 each has its own first word."""
@@ -138,7 +139,7 @@ class DocumentIndex:
             words = [word for word in segment.split() if not _ASSIGNMENT.match(word)]
             if not words or words[0] in _LISTING or words[:2] == ["wc", "-l"]:
                 continue
-            for word in _GLOB_WORD.findall(segment):
+            for word in _glob_words(segment):
                 found.update(self._matching(word))
         return sorted(found)
 
@@ -163,6 +164,18 @@ class DocumentIndex:
         """The document whose pictures folder holds DOCUMENT (a page image or figure); None for any other file."""
         folder = document.rsplit("/", 1)[0] if "/" in document else ""
         return self._by_pictures.get(folder) if folder.endswith(_IMAGES_SUFFIX) else None
+
+
+def _glob_words(segment: str) -> list[str]:
+    """The words of SEGMENT holding a glob character, which the shell expands (quoted ones are left out first); in
+    one pass over the text, however long a word an agent writes."""
+    return [
+        word
+        for chunk in segment.split()
+        if not _GLOB_CHARACTERS.isdisjoint(chunk)
+        for word in _WORD_BREAK.split(chunk)
+        if not _GLOB_CHARACTERS.isdisjoint(word)
+    ]
 
 
 @functools.lru_cache(maxsize=64)
