@@ -59,16 +59,16 @@ def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -
         elif isinstance(event, FormatErrorEvent) and steps:
             steps[-1]["problem"] = event.problem
     evidence = next((logged.event for logged in events if isinstance(logged.event, EvidenceEvent)), None)
-    facts = _facts(start.task.get("facts") or [], evidence)
+    facts = _facts(start.task.facts or [], evidence)
     return ({"facts": facts} if facts else {}) | {
         "key": f"{start.domain}/{start.task_id}",
         "domain": start.domain,
         "task_id": start.task_id,
-        "question": start.task.get("question", ""),
-        "gold": start.task.get("answer", ""),
+        "question": start.task.question or "",
+        "gold": start.task.answer,
         **_outcome(events[-1].event if is_finished(events) else None, len(steps)),
         "evidence": evidence.evidence if evidence else [],
-        "touches": evidence.touches if evidence else [],
+        "touches": [touch.model_dump() for touch in evidence.touches] if evidence else [],
         "evidence_method": evidence.method if evidence else None,
         "model_s": round(sum(step.get("model_s") or 0 for step in steps), 3),
         "command_s": round(sum(step.get("command_s") or 0 for step in steps), 3),

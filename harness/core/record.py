@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    PlainValidator,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 from pydantic_core import PydanticCustomError
 
 
@@ -26,6 +33,17 @@ Number = Annotated[float, PlainValidator(_number)]
 
 class Record(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class AsGiven(Record):
+    """A record written back with exactly the fields it was given, in declared order: one read from a line keeps
+    that line's keys (an older harness wrote fewer), one built by the code has those it was built with. Its
+    optional fields default to None and are left out of the line unless given."""
+
+    @model_serializer(mode="wrap")
+    def _given_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        given = self.model_fields_set
+        return {name: value for name, value in handler(self).items() if name in given}
 
 
 def validation_problem(error: ValidationError, skip: int = 0) -> str:

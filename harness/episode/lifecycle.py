@@ -23,7 +23,7 @@ from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, collection_of
 from harness.records.episode_log import judge_log
 from harness.records.episode_row import UNGRADED, Spend, Timings, episode_row
-from harness.records.events import EpisodeEndEvent, EvidenceEvent, HarnessErrorEvent, SandboxReadyEvent
+from harness.records.events import EpisodeEndEvent, HarnessErrorEvent, SandboxFacts, SandboxReadyEvent
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog
@@ -102,7 +102,11 @@ def _run_in_sandbox(
         started = time.monotonic()
         sandbox.start()
         clocks.sandbox_start_s = time.monotonic() - started
-        log.write(SandboxReadyEvent(sandbox=sandbox.describe(), start_s=round(clocks.sandbox_start_s, 3)))
+        log.write(
+            SandboxReadyEvent(
+                sandbox=SandboxFacts.model_validate(sandbox.describe()), start_s=round(clocks.sandbox_start_s, 3)
+            )
+        )
         outcome, budget = _solve(task, context, log, clocks, sandbox)
     except Exception as error:
         outcome = outcome_of(error)
@@ -190,9 +194,10 @@ def _annotated(
         result, evidence = with_diagnostics(result, events, task.evidence, task.canary, collection, opens, task.facts)
         if evidence is not None and judge is not None and task.facts:
             stated = with_stated_facts(result, judge, task.question, task.facts, events, final_reply)
-            result, evidence["facts_stated"] = stated
+            result, facts_stated = stated
+            evidence = evidence.model_copy(update={"facts_stated": facts_stated})
         if evidence is not None:
-            log.write(EvidenceEvent(**evidence))
+            log.write(evidence)
     except Exception as error:  # a bug here must not cost the episode its row
         _log_failure(log, "evidence record", failure_text(error))
     return result

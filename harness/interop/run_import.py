@@ -30,8 +30,8 @@ from harness.records.episode_log import judge_log, start_event
 from harness.records.episode_row import GRADE_FIELDS, episode_row
 from harness.records.events import (
     EpisodeEndEvent,
-    EvidenceEvent,
     HarnessErrorEvent,
+    SandboxFacts,
     SandboxReadyEvent,
 )
 from harness.records.results import ResultRow, ResultsWriter
@@ -264,7 +264,7 @@ def _import_episode(
     log = TrajectoryWriter(folder.trajectory_path(*task.episode))
     log.write(start_event(task, source.model, imported_from=str(source.path)))
     imported = SandboxReadyEvent(
-        sandbox={"backend": f"imported ({source.format})"}, start_s=episode.row.get("sandbox_start_s", 0.0)
+        sandbox=SandboxFacts(backend=f"imported ({source.format})"), start_s=episode.row.get("sandbox_start_s", 0.0)
     )
     log.write(imported)
     for event in episode.events:
@@ -281,7 +281,7 @@ def _import_episode(
         row, log.events(), task.evidence, task.canary, collection, episode.opens, task.facts
     )
     if evidence is not None:
-        log.write(EvidenceEvent(**evidence))
+        log.write(evidence)
     log.write(EpisodeEndEvent(row=row, submission=episode.submission))
     log.close()
     return row

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from harness.core.errors import InputError
 from harness.core.json_text import sendable
 from harness.core.record import validation_problem
-from harness.core.reply import ToolCall, Usage
+from harness.core.reply import Attempt, ToolCall, Usage
 from harness.models.base import ContextOverflow, ModelError, ModelReply, estimate_tokens, tools_of
 from harness.models.bounded_http import bounded_transport, call_limits
 from harness.models.concurrency import gate_key, provider_gate
@@ -213,7 +213,7 @@ class LiteLLMModel:
         return reply.model_copy(update={"queued_s": round(sum(waits), 3)})
 
 
-def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | None) -> ModelReply:
+def _reply_from(response: Any, attempts: list[Attempt], price: Price | None) -> ModelReply:
     choice = response.choices[0]
     message = choice.message
     finish_reason = getattr(choice, "finish_reason", None)

@@ -35,13 +35,13 @@ def annotate_facts(
         if not isinstance(start, EpisodeStartEvent) or not is_finished(events):
             unlogged += 1
             continue
-        if not start.task.get("facts"):
+        if not start.task.facts:
             continue
-        facts = parse_facts(start.task["facts"], f"{path}:1: field 'task'")
+        facts = parse_facts(start.task.facts, f"{path}:1: field 'task'")
         end = events[-1].event
         final_reply = end.submission if isinstance(end, EpisodeEndEvent) else None
         logged_events = [logged.event for logged in events]
-        found = judge_facts(panel, start.task["question"], facts, logged_events, final_reply, named_only)
+        found = judge_facts(panel, start.task.question or "", facts, logged_events, final_reply, named_only)
         judged.append(
             EpisodeFacts(
                 domain=row.domain,

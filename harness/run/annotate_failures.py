@@ -46,7 +46,7 @@ def annotate_run(run_dir: Path, options: JudgeOptions, trajectory_chars: int, co
             f"{row.answer!r}, {row.turns} turns" + (f" ({row.detail})" if row.detail else "")
         )
         trajectory = condense([logged.event for logged in events], trajectory_chars)
-        case = EpisodeCase(task["question"], task["answer"], outcome, trajectory, row.turns)
+        case = EpisodeCase(task.question or "", task.answer, outcome, trajectory, row.turns)
         found = label_episode(panel, case)
         labels.append(
             EpisodeLabels(

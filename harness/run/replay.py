@@ -131,9 +131,10 @@ def regrade(path: Path, console: Console) -> None:
             if episode is None:
                 continue
             task, end, logged_row = episode.start.task, episode.end, episode.logged_row
-            if task["grader"] in JUDGED and judge is None:
+            if task.grader in JUDGED and judge is None:
                 judge = _recorded_judge(folder)
-            graded = grade(task["grader"], end.submission, GoldSpec.from_record(task), judge, judge_calls.append)
+            gold = GoldSpec(task.answer, task.answer_format, task.rel_tol, task.abs_tol, task.question or "")
+            graded = grade(task.grader, end.submission, gold, judge, judge_calls.append)
             row = logged_row | grade_fields(graded)
             if "failure_mode" in row:  # logged with an evidence record: the mode follows the new verdict
                 correct = row["verdict"] == Verdict.CORRECT

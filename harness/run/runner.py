@@ -52,6 +52,7 @@ from harness.inputs.tasks import (
     task_digest,
     task_file,
 )
+from harness.records.episode_log import RunFacts
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, ProfileRecord, Resumption, RunRecord
@@ -482,7 +483,7 @@ def _episode_context(
         make_model=plan.make_model.bind(cancel),
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),
         run_dir=plan.run_dir,
-        run_facts={"config_hash": config_hash, "harness_version": harness.__version__},
+        run_facts=RunFacts(config_hash, harness.__version__),
         collection_hashes=plan.collection_hashes,
         cancel=cancel,
         sandbox_facts=sandbox_facts,
