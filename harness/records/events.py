@@ -51,13 +51,18 @@ class TaskRecord(AsGiven):
     facts has them."""
 
 
-class SandboxFacts(AsGiven):
-    """A sandbox backend's description of itself (`Sandbox.describe`): its backend's name, then what that backend
-    says of itself (bwrap path, image, limits...), kept as the backend gave it: backend-opaque."""
+class SandboxFacts(Record):
+    """A sandbox backend's description of itself (`Sandbox.describe`: its name under `backend`, then bwrap path,
+    image, limits...): backend-opaque, kept as the backend gave it, its keys in its order (an out-of-tree backend
+    may name no `backend`)."""
 
     model_config = ConfigDict(extra="allow")
-    backend: str | None = None
-    """The backend's name (`local`, `docker`, `e2b`); an out-of-tree backend may give none."""
+
+    @property
+    def backend(self) -> str | None:
+        """The backend's name (`local`, `docker`, `e2b`), when it gives one."""
+        name = (self.model_extra or {}).get("backend")
+        return name if isinstance(name, str) else None
 
 
 class JudgeParams(AsGiven):

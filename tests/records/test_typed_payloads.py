@@ -1,0 +1,130 @@
+"""The events' payloads are records to their leaves (issue 47): a line read and written again is the same bytes,
+an older line's keys included (an attempt without `in_flight_limit`, a task record without `type`), and a leaf of
+the wrong type is a wrong line, not a dict carried along."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from harness.records.events import ModelErrorEvent
+from harness.records.reading import UnknownEvent, event_of
+
+ATTEMPT = {"error": "RateLimitError", "status": 429, "message": "slow down", "attempt": 1, "duration_s": 0.5}
+LINES = [
+    {
+        "event": "episode_start",
+        "time": 1.5,
+        "schema_version": 3,
+        "task_id": "t1",
+        "domain": "mini",
+        "task": {
+            "question": "q",
+            "answer": "42",
+            "answer_format": None,
+            "grader": "numeric",
+            "rel_tol": 0,
+            "abs_tol": 0.5,
+            "type": None,
+            "collection": None,
+            "facts": [{"document": "a.md", "cells": {"units": 40, "events": [{"n": None}]}, "schema": {}}],
+        },
+        "task_digest": "sha256:1",
+        "model": "oracle",
+        "sandbox": {"backend": "plugin", "image": {"id": 3}, "limits": None},
+    },
+    {
+        "event": "episode_start",
+        "time": 1,
+        "schema_version": 2,
+        "task_id": "t1",
+        "domain": "mini",
+        "task": {"answer": "42", "grader": "numeric"},
+        "task_digest": "sha256:1",
+        "model": None,
+        "sandbox": {},
+    },
+    {"event": "sandbox_ready", "time": 2.0, "sandbox": {"name": "no backend given", "backend": "x"}, "start_s": 0},
+    {
+        "event": "model_error",
+        "time": 3.0,
+        "turn": 1,
+        "messages": [],
+        "error": "gave up",
+        "attempts": [ATTEMPT, ATTEMPT | {"wait_s": 1.0, "on_agent_clock": False, "in_flight_limit": 4}],
+        "latency_s": 2,
+    },
+    {
+        "event": "judge_call",
+        "time": 4.0,
+        "model": "m",
+        "prompt": "sha256:2",
+        "params": {"temperature": 0.0},
+        "cache_key": "k",
+        "cached": False,
+        "verdict": None,
+        "reply": None,
+        "dropped_params": [],
+        "failure": "JUDGE_CALL_FAILED",
+        "error": "x",
+        "attempts": [ATTEMPT],
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": None,
+        "latency_s": 0.1,
+    },
+    {
+        "event": "evidence",
+        "time": 5.0,
+        "method": "m",
+        "leakage_method": "l",
+        "evidence": ["a.md"],
+        "touches": [{"document": "a.md", "first_turn": 1, "reached_turn": None, "how": ["listed"]}],
+        "opens": None,
+    },
+]
+
+
+def _line(fields: dict) -> str:
+    return json.dumps(fields, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("line", LINES, ids=[f"{n}-{line['event']}" for n, line in enumerate(LINES)])
+def test_a_line_read_and_written_again_is_the_same_bytes(line):
+    event = event_of(line)
+    assert not isinstance(event, UnknownEvent), event
+    again = {"event": line["event"], "time": line["time"], **event.to_dict()}
+    assert _line(again) == _line(line)
+
+
+@pytest.mark.parametrize(
+    ("kind", "path", "value", "field"),
+    [
+        (3, ("attempts", 0, "status"), "429", "attempts.0.status"),
+        (3, ("attempts", 1, "wait_s"), True, "attempts.1.wait_s"),
+        (0, ("task", "answer"), 42, "task.answer"),
+        (0, ("task", "rel_tol"), "0.01", "task.rel_tol"),
+        (5, ("touches", 0, "first_turn"), "1", "touches.0.first_turn"),
+        (4, ("params", "temperature"), "hot", "params.temperature"),
+        (4, ("params", "top_p"), 1, "params.top_p"),
+    ],
+)
+def test_a_leaf_of_the_wrong_type_is_a_wrong_line_naming_its_field(kind, path, value, field):
+    line = json.loads(json.dumps(LINES[kind]))
+    place = line
+    for step in path[:-1]:
+        place = place[step]
+    place[path[-1]] = value
+    with pytest.raises(ValueError, match=f"field '{re.escape(field)}'"):
+        event_of(line)
+
+
+def test_an_attempt_is_read_by_its_fields():
+    event = event_of(LINES[3])
+    assert isinstance(event, ModelErrorEvent)
+    assert [(one.status, one.wait_s, one.in_flight_limit) for one in event.attempts] == [
+        (429, None, None),
+        (429, 1.0, 4),
+    ]
