@@ -264,7 +264,8 @@ def _import_episode(
     log = TrajectoryWriter(folder.trajectory_path(*task.episode))
     log.write(start_event(task, source.model, imported_from=str(source.path)))
     imported = SandboxReadyEvent(
-        sandbox=SandboxFacts(backend=f"imported ({source.format})"), start_s=episode.row.get("sandbox_start_s", 0.0)
+        sandbox=SandboxFacts.model_validate({"backend": f"imported ({source.format})"}),
+        start_s=episode.row.get("sandbox_start_s", 0.0),
     )
     log.write(imported)
     for event in episode.events:
