@@ -14,9 +14,12 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     PlainValidator,
+    PrivateAttr,
     SerializerFunctionWrapHandler,
     ValidationError,
+    ValidatorFunctionWrapHandler,
     model_serializer,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -36,14 +39,31 @@ class Record(BaseModel):
 
 
 class AsGiven(Record):
-    """A record written back with exactly the fields it was given, in declared order: one read from a line keeps
-    that line's keys (an older harness wrote fewer), one built by the code has those it was built with. Its
-    optional fields default to None and are left out of the line unless given."""
+    """A record written back exactly as it was given: the fields it was given, in the order given. One read from a
+    line is that line again (an older harness wrote fewer fields, or in another order); one built by the code has
+    the fields it was built with. Its optional fields default to None and are left out unless given."""
+
+    _given_order: tuple[str, ...] = PrivateAttr(default=())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_order(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        record = handler(data)
+        if isinstance(data, dict) and isinstance(record, AsGiven):
+            record._given_order = tuple(data)
+        return record
+
+    def __eq__(self, other: object) -> bool:
+        """The same fields of the same values, in whatever order they were given."""
+        return type(other) is type(self) and self.model_dump() == other.model_dump()
+
+    __hash__ = Record.__hash__
 
     @model_serializer(mode="wrap")
     def _given_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        given = self.model_fields_set
-        return {name: value for name, value in handler(self).items() if name in given}
+        fields = handler(self)
+        order = self._given_order or tuple(fields)
+        return {name: fields[name] for name in order if name in fields and name in self.model_fields_set}
 
 
 def validation_problem(error: ValidationError, skip: int = 0) -> str:

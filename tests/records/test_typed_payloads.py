@@ -13,6 +13,8 @@ from harness.records.events import ModelErrorEvent
 from harness.records.reading import UnknownEvent, event_of
 
 ATTEMPT = {"error": "RateLimitError", "status": 429, "message": "slow down", "attempt": 1, "duration_s": 0.5}
+OLDER_ATTEMPT = {"status": 500, "error": "InternalServerError", "message": "boom"}
+"""An attempt as another (older) harness wrote it: fewer keys, in another order."""
 LINES = [
     {
         "event": "episode_start",
@@ -69,7 +71,7 @@ LINES = [
         "dropped_params": [],
         "failure": "JUDGE_CALL_FAILED",
         "error": "x",
-        "attempts": [ATTEMPT],
+        "attempts": [ATTEMPT, OLDER_ATTEMPT],
         "input_tokens": 0,
         "output_tokens": 0,
         "cost_usd": None,
