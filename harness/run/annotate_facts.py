@@ -11,7 +11,14 @@ from rich.console import Console
 from harness.core.facts import parse_facts
 from harness.diagnostics.fact_judge import judge_facts, prompt_digest
 from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
-from harness.records.fact_judgments import ALL_ROWS, JUDGED, NAMED_ROWS, EpisodeFacts, write_fact_judgments
+from harness.records.fact_judgments import (
+    ALL_ROWS,
+    JUDGED,
+    NAMED_ROWS,
+    EpisodeFacts,
+    FactRowJudgment,
+    write_fact_judgments,
+)
 from harness.records.reading import is_finished, read_events
 from harness.records.run_folder import RunFolder
 from harness.run.judges import JudgeOptions
@@ -49,7 +56,7 @@ def annotate_facts(
                 epoch=row.epoch,
                 status=JUDGED,
                 stated=found.counts,
-                rows=found.rows,
+                rows=[FactRowJudgment.model_validate(row) for row in found.rows],
                 prompt=prompt_digest(panel.protocol),
                 rows_asked=NAMED_ROWS if named_only else ALL_ROWS,
                 cost_usd=found.cost_usd,

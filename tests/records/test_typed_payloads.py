@@ -130,3 +130,118 @@ def test_an_attempt_is_read_by_its_fields():
         (429, None, None),
         (429, 1.0, 4),
     ]
+
+
+FACT_JUDGES = [
+    {
+        "model": "m",
+        "cache_key": "k1",
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": None,
+        "cached": True,
+        "calls": 0,
+        "supported": ["units"],
+        "failure": None,
+    },
+    {
+        "model": "m",
+        "cache_key": "k2",
+        "input_tokens": 10,
+        "output_tokens": 2,
+        "cost_usd": 0.001,
+        "supported": None,
+        "failure": "JUDGE_CALL_FAILED",
+        "error": "boom",
+        "reply": None,
+        "cached": False,
+        "calls": 0,
+        "earlier": [{"failure": "JUDGE_MALFORMED", "reply": "?"}],
+    },
+]
+LABEL_JUDGES = [
+    {
+        "model": "m",
+        "cache_key": "k1",
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": None,
+        "cached": True,
+        "labels": [{"mode": "gave_up", "turn": 2, "reason": "r"}],
+        "failure": None,
+    },
+    {
+        "model": "m",
+        "cache_key": "k2",
+        "input_tokens": 5,
+        "output_tokens": 1,
+        "cost_usd": 0,
+        "cached": False,
+        "labels": None,
+        "failure": "JUDGE_MALFORMED",
+        "reply": "?",
+    },
+]
+
+
+def test_fact_judgments_and_labels_read_and_written_again_are_the_same_bytes(tmp_path):
+    from harness.records.fact_judgments import read_fact_judgments, write_fact_judgments
+    from harness.records.failure_labels import read_labels, write_labels
+
+    episode = {"domain": "mini", "task_id": "t1", "epoch": 1}
+    facts = episode | {
+        "status": "judged",
+        "stated": None,
+        "prompt": "sha256:1",
+        "cost_usd": 0.001,
+        "calls": {"made": 1, "cached": 1},
+        "rows_asked": "all",
+    }
+    facts = {**facts, "rows": [{"document": "a.md", "supported": ["units"], "failed": False, "judges": FACT_JUDGES}]}
+    order = ["domain", "task_id", "epoch", "status", "stated", "rows", "prompt", "cost_usd", "calls", "rows_asked"]
+    facts_line = json.dumps({name: facts[name] for name in order}, ensure_ascii=False) + "\n"
+    labels_line = (
+        json.dumps(
+            episode
+            | {
+                "status": "labelled",
+                "modes": {"gave_up": 2},
+                "judges": LABEL_JUDGES,
+                "prompt": "sha256:2",
+                "rule_mode": None,
+                "cost_usd": 0,
+                "trajectory_chars": 10,
+                "calls": {"made": 1, "cached": 1},
+            },
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
+    (tmp_path / "facts.jsonl").write_text(facts_line)
+    (tmp_path / "labels.jsonl").write_text(labels_line)
+    judged, labelled = read_fact_judgments(tmp_path / "facts.jsonl"), read_labels(tmp_path / "labels.jsonl")
+    assert judged[0].rows[0].judges[1].earlier[0].reply == "?"
+    assert labelled[0].judges[0].labels[0].turn == 2
+    write_fact_judgments(tmp_path / "facts.jsonl", judged)
+    write_labels(tmp_path / "labels.jsonl", labelled)
+    assert (tmp_path / "facts.jsonl").read_text() == facts_line
+    assert (tmp_path / "labels.jsonl").read_text() == labels_line
+
+
+def test_a_judge_entry_of_the_wrong_type_is_a_wrong_line(tmp_path):
+    from harness.core.errors import InputError
+    from harness.records.failure_labels import read_labels
+
+    judge = LABEL_JUDGES[0] | {"labels": [{"mode": "gave_up", "turn": "2", "reason": "r"}]}
+    line = {
+        "domain": "mini",
+        "task_id": "t1",
+        "epoch": 1,
+        "status": "labelled",
+        "modes": {},
+        "judges": [judge],
+        "prompt": "p",
+    }
+    (tmp_path / "labels.jsonl").write_text(json.dumps(line) + "\n")
+    with pytest.raises(InputError, match=re.escape("judges.0.labels.0.turn")):
+        read_labels(tmp_path / "labels.jsonl")
