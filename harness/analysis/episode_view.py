@@ -155,7 +155,7 @@ def run_header(folder: RunFolder, record: RunRecord) -> dict[str, Any]:
     return {
         "model": model,
         "label": run_key(record),
-        "protocol": {key: value for key, value in record.protocol.items() if not isinstance(value, dict)},
+        "protocol": {key: value for key, value in record.protocol.model_dump().items() if not isinstance(value, dict)},
         "episodes": cell.n,
         "accuracy": {mode: round(100 * cell.accuracy(mode), 1) for mode in MODE_FIELDS},
         "input_tokens": cell.input_tokens(),

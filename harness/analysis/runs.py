@@ -49,9 +49,9 @@ def load_runs(
         record = folder.read_record()
         label = (labels or {}).get(path) or run_key(record)
         if label in protocols:
-            _check_same_protocol(label, protocols[label], (path, record.protocol))
+            _check_same_protocol(label, protocols[label], (path, record.protocol.model_dump()))
         else:
-            protocols[label] = (path, record.protocol)
+            protocols[label] = (path, record.protocol.model_dump())
         rows = folder.latest_rows()
         folders.setdefault(label, {})[path] = len(rows)
         for (domain, task_id, epoch), row in rows.items():

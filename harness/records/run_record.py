@@ -12,6 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.records.events import SandboxFacts
+from harness.records.run_settings import ModelSettings, Prices, RunProtocol
+
 
 @dataclass(frozen=True)
 class CollectionRecord:
@@ -55,7 +58,7 @@ class Resumption:
     """Finished tasks run again because their question or gold changed."""
     collections: dict[str, CollectionRecord] = field(default_factory=dict)
     """Collections whose hash changed (only with --allow-protocol-change): what the episodes now run on."""
-    protocol: dict[str, Any] | None = None
+    protocol: RunProtocol | None = None
     """The protocol the resume ran under, when it differs from the run's."""
     packages: dict[str, str | None] = field(default_factory=dict)
     """The pinned packages' versions the resume ran with, when they differ from the run's."""
@@ -67,7 +70,7 @@ class Resumption:
         if self.collections:
             record["collections"] = _collections_dict(self.collections)
         if self.protocol is not None:
-            record["protocol"] = self.protocol
+            record["protocol"] = self.protocol.model_dump()
         if self.packages:
             record["packages"] = self.packages
         return record
@@ -80,7 +83,7 @@ class Resumption:
             dict(data["config"]),
             int(data.get("changed_tasks") or 0),
             _collections(data.get("collections")),
-            data.get("protocol"),
+            None if data.get("protocol") is None else RunProtocol.model_validate(data["protocol"]),
             dict(data.get("packages") or {}),
         )
 
@@ -136,12 +139,12 @@ class RunRecord:
     `run/pinned_packages.py` names them); empty in runs older than it."""
     config_hash: str | None = None
     """The protocol's hash, also in every episode_start."""
-    protocol: dict[str, Any] = field(default_factory=dict)
+    protocol: RunProtocol = field(default_factory=RunProtocol)
     """The settings that change what a score means (harness/run/runner.py `protocol_of`): a resume under
     other ones is refused."""
-    model: dict[str, Any] | None = None
+    model: ModelSettings | None = None
     """The model's resolved settings (None in runs older than their record)."""
-    sandbox: dict[str, Any] = field(default_factory=dict)
+    sandbox: SandboxFacts = field(default_factory=SandboxFacts)
     """The sandbox backend's facts."""
     collections: dict[str, CollectionRecord] = field(default_factory=dict)
     leakage_warning: str | None = None
@@ -149,7 +152,7 @@ class RunRecord:
     imported: ImportSource | None = None
     """Set for an imported run, whose record has none of the run's sections."""
     resumed: tuple[Resumption, ...] = ()
-    prices: dict[str, Any] | None = None
+    prices: Prices | None = None
     """The price the run's costs were computed with (`models/prices.py`, USD per million tokens, and its source);
     None for a model without a cost (oracle, scripted) or an unknown price."""
     label: str | None = None
@@ -176,16 +179,16 @@ class RunRecord:
             record |= {
                 "config": self.config,
                 "config_hash": self.config_hash,
-                "protocol": self.protocol,
+                "protocol": self.protocol.model_dump(),
             }
             if self.profile is not None:
                 record["profile"] = self.profile.to_dict()
             if self.model is not None:
-                record["model"] = self.model
+                record["model"] = self.model.model_dump()
             if self.prices is not None:
-                record["prices"] = self.prices
+                record["prices"] = self.prices.model_dump()
             record |= {
-                "sandbox": self.sandbox,
+                "sandbox": self.sandbox.model_dump(),
                 "collections": _collections_dict(self.collections),
                 "tasks": self.tasks,
                 "leakage_warning": self.leakage_warning,
@@ -207,15 +210,15 @@ class RunRecord:
             python=data.get("python"),
             packages=dict(data.get("packages") or {}),
             config_hash=data.get("config_hash"),
-            protocol=dict(data.get("protocol") or {}),
-            model=data.get("model"),
-            sandbox=dict(data.get("sandbox") or {}),
+            protocol=RunProtocol.model_validate(data.get("protocol") or {}),
+            model=None if data.get("model") is None else ModelSettings.model_validate(data["model"]),
+            sandbox=SandboxFacts.model_validate(data.get("sandbox") or {}),
             collections=_collections(data.get("collections")),
             leakage_warning=data.get("leakage_warning"),
             imported=None if imported is None else ImportSource(str(imported["format"]), list(imported["from"])),
             resumed=tuple(Resumption.from_dict(resume) for resume in data.get("resumed") or []),
             label=None if data.get("label") is None else str(data["label"]),
-            prices=data.get("prices"),
+            prices=None if data.get("prices") is None else Prices.model_validate(data["prices"]),
             profile=None if data.get("profile") is None else ProfileRecord.from_dict(data["profile"]),
         )
 

@@ -170,17 +170,19 @@ def _replacing(target: Path, partial: Path) -> Iterator[TextIO]:
 def _recorded_judge(folder: RunFolder) -> JudgePanel:
     """The run's own judges (from run.yaml), with the cache next to the run folder: known verdicts cost nothing."""
     record = folder.read_record()
-    judge = record.protocol.get("judge")
-    if not judge:
+    judge = record.protocol.judge
+    if judge is None or not judge.models:
         raise InputError(f"{folder.record_path}: the run grades with 'judge' but records no judges")
     config = _recorded_config(record, {})
     completion = litellm_judges(config.judge_api_base, config.judge_timeout, config.max_retries)
-    panel = JudgePanel(judge["models"], judge["quorum"], JudgeCache(folder.path.parent / ".judge-cache"), completion)
+    panel = JudgePanel(
+        judge.models, judge.quorum or len(judge.models), JudgeCache(folder.path.parent / ".judge-cache"), completion
+    )
     if config.judge_prompt is None:
         return panel
     protocol = load_protocol(Path(config.judge_prompt))
     kind = "score_prompt" if protocol.score_range is not None else "judge_prompt"
-    if protocol.digest != (judge.get(kind) or {}).get("digest"):
+    if protocol.digest != (getattr(judge, kind) or {}).get("digest"):
         raise InputError(f"{config.judge_prompt}: --judge-prompt: the file changed since the run judged with it")
     if protocol.score_range is not None:
         return dataclasses.replace(panel, score_protocol=protocol)

@@ -53,9 +53,11 @@ from harness.inputs.tasks import (
     task_file,
 )
 from harness.records.episode_log import RunFacts
+from harness.records.events import SandboxFacts
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, ProfileRecord, Resumption, RunRecord
+from harness.records.run_settings import ModelSettings, Prices, RunProtocol
 from harness.run.action_format_hint import action_format_hint
 from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.epochs import check_epochs, episodes_of
@@ -284,7 +286,7 @@ def _check_resumable(
     if not folder.record_path.is_file():
         raise InputError(f"{folder.path}: exists but holds no run.yaml; choose another --run-id")
     record = folder.read_record()
-    recorded = record.protocol
+    recorded = record.protocol.model_dump()
     changes = [
         f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items() if recorded.get(key) != value
     ]
@@ -606,7 +608,7 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
         record = plan.folder.read_record()
         # changed collections only with --allow-protocol-change: say so, and record what the episodes now run on
         changed = {d: c for d, c in collections.items() if record.collections.get(d) != c}
-        protocol = plan.protocol if record.protocol != plan.protocol else None
+        protocol = RunProtocol.model_validate(plan.protocol) if record.protocol.model_dump() != plan.protocol else None
         packages = resolved_versions()
         resume = Resumption(
             now,
@@ -630,13 +632,13 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
             python=platform.python_version(),
             packages=resolved_versions(),
             config_hash=config_hash,
-            protocol=plan.protocol,
-            model=plan.make_model.settings,
-            sandbox=sandbox_facts,
+            protocol=RunProtocol.model_validate(plan.protocol),
+            model=ModelSettings.model_validate(plan.make_model.settings),
+            sandbox=SandboxFacts.model_validate(sandbox_facts),
             collections=collections,
             leakage_warning=None if plan.leaks is None else plan.leaks.warning(timeout=0),
             label=label_of(plan.config),
-            prices=None if plan.make_model.price is None else plan.make_model.price.to_dict(),
+            prices=None if plan.make_model.price is None else Prices.model_validate(plan.make_model.price.to_dict()),
             profile=plan.profile,
         )
     plan.folder.write_record(record)
