@@ -27,7 +27,7 @@ from harness.records.run_record import RunRecord
 _OUTCOME = ("status", "verdict", "answer", "turns", "detail", "reasons", "failure_mode", "evidence_recall", "row")
 
 
-def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -> dict[str, Any] | None:
+def episode_view(events: list[LoggedEvent], max_turns: float, time_limit: float) -> dict[str, Any] | None:
     """Its outcome and its steps: reply, command, output, budgets left, and the turn's model and command time;
     None for a log that does not start as an episode does."""
     start = events[0].event if events else None
@@ -149,7 +149,7 @@ def _outcome(end: Event | None, steps: int) -> dict[str, Any]:
 def run_header(folder: RunFolder, record: RunRecord) -> dict[str, Any]:
     """Model, label, protocol, accuracy by grading mode, tokens and cost of the run's (RECORD's) latest rows."""
     rows = list(folder.latest_rows().values())
-    model = record.config["model"]
+    model = str(record.config.model)
     cell = Cell(model, ALL, rows)
     costs = cell.cost()
     return {

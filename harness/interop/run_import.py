@@ -37,6 +37,7 @@ from harness.records.events import (
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
 from harness.records.run_record import ImportSource, RunRecord
+from harness.records.run_settings import RunSettings
 from harness.records.trajectory import TrajectoryWriter
 
 DECIDED_BY_IMPORT = frozenset(
@@ -158,12 +159,12 @@ def _record(options: ImportOptions, form: str, first: ForeignFile, count: int) -
         run_id=options.run_id,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         imported=ImportSource(form, [str(path) for path in options.paths]),
-        config={
-            "model": settings.get("model") or form,
-            "max_turns": settings.get("max_turns") or 0,
-            "time_limit": float(settings.get("time_limit") or 0),
-            "tasks_dir": str(options.tasks_dir),
-        },
+        config=RunSettings(
+            model=settings.get("model") or form,
+            max_turns=settings.get("max_turns") or 0,
+            time_limit=float(settings.get("time_limit") or 0),
+            tasks_dir=str(options.tasks_dir),
+        ),
         tasks=count,
     )
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from harness.records.events import SandboxFacts
-from harness.records.run_settings import ModelSettings, Prices, RunProtocol
+from harness.records.run_settings import ModelSettings, Prices, RunProtocol, RunSettings
+
+R = TypeVar("R", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,7 @@ class Resumption:
 
     at: str
     pending: int
-    config: dict[str, Any]
+    config: RunSettings
     """The settings the resume ran with."""
     changed_tasks: int = 0
     """Finished tasks run again because their question or gold changed."""
@@ -64,7 +68,7 @@ class Resumption:
     """The pinned packages' versions the resume ran with, when they differ from the run's."""
 
     def to_dict(self) -> dict[str, Any]:
-        record: dict[str, Any] = {"at": self.at, "pending": self.pending, "config": self.config}
+        record: dict[str, Any] = {"at": self.at, "pending": self.pending, "config": self.config.model_dump()}
         if self.changed_tasks:
             record["changed_tasks"] = self.changed_tasks
         if self.collections:
@@ -80,10 +84,10 @@ class Resumption:
         return cls(
             str(data["at"]),
             int(data["pending"]),
-            dict(data["config"]),
+            _section(RunSettings, data["config"], "resumed.config"),
             int(data.get("changed_tasks") or 0),
             _collections(data.get("collections")),
-            None if data.get("protocol") is None else RunProtocol.model_validate(data["protocol"]),
+            None if data.get("protocol") is None else _section(RunProtocol, data["protocol"], "resumed.protocol"),
             dict(data.get("packages") or {}),
         )
 
@@ -127,7 +131,7 @@ class RunRecord:
 
     run_id: str
     created: str
-    config: dict[str, Any]
+    config: RunSettings
     """The settings as harness/inputs/config.py names them (`config_to_dict`); an import's has only model,
     max_turns, time_limit and tasks_dir."""
     tasks: int
@@ -168,7 +172,7 @@ class RunRecord:
             record["label"] = self.label
         if self.imported is not None:
             record["imported"] = {"format": self.imported.format, "from": self.imported.paths}
-            record |= {"config": self.config, "tasks": self.tasks}
+            record |= {"config": self.config.model_dump(), "tasks": self.tasks}
         else:
             record |= {
                 "harness_version": self.harness_version,
@@ -177,7 +181,7 @@ class RunRecord:
             if self.packages:
                 record["packages"] = self.packages
             record |= {
-                "config": self.config,
+                "config": self.config.model_dump(),
                 "config_hash": self.config_hash,
                 "protocol": self.protocol.model_dump(),
             }
@@ -204,28 +208,38 @@ class RunRecord:
         return cls(
             run_id=str(data["run_id"]),
             created=str(data["created"]),
-            config=dict(data["config"]),
+            config=_section(RunSettings, data["config"], "config"),
             tasks=int(data["tasks"]),
             harness_version=data.get("harness_version"),
             python=data.get("python"),
             packages=dict(data.get("packages") or {}),
             config_hash=data.get("config_hash"),
-            protocol=RunProtocol.model_validate(data.get("protocol") or {}),
-            model=None if data.get("model") is None else ModelSettings.model_validate(data["model"]),
-            sandbox=SandboxFacts.model_validate(data.get("sandbox") or {}),
+            protocol=_section(RunProtocol, data.get("protocol") or {}, "protocol"),
+            model=None if data.get("model") is None else _section(ModelSettings, data["model"], "model"),
+            sandbox=_section(SandboxFacts, data.get("sandbox") or {}, "sandbox"),
             collections=_collections(data.get("collections")),
             leakage_warning=data.get("leakage_warning"),
             imported=None if imported is None else ImportSource(str(imported["format"]), list(imported["from"])),
             resumed=tuple(Resumption.from_dict(resume) for resume in data.get("resumed") or []),
             label=None if data.get("label") is None else str(data["label"]),
-            prices=None if data.get("prices") is None else Prices.model_validate(data["prices"]),
+            prices=None if data.get("prices") is None else _section(Prices, data["prices"], "prices"),
             profile=None if data.get("profile") is None else ProfileRecord.from_dict(data["profile"]),
         )
 
     @property
     def report_label(self) -> str:
         """What report tables call the run: its label, else (older runs, imports) its model."""
-        return self.label or str(self.config["model"])
+        return self.label or str(self.config.model)
+
+
+def _section(record: type[R], data: Any, name: str) -> R:
+    """Section NAME of a run.yaml as its record; a ValueError naming its field (`protocol.max_turns`) if it is not."""
+    try:
+        return record.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        place = ".".join(str(part) for part in (name, *first["loc"]))
+        raise ValueError(f"field '{place}': {first['msg']}") from None
 
 
 def _collections(data: Mapping[str, Any] | None) -> dict[str, CollectionRecord]:

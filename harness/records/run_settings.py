@@ -15,6 +15,75 @@ class _AsWritten(AsGiven):
     """Keys an older (or newer) harness wrote that this one does not declare are kept as given."""
 
 
+class RunSettings(_AsWritten):
+    """The run's settings as harness/inputs/config.py names them (`config_to_dict`, its `RunConfig`'s fields, paths
+    as text): run.yaml's `config`, and each resume's. An import's has only model, max_turns, time_limit and
+    tasks_dir; an older run's lacks the newer settings (None, and left out when written again)."""
+
+    model: str | None = None
+    sweep: str | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    model_args: list[str] | None = None
+    temperature: Number | None = None
+    max_retries: int | None = None
+    model_timeout: Number | None = None
+    model_aliases: dict[str, str] | None = None
+    judge: str | None = None
+    judge_quorum: int | None = None
+    judge_api_base: str | None = None
+    judge_timeout: Number | None = None
+    judge_prompt: str | None = None
+    domain: str | None = None
+    task_ids: list[str] | None = None
+    limit: int | None = None
+    epochs: int | None = None
+    tasks_dir: str | None = None
+    collections_dir: str | None = None
+    follow_links: bool | None = None
+    results_dir: str | None = None
+    cache_dir: str | None = None
+    run_id: str | None = None
+    sandbox: str | None = None
+    image: str | None = None
+    workers: int | None = None
+    max_sandboxes: int | None = None
+    max_connections: int | None = None
+    executor: str | None = None
+    ray_address: str | None = None
+    max_cost: Number | None = None
+    label: str | None = None
+    retry_errors: int | None = None
+    max_error_rate: Number | None = None
+    error_window: int | None = None
+    prices: str | None = None
+    shard: str | None = None
+    redo: bool | None = None
+    allow_protocol_change: bool | None = None
+    max_turns: Number | None = None
+    """An int in a run's; an import's as its file gave it."""
+    time_limit: Number | None = None
+    command_timeout: Number | None = None
+    context_window: int | None = None
+    max_output_tokens: int | None = None
+    output_reserve: int | None = None
+    prompts: str | None = None
+    action_format: str | None = None
+    max_format_errors: int | None = None
+    memory_mb: int | None = None
+    pids: int | None = None
+    cpus: Number | None = None
+    disk_mb: int | None = None
+    output_limit: int | None = None
+    closed_book: bool | None = None
+    vision: bool | None = None
+    zero_shot: str | None = None
+    solver: str | None = None
+    solver_args: list[str] | None = None
+    profile: str | None = None
+    watch_opens: bool | None = None
+
+
 class ModelSettings(_AsWritten):
     """The model's resolved settings (`model` in run.yaml, `model_settings` in its protocol)."""
 

@@ -29,7 +29,7 @@ def annotate_facts(
 ) -> list[EpisodeFacts]:
     folder = RunFolder(run_dir)
     record = folder.read_record()
-    aliases = record.config.get("model_aliases") or {}
+    aliases = record.config.model_aliases or {}
     panel = options.panel(folder.path.parent, "annotate --facts asks a judge of the panel", aliases)
     judged: list[EpisodeFacts] = []
     unlogged = 0

@@ -30,7 +30,7 @@ def _wrong_episodes(folder: RunFolder) -> list[ResultRow]:
 def annotate_run(run_dir: Path, options: JudgeOptions, trajectory_chars: int, console: Console) -> list[EpisodeLabels]:
     folder = RunFolder(run_dir)
     record = folder.read_record()
-    aliases = record.config.get("model_aliases") or {}
+    aliases = record.config.model_aliases or {}
     panel = options.panel(folder.path.parent, "annotate asks a judge panel", aliases)
     labels: list[EpisodeLabels] = []
     unlogged = 0

@@ -193,7 +193,7 @@ def _recorded_config(record: RunRecord, overrides: dict[str, Any]) -> RunConfig:
     """The run's settings, with OVERRIDES; ones its run.yaml lacks (an older harness) take today's defaults, and
     ones this harness no longer has are left out."""
     known = set(setting_names()) - {"run_id", "limit"}
-    return build_config({key: value for key, value in record.config.items() if key in known}, overrides)
+    return build_config({key: value for key, value in record.config.model_dump().items() if key in known}, overrides)
 
 
 def reexecute(path: Path, console: Console) -> int:

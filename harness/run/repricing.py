@@ -40,5 +40,5 @@ def _run_price(folder: RunFolder, prices: dict[str, Price]) -> Price | None:
     """The file's price for the run's model: by the name it was run under, then its provider string."""
     record = folder.read_record()
     provider = None if record.model is None else record.model.model
-    names = tuple(str(name) for name in (record.config.get("model"), provider) if name)
+    names = tuple(str(name) for name in (record.config.model, provider) if name)
     return price_in(names, prices)

@@ -57,7 +57,7 @@ from harness.records.events import SandboxFacts
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, ProfileRecord, Resumption, RunRecord
-from harness.records.run_settings import ModelSettings, Prices, RunProtocol
+from harness.records.run_settings import ModelSettings, Prices, RunProtocol, RunSettings
 from harness.run.action_format_hint import action_format_hint
 from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.epochs import check_epochs, episodes_of
@@ -309,7 +309,7 @@ def _check_resumable(
 def _check_same_domains(record: RunRecord, domain: str, run_id: str) -> None:
     """A resume runs what the run selected: another --domain would add its rows to this run's (an import's
     record names no domain)."""
-    recorded = record.config.get("domain")
+    recorded = record.config.domain
     if recorded is not None and _domain_set(recorded) != _domain_set(domain):
         raise InputError(
             f"--run-id {run_id}: the run was made for --domain {recorded!r}, not {domain!r}; "
@@ -613,7 +613,7 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
         resume = Resumption(
             now,
             len(plan.pending),
-            config_to_dict(plan.config),
+            RunSettings.model_validate(config_to_dict(plan.config)),
             plan.changed_tasks,
             changed,
             protocol,
@@ -626,7 +626,7 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
         record = RunRecord(
             run_id=plan.run_id,
             created=now,
-            config=config_to_dict(plan.config),
+            config=RunSettings.model_validate(config_to_dict(plan.config)),
             tasks=len({(task.domain, task.id) for task in plan.episodes}),
             harness_version=harness.__version__,
             python=platform.python_version(),

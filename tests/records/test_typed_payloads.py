@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from harness.records.events import ModelErrorEvent
 from harness.records.reading import UnknownEvent, event_of
+
+REPO = Path(__file__).resolve().parents[2]
 
 ATTEMPT = {"error": "RateLimitError", "status": 429, "message": "slow down", "attempt": 1, "duration_s": 0.5}
 OLDER_ATTEMPT = {"status": 500, "error": "InternalServerError", "message": "boom"}
@@ -245,3 +248,36 @@ def test_a_judge_entry_of_the_wrong_type_is_a_wrong_line(tmp_path):
     (tmp_path / "labels.jsonl").write_text(json.dumps(line) + "\n")
     with pytest.raises(InputError, match=re.escape("judges.0.labels.0.turn")):
         read_labels(tmp_path / "labels.jsonl")
+
+
+def _fixture_record() -> dict:
+    from harness.core.yaml_safe import load_yaml
+
+    path = REPO / "tests" / "fixtures" / "schema3_run" / "run.yaml"
+    return load_yaml(path.read_text(encoding="utf-8"), path)
+
+
+def test_a_run_record_read_and_written_again_is_the_same_yaml_its_older_keys_and_order_kept():
+    from harness.core.yaml_safe import dump_yaml
+    from harness.records.run_record import RunRecord
+
+    data = _fixture_record()
+    data["protocol"] = {"retired_setting": 1, **data["protocol"]}  # a key an older harness wrote, first
+    data["model"] = {"max_output_tokens": None, **(data["model"] or {})}
+    record = RunRecord.from_dict(data)
+    assert record.protocol.max_turns == data["protocol"]["max_turns"]
+    assert record.config.model == data["config"]["model"]
+    assert dump_yaml(record.to_dict()) == dump_yaml(data)
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value"),
+    [("protocol", "max_turns", "200"), ("config", "epochs", 1.5), ("model", "temperature", "hot")],
+)
+def test_a_run_record_section_of_the_wrong_type_is_refused(section, key, value):
+    from harness.records.run_record import RunRecord
+
+    data = _fixture_record()
+    data[section] = {**(data[section] or {}), key: value}
+    with pytest.raises(ValueError, match=f"field '{section}.{key}': "):
+        RunRecord.from_dict(data)
