@@ -8,6 +8,7 @@ from __future__ import annotations
 from pydantic import ConfigDict, JsonValue
 
 from harness.core.record import AsGiven, Number
+from harness.records.events import JudgeParams
 
 
 class _AsWritten(AsGiven):
@@ -102,7 +103,7 @@ class JudgeSettings(_AsWritten):
     quorum: int | None = None
     prompt: str | None = None
     """The judge prompt's digest."""
-    params: dict[str, JsonValue] | None = None
+    params: JudgeParams | None = None
     judge_prompt: dict[str, JsonValue] | None = None
     """A given judge protocol's digest and reading rules (left out for ours)."""
     score_prompt: dict[str, JsonValue] | None = None
