@@ -19,7 +19,7 @@ from harness.core.status import Outcome, Status, failure_text
 from harness.diagnostics.row_diagnostics import with_diagnostics, with_stated_facts
 from harness.grading import GRADERS, GoldSpec, Grade, Verdict, grade, is_judged
 from harness.grading.judge import JudgePanel
-from harness.records.events import EpisodeEndEvent, EvidenceEvent, HarnessErrorEvent
+from harness.records.events import EpisodeEndEvent, HarnessErrorEvent
 from harness.records.results import ResultRow
 from harness.records.trajectory import TrajectoryLog, judge_log
 
@@ -113,9 +113,10 @@ def _annotated(task: FinishedTask, end: EpisodeEnd, row: ResultRow, log: Traject
         row, evidence = with_diagnostics(row, events, task.evidence, task.canary, end.collection, end.opens, task.facts)
         if evidence is not None and end.judge is not None and task.facts:
             stated = with_stated_facts(row, end.judge, task.question, task.facts, events, end.graded_text)
-            row, evidence["facts_stated"] = stated
+            row, facts_stated = stated
+            evidence = evidence.model_copy(update={"facts_stated": facts_stated})
         if evidence is not None:
-            log.write(EvidenceEvent(**evidence))
+            log.write(evidence)
     except Exception as error:  # a bug here must not cost the episode its row
         log_failure(log, "evidence record", failure_text(error))
     return row

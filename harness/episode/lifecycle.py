@@ -21,7 +21,7 @@ from harness.grading import Grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, collection_of
 from harness.records.episode_row import Spend, Timings, episode_row
-from harness.records.events import SandboxReadyEvent
+from harness.records.events import SandboxFacts, SandboxReadyEvent
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog
@@ -100,7 +100,11 @@ def _run_in_sandbox(
         started = time.monotonic()
         sandbox.start()
         clocks.sandbox_start_s = time.monotonic() - started
-        log.write(SandboxReadyEvent(sandbox=sandbox.describe(), start_s=round(clocks.sandbox_start_s, 3)))
+        log.write(
+            SandboxReadyEvent(
+                sandbox=SandboxFacts.model_validate(sandbox.describe()), start_s=round(clocks.sandbox_start_s, 3)
+            )
+        )
         outcome, budget = _solve(task, context, log, clocks, sandbox)
     except Exception as error:
         outcome = outcome_of(error)

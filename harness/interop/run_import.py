@@ -28,10 +28,11 @@ from harness.interop.formats import TrajectoryFormat
 from harness.interop.imported import ForeignEpisode, ForeignFile, ImportedEpisode
 from harness.records.episode_log import start_event
 from harness.records.episode_row import GRADE_FIELDS, episode_row
-from harness.records.events import SandboxReadyEvent
+from harness.records.events import SandboxFacts, SandboxReadyEvent
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
 from harness.records.run_record import ImportSource, RunRecord
+from harness.records.run_settings import RunSettings
 from harness.records.trajectory import TrajectoryWriter
 
 DECIDED_BY_IMPORT = frozenset(
@@ -153,12 +154,12 @@ def _record(options: ImportOptions, form: str, first: ForeignFile, count: int) -
         run_id=options.run_id,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         imported=ImportSource(form, [str(path) for path in options.paths]),
-        config={
-            "model": settings.get("model") or form,
-            "max_turns": settings.get("max_turns") or 0,
-            "time_limit": float(settings.get("time_limit") or 0),
-            "tasks_dir": str(options.tasks_dir),
-        },
+        config=RunSettings(
+            model=settings.get("model") or form,
+            max_turns=settings.get("max_turns") or 0,
+            time_limit=float(settings.get("time_limit") or 0),
+            tasks_dir=str(options.tasks_dir),
+        ),
         tasks=count,
     )
 
@@ -260,7 +261,8 @@ def _import_episode(
     log = TrajectoryWriter(folder.trajectory_path(*task.episode))
     log.write(start_event(task, source.model, imported_from=str(source.path)))
     imported = SandboxReadyEvent(
-        sandbox={"backend": f"imported ({source.format})"}, start_s=episode.row.get("sandbox_start_s", 0.0)
+        sandbox=SandboxFacts.model_validate({"backend": f"imported ({source.format})"}),
+        start_s=episode.row.get("sandbox_start_s", 0.0),
     )
     log.write(imported)
     for event in episode.events:

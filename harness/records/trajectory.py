@@ -41,11 +41,13 @@ class TrajectoryLog(Protocol):
 
 
 def judge_log(log: TrajectoryLog) -> JudgeLog:
-    """Judge calls into the trajectory as `judge_call` events."""
+    """Judge calls into the trajectory as `judge_call` events (grading/judge.py gives each call's fields, checked
+    against the event's types). A call the event cannot hold is left out, as it always was: a score judge's
+    verdict (an int), and a call with `earlier` attempts or `counted_incorrect` (a known gap, issue 47)."""
 
-    def write(event: dict[str, Any]) -> None:
+    def write(fields: dict[str, Any]) -> None:
         with contextlib.suppress(OSError, ValueError):  # a full disk never costs the grade
-            log.write(JudgeCallEvent(**event))
+            log.write(JudgeCallEvent.model_validate(fields))
 
     return write
 

@@ -52,9 +52,12 @@ from harness.inputs.tasks import (
     task_digest,
     task_file,
 )
+from harness.records.episode_log import RunFacts
+from harness.records.events import SandboxFacts
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
 from harness.records.run_record import CollectionRecord, ProfileRecord, Resumption, RunRecord
+from harness.records.run_settings import ModelSettings, Prices, RunProtocol, RunSettings
 from harness.run.action_format_hint import action_format_hint
 from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.epochs import check_epochs, episodes_of
@@ -283,7 +286,7 @@ def _check_resumable(
     if not folder.record_path.is_file():
         raise InputError(f"{folder.path}: exists but holds no run.yaml; choose another --run-id")
     record = folder.read_record()
-    recorded = record.protocol
+    recorded = record.protocol.model_dump()
     changes = [
         f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items() if recorded.get(key) != value
     ]
@@ -306,7 +309,7 @@ def _check_resumable(
 def _check_same_domains(record: RunRecord, domain: str, run_id: str) -> None:
     """A resume runs what the run selected: another --domain would add its rows to this run's (an import's
     record names no domain)."""
-    recorded = record.config.get("domain")
+    recorded = record.config.domain
     if recorded is not None and _domain_set(recorded) != _domain_set(domain):
         raise InputError(
             f"--run-id {run_id}: the run was made for --domain {recorded!r}, not {domain!r}; "
@@ -482,7 +485,7 @@ def _episode_context(
         make_model=plan.make_model.bind(cancel),
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),
         run_dir=plan.run_dir,
-        run_facts={"config_hash": config_hash, "harness_version": harness.__version__},
+        run_facts=RunFacts(config_hash, harness.__version__),
         collection_hashes=plan.collection_hashes,
         cancel=cancel,
         sandbox_facts=sandbox_facts,
@@ -605,12 +608,12 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
         record = plan.folder.read_record()
         # changed collections only with --allow-protocol-change: say so, and record what the episodes now run on
         changed = {d: c for d, c in collections.items() if record.collections.get(d) != c}
-        protocol = plan.protocol if record.protocol != plan.protocol else None
+        protocol = RunProtocol.model_validate(plan.protocol) if record.protocol.model_dump() != plan.protocol else None
         packages = resolved_versions()
         resume = Resumption(
             now,
             len(plan.pending),
-            config_to_dict(plan.config),
+            RunSettings.model_validate(config_to_dict(plan.config)),
             plan.changed_tasks,
             changed,
             protocol,
@@ -623,19 +626,19 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
         record = RunRecord(
             run_id=plan.run_id,
             created=now,
-            config=config_to_dict(plan.config),
+            config=RunSettings.model_validate(config_to_dict(plan.config)),
             tasks=len({(task.domain, task.id) for task in plan.episodes}),
             harness_version=harness.__version__,
             python=platform.python_version(),
             packages=resolved_versions(),
             config_hash=config_hash,
-            protocol=plan.protocol,
-            model=plan.make_model.settings,
-            sandbox=sandbox_facts,
+            protocol=RunProtocol.model_validate(plan.protocol),
+            model=ModelSettings.model_validate(plan.make_model.settings),
+            sandbox=SandboxFacts.model_validate(sandbox_facts),
             collections=collections,
             leakage_warning=None if plan.leaks is None else plan.leaks.warning(timeout=0),
             label=label_of(plan.config),
-            prices=None if plan.make_model.price is None else plan.make_model.price.to_dict(),
+            prices=None if plan.make_model.price is None else Prices.model_validate(plan.make_model.price.to_dict()),
             profile=plan.profile,
         )
     plan.folder.write_record(record)

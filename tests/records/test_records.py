@@ -256,7 +256,9 @@ def test_an_events_line_keeps_the_keys_and_order_old_runs_have_and_leaves_out_wh
     from harness.records.trajectory import TrajectoryWriter, read_trajectory
 
     log = TrajectoryWriter(tmp_path / "t.jsonl")
-    start = dict(task_id="t1", domain="mini", task={"answer": "42"}, task_digest="sha256:1", model="oracle")
+    start = dict(
+        task_id="t1", domain="mini", task={"answer": "42", "grader": "numeric"}, task_digest="sha256:1", model="oracle"
+    )
     log.write(EpisodeStartEvent(**start, sandbox={}, collection_hash="sha256:2", config_hash="sha256:3"))
     log.write(EpisodeStartEvent(**start, imported_from="t1.traj.json"))
     log.write(ActionEvent(turn=1, command="ls", timeout_s=600.0))
