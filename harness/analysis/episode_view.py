@@ -27,7 +27,7 @@ from harness.records.run_record import RunRecord
 _OUTCOME = ("status", "verdict", "answer", "turns", "detail", "reasons", "failure_mode", "evidence_recall", "row")
 
 
-def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -> dict[str, Any] | None:
+def episode_view(events: list[LoggedEvent], max_turns: float, time_limit: float) -> dict[str, Any] | None:
     """Its outcome and its steps: reply, command, output, budgets left, and the turn's model and command time;
     None for a log that does not start as an episode does."""
     start = events[0].event if events else None
@@ -59,16 +59,16 @@ def episode_view(events: list[LoggedEvent], max_turns: int, time_limit: float) -
         elif isinstance(event, FormatErrorEvent) and steps:
             steps[-1]["problem"] = event.problem
     evidence = next((logged.event for logged in events if isinstance(logged.event, EvidenceEvent)), None)
-    facts = _facts(start.task.get("facts") or [], evidence)
+    facts = _facts(start.task.facts or [], evidence)
     return ({"facts": facts} if facts else {}) | {
         "key": f"{start.domain}/{start.task_id}",
         "domain": start.domain,
         "task_id": start.task_id,
-        "question": start.task.get("question", ""),
-        "gold": start.task.get("answer", ""),
+        "question": start.task.question or "",
+        "gold": start.task.answer,
         **_outcome(events[-1].event if is_finished(events) else None, len(steps)),
         "evidence": evidence.evidence if evidence else [],
-        "touches": evidence.touches if evidence else [],
+        "touches": [touch.model_dump() for touch in evidence.touches] if evidence else [],
         "evidence_method": evidence.method if evidence else None,
         "model_s": round(sum(step.get("model_s") or 0 for step in steps), 3),
         "command_s": round(sum(step.get("command_s") or 0 for step in steps), 3),
@@ -149,13 +149,13 @@ def _outcome(end: Event | None, steps: int) -> dict[str, Any]:
 def run_header(folder: RunFolder, record: RunRecord) -> dict[str, Any]:
     """Model, label, protocol, accuracy by grading mode, tokens and cost of the run's (RECORD's) latest rows."""
     rows = list(folder.latest_rows().values())
-    model = record.config["model"]
+    model = str(record.config.model)
     cell = Cell(model, ALL, rows)
     costs = cell.cost()
     return {
         "model": model,
         "label": run_key(record),
-        "protocol": {key: value for key, value in record.protocol.items() if not isinstance(value, dict)},
+        "protocol": {key: value for key, value in record.protocol.model_dump().items() if not isinstance(value, dict)},
         "episodes": cell.n,
         "accuracy": {mode: round(100 * cell.accuracy(mode), 1) for mode in MODE_FIELDS},
         "input_tokens": cell.input_tokens(),

@@ -49,9 +49,9 @@ def load_runs(
         record = folder.read_record()
         label = (labels or {}).get(path) or run_key(record)
         if label in protocols:
-            _check_same_protocol(label, protocols[label], (path, record.protocol))
+            _check_same_protocol(label, protocols[label], (path, record.protocol.model_dump()))
         else:
-            protocols[label] = (path, record.protocol)
+            protocols[label] = (path, record.protocol.model_dump())
         rows = folder.latest_rows()
         folders.setdefault(label, {})[path] = len(rows)
         for (domain, task_id, epoch), row in rows.items():
@@ -85,9 +85,9 @@ def run_key(record: RunRecord) -> str:
     """What the report groups a run folder's rows by: its label (closed-book and zero-shot runs apart): the one
     place."""
     label = record.report_label
-    if record.config.get("closed_book") and not label.endswith(CLOSED_BOOK_SUFFIX):
+    if record.config.closed_book and not label.endswith(CLOSED_BOOK_SUFFIX):
         label += CLOSED_BOOK_SUFFIX
-    zero_shot = record.config.get("zero_shot")
+    zero_shot = record.config.zero_shot
     if zero_shot and not label.endswith(zero_shot_suffix(str(zero_shot))):
         label += zero_shot_suffix(str(zero_shot))
     return label
@@ -116,8 +116,8 @@ def turn_limits(paths: list[Path], names: Mapping[Path, str] | None = None) -> d
     for path in paths:
         record = RunFolder(path).read_record()
         label = (names or {}).get(path) or run_key(record)
-        if isinstance(record.config.get("max_turns"), int):
-            limits[label] = max(limits.get(label, 0), record.config["max_turns"])
+        if isinstance(max_turns := record.config.max_turns, int):
+            limits[label] = max(limits.get(label, 0), max_turns)
     return limits
 
 

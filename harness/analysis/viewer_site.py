@@ -58,7 +58,7 @@ class ViewerSite:
             return None
         entry = self.episodes[number]
         config = self.records[entry.run].config
-        return episode_view(read_events(entry.path), config["max_turns"], config["time_limit"])
+        return episode_view(read_events(entry.path), config.max_turns or 0, config.time_limit or 0.0)
 
     def image(self, sha256: str) -> tuple[bytes, str] | None:
         """An image one of the runs stored, by its hash (bytes checked against it), with its media type."""

@@ -76,7 +76,7 @@ def _closed_book_correct(run: Path, selected: set[tuple[str, str]]) -> list[tupl
     from harness.records.run_folder import RunFolder
 
     folder = RunFolder(run)
-    if not folder.read_record().config.get("closed_book"):
+    if not folder.read_record().config.closed_book:
         raise InputError(
             f"{folder.record_path}: field 'closed_book': --closed-book needs a run made with --closed-book"
         )

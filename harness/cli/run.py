@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         "task selected (an empty --shard); 130 Ctrl-C. Example: python -m harness --model oracle --domain demo",
         argument_default=argparse.SUPPRESS,
     )
-    add_setting_flags(parser, {"sandbox": "{" + ",".join(backend_names()) + "}"})
+    add_setting_flags(parser, {"sandbox": "{" + ",".join(backend_names()) + "}|MODULE:CLASS"})
     parser.add_argument(
         "--config", type=Path, metavar="FILE.yaml", help="read any of these settings from YAML; flags win"
     )

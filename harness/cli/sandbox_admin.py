@@ -148,7 +148,7 @@ def _run_sweep(folder: RunFolder) -> tuple[RunFolder, Leftovers | None]:
     from harness.run.leftovers import Leftovers
 
     record = folder.read_record()
-    name = str(record.config.get("sandbox", "local"))
+    name = record.config.sandbox or "local"
     kill = backend_class(name, f"sandbox cleanup {folder.path}: its --sandbox").leftovers_of(record.run_id)
     return folder, None if kill is None else Leftovers(folder, name, kill)
 

@@ -149,7 +149,7 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None, imag
     for logged in events:
         event = logged.event
         if isinstance(event, EpisodeStartEvent):
-            question = str(event.task.get("question", ""))
+            question = event.task.question or ""
             _say(console, f"{event.domain}/{event.task_id} (epoch {event.epoch or 1}) · model {event.model}", question)
         elif isinstance(event, ModelCallEvent):
             _prompt_images(console, event, images)
@@ -181,7 +181,7 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None, imag
         elif isinstance(event, JudgeCallEvent):
             _say(console, f"judge {event.model}: {event.verdict or event.failure or event.error}")
         elif isinstance(event, EvidenceEvent):
-            touched = ", ".join(f"{touch.get('document')} (turn {touch.get('first_turn')})" for touch in event.touches)
+            touched = ", ".join(f"{touch.document} (turn {touch.first_turn})" for touch in event.touches)
             listed = ", ".join(event.evidence) or "none listed by the task"
             _say(console, f"evidence ({event.method}): {listed}", f"documents touched: {touched or 'none'}")
         elif isinstance(event, EpisodeEndEvent):

@@ -1,15 +1,16 @@
-"""`python -m harness tasks import FORMAT ...`: its flags; the imports are `cli/tasks_import.py` (MuDABench) and
-`cli/tasks_import_findocmre.py`."""
+"""`python -m harness tasks import FORMAT ...`: each format's flags, from the format table
+(harness/inputs/importers/formats.py); the import itself is the engine's (harness/inputs/importers/engine.py)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from harness.cli.arguments import add_collections_dir, add_tasks_dir
-from harness.cli.command import Session
+from harness.cli.command import EXIT_FAILED, EXIT_OK, Session
 from harness.cli.parser import Parser
-from harness.core.errors import InputError
+from harness.inputs.importers.formats import FORMATS, TaskFormat, option_fields, task_format
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,74 +18,39 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="action", required=True)
     imports = commands.add_parser("import", help="write a task file and its collections from a benchmark's data")
     formats = imports.add_subparsers(dest="format", required=True)
-    muda = formats.add_parser(
-        "mudabench",
-        help="MuDABench data/simple.json or complex.json and its PDFs: judge-graded tasks, one collection per "
-        "document set",
-        description="Exit code 0: all imported; 1: some tasks skipped (listed with the reason); 2: bad input.",
-    )
-    muda.add_argument("data", type=Path, nargs="+", metavar="DATA_JSON", help="MuDABench data files (one per split)")
-    muda.add_argument("--pdf-dir", type=Path, required=True, metavar="DIR", help="the PDFs, named <metadata id>.pdf")
-    muda.add_argument("--domain", required=True, metavar="NAME", help="the task file's domain (tasks/NAME.jsonl)")
-    add_tasks_dir(muda)
-    add_collections_dir(muda)
-    muda.add_argument("--workers", type=int, default=1, metavar="N", help="conversion processes (default: 1)")
-    muda.add_argument("--ocr", action="store_true", help="read PDF pages without a text layer by OCR (Tesseract)")
-    muda.add_argument(
-        "--ocr-lang",
-        default=None,
-        metavar="LANGS",
-        help="Tesseract languages for --ocr, e.g. chi_sim+eng for MuDABench's Chinese reports (default: eng)",
-    )
-    _add_findocmre(formats)
+    for name in FORMATS:
+        _add_format(formats, task_format(name))
     return parser
 
 
-def _add_findocmre(formats: argparse._SubParsersAction[Parser]) -> None:
-    from harness.cli.tasks_import_findocmre import DEFAULT_DPI
-
-    fin = formats.add_parser(
-        "findocmre",
-        help="FinDocMRE items (JSON Lines or a JSON list) and their PDFs: five answer types, one collection per "
-        "source document with its pages kept as images",
+def _add_format(formats: argparse._SubParsersAction[Parser], form: TaskFormat[Any, Any]) -> None:
+    parser = formats.add_parser(
+        form.name,
+        help=form.help,
         description="Exit code 0: all imported; 1: some tasks skipped (listed with the reason); 2: bad input.",
     )
-    fin.add_argument("data", type=Path, nargs="+", metavar="DATA", help="FinDocMRE item files (.jsonl or .json)")
-    fin.add_argument("--pdf-dir", type=Path, required=True, metavar="DIR", help="the PDFs, named <source_document>.pdf")
-    fin.add_argument("--domain", required=True, metavar="NAME", help="the task file's domain (tasks/NAME.jsonl)")
-    add_tasks_dir(fin)
-    add_collections_dir(fin)
-    fin.add_argument("--workers", type=int, default=1, metavar="N", help="conversion processes (default: 1)")
-    fin.add_argument(
-        "--page-images",
-        type=int,
-        default=DEFAULT_DPI,
-        metavar="DPI",
-        help=f"the resolution the pages are kept at (default: {DEFAULT_DPI})",
-    )
+    parser.add_argument("data", type=Path, nargs="+", metavar=form.data_metavar, help=form.data_help)
+    parser.add_argument("--pdf-dir", type=Path, required=True, metavar="DIR", help=f"the PDFs, named {form.pdf_names}")
+    parser.add_argument("--domain", required=True, metavar="NAME", help="the task file's domain (tasks/NAME.jsonl)")
+    add_tasks_dir(parser)
+    add_collections_dir(parser)
+    parser.add_argument("--workers", type=int, default=1, metavar="N", help="conversion processes (default: 1)")
+    for spec in option_fields(form.options):
+        flag, help_text = spec.metadata["flag"], spec.metadata["help"]
+        if spec.type in (bool, "bool"):
+            parser.add_argument(flag, dest=spec.name, action="store_true", help=help_text)
+        else:
+            kind = int if spec.type in (int, "int") else str
+            parser.add_argument(
+                flag, dest=spec.name, type=kind, default=spec.default, metavar=spec.metadata["metavar"], help=help_text
+            )
 
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
-    from harness.cli.tasks_import import ImportRequest, run_mudabench_import
+    from harness.inputs.importers.engine import ImportRequest, import_tasks
 
-    if arguments.workers < 1:
-        raise InputError(f"--workers: {arguments.workers} is not a positive number")
-    if arguments.format == "findocmre":
-        from harness.cli.tasks_import_findocmre import FinDocMREImport, run_findocmre_import
-
-        fin = FinDocMREImport(
-            arguments.data,
-            arguments.pdf_dir,
-            arguments.domain,
-            arguments.tasks_dir,
-            arguments.collections_dir,
-            arguments.page_images,
-            arguments.workers,
-        )
-        return run_findocmre_import(fin, session.console)
-
-    if arguments.ocr_lang is not None:
-        _check_ocr_languages(arguments.ocr, arguments.ocr_lang)
+    form = task_format(arguments.format)
+    options = form.options(**{spec.name: getattr(arguments, spec.name) for spec in option_fields(form.options)})
     request = ImportRequest(
         arguments.data,
         arguments.pdf_dir,
@@ -92,23 +58,6 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         arguments.tasks_dir,
         arguments.collections_dir,
         arguments.workers,
-        arguments.ocr,
-        arguments.ocr_lang,
     )
-    return run_mudabench_import(request, session.console)
-
-
-def _check_ocr_languages(ocr: bool, spec: str) -> None:
-    import re
-
-    from harness.inputs.collections.pdf import missing_ocr_languages
-
-    if not ocr:
-        raise InputError("--ocr-lang: only with --ocr")
-    if not re.fullmatch(r"[a-z][a-z_]*(\+[a-z][a-z_]*)*", spec):
-        raise InputError(f"--ocr-lang: {spec!r} is not a Tesseract language list (e.g. chi_sim+eng)")
-    missing = missing_ocr_languages(spec)
-    if missing:
-        raise InputError(
-            f"--ocr-lang: no Tesseract data for {', '.join(missing)} (e.g. Debian's tesseract-ocr-chi-sim)"
-        )
+    result = import_tasks(form, request, options, session.console)
+    return EXIT_OK if result.complete else EXIT_FAILED

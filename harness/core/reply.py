@@ -9,7 +9,27 @@ from typing import Any
 
 from pydantic import Field
 
-from harness.core.record import Number, Record
+from harness.core.record import AsGiven, Number, Record
+
+
+class Attempt(AsGiven):
+    """One failed attempt at a model call (models/retries.py), and the wait after it; a field an older harness
+    did not write is left out of the line."""
+
+    error: str
+    """The error's class name (`RateLimitError`)."""
+    status: int | None
+    """The HTTP status; None for a connection that failed."""
+    message: str
+    """The error's first line, at most 300 characters."""
+    attempt: int | None = None
+    duration_s: Number | None = None
+    wait_s: Number | None = None
+    """The backoff wait after it (0 after the last)."""
+    on_agent_clock: bool | None = None
+    """It was cut off by the agent's own time left, or the provider rejected what the model generated."""
+    in_flight_limit: int | None = None
+    """The provider's in-flight limit it waited under (only with a limit)."""
 
 
 class ToolCall(Record):
@@ -38,7 +58,7 @@ class Reply(Record):
     usage: Usage = Field(default_factory=Usage)
     cost_usd: Number | None = None
     """None when the price is unknown."""
-    attempts: list[dict[str, Any]] = Field(default_factory=list)
+    attempts: list[Attempt] = Field(default_factory=list)
     """Failed attempts (and the waits after them) before this reply."""
     reasoning: str | None = None
     """The provider's reasoning text (`reasoning_content`), None when it sent no such field; an empty one

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.records.events import ActionEvent, Event, ImageViewEvent, ObservationEvent
+from harness.records.events import ActionEvent, Event, ImageViewEvent, ObservationEvent, Touch
 
 METHOD = "commands-and-output (approximation)"
 _OPENS_METHOD = "inotify on the collection folder (exact opens)"
@@ -55,13 +55,10 @@ class _Touch:
     reached_turn: int | None = None
     how: set[str] = field(default_factory=set)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "document": self.document,
-            "first_turn": self.first_turn,
-            "reached_turn": self.reached_turn,
-            "how": sorted(self.how),
-        }
+    def record(self) -> Touch:
+        return Touch(
+            document=self.document, first_turn=self.first_turn, reached_turn=self.reached_turn, how=sorted(self.how)
+        )
 
 
 @dataclass(frozen=True)

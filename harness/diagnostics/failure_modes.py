@@ -1,6 +1,6 @@
 """Failure modes of wrong episodes, from the status, the verdict and the evidence record (pure function).
 
-The rule (stated under the report's chart): a turn, time or context limit is Resource Exhaustion; else a
+The rule (stated under the report's chart): a turn, time, context or sandbox limit is Resource Exhaustion; else a
 task evidence file never reached is Incomplete Inspection; else an answered episode that reached every
 evidence file has Evidence Misidentification; anything else (format errors, tasks without an evidence
 list) is unclassified: Instruction Non-Following and Hallucination need a judge. Correct episodes and

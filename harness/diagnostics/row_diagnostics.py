@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from harness.core.facts import FactRow
 from harness.diagnostics.escapes import METHOD as ESCAPES_METHOD
@@ -16,7 +15,7 @@ from harness.diagnostics.fact_coverage import seen_cells
 from harness.diagnostics.fact_judge import judge_facts
 from harness.diagnostics.failure_modes import failure_mode
 from harness.grading.judge import JudgePanel
-from harness.records.events import Event, SandboxReadyEvent
+from harness.records.events import Event, EvidenceEvent, SandboxReadyEvent
 from harness.records.fact_counts import count_covered
 from harness.records.results import ResultRow
 
@@ -29,7 +28,7 @@ def with_diagnostics(
     collection: Path | None,
     opens: dict[str, int] | None = None,
     facts: Sequence[FactRow] = (),
-) -> tuple[ResultRow, dict[str, Any] | None]:
+) -> tuple[ResultRow, EvidenceEvent | None]:
     """The row with its evidence, failure-mode and leakage fields, and the trajectory's `evidence` event fields.
 
     `evidence` and `canary` are the task's. Without the collection folder only its evidence files can be
@@ -46,14 +45,14 @@ def with_diagnostics(
     seen = seen_cells(events, facts)
     if facts:
         fields["facts_seen"] = count_covered(seen)
-    event = {
-        "method": record.method,
-        "leakage_method": ESCAPES_METHOD,
-        "evidence": record.evidence,
-        "touches": [touch.to_dict() for touch in record.touches],
-        "opens": opens,
-        "facts_seen": [sorted(name for name, shown in row.items() if shown) for row in seen] if facts else None,
-    }
+    event = EvidenceEvent(
+        method=record.method,
+        leakage_method=ESCAPES_METHOD,
+        evidence=record.evidence,
+        touches=[touch.record() for touch in record.touches],
+        opens=opens,
+        facts_seen=[sorted(name for name, shown in row.items() if shown) for row in seen] if facts else None,
+    )
     return dataclasses.replace(row, **fields), event
 
 

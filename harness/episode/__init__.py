@@ -1,6 +1,7 @@
-"""One episode: its agent loop, its budget and its lifecycle. What the executors call is exported here."""
+"""One episode: its solvers (the bash agent among them), its budget and its lifecycle. What the executors call
+is exported here."""
 
 from harness.episode.context import EpisodeContext
 from harness.episode.lifecycle import failed_row, run_episode
 
-__all__ = ["EpisodeContext", "actions", "failed_row", "run_episode", "settings", "throttles", "vision", "zero_shot"]
+__all__ = ["EpisodeContext", "actions", "failed_row", "run_episode", "settings", "solvers", "throttles", "vision"]

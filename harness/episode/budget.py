@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from harness.core.reply import Usage
+from harness.core.reply import Attempt, Usage
 from harness.core.status import EpisodeFinished, Status
 from harness.models.base import RetryTime, estimate_tokens
 from harness.models.image_tokens import split_images
@@ -158,7 +158,7 @@ class Budget:
             self._counted_tokens = usage.input_tokens + usage.output_tokens
             self._counted_messages = len(messages) + 1  # the reply is appended next
 
-    def record_retries(self, attempts: list[dict[str, Any]], queued_s: float = 0.0) -> None:
+    def record_retries(self, attempts: list[Attempt], queued_s: float = 0.0) -> None:
         """A call's failed attempts and backoff waits are the provider's time, and its waits for the provider's
         in-flight limit ours: both off the agent's clock."""
         self.provider_queue_s += queued_s

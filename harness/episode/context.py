@@ -14,7 +14,7 @@ from harness.grading.judge import JudgePanel
 from harness.inputs.prompts import PromptSet
 from harness.inputs.tasks import Task, collection_of
 from harness.models.base import Model
-from harness.records.episode_log import start_event
+from harness.records.episode_log import RunFacts, start_event
 from harness.records.events import EpisodeStartEvent
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog, TrajectoryWriter
@@ -30,7 +30,7 @@ class EpisodeContext:
     make_model: Callable[[Task], Model]
     make_sandbox: _SandboxFactory
     run_dir: Path
-    run_facts: dict[str, Any]
+    run_facts: RunFacts
     """Recorded in every episode_start: config hash, harness version (and on Ray, the node)."""
     collection_hashes: dict[str, str]
     cancel: threading.Event

@@ -1,5 +1,5 @@
-"""One episode end to end: wait for a sandbox slot, sandbox up, agent loop, grade, trajectory closed,
-results row returned. Whatever goes wrong, an episode that started returns a row."""
+"""One episode end to end: (for a solver that needs one) wait for a sandbox slot and start the sandbox, the solver,
+grade, trajectory closed, results row returned. Whatever goes wrong, an episode that started returns a row."""
 
 from __future__ import annotations
 
@@ -10,26 +10,22 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.core.abandon import CallAbandoned, call_abandonable
 from harness.core.names import file_name
 from harness.core.status import Outcome, Status, failure_text, outcome_of
-from harness.diagnostics.row_diagnostics import with_diagnostics, with_stated_facts
+from harness.diagnostics.episode_end import EpisodeEnd, finish_episode, log_failure
 from harness.episode.budget import Budget
 from harness.episode.context import EpisodeContext
-from harness.episode.loop import run_agent
+from harness.episode.solvers import EpisodeInputs
 from harness.episode.throttles import ThrottledModel, wait_for_slot
-from harness.episode.vision import ImageViewer
-from harness.episode.zero_shot import run_zero_shot
-from harness.grading import GRADERS, Grade, Verdict, grade, is_judged
+from harness.grading import Grade
 from harness.grading.judge import JudgePanel
-from harness.inputs.page_images import document_pages
 from harness.inputs.tasks import Task, collection_of
-from harness.records.episode_log import judge_log
-from harness.records.episode_row import UNGRADED, Spend, Timings, episode_row
-from harness.records.events import EpisodeEndEvent, EvidenceEvent, HarnessErrorEvent, SandboxReadyEvent
+from harness.records.episode_row import Spend, Timings, episode_row
+from harness.records.events import SandboxFacts, SandboxReadyEvent
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog
+from harness.sandboxes.base import Sandbox
 from harness.sandboxes.file_opens import WatchedSandbox, watched
 
 
@@ -42,6 +38,8 @@ class _Clocks:
     queue_s: float = 0.0
     sandbox_start_s: float = 0.0
     opens: dict[str, int] | None = None
+    budget: Budget | None = None
+    """The episode's budget once its model exists (the open watcher reads its turn)."""
 
     def timings(self) -> Timings:
         return Timings(round(self.queue_s, 3), round(self.sandbox_start_s, 3), self.attempt)
@@ -57,11 +55,11 @@ def run_episode(task: Task, context: EpisodeContext, attempt: int = 1) -> Result
     try:
         log = context.trajectory_log(task)
         log.write(context.start_of(task))  # before the sandbox starts: every episode can be re-graded
-        if context.settings.zero_shot is not None:
-            outcome, budget = _run_zero_shot(task, context.settings.zero_shot, context, log, clocks)
-        else:
+        if context.settings.solver.needs_sandbox:
             with _sandbox_slot(context, clocks):
                 outcome, budget = _run_in_sandbox(task, context, log, clocks)
+        else:
+            outcome, budget = _solve(task, context, log, clocks, None)
     except Exception as error:  # cancelled while waiting, the log unwritable, a bug of ours: the batch goes on
         outcome = outcome_of(error)
     except BaseException as error:  # Ctrl-C: the trajectory still gets its end, then it propagates
@@ -91,29 +89,23 @@ def _sandbox_slot(context: EpisodeContext, clocks: _Clocks) -> Iterator[None]:
 def _run_in_sandbox(
     task: Task, context: EpisodeContext, log: TrajectoryLog, clocks: _Clocks
 ) -> tuple[Outcome, Budget | None]:
-    settings = context.settings
     epoch = "" if task.epoch == 1 else f"-epoch{task.epoch}"
     sandbox = context.make_sandbox(task, file_name(f"{task.domain}-{task.id}{epoch}"))
     budget: Budget | None = None
     outcome = Outcome(Status.HARNESS_ERROR, None, "the episode did not finish")
     collection = context.collections.get(collection_of(task))
     if collection and context.watch_opens:
-        sandbox = watched(sandbox, collection, lambda: budget.turns if budget else 0)
+        sandbox = watched(sandbox, collection, lambda: clocks.budget.turns if clocks.budget else 0)
     try:
         started = time.monotonic()
         sandbox.start()
         clocks.sandbox_start_s = time.monotonic() - started
-        log.write(SandboxReadyEvent(sandbox=sandbox.describe(), start_s=round(clocks.sandbox_start_s, 3)))
-        model = context.make_model(task)
-        budget = settings.budget(model, context.cancel)
-        throttled = ThrottledModel(model, context.slots.connections, budget.clock, context.cancel)
-        viewer = ImageViewer(sandbox, RunFolder(context.run_dir).images) if settings.loop.vision else None
-        try:
-            outcome = run_agent(task, throttled, sandbox, budget, context.prompts, log, settings.loop, viewer)
-        finally:
-            if viewer is not None:
-                viewer.close()
-            clocks.queue_s += throttled.waited_s + budget.provider_queue_s
+        log.write(
+            SandboxReadyEvent(
+                sandbox=SandboxFacts.model_validate(sandbox.describe()), start_s=round(clocks.sandbox_start_s, 3)
+            )
+        )
+        outcome, budget = _solve(task, context, log, clocks, sandbox)
     except Exception as error:
         outcome = outcome_of(error)
     finally:
@@ -122,22 +114,32 @@ def _run_in_sandbox(
         try:
             sandbox.close()
         except Exception as error:  # cleanup is ours: the row keeps the agent's outcome and says what failed
-            _log_failure(log, "sandbox cleanup", failure_text(error))
+            log_failure(log, "sandbox cleanup", failure_text(error))
             outcome = outcome.with_note(f"sandbox cleanup failed: {type(error).__name__}")
     return outcome, budget
 
 
-def _run_zero_shot(
-    task: Task, mode: str, context: EpisodeContext, log: TrajectoryLog, clocks: _Clocks
+def _solve(
+    task: Task, context: EpisodeContext, log: TrajectoryLog, clocks: _Clocks, sandbox: Sandbox | None
 ) -> tuple[Outcome, Budget | None]:
-    """The paper's protocol: no sandbox, the document as images, one reply (episode/zero_shot.py)."""
-    documents = document_pages(task, context.collections[collection_of(task)], mode)
+    """The run's solver on the episode (in SANDBOX, started, when it needs one), its model throttled; the budget
+    is returned with the outcome for the row's spend."""
     model = context.make_model(task)
-    budget = context.settings.budget(model, context.cancel)
+    budget = clocks.budget = context.settings.budget(model, context.cancel)
     throttled = ThrottledModel(model, context.slots.connections, budget.clock, context.cancel)
+    inputs = EpisodeInputs(
+        task=task,
+        model=throttled,
+        budget=budget,
+        log=log,
+        prompts=context.prompts,
+        loop=context.settings.loop,
+        images=RunFolder(context.run_dir).images,
+        collection=context.collections.get(collection_of(task)),
+        sandbox=sandbox,
+    )
     try:
-        store = RunFolder(context.run_dir).images
-        return run_zero_shot(task, throttled, budget, log, store, documents, mode), budget
+        return context.settings.solver.solve(inputs), budget
     except Exception as error:
         return outcome_of(error), budget
     finally:
@@ -154,54 +156,13 @@ def _finish(
     judge: JudgePanel | None = None,
     cancel: threading.Event | None = None,
 ) -> ResultRow:
-    """Grade and build the row; a grader bug on the submission is its graded outcome (`GRADER_ERROR`, the
-    traceback in the log and the detail), any other bug here a harness_error row; a failing log never loses
-    the row."""
-    try:
-        graded = _grade(task, outcome, judge, log, cancel)
-        if graded.grader_failure is not None:
-            _log_failure(log, "grading", graded.grader_failure)
-        result = episode_row(task, outcome, graded, spend, clocks.timings())
-    except Exception as error:
-        outcome = Outcome(Status.HARNESS_ERROR, None, failure_text(error))
-        result = episode_row(task, outcome, UNGRADED, spend, clocks.timings())
-    if log is not None:
-        graded_text = _graded_text(outcome, task, judge)
-        result = _annotated(task, result, log, collection, clocks.opens, judge, graded_text)
-        with contextlib.suppress(OSError, ValueError):  # a full disk: the row still reaches the batch
-            log.write(EpisodeEndEvent(row=result, submission=graded_text))
-            log.close()
-    return result
+    """The episode's end as every episode's (diagnostics/episode_end.py), with the run's spend and timings."""
 
+    def row_of(ended: Outcome, graded: Grade) -> ResultRow:
+        return episode_row(task, ended, graded, spend, clocks.timings())
 
-def _annotated(
-    task: Task,
-    result: ResultRow,
-    log: TrajectoryLog,
-    collection: Path | None,
-    opens: dict[str, int] | None,
-    judge: JudgePanel | None = None,
-    final_reply: str | None = None,
-) -> ResultRow:
-    """Evidence, failure mode and refused attempts from what the loop logged, and with a judge panel the facts
-    the episode stated; a failure here keeps the row."""
-    try:
-        events = log.events()
-        result, evidence = with_diagnostics(result, events, task.evidence, task.canary, collection, opens, task.facts)
-        if evidence is not None and judge is not None and task.facts:
-            stated = with_stated_facts(result, judge, task.question, task.facts, events, final_reply)
-            result, evidence["facts_stated"] = stated
-        if evidence is not None:
-            log.write(EvidenceEvent(**evidence))
-    except Exception as error:  # a bug here must not cost the episode its row
-        _log_failure(log, "evidence record", failure_text(error))
-    return result
-
-
-def _log_failure(log: TrajectoryLog | None, during: str, error: str) -> None:
-    if log is not None:
-        with contextlib.suppress(OSError, ValueError):
-            log.write(HarnessErrorEvent(during=during, error=error))
+    end = EpisodeEnd(outcome, _graded_text(outcome, task, judge), collection, clocks.opens, judge, cancel)
+    return finish_episode(task, end, row_of, log)
 
 
 def _graded_text(outcome: Outcome, task: Task | None = None, judge: JudgePanel | None = None) -> str | None:
@@ -214,22 +175,3 @@ def _graded_text(outcome: Outcome, task: Task | None = None, judge: JudgePanel |
         return None
     protocol = {"judge": judge.protocol, "score": judge.score_protocol}.get(task.grader)
     return outcome.submission if protocol is not None and protocol.reads == "final_reply" else None
-
-
-def _grade(
-    task: Task, outcome: Outcome, judge: JudgePanel | None, log: TrajectoryLog | None, cancel: threading.Event | None
-) -> Grade:
-    """The grade; a judge's call in flight when the run is cancelled is abandoned, and the episode keeps its
-    outcome with a `judge_error` grade (a resume asks the judges again)."""
-    judge_events = None if log is None else judge_log(log)
-
-    def graded() -> Grade:
-        return grade(task.grader, _graded_text(outcome, task, judge), task.gold, judge, judge_events)
-
-    if not is_judged(task.grader) or cancel is None:
-        return graded()
-    try:
-        return call_abandonable(graded, cancel)
-    except CallAbandoned:
-        cancelled = Verdict.JUDGE_ERROR
-        return Grade(cancelled, cancelled, cancelled, ["CANCELLED"], None, None, None, GRADERS[task.grader].version)

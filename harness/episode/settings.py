@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.episode.budget import Budget
-from harness.episode.loop import LoopSettings
+from harness.episode.solvers import BashAgent, LoopSettings, Solver
 from harness.inputs.config import RunConfig
 from harness.models.base import Model
 
@@ -23,11 +23,11 @@ class EpisodeSettings:
     output_reserve: int
     loop: LoopSettings
     """The action format, the command timeout and the format errors that end the episode."""
-    zero_shot: str | None = None
-    """The paper's protocol (`full`, `cropped` or `bbox`): no sandbox, the document as images, one reply."""
+    solver: Solver = field(default_factory=lambda: BashAgent({}))
+    """How the episode is solved (episode/solvers/), its arguments checked."""
 
     @classmethod
-    def of(cls, config: RunConfig, output_reserve: int) -> EpisodeSettings:
+    def of(cls, config: RunConfig, output_reserve: int, solver: Solver) -> EpisodeSettings:
         """The run's settings, with the context budget's reserve for the reply as the run resolved it."""
         loop = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors, config.vision)
         return cls(
@@ -37,7 +37,7 @@ class EpisodeSettings:
             config.context_window,
             output_reserve,
             loop,
-            config.zero_shot,
+            solver,
         )
 
     def budget(self, model: Model, cancel: threading.Event) -> Budget:

@@ -17,7 +17,8 @@ from typing import Any
 from harness.core.image_decode import DECODE_SECONDS, ImageDecoder
 from harness.core.images import DEFAULT_LIMITS, CheckedImage, ImageLimits, ImageRefused
 from harness.records.image_store import ImageStore
-from harness.sandboxes.file_read import FileUnreadable, read_from
+from harness.sandboxes.base import Sandbox
+from harness.sandboxes.file_read import FileUnreadable
 
 _MAX_PATH = 4096
 """Linux's PATH_MAX: no longer path names a file (and the read's command stays far below the kernel's argument
@@ -50,7 +51,7 @@ class VisionLimits:
 class ImageViewer:
     """One episode's looks: what it has shown so far, and where the images go."""
 
-    sandbox: object
+    sandbox: Sandbox
     store: ImageStore
     limits: VisionLimits = field(default_factory=VisionLimits)
     shown: list[CheckedImage] = field(default_factory=list)
@@ -67,7 +68,7 @@ class ImageViewer:
         room = limits.episode_bytes - sum(image.ref.bytes for image in self.shown)
         max_bytes = min(limits.image.max_bytes, room)
         try:
-            data = read_from(self.sandbox, path, max_bytes, min(limits.read_timeout_s, max(seconds_left, 0.0)))
+            data = self.sandbox.read_bytes(path, max_bytes, min(limits.read_timeout_s, max(seconds_left, 0.0)))
         except FileUnreadable as problem:
             if max_bytes < limits.image.max_bytes and "over the limit" in str(problem):
                 raise ImageRefused(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -16,14 +15,3 @@ class GoldSpec:
     abs_tol: float | None = None
     question: str = ""
     """Only the judge reads it: a reference answer is graded against what was asked."""
-
-    @classmethod
-    def from_record(cls, task: dict[str, Any]) -> GoldSpec:
-        """From a trajectory's logged task (older logs lack the newer fields)."""
-        return cls(
-            task["answer"],
-            task.get("answer_format"),
-            task.get("rel_tol"),
-            task.get("abs_tol"),
-            task.get("question", ""),
-        )

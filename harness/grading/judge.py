@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from harness.core.reply import Attempt
 from harness.grading.answer import find_answer_tag
 from harness.grading.gold import GoldSpec
 from harness.grading.judge_cache import JudgeCache, cache_key
@@ -38,14 +39,14 @@ class JudgeReply:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
-    attempts: list[dict[str, Any]] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
     """Failed attempts (and the waits after them) before this reply."""
 
 
 class JudgeCallFailed(Exception):
     """The judge model gave no reply; `refused_temperature` when it refused the temperature parameter."""
 
-    def __init__(self, message: str, attempts: list[dict[str, Any]], refused_temperature: bool = False):
+    def __init__(self, message: str, attempts: list[Attempt], refused_temperature: bool = False):
         super().__init__(message)
         self.attempts = attempts
         self.refused_temperature = refused_temperature

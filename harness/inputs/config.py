@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from harness.core.errors import InputError, read_text_input
+from harness.core.plugins import is_import_path
 from harness.core.yaml_safe import compose_yaml, load_yaml
 
 POSITIVE, NON_NEGATIVE = "positive", "non-negative"
@@ -160,9 +161,9 @@ class RunConfig:
     run_id: str | None = setting(None, "run folder name (default: time_model_domain); an existing run is resumed")
     sandbox: str = setting(
         "local",
-        "sandbox backend by name: local (bubblewrap), docker, e2b, or one added to harness/sandboxes/registry.py "
-        "(checked there: an unknown name is refused)",
-        metavar="NAME",
+        "sandbox backend by name: local (bubblewrap), docker, e2b, or a backend's import path package.module:Class "
+        "(docs/guide/plugins.md)",
+        metavar="NAME|MODULE:CLASS",
     )
     image: str | None = setting(
         None, "Docker image for --sandbox docker (default: harness-sandbox:<recipe hash>, from sandbox_templates/)"
@@ -302,16 +303,38 @@ class RunConfig:
     )
     zero_shot: str | None = setting(
         None,
-        "the paper's protocol (FinDocMRE): no sandbox and no tools; the task's document given as page images "
-        "(full), its charts cut out (cropped) or its pages with the charts boxed (bbox), with the question; one "
-        "reply, graded by the task's grader. Needs collections built with --page-images; recorded in the protocol",
+        "the paper's protocol (FinDocMRE), short for --solver zero-shot --solver-arg input=MODE: no sandbox and no "
+        "tools; the task's document given as page images (full), its charts cut out (cropped) or its pages with "
+        "the charts boxed (bbox), with the question; one reply, graded by the task's grader. Needs collections "
+        "built with --page-images; recorded in the protocol",
         choices=("full", "cropped", "bbox"),
+    )
+    solver: str = setting(
+        "bash-agent",
+        "how an episode is solved: bash-agent (the default), zero-shot, or a solver's import path "
+        "package.module:Class (docs/guide/plugins.md)",
+        metavar="NAME|MODULE:CLASS",
+    )
+    solver_args: list[str] = setting(
+        factory=list,
+        help="an argument of the solver, repeatable (e.g. input=cropped for zero-shot)",
+        metavar="KEY=VALUE",
+        flag="--solver-arg",
+    )
+    profile: str | None = setting(
+        None,
+        "the benchmark profile the run follows: agora, mudabench, findocmre or a profile file (default: the task "
+        "set's benchmark, else agora); its settings apply where the settings file and the flags set none",
+        metavar="NAME|FILE",
     )
     watch_opens: bool = setting(
         False,
         "record exactly which collection files each episode opens (inotify; used only with one sandbox at "
         "a time on local or a local Docker engine, and nothing else may read the collection folder meanwhile)",
     )
+
+    given: frozenset[str] = field(default=frozenset(), compare=False, repr=False, metadata={"internal": True})
+    """The settings the settings file and the flags set (not a setting: what a profile may not change)."""
 
     @property
     def sandboxes_at_once(self) -> int:
@@ -325,7 +348,7 @@ class RunConfig:
 
 
 def setting_fields() -> tuple[dataclasses.Field[Any], ...]:
-    return dataclasses.fields(RunConfig)
+    return tuple(spec for spec in dataclasses.fields(RunConfig) if not spec.metadata.get("internal"))
 
 
 def setting_names() -> list[str]:
@@ -386,15 +409,10 @@ def build_config(
     in a settings file is named with its file and line."""
     source = file_settings.pop("__source__", None)
     config = RunConfig()
-    hints = typing.get_type_hints(RunConfig)
-    specs = {spec.name: spec for spec in setting_fields()}
     for origin, settings in (("file", file_settings), ("cli", cli_settings)):
         for name, value in settings.items():
-            where = _where(origin, name, source)
-            coerced = _coerce(value, hints[name], where)
-            meta = specs[name].metadata
-            _check_range(coerced, meta | {"choices": (choices or {}).get(name, meta["choices"])}, where)
-            setattr(config, name, coerced)
+            setattr(config, name, check_setting(name, value, _where(origin, name, source), choices))
+    config.given = frozenset(file_settings) | frozenset(cli_settings)
     if not config.model and config.sweep is None:
         raise InputError("--model: required (e.g. --model oracle)")
     if not config.domain:
@@ -411,6 +429,14 @@ def build_config(
             f"{_where(origin, 'vision', source)}: not with {flag_of('executor')} ray yet: an episode stores its images "
             "in the run folder, which on a Ray cluster only the driver writes"
         )
+    if config.zero_shot is not None:  # the shorthand: the zero-shot solver with its input
+        origin = "file" if "zero_shot" in file_settings and "zero_shot" not in cli_settings else "cli"
+        if config.solver not in ("bash-agent", "zero-shot"):
+            raise InputError(f"{_where(origin, 'zero_shot', source)}: not with {flag_of('solver')} {config.solver}")
+        config.solver = "zero-shot"
+        config.given |= {"solver", "solver_args"}
+        if f"input={config.zero_shot}" not in config.solver_args:  # a replay's recorded config has it already
+            config.solver_args = [*config.solver_args, f"input={config.zero_shot}"]
     if config.zero_shot is not None and (config.vision or config.closed_book):
         other = "vision" if config.vision else "closed_book"
         origin = "file" if "zero_shot" in file_settings and "zero_shot" not in cli_settings else "cli"
@@ -431,6 +457,14 @@ def build_config(
             f"({config.memory_mb} MB): the scratch space is kept in memory, within that limit"
         )
     return config
+
+
+def check_setting(name: str, value: Any, where: str, choices: dict[str, tuple[str, ...]] | None = None) -> Any:
+    """VALUE as setting NAME's type, in its range (WHERE names the file and line, or the flag, that gave it)."""
+    spec = next(spec for spec in setting_fields() if spec.name == name)
+    coerced = _coerce(value, typing.get_type_hints(RunConfig)[name], where)
+    _check_range(coerced, spec.metadata | {"choices": (choices or {}).get(name, spec.metadata["choices"])}, where)
+    return coerced
 
 
 def _where(origin: str, name: str, source: tuple[Path, dict[str, int]] | None) -> str:
@@ -479,7 +513,7 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
 def _check_range(value: Any, meta: Any, where: str) -> None:
     if value is None:
         return
-    if meta["choices"] and value not in meta["choices"]:
+    if meta["choices"] and value not in meta["choices"] and not is_import_path(str(value)):
         raise InputError(f"{where}: {value!r} is not one of {', '.join(meta['choices'])}")
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"{where}: {value!r} is not a finite number")
@@ -494,6 +528,9 @@ _UNWRITTEN_WHEN_UNSET: dict[str, object] = {
     "follow_links": False,
     "vision": False,
     "zero_shot": None,
+    "solver": "bash-agent",
+    "solver_args": [],
+    "profile": None,
 }
 """Settings newer than most run folders, and their unset values: left out of run.yaml when unset, so the records
 of runs without them stay as they were."""
@@ -503,5 +540,5 @@ def config_to_dict(config: RunConfig) -> dict[str, Any]:
     return {
         key: str(value) if isinstance(value, Path) else value
         for key, value in dataclasses.asdict(config).items()
-        if not (key in _UNWRITTEN_WHEN_UNSET and value is _UNWRITTEN_WHEN_UNSET[key])
+        if key != "given" and not (key in _UNWRITTEN_WHEN_UNSET and value == _UNWRITTEN_WHEN_UNSET[key])
     }

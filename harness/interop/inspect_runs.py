@@ -47,7 +47,13 @@ def export(runs: list[Path], out_dir: Path, console: Console) -> int:
                 console.print(f"skipped (unfinished): {path}", markup=False, highlight=False)
         target = out_dir / f"{file_name(record.run_id)}.eval"
         log = export_log(
-            record.run_id, record.created, record.config, episodes, record.tasks, record.report_label, folder.images
+            record.run_id,
+            record.created,
+            record.config.model_dump(),
+            episodes,
+            record.tasks,
+            record.report_label,
+            folder.images,
         )
         log_api.write_eval_log(log, str(target))
         console.print(f"exported {len(episodes)} episodes to {target}", markup=False, highlight=False)

@@ -29,7 +29,7 @@ def export(runs: list[Path], out_dir: Path, console: Console) -> int:
     if len(runs) != 1:
         raise InputError("export mini-swe-agent: one RUN_DIR at a time")
     folder = RunFolder(runs[0])
-    config = folder.read_record().config
+    config = folder.read_record().config.model_dump()
     written = 0
     for path in folder.trajectories():
         events = read_events(path)

@@ -20,23 +20,19 @@ from harness.core.errors import InputError
 from harness.core.names import check_run_id
 from harness.core.safe_text import for_terminal
 from harness.core.status import Outcome
-from harness.diagnostics.row_diagnostics import with_diagnostics
-from harness.grading import JUDGED, grade
+from harness.diagnostics.episode_end import EpisodeEnd, finish_episode
+from harness.grading import JUDGED, Grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task, available_domains, load_task_file
 from harness.interop.formats import TrajectoryFormat
 from harness.interop.imported import ForeignEpisode, ForeignFile, ImportedEpisode
-from harness.records.episode_log import judge_log, start_event
+from harness.records.episode_log import start_event
 from harness.records.episode_row import GRADE_FIELDS, episode_row
-from harness.records.events import (
-    EpisodeEndEvent,
-    EvidenceEvent,
-    HarnessErrorEvent,
-    SandboxReadyEvent,
-)
+from harness.records.events import SandboxFacts, SandboxReadyEvent
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
 from harness.records.run_record import ImportSource, RunRecord
+from harness.records.run_settings import RunSettings
 from harness.records.trajectory import TrajectoryWriter
 
 DECIDED_BY_IMPORT = frozenset(
@@ -158,12 +154,12 @@ def _record(options: ImportOptions, form: str, first: ForeignFile, count: int) -
         run_id=options.run_id,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         imported=ImportSource(form, [str(path) for path in options.paths]),
-        config={
-            "model": settings.get("model") or form,
-            "max_turns": settings.get("max_turns") or 0,
-            "time_limit": float(settings.get("time_limit") or 0),
-            "tasks_dir": str(options.tasks_dir),
-        },
+        config=RunSettings(
+            model=settings.get("model") or form,
+            max_turns=settings.get("max_turns") or 0,
+            time_limit=float(settings.get("time_limit") or 0),
+            tasks_dir=str(options.tasks_dir),
+        ),
         tasks=count,
     )
 
@@ -260,28 +256,25 @@ def _import_episode(
     collection: Path | None,
     judge: JudgePanel | None,
 ) -> ResultRow:
-    """One imported episode into FOLDER: its trajectory (our events), graded by our graders, evidence recorded."""
+    """One imported episode into FOLDER: its trajectory (our events), then its end as every episode's
+    (diagnostics/episode_end.py): graded by our graders, evidence recorded."""
     log = TrajectoryWriter(folder.trajectory_path(*task.episode))
     log.write(start_event(task, source.model, imported_from=str(source.path)))
     imported = SandboxReadyEvent(
-        sandbox={"backend": f"imported ({source.format})"}, start_s=episode.row.get("sandbox_start_s", 0.0)
+        sandbox=SandboxFacts.model_validate({"backend": f"imported ({source.format})"}),
+        start_s=episode.row.get("sandbox_start_s", 0.0),
     )
     log.write(imported)
     for event in episode.events:
         log.write(event)
-    graded = grade(task.grader, episode.submission, task.gold, judge, judge_log(log))
-    if graded.judge_cost_usd is None:  # our judges answered from the cache: what they cost when they did not
-        graded = dataclasses.replace(graded, judge_cost_usd=episode.row.get("judge_cost_usd"))
-    if graded.grader_failure is not None:  # the grade says GRADER_ERROR; the traceback goes where a run puts it
-        log.write(HarnessErrorEvent(during="grading", error=graded.grader_failure))
     outcome = Outcome(episode.status, episode.submission, episode.detail)
     kept = {name: value for name, value in episode.row.items() if name not in DECIDED_BY_IMPORT}
-    row = dataclasses.replace(episode_row(task, outcome, graded), **kept)
-    row, evidence = with_diagnostics(
-        row, log.events(), task.evidence, task.canary, collection, episode.opens, task.facts
-    )
-    if evidence is not None:
-        log.write(EvidenceEvent(**evidence))
-    log.write(EpisodeEndEvent(row=row, submission=episode.submission))
-    log.close()
-    return row
+
+    def row_of(ended: Outcome, graded: Grade) -> ResultRow:
+        row = dataclasses.replace(episode_row(task, ended, graded), **kept)
+        if graded.judge_cost_usd is None:  # our judges answered from the cache: what they cost when they did not
+            row = dataclasses.replace(row, judge_cost_usd=episode.row.get("judge_cost_usd"))
+        return row
+
+    end = EpisodeEnd(outcome, episode.submission, collection, episode.opens, judge)
+    return finish_episode(task, end, row_of, log)

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from harness.core.reply import Reply, ToolCall
+from harness.core.reply import Attempt, Reply, ToolCall
 from harness.core.status import EpisodeFailure, Status
 from harness.core.untrusted_json import json_or_none
 from harness.models.image_tokens import openai_image_tokens, split_images
@@ -112,10 +112,10 @@ class RetryTime:
     """Time the failed attempts themselves took, but for one cut off by the agent's own time left."""
 
     @classmethod
-    def of(cls, attempts: list[dict[str, Any]]) -> RetryTime:
+    def of(cls, attempts: list[Attempt]) -> RetryTime:
         """From a call's logged attempts (`duration_s`, `wait_s`, `on_agent_clock`, as `models/retries.py` writes)."""
-        failed = sum(float(a.get("duration_s") or 0.0) for a in attempts if not a.get("on_agent_clock"))
-        return cls(wait_s=sum(float(a.get("wait_s") or 0.0) for a in attempts), failed_s=failed)
+        failed = sum(float(a.duration_s or 0.0) for a in attempts if not a.on_agent_clock)
+        return cls(wait_s=sum(float(a.wait_s or 0.0) for a in attempts), failed_s=failed)
 
 
 class ModelError(EpisodeFailure, RuntimeError):
@@ -123,7 +123,7 @@ class ModelError(EpisodeFailure, RuntimeError):
 
     status = Status.MODEL_ERROR
 
-    def __init__(self, message: str, attempts: list[dict[str, Any]] | None = None, queued_s: float = 0.0):
+    def __init__(self, message: str, attempts: list[Attempt] | None = None, queued_s: float = 0.0):
         super().__init__(message)
         self.attempts = attempts or []
         """Failed attempts before giving up: error, status, time taken, wait before the next one."""

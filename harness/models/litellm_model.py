@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from harness.core.errors import InputError
 from harness.core.json_text import sendable
 from harness.core.record import validation_problem
-from harness.core.reply import ToolCall, Usage
+from harness.core.reply import Attempt, ToolCall, Usage
 from harness.core.status import NO_RETRY_MENDS
 from harness.models.base import ContextOverflow, ModelError, ModelReply, estimate_tokens, tools_of
 from harness.models.bounded_http import bounded_transport, call_limits
@@ -227,7 +227,7 @@ def _failure_message(model: str, error: BaseException) -> str:
     return (message if cause in message else f"{message} ({cause})") + NO_RETRY_MENDS
 
 
-def _reply_from(response: Any, attempts: list[dict[str, Any]], price: Price | None) -> ModelReply:
+def _reply_from(response: Any, attempts: list[Attempt], price: Price | None) -> ModelReply:
     choice = response.choices[0]
     message = choice.message
     finish_reason = getattr(choice, "finish_reason", None)

@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 import litellm
 import tenacity
 
+from harness.core.reply import Attempt
 from harness.models.concurrency import Gate
 from harness.models.in_flight import IN_FLIGHT
 from harness.models.permanent import permanent_cause, unreachable_cause
@@ -116,7 +117,7 @@ class RetriedCall(Generic[T]):
         self._started = time.monotonic()
         self._timeout = 0.0
         """When the current attempt started, and the time it was given."""
-        self.attempts: list[dict[str, Any]] = []
+        self.attempts: list[Attempt] = []
         self.gate_waits: list[float] = []
 
     def run(self) -> T:
@@ -152,21 +153,15 @@ class RetriedCall(Generic[T]):
             gate.release(admitted, False, None, announcement_of(result), _tokens_used(result))
         return result
 
-    def _entry(self, error: BaseException, number: int, wait_s: float) -> dict[str, Any]:
+    def _entry(self, error: BaseException, number: int, wait_s: float) -> Attempt:
         duration_s = round(time.monotonic() - self._started, 3)
         on_agent_clock = self._cut_by_agent_time(error) or _rejects_model_output(error)
         if on_agent_clock:
             self._agent_left = max(self._agent_left - duration_s, 0.0)
-        entry = {
-            **describe_error(error),
-            "attempt": number,
-            "duration_s": duration_s,
-            "wait_s": round(wait_s, 3),
-            "on_agent_clock": on_agent_clock,
-        }
-        if self._gate is not None:
-            entry["in_flight_limit"] = self._gate.limit
-        return entry
+        described = describe_error(error)
+        timing = {"attempt": number, "duration_s": duration_s, "wait_s": round(wait_s, 3)}
+        limit = {} if self._gate is None else {"in_flight_limit": self._gate.limit}
+        return Attempt.model_validate(described | timing | {"on_agent_clock": on_agent_clock} | limit)
 
     @staticmethod
     def _wait(state: tenacity.RetryCallState) -> float:

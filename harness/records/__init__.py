@@ -19,6 +19,7 @@ __all__ = [
     "results",
     "run_folder",
     "run_record",
+    "run_settings",
     "sweep_record",
     "trajectory",
 ]

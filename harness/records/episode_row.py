@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.core.status import Outcome
-from harness.grading import Grade, Verdict
+from harness.grading import Grade
 from harness.inputs.tasks import Task, task_digest
 from harness.records.results import LEFT_OUT_WHEN_NONE, ResultRow
 
@@ -18,9 +18,6 @@ GRADE_FIELDS = tuple(
     if spec.name in {grade_spec.name for grade_spec in dataclasses.fields(Grade)}
 )
 """The row's fields that are the grade's own, in the row's order (the grade's answer tag is the row's `answer`)."""
-
-UNGRADED = Grade.uniform(Verdict.NO_ANSWER, ["NOT_GRADED"], None, "")
-"""The grade of a row whose grading itself failed (a harness_error)."""
 
 
 @dataclass(frozen=True)

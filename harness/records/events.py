@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, JsonValue, model_validator
 
 from harness.core.images import ImageRef
-from harness.core.record import Number, Record
-from harness.core.reply import Reply
+from harness.core.record import AsGiven, Number, Record
+from harness.core.reply import Attempt, Reply
 from harness.records.compact import compact_observation
 from harness.records.results import ResultRow
 
@@ -32,6 +32,43 @@ _OPTIONAL = "left out when None"
 def optional() -> Any:
     """A field left out of the line when it is None."""
     return Field(default=None, description=_OPTIONAL)
+
+
+class TaskRecord(AsGiven):
+    """The task as its episode_start keeps it (records/episode_log.py `task_record`): what regrading needs from the
+    log alone. Older logs lack the newer fields, which are then left out of the line again."""
+
+    question: str | None = None
+    answer: str
+    answer_format: str | None = None
+    grader: str
+    rel_tol: Number | None = None
+    abs_tol: Number | None = None
+    type: str | None = None
+    collection: str | None = None
+    facts: list[dict[str, JsonValue]] | None = None
+    """The task's fact rows as its file gives them (core/facts.py `parse_facts` reads them); only a task with
+    facts has them."""
+
+
+class SandboxFacts(Record):
+    """A sandbox backend's description of itself (`Sandbox.describe`: its name under `backend`, then bwrap path,
+    image, limits...): backend-opaque, kept as the backend gave it, its keys in its order (an out-of-tree backend
+    may name no `backend`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    @property
+    def backend(self) -> str | None:
+        """The backend's name (`local`, `docker`, `e2b`), when it gives one."""
+        name = (self.model_extra or {}).get("backend")
+        return name if isinstance(name, str) else None
+
+
+class JudgeParams(AsGiven):
+    """The parameters a judge was asked with (grading/judge.py)."""
+
+    temperature: Number | None = None
 
 
 class Event(Record):
@@ -55,12 +92,12 @@ class EpisodeStartEvent(Event):
     schema_version: int = _SCHEMA_VERSION
     task_id: str
     domain: str
-    task: dict[str, Any]
+    task: TaskRecord
     """The task's question, gold and grading settings (records/episode_log.py `task_record`)."""
     task_digest: str
     model: str | None
     """The model as the run names it; an import's, None when its file names none."""
-    sandbox: dict[str, Any] | None = optional()
+    sandbox: SandboxFacts | None = optional()
     """The backend's facts (an imported episode has none)."""
     collection_hash: str | None = optional()
     config_hash: str | None = optional()
@@ -76,7 +113,7 @@ class EpisodeStartEvent(Event):
 class SandboxReadyEvent(Event):
     kind: ClassVar[str] = "sandbox_ready"
     event: Literal["sandbox_ready"] = "sandbox_ready"
-    sandbox: dict[str, Any]
+    sandbox: SandboxFacts
     """The started sandbox's own description."""
     start_s: Number
 
@@ -106,7 +143,7 @@ class ModelErrorEvent(Event):
     turn: int
     messages: list[dict[str, Any]]
     error: str
-    attempts: list[dict[str, Any]]
+    attempts: list[Attempt]
     latency_s: Number
 
 
@@ -180,7 +217,7 @@ class JudgeCallEvent(Event):
     event: Literal["judge_call"] = "judge_call"
     model: str
     prompt: str
-    params: dict[str, Any]
+    params: JudgeParams
     cache_key: str
     cached: bool
     verdict: str | None
@@ -191,12 +228,23 @@ class JudgeCallEvent(Event):
     """JUDGE_CALL_FAILED or JUDGE_MALFORMED; None with a verdict."""
     error: str | None = optional()
     """Why the call failed."""
-    attempts: list[dict[str, Any]] | None = optional()
+    attempts: list[Attempt] | None = optional()
     """Failed attempts before the reply (a cache hit made none)."""
     input_tokens: int
     output_tokens: int
     cost_usd: Number | None
     latency_s: Number
+
+
+class Touch(Record):
+    """One document the episode touched (harness/diagnostics/evidence.py)."""
+
+    document: str
+    first_turn: int
+    reached_turn: int | None
+    """The turn it was first reached (named or shown, or opened); None when only listed."""
+    how: list[str]
+    """Every way it was touched, sorted: listed, named, opened, shown."""
 
 
 class EvidenceEvent(Event):
@@ -207,7 +255,7 @@ class EvidenceEvent(Event):
     method: str
     leakage_method: str
     evidence: list[str]
-    touches: list[dict[str, Any]]
+    touches: list[Touch]
     opens: dict[str, int] | None
     """The exact file opens the host saw, None where it could not see them."""
     facts_seen: list[list[str]] | None = optional()

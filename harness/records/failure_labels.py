@@ -3,7 +3,7 @@ results.jsonl and never changing it."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -11,12 +11,39 @@ from pydantic import ConfigDict, TypeAdapter
 
 from harness.core.episode_key import EpisodeKey
 from harness.core.json_text import json_text
-from harness.core.record import Number
+from harness.core.record import AsGiven, Number
 from harness.records.jsonl import read_records, typed
 from harness.records.run_folder import write_atomic
 
 LABELLED = "labelled"
 JUDGE_ERROR = "judge_error"
+
+
+class ModeLabel(AsGiven):
+    """A failure mode one judge named, the turn that shows it, and why (diagnostics/mode_prompt.py)."""
+
+    mode: str
+    turn: int
+    reason: str
+
+
+class LabelJudgeCall(AsGiven):
+    """One judge's answer for one episode (diagnostics/mode_judge.py), from a call or the cache."""
+
+    model: str
+    cache_key: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: Number | None
+    cached: bool
+    labels: list[ModeLabel] | None
+    """None when the judge gave no valid reply."""
+    failure: str | None
+    """JUDGE_CALL_FAILED or JUDGE_MALFORMED; None with labels."""
+    error: str | None = None
+    """Why the call failed (only then)."""
+    reply: str | None = None
+    """The reply of a call that gave none (a malformed one's text, else None); left out of a cache hit's."""
 
 
 @dataclass(frozen=True)
@@ -33,7 +60,7 @@ class EpisodeLabels:
     """`labelled`, or `judge_error` when fewer judges than the quorum gave a valid reply."""
     modes: dict[str, int]
     """Mode -> the turn that shows it (the earliest any judge of the majority named); empty on judge_error."""
-    judges: list[dict[str, Any]]
+    judges: list[LabelJudgeCall]
     """Per judge: model, cached, labels (mode, turn, reason) or failure, tokens, cost."""
     prompt: str
     """The digest of the prompt (diagnostics/mode_prompt.py) the labels were asked with."""
@@ -58,7 +85,7 @@ class EpisodeLabels:
 
 def write_labels(path: Path, labels: list[EpisodeLabels]) -> None:
     """The whole file at once (a temporary file renamed over it): a crash leaves the previous labels."""
-    write_atomic(path, "".join(json_text(asdict(label)) + "\n" for label in labels))
+    write_atomic(path, "".join(json_text(_LABELS.dump_python(label)) + "\n" for label in labels))
 
 
 def read_labels(path: Path) -> list[EpisodeLabels]:

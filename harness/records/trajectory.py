@@ -5,13 +5,16 @@ A crash leaves a valid prefix; an episode without `episode_end` is unfinished.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.core.json_text import json_text
+from harness.grading.judge import JudgeLog
 from harness.records.compact import expand
+from harness.records.events import JudgeCallEvent
 from harness.records.jsonl import read_jsonl
 
 if TYPE_CHECKING:
@@ -35,6 +38,18 @@ class TrajectoryLog(Protocol):
         not from its file."""
 
     def close(self) -> None: ...
+
+
+def judge_log(log: TrajectoryLog) -> JudgeLog:
+    """Judge calls into the trajectory as `judge_call` events (grading/judge.py gives each call's fields, checked
+    against the event's types). A call the event cannot hold is left out, as it always was: a score judge's
+    verdict (an int), and a call with `earlier` attempts or `counted_incorrect` (a known gap, issue 47)."""
+
+    def write(fields: dict[str, Any]) -> None:
+        with contextlib.suppress(OSError, ValueError):  # a full disk never costs the grade
+            log.write(JudgeCallEvent.model_validate(fields))
+
+    return write
 
 
 class KeptEvents:

@@ -14,7 +14,14 @@ from rich.console import Console
 from harness.core.facts import parse_facts
 from harness.diagnostics.fact_judge import judge_facts, prompt_digest
 from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
-from harness.records.fact_judgments import ALL_ROWS, JUDGED, NAMED_ROWS, EpisodeFacts, write_fact_judgments
+from harness.records.fact_judgments import (
+    ALL_ROWS,
+    JUDGED,
+    NAMED_ROWS,
+    EpisodeFacts,
+    FactRowJudgment,
+    write_fact_judgments,
+)
 from harness.records.reading import is_finished, read_events
 from harness.records.run_folder import RunFolder
 from harness.run.judges import JudgeOptions
@@ -29,7 +36,7 @@ def annotate_facts(
 ) -> list[EpisodeFacts]:
     folder = RunFolder(run_dir)
     record = folder.read_record()
-    aliases = record.config.get("model_aliases") or {}
+    aliases = record.config.model_aliases or {}
     panel = options.panel(folder.path.parent, "annotate --facts asks a judge of the panel", aliases)
     judged: list[EpisodeFacts] = []
     unlogged = 0
@@ -44,13 +51,13 @@ def annotate_facts(
         if not isinstance(start, EpisodeStartEvent) or not is_finished(events):
             unlogged += 1
             continue
-        if not start.task.get("facts"):
+        if not start.task.facts:
             continue
-        facts = parse_facts(start.task["facts"], f"{path}:1: field 'task'")
+        facts = parse_facts(start.task.facts, f"{path}:1: field 'task'")
         end = events[-1].event
         final_reply = end.submission if isinstance(end, EpisodeEndEvent) else None
         logged_events = [logged.event for logged in events]
-        found = judge_facts(panel, start.task["question"], facts, logged_events, final_reply, named_only)
+        found = judge_facts(panel, start.task.question or "", facts, logged_events, final_reply, named_only)
         answered = answered or any(not one["failed"] and one["judges"] for one in found.rows)
         if not answered and (reason := _no_reply(found.rows)) is not None:
             raise JudgesFailed(
@@ -64,7 +71,7 @@ def annotate_facts(
                 epoch=row.epoch,
                 status=JUDGED,
                 stated=found.counts,
-                rows=found.rows,
+                rows=[FactRowJudgment.model_validate(row) for row in found.rows],
                 prompt=prompt_digest(panel.protocol),
                 rows_asked=NAMED_ROWS if named_only else ALL_ROWS,
                 cost_usd=found.cost_usd,
@@ -88,9 +95,9 @@ def _no_reply(rows: list[dict[str, Any]]) -> str | None:
 
 def _first_failure(judged: list[EpisodeFacts]) -> str | None:
     """How the first failed judgment failed (its error, else its failure kind); None when none failed."""
-    for judge in (judge for one in judged for row in one.rows for judge in row["judges"]):
-        if judge.get("failure"):
-            return str(judge.get("error") or judge["failure"])
+    for judge in (judge for one in judged for row in one.rows for judge in row.judges):
+        if judge.failure:
+            return judge.error or judge.failure
     return None
 
 

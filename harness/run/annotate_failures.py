@@ -11,7 +11,7 @@ from harness.diagnostics.condensed import condense
 from harness.diagnostics.mode_judge import EpisodeCase, label_episode
 from harness.diagnostics.mode_prompt import PROMPT_DIGEST
 from harness.records.events import EpisodeStartEvent
-from harness.records.failure_labels import JUDGE_ERROR, LABELLED, EpisodeLabels, write_labels
+from harness.records.failure_labels import JUDGE_ERROR, LABELLED, EpisodeLabels, LabelJudgeCall, write_labels
 from harness.records.reading import is_finished, read_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
@@ -30,7 +30,7 @@ def _wrong_episodes(folder: RunFolder) -> list[ResultRow]:
 def annotate_run(run_dir: Path, options: JudgeOptions, trajectory_chars: int, console: Console) -> list[EpisodeLabels]:
     folder = RunFolder(run_dir)
     record = folder.read_record()
-    aliases = record.config.get("model_aliases") or {}
+    aliases = record.config.model_aliases or {}
     panel = options.panel(folder.path.parent, "annotate asks a judge panel", aliases)
     labels: list[EpisodeLabels] = []
     unlogged = 0
@@ -46,7 +46,7 @@ def annotate_run(run_dir: Path, options: JudgeOptions, trajectory_chars: int, co
             f"{row.answer!r}, {row.turns} turns" + (f" ({row.detail})" if row.detail else "")
         )
         trajectory = condense([logged.event for logged in events], trajectory_chars)
-        case = EpisodeCase(task["question"], task["answer"], outcome, trajectory, row.turns)
+        case = EpisodeCase(task.question or "", task.answer, outcome, trajectory, row.turns)
         found = label_episode(panel, case)
         labels.append(
             EpisodeLabels(
@@ -55,7 +55,7 @@ def annotate_run(run_dir: Path, options: JudgeOptions, trajectory_chars: int, co
                 epoch=row.epoch,
                 status=JUDGE_ERROR if found.modes is None else LABELLED,
                 modes=found.modes or {},
-                judges=found.judges,
+                judges=[LabelJudgeCall.model_validate(judge) for judge in found.judges],
                 prompt=PROMPT_DIGEST,
                 rule_mode=row.failure_mode,
                 cost_usd=found.cost_usd,

@@ -21,7 +21,7 @@ def episodes_of(tasks: list[Task], epochs: int) -> list[Task]:
 def _recorded_epochs(record: RunRecord) -> int:
     """The most epochs the run was ever started or resumed with (1 for runs made before epochs)."""
     configs = [record.config, *(resume.config for resume in record.resumed)]
-    return max(int(config.get("epochs", 1)) for config in configs)
+    return max(config.epochs or 1 for config in configs)
 
 
 def check_epochs(record: RunRecord, epochs: int) -> None:

@@ -8,13 +8,12 @@ import dataclasses
 from harness.grading import grade
 from harness.grading.judge import JudgePanel
 from harness.inputs.tasks import Task
-from harness.records.episode_log import judge_log
 from harness.records.episode_row import grade_fields
 from harness.records.events import EpisodeEndEvent
 from harness.records.reading import read_events
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder
-from harness.records.trajectory import TrajectoryWriter
+from harness.records.trajectory import TrajectoryWriter, judge_log
 
 
 def regrade_judge_errors(

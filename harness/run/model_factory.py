@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.core.errors import InputError
+from harness.episode.solvers import solver_class
 from harness.inputs.config import DEFAULT_OUTPUT_RESERVE, RunConfig
 from harness.inputs.tasks import Task
 from harness.models.aliases import parse_model_args, resolve_model
@@ -198,7 +199,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     config, cap_guessed = _with_reply_cap(config, output_maximum_of(alias.model))
     settings = ProviderSettings(
         model=alias.model,
-        action_format="text" if config.zero_shot else config.action_format,  # zero-shot: no tools are offered
+        action_format=config.action_format if solver_class(config.solver).offers_tools else "text",
         api_base=config.api_base,
         api_key=api_key,
         temperature=config.temperature,

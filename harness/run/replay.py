@@ -131,9 +131,10 @@ def regrade(path: Path, console: Console) -> None:
             if episode is None:
                 continue
             task, end, logged_row = episode.start.task, episode.end, episode.logged_row
-            if task["grader"] in JUDGED and judge is None:
+            if task.grader in JUDGED and judge is None:
                 judge = _recorded_judge(folder)
-            graded = grade(task["grader"], end.submission, GoldSpec.from_record(task), judge, judge_calls.append)
+            gold = GoldSpec(task.answer, task.answer_format, task.rel_tol, task.abs_tol, task.question or "")
+            graded = grade(task.grader, end.submission, gold, judge, judge_calls.append)
             row = logged_row | grade_fields(graded)
             if "failure_mode" in row:  # logged with an evidence record: the mode follows the new verdict
                 correct = row["verdict"] == Verdict.CORRECT
@@ -169,17 +170,19 @@ def _replacing(target: Path, partial: Path) -> Iterator[TextIO]:
 def _recorded_judge(folder: RunFolder) -> JudgePanel:
     """The run's own judges (from run.yaml), with the cache next to the run folder: known verdicts cost nothing."""
     record = folder.read_record()
-    judge = record.protocol.get("judge")
-    if not judge:
+    judge = record.protocol.judge
+    if judge is None or not judge.models:
         raise InputError(f"{folder.record_path}: the run grades with 'judge' but records no judges")
     config = _recorded_config(record, {})
     completion = litellm_judges(config.judge_api_base, config.judge_timeout, config.max_retries)
-    panel = JudgePanel(judge["models"], judge["quorum"], JudgeCache(folder.path.parent / ".judge-cache"), completion)
+    panel = JudgePanel(
+        judge.models, judge.quorum or len(judge.models), JudgeCache(folder.path.parent / ".judge-cache"), completion
+    )
     if config.judge_prompt is None:
         return panel
     protocol = load_protocol(Path(config.judge_prompt))
     kind = "score_prompt" if protocol.score_range is not None else "judge_prompt"
-    if protocol.digest != (judge.get(kind) or {}).get("digest"):
+    if protocol.digest != (getattr(judge, kind) or {}).get("digest"):
         raise InputError(f"{config.judge_prompt}: --judge-prompt: the file changed since the run judged with it")
     if protocol.score_range is not None:
         return dataclasses.replace(panel, score_protocol=protocol)
@@ -190,16 +193,18 @@ def _recorded_config(record: RunRecord, overrides: dict[str, Any]) -> RunConfig:
     """The run's settings, with OVERRIDES; ones its run.yaml lacks (an older harness) take today's defaults, and
     ones this harness no longer has are left out."""
     known = set(setting_names()) - {"run_id", "limit"}
-    return build_config({key: value for key, value in record.config.items() if key in known}, overrides)
+    return build_config({key: value for key, value in record.config.model_dump().items() if key in known}, overrides)
 
 
 def reexecute(path: Path, console: Console) -> int:
     """Run the logged episodes again with their logged replies; how many did not reproduce exactly. The logs
     are read one at a time, before the run for their keys and after it for the comparison."""
     folder, files = _logged_files(path)
-    if mode := folder.read_record().config.get("zero_shot"):
+    sandbox = folder.read_record().sandbox
+    if sandbox.backend == "none":  # a solver without a sandbox (zero-shot)
+        reason = (sandbox.model_extra or {}).get("reason")
         raise InputError(
-            f"{path}: a --zero-shot {mode} run has no sandbox and ran no commands: nothing to re-execute; "
+            f"{path}: a run without a sandbox ({reason}) ran no commands: nothing to re-execute; "
             "use `replay --regrade` to grade its replies again"
         )
     logged = [
@@ -228,6 +233,8 @@ def reexecute(path: Path, console: Console) -> int:
         "results_dir": folder.path / _REPLAYS,
     }
     plan = plan_run(_recorded_config(recorded, overrides))
+    if recorded.profile is None:  # a run from before profiles: its replay records none, as it did
+        plan = dataclasses.replace(plan, profile=None)
     execute_run(plan, console)
     mismatches = 0
     for file, episode in episodes:

@@ -39,6 +39,6 @@ def repricing(path: Path) -> RowChange:
 def _run_price(folder: RunFolder, prices: dict[str, Price]) -> Price | None:
     """The file's price for the run's model: by the name it was run under, then its provider string."""
     record = folder.read_record()
-    provider = (record.model or {}).get("model")
-    names = tuple(str(name) for name in (record.config.get("model"), provider) if name)
+    provider = None if record.model is None else record.model.model
+    names = tuple(str(name) for name in (record.config.model, provider) if name)
     return price_in(names, prices)

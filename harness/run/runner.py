@@ -33,14 +33,13 @@ from harness.core.status import INFRASTRUCTURE_FAILURES
 from harness.core.writable import check_writable_folder
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
+from harness.episode.solvers import Solver
 from harness.episode.vision import VisionLimits
-from harness.episode.zero_shot import protocol_of as zero_shot_protocol
 from harness.grading import GRADERS, JUDGED
 from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import CollectionFiles, collection_files, same_collection
 from harness.inputs.config import RunConfig, config_to_dict
 from harness.inputs.evidence_files import check_evidence
-from harness.inputs.page_images import document_pages
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import (
     Task,
@@ -53,9 +52,12 @@ from harness.inputs.tasks import (
     task_digest,
     task_file,
 )
+from harness.records.episode_log import RunFacts
+from harness.records.events import SandboxFacts
 from harness.records.results import ResultRow, ResultsWriter
 from harness.records.run_folder import RunFolder, RunLock, write_atomic
-from harness.records.run_record import CollectionRecord, Resumption, RunRecord
+from harness.records.run_record import CollectionRecord, ProfileRecord, Resumption, RunRecord
+from harness.records.run_settings import ModelSettings, Prices, RunProtocol, RunSettings
 from harness.run.action_format_hint import action_format_hint
 from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.epochs import check_epochs, episodes_of
@@ -69,6 +71,7 @@ from harness.run.leak_check import LeakCheck
 from harness.run.leftovers import Leftovers, new_invocation
 from harness.run.model_factory import ModelFactory, model_factory, reply_reserve, scripted_file, unpriced_refusal
 from harness.run.pinned_packages import resolved_versions
+from harness.run.protocol_plan import plan_protocol, profile_changes
 from harness.sandboxes.backend import SandboxBackend
 from harness.sandboxes.base import Sandbox
 from harness.sandboxes.registry import backend_class
@@ -124,6 +127,10 @@ class RunPlan:
     """The leakage check (harness/inputs/leakage.py), running while the first episodes start; None: not run."""
     judge: JudgePanel | None = None
     """The judges of tasks graded by `judge`; None when no selected task is."""
+    solver: Solver
+    profile: ProfileRecord | None
+    """What run.yaml records of the benchmark profile the run follows (None: a replay of a run from before
+    profiles, recorded as that run was)."""
 
     @property
     def run_dir(self) -> Path:
@@ -172,6 +179,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     tasks = shard_tasks(select_tasks(tasks, config.task_ids, config.limit), config.shard)
     if not tasks:
         raise NothingSelected(f"{config.model} on {config.domain}: no task selected{_selection_of(config)}")
+    protocol_plan = plan_protocol(config, tasks)
+    config, tasks = protocol_plan.config, protocol_plan.tasks
     names = sorted({collection_of(task) for task in tasks}) or domains
     collections = {name: collection_path(config.collections_dir, name, config.follow_links) for name in names}
     episodes = episodes_of(tasks, config.epochs)
@@ -202,13 +211,13 @@ def plan_run(config: RunConfig) -> RunPlan:
         protocol["closed_book"] = True
     if config.vision:  # only then: the protocol of bash-only runs stays as it was
         protocol["vision"] = VisionLimits().describe()
-    if config.zero_shot:  # only then, as vision
-        protocol["zero_shot"] = zero_shot_protocol(config.zero_shot, _page_dpis(tasks, collections, config.zero_shot))
+    if (solved := protocol_plan.solver.protocol(config.solver, tasks, collections)) is not None:
+        protocol[solved[0]] = solved[1]  # only for a solver other than the bash agent, as vision
     if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
         protocol["judge"] = judge.describe()
     resumed = folder.path.exists()
     if resumed:
-        record = _check_resumable(folder, protocol, files, config.allow_protocol_change)
+        record = _check_resumable(folder, protocol, protocol_plan.profile_record, files, config.allow_protocol_change)
         _check_same_domains(record, config.domain, run_id)
         check_epochs(record, config.epochs)
     invocation = new_invocation()
@@ -238,14 +247,8 @@ def plan_run(config: RunConfig) -> RunPlan:
         changed_tasks=changed,
         leaks=LeakCheck(tasks, files, config.cache_dir),
         judge=judge,
-    )
-
-
-def _page_dpis(tasks: list[Task], collections: dict[str, Path], mode: str) -> list[int]:
-    """The resolutions the run's documents were kept at; every task's pages (and charts) are checked here, so a
-    task that cannot be given as images is refused before anything is written."""
-    return sorted(
-        {pages.dpi for task in tasks for pages in document_pages(task, collections[collection_of(task)], mode)}
+        solver=protocol_plan.solver,
+        profile=protocol_plan.profile_record,
     )
 
 
@@ -273,19 +276,24 @@ def failed_episodes(plan: RunPlan) -> int:
 
 
 def _check_resumable(
-    folder: RunFolder, protocol: dict[str, Any], collections: dict[str, CollectionFiles], allow_change: bool
+    folder: RunFolder,
+    protocol: dict[str, Any],
+    profile: ProfileRecord,
+    collections: dict[str, CollectionFiles],
+    allow_change: bool,
 ) -> RunRecord:
     """The run's record, once its protocol and collections are those of this start (or --allow-protocol-change)."""
     if not folder.record_path.is_file():
         raise InputError(f"{folder.path}: exists but holds no run.yaml; choose another --run-id")
     record = folder.read_record()
-    recorded = record.protocol
+    recorded = record.protocol.model_dump()
     changes = [
         f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items() if recorded.get(key) != value
     ]
-    for only_some in ("closed_book", "vision", "zero_shot"):  # keys only closed-book, vision and zero-shot runs have
+    for only_some in ("closed_book", "vision", "zero_shot", "solver"):  # keys only some runs have
         if recorded.get(only_some) and only_some not in protocol:
             changes.append(f"{only_some} {recorded[only_some]!r} -> None")
+    changes += profile_changes(record.profile, profile)
     for domain, files in collections.items():
         before = record.collections.get(domain)
         if before is not None and not same_collection(before.hash, files):
@@ -301,7 +309,7 @@ def _check_resumable(
 def _check_same_domains(record: RunRecord, domain: str, run_id: str) -> None:
     """A resume runs what the run selected: another --domain would add its rows to this run's (an import's
     record names no domain)."""
-    recorded = record.config.get("domain")
+    recorded = record.config.domain
     if recorded is not None and _domain_set(recorded) != _domain_set(domain):
         raise InputError(
             f"--run-id {run_id}: the run was made for --domain {recorded!r}, not {domain!r}; "
@@ -354,8 +362,8 @@ def start_run(plan: RunPlan) -> dict[str, Any]:
     """Start the planned run's backend: what dead runs left on this host is cleared, and the tool list is
     checked in one of its sandboxes; the sandbox facts the run records. A refusal (`InputError`) removes the
     folders the plan made (`abandon`), so bad input still leaves nothing written."""
-    if plan.config.zero_shot:  # no sandbox: the documents travel in the prompt
-        return {"backend": "none", "reason": f"--zero-shot {plan.config.zero_shot}: no sandbox, no tools"}
+    if not plan.solver.needs_sandbox:  # the solver reads the collection on the host
+        return {"backend": "none", "reason": plan.solver.without_sandbox()}
     try:
         return start_backend(plan.backend, plan.collections, plan.config.cache_dir)
     except InputError:
@@ -440,8 +448,8 @@ def _print_warning(warning: str, console: Console, share: SweepShare | None) -> 
 def _toolset_warning(plan: RunPlan) -> str | None:
     """A model's agent in the local sandbox runs this environment's python3: the libraries the Docker image and
     E2B template give it (sandbox_templates/requirements.txt) that this install lacks."""
-    if not plan.make_model.paid or plan.config.sandbox != "local" or plan.config.zero_shot:
-        return None  # a zero-shot run has no sandbox, so no agent's python3
+    if not plan.make_model.paid or not plan.solver.needs_sandbox or not plan.backend.capabilities.host_tools:
+        return None
     missing = missing_modules("toolset")
     if not missing:
         return None
@@ -472,12 +480,12 @@ def _episode_context(
 ) -> EpisodeContext:
     config = plan.config
     return EpisodeContext(
-        settings=EpisodeSettings.of(config, plan.protocol["output_reserve"]),
+        settings=EpisodeSettings.of(config, plan.protocol["output_reserve"], plan.solver),
         prompts=plan.prompts,
         make_model=plan.make_model.bind(cancel),
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),
         run_dir=plan.run_dir,
-        run_facts={"config_hash": config_hash, "harness_version": harness.__version__},
+        run_facts=RunFacts(config_hash, harness.__version__),
         collection_hashes=plan.collection_hashes,
         cancel=cancel,
         sandbox_facts=sandbox_facts,
@@ -600,12 +608,12 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
         record = plan.folder.read_record()
         # changed collections only with --allow-protocol-change: say so, and record what the episodes now run on
         changed = {d: c for d, c in collections.items() if record.collections.get(d) != c}
-        protocol = plan.protocol if record.protocol != plan.protocol else None
+        protocol = RunProtocol.model_validate(plan.protocol) if record.protocol.model_dump() != plan.protocol else None
         packages = resolved_versions()
         resume = Resumption(
             now,
             len(plan.pending),
-            config_to_dict(plan.config),
+            RunSettings.model_validate(config_to_dict(plan.config)),
             plan.changed_tasks,
             changed,
             protocol,
@@ -618,19 +626,20 @@ def _write_run_record(plan: RunPlan, config_hash: str, sandbox_facts: dict[str, 
         record = RunRecord(
             run_id=plan.run_id,
             created=now,
-            config=config_to_dict(plan.config),
+            config=RunSettings.model_validate(config_to_dict(plan.config)),
             tasks=len({(task.domain, task.id) for task in plan.episodes}),
             harness_version=harness.__version__,
             python=platform.python_version(),
             packages=resolved_versions(),
             config_hash=config_hash,
-            protocol=plan.protocol,
-            model=plan.make_model.settings,
-            sandbox=sandbox_facts,
+            protocol=RunProtocol.model_validate(plan.protocol),
+            model=ModelSettings.model_validate(plan.make_model.settings),
+            sandbox=SandboxFacts.model_validate(sandbox_facts),
             collections=collections,
             leakage_warning=None if plan.leaks is None else plan.leaks.warning(timeout=0),
             label=label_of(plan.config),
-            prices=None if plan.make_model.price is None else plan.make_model.price.to_dict(),
+            prices=None if plan.make_model.price is None else Prices.model_validate(plan.make_model.price.to_dict()),
+            profile=plan.profile,
         )
     plan.folder.write_record(record)
 

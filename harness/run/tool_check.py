@@ -27,7 +27,7 @@ def checked_tools(backend: SandboxBackend, domain: str, collection: Path, where:
         packages = " ".join(sorted({tool.package for tool in missing}))
         fix = (
             "install them on the host: apt-get install " + packages
-            if backend.facts.get("backend") == "local"
+            if backend.capabilities.host_tools
             else "rebuild the sandbox (python -m harness sandbox build ...)"
         )
         raise InputError(

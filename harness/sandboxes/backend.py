@@ -28,6 +28,9 @@ class Capabilities:
     """A limit the backend cannot apply as asked (rlimits instead of cgroups, a short sandbox lifetime)."""
     sees_opens: bool = False
     """The host sees the agent's file opens (inotify on the collection): the sandbox's mounts are on it."""
+    host_tools: bool = False
+    """The agent's tools (python3 and its libraries among them) are the host's own programs: a missing one is
+    installed on the host, not built into an image."""
 
 
 @dataclass(frozen=True, kw_only=True)

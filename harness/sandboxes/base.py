@@ -84,6 +84,11 @@ class Sandbox(Protocol):
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         """Run `bash -c command` in a fresh process; kill its whole process tree after `timeout_s`."""
 
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        """The regular file PATH (as the sandbox sees it, relative to its working directory) of at most MAX_BYTES,
+        read by a command inside it (sandboxes/file_read.py); `FileUnreadable` for the agent's error,
+        `SandboxError` for the sandbox's."""
+
     def close(self) -> None:
         """Remove everything the episode created. Safe to call twice."""
 

@@ -19,7 +19,6 @@ from typing import Any
 
 from harness.sandboxes.backend import Capabilities, Killer, SandboxBackend
 from harness.sandboxes.base import ExecResult, Sandbox
-from harness.sandboxes.file_read import read_from
 from harness.sandboxes.pacing import Pacer
 
 CLOSED_BOOK_TEMPLATE = "closed-book"
@@ -56,7 +55,7 @@ class _ClosedBookSandbox:
         return self._inner.execute(command, timeout_s)
 
     def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
-        return read_from(self._inner, path, max_bytes, timeout_s)
+        return self._inner.read_bytes(path, max_bytes, timeout_s)
 
     def describe(self) -> dict[str, object]:
         return self._inner.describe()

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.sandboxes.base import ExecResult, Sandbox
-from harness.sandboxes.file_read import read_from
 
 _IN_OPEN = 0x00000020
 _IN_Q_OVERFLOW = 0x00004000
@@ -94,7 +93,7 @@ class WatchedSandbox:
         """A file the agent asked to see: its opens are the agent's, as a command's."""
         self._watch.drain()
         try:
-            return read_from(self._sandbox, path, max_bytes, timeout_s)
+            return self._sandbox.read_bytes(path, max_bytes, timeout_s)
         finally:
             turn = self._turn()
             for name in self._watch.drain():

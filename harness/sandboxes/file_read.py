@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import shlex
-from typing import Protocol, runtime_checkable
 
 from harness.sandboxes.base import ExecResult
 
@@ -30,20 +29,6 @@ _TOO_LARGE = 4
 
 class FileUnreadable(ValueError):
     """The path names no regular file the sandbox can read, or one over the size allowed: the agent's error."""
-
-
-@runtime_checkable
-class FileReader(Protocol):
-    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
-        """The regular file PATH (as the sandbox sees it, relative to its working directory) of at most MAX_BYTES;
-        `FileUnreadable` for the agent's error, `SandboxError` for the sandbox's."""
-
-
-def read_from(sandbox: object, path: str, max_bytes: int, timeout_s: float) -> bytes:
-    """PATH's bytes from SANDBOX; a sandbox that cannot hand out files says so as `FileUnreadable`."""
-    if not isinstance(sandbox, FileReader):
-        raise FileUnreadable(f"{path}: this sandbox cannot hand out files")
-    return sandbox.read_bytes(path, max_bytes, timeout_s)
 
 
 def read_command(path: str, max_bytes: int) -> str:

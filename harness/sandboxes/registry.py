@@ -1,5 +1,6 @@
 """Sandbox backends by name: each is one line, its class's import path, imported only when a command uses it
-(so Docker's or E2B's SDK is loaded by the runs that choose them). Nothing outside harness.sandboxes imports a
+(so Docker's or E2B's SDK is loaded by the runs that choose them); any other backend is named by its own import
+path (`--sandbox package.module:Class`), with no edit here. Nothing outside harness.sandboxes imports a
 backend's own package (import-linter contract 7): every command reaches it through these functions."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import re
 
 from harness.core.errors import InputError
 from harness.core.extras import require_extra
+from harness.core.plugins import is_import_path, load_class
 from harness.sandboxes.backend import BackendSetup, SandboxBackend
 from harness.sandboxes.closed_book import ClosedBookBackend
 
@@ -39,8 +41,13 @@ def backend_names() -> tuple[str, ...]:
 def backend_class(name: str, where: str = "--sandbox") -> type[SandboxBackend]:
     """The backend class NAME; an unknown name is one line naming the known ones (WHERE: the flag or command)."""
     path = _BACKENDS.get(name)
+    if path is None and is_import_path(name):  # an out-of-tree backend, named by its import path
+        found: type[SandboxBackend] = load_class(name, SandboxBackend, where)
+        return found
     if path is None:
-        raise InputError(f"{where} {name}: no such sandbox backend (one of {', '.join(_BACKENDS)})")
+        raise InputError(
+            f"{where} {name}: no such sandbox backend (one of {', '.join(_BACKENDS)}, or 'package.module:Class')"
+        )
     if name in _EXTRAS:
         require_extra(_EXTRAS[name], f"{where} {name}")
     module, _, attribute = path.partition(":")

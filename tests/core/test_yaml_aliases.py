@@ -115,7 +115,8 @@ def test_a_run_record_with_a_billion_laughs_is_refused_and_an_older_record_with_
         RunFolder(bomb).read_record()
     assert time.monotonic() - started < 5
     older = RunFolder(Path(__file__).parents[1] / "fixtures" / "schema2_run").read_record()  # written with &id001
-    assert older.model == older.protocol["model_settings"] == {"model": "scripted:/tmp/s2/script.yaml"}
+    assert older.model == older.protocol.model_settings
+    assert older.model is not None and older.model.model_dump() == {"model": "scripted:/tmp/s2/script.yaml"}
 
 
 def test_a_record_is_written_without_anchors_where_one_object_appears_twice():

@@ -50,7 +50,7 @@ def test_documents_are_named_shown_or_listed_with_their_first_turn():
         observation(3, "x\n"),
     ]
     record = touched_documents(events, DocumentIndex(DOCS), ["a.md", "sub/b.md", "c.md"])
-    by_name = {touch.document: touch.to_dict() for touch in record.touches}
+    by_name = {touch.document: touch.record().model_dump() for touch in record.touches}
     assert by_name == {
         "a.md": {"document": "a.md", "first_turn": 1, "reached_turn": 3, "how": ["listed", "named"]},
         "c.md": {"document": "c.md", "first_turn": 1, "reached_turn": None, "how": ["listed"]},

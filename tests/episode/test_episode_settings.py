@@ -5,8 +5,8 @@ from __future__ import annotations
 import typing
 
 from harness.episode import EpisodeContext
-from harness.episode.loop import LoopSettings
 from harness.episode.settings import EpisodeSettings
+from harness.episode.solvers import BashAgent, LoopSettings
 from harness.inputs.config import RunConfig
 
 
@@ -28,4 +28,4 @@ def test_episode_settings_carry_the_budgets_and_the_loop_rules_of_the_run():
         max_format_errors=2,
     )
     expected = EpisodeSettings("oracle", 7, 9.0, 1000, 10, LoopSettings("text", 3.0, 2))
-    assert EpisodeSettings.of(config, 10) == expected
+    assert EpisodeSettings.of(config, 10, BashAgent({})) == expected

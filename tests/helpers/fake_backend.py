@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from harness.sandboxes.backend import BackendSetup, SandboxBackend
 from harness.sandboxes.base import ExecResult, Sandbox, SandboxError, SandboxSettings, sandbox_environment
+from harness.sandboxes.file_read import file_bytes, read_command
 from harness.sandboxes.output import HeadTail, capped_result
 from harness.sandboxes.tools import host_aliases
 
@@ -56,6 +57,10 @@ class FakeSandbox:
     def close(self) -> None:
         if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        """Read as every backend reads: by a command inside the sandbox (sandboxes/file_read.py)."""
+        return file_bytes(self.execute(read_command(path, max_bytes), timeout_s), path, max_bytes)
 
     def describe(self) -> dict[str, object]:
         return {"backend": "fake"}

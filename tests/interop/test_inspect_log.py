@@ -89,7 +89,7 @@ def test_export_reads_back_with_inspect_field_by_field(graded, openai_server):
     for run in runs:
         log = read_eval_log(str(out / f"{run.run_dir.name}.eval"))
         assert log.status == "success" and log.eval.run_id == run.run_dir.name
-        assert log.eval.model == RunFolder(run.run_dir).read_record().config["model"]
+        assert log.eval.model == RunFolder(run.run_dir).read_record().config.model
         samples = {sample.id: sample for sample in log.samples}
         assert set(samples) == {row["task_id"] for row in run.rows}
         for row in run.rows:
@@ -148,7 +148,8 @@ def test_every_status_is_a_limit_an_error_or_neither(graded, status, tmp_path):
     record = RunFolder(run.run_dir).read_record()
     path = tmp_path / "one.eval"
     write_eval_log(
-        export_log("r", record.created, record.config | {"context_window": 8192}, [logged_events(events)]), str(path)
+        export_log("r", record.created, record.config.model_dump() | {"context_window": 8192}, [logged_events(events)]),
+        str(path),
     )
     [sample] = read_eval_log(str(path)).samples
     expected_limit = {

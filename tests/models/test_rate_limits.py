@@ -92,7 +92,7 @@ def test_a_429s_retry_after_is_waited_before_the_next_attempt(limited):
     answer = model.query(QUESTION, timeout_s=60)  # refused with retry-after: 3, then answered
     (refused_at, refused), (answered_at, answered) = server.log[1], server.log[2]
     assert (refused, answered) == (429, 200)
-    assert answer.attempts[0]["wait_s"] == 3.0
+    assert answer.attempts[0].wait_s == 3.0
     assert answered_at - refused_at >= 3.0
 
 
@@ -111,7 +111,7 @@ def test_geminis_retry_delay_in_the_429_body_is_waited(openai_server):
     openai_server.push(refused, reply("<answer>42</answer>"))
     settings = ProviderSettings("openai/test-model", api_base=openai_server.url, max_retries=2)
     answer = LiteLLMModel(settings, context_window=None).query(QUESTION, timeout_s=60)
-    assert answer.attempts[0]["status"] == 429 and answer.attempts[0]["wait_s"] == 2.0
+    assert answer.attempts[0].status == 429 and answer.attempts[0].wait_s == 2.0
 
 
 def test_the_gate_learns_the_budget_announced_on_every_reply(limited):

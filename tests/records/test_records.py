@@ -53,15 +53,15 @@ def test_a_bug_in_cleanup_keeps_the_agents_outcome_and_every_row(mini, monkeypat
 
 def test_an_unexpected_exception_is_a_harness_error_row_with_its_traceback(mini, monkeypatch):
     many_tasks(mini, 3)
-    from harness.episode import loop as agent
+    from harness.episode.solvers import BashAgent
 
-    def broken_loop(*arguments, **keywords):
+    def broken_solve(*arguments, **keywords):
         raise KeyError("a bug of ours")
 
-    monkeypatch.setattr("harness.episode.lifecycle.run_agent", broken_loop)
+    monkeypatch.setattr(BashAgent, "solve", broken_solve)
     script = mini.script(["<answer>42</answer>"])
     outcome = mini.run("--model", script, "--workers", "2")
-    assert outcome.exit_code == 1 and agent.run_agent is not broken_loop  # a bug of ours: a failure
+    assert outcome.exit_code == 1  # a bug of ours: a failure
     assert [r["status"] for r in outcome.rows] == ["harness_error"] * 3
     assert all("Traceback" in r["detail"] and "a bug of ours" in r["detail"] for r in outcome.rows)
     summary = json.loads((outcome.run_dir / "summary.json").read_text())
@@ -256,7 +256,9 @@ def test_an_events_line_keeps_the_keys_and_order_old_runs_have_and_leaves_out_wh
     from harness.records.trajectory import TrajectoryWriter, read_trajectory
 
     log = TrajectoryWriter(tmp_path / "t.jsonl")
-    start = dict(task_id="t1", domain="mini", task={"answer": "42"}, task_digest="sha256:1", model="oracle")
+    start = dict(
+        task_id="t1", domain="mini", task={"answer": "42", "grader": "numeric"}, task_digest="sha256:1", model="oracle"
+    )
     log.write(EpisodeStartEvent(**start, sandbox={}, collection_hash="sha256:2", config_hash="sha256:3"))
     log.write(EpisodeStartEvent(**start, imported_from="t1.traj.json"))
     log.write(ActionEvent(turn=1, command="ls", timeout_s=600.0))

@@ -201,8 +201,10 @@ def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connectio
 
     from harness.episode import EpisodeContext
     from harness.episode.settings import EpisodeSettings
+    from harness.episode.solvers.registry import DEFAULT_SOLVER, make_solver
     from harness.inputs.config import RunConfig
     from harness.inputs.prompts import load_prompts
+    from harness.records.episode_log import RunFacts
     from harness.records.results import ResultsWriter
     from harness.run.executors.batch import Batch, BatchLimits, BatchState
     from harness.run.executors.threads import run_batch
@@ -210,12 +212,12 @@ def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connectio
     tasks = [Task(id=f"t{i}", domain="mini", question="Q?", answer="42") for i in range(count)]
     config = RunConfig(model="slow", domain="mini", **settings)
     context = EpisodeContext(
-        settings=EpisodeSettings.of(config, 4096),
+        settings=EpisodeSettings.of(config, 4096, make_solver(DEFAULT_SOLVER, {})),
         prompts=load_prompts(),
         make_model=lambda task: SlowModel(),
         make_sandbox=lambda task, name: CountingSandbox(),
         run_dir=tmp_path / f"run-{connections}",
-        run_facts={},
+        run_facts=RunFacts(),
         collection_hashes={},
         cancel=threading.Event(),
     )

@@ -17,7 +17,7 @@ from PIL import Image
 
 from harness.cli.main import main
 from harness.core.images import check_image
-from harness.episode.zero_shot import RequestLimits
+from harness.episode.solvers.zero_shot import RequestLimits
 from harness.records.jsonl import read_jsonl
 from tests.helpers.findocmre_models import score_judge, zero_shot_chat, zero_shot_turns
 from tests.helpers.openai_server import ScriptedOpenAIServer

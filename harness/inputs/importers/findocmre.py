@@ -5,7 +5,7 @@ follows the paper's description with its names in snake case: `id`, `question`, 
 `question_type` (one of `QUESTION_TYPES`), `financial_domain`, `reasoning_type`, `chart_ids`, `language`,
 `source_document` (the PDF's file stem), and `charts` (each chart's page and box, for the paper's `cropped` and
 `bbox` protocols). Pure planning: read and check the items and name the tasks; building the collections and
-writing files is `harness/cli/tasks_import_findocmre.py`'s job.
+writing files is the import engine's job (engine.py).
 """
 
 from __future__ import annotations
@@ -14,23 +14,27 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from harness.core.errors import InputError, read_text_input
 from harness.core.names import check_task_id
 from harness.grading import GRADERS, GoldAnswerError, GoldSpec
-from harness.inputs.collections.naming import output_names
+from harness.inputs.collections.pdf_images import MAX_DPI
+from harness.inputs.importers.formats import CollectionSettings, TaskFormat, option
+from harness.inputs.importers.rows import CollectionPlan, TaskPlan, TaskRow, document_files
 
 __all__ = [
+    "DEFAULT_DPI",
+    "FORMAT",
     "QUESTION_TYPES",
-    "STAGING_ROOT",
     "Chart",
-    "Item",
+    "FinDocItem",
     "chart_size",
     "collection_name",
     "document_file",
+    "plan_import",
     "read_items",
     "task_row",
 ]
@@ -47,8 +51,9 @@ APPROX_REL_TOL = 0.05
 """The paper's tolerance for approximate numeric answers: within 5%."""
 LANGUAGES = ("en", "zh")
 _LANGUAGE_NAMES = {"en": "en", "english": "en", "zh": "zh", "chinese": "zh", "zh-cn": "zh", "中文": "zh"}
-STAGING_ROOT = "documents"
-"""The staging folder's name: a document's Markdown is `documents_<stem>.md`."""
+DEFAULT_DPI = 144
+"""Pages at twice PDF's 72 points per inch: an A4 page is 1191 x 1684 pixels, legible and within every provider's
+per-image limit."""
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _REQUIRED_TEXT = ("question", "financial_domain", "reasoning_type")
 
@@ -63,7 +68,7 @@ class Chart:
 
 
 @dataclass(frozen=True)
-class Item:
+class FinDocItem:
     where: str
     """`file:line` (JSON Lines) or `file: item N` (a JSON list): how errors name the item."""
     id: str
@@ -84,7 +89,7 @@ def chart_size(count: int) -> str:
     return "S" if count <= 1 else "M" if count == 2 else "L"
 
 
-def read_items(path: Path) -> list[Item]:
+def read_items(path: Path) -> list[FinDocItem]:
     """Every item of a `.jsonl` file (one per line) or a `.json` list, checked: the first problem is an
     `InputError` naming file, line (or item) and field."""
     text = read_text_input(path, "data")
@@ -112,7 +117,7 @@ def _json(line: str, where: str) -> Any:
         raise InputError(f"{where}: malformed JSON: {error.msg} (column {error.colno})") from None
 
 
-def _item(where: str, raw: Any) -> Item:
+def _item(where: str, raw: Any) -> FinDocItem:
     if not isinstance(raw, dict):
         raise InputError(f"{where}: an item must be a JSON object")
     item_id = _scalar(raw, "id", where)
@@ -137,7 +142,7 @@ def _item(where: str, raw: Any) -> Item:
     options = _options(raw.get("options"), question_type, where)
     answer = _answer(raw.get("answer"), question_type, options, where)
     charts = _charts(raw.get("charts"), ids, where)
-    return Item(
+    return FinDocItem(
         where,
         item_id,
         raw["question"].strip(),
@@ -275,8 +280,7 @@ def _finite(value: Any) -> bool:
 
 def document_file(source_document: str) -> str:
     """The converted file's name in its collection, as the collection builder names it."""
-    pdf = PurePosixPath(f"{source_document}.pdf")
-    return output_names([pdf], STAGING_ROOT)[pdf]
+    return document_files([source_document])[source_document]
 
 
 def collection_name(domain: str, source_document: str) -> str:
@@ -286,7 +290,7 @@ def collection_name(domain: str, source_document: str) -> str:
     return f"{domain[:30]}-{stem}-{digest}"
 
 
-def _asked(item: Item) -> str:
+def _asked(item: FinDocItem) -> str:
     """The question as the model reads it: the options listed under it, one per line."""
     if not item.options:
         return item.question
@@ -294,33 +298,72 @@ def _asked(item: Item) -> str:
     return "\n".join([item.question, "", heading, *(f"{letter}. {text}" for letter, text in item.options.items())])
 
 
-def task_row(domain: str, item: Item) -> dict[str, Any]:
+def task_row(domain: str, item: FinDocItem) -> TaskRow:
     """One task line; the report groups by financial domain, language and chart count (`groups`)."""
     gold = _gold(item.answer, item.question_type, item.options)
-    row: dict[str, Any] = {
-        "id": item.id,
-        "domain": domain,
-        "question": _asked(item),
-        "answer": item.answer,
-        "grader": QUESTION_TYPES[item.question_type],
-        "type": item.question_type,
-        "collection": collection_name(domain, item.source_document),
-        "evidence": [document_file(item.source_document)],
-        "groups": {
+    return TaskRow(
+        id=item.id,
+        domain=domain,
+        question=_asked(item),
+        answer=item.answer,
+        grader=QUESTION_TYPES[item.question_type],
+        type=item.question_type,
+        collection=collection_name(domain, item.source_document),
+        evidence=[document_file(item.source_document)],
+        groups={
             "financial domain": item.financial_domain,
             "language": item.language,
             "charts": chart_size(len(item.chart_ids)),
         },
-        "metadata": {
+        metadata={
             "source": "findocmre",
             "reasoning_type": item.reasoning_type,
             "source_document": item.source_document,
             "chart_ids": list(item.chart_ids),
             "charts": [{"id": c.id, "page": c.page, "bbox": list(c.bbox)} for c in item.charts],
         },
-    }
-    if gold.answer_format:
-        row["answer_format"] = gold.answer_format
-    if gold.rel_tol:
-        row["rel_tol"] = gold.rel_tol
-    return row
+        answer_format=gold.answer_format or None,
+        rel_tol=gold.rel_tol or None,
+    )
+
+
+def plan_import(domain: str, items: list[FinDocItem], options: FinDocOptions | None = None) -> TaskPlan:
+    """A task per item (ids unique over every data file), one collection per source document."""
+    seen: dict[str, str] = {}
+    for item in items:
+        if item.id in seen:
+            raise InputError(f"{item.where}: field 'id': duplicate id {item.id!r} (first at {seen[item.id]})")
+        seen[item.id] = item.where
+    documents = sorted({item.source_document for item in items})
+    collections = {collection_name(domain, stem): CollectionPlan((stem,)) for stem in documents}
+    return TaskPlan([task_row(domain, item) for item in items], collections)
+
+
+@dataclass(frozen=True)
+class FinDocOptions:
+    page_images: int = field(
+        default=DEFAULT_DPI,
+        metadata=option("--page-images", f"the resolution the pages are kept at (default: {DEFAULT_DPI})", "DPI"),
+    )
+
+    def check(self) -> None:
+        if not 0 < self.page_images <= MAX_DPI:  # said before the items are read, not at the first build
+            raise InputError(f"--page-images: {self.page_images} dpi is not between 1 and {MAX_DPI}")
+
+    def collection_settings(self) -> CollectionSettings:
+        return CollectionSettings(page_images=self.page_images)
+
+    def describe(self) -> str:
+        return f"pages at {self.page_images} dpi"
+
+
+FORMAT = TaskFormat(
+    name="findocmre",
+    help="FinDocMRE items (JSON Lines or a JSON list) and their PDFs: five answer types, one collection per "
+    "source document with its pages kept as images",
+    data_help="FinDocMRE item files (.jsonl or .json)",
+    pdf_names="<source_document>.pdf",
+    options=FinDocOptions,
+    read=read_items,
+    plan=plan_import,
+)

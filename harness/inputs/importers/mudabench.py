@@ -1,7 +1,7 @@
 """MuDABench items to tasks, one collection per distinct document set (docs/GRADERS.md §6).
 
 Pure planning: read and check the data, name tasks and document sets, and count every kind of duplicate.
-Building the collections and writing files is `harness/cli/tasks_import.py`'s job.
+Building the collections and writing files is the import engine's job (engine.py).
 
 Counted as MuDABench's evaluation (eval/evaluate.py) counts: every item is a task, identical ones too (its
 loop judges each listing, so an identical item counts twice); every metadata entry of an item with atomic
@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from harness.core.errors import InputError, read_text_input
-from harness.core.facts import parse_facts
-from harness.inputs.collections.naming import output_names
+from harness.core.facts import FactRow, parse_facts
+from harness.inputs.importers.formats import CollectionSettings, TaskFormat, option
+from harness.inputs.importers.rows import CollectionPlan, TaskPlan, TaskRow, document_files
 
 _INDEX_FIELDS = ("symbol", "year", "doctype")
 """What the collection's index tells the agent about each document; never the gold `value_*` facts."""
@@ -38,8 +40,6 @@ _UNSCORED_DETAILS = {
 }
 """MuDABench's `SCORABLE_DETAIL_EXCLUDE_KEYS`: details it never scores."""
 _SOURCE_FIELDS = ("symbol", "year", "doctype", "id")
-STAGING_ROOT = "documents"
-"""The staging folder's name: outputs are `documents_<stem>.md`, the index `documents_index.md`."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Document:
 
 
 @dataclass(frozen=True)
-class Item:
+class MudaItem:
     split: str
     """The data file's stem (`simple`, `complex`)."""
     number: int
@@ -75,21 +75,11 @@ class Item:
         return _digest([self.question, *self.document_set, "", self.final_answer])
 
 
-@dataclass
-class ImportPlan:
-    domain: str
-    tasks: list[dict[str, Any]] = field(default_factory=list)
-    collections: dict[str, tuple[Document, ...]] = field(default_factory=dict)
-    """Collection name -> its documents."""
-    notes: Counter[str] = field(default_factory=Counter)
-    """Duplicates found and how they were handled, for the import's report."""
-
-
 def _digest(parts: list[str]) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def read_items(path: Path) -> list[Item]:
+def read_items(path: Path) -> list[MudaItem]:
     """Every item of one data file, checked; the first problem is an `InputError` naming file, item and field."""
     try:
         data = json.loads(read_text_input(path, "data"))
@@ -100,7 +90,7 @@ def read_items(path: Path) -> list[Item]:
     return [_item(path, number, raw) for number, raw in enumerate(data, start=1)]
 
 
-def _item(path: Path, number: int, raw: Any) -> Item:
+def _item(path: Path, number: int, raw: Any) -> MudaItem:
     where = f"{path}: item {number}"
     if not isinstance(raw, dict):
         raise InputError(f"{where}: an item must be a JSON object")
@@ -120,7 +110,7 @@ def _item(path: Path, number: int, raw: Any) -> Item:
     question_id = raw.get("question_id")
     if question_id is not None and (not isinstance(question_id, (str, int)) or isinstance(question_id, bool)):
         raise InputError(f"{where}: field 'question_id': must be a string or an integer")
-    return Item(
+    return MudaItem(
         path.stem,
         number,
         None if question_id is None else str(question_id).strip() or None,
@@ -182,12 +172,6 @@ def _cells(where: str, entry: dict[str, Any]) -> tuple[str, dict[str, Any], dict
     return str(entry["id"]).strip(), cells, described, source
 
 
-def document_files(documents: tuple[Document, ...]) -> dict[str, str]:
-    """Document id -> its converted file's name in the collection (as the collection builder names it)."""
-    names = output_names([PurePosixPath(f"{d.id}.pdf") for d in documents], STAGING_ROOT)
-    return {d.id: names[PurePosixPath(f"{d.id}.pdf")] for d in documents}
-
-
 def _collection_name(domain: str, documents: tuple[Document, ...]) -> str:
     """`<domain>-<years>-<n>docs-<hash>`: readable from the metadata, unique by the document set."""
     years = sorted({document.year for document in documents})
@@ -196,8 +180,9 @@ def _collection_name(domain: str, documents: tuple[Document, ...]) -> str:
     return f"{domain[:30]}-{span[:9]}-{len(documents)}docs-{digest}"
 
 
-def plan_import(domain: str, items: list[Item]) -> ImportPlan:
-    plan = ImportPlan(domain)
+def plan_import(domain: str, items: list[MudaItem], options: MudaOptions | None = None) -> TaskPlan:
+    """Every item a task (identical ones too), one collection per distinct document set with its index page."""
+    plan = TaskPlan()
     seen_content: set[str] = set()
     content_of: dict[str, str] = {}
     first_of: dict[str, str] = {}
@@ -211,7 +196,8 @@ def plan_import(domain: str, items: list[Item]) -> ImportPlan:
         seen_content.add(item.content_key)
         documents = _unique_documents(item, plan)
         name = _collection_name(domain, documents)
-        plan.collections.setdefault(name, documents)
+        if name not in plan.collections:
+            plan.collections[name] = CollectionPlan(tuple(d.id for d in documents), _index_markdown(documents))
         base = item.question_id or "q" + item.content_key[:12]  # never the question text alone
         if item.question_id:
             splits_of_id.setdefault(item.question_id, set()).add(item.split)
@@ -223,9 +209,9 @@ def plan_import(domain: str, items: list[Item]) -> ImportPlan:
         ids.add(task_id)
         content_of[task_id] = item.content_key
         sets_of_question.setdefault(item.question, set()).add(item.document_set)
-        task = _task(domain, task_id, item, name, document_files(documents))
+        task = _task(domain, task_id, item, name, document_files([d.id for d in documents]))
         if item.content_key in first_of:
-            task["metadata"]["identical_to"] = first_of[item.content_key]
+            task.metadata["identical_to"] = first_of[item.content_key]
         first_of.setdefault(item.content_key, task_id)
         plan.tasks.append(task)
     plan.notes["question ids in more than one split (kept apart by the split prefix)"] += sum(
@@ -235,39 +221,38 @@ def plan_import(domain: str, items: list[Item]) -> ImportPlan:
         len(sets) > 1 for sets in sets_of_question.values()
     )
     plan.notes["tasks sharing a collection with another task"] += len(plan.tasks) - len(
-        {task["collection"] for task in plan.tasks}
+        {task.collection for task in plan.tasks}
     )
     plan.notes = Counter({note: count for note, count in plan.notes.items() if count})
     return plan
 
 
-def _unique_documents(item: Item, plan: ImportPlan) -> tuple[Document, ...]:
+def _unique_documents(item: MudaItem, plan: TaskPlan) -> tuple[Document, ...]:
     unique = {document.id: document for document in item.documents}
     if len(unique) != len(item.documents):
         plan.notes["documents listed twice in one item (one file, a fact row per listing)"] += 1
     return tuple(unique[doc_id] for doc_id in sorted(unique))
 
 
-def _task(domain: str, task_id: str, item: Item, collection: str, files: dict[str, str]) -> dict[str, Any]:
+def _task(domain: str, task_id: str, item: MudaItem, collection: str, files: dict[str, str]) -> TaskRow:
     """The gold is the reference answer for the judge; the per-document `value_*` cells are the task's facts (out
     of the sandbox and the index); the evidence is the set's document files."""
     by_id = {document.id: document for document in item.documents}
-    facts: list[dict[str, Any]] = []
-    for doc_id, cells, schema, source in item.cells:
-        document = by_id[doc_id]
-        row = {"document": files[doc_id], "entity": document.symbol, "period": document.year, "cells": cells}
-        facts.append(row | ({"schema": schema} if schema else {}) | {"source": source})
-    return {
-        "id": task_id,
-        "domain": domain,
-        "question": item.question,
-        "answer": item.final_answer,
-        "grader": "judge",
-        "type": item.split,
-        "collection": collection,
-        "evidence": sorted(set(files.values())),
-        "facts": facts,
-        "metadata": {
+    facts = tuple(
+        FactRow(files[doc_id], cells, by_id[doc_id].symbol, by_id[doc_id].year, schema, source)
+        for doc_id, cells, schema, source in item.cells
+    )
+    return TaskRow(
+        id=task_id,
+        domain=domain,
+        question=item.question,
+        answer=item.final_answer,
+        grader="judge",
+        type=item.split,
+        collection=collection,
+        evidence=sorted(set(files.values())),
+        facts=facts,
+        metadata={
             "source": "mudabench",
             "split": item.split,
             "item": item.number,
@@ -275,4 +260,60 @@ def _task(domain: str, task_id: str, item: Item, collection: str, files: dict[st
             "documents": list(item.document_set),
             "source_answer": list(item.source_answer),
         },
-    }
+    )
+
+
+def _index_markdown(documents: tuple[Document, ...]) -> str:
+    """Which converted file is which company, year and kind of report: the only metadata the agent gets."""
+    names = document_files([document.id for document in documents])
+    lines = ["# Documents in this collection", "", "| file | symbol | year | doctype |", "|---|---|---|---|"]
+    for document in documents:
+        cells = [names[document.id], document.symbol, document.year, document.doctype]
+        lines.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class MudaOptions:
+    ocr: bool = field(default=False, metadata=option("--ocr", "read PDF pages without a text layer by OCR (Tesseract)"))
+    ocr_lang: str | None = field(
+        default=None,
+        metadata=option(
+            "--ocr-lang",
+            "Tesseract languages for --ocr, e.g. chi_sim+eng for MuDABench's Chinese reports (default: eng)",
+            "LANGS",
+        ),
+    )
+
+    def check(self) -> None:
+        if self.ocr_lang is None:
+            return
+        from harness.inputs.collections.pdf import missing_ocr_languages
+
+        if not self.ocr:
+            raise InputError("--ocr-lang: only with --ocr")
+        if not re.fullmatch(r"[a-z][a-z_]*(\+[a-z][a-z_]*)*", self.ocr_lang):
+            raise InputError(f"--ocr-lang: {self.ocr_lang!r} is not a Tesseract language list (e.g. chi_sim+eng)")
+        missing = missing_ocr_languages(self.ocr_lang)
+        if missing:
+            raise InputError(
+                f"--ocr-lang: no Tesseract data for {', '.join(missing)} (e.g. Debian's tesseract-ocr-chi-sim)"
+            )
+
+    def collection_settings(self) -> CollectionSettings:
+        return CollectionSettings(ocr=self.ocr, ocr_language=self.ocr_lang)
+
+    def describe(self) -> str:
+        return ""
+
+
+FORMAT = TaskFormat(
+    name="mudabench",
+    help="MuDABench data/simple.json or complex.json and its PDFs: judge-graded tasks, one collection per document set",
+    data_help="MuDABench data files (one per split)",
+    pdf_names="<metadata id>.pdf",
+    options=MudaOptions,
+    read=read_items,
+    plan=plan_import,
+    data_metavar="DATA_JSON",
+)

@@ -16,6 +16,7 @@ the single writer of the run folder.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import time
 from collections import Counter
@@ -42,6 +43,7 @@ from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import Task, collection_of, collection_path
 from harness.models.base import Model
 from harness.models.concurrency import GATE_SOURCE
+from harness.records.episode_log import RunFacts
 from harness.records.events import EpisodeEndEvent, Event, ModelCallEvent
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
@@ -73,7 +75,7 @@ class NodeSpec:
     episode: EpisodeSettings
     """What each episode reads of them."""
     run_id: str
-    run_facts: dict[str, Any]
+    run_facts: RunFacts
     collection_hashes: dict[str, str]
     """Collection name (a task's own, or its domain's) -> content hash."""
     sandbox_facts: dict[str, Any]
@@ -448,7 +450,7 @@ def _run_on_node(
         make_model=setup.make_model,
         make_sandbox=lambda task, name: backend.new_sandbox(collection_of(task), collection, name, cancel),
         run_dir=config.results_dir / spec.run_id,
-        run_facts=spec.run_facts | {"ray_node": setup.node_id},
+        run_facts=dataclasses.replace(spec.run_facts, ray_node=setup.node_id),
         collection_hashes=spec.collection_hashes,
         cancel=cancel,
         slots=Slots(threading.BoundedSemaphore(1 << 20), CoordinatorSlot(coordinator, _owner(task, attempt))),
@@ -478,7 +480,7 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
     image, E2B templates, the tool list): a node that fails refuses before its first episode."""
     import ray
 
-    key = f"{spec.run_id}:{spec.run_facts.get('config_hash')}:{spec.invocation}"
+    key = f"{spec.run_id}:{spec.run_facts.config_hash}:{spec.invocation}"
     if key not in _SETUPS:
         make_model = model_factory(spec.config, [])  # with the model's own checks (its API key, a scripted file)
         collections = {

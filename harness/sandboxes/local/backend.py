@@ -40,7 +40,8 @@ class LocalBackend(SandboxBackend):
 
     @property
     def capabilities(self) -> Capabilities:
-        return Capabilities(warning=(self._facts.get("limits") or {}).get("warning"), sees_opens=True)
+        warning = (self._facts.get("limits") or {}).get("warning")
+        return Capabilities(warning=warning, sees_opens=True, host_tools=True)
 
     def start(self, probe: bool = True) -> None:
         """Free the cgroups of dead runners, then start one throwaway sandbox: how commands drop privileges."""

@@ -1,8 +1,9 @@
-"""The agent loop: query the model, run its one bash action, observe, until an answer or a limit."""
+"""The bash agent's loop: query the model, run its one bash action (or, with vision, show it the image it asked
+for), observe, until an answer or a limit. `AgentLoop`'s steps are methods a variant overrides (mini-swe-agent's
+way: one step replaced, the rest inherited); the `BashAgent` solver (bash_agent.py) runs it."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,18 +11,17 @@ from harness.core.images import CheckedImage, ImageRefused, tool_message, user_m
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.actions import FormatError, parse_action, parse_view
 from harness.episode.budget import Budget
+from harness.episode.query import query_model
 from harness.episode.vision import ImageViewer
 from harness.grading.answer import command_submits_answer, has_closed_answer, strip_code_blocks
 from harness.inputs.prompts import PromptSet
 from harness.inputs.tasks import Task
-from harness.models.base import ContextOverflow, Model, ModelError, ModelReply
+from harness.models.base import Model, ModelReply
 from harness.records.compact import ShownText, compact_messages
 from harness.records.events import (
     ActionEvent,
     FormatErrorEvent,
     ImageViewEvent,
-    ModelCallEvent,
-    ModelErrorEvent,
     ObservationEvent,
 )
 from harness.records.trajectory import TrajectoryLog
@@ -39,24 +39,10 @@ class LoopSettings:
     """The agent can look: a view_image call shows it an image of its sandbox (episode/vision.py)."""
 
 
-def run_agent(
-    task: Task,
-    model: Model,
-    sandbox: Sandbox,
-    budget: Budget,
-    prompts: PromptSet,
-    log: TrajectoryLog,
-    settings: LoopSettings,
-    viewer: ImageViewer | None = None,
-) -> Outcome:
-    """Run one episode's conversation until an answer, a budget, or a failure ends it; `viewer` shows the agent
-    the images it asks for (with vision on)."""
-    return _AgentLoop(task, model, sandbox, budget, prompts, log, settings, viewer).run()
-
-
-class _AgentLoop:
-    """One episode's conversation: `run` takes `step`s (`query` the model, then `execute` its action) until one
-    raises `EpisodeFinished` or an error that ends the episode; `run` alone turns that into the `Outcome`."""
+class AgentLoop:
+    """One episode's conversation: `run` takes `step`s (`query` the model, then `execute` its action, `view` an image
+    or `refuse` a reply without one) until one raises `EpisodeFinished` or an error that ends the episode; `run`
+    alone turns that into the `Outcome`. A variant overrides a step (examples/solvers/)."""
 
     def __init__(
         self,
@@ -71,7 +57,7 @@ class _AgentLoop:
     ):
         self.model, self.sandbox, self.budget, self.prompts, self.log = model, sandbox, budget, prompts, log
         self.settings, self.viewer = settings, viewer
-        system = self._system_prompt()
+        system = self.system_prompt()
         question = prompts.render("task", question=task.question, answer_format=task.answer_format)
         self.messages: list[dict[str, Any]] = [
             {"role": "system", "content": system},
@@ -115,35 +101,9 @@ class _AgentLoop:
             self.execute(reply, command)
 
     def query(self) -> ModelReply:
-        """The model's next reply, logged and counted; a failed call is logged before it ends the episode."""
-        budget = self.budget
-        budget.check_before_call(self.messages)
-        started = time.monotonic()
-        try:
-            reply = self.model.query(self.messages, budget.seconds_left)
-        except ModelError as error:
-            budget.record_retries(error.attempts, error.queued_s)
-            failed = ModelErrorEvent(
-                turn=budget.turns + 1,
-                messages=compact_messages(self.messages[self.logged :], self.shown),
-                error=str(error),
-                attempts=error.attempts,
-                latency_s=round(time.monotonic() - started, 3),
-            )
-            self.log.write(failed)
-            if budget.out_of_time() and not isinstance(error, ContextOverflow):
-                raise EpisodeFinished(Status.TIME_LIMIT, detail=f"the model call ran out of time: {error}") from None
-            raise
-        call = ModelCallEvent(
-            turn=budget.turns + 1,
-            messages=compact_messages(self.messages[self.logged :], self.shown),
-            response=reply.record(),
-            latency_s=round(time.monotonic() - started, 3),
-            model_id=reply.model_id,
-        )
-        self.log.write(call)
-        budget.record_retries(reply.attempts, reply.queued_s)
-        budget.record_call(self.messages, reply.usage, reply.cost_usd, reply.model_id)
+        """The model's next reply, through the one query step (episode/query.py)."""
+        logged = compact_messages(self.messages[self.logged :], self.shown)
+        reply = query_model(self.model, self.messages, self.budget, self.log, logged)
         self.messages.append(reply.to_message())
         self.logged = len(self.messages)
         return reply
@@ -200,7 +160,8 @@ class _AgentLoop:
         self.messages.extend(_observation_messages(reply, text, images))
         self.shown = ShownText("image_view", budget.turns, text)
 
-    def _system_prompt(self) -> str:
+    def system_prompt(self) -> str:
+        """The system prompt: the prompt set's `system` template with the run's budgets and tools."""
         return self.prompts.render(
             "system",
             action_format=self.settings.action_format,
