@@ -4,11 +4,11 @@ one episode's events, computed at its end and again on import; `annotate` asks t
 
 __all__ = [
     "condensed",
+    "episode_end",
     "escapes",
     "evidence",
     "fact_judge",
     "failure_modes",
     "mode_judge",
     "mode_prompt",
-    "row_diagnostics",
 ]

@@ -4,4 +4,15 @@ is exported here."""
 from harness.episode.context import EpisodeContext
 from harness.episode.lifecycle import failed_row, run_episode
 
-__all__ = ["EpisodeContext", "actions", "failed_row", "run_episode", "settings", "solvers", "throttles", "vision"]
+__all__ = [
+    "EpisodeContext",
+    "actions",
+    "budget",
+    "failed_row",
+    "query",
+    "run_episode",
+    "settings",
+    "solvers",
+    "throttles",
+    "vision",
+]

@@ -33,6 +33,7 @@ __all__ = [
     "judge_prompt",
     "judge_protocol",
     "literal",
+    "record",
 ]
 
 

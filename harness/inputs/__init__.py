@@ -8,6 +8,7 @@ __all__ = [
     "leakage",
     "leakage_cache",
     "page_images",
+    "profiles",
     "prompts",
     "tasks",
 ]

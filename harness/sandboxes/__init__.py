@@ -8,6 +8,7 @@ __all__ = [
     "command_size",
     "file_opens",
     "file_read",
+    "kernel_counters",
     "limits",
     "output",
     "pacing",

@@ -201,7 +201,7 @@ def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connectio
 
     from harness.episode import EpisodeContext
     from harness.episode.settings import EpisodeSettings
-    from harness.episode.solvers.registry import DEFAULT_SOLVER, make_solver
+    from harness.episode.solvers.registry import make_solver
     from harness.inputs.config import RunConfig
     from harness.inputs.prompts import load_prompts
     from harness.records.episode_log import RunFacts
@@ -212,7 +212,7 @@ def run_fake_batch(tmp_path, count: int, workers: int, sandboxes: int, connectio
     tasks = [Task(id=f"t{i}", domain="mini", question="Q?", answer="42") for i in range(count)]
     config = RunConfig(model="slow", domain="mini", **settings)
     context = EpisodeContext(
-        settings=EpisodeSettings.of(config, 4096, make_solver(DEFAULT_SOLVER, {})),
+        settings=EpisodeSettings.of(config, 4096, make_solver("bash-agent", {})),
         prompts=load_prompts(),
         make_model=lambda task: SlowModel(),
         make_sandbox=lambda task, name: CountingSandbox(),

@@ -11,14 +11,9 @@ from harness.episode.solvers.base import Solver, SolverArgumentError
 from harness.episode.solvers.bash_agent import BashAgent
 from harness.episode.solvers.zero_shot import ZeroShot
 
-__all__ = ["DEFAULT_SOLVER", "make_solver", "solver_class", "solver_names"]
+__all__ = ["make_solver", "solver_class"]
 
 _SOLVERS: dict[str, type[Solver]] = {BashAgent.name: BashAgent, ZeroShot.name: ZeroShot}
-DEFAULT_SOLVER = BashAgent.name
-
-
-def solver_names() -> tuple[str, ...]:
-    return tuple(_SOLVERS)
 
 
 def solver_class(spec: str, where: str = "--solver") -> type[Solver]:
