@@ -61,7 +61,8 @@ def test_a_replay_of_an_episode_that_waited_for_retries_has_no_negative_time(min
     original = mini.run("--model", mini.script(COMMANDS))
     path = original.run_dir / "episodes" / "mini" / "t1.jsonl"
     events = [json.loads(line) for line in path.read_text().splitlines()]
-    attempt = {"error": "RateLimitError: 429", "attempt": 1, "duration_s": 0.5, "wait_s": 30.0, "on_agent_clock": False}
+    attempt = {"error": "RateLimitError", "status": 429, "message": "rate limited", "attempt": 1, "duration_s": 0.5}
+    attempt |= {"wait_s": 30.0, "on_agent_clock": False}  # as models/retries.py writes an attempt
     for event in events:
         if event["event"] == "model_call":
             event["response"]["attempts"] = [attempt]
