@@ -15,6 +15,7 @@ from harness.grading.judge_score import ScoreGrader, score_grade
 from harness.grading.multi_choice import MultiChoiceGrader
 from harness.grading.numeric import GRADER_VERSION as NUMERIC_VERSION
 from harness.grading.numeric import GoldAnswerError, grade_submission, parse_gold
+from harness.grading.paper_numeric import PaperNumericGrader
 from harness.grading.record import Grade, Verdict
 from harness.grading.tolerance import ToleranceGrader
 
@@ -86,6 +87,8 @@ GRADERS: dict[str, Grader] = {
         ItemsGrader("list"),
         JudgeGrader(),
         ScoreGrader(),
+        PaperNumericGrader(relative=False),
+        PaperNumericGrader(relative=True),
     )
 }
 

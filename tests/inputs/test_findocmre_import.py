@@ -12,6 +12,7 @@ import pytest
 
 from harness.cli.main import main
 from harness.inputs.collections.manifest import manifest_path, read_manifest
+from harness.inputs.importers.findocmre import read_items, task_row
 from harness.inputs.tasks import load_task_file
 
 
@@ -104,3 +105,18 @@ def test_a_missing_report_skips_its_tasks_and_says_so(findocmre_set: Path, tmp_p
     code, output = _run(tmp_path, findocmre_set / "findocmre.jsonl", pdfs, capsys)
     assert code == 1 and "missing huaxia-2023.pdf" in output
     assert {task.id.split("-")[0] for task in load_task_file(tmp_path / "tasks" / "fin.jsonl")} == {"acme"}
+
+
+def test_an_approximate_gold_of_zero_imports_and_is_graded_exactly(findocmre_set: Path, tmp_path: Path):
+    """Refused before, the whole set (a relative tolerance around 0 is empty): now graded exactly, the paper's rule."""
+    items = [json.loads(line) for line in (findocmre_set / "findocmre.jsonl").read_text(encoding="utf-8").splitlines()]
+    index = next(i for i, item in enumerate(items) if item["question_type"] == "numeric_approx")
+    items[index]["answer"] = "0"
+    data = tmp_path / "items.jsonl"
+    data.write_text("".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8")
+    read = read_items(data)
+    assert len(read) == len(items)
+    zero = task_row("fin", read[index])
+    assert (zero.answer, zero.type, zero.grader, zero.rel_tol) == ("0", "numeric_approx", "numeric", 0.05)
+    others = [task_row("fin", item) for item in read[index + 1 :] if item.question_type == "numeric_approx"]
+    assert [row.grader for row in others] == ["numeric_tol"]  # the other report's approximate item is unchanged

@@ -87,12 +87,12 @@ def test_a_profile_s_digest_is_recorded_and_a_resume_under_an_edited_prompt_is_r
     shutil.copytree(shipped / "findocmre", mine / "findocmre")
     shutil.copy(shipped / "findocmre.yaml", mine / "findocmre.yaml")
     profile = mine / "findocmre.yaml"
-    profile.write_text(profile.read_text().replace('version: "1.0"', 'version: "1.0-mine"'))
+    profile.write_text(profile.read_text().replace('version: "1.1"', 'version: "1.1-mine"'))
     script = mini.script(["<answer>42</answer>"])
     first = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")
     assert first.exit_code == 0, first.output
     recorded = yaml.safe_load((first.run_dir / "run.yaml").read_text())["profile"]
-    assert recorded["version"] == "1.0-mine" and recorded["path"] == str(profile.resolve())
+    assert recorded["version"] == "1.1-mine" and recorded["path"] == str(profile.resolve())
     assert "overrides" not in recorded  # the profile sets no temperature
     (mine / "findocmre" / "zero-shot-cot.txt").write_text("Answer in one reply: <answer>...</answer>{format}\n")
     resumed = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")

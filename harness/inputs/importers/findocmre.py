@@ -15,6 +15,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -215,7 +216,7 @@ def _answer(raw: Any, question_type: str, options: dict[str, str], where: str) -
         raise InputError(f"{where}: field 'answer': must be a non-empty string")
     answer = raw.strip()
     try:
-        GRADERS[QUESTION_TYPES[question_type]].validate(_gold(answer, question_type, options))
+        GRADERS[grader_of(question_type, answer)].validate(_gold(answer, question_type, options))
     except GoldAnswerError as error:
         raise InputError(f"{where}: field 'answer': {error}") from None
     if question_type == "single_choice" and answer.upper() not in options:
@@ -232,6 +233,21 @@ def _answer_format(question_type: str, options: dict[str, str]) -> str | None:
     if question_type == "multiple_choice":
         return f"every correct option letter ({span}), e.g. A, C"
     return None
+
+
+def grader_of(question_type: str, answer: str) -> str:
+    """The type's grader, except that an approximate gold of 0 is graded exactly (`numeric`): a relative
+    tolerance around 0 is empty, and the paper counts only 0 right there (Appendix B.1.2)."""
+    if question_type == "numeric_approx" and _is_zero(answer):
+        return "numeric"
+    return QUESTION_TYPES[question_type]
+
+
+def _is_zero(answer: str) -> bool:
+    try:
+        return Decimal(answer) == 0
+    except InvalidOperation:
+        return False
 
 
 def _gold(answer: str, question_type: str, options: dict[str, str]) -> GoldSpec:
@@ -306,7 +322,7 @@ def task_row(domain: str, item: FinDocItem) -> TaskRow:
         domain=domain,
         question=_asked(item),
         answer=item.answer,
-        grader=QUESTION_TYPES[item.question_type],
+        grader=grader_of(item.question_type, item.answer),
         type=item.question_type,
         collection=collection_name(domain, item.source_document),
         evidence=[document_file(item.source_document)],
