@@ -49,6 +49,10 @@ def test_installed_package_finds_the_recipe_and_hashes_it_like_the_source_tree(t
         wheel.extractall(site)
     # the benchmarks' own judge protocols, named by `--judge-prompt NAME` from an installed package
     assert (site / "harness" / "grading" / "protocols" / "mudabench.yaml").is_file()
+    # the benchmark profiles (`--profile NAME`) and every file they name
+    profiles = REPO / "harness" / "inputs" / "profiles"
+    shipped = [path.relative_to(profiles) for path in profiles.rglob("*") if path.is_file() and path.suffix != ".pyc"]
+    assert len(shipped) > 4 and all((site / "harness" / "inputs" / "profiles" / name).is_file() for name in shipped)
     probe = subprocess.run(
         [sys.executable, "-I", "-c", PROBE, str(site)], cwd=tmp_path, capture_output=True, text=True, check=False
     )
