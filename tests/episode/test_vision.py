@@ -139,16 +139,6 @@ def test_more_images_than_an_episode_may_show_is_the_agents_error(mini):
     assert shown[-1]["problem"] == "this episode has shown its 20 images, the most it may"
 
 
-def test_without_vision_a_view_image_call_is_a_format_error(mini):
-    model = mini.script([put("run/chart.png", CHART), {"view_image": "run/chart.png"}, "<answer>42</answer>"])
-    outcome = mini.run("--model", model)
-    [row] = outcome.rows
-    [error] = [event for event in outcome.trajectory("t1") if event["event"] == "format_error"]
-    assert error["problem"] == "unknown tool 'view_image'; the only tool is bash"
-    assert not (outcome.run_dir / "images").exists()
-    assert row["status"] == "answered"
-
-
 def test_vision_needs_tool_calls(mini):
     outcome = mini.run("--model", "oracle", "--vision", "--action-format", "text")
     assert outcome.exit_code == 2

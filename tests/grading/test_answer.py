@@ -64,6 +64,7 @@ def test_toolcall_action_is_the_command_argument():
         (ModelReply(text="thinking"), "no bash tool call"),
         (toolcall(("bash", '{"command": "ls"}'), ("bash", '{"command": "pwd"}')), "2 tool calls"),
         (toolcall(("python", '{"command": "ls"}')), "unknown tool"),
+        (toolcall(("view_image", '{"path": "run/chart.png"}')), "unknown tool 'view_image'; the only tool is bash"),
         (toolcall(("bash", "{not json")), "not valid JSON"),
         (toolcall(("bash", '{"cmd": "ls"}')), "non-empty string"),
     ],
