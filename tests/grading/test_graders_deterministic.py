@@ -147,5 +147,16 @@ def test_set_rejects_gold_with_duplicate_or_no_items(answer):
 def test_every_grader_has_a_name_and_a_version():
     assert {name: (grader.name, bool(grader.version)) for name, grader in GRADERS.items()} == {
         name: (name, True)
-        for name in ("numeric", "choice", "multi_choice", "numeric_tol", "set", "list", "judge", "score")
+        for name in (
+            "numeric",
+            "choice",
+            "multi_choice",
+            "numeric_tol",
+            "set",
+            "list",
+            "judge",
+            "score",
+            "findocmre_precise",
+            "findocmre_approx",
+        )
     }
