@@ -41,6 +41,11 @@ def _statuses(summary: DomainSummary) -> str:
     return ", ".join(f"{name} {count}" for name, count in summary.statuses.items())
 
 
+def _share(accuracy: float | None) -> str:
+    """An accuracy as a percentage; – for a domain none of whose episodes was graded."""
+    return "–" if accuracy is None else f"{accuracy:.1%}"
+
+
 def _cost(summary: DomainSummary) -> str:
     return "–" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
 
@@ -51,9 +56,9 @@ COLUMNS = (
     _EndColumn("episodes", lambda s: str(s.episodes), 80, shown=lambda ss: any(s.episodes != s.tasks for s in ss)),
     _EndColumn("pending", lambda s: str(s.pending), 60, shown=lambda summaries: any(s.pending for s in summaries)),
     _EndColumn("correct", lambda s: str(s.correct), 68),
-    _EndColumn("strict", lambda s: f"{s.accuracy_strict:.1%}", 40),
-    _EndColumn("default", lambda s: f"{s.accuracy_default:.1%}", 95),
-    _EndColumn("lenient", lambda s: f"{s.accuracy_lenient:.1%}", 35),
+    _EndColumn("strict", lambda s: _share(s.accuracy_strict), 40),
+    _EndColumn("default", lambda s: _share(s.accuracy_default), 95),
+    _EndColumn("lenient", lambda s: _share(s.accuracy_lenient), 35),
     _EndColumn("statuses", _statuses, 75, wraps=True),
     _EndColumn("mean\nturns", lambda s: f"{s.mean_turns:.1f}", 45),
     _EndColumn("tokens", lambda s: f"{s.input_tokens + s.output_tokens:,}", 50),
@@ -117,7 +122,7 @@ def _print_types(summaries: list[DomainSummary], console: Console) -> None:
         table.add_row(
             Text(summary.domain),
             *[f"{by_type[t]:.1%}" if t in by_type else "–" for t in types],
-            f"{summary.macro_accuracy:.1%}",
+            _share(summary.macro_accuracy),
             judge,
         )
     console.print(table)

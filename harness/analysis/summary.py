@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.analysis.stats import wilson_interval
 from harness.analysis.type_metrics import overall, type_metrics
-from harness.core.status import Status
+from harness.core.status import INTERRUPTED, Status
 from harness.records.results import ResultRow
 
 ALL = "all"
@@ -78,9 +78,11 @@ class DomainSummary:
     pending: int
     """Selected episodes without a row yet (the run was interrupted or stopped at --max-cost)."""
     correct: int
-    accuracy_strict: float
-    accuracy_default: float
-    accuracy_lenient: float
+    accuracy_strict: float | None
+    """None (shown as –, written as null) when no episode of the domain was graded: every one ended in a failure of
+    the provider, the sandbox or ours, or was cancelled, so the run measured nothing (it read as 0.0%)."""
+    accuracy_default: float | None
+    accuracy_lenient: float | None
     statuses: dict[str, int]
     mean_turns: float
     agent_time_s: float
@@ -115,15 +117,16 @@ def _summarize(domain: str, rows: list[ResultRow], pending: int) -> DomainSummar
     cell = Cell("", domain, rows)
     statuses = cell.statuses()
     cost = cell.cost()
+    graded = any(row.status not in INTERRUPTED for row in rows)
     return DomainSummary(
         domain=domain,
         tasks=len({row.key for row in rows}),
         episodes=cell.n,
         pending=pending,
         correct=cell.correct(),
-        accuracy_strict=cell.accuracy("strict"),
-        accuracy_default=cell.accuracy(),
-        accuracy_lenient=cell.accuracy("lenient"),
+        accuracy_strict=cell.accuracy("strict") if graded else None,
+        accuracy_default=cell.accuracy() if graded else None,
+        accuracy_lenient=cell.accuracy("lenient") if graded else None,
         statuses={status.value: statuses[status.value] for status in Status if statuses[status.value]},
         mean_turns=cell.mean_turns(),
         agent_time_s=round(sum(row.duration_s for row in rows), 3),
@@ -132,7 +135,7 @@ def _summarize(domain: str, rows: list[ResultRow], pending: int) -> DomainSummar
         output_tokens=cell.output_tokens(),
         cost_usd=None if cost is None else round(cost, 6),
         accuracy_by_type={name: round(value, 6) for name, (_, value, _) in type_metrics(rows).items()},
-        macro_accuracy=_rounded(cell.macro_accuracy()),
+        macro_accuracy=_rounded(cell.macro_accuracy()) if graded else None,
         judge_cost_usd=_rounded(cell.judge_cost()),
     )
 

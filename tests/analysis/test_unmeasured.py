@@ -29,6 +29,13 @@ def test_a_run_whose_every_episode_failed_has_no_accuracy_and_is_not_drawn(mini,
         "--model", "openai/test-model", "--api-base", openai_server.url, "--retry-errors", "0", run_id="x"
     )
     assert [row["status"] for row in failed.rows] == ["model_error"]
+    # the run's own end table and summary.json give it no accuracy either (they said 0.0%)
+    [mini_row] = [line for line in failed.output.splitlines() if line.startswith("│ mini")]
+    assert [cell.strip() for cell in mini_row.split("│")[4:7]] == ["–", "–", "–"], (
+        failed.output
+    )  # strict, default, lenient
+    [domain] = json.loads((failed.run_dir / "summary.json").read_text())["domains"]
+    assert [domain[f"accuracy_{mode}"] for mode in ("strict", "default", "lenient")] == [None, None, None]
     code, output = report(mini, good, failed)
     assert code == 0, output
     line = "openai/test-model: no graded episodes: all 1 ended in errors or were cancelled (model_error 1)"

@@ -401,8 +401,8 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     from harness.core.status import Status
     from harness.episode.settings import EpisodeSettings
     from harness.inputs.config import RunConfig
-    from harness.run.executors.coordinator import RunCoordinator
     from harness.records.episode_log import RunFacts
+    from harness.run.executors.coordinator import RunCoordinator
     from harness.run.executors.ray import NodeSpec
     from harness.run.runner import plan_run
 
