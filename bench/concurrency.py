@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from batch_throughput import SCRIPT, project
 
 from harness.inputs.config import build_config
-from harness.run.runner import execute_run, plan_run
+from harness.run.planning.plan import plan_run
+from harness.run.runner import execute_run
 
 DELAY_S = 1.0
 

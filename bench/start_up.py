@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.inputs.config import build_config
-from harness.run.runner import plan_run
+from harness.run.planning.plan import plan_run
 
 DOMAINS = ("agri", "arch", "biz", "edu", "fin", "health", "law", "tech")
 LARGEST = ("law", 1200, 475_000_000)

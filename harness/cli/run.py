@@ -15,7 +15,7 @@ from harness.inputs.config import RunConfig, add_setting_flags, build_config, lo
 from harness.sandboxes.registry import backend_names
 
 if TYPE_CHECKING:
-    from harness.run.runner import RunPlan
+    from harness.run.planning.plan import RunPlan
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,7 +51,8 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         return _sweep(config, session)
     from harness.run.executors.batch import ResultsUnwritable
     from harness.run.executors.failures import ErrorRateExceeded
-    from harness.run.runner import execute_run, plan_run
+    from harness.run.planning.plan import plan_run
+    from harness.run.runner import execute_run
 
     try:
         plan = plan_run(config)
@@ -77,7 +78,7 @@ def _say(line: str) -> None:
 def _failures_exit(plans: list[RunPlan]) -> int:
     """EXIT_OK when every selected episode ended as the agent's outcome; EXIT_FAILED, with a line saying how
     many, when any ended as our or the provider's failure."""
-    from harness.run.runner import failed_episodes
+    from harness.run.planning.plan import failed_episodes
 
     failed = {plan.run_id: failed_episodes(plan) for plan in plans}
     if not any(failed.values()):

@@ -41,7 +41,8 @@ from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder, find_run_folder
 from harness.records.run_record import RunRecord
 from harness.run.judges import litellm_judges
-from harness.run.runner import execute_run, plan_run
+from harness.run.planning.plan import plan_run
+from harness.run.runner import execute_run
 
 _OBSERVED = ("exit_code", "stdout", "stderr", "timed_out")
 _REPLAYS = "replays"

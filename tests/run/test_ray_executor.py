@@ -403,7 +403,7 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     from harness.inputs.config import RunConfig
     from harness.run.executors.coordinator import RunCoordinator
     from harness.run.executors.ray import NodeSpec
-    from harness.run.runner import plan_run
+    from harness.run.planning.plan import plan_run
 
     many_tasks(mini, 3)
     collections, results = mini.root / "collections", mini.results_dir
