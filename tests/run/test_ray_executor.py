@@ -402,7 +402,7 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     from harness.episode.settings import EpisodeSettings
     from harness.inputs.config import RunConfig
     from harness.run.executors.coordinator import RunCoordinator
-    from harness.run.executors.ray import NodeSpec
+    from harness.run.executors.ray_node import NodeSpec
     from harness.run.planning.plan import plan_run
 
     many_tasks(mini, 3)
@@ -424,7 +424,7 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
 
     @ray.remote(num_cpus=0, resources={SANDBOX_RESOURCE: 1})
     def episodes_in_one_process(tasks):
-        from harness.run.executors import ray as node
+        from harness.run.executors import ray_node as node
 
         real, builds = node.model_factory, []
 
@@ -434,7 +434,7 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
 
         node.model_factory = counted
         try:
-            return [node._run_on_node(task, spec, coordinator, events, 1) for task in tasks], len(builds)
+            return [node.run_on_node(task, spec, coordinator, events, 1) for task in tasks], len(builds)
         finally:
             node.model_factory = real
 
