@@ -401,6 +401,7 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     from harness.core.status import Status
     from harness.episode.settings import EpisodeSettings
     from harness.inputs.config import RunConfig
+    from harness.records.episode_log import RunFacts
     from harness.run.executors.coordinator import RunCoordinator
     from harness.run.executors.ray_node import NodeSpec
     from harness.run.planning.plan import plan_run
@@ -418,7 +419,8 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     plan = plan_run(config)
     plan.lock.release()
     facts, hashes = plan.backend.facts, plan.collection_hashes
-    spec = NodeSpec(config, EpisodeSettings.of(config, 4096), plan.run_id, {}, hashes, facts, plan.invocation)
+    settings = EpisodeSettings.of(config, 4096, plan.solver)
+    spec = NodeSpec(config, settings, plan.run_id, RunFacts("sha256:0", "test"), hashes, facts, plan.invocation)
     coordinator = ray.remote(RunCoordinator).options(num_cpus=0, max_concurrency=8).remote(4, None)
     events = Queue(actor_options={"num_cpus": 0})
 
