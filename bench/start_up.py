@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.inputs.config import build_config
+from harness.inputs.config_sources import build_config
 from harness.run.planning.plan import plan_run
 
 DOMAINS = ("agri", "arch", "biz", "edu", "fin", "health", "law", "tech")

@@ -11,7 +11,8 @@ from rich.console import Console
 from harness.cli.command import EXIT_FAILED, EXIT_NOTHING_SELECTED, EXIT_OK, Session
 from harness.cli.parser import Parser
 from harness.core.errors import NothingSelected
-from harness.inputs.config import RunConfig, add_setting_flags, build_config, load_yaml_settings
+from harness.inputs.config import RunConfig, add_setting_flags
+from harness.inputs.config_sources import build_config, load_yaml_settings
 from harness.sandboxes.registry import backend_names
 
 if TYPE_CHECKING:

@@ -26,7 +26,8 @@ from harness.grading import JUDGED, GoldSpec, Verdict, grade
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
 from harness.grading.judge_protocol import load_protocol
-from harness.inputs.config import RunConfig, build_config, setting_names
+from harness.inputs.config import RunConfig, setting_names
+from harness.inputs.config_sources import build_config
 from harness.records.episode_row import grade_fields
 from harness.records.events import (
     EpisodeEndEvent,
