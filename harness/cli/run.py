@@ -41,7 +41,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     settings = vars(arguments)
     config_file = settings.pop("config", None)
     file_settings = load_yaml_settings(config_file) if config_file else {}
-    from harness.run.model_factory import import_provider_library_early
+    from harness.run.planning.model_factory import import_provider_library_early
 
     if isinstance(model := settings.get("model", file_settings.get("model")), str):
         import_provider_library_early(model.split(","))  # checked as a setting below; only a head start here

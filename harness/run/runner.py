@@ -38,16 +38,16 @@ from harness.records.run_folder import write_atomic
 from harness.records.run_record import CollectionRecord, Resumption, RunRecord
 from harness.records.run_settings import ModelSettings, Prices, RunProtocol, RunSettings
 from harness.run.action_format_hint import action_format_hint
-from harness.run.backends import start_backend, watch_opens_possible
 from harness.run.executors.batch import Batch, BatchLimits, BatchState, SweepShare, print_providers
 from harness.run.executors.failures import ErrorRateExceeded, ErrorWindow, FailurePolicy
 from harness.run.executors.table import executor_of
-from harness.run.judge_retry import regrade_judge_errors
-from harness.run.labels import label_of
-from harness.run.leftovers import Leftovers
-from harness.run.model_factory import ModelFactory
-from harness.run.pinned_packages import resolved_versions
+from harness.run.judging.judge_retry import regrade_judge_errors
+from harness.run.planning.labels import label_of
+from harness.run.planning.model_factory import ModelFactory
+from harness.run.planning.pinned_packages import resolved_versions
 from harness.run.planning.plan import RunPlan
+from harness.run.sandboxing.backends import start_backend, watch_opens_possible
+from harness.run.sandboxing.leftovers import Leftovers
 from harness.sandboxes.base import Sandbox
 
 

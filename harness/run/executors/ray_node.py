@@ -24,10 +24,10 @@ from harness.models.base import Model
 from harness.models.concurrency import GATE_SOURCE
 from harness.records.episode_log import RunFacts
 from harness.records.results import ResultRow
-from harness.run.backends import backend_of, start_backend, watch_opens_possible
 from harness.run.executors.coordinator import CoordinatorGate, CoordinatorPacer, CoordinatorSlot
 from harness.run.executors.ray_event_stream import StreamedLog
-from harness.run.model_factory import model_factory
+from harness.run.planning.model_factory import model_factory
+from harness.run.sandboxing.backends import backend_of, start_backend, watch_opens_possible
 from harness.sandboxes.backend import SandboxBackend
 
 _CANCEL_POLL_S = 0.5

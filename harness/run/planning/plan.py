@@ -37,14 +37,20 @@ from harness.inputs.tasks import (
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder, RunLock
 from harness.records.run_record import ProfileRecord
-from harness.run.backends import backend_of
-from harness.run.epochs import check_epochs, episodes_of
-from harness.run.judges import JudgeOptions
+from harness.run.judging.judges import JudgeOptions
 from harness.run.leak_check import LeakCheck
-from harness.run.leftovers import new_invocation
-from harness.run.model_factory import ModelFactory, model_factory, reply_reserve, scripted_file, unpriced_refusal
+from harness.run.planning.epochs import check_epochs, episodes_of
+from harness.run.planning.model_factory import (
+    ModelFactory,
+    model_factory,
+    reply_reserve,
+    scripted_file,
+    unpriced_refusal,
+)
+from harness.run.planning.protocol_plan import plan_protocol
 from harness.run.planning.resume import check_resumable, check_same_domains, kept_rows
-from harness.run.protocol_plan import plan_protocol
+from harness.run.sandboxing.backends import backend_of
+from harness.run.sandboxing.leftovers import new_invocation
 from harness.sandboxes.backend import SandboxBackend
 from harness.sandboxes.registry import backend_class
 
@@ -88,7 +94,7 @@ class RunPlan:
     lock: RunLock
     """Held until the run ends: a second runner on the same folder is refused."""
     invocation: str
-    """This start of the run (run/leftovers.py), the same on every Ray node."""
+    """This start of the run (run/sandboxing/leftovers.py), the same on every Ray node."""
     resumed: bool
     made: Path | None = None
     """The top-most folder the plan made for the run folder (it or a results folder above it); a run that

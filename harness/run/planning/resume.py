@@ -14,7 +14,7 @@ from harness.inputs.tasks import (
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 from harness.records.run_record import ProfileRecord, RunRecord
-from harness.run.protocol_plan import profile_changes
+from harness.run.planning.protocol_plan import profile_changes
 
 
 def check_resumable(

@@ -41,7 +41,7 @@ from harness.records.reading import LoggedEvent, read_events, row_as_logged
 from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder, find_run_folder
 from harness.records.run_record import RunRecord
-from harness.run.judges import litellm_judges
+from harness.run.judging.judges import litellm_judges
 from harness.run.planning.plan import plan_run
 from harness.run.runner import execute_run
 
