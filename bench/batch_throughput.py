@@ -21,8 +21,9 @@ from pathlib import Path
 import yaml
 from rich.console import Console
 
-from harness.inputs.config import build_config
-from harness.run.runner import execute_run, plan_run
+from harness.inputs.config_sources import build_config
+from harness.run.planning.plan import plan_run
+from harness.run.runner import execute_run
 
 SCRIPT = [
     {"bash": "ls documents"},

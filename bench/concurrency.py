@@ -26,8 +26,9 @@ from rich.console import Console
 sys.path.insert(0, str(Path(__file__).parent))
 from batch_throughput import SCRIPT, project
 
-from harness.inputs.config import build_config
-from harness.run.runner import execute_run, plan_run
+from harness.inputs.config_sources import build_config
+from harness.run.planning.plan import plan_run
+from harness.run.runner import execute_run
 
 DELAY_S = 1.0
 

@@ -23,7 +23,7 @@ import pymupdf
 from rich.console import Console
 
 from harness.core.errors import InputError
-from harness.inputs.collections.build import BuildRequest, build_collection
+from harness.inputs.collections.build import CollectionBuildRequest, build_collection
 from harness.inputs.collections.convert import convert, source_format
 from harness.sandboxes.backend import BackendSetup
 from harness.sandboxes.base import SandboxSettings
@@ -86,7 +86,7 @@ def per_format_throughput(source: Path) -> None:
 
 def whole_build(source: Path, workers: int) -> None:
     with tempfile.TemporaryDirectory() as out:
-        request = BuildRequest(source_dir=source, domain="bench", out=Path(out) / "bench", workers=workers)
+        request = CollectionBuildRequest(source_dir=source, domain="bench", out=Path(out) / "bench", workers=workers)
         began = time.perf_counter()
         report = build_collection(request, Console(quiet=True))
         elapsed = time.perf_counter() - began

@@ -19,10 +19,11 @@ from rich.console import Console
 sys.path.insert(0, str(Path(__file__).parent))
 from batch_throughput import project
 
-from harness.inputs.config import build_config
+from harness.inputs.config_sources import build_config
 from harness.interop import inspect_runs
 from harness.interop.run_import import ImportOptions, import_files
-from harness.run.runner import execute_run, plan_run
+from harness.run.planning.plan import plan_run
+from harness.run.runner import execute_run
 
 SCRIPT = [
     {"bash": "ls documents"},

@@ -25,8 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from harness.core.reply import Usage
 from harness.episode.budget import Budget
-from harness.models.base import Usage, action_reply
+from harness.models.base import action_reply
 from harness.models.litellm_model import LiteLLMModel, ProviderSettings
 from harness.records.compact import ShownText, compact_messages
 from harness.records.events import ModelCallEvent

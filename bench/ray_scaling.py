@@ -26,9 +26,10 @@ import ray
 from ray.cluster_utils import Cluster
 from rich.console import Console
 
-from harness.inputs.config import build_config
+from harness.inputs.config_sources import build_config
 from harness.run.executors.ray import SANDBOX_RESOURCE
-from harness.run.runner import execute_run, plan_run
+from harness.run.planning.plan import plan_run
+from harness.run.runner import execute_run
 from tests.helpers.openai_server import ScriptedOpenAIServer, reply
 
 NODE = {"node_ip_address": "127.0.0.1", "include_dashboard": False}

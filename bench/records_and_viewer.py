@@ -87,7 +87,7 @@ class SyntheticBackend:
 
 def write_runs(root: Path, episodes: int, turns: int) -> list[Path]:
     from harness.cli.main import main
-    from harness.run import runner
+    from harness.run.planning import plan
 
     rng = random.Random(11)
     pool = [
@@ -95,7 +95,7 @@ def write_runs(root: Path, episodes: int, turns: int) -> list[Path]:
         f" {rng.uniform(-20, 20):.2f} % |"
         for _ in range(5000)
     ]
-    runner.backend_of = lambda *arguments: SyntheticBackend(pool=pool)  # type: ignore[assignment]
+    plan.backend_of = lambda *arguments: SyntheticBackend(pool=pool)  # type: ignore[assignment]
     (root / "tasks").mkdir()
     (root / "collections" / "law").mkdir(parents=True)
     (root / "collections" / "law" / "a.md").write_text("| year | value |\n")

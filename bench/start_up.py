@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.inputs.config import build_config
-from harness.run.runner import plan_run
+from harness.inputs.config_sources import build_config
+from harness.run.planning.plan import plan_run
 
 DOMAINS = ("agri", "arch", "biz", "edu", "fin", "health", "law", "tech")
 LARGEST = ("law", 1200, 475_000_000)

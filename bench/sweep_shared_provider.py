@@ -30,7 +30,7 @@ from rich.console import Console
 sys.path.insert(0, str(Path(__file__).parent))
 from sweep_throughput import CALLS_PER_EPISODE, project
 
-from harness.inputs.config import build_config
+from harness.inputs.config_sources import build_config
 from harness.run.sweep import execute_sweep, plan_sweep
 from tests.helpers.openai_server import ScriptedOpenAIServer, two_step_agent
 

@@ -27,7 +27,7 @@ os.environ.setdefault("OPENAI_API_KEY", "sk-bench")  # the local servers take an
 
 from rich.console import Console
 
-from harness.inputs.config import build_config
+from harness.inputs.config_sources import build_config
 from harness.run.sweep import execute_sweep, plan_sweep
 from tests.helpers.openai_server import ScriptedOpenAIServer, two_step_agent
 

@@ -49,8 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.core.errors import InputError
-    from harness.run.annotate_failures import TRAJECTORY_CHARS, annotate_run
-    from harness.run.judges import JudgeOptions
+    from harness.run.judging.annotate_failures import TRAJECTORY_CHARS, annotate_run
+    from harness.run.judging.judges import JudgeOptions
 
     chars = arguments.trajectory_chars or TRAJECTORY_CHARS
     if chars < 1000:
@@ -59,7 +59,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     if arguments.facts:
         from rich.console import Console
 
-        from harness.run.annotate_facts import JudgesFailed, annotate_facts
+        from harness.run.judging.annotate_facts import JudgesFailed, annotate_facts
 
         options = dataclasses.replace(options, prompt=arguments.judge_prompt)
         try:

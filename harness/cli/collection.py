@@ -97,7 +97,7 @@ def _stats(domain: str, collections_dir: Path, console: Console) -> int:
 def _build(arguments: argparse.Namespace, console: Console) -> int:
     """EXIT_FAILED when a source was skipped (the rest is built)."""
     require_extra("convert", "collection build")
-    from harness.inputs.collections.build import BuildRequest, build_collection
+    from harness.inputs.collections.build import CollectionBuildRequest, build_collection
     from harness.inputs.collections.limits import ConversionLimits
     from harness.inputs.collections.manifest import manifest_path, read_manifest
     from harness.inputs.collections.pictures import built_resolution, pictures_line
@@ -109,7 +109,7 @@ def _build(arguments: argparse.Namespace, console: Console) -> int:
     page_images = arguments.page_images
     if page_images is None and not arguments.no_page_images:
         page_images = built_resolution(before)  # zero-shot runs need them: never dropped unless asked
-    request = BuildRequest(
+    request = CollectionBuildRequest(
         source_dir=arguments.source_dir,
         domain=arguments.domain,
         out=out,

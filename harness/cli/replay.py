@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
 def handle(arguments: argparse.Namespace, session: Session) -> int:
     """EXIT_FAILED when a re-executed episode differs from its log."""
     from harness.analysis.run_selection import each_run
-    from harness.run.replay import reexecute, regrade
+    from harness.run.recompute.replay import reexecute, regrade
 
     runs, differed = each_run(arguments.path), 0
     for run in runs:

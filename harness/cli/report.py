@@ -46,7 +46,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     require_extra("analysis", "report")
     from harness.analysis.report import write_report
     from harness.analysis.run_selection import default_report_folder, run_folders, run_labels
-    from harness.run.repricing import repricing
+    from harness.run.recompute.repricing import repricing
 
     selection = run_folders(arguments.runs)
     runs = selection.runs

@@ -11,11 +11,12 @@ from rich.console import Console
 from harness.cli.command import EXIT_FAILED, EXIT_NOTHING_SELECTED, EXIT_OK, Session
 from harness.cli.parser import Parser
 from harness.core.errors import NothingSelected
-from harness.inputs.config import RunConfig, add_setting_flags, build_config, load_yaml_settings
+from harness.inputs.config import RunConfig, add_setting_flags
+from harness.inputs.config_sources import build_config, load_yaml_settings
 from harness.sandboxes.registry import backend_names
 
 if TYPE_CHECKING:
-    from harness.run.runner import RunPlan
+    from harness.run.planning.plan import RunPlan
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,7 +41,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     settings = vars(arguments)
     config_file = settings.pop("config", None)
     file_settings = load_yaml_settings(config_file) if config_file else {}
-    from harness.run.model_factory import import_provider_library_early
+    from harness.run.planning.model_factory import import_provider_library_early
 
     if isinstance(model := settings.get("model", file_settings.get("model")), str):
         import_provider_library_early(model.split(","))  # checked as a setting below; only a head start here
@@ -51,7 +52,8 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
         return _sweep(config, session)
     from harness.run.executors.batch import ResultsUnwritable
     from harness.run.executors.failures import ErrorRateExceeded
-    from harness.run.runner import execute_run, plan_run
+    from harness.run.planning.plan import plan_run
+    from harness.run.runner import execute_run
 
     try:
         plan = plan_run(config)
@@ -77,7 +79,7 @@ def _say(line: str) -> None:
 def _failures_exit(plans: list[RunPlan]) -> int:
     """EXIT_OK when every selected episode ended as the agent's outcome; EXIT_FAILED, with a line saying how
     many, when any ended as our or the provider's failure."""
-    from harness.run.runner import failed_episodes
+    from harness.run.planning.plan import failed_episodes
 
     failed = {plan.run_id: failed_episodes(plan) for plan in plans}
     if not any(failed.values()):

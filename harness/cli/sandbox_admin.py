@@ -21,7 +21,7 @@ from harness.sandboxes.registry import backend_class, backend_names
 
 if TYPE_CHECKING:
     from harness.records.run_folder import RunFolder
-    from harness.run.leftovers import Leftovers
+    from harness.run.sandboxing.leftovers import Leftovers
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -145,7 +145,7 @@ def _cleanup_sandboxes(console: Console, runs: list[Path], backends: list[str]) 
 
 def _run_sweep(folder: RunFolder) -> tuple[RunFolder, Leftovers | None]:
     """The folder and what kills what its starts left (None where its backend leaves nothing running)."""
-    from harness.run.leftovers import Leftovers
+    from harness.run.sandboxing.leftovers import Leftovers
 
     record = folder.read_record()
     name = record.config.sandbox or "local"

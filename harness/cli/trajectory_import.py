@@ -65,7 +65,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     from harness.core.bounded import Limits
     from harness.interop.formats import trajectory_format
     from harness.interop.run_import import ImportOptions, import_files
-    from harness.run.judges import JudgeOptions
+    from harness.run.judging.judges import JudgeOptions
 
     judges = JudgeOptions(arguments.judge, arguments.judge_quorum, arguments.judge_api_base, arguments.judge_timeout)
     judge = judges.panel(arguments.results_dir, "") if arguments.judge else None

@@ -64,6 +64,18 @@ class EpisodeEnd:
     """Set when the run is cancelled: a judge's call in flight is abandoned (a `judge_error` grade)."""
 
 
+def graded_text_of(outcome: Outcome, task: FinishedTask, judge: JudgePanel | None) -> str | None:
+    """The submission the grader reads: an answered episode's, or, for a judge whose protocol reads the whole
+    final reply (MuDABench's judges the model's last answer, tag or not), the final reply of an episode that
+    ended replying without an action."""
+    if outcome.status is Status.ANSWERED:
+        return outcome.submission
+    if judge is None or outcome.status is not Status.FORMAT_ERRORS:
+        return None
+    protocol = {"judge": judge.protocol, "score": judge.score_protocol}.get(task.grader)
+    return outcome.submission if protocol is not None and protocol.reads == "final_reply" else None
+
+
 def finish_episode(task: FinishedTask, end: EpisodeEnd, row_of: RowOf, log: TrajectoryLog | None) -> ResultRow:
     """The episode's row, graded and annotated, its end written to LOG (none: the row alone)."""
     try:

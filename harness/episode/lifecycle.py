@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness.core.names import file_name
 from harness.core.status import Outcome, Status, failure_text, outcome_of
-from harness.diagnostics.episode_end import EpisodeEnd, finish_episode, log_failure
+from harness.diagnostics.episode_end import EpisodeEnd, finish_episode, graded_text_of, log_failure
 from harness.episode.budget import Budget
 from harness.episode.context import EpisodeContext
 from harness.episode.solvers import EpisodeInputs
@@ -161,17 +161,5 @@ def _finish(
     def row_of(ended: Outcome, graded: Grade) -> ResultRow:
         return episode_row(task, ended, graded, spend, clocks.timings())
 
-    end = EpisodeEnd(outcome, _graded_text(outcome, task, judge), collection, clocks.opens, judge, cancel)
+    end = EpisodeEnd(outcome, graded_text_of(outcome, task, judge), collection, clocks.opens, judge, cancel)
     return finish_episode(task, end, row_of, log)
-
-
-def _graded_text(outcome: Outcome, task: Task | None = None, judge: JudgePanel | None = None) -> str | None:
-    """The submission the grader reads: an answered episode's, or, for a judge whose protocol reads the whole
-    final reply (MuDABench's judges the model's last answer, tag or not), the final reply of an episode that
-    ended replying without an action."""
-    if outcome.status is Status.ANSWERED:
-        return outcome.submission
-    if judge is None or task is None or outcome.status is not Status.FORMAT_ERRORS:
-        return None
-    protocol = {"judge": judge.protocol, "score": judge.score_protocol}.get(task.grader)
-    return outcome.submission if protocol is not None and protocol.reads == "final_reply" else None

@@ -1,5 +1,5 @@
 """The `judge` grader: a panel of LLM judges, majority with a quorum (docs/GRADERS.md §4). The panel asks
-each judge through a completion callable the run gives it (litellm: harness/run/judges.py).
+each judge through a completion callable the run gives it (litellm: harness/run/judging/judges.py).
 
 A verdict needs at least `quorum` judges that returned a valid verdict; fewer is `judge_error` (never a
 wrong answer), which a resume grades again. Every call (or cache hit) is handed to `log` as a

@@ -3,6 +3,7 @@
 __all__ = [
     "collections",
     "config",
+    "config_sources",
     "evidence_files",
     "importers",
     "leakage",

@@ -34,7 +34,7 @@ from inspect_ai.scorer import CORRECT, INCORRECT, Score
 from harness.core.status import INFRASTRUCTURE_FAILURES, Status
 from harness.grading.record import Verdict
 from harness.interop.imported import recorded_opens
-from harness.interop.inspect_messages import KEY, conversation
+from harness.interop.inspect_messages import KEY, inspect_conversation
 from harness.records.episode_row import GRADE_FIELDS
 from harness.records.events import EpisodeEndEvent, EpisodeStartEvent
 from harness.records.image_store import ImageStore
@@ -183,7 +183,7 @@ def _sample(
         epoch=int(end.get("epoch", 1)),
         input=task["question"],
         target=task["answer"],
-        messages=conversation(events, images),
+        messages=inspect_conversation(events, images),
         output=ModelOutput.from_content(model, submission or "") if submission else ModelOutput(model=model),
         scores={_SCORER: _score(end)},
         metadata={name: end.get(name) for name in _EVIDENCE_FIELDS}

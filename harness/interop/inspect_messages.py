@@ -24,8 +24,7 @@ from inspect_ai.tool import ToolCall, ToolCallError
 from harness.core.images import CheckedImage, ImageRef, data_url
 from harness.core.untrusted_json import UnreadableJson, read_json
 from harness.interop.imported import message_text
-from harness.records.conversation import LoggedCall, Output
-from harness.records.conversation import conversation as records_conversation
+from harness.records.conversation import LoggedCall, Output, conversation
 from harness.records.events import Event, ImageViewEvent, ModelCallEvent, ObservationEvent
 from harness.records.image_store import ImageStore, logged_refs
 from harness.records.reading import LoggedEvent
@@ -33,11 +32,11 @@ from harness.records.reading import LoggedEvent
 KEY = "harness"
 
 
-def conversation(events: list[LoggedEvent], images: ImageStore | None = None) -> list[ChatMessage]:
+def inspect_conversation(events: list[LoggedEvent], images: ImageStore | None = None) -> list[ChatMessage]:
     """The whole conversation: every call's new messages, each reply, and an output no call was sent (the
     command that printed the answer). Each observation's raw output rides on its message's metadata; each image
     the agent was shown is a ContentImage of its bytes from IMAGES (a run folder's)."""
-    logged = records_conversation(events)
+    logged = conversation(events)
     messages: list[ChatMessage] = []
     for call in logged.calls:
         if isinstance(call.call, ModelCallEvent):

@@ -111,7 +111,7 @@ def bundled_price(model: str) -> Price | None:
     return None if info is None else price_from_litellm(dict(info))
 
 
-class CallAbandoned(Exception):
+class ModelAbandoned(Exception):
     """The run was cancelled: an abandoned call makes no further attempts (never retried)."""
 
 
@@ -171,7 +171,7 @@ class LiteLLMModel:
 
         def call(timeout: float) -> Any:
             if self._abandoned.is_set():
-                raise CallAbandoned("the run was cancelled")
+                raise ModelAbandoned("the run was cancelled")
             with call_limits(timeout) as limits:
                 try:
                     response = litellm.completion(**request, timeout=timeout)

@@ -1,5 +1,5 @@
 """`replay:PATH`: feeds the replies logged in a trajectory, in order (no network, no provider; the run reads
-them, harness/run/model_factory.py)."""
+them, harness/run/planning/model_factory.py)."""
 
 from __future__ import annotations
 

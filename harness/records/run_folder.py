@@ -8,7 +8,8 @@ fact_judgments.jsonl  the intermediate facts each episode stated, as judged (`an
 episodes/<domain>/<task>.jsonl  trajectories (epoch k > 1: <task>~epoch<k>.jsonl); earlier attempts under previous/
 images/<sha256>.<ext>  every image a model was sent, once, by its hash (image_store.py)
 .lock           held (flock) by the runner writing the folder; names its holder
-invocations     the starts of the run whose E2B sandboxes may still be running, one id a line (run/leftovers.py)
+invocations     the starts of the run whose E2B sandboxes may still be running, one id a line
+                (run/sandboxing/leftovers.py)
 """
 
 from __future__ import annotations

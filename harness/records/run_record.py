@@ -140,11 +140,11 @@ class RunRecord:
     python: str | None = None
     packages: dict[str, str | None] = field(default_factory=dict)
     """The resolved versions of the packages that shape a request, a record or a grade (litellm first;
-    `run/pinned_packages.py` names them); empty in runs older than it."""
+    `run/planning/pinned_packages.py` names them); empty in runs older than it."""
     config_hash: str | None = None
     """The protocol's hash, also in every episode_start."""
     protocol: RunProtocol = field(default_factory=RunProtocol)
-    """The settings that change what a score means (harness/run/runner.py `protocol_of`): a resume under
+    """The settings that change what a score means (harness/run/planning/plan.py `protocol_of`): a resume under
     other ones is refused."""
     model: ModelSettings | None = None
     """The model's resolved settings (None in runs older than their record)."""
@@ -160,7 +160,7 @@ class RunRecord:
     """The price the run's costs were computed with (`models/prices.py`, USD per million tokens, and its source);
     None for a model without a cost (oracle, scripted) or an unknown price."""
     label: str | None = None
-    """The run's name in report tables (`--label`, or `run/labels.py`'s default); None in older runs and
+    """The run's name in report tables (`--label`, or `run/planning/labels.py`'s default); None in older runs and
     imports, which report under their model."""
     profile: ProfileRecord | None = None
     """The benchmark profile the run followed; None in runs from before profiles, and imports."""

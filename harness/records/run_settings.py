@@ -123,7 +123,7 @@ class VisionSettings(_AsWritten):
 
 
 class RunProtocol(_AsWritten):
-    """The settings that change what a score means (run/runner.py `protocol_of`): a resume under other ones is
+    """The settings that change what a score means (run/planning/plan.py `protocol_of`): a resume under other ones is
     refused. A solver other than the bash agent adds its own section under its name (kept as given)."""
 
     model: str | None = None

@@ -31,9 +31,10 @@ from harness.inputs.config import RunConfig
 from harness.records.sweep_record import SweepEntry, SweepRecord, read_sweep_record, write_sweep_record
 from harness.run.executors.batch import ResultsUnwritable, SharedSpend, SweepShare, print_providers, progress_bar
 from harness.run.executors.failures import ErrorRateExceeded
-from harness.run.labels import label_of
-from harness.run.model_factory import unpriced_refusal
-from harness.run.runner import RunPlan, abandon, execute_run, plan_run, start_run
+from harness.run.planning.labels import label_of
+from harness.run.planning.model_factory import unpriced_refusal
+from harness.run.planning.plan import RunPlan, plan_run
+from harness.run.runner import abandon, execute_run, start_run
 
 _JOIN_S = 0.2
 _ENTRY_FIELDS = ("model", "args", "api_base", "api_key_env", "max_connections", "max_cost", "label")

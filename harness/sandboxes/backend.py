@@ -47,7 +47,7 @@ class BackendSetup:
     closed_book: bool = False
     """Its sandboxes get an empty /workspace/documents (sandboxes/closed_book.py)."""
     invocation: str = ""
-    """This start of the run, in the metadata of what outlives the runner (run/leftovers.py)."""
+    """This start of the run, in the metadata of what outlives the runner (run/sandboxing/leftovers.py)."""
     templates: dict[str, str] | None = None
     """E2B on a Ray node: the template references the driver computed (its collections are checked against
     the driver's hashes instead of read again to tag them)."""

@@ -10,7 +10,7 @@ from harness.grading import GoldSpec, Verdict
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
 from harness.grading.judge_prompt import PROMPT_DIGEST, judge_prompt, parse_verdict
-from harness.run.judges import litellm_judges
+from harness.run.judging.judges import litellm_judges
 from tests.helpers.openai_server import Step, fault, reply
 
 GOLD = GoldSpec("Revenue grew 12.3% to 4.5 billion", question="How did revenue change in 2023?")
@@ -194,7 +194,7 @@ def test_unwritable_cache_never_costs_the_grade(openai_server, tmp_path):
 
 def test_judges_without_run_settings_retry_and_wait_as_a_run_would():
     from harness.inputs.config import RunConfig
-    from harness.run.judges import JudgeOptions
+    from harness.run.judging.judges import JudgeOptions
 
     options, config = JudgeOptions("openai/judge-a"), RunConfig()
     assert (options.max_retries, options.timeout_s) == (config.max_retries, config.judge_timeout)
@@ -204,7 +204,7 @@ def test_judges_without_run_settings_retry_and_wait_as_a_run_would():
 def test_a_quorum_no_panel_can_have_is_refused_for_a_run_an_import_and_annotate_alike(tmp_path, quorum, message):
     """One check in `JudgeOptions.panel`, which every command's judges go through."""
     from harness.core.errors import InputError
-    from harness.run.judges import JudgeOptions
+    from harness.run.judging.judges import JudgeOptions
 
     with pytest.raises(InputError, match=f"--judge-quorum: {message}"):
         JudgeOptions("openai/judge-a,openai/judge-b", quorum).panel(tmp_path, "")

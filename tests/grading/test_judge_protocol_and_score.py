@@ -16,7 +16,7 @@ from harness.grading.judge_cache import JudgeCache
 from harness.grading.judge_prompt import PROMPT_DIGEST
 from harness.grading.judge_protocol import load_protocol
 from harness.records.results import ResultRow, read_rows
-from harness.run.judges import litellm_judges
+from harness.run.judging.judges import litellm_judges
 from tests.helpers.openai_server import reply
 
 pytestmark = pytest.mark.usefixtures("openai_key")

@@ -17,7 +17,7 @@ import yaml
 from rich.console import Console
 
 from harness.cli.main import main
-from harness.inputs.collections.build import BuildRequest, build_collection
+from harness.inputs.collections.build import CollectionBuildRequest, build_collection
 from harness.inputs.collections.hashing import collection_hash
 from harness.inputs.collections.manifest import manifest_path, read_manifest
 from tests.helpers.collection_files import make_pdf, make_scanned_pdf, make_xlsx
@@ -26,7 +26,7 @@ FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 def build(source: Path, out: Path, **options: object):
-    request = BuildRequest(source_dir=source, domain=out.name, out=out, **options)
+    request = CollectionBuildRequest(source_dir=source, domain=out.name, out=out, **options)
     return build_collection(request, Console(quiet=True))
 
 
@@ -377,7 +377,7 @@ def test_file_names_that_look_like_markup_do_not_break_the_progress_bar(tmp_path
     monkeypatch.setattr(threading, "excepthook", lambda hook: errors.append(hook.exc_value))
     (tmp_path / "src" / "x" / "a[").mkdir(parents=True)
     (tmp_path / "src" / "x" / "a[" / "]b.csv").write_text("k,v\n1,2\n")
-    request = BuildRequest(source_dir=tmp_path / "src", domain="d", out=tmp_path / "out" / "d")
+    request = CollectionBuildRequest(source_dir=tmp_path / "src", domain="d", out=tmp_path / "out" / "d")
     report = build_collection(request, Console(file=io.StringIO(), force_terminal=True))
     assert report.converted == ["x_b.md"] and errors == []
 

@@ -109,7 +109,8 @@ def test_scratch_space_not_below_the_memory_limit_is_refused_naming_the_setting(
 
 
 def test_sandboxes_and_connections_at_once_default_to_the_workers_and_run_yaml_keeps_what_was_given():
-    from harness.inputs.config import RunConfig, build_config, config_to_dict
+    from harness.inputs.config import RunConfig, config_to_dict
+    from harness.inputs.config_sources import build_config
 
     config = build_config({}, {"model": "oracle", "domain": "mini", "workers": 3, "max_connections": 2})
     assert (config.sandboxes_at_once, config.connections_at_once) == (3, 2)

@@ -7,7 +7,7 @@ import json
 from harness.grading import GoldSpec, Verdict
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
-from harness.run.judges import litellm_judges
+from harness.run.judging.judges import litellm_judges
 from tests.helpers.providers.gemini_generate import GeminiGenerateContent
 from tests.helpers.providers.loopback import Turn
 

@@ -10,7 +10,7 @@ import tomllib
 import yaml
 from packaging.utils import canonicalize_name
 
-from harness.run.pinned_packages import PINNED_PACKAGES
+from harness.run.planning.pinned_packages import PINNED_PACKAGES
 from tests.conftest import REPO
 
 _spec = importlib.util.spec_from_file_location("write_constraints", REPO / "scripts" / "write_constraints.py")

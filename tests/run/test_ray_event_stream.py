@@ -8,7 +8,7 @@ from typing import Any
 from harness.core.reply import Reply, Usage
 from harness.records.events import ModelCallEvent, SandboxReadyEvent
 from harness.records.run_folder import RunFolder
-from harness.run.executors.ray import _StreamedLog, _TrajectoryFiles
+from harness.run.executors.ray_event_stream import StreamedLog, TrajectoryFiles
 
 
 class ListQueue:
@@ -36,10 +36,10 @@ def _call(turn: int, input_tokens: int, output_tokens: int) -> ModelCallEvent:
 def test_the_driver_counts_each_calls_tokens_as_its_event_arrives(tmp_path: Path):
     """The live token count under Ray moves with every call, not only when an episode's row arrives."""
     queue = ListQueue()
-    log = _StreamedLog(queue, ("law", "t1", 1), attempt=1)
+    log = StreamedLog(queue, ("law", "t1", 1), attempt=1)
     log.write(SandboxReadyEvent(sandbox={"backend": "local"}, start_s=0.1))
     log.write(_call(1, 1200, 30))
-    files = _TrajectoryFiles(RunFolder(tmp_path / "run"))
+    files = TrajectoryFiles(RunFolder(tmp_path / "run"))
     assert files.take(queue) == (1, 1230)
     log.write(_call(2, 1300, 40))
     assert files.take(queue) == (0, 1340)
@@ -48,11 +48,11 @@ def test_the_driver_counts_each_calls_tokens_as_its_event_arrives(tmp_path: Path
 
 def test_a_lost_attempts_late_calls_are_counted_but_not_written(tmp_path: Path):
     queue = ListQueue()
-    lost, retried = (_StreamedLog(queue, ("law", "t1", 1), attempt) for attempt in (1, 2))
+    lost, retried = (StreamedLog(queue, ("law", "t1", 1), attempt) for attempt in (1, 2))
     retried.write(_call(1, 100, 10))
     lost.write(_call(3, 900, 90))  # the lost node's last call, arriving after the retry began
     folder = RunFolder(tmp_path / "run")
-    files = _TrajectoryFiles(folder)
+    files = TrajectoryFiles(folder)
     assert files.take(queue) == (1, 1100)
     files.close(("law", "t1", 1))
     assert folder.trajectory_path("law", "t1", 1).read_text().count('"turn"') == 1

@@ -403,8 +403,8 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     from harness.inputs.config import RunConfig
     from harness.records.episode_log import RunFacts
     from harness.run.executors.coordinator import RunCoordinator
-    from harness.run.executors.ray import NodeSpec
-    from harness.run.runner import plan_run
+    from harness.run.executors.ray_node import NodeSpec
+    from harness.run.planning.plan import plan_run
 
     many_tasks(mini, 3)
     collections, results = mini.root / "collections", mini.results_dir
@@ -419,15 +419,14 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
     plan = plan_run(config)
     plan.lock.release()
     facts, hashes = plan.backend.facts, plan.collection_hashes
-    spec = NodeSpec(
-        config, EpisodeSettings.of(config, 4096, plan.solver), plan.run_id, RunFacts(), hashes, facts, plan.invocation
-    )
+    settings = EpisodeSettings.of(config, 4096, plan.solver)
+    spec = NodeSpec(config, settings, plan.run_id, RunFacts("sha256:0", "test"), hashes, facts, plan.invocation)
     coordinator = ray.remote(RunCoordinator).options(num_cpus=0, max_concurrency=8).remote(4, None)
     events = Queue(actor_options={"num_cpus": 0})
 
     @ray.remote(num_cpus=0, resources={SANDBOX_RESOURCE: 1})
     def episodes_in_one_process(tasks):
-        from harness.run.executors import ray as node
+        from harness.run.executors import ray_node as node
 
         real, builds = node.model_factory, []
 
@@ -437,7 +436,7 @@ def test_a_node_builds_the_model_factory_once_per_run_not_per_episode(cluster, m
 
         node.model_factory = counted
         try:
-            return [node._run_on_node(task, spec, coordinator, events, 1) for task in tasks], len(builds)
+            return [node.run_on_node(task, spec, coordinator, events, 1) for task in tasks], len(builds)
         finally:
             node.model_factory = real
 

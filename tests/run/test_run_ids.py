@@ -7,12 +7,12 @@ from unittest import mock
 from harness.cli.main import main
 from harness.core.names import check_run_id
 from harness.inputs.config import RunConfig
-from harness.run.runner import default_run_id
+from harness.run.planning.plan import default_run_id
 
 
 def test_two_runs_started_in_the_same_second_get_two_ids():
     config = RunConfig(model="oracle", domain="law")
-    with mock.patch("harness.run.runner.datetime") as clock:  # one frozen second for both starts
+    with mock.patch("harness.run.planning.plan.datetime") as clock:  # one frozen second for both starts
         clock.now.return_value.strftime.return_value = "20261201T120000"
         first, second = default_run_id(config), default_run_id(config)
     assert first != second
@@ -35,7 +35,7 @@ def test_two_shards_started_together_run_into_two_folders(mini):
     )
     folders = ["--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections")]
     common = ["--model", mini.script(["<answer>42</answer>"]), "--domain", "mini", *folders]
-    with mock.patch("harness.run.runner.datetime") as clock:
+    with mock.patch("harness.run.planning.plan.datetime") as clock:
         clock.now.return_value.strftime.return_value = "20261201T120000"
         clock.now.return_value.isoformat.return_value = "2026-12-01T12:00:00+00:00"
         codes = [main([*common, "--results-dir", str(mini.results_dir), "--shard", s]) for s in ("1/2", "2/2")]

@@ -81,8 +81,8 @@ def test_a_label_that_is_not_one_line_is_bad_input(mini):
 
 def test_the_label_names_every_protocol_setting_that_differs_from_its_default():
     from harness.inputs.config import RunConfig
-    from harness.run.labels import label_of
-    from harness.run.runner import _PROTOCOL_KEYS
+    from harness.run.planning.labels import label_of
+    from harness.run.planning.plan import _PROTOCOL_KEYS
 
     changed = {
         "max_turns": 7,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from harness.run import tool_cache
-from harness.run.tool_cache import known_tools, remember_tools
+from harness.run.sandboxing import tool_cache
+from harness.run.sandboxing.tool_cache import known_tools, remember_tools
 from harness.sandboxes.tools import tools
 
 IMAGE = "docker image sha256:" + "a" * 64

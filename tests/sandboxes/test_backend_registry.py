@@ -72,7 +72,8 @@ def test_the_local_backend_builds_nothing_in_one_line(capsys):
 def test_planning_a_run_starts_no_sandbox_and_removes_nothing(mini, fake_registered, monkeypatch):
     """A dead runner's cgroup stays while planning (the run's start removes it), and neither the fake backend
     nor bubblewrap starts a sandbox (the tool check and the local privilege probe are the run's start's)."""
-    from harness.run.runner import execute_run, plan_run
+    from harness.run.planning.plan import plan_run
+    from harness.run.runner import execute_run
     from harness.sandboxes.local import sandbox as local_sandbox
 
     stale = _stale_cgroup()

@@ -9,7 +9,7 @@ import yaml
 
 from harness.cli.main import main
 from harness.inputs.config import RunConfig
-from harness.run.runner import default_run_id
+from harness.run.planning.plan import default_run_id
 from tests.conftest import REPO
 from tests.sandboxes.test_backends import fake_sdk  # noqa: F401  (a fixture)
 

@@ -457,7 +457,7 @@ def test_a_full_disk_at_the_runs_end_keeps_the_start_named_and_says_so(tmp_path,
     """The end's sweep runs in a `finally`: a write it cannot make must not hide why the run is ending."""
     from rich.console import Console
 
-    from harness.run.leftovers import Leftovers
+    from harness.run.sandboxing.leftovers import Leftovers
 
     folder = RunFolder(tmp_path)
     folder.write_invocations(["a" * 32])

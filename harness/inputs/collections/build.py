@@ -36,7 +36,7 @@ from harness.inputs.collections.manifest import (
     Skipped,
     manifest_path,
     read_manifest,
-    write_atomic,
+    write_bytes_atomic,
     write_manifest,
 )
 from harness.inputs.collections.naming import output_names
@@ -49,7 +49,7 @@ _DOMAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 @dataclass
-class BuildRequest:
+class CollectionBuildRequest:
     source_dir: Path
     domain: str
     out: Path
@@ -60,7 +60,7 @@ class BuildRequest:
     """Folders besides SRC_DIR a link in it may resolve into (the MuDABench import's staged links)."""
     ocr_language: str | None = None
     """Tesseract's languages for --ocr (`chi_sim+eng`); None: English."""
-    converted: dict[tuple[str, str, bool, str | None], Outcome] | None = None
+    converted: dict[tuple[str, str, bool, str | None], ConversionOutcome] | None = None
     """Conversions this process already made, by (source sha256, format, ocr, language): a source met again (a
     PDF in several MuDABench document sets) is not converted again. None: no sharing."""
     limits: ConversionLimits = field(default_factory=ConversionLimits)
@@ -84,7 +84,7 @@ class _BuildReport:
     or could not keep (an encoding read, a formula without a value), shown on the console as in the manifest."""
     pruned: list[str] = field(default_factory=list)
     conversions: list[str] = field(default_factory=list)
-    """Sources this build converted (not kept unchanged, not taken from `BuildRequest.converted`)."""
+    """Sources this build converted (not kept unchanged, not taken from `CollectionBuildRequest.converted`)."""
     manifest: Path | None = None
     hash: str = ""
 
@@ -101,14 +101,14 @@ class _Job:
 
 
 @dataclass
-class Outcome:
+class ConversionOutcome:
     job: _Job
     conversion: Conversion | None
     reason: str | None
     tokens: int = 0
 
 
-def _check_request(request: BuildRequest) -> None:
+def _check_request(request: CollectionBuildRequest) -> None:
     """Every check on the input, before anything is written."""
     if not _DOMAIN_NAME.fullmatch(request.domain):
         raise InputError(f"--domain: {request.domain!r} is not a domain name (letters, digits, _ and -)")
@@ -132,14 +132,14 @@ def _check_request(request: BuildRequest) -> None:
         raise InputError(f"{request.out}: the collection and the source folder {request.source_dir} must not nest")
 
 
-def build_collection(request: BuildRequest, console: Console) -> _BuildReport:
+def build_collection(request: CollectionBuildRequest, console: Console) -> _BuildReport:
     _check_request(request)
     # archives are unpacked here for the build's length, outside the collection and the source folder
     with tempfile.TemporaryDirectory(prefix="harness-archives-") as scratch:
         return _build(request, console, Path(scratch))
 
 
-def _build(request: BuildRequest, console: Console, scratch: Path) -> _BuildReport:
+def _build(request: CollectionBuildRequest, console: Console, scratch: Path) -> _BuildReport:
     out, report = request.out, _BuildReport()
     previous = read_manifest(manifest_path(out))
     previous_entries = {entry.name: entry for entry in previous.documents} if previous else {}
@@ -178,21 +178,21 @@ def _build(request: BuildRequest, console: Console, scratch: Path) -> _BuildRepo
     return report
 
 
-def _key(job: _Job, request: BuildRequest) -> tuple[str, str, bool, str | None]:
+def _key(job: _Job, request: CollectionBuildRequest) -> tuple[str, str, bool, str | None]:
     return job.sha256, job.fmt, request.ocr, request.ocr_language
 
 
-def _reused(job: _Job, earlier: Outcome) -> Outcome:
+def _reused(job: _Job, earlier: ConversionOutcome) -> ConversionOutcome:
     """An earlier conversion of the same content, as this job's (its name and source are this build's)."""
-    return Outcome(job, earlier.conversion, earlier.reason, earlier.tokens)
+    return ConversionOutcome(job, earlier.conversion, earlier.reason, earlier.tokens)
 
 
 def _chained(
-    reused: list[Outcome],
-    converting: Generator[Outcome, None, None],
-    known: dict[tuple[str, str, bool, str | None], Outcome],
-    request: BuildRequest,
-) -> Generator[Outcome, None, None]:
+    reused: list[ConversionOutcome],
+    converting: Generator[ConversionOutcome, None, None],
+    known: dict[tuple[str, str, bool, str | None], ConversionOutcome],
+    request: CollectionBuildRequest,
+) -> Generator[ConversionOutcome, None, None]:
     """The reused outcomes, then the new ones, each new one remembered for the builds that follow."""
     yield from reused
     try:
@@ -203,7 +203,7 @@ def _chained(
         converting.close()
 
 
-def _record(request: BuildRequest, report: _BuildReport, entries: dict[str, Entry]) -> None:
+def _record(request: CollectionBuildRequest, report: _BuildReport, entries: dict[str, Entry]) -> None:
     report.skipped.sort(key=lambda skipped: skipped.source)
     report.hash = collection_hash(request.out)
     report.manifest = manifest_path(request.out)
@@ -219,7 +219,7 @@ def _record(request: BuildRequest, report: _BuildReport, entries: dict[str, Entr
     write_manifest(report.manifest, manifest)
 
 
-def _plan(request: BuildRequest, scratch: Path) -> tuple[list[_Job], list[Skipped], list[OpenedArchive]]:
+def _plan(request: CollectionBuildRequest, scratch: Path) -> tuple[list[_Job], list[Skipped], list[OpenedArchive]]:
     """The jobs (supported files, named; an archive's documents among them, unpacked under SCRATCH), the files
     skipped: refused (sources.py, archives.py) or of no supported format, and the archives opened."""
     source_dir = request.source_dir
@@ -246,7 +246,7 @@ def _plan(request: BuildRequest, scratch: Path) -> tuple[list[_Job], list[Skippe
     return jobs, skipped, archives
 
 
-def _unchanged(entry: Entry, job: _Job, out: Path, request: BuildRequest) -> bool:
+def _unchanged(entry: Entry, job: _Job, out: Path, request: CollectionBuildRequest) -> bool:
     name, version = converter(job.fmt)
     output = out / job.name
     same_source = entry.source == job.source and entry.source_sha256 == job.sha256
@@ -258,7 +258,9 @@ def _unchanged(entry: Entry, job: _Job, out: Path, request: BuildRequest) -> boo
     return unchanged and output.is_file() and file_sha256(output) == entry.sha256
 
 
-def _convert_all(jobs: list[_Job], request: BuildRequest, console: Console) -> Generator[Outcome, None, None]:
+def _convert_all(
+    jobs: list[_Job], request: CollectionBuildRequest, console: Console
+) -> Generator[ConversionOutcome, None, None]:
     if not jobs:
         return
     columns = (
@@ -279,11 +281,15 @@ def _convert_all(jobs: list[_Job], request: BuildRequest, console: Console) -> G
         with contextlib.closing(bounded_map(jobs, work, limits.process, request.workers)) as outcomes:
             for job, outcome in outcomes:
                 progress.update(bar, description=escape(job.source))
-                yield Outcome(job, None, stopped_reason(outcome, limits)) if isinstance(outcome, Stopped) else outcome
+                yield (
+                    ConversionOutcome(job, None, stopped_reason(outcome, limits))
+                    if isinstance(outcome, Stopped)
+                    else outcome
+                )
                 progress.advance(bar)
 
 
-def _convert_job(job: _Job, ocr: bool, ocr_language: str | None, max_bytes: int) -> Outcome:
+def _convert_job(job: _Job, ocr: bool, ocr_language: str | None, max_bytes: int) -> ConversionOutcome:
     """Runs in a worker process: convert and count tokens; any failure becomes the reason to skip, but for
     running out of memory, which the worker reports as such."""
     try:
@@ -292,19 +298,19 @@ def _convert_job(job: _Job, ocr: bool, ocr_language: str | None, max_bytes: int)
         if ran_out_of_memory(error):
             raise
         if isinstance(error, Unconvertible):
-            return Outcome(job, None, str(error))
+            return ConversionOutcome(job, None, str(error))
         lines = str(error).strip().splitlines()
-        return Outcome(job, None, f"{type(error).__name__}: {lines[0] if lines else 'conversion failed'}")
+        return ConversionOutcome(job, None, f"{type(error).__name__}: {lines[0] if lines else 'conversion failed'}")
     if len(conversion.markdown.encode("utf-8")) > max_bytes:
-        return Outcome(job, None, str(output_too_large(max_bytes)))
-    return Outcome(job, conversion, None, tokenizer()[1](conversion.markdown))
+        return ConversionOutcome(job, None, str(output_too_large(max_bytes)))
+    return ConversionOutcome(job, conversion, None, tokenizer()[1](conversion.markdown))
 
 
-def _write_output(out: Path, outcome: Outcome, page_images: int | None, limits: ConversionLimits) -> Entry:
+def _write_output(out: Path, outcome: ConversionOutcome, page_images: int | None, limits: ConversionLimits) -> Entry:
     job, conversion = outcome.job, outcome.conversion
     assert conversion is not None
     content = conversion.markdown.encode("utf-8")
-    write_atomic(out / job.name, content, scratch=out.parent)  # scratch outside: never seen in the collection
+    write_bytes_atomic(out / job.name, content, scratch=out.parent)  # scratch outside: never seen in the collection
     folder = out / images_folder(job.name)
     if folder.is_dir() and not folder.is_symlink():
         shutil.rmtree(folder)  # the pictures of an earlier build of this document (or of one without them)

@@ -132,7 +132,7 @@ def listed_names(root: Path) -> list[str]:
 
 def _hashed(root: Path, names: list[str], size: int) -> list[str]:
     """sha256 of each file (SIZE bytes in all), in threads (hashlib lets go of the GIL over large reads), leaving
-    one core to the model library's import that runs meanwhile (harness/run/model_factory.py)."""
+    one core to the model library's import that runs meanwhile (harness/run/planning/model_factory.py)."""
     workers = max(1, min(4, (os.cpu_count() or 1) - 1))
     if size <= _IN_PROCESS_BYTES:
         with ThreadPoolExecutor(max_workers=workers) as pool:

@@ -101,10 +101,10 @@ _COLLECTION_FILE_MODE = 0o644
 
 def write_manifest(path: Path, manifest: Manifest) -> None:
     data: dict[str, Any] = {"schema": manifest.schema} | {k: v for k, v in asdict(manifest).items() if k != "schema"}
-    write_atomic(path, (json_text(data, indent=1) + "\n").encode())
+    write_bytes_atomic(path, (json_text(data, indent=1) + "\n").encode())
 
 
-def write_atomic(path: Path, content: bytes, scratch: Path | None = None) -> None:
+def write_bytes_atomic(path: Path, content: bytes, scratch: Path | None = None) -> None:
     """Write into `scratch` (default: the target's folder; same file system) and rename, so a killed build
     never leaves a half-written file. The file is world-readable (mkstemp's 0600 would keep the sandbox's
     unprivileged user out of the collection)."""

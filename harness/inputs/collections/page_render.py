@@ -16,7 +16,7 @@ from harness.core.bounded import DIED, MEMORY, Stopped, bounded_map
 from harness.core.images import DEFAULT_LIMITS
 from harness.inputs.collections.conversion import Unconvertible
 from harness.inputs.collections.limits import ConversionLimits
-from harness.inputs.collections.manifest import write_atomic
+from harness.inputs.collections.manifest import write_bytes_atomic
 from harness.inputs.collections.pdf_images import pdf_images
 
 MAX_PAGE_IMAGE_BYTES = DEFAULT_LIMITS.max_bytes
@@ -45,7 +45,7 @@ def _render(pdf: Path, markdown_name: str, dpi: int, out: Path) -> Rendered:
             total += len(data)
             if total > MAX_DOCUMENT_IMAGE_BYTES:
                 raise Unconvertible(f"its pictures are over {MAX_DOCUMENT_IMAGE_BYTES:,} bytes in all")
-            write_atomic(out / image.file, data, scratch=out.parent)
+            write_bytes_atomic(out / image.file, data, scratch=out.parent)
             images.append({k: v for k, v in dataclasses.asdict(image).items() if v is not None})
     except Unconvertible as error:
         return [], str(error)

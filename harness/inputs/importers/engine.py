@@ -16,7 +16,7 @@ from harness.core.errors import InputError
 from harness.core.json_text import json_text
 from harness.core.names import check_domain_name
 from harness.core.safe_text import for_terminal
-from harness.inputs.collections.build import BuildRequest, Outcome, build_collection
+from harness.inputs.collections.build import CollectionBuildRequest, ConversionOutcome, build_collection
 from harness.inputs.collections.manifest import Skipped
 from harness.inputs.collections.sources import source_files
 from harness.inputs.importers.formats import FormatOptions, TaskFormat
@@ -109,7 +109,7 @@ def _build_all(
     settings = options.collection_settings()
     progress = console if console.is_terminal else Console(quiet=True)  # a pipe gets no bar's blank lines
     failed: dict[str, list[Skipped]] = {}
-    converted: dict[tuple[str, str, bool, str | None], Outcome] = {}
+    converted: dict[tuple[str, str, bool, str | None], ConversionOutcome] = {}
     conversions = 0
     for name in names:
         collection = plan.collections[name]
@@ -120,7 +120,7 @@ def _build_all(
                 (staging / f"{stem}.pdf").symlink_to(pdfs[stem])  # resolved, inside --pdf-dir
             if collection.index is not None:
                 (staging / "index.md").write_text(collection.index, encoding="utf-8")
-            build = BuildRequest(
+            build = CollectionBuildRequest(
                 staging,
                 name,
                 request.collections_dir / name,

@@ -18,7 +18,7 @@ FORMATS = {"mudabench": "harness.inputs.importers.mudabench", "findocmre": "harn
 
 @dataclass(frozen=True)
 class CollectionSettings:
-    """How a format's collections are converted (harness/inputs/collections/build.py's `BuildRequest`)."""
+    """How a format's collections are converted (harness/inputs/collections/build.py's `CollectionBuildRequest`)."""
 
     ocr: bool = False
     ocr_language: str | None = None

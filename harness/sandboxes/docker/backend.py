@@ -65,11 +65,11 @@ class DockerBackend(SandboxBackend):
     def start(self, probe: bool = True) -> None:
         """Remove the containers of dead runners, then refuse an image that cannot run an episode's command
         (PROBE False: this very image passed, its tools are known: no check container)."""
-        from harness.sandboxes.docker.sandbox import check_image, cleanup_orphans
+        from harness.sandboxes.docker.sandbox import check_runnable_image, cleanup_orphans
 
         cleanup_orphans(self.client)
         if probe:
-            self.tool_probe = check_image(self.client, self.image)
+            self.tool_probe = check_runnable_image(self.client, self.image)
 
     def new_sandbox(self, domain: str, collection: Path, episode_name: str, cancel: threading.Event) -> Sandbox:
         from harness.sandboxes.docker.sandbox import DockerSandbox

@@ -266,7 +266,7 @@ def _swept_by_the_server() -> None:
     """Nothing left to kill after a command: harness-execd killed every agent process before answering."""
 
 
-def check_image(client: Any, image: str) -> ExecResult | None:
+def check_runnable_image(client: Any, image: str) -> ExecResult | None:
     """Refuse an image that cannot run a command the way every episode does (`harness-execd`, `agent`); the tool
     list's probe as it ran in the same container (None when it could not run: the run's tool check says why)."""
     tools = None

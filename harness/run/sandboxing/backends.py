@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.inputs.config import RunConfig
-from harness.run.tool_cache import known_tools, remember_tools
-from harness.run.tool_check import checked_tools
+from harness.run.sandboxing.tool_cache import known_tools, remember_tools
+from harness.run.sandboxing.tool_check import checked_tools
 from harness.sandboxes.backend import BackendSetup, Capabilities, SandboxBackend
 from harness.sandboxes.base import SandboxSettings
 from harness.sandboxes.limits import ResourceLimits

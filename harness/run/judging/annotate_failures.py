@@ -15,7 +15,7 @@ from harness.records.failure_labels import JUDGE_ERROR, LABELLED, EpisodeLabels,
 from harness.records.reading import is_finished, read_events
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
-from harness.run.judges import JudgeOptions
+from harness.run.judging.judges import JudgeOptions
 
 TRAJECTORY_CHARS = 60_000
 """The condensed trajectory's size by default (about 15,000 tokens), well inside any judge's context."""

@@ -19,7 +19,7 @@ _LABELLED_SETTINGS = (
     "vision",
 )
 """Protocol settings that name a run apart when they differ from the defaults (with the model arguments given):
-runner.py's protocol keys and the reply cap of the model's settings."""
+planning/plan.py's protocol keys and the reply cap of the model's settings."""
 
 
 def label_of(config: RunConfig) -> str:

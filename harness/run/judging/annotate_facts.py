@@ -24,7 +24,7 @@ from harness.records.fact_judgments import (
 )
 from harness.records.reading import is_finished, read_events
 from harness.records.run_folder import RunFolder
-from harness.run.judges import JudgeOptions
+from harness.run.judging.judges import JudgeOptions
 
 
 class JudgesFailed(RuntimeError):

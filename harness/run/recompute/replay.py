@@ -26,7 +26,8 @@ from harness.grading import JUDGED, GoldSpec, Verdict, grade
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
 from harness.grading.judge_protocol import load_protocol
-from harness.inputs.config import RunConfig, build_config, setting_names
+from harness.inputs.config import RunConfig, setting_names
+from harness.inputs.config_sources import build_config
 from harness.records.episode_row import grade_fields
 from harness.records.events import (
     EpisodeEndEvent,
@@ -40,8 +41,9 @@ from harness.records.reading import LoggedEvent, read_events, row_as_logged
 from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder, find_run_folder
 from harness.records.run_record import RunRecord
-from harness.run.judges import litellm_judges
-from harness.run.runner import execute_run, plan_run
+from harness.run.judging.judges import litellm_judges
+from harness.run.planning.plan import plan_run
+from harness.run.runner import execute_run
 
 _OBSERVED = ("exit_code", "stdout", "stderr", "timed_out")
 _REPLAYS = "replays"
