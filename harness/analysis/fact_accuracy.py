@@ -3,7 +3,9 @@ for the facts each episode *seen* (the row's `facts_seen`) and *stated* (`annota
 `facts_stated` when the run judged them at each episode's end).
 
 Cell, row and column accuracy are sums over episodes before dividing (micro over questions, as MuDABench's
-evaluation sums them); solid accuracy is the share of episodes that are correct and cover every row. Every
+released evaluation sums them); cell accuracy is also given as the paper prints Acc_process (MuDABench, eq. 6-8):
+the mean over episodes of each one's share of its cells (an episode whose task has no cells left out); solid
+accuracy is the share of episodes that are correct and cover every row. Every
 interval is clustered by task, as accuracy's: the ratio's linearised sandwich estimator (_ratio_interval), which
 is the clustered mean's own when every denominator is 1. A fact row whose judgment failed counts as not stated
 (MuDABench's rule) and is shown apart as a count of failed judgments; `annotate --facts --facts-named-only`
@@ -28,7 +30,14 @@ from harness.records.fact_judgments import JUDGED, NAMED_ROWS, read_fact_judgmen
 from harness.records.run_folder import RunFolder
 
 _SIGNALS = ("seen", "stated")
-_MEASURES = ("cell", "row", "column", "solid")
+_MEASURES = ("cell", "row", "column", "solid", "cell_mean")
+_HEADERS = {
+    "cell": "cell sum (released code)",
+    "row": "row",
+    "column": "column",
+    "solid": "solid",
+    "cell_mean": "cell per-question mean (paper, eq. 8)",
+}
 
 
 @dataclass
@@ -67,7 +76,7 @@ def load_stated(paths: list[Path]) -> _Stated:
     return found
 
 
-def _ratio_interval(clusters: Mapping[Any, Sequence[tuple[int, int]]], z: float = Z_95) -> Estimate:
+def _ratio_interval(clusters: Mapping[Any, Sequence[tuple[float, int]]], z: float = Z_95) -> Estimate:
     """Σ numerators / Σ denominators with its 95% interval clustered by task (G/(G-1) corrected), clipped to
     [0, 1]; an empty or zero-denominator input is 0 with no width."""
     groups = [list(pairs) for pairs in clusters.values() if pairs]
@@ -106,10 +115,15 @@ def _fact_estimates(rows: list[ModelRow], stated: _Stated) -> dict[tuple[str, st
 
 def _measures(pairs: list[tuple[tuple[str, str], FactCounts, bool]]) -> dict[str, Estimate]:
     def clustered(of: str) -> Estimate:
-        clusters: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        clusters: dict[tuple[str, str], list[tuple[float, int]]] = {}
         for key, counts, correct in pairs:
+            value: tuple[float, int]
             if of == "solid":
                 value = (int(correct and counts.complete), 1)
+            elif of == "cell_mean":
+                if not counts.cells_total:
+                    continue
+                value = (counts.cells / counts.cells_total, 1)
             else:
                 value = {
                     "cell": (counts.cells, counts.cells_total),
@@ -132,11 +146,15 @@ def fact_section(rows: list[ModelRow], stated: _Stated) -> str:
         "",
         "*seen*: the values showed in the output of a command that read their document (deterministic); *stated*: "
         "a judge found them in the agent's record of the document (`annotate --facts`). Cell, row and column "
-        "counts are summed over episodes (micro over questions, as MuDABench); solid = correct and every row. "
+        "counts are summed over episodes (micro over questions, as MuDABench's released code computes them); "
+        "*cell per-question mean* is Acc_process as the MuDABench paper prints it (eq. 8): the mean over episodes "
+        "of each one's share of its cells. Solid = correct and every row. "
         "Every fact row is judged; a row whose judgment failed counts as not stated (MuDABench's rule) and is "
         "counted under *failed judgments*.",
         "",
-        "| model | domain | signal | episodes | " + " | ".join(_MEASURES) + " | failed judgments |",
+        "| model | domain | signal | episodes | "
+        + " | ".join(_HEADERS[measure] for measure in _MEASURES)
+        + " | failed judgments |",
         "|---|---|---|---|" + "---|" * (len(_MEASURES) + 1),
     ]
     for (model, domain, signal), found in table.items():

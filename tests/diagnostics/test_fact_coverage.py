@@ -180,7 +180,7 @@ def test_a_judge_that_never_answers_stops_annotate_with_its_reason_and_keeps_the
     assert (project / "results" / "r" / "fact_judgments.jsonl").read_bytes() == kept
 
 
-def test_report_sums_cells_rows_and_columns_over_six_episodes_as_computed_by_hand(project, judged, capsys):
+def test_report_gives_cells_summed_and_per_question_mean_rows_and_columns_as_computed_by_hand(project, judged, capsys):
     tasks = ["--task-id", ENGLISH_SIMPLE, "--task-id", ENGLISH_COMPLEX, "--task-id", TWO_YEAR]
     assert run(project, judged, *tasks, "--epochs", "2") == 0, capsys.readouterr().out
     assert annotate(project, judged) == 0
@@ -191,10 +191,14 @@ def test_report_sums_cells_rows_and_columns_over_six_episodes_as_computed_by_han
     # two-year task sees and states 4/4, 4/4, 1/1. Correct: the simple English and the two-year task.
     # seen:   cells (3+3+4)*2 / (5+5+4)*2 = 20/28; columns 2/6; solid (correct and every row) 2/6
     # stated: cells (2+2+4)*2 / 28 = 16/28; rows the same; columns 2/6; solid 2/6
+    # The paper's eq. 8 averages each episode's share of its cells instead of summing them:
+    # seen:   (3/5 + 3/5 + 4/4)*2 / 6 = 11/15 = 73.3 (not 71.4); stated: (2/5 + 2/5 + 4/4)*2 / 6 = 3/5 = 60.0
+    header = "| cell sum (released code) | row | column | solid | cell per-question mean (paper, eq. 8) |"
+    assert header in report
     seen = re.search(r"\| mudabench \| seen \| 6 \| (.*) \|", report).group(1).split(" | ")
     stated = re.search(r"\| mudabench \| stated \| 6 \| (.*) \|", report).group(1).split(" | ")
-    assert [cell.split(" ")[0] for cell in seen] == ["71.4", "71.4", "33.3", "33.3", "–"]
-    assert [cell.split(" ")[0] for cell in stated] == ["57.1", "57.1", "33.3", "33.3", "0"]  # 0 failed judgments
+    assert [cell.split(" ")[0] for cell in seen] == ["71.4", "71.4", "33.3", "33.3", "73.3", "–"]
+    assert [cell.split(" ")[0] for cell in stated] == ["57.1", "57.1", "33.3", "33.3", "60.0", "0"]  # 0 failed
     assert re.search(r"\| all \| stated \| 6 \| 57\.1 \[", report)
 
 
