@@ -4,6 +4,8 @@ checkout; a profile's digest is recorded and a resume under another is refused."
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import shutil
 import subprocess
@@ -36,6 +38,31 @@ class MarkingAgent(BashAgent):
     arguments: ClassVar[Mapping[str, str]] = {"flavour": "any text, recorded"}
 
 
+def shown_everywhere(mini, outcome, capsys, seen: str) -> None:
+    """The plug-in's run read back by every reader: the report's table counts its episode correct, the viewer's
+    data (what `view --static` writes, the page's own input) shows SEEN in the episode, a regrade agrees and a
+    re-execution reproduces every observation under the run's own solver and sandbox."""
+    run = str(outcome.run_dir)
+    assert main(["report", run, "--out", str(mini.root / "report")]) == 0
+    table = list(csv.DictReader((mini.root / "report" / "accuracy.csv").open()))
+    assert [(row["domain"], row["n"], row["accuracy_default"]) for row in table] == [
+        ("mini", "1", "1.0"),
+        ("all", "1", "1.0"),
+    ]
+    assert main(["view", run, "--static", str(mini.root / "site")]) == 0
+    index = json.loads((mini.root / "site" / "index.json").read_text())
+    assert [(e["task_id"], e["verdict"]) for e in index["episodes"]] == [("t1", "correct")]
+    assert seen in (mini.root / "site" / "episodes" / "0.json").read_text()
+    assert main(["replay", run, "--regrade"]) == 0
+    assert main(["replay", run]) == 0  # exit 1 when an observation or the verdict differs
+    assert "reproduced exactly" in capsys.readouterr().out
+    [replayed] = (outcome.run_dir / "replays").glob("*/run.yaml")
+    original, again = (yaml.safe_load(path.read_text()) for path in (outcome.run_dir / "run.yaml", replayed))
+    assert [(record["protocol"].get("solver"), record["sandbox"]["backend"]) for record in (again, original)] == [
+        (original["protocol"].get("solver"), original["sandbox"]["backend"])
+    ] * 2
+
+
 def test_a_solver_named_by_its_import_path_runs_an_episode_end_to_end(mini, capsys):
     script = mini.script([{"bash": "cat documents/ledger.md"}, "<answer>42</answer>"])
     solver = f"{__name__}:MarkingAgent"
@@ -49,13 +76,10 @@ def test_a_solver_named_by_its_import_path_runs_an_episode_end_to_end(mini, caps
     assert record["profile"]["name"] == "agora" and record["profile"]["digest"].startswith("sha256:")
     assert main(["show", str(outcome.run_dir), "t1"]) == 0
     assert "cat documents/ledger.md" in capsys.readouterr().out
-    assert main(["report", str(outcome.run_dir), "--out", str(mini.root / "report")]) == 0
-    assert (mini.root / "report").is_dir()
-    assert main(["replay", str(outcome.run_dir), "--regrade"]) == 0
-    capsys.readouterr()
+    shown_everywhere(mini, outcome, capsys, seen="| 2020 | 40 |")
 
 
-def test_a_sandbox_backend_named_by_its_import_path_runs_an_episode(mini):
+def test_a_sandbox_backend_named_by_its_import_path_runs_an_episode_end_to_end(mini, capsys):
     script = mini.script([{"bash": "cat documents/ledger.md"}, "<answer>42</answer>"])
     outcome = mini.run("--model", script, "--sandbox", "tests.helpers.fake_backend:FakeBackend")
     assert outcome.exit_code == 0, outcome.output
@@ -63,6 +87,7 @@ def test_a_sandbox_backend_named_by_its_import_path_runs_an_episode(mini):
     observation = next(e for e in outcome.trajectory("t1") if e["event"] == "observation")
     assert "| 2020 | 40 |" in observation["stdout"]
     assert yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["sandbox"]["backend"] == "fake"
+    shown_everywhere(mini, outcome, capsys, seen="| 2020 | 40 |")
 
 
 def test_a_plugin_that_cannot_be_loaded_is_one_line_naming_what_to_install(mini):
