@@ -12,43 +12,6 @@ from harness.core.status import EpisodeFailure, Status
 from harness.core.untrusted_json import json_or_none
 from harness.models.image_tokens import openai_image_tokens, split_images
 
-BASH_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "bash",
-        "description": "Run one bash command in a fresh process inside the sandbox and return its output.",
-        "parameters": {
-            "type": "object",
-            "properties": {"command": {"type": "string", "description": "The bash command to run."}},
-            "required": ["command"],
-        },
-    },
-}
-
-VIEW_IMAGE_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "view_image",
-        "description": (
-            "Look at an image file in the sandbox (PNG, JPEG or WebP, e.g. a page you rendered or a chart you "
-            "cropped): the image is attached to this tool's result."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "The image file's path, absolute or from /workspace."}
-            },
-            "required": ["path"],
-        },
-    },
-}
-"""Offered besides bash only with `--vision` (episode/vision.py)."""
-
-
-def tools_of(vision: bool) -> list[dict[str, Any]]:
-    """The tools an agent is offered: bash, and view_image when it can look."""
-    return [BASH_TOOL, VIEW_IMAGE_TOOL] if vision else [BASH_TOOL]
-
 
 class ModelReply(Reply):
     """A model's reply: what the records keep (core/reply.py) and the model that answered."""

@@ -19,7 +19,7 @@ from harness.core.json_text import sendable
 from harness.core.record import validation_problem
 from harness.core.reply import Attempt, ToolCall, Usage
 from harness.core.status import NO_RETRY_MENDS
-from harness.models.base import ContextOverflow, ModelError, ModelReply, estimate_tokens, tools_of
+from harness.models.base import ContextOverflow, ModelError, ModelReply, estimate_tokens
 from harness.models.bounded_http import bounded_transport, call_limits
 from harness.models.concurrency import gate_key, provider_gate
 from harness.models.connections import shut_down_connections_to
@@ -71,8 +71,8 @@ class ProviderSettings:
     each attempt too."""
     max_output_tokens: int | None = None
     """The reply's cap, sent as `max_tokens` (a `max_tokens` in model_args wins); None: not sent."""
-    vision: bool = False
-    """The agent can look (`--vision`): the view_image tool is offered besides bash."""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """The tools the solver offers the model, each as a chat-completions request offers it (`toolcall` format)."""
 
 
 def _known_info(model: str) -> Mapping[str, Any] | None:
@@ -166,8 +166,8 @@ class LiteLLMModel:
         }
         if settings.temperature is not None:
             request["temperature"] = settings.temperature
-        if settings.action_format == "toolcall":
-            request["tools"] = tools_of(settings.vision)
+        if settings.action_format == "toolcall" and settings.tools:
+            request["tools"] = settings.tools
 
         def call(timeout: float) -> Any:
             if self._abandoned.is_set():

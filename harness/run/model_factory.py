@@ -197,9 +197,10 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     else:
         require_provider_key(alias.model)
     config, cap_guessed = _with_reply_cap(config, output_maximum_of(alias.model))
+    offered = solver_class(config.solver).tools(config.vision)
     settings = ProviderSettings(
         model=alias.model,
-        action_format=config.action_format if solver_class(config.solver).offers_tools else "text",
+        action_format=config.action_format if offered else "text",
         api_base=config.api_base,
         api_key=api_key,
         temperature=config.temperature,
@@ -208,7 +209,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         max_in_flight=config.connections_at_once,
         call_timeout_s=config.model_timeout,
         max_output_tokens=config.max_output_tokens,
-        vision=config.vision,
+        tools=[tool.schema() for tool in offered],
     )
     busy = None
     if config.api_base:  # the one check that goes on the network: after every offline one

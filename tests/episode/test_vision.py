@@ -10,7 +10,9 @@ import pytest
 
 from harness.core.images import check_image
 from harness.core.reply import ToolCall
-from harness.episode.actions import FormatError, parse_action, parse_view
+from harness.episode.actions import FormatError
+from harness.episode.solvers import BashAgent
+from harness.episode.solvers.tools import read_action
 from harness.models.base import ModelReply
 from harness.records.image_store import logged_refs
 from tests.helpers.images import png, png_claiming, progressive_jpeg_parts
@@ -157,11 +159,11 @@ def test_vision_is_refused_on_a_ray_cluster_before_anything_is_written(mini):
 def test_two_images_in_one_turn_are_the_agents_format_error():
     calls = [ToolCall(id=f"c{n}", name="view_image", arguments=json.dumps({"path": f"p{n}.png"})) for n in (1, 2)]
     reply = ModelReply(text="", tool_calls=calls)
-    assert parse_view(reply) is None
     with pytest.raises(FormatError, match="2 tool calls in one reply; make exactly one"):
-        parse_action(reply, "toolcall", vision=True)
+        read_action(reply, "toolcall", BashAgent.tools(vision=True))
     with pytest.raises(FormatError, match="the view_image tool needs a non-empty string argument 'path'"):
-        parse_view(ModelReply(text="", tool_calls=[ToolCall(id="c", name="view_image", arguments='{"path": 3}')]))
+        no_path = ModelReply(text="", tool_calls=[ToolCall(id="c", name="view_image", arguments='{"path": 3}')])
+        read_action(no_path, "toolcall", BashAgent.tools(vision=True))
 
 
 class _Files:

@@ -1,17 +1,19 @@
-"""The bash agent's loop: query the model, run its one bash action (or, with vision, show it the image it asked
-for), observe, until an answer or a limit. `AgentLoop`'s steps are methods a variant overrides (mini-swe-agent's
+"""The bash agent's loop: query the model, run the one tool it called (bash; with vision, view_image), observe,
+until an answer or a limit. `AgentLoop`'s steps are methods a variant overrides (mini-swe-agent's
 way: one step replaced, the rest inherited); the `BashAgent` solver (bash_agent.py) runs it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from harness.core.images import CheckedImage, ImageRefused, tool_message, user_message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
-from harness.episode.actions import FormatError, parse_action, parse_view
+from harness.episode.actions import FormatError
 from harness.episode.budget import Budget
 from harness.episode.query import query_model
+from harness.episode.solvers.tools import AgentTool, BashTool, read_action
 from harness.episode.vision import ImageViewer
 from harness.grading.answer import command_submits_answer, has_closed_answer, strip_code_blocks
 from harness.inputs.prompts import PromptSet
@@ -40,9 +42,10 @@ class LoopSettings:
 
 
 class AgentLoop:
-    """One episode's conversation: `run` takes `step`s (`query` the model, then `execute` its action, `view` an image
-    or `refuse` a reply without one) until one raises `EpisodeFinished` or an error that ends the episode; `run`
-    alone turns that into the `Outcome`. A variant overrides a step (examples/solvers/)."""
+    """One episode's conversation: `run` takes `step`s (`query` the model, then run the tool it called: `execute` a
+    command, `view` an image; or `refuse` a reply without one) until one raises `EpisodeFinished` or an error that
+    ends the episode; `run` alone turns that into the `Outcome`. A variant overrides a step (examples/solvers/); the
+    tools are the solver's (`BashAgent.tools`)."""
 
     def __init__(
         self,
@@ -54,9 +57,10 @@ class AgentLoop:
         log: TrajectoryLog,
         settings: LoopSettings,
         viewer: ImageViewer | None = None,
+        tools: Sequence[AgentTool] = (BashTool(),),
     ):
         self.model, self.sandbox, self.budget, self.prompts, self.log = model, sandbox, budget, prompts, log
-        self.settings, self.viewer = settings, viewer
+        self.settings, self.viewer, self.tools = settings, viewer, tools
         system = self.system_prompt()
         question = prompts.render("task", question=task.question, answer_format=task.answer_format)
         self.messages: list[dict[str, Any]] = [
@@ -89,16 +93,12 @@ class AgentLoop:
         if has_closed_answer(prose):
             raise EpisodeFinished(Status.ANSWERED, submission=prose)
         try:
-            path = parse_view(reply) if self.viewer is not None else None
-            command = parse_action(reply, self.settings.action_format, self.viewer is not None) if path is None else ""
+            tool, argument = read_action(reply, self.settings.action_format, self.tools)
         except FormatError as problem:
             self.refuse(reply, problem)
             return
         self.format_errors = 0
-        if path is not None:
-            self.view(reply, path)
-        else:
-            self.execute(reply, command)
+        tool.run(self, reply, argument)
 
     def query(self) -> ModelReply:
         """The model's next reply, through the one query step (episode/query.py)."""
@@ -143,7 +143,7 @@ class AgentLoop:
 
     def view(self, reply: ModelReply, path: str) -> None:
         """Show the agent the image it asked for, or tell it why not (its error: a turn spent, no retry)."""
-        assert self.viewer is not None
+        assert self.viewer is not None, "the view_image tool is offered with a viewer"
         budget = self.budget
         images: list[CheckedImage] = []
         try:

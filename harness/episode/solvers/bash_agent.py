@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from harness.core.status import Outcome
 from harness.episode.solvers.agent_loop import AgentLoop
 from harness.episode.solvers.base import EpisodeInputs, Solver
+from harness.episode.solvers.tools import AgentTool, BashTool, ViewImageTool
 from harness.episode.vision import ImageViewer
 
 
@@ -30,9 +31,10 @@ class BashAgent(Solver):
                 loop.viewer.close()
 
     def start_loop(self, episode: EpisodeInputs) -> AgentLoop:
-        """The episode's loop, of class `loop`, with its viewer when the agent can look."""
+        """The episode's loop, of class `loop`, with its tools and, when the agent can look, its viewer."""
         assert episode.sandbox is not None, "the bash agent needs a sandbox"
-        viewer = ImageViewer(episode.sandbox, episode.images) if episode.loop.vision else None
+        vision = episode.loop.vision
+        viewer = ImageViewer(episode.sandbox, episode.images) if vision else None
         return self.loop(
             episode.task,
             episode.model,
@@ -42,4 +44,11 @@ class BashAgent(Solver):
             episode.log,
             episode.loop,
             viewer,
+            self.tools(vision),
         )
+
+    @classmethod
+    def tools(cls, vision: bool) -> list[AgentTool]:
+        """The tools the model is offered and the loop runs: bash, and view_image when the agent can look. A variant
+        adds or removes one here."""
+        return [BashTool(), ViewImageTool()] if vision else [BashTool()]

@@ -48,7 +48,6 @@ class ZeroShot(Solver):
 
     name = "zero-shot"
     needs_sandbox = False
-    offers_tools = False
     arguments: ClassVar[Mapping[str, str]] = {
         "input": "full (every page), cropped (the task's charts) or bbox (every page, the charts boxed)",
         "prompt": "a prompt file ({what} and {format} filled in); default: the FinDocMRE profile's",
