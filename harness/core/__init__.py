@@ -11,6 +11,7 @@ __all__ = [
     "image_decode",
     "images",
     "json_text",
+    "messages",
     "names",
     "plugins",
     "record",

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from harness.core.errors import InputError
 from harness.core.json_text import sendable
+from harness.core.messages import Message, ProviderOpaque
 from harness.core.record import validation_problem
 from harness.core.reply import Attempt, ToolCall, Usage
 from harness.core.status import NO_RETRY_MENDS
@@ -140,7 +141,7 @@ class LiteLLMModel:
         except Exception:  # litellm raises its BadRequestError, or a bare Exception, for an unknown provider
             return "openai"
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+    def count_tokens(self, messages: list[Message]) -> int:
         """The provider's tokenizer where litellm has it, else its bundled default (offline either way); each
         image by the provider's own documented rule (models/image_tokens.py)."""
         text_only, sizes = split_images(messages)
@@ -150,7 +151,7 @@ class LiteLLMModel:
         except Exception:  # a message shape the counter does not know: fall back to the estimate
             return estimate_tokens(text_only) + images
 
-    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+    def query(self, messages: list[Message], timeout_s: float) -> ModelReply:
         settings = self._settings
         request: dict[str, Any] = {
             "model": settings.model,
@@ -261,7 +262,7 @@ def _returned_model(response: Any) -> str | None:
     return model[:_MODEL_ID_CHARS] if isinstance(model, str) and model else None
 
 
-def _provider_state(message: Any) -> dict[str, Any]:
+def _provider_state(message: Any) -> ProviderOpaque:
     """The message fields litellm reads back from an assistant message to continue the provider's reasoning,
     kept as they came: Anthropic's signed thinking blocks (with thinking on, the turn that made tool calls must
     start with them), and the reasoning items and replay record of a reply through litellm's Responses API bridge

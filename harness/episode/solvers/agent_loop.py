@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.core.images import CheckedImage, ImageRefused, tool_message, user_message
+from harness.core.messages import Message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.actions import FormatError
 from harness.episode.budget import Budget
@@ -63,7 +64,7 @@ class AgentLoop:
         self.settings, self.viewer, self.tools = settings, viewer, tools
         system = self.system_prompt()
         question = prompts.render("task", question=task.question, answer_format=task.answer_format)
-        self.messages: list[dict[str, Any]] = [
+        self.messages: list[Message] = [
             {"role": "system", "content": system},
             {"role": "user", "content": question},
         ]
@@ -132,7 +133,7 @@ class AgentLoop:
         self.log.write(ActionEvent(turn=budget.turns, command=command, timeout_s=round(timeout, 3)))
         result = too_long(command) or self.sandbox.execute(command, timeout)
         observed = self.prompts.render("observation", **_result_fields(result), **_budget_left(budget))
-        self.log.write(ObservationEvent(turn=budget.turns, **_result_fields(result), text=observed))
+        self.log.write(_observation_event(budget.turns, result, observed))
         budget.check_cancelled()
         if command_submits_answer(command) and has_closed_answer(result.stdout):
             raise EpisodeFinished(Status.ANSWERED, submission=result.stdout)
@@ -176,9 +177,7 @@ def _budget_left(budget: Budget) -> dict[str, int]:
     return {"turns_left": budget.turns_left, "seconds_left": int(budget.seconds_left)}
 
 
-def _observation_messages(
-    reply: ModelReply, text: str, images: list[CheckedImage] | None = None
-) -> list[dict[str, Any]]:
+def _observation_messages(reply: ModelReply, text: str, images: list[CheckedImage] | None = None) -> list[Message]:
     """Tool results answer every tool call sent back (providers require it); otherwise one user message. Images
     follow the text (the provider layer moves them where each API takes a tool's image)."""
     if not (calls := reply.replayable_calls):
@@ -213,3 +212,17 @@ _OBSERVED = ("exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_byt
 
 def _result_fields(result: ExecResult) -> dict[str, Any]:
     return {name: getattr(result, name) for name in _OBSERVED}
+
+
+def _observation_event(turn: int, result: ExecResult, text: str) -> ObservationEvent:
+    return ObservationEvent(
+        turn=turn,
+        exit_code=result.exit_code,
+        stdout=result.stdout,
+        stderr=result.stderr,
+        timed_out=result.timed_out,
+        truncated=result.truncated,
+        raw_bytes=result.raw_bytes,
+        duration_s=result.duration_s,
+        text=text,
+    )

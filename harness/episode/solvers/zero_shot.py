@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from harness.core.errors import InputError, read_text_input
 from harness.core.image_decode import check_images_bounded
 from harness.core.images import CheckedImage, ImageRefused, user_message
+from harness.core.messages import Message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.query import query_model
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
@@ -113,7 +114,7 @@ class ZeroShot(Solver):
         except (EpisodeFinished, EpisodeFailure) as end:
             return outcome_of(end)
 
-    def messages(self, task: Task, images: list[CheckedImage]) -> list[dict[str, Any]]:
+    def messages(self, task: Task, images: list[CheckedImage]) -> list[Message]:
         """The request: the prompt file as the system message, the question with the images as the user's."""
         shape = f"\nThe answer's format: {task.answer_format}" if task.answer_format else ""
         system = self.prompt.replace("{what}", _WHAT[self.input]).replace("{format}", shape)
