@@ -59,6 +59,9 @@ class ModelFactory:
     notes: tuple[str, ...] = ()
     """What the console says of the model before the run: what litellm's map does not know of it, a busy
     server."""
+    provider: str | None = None
+    """The provider its calls go to (litellm's name: `anthropic`, `openai`, `gemini`...); None for a model that
+    calls none. Its request limits apply (inputs/limits)."""
     interactive: Callable[[Task, threading.Event], Model] | None = None
     """A model that waits for a person at the terminal (`human`): built with the run's cancel flag, so
     Ctrl-C ends its wait for a line."""
@@ -183,7 +186,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     from harness.models.preflight import check_endpoint
 
     alias = resolve_model(config.model, config.model_aliases, ("oracle", HUMAN))
-    provider_of(alias.model, "--model")
+    provider = provider_of(alias.model, "--model")
     if alias.api_base_required and not config.api_base:
         raise InputError(
             f"--model {config.model}: served locally, so --api-base is needed: start the server with "
@@ -235,6 +238,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         price=price,
         gate=gate,
         notes=tuple(filter(None, [note, busy])),
+        provider=provider,
     )
 
 

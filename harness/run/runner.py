@@ -40,6 +40,7 @@ from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import CollectionFiles, collection_files, same_collection
 from harness.inputs.config import RunConfig, config_to_dict
 from harness.inputs.evidence_files import check_evidence
+from harness.inputs.limits import request_limits
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import (
     Task,
@@ -209,9 +210,10 @@ def plan_run(config: RunConfig) -> RunPlan:
     protocol["output_reserve"] = reply_reserve(config, make_model)  # what the budget keeps, not the flag as given
     if config.closed_book:  # only then, as the judge: the protocol of normal runs stays as it was
         protocol["closed_book"] = True
+    limits = request_limits(make_model.provider)
     if config.vision:  # only then: the protocol of bash-only runs stays as it was
-        protocol["vision"] = VisionLimits().describe()
-    if (solved := protocol_plan.solver.protocol(config.solver, tasks, collections)) is not None:
+        protocol["vision"] = VisionLimits.of(limits).describe()
+    if (solved := protocol_plan.solver.protocol(config.solver, tasks, collections, limits)) is not None:
         protocol[solved[0]] = solved[1]  # only for a solver other than the bash agent, as vision
     if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
         protocol["judge"] = judge.describe()
@@ -480,7 +482,9 @@ def _episode_context(
 ) -> EpisodeContext:
     config = plan.config
     return EpisodeContext(
-        settings=EpisodeSettings.of(config, plan.protocol["output_reserve"], plan.solver),
+        settings=EpisodeSettings.of(
+            config, plan.protocol["output_reserve"], plan.solver, request_limits(plan.make_model.provider)
+        ),
         prompts=plan.prompts,
         make_model=plan.make_model.bind(cancel),
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),

@@ -191,3 +191,32 @@ def test_the_episodes_image_bytes_are_bounded_in_all(tmp_path):
     assert viewer.view("a.png", 30).ref.bytes == len(big)
     with pytest.raises(ImageRefused, match=r"the episode's images may total [\d,]+ bytes and 10 are left"):
         viewer.view("a.png", 30)
+
+
+def test_an_image_is_bounded_by_the_runs_provider_s_documented_limit(tmp_path):
+    """A 4+ MB image: past Anthropic's 5 MB of base64 (the strictest, for a model calling no provider), within
+    OpenAI's 50 MB a request; the protocol records whose limits applied, and nothing for a model calling none."""
+    import os
+
+    from PIL import Image
+
+    from harness.core.images import ImageRefused
+    from harness.episode.vision import ImageViewer, VisionLimits
+    from harness.inputs.limits import request_limits
+    from harness.records.image_store import ImageStore
+
+    big = _png_bytes(Image.frombytes("RGB", (1200, 1200), os.urandom(1200 * 1200 * 3)))
+    files = _Files({"noise.png": big})
+    assert len(big) > 3_932_160
+    openai = VisionLimits.of(request_limits("openai"))
+    assert ImageViewer(files, ImageStore(tmp_path / "a"), openai).view("noise.png", 30).ref.bytes == len(big)
+    with pytest.raises(ImageRefused, match="over the limit of 3,932,160 bytes"):
+        ImageViewer(files, ImageStore(tmp_path / "b"), VisionLimits.of(request_limits(None))).view("noise.png", 30)
+    assert openai.describe()["request_limits"]["provider"] == "openai"
+    assert VisionLimits.of(request_limits(None)).describe() == VisionLimits().describe()  # as before providers
+
+
+def _png_bytes(image) -> bytes:
+    from tests.helpers.images import encoded
+
+    return encoded(image, "PNG")

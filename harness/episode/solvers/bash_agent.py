@@ -9,7 +9,7 @@ from harness.core.status import Outcome
 from harness.episode.solvers.agent_loop import AgentLoop
 from harness.episode.solvers.base import EpisodeInputs, Solver
 from harness.episode.solvers.tools import AgentTool, BashTool, ViewImageTool
-from harness.episode.vision import ImageViewer
+from harness.episode.vision import ImageViewer, VisionLimits
 
 
 class BashAgent(Solver):
@@ -18,9 +18,9 @@ class BashAgent(Solver):
     name = "bash-agent"
     loop: ClassVar[type[AgentLoop]] = AgentLoop
 
-    def protocol(self, spec: str, tasks: Any, collections: Any) -> tuple[str, Any] | None:
+    def protocol(self, spec: str, tasks: Any, collections: Any, limits: Any = None) -> tuple[str, Any] | None:
         """The built-in agent records nothing (its runs' protocol stays as it was); a variant records its name."""
-        return None if type(self) is BashAgent else super().protocol(spec, tasks, collections)
+        return None if type(self) is BashAgent else super().protocol(spec, tasks, collections, limits)
 
     def solve(self, episode: EpisodeInputs) -> Outcome:
         loop = self.start_loop(episode)
@@ -34,7 +34,7 @@ class BashAgent(Solver):
         """The episode's loop, of class `loop`, with its tools and, when the agent can look, its viewer."""
         assert episode.sandbox is not None, "the bash agent needs a sandbox"
         vision = episode.loop.vision
-        viewer = ImageViewer(episode.sandbox, episode.images) if vision else None
+        viewer = ImageViewer(episode.sandbox, episode.images, VisionLimits.of(episode.limits)) if vision else None
         return self.loop(
             episode.task,
             episode.model,
