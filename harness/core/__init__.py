@@ -16,6 +16,7 @@ __all__ = [
     "plugins",
     "record",
     "reply",
+    "report_sections",
     "safe_text",
     "status",
     "untrusted_json",

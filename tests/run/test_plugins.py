@@ -112,12 +112,12 @@ def test_a_profile_s_digest_is_recorded_and_a_resume_under_an_edited_prompt_is_r
     shutil.copytree(shipped / "findocmre", mine / "findocmre")
     shutil.copy(shipped / "findocmre.yaml", mine / "findocmre.yaml")
     profile = mine / "findocmre.yaml"
-    profile.write_text(profile.read_text().replace('version: "1.1"', 'version: "1.1-mine"'))
+    profile.write_text(profile.read_text().replace('version: "1.2"', 'version: "1.2-mine"'))
     script = mini.script(["<answer>42</answer>"])
     first = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")
     assert first.exit_code == 0, first.output
     recorded = yaml.safe_load((first.run_dir / "run.yaml").read_text())["profile"]
-    assert recorded["version"] == "1.1-mine" and recorded["path"] == str(profile.resolve())
+    assert recorded["version"] == "1.2-mine" and recorded["path"] == str(profile.resolve())
     assert "overrides" not in recorded  # the profile sets no temperature
     (mine / "findocmre" / "zero-shot-cot.txt").write_text("Answer in one reply: <answer>...</answer>{format}\n")
     resumed = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")
@@ -194,3 +194,25 @@ def test_a_profile_s_graders_replace_the_task_s_and_a_bad_one_is_one_line(mini, 
     assert (
         refused.exit_code == 2 and f"{profile}:5: field 'graders.numeric': 'lenient' is not a grader" in refused.output
     )
+
+
+def test_a_profile_names_the_report_s_sections_and_a_bad_name_is_one_line(mini, tmp_path):
+    profile = tmp_path / "lean.yaml"
+    profile.write_text('profile: lean\nversion: "1"\nbenchmark: AGORA\nreport: [evidence]\n')
+    script = mini.script([{"bash": "cat documents/ledger.md"}, "<answer>42</answer>"])
+    lean = mini.run("--model", script, "--profile", str(profile), run_id="lean")
+    agora = mini.run("--model", script, run_id="agora")
+    assert lean.exit_code == agora.exit_code == 0, lean.output + agora.output
+    assert yaml.safe_load((lean.run_dir / "run.yaml").read_text())["profile"]["report"] == ["evidence"]
+    assert "report" not in yaml.safe_load((agora.run_dir / "run.yaml").read_text())["profile"]  # AGORA: every one
+    reports = {}
+    for outcome in (lean, agora):
+        assert main(["report", str(outcome.run_dir), "--out", str(tmp_path / outcome.run_dir.name)]) == 0
+        reports[outcome.run_dir.name] = (tmp_path / outcome.run_dir.name / "report.md").read_text()
+    for heading in ("## Plots", "## Accuracy over all episodes"):
+        assert heading in reports["agora"] and heading not in reports["lean"], heading
+    for heading in ("## Accuracy (default)", "## Evidence recall"):
+        assert heading in reports["agora"] and heading in reports["lean"], heading
+    profile.write_text('profile: lean\nversion: "1"\nbenchmark: AGORA\nreport: [evidence, charts]\n')
+    refused = mini.run("--model", script, "--profile", str(profile), run_id="other")
+    assert refused.exit_code == 2 and f"{profile}:4: field 'report': 'charts' is not a report section" in refused.output
