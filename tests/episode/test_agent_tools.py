@@ -69,3 +69,13 @@ def test_a_variant_offers_its_own_tools_and_runs_them(mini, openai_server):
     assert refused["problem"] == "unknown tool 'bash'; the only tool is read_file"
     observation = next(e for e in outcome.trajectory("t1") if e["event"] == "observation")
     assert "| 2020 | 40 |" in observation["stdout"] and "| 2020 | 40 |" in third["messages"][-1]["content"]
+
+
+def test_in_the_text_format_a_variant_without_a_tool_that_has_a_text_form_is_a_format_error_not_a_crash():
+    from harness.episode.actions import FormatError
+    from harness.episode.solvers.tools import read_action
+
+    reply = ModelReply(text="```bash\nls\n```")
+    assert read_action(reply, "text", BashAgent.tools(vision=False))[1] == "ls"
+    with pytest.raises(FormatError, match=r"no tool of this agent \(read_file\) can be called in text"):
+        read_action(reply, "text", ReadOnlyAgent.tools(vision=False))

@@ -96,7 +96,10 @@ def read_action(reply: ModelReply, action_format: str, tools: Sequence[AgentTool
     """The tool REPLY calls, of TOOLS, and its argument: in the `text` format the one tool with a text form, else
     the one tool call's; a `FormatError` saying what is wrong."""
     if action_format == "text":
-        tool = next(tool for tool in tools if tool.text_form)
+        tool = next((tool for tool in tools if tool.text_form), None)
+        if tool is None:
+            names = ", ".join(tool.name for tool in tools)
+            raise FormatError(f"no tool of this agent ({names}) can be called in text; the run needs toolcall")
         return tool, tool.read_text(reply.text)
     call = the_one_call(reply, [tool.name for tool in tools])
     tool = next(tool for tool in tools if tool.name == call.name)
