@@ -28,11 +28,13 @@ from harness.analysis.type_metrics import type_metrics
 from harness.analysis.type_scores import overall_section
 from harness.analysis.ungraded import ungraded_line, ungraded_runs
 from harness.core.errors import InputError
+from harness.core.report_sections import REPORT_SECTIONS
 from harness.core.safe_text import for_terminal, markdown_cell
 from harness.core.status import Status
 from harness.core.writable import check_writable_folder
 from harness.diagnostics.failure_modes import PAPER_MODES, RULE_MODES
 from harness.records.results import MODE_FIELDS
+from harness.records.run_folder import RunFolder
 
 _RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit", "sandbox_limit")
 STATUSES = tuple(status.value for status in Status)
@@ -88,13 +90,58 @@ def write_report(
     _write_csvs(out, table, rows, models)
     note = task_sets_note(rows, models)
     said = [*(f"left out: {line}" for line in left_out), *merges, *(ungraded_line(*u) for u in ungraded.items())]
-    markdown = _markdown(table, models, domains, rows, note, said)
+    shown = shown_sections(paths)
+    markdown = _markdown(table, models, domains, rows, note, said, "types" in shown)
     clustered = estimates(rows, models)
-    markdown += statistics_section(rows, models, clustered, out)
+    if "statistics" in shown:
+        markdown += statistics_section(rows, models, clustered, out)
+    if "plots" in shown:
+        markdown += _plots(rows, models, domains, clustered, labels, out, turn_limits(paths, names))
+    if labels and "judge_agreement" in shown:
+        markdown += agreement_section(labels, models)
+    if "evidence" in shown:
+        markdown += "\n" + evidence_sections(table, models, rows, out)
+    if "facts" in shown:
+        markdown += fact_section(rows, stated)
+    if "closed_book" in shown:
+        markdown += closed_book_section(rows, out)
+    if "groups" in shown:
+        markdown += group_sections(rows, models)
+    (out / "report.md").write_text(markdown, encoding="utf-8")
+    for line in said:
+        console.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
+    for warning in mixed_model_warnings(rows):
+        console.print(f"warning: {for_terminal(warning)}", markup=False, highlight=False, soft_wrap=True)
+    print_summary(table, models, note, out, console)
+    return out
+
+
+def shown_sections(paths: list[Path]) -> frozenset[str]:
+    """The report sections the runs' profiles name, together; every section when a run's profile names none (a
+    profile without `report:`, a run from before profiles, an import)."""
+    shown: set[str] = set()
+    for path in paths:
+        profile = RunFolder(path).read_record().profile
+        if profile is None or not profile.report:
+            return frozenset(REPORT_SECTIONS)
+        shown.update(profile.report)
+    return frozenset(shown)
+
+
+def _plots(
+    rows: list[ModelRow],
+    models: list[str],
+    domains: list[str],
+    clustered: dict[tuple[str, str], Any],
+    labels: Any,
+    out: Path,
+    limits: dict[str, int],
+) -> str:
+    """The plots section: accuracy per domain and the figures of failure modes and turns."""
     from harness.analysis.plots import accuracy_plot
 
     accuracy_plot(clustered, models, domains[:-1], out / "accuracy_per_domain.png")
-    markdown += "\n## Plots\n\nEvery figure is also a PDF of the same name, for print.\n\n"
+    markdown = "\n## Plots\n\nEvery figure is also a PDF of the same name, for print.\n\n"
     markdown += "![accuracy per domain](accuracy_per_domain.png)\n\n"
     accuracy = {key: estimate.mean for key, estimate in clustered.items()}
     if labels:
@@ -103,20 +150,7 @@ def write_report(
     else:
         modes, source = rule_modes(rows), "the offline rule's three modes; `annotate` adds a judge's five"
         measured = RULE_MODES
-    markdown += figures_section(rows, accuracy, models, out, modes, source, measured, turn_limits(paths, names))
-    if labels:
-        markdown += agreement_section(labels, models)
-    markdown += "\n" + evidence_sections(table, models, rows, out)
-    markdown += fact_section(rows, stated)
-    markdown += closed_book_section(rows, out)
-    markdown += group_sections(rows, models)
-    (out / "report.md").write_text(markdown, encoding="utf-8")
-    for line in said:
-        console.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)
-    for warning in mixed_model_warnings(rows):
-        console.print(f"warning: {for_terminal(warning)}", markup=False, highlight=False, soft_wrap=True)
-    print_summary(table, models, note, out, console)
-    return out
+    return markdown + figures_section(rows, accuracy, models, out, modes, source, measured, limits)
 
 
 def _percent(value: float) -> str:
@@ -130,8 +164,10 @@ def _markdown(
     rows: list[ModelRow],
     note: str | None,
     said: list[str],
+    types: bool = True,
 ) -> str:
-    """SAID: what the report merged or left out, listed first."""
+    """SAID: what the report merged or left out, listed first; TYPES: the per-type tables (the profile shows
+    them)."""
     lines = ["# Report", "", *(f"- {markdown_cell(line)}" for line in said), *([""] if said else [])]
     lines += [*mixed_models_section(rows), *([note, ""] if note else [])]
     for mode in MODE_FIELDS:
@@ -159,8 +195,8 @@ def _markdown(
         ]
         lines += [f"| {markdown_cell(m)} | {d} | {_percent(v)} |" for (m, d), v in tolerance.items() if v is not None]
         lines.append("")
-    lines += _by_type(table)
-    lines += overall_section(table)
+    if types:
+        lines += _by_type(table) + overall_section(table)
     lines += [
         "## Outcomes",
         "",

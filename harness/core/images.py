@@ -21,6 +21,7 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
+from harness.core.messages import Content, ImageUrlPart, Message
 from harness.core.record import Record
 
 MEDIA_TYPES = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
@@ -136,13 +137,13 @@ def data_url(image: CheckedImage) -> str:
     return f"data:{image.ref.media_type};base64,{base64.b64encode(image.data).decode('ascii')}"
 
 
-def image_part(image: CheckedImage) -> dict[str, Any]:
+def image_part(image: CheckedImage) -> ImageUrlPart:
     """A message content part holding the image, in the OpenAI chat format our conversations use (litellm turns
     it into each provider's own; `models/images_wire.py` fixes what it does not)."""
     return {"type": "image_url", "image_url": {"url": data_url(image)}}
 
 
-def with_images(text: str, images: list[CheckedImage]) -> str | list[dict[str, Any]]:
+def with_images(text: str, images: list[CheckedImage]) -> Content:
     """A message's content: TEXT alone when there are no images (the form bash-only runs keep), else a text part
     followed by an image part per image."""
     if not images:
@@ -150,12 +151,12 @@ def with_images(text: str, images: list[CheckedImage]) -> str | list[dict[str, A
     return [{"type": "text", "text": text}, *(image_part(image) for image in images)]
 
 
-def user_message(text: str, images: list[CheckedImage]) -> dict[str, Any]:
+def user_message(text: str, images: list[CheckedImage]) -> Message:
     """A user message of text followed by images."""
     return {"role": "user", "content": with_images(text, images)}
 
 
-def tool_message(call_id: str, text: str, images: list[CheckedImage]) -> dict[str, Any]:
+def tool_message(call_id: str, text: str, images: list[CheckedImage]) -> Message:
     """A tool result of text followed by images; the provider layer moves the images where each API takes them
     (models/images_wire.py)."""
     return {"role": "tool", "tool_call_id": call_id, "content": with_images(text, images)}

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
+from harness.core.messages import ProviderOpaque
 from harness.core.record import AsGiven, Number, Record
 
 
@@ -65,7 +66,7 @@ class Reply(Record):
     stays empty (`""`), so that it goes back as the provider sent it."""
     queued_s: Number = 0.0
     """Time the call waited for room under its provider's in-flight limit (ours, not the agent's)."""
-    provider_state: dict[str, Any] = Field(default_factory=dict)
+    provider_state: ProviderOpaque = Field(default_factory=dict)
     """Message fields, opaque here, that the provider needs back to continue its reasoning (Anthropic's signed
     thinking blocks, the reasoning items litellm replays into the next Responses API call), sent back as given."""
     finish_reason: str | None = None

@@ -1,10 +1,13 @@
-"""Read the one bash action out of a model reply, or say what is wrong with it."""
+"""Read the one action out of a model reply (its one tool call, or the text format's one bash block) and each
+tool's argument, or say what is wrong with it."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from harness.core.fences import scan_fences
+from harness.core.reply import ToolCall
 from harness.core.untrusted_json import UnreadableJson, read_json
 from harness.models.base import ModelReply
 
@@ -24,13 +27,41 @@ class FormatError(ValueError):
     """The reply holds no runnable action, or more than one."""
 
 
-def parse_view(reply: ModelReply) -> str | None:
-    """The path a reply's one view_image call asks to see (`--vision`), None when it makes no such call; a
-    `FormatError` when the call has no path."""
-    if len(reply.tool_calls) != 1 or reply.tool_calls[0].name != "view_image":
-        return None
+def the_one_call(reply: ModelReply, offered: Sequence[str]) -> ToolCall:
+    """The reply's one call of an OFFERED tool (by name); a `FormatError` when it makes none, several, or calls
+    another."""
+    if not reply.tool_calls:
+        raise FormatError(NO_TOOL_CALL)
+    if len(reply.tool_calls) > 1:
+        raise FormatError(f"{len(reply.tool_calls)} tool calls in one reply; make exactly one")
+    call = reply.tool_calls[0]
+    if call.name not in offered:
+        tools = f"the only tool is {offered[0]}" if len(offered) == 1 else f"the tools are {_listed(offered)}"
+        raise FormatError(f"unknown tool {call.name!r}; {tools}")
+    return call
+
+
+def parse_tool_command(call: ToolCall) -> str:
+    """The command a bash tool call asks to run."""
     try:
-        arguments = read_json(reply.tool_calls[0].arguments or "{}")
+        arguments = read_json(call.arguments or "{}")
+    except UnreadableJson as error:
+        raise FormatError(f'the tool arguments are {error}; send {{"command": "..."}}') from None
+    command = arguments.get("command") if isinstance(arguments, dict) else None
+    if not isinstance(command, str) or not command.strip():
+        raise FormatError("the bash tool needs a non-empty string argument 'command'")
+    return _runnable(command)
+
+
+def parse_text_command(text: str) -> str:
+    """The command of a reply's one ```bash block (the text action format)."""
+    return _runnable(_from_text(text))
+
+
+def parse_view_path(call: ToolCall) -> str:
+    """The path a view_image call asks to see (`--vision`)."""
+    try:
+        arguments = read_json(call.arguments or "{}")
     except UnreadableJson as error:
         raise FormatError(f'the view_image arguments are {error}; send {{"path": "..."}}') from None
     path = arguments.get("path") if isinstance(arguments, dict) else None
@@ -39,32 +70,15 @@ def parse_view(reply: ModelReply) -> str | None:
     return path
 
 
-def parse_action(reply: ModelReply, action_format: str, vision: bool = False) -> str:
-    """The command to run; raises `FormatError` with a short problem description."""
-    command = _from_text(reply.text) if action_format == "text" else _from_tool_calls(reply, vision)
+def _runnable(command: str) -> str:
     if (found := _NOT_RUNNABLE.search(command)) is not None:
         what = "a NUL byte" if found.group() == "\x00" else f"a lone surrogate (U+{ord(found.group()):04X})"
         raise FormatError(f"the command holds {what} at character {found.start() + 1}, which bash cannot run")
     return command
 
 
-def _from_tool_calls(reply: ModelReply, vision: bool) -> str:
-    if not reply.tool_calls:
-        raise FormatError(NO_TOOL_CALL)
-    if len(reply.tool_calls) > 1:
-        raise FormatError(f"{len(reply.tool_calls)} tool calls in one reply; make exactly one")
-    call = reply.tool_calls[0]
-    if call.name != "bash":
-        tools = "the tools are bash and view_image" if vision else "the only tool is bash"
-        raise FormatError(f"unknown tool {call.name!r}; {tools}")
-    try:
-        arguments = read_json(call.arguments or "{}")
-    except UnreadableJson as error:
-        raise FormatError(f'the tool arguments are {error}; send {{"command": "..."}}') from None
-    command = arguments.get("command") if isinstance(arguments, dict) else None
-    if not isinstance(command, str) or not command.strip():
-        raise FormatError("the bash tool needs a non-empty string argument 'command'")
-    return command
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _from_text(text: str) -> str:

@@ -7,21 +7,21 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
+from harness.core.messages import Message
 from harness.core.reply import Attempt, Usage
 from harness.core.status import EpisodeFinished, Status
 from harness.models.base import RetryTime, estimate_tokens
 from harness.models.image_tokens import split_images
 from harness.records.episode_row import Spend
 
-_TokenCounter = Callable[[list[dict[str, Any]]], int]
+_TokenCounter = Callable[[list[Message]], int]
 
 _FRAMING_TOKENS = 8
 """More than any tokenizer adds around one message (the role's and the reply's markers)."""
 
 
-def most_tokens(messages: list[dict[str, Any]]) -> int | None:
+def most_tokens(messages: list[Message]) -> int | None:
     """An upper bound on the tokens of MESSAGES under any tokenizer, without one: a token stands for at least one
     byte of text, and the messages' JSON holds every byte of their text. None when a message holds an image (it
     is counted by its provider's rule)."""
@@ -124,7 +124,7 @@ class Budget:
             model_ids=dict(self.model_ids),
         )
 
-    def check_before_call(self, messages: list[dict[str, Any]]) -> None:
+    def check_before_call(self, messages: list[Message]) -> None:
         """Raise `EpisodeFinished` when the next model call would break a budget (or the run was cancelled)."""
         self.check_cancelled()
         if self.turns >= self.max_turns:
@@ -141,7 +141,7 @@ class Budget:
                 )
 
     def record_call(
-        self, messages: list[dict[str, Any]], usage: Usage, cost_usd: float | None, model_id: str | None = None
+        self, messages: list[Message], usage: Usage, cost_usd: float | None, model_id: str | None = None
     ) -> None:
         """Count a model call; the reply's usage makes the token count exact up to these messages."""
         self.turns += 1
@@ -168,14 +168,14 @@ class Budget:
         self.failed_attempts_s += spent.failed_s
         self.clock.exclude(spent.wait_s + spent.failed_s)
 
-    def _surely_fits(self, messages: list[dict[str, Any]]) -> bool:
+    def _surely_fits(self, messages: list[Message]) -> bool:
         """Whether the prompt fits even at one token per byte: then no tokenizer is loaded or run (a first call
         does not wait for one, and early turns of a large window are not counted twice)."""
         assert self.context_window is not None
         uncounted = most_tokens(messages[self._counted_messages :])
         return uncounted is not None and self._counted_tokens + uncounted + self.output_reserve <= self.context_window
 
-    def estimate_prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
+    def estimate_prompt_tokens(self, messages: list[Message]) -> int:
         """Exact up to the last reply (its reported usage), counted or estimated for what came after."""
         uncounted = messages[self._counted_messages :]
         return self._counted_tokens + (self._count_tokens(uncounted) if uncounted else 0)

@@ -137,6 +137,7 @@ def _solve(
         images=RunFolder(context.run_dir).images,
         collection=context.collections.get(collection_of(task)),
         sandbox=sandbox,
+        limits=context.settings.request_limits,
     )
     try:
         return context.settings.solver.solve(inputs), budget

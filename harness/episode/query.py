@@ -4,8 +4,8 @@ is logged before it ends the episode (as the time limit when the episode's time 
 from __future__ import annotations
 
 import time
-from typing import Any
 
+from harness.core.messages import Message
 from harness.core.status import EpisodeFinished, Status
 from harness.episode.budget import Budget
 from harness.models.base import ContextOverflow, Model, ModelError, ModelReply
@@ -15,10 +15,10 @@ from harness.records.trajectory import TrajectoryLog
 
 def query_model(
     model: Model,
-    messages: list[dict[str, Any]],
+    messages: list[Message],
     budget: Budget,
     log: TrajectoryLog,
-    logged: list[dict[str, Any]],
+    logged: list[Message],
 ) -> ModelReply:
     """One call with MESSAGES, the conversation so far (checked against the context budget first); LOGGED is what
     the trajectory records of them (the messages new since the last call, compacted)."""

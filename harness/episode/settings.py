@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from harness.episode.budget import Budget
 from harness.episode.solvers import BashAgent, LoopSettings, Solver
 from harness.inputs.config import RunConfig
+from harness.inputs.limits import RequestLimits, request_limits
 from harness.models.base import Model
 
 
@@ -25,10 +26,15 @@ class EpisodeSettings:
     """The action format, the command timeout and the format errors that end the episode."""
     solver: Solver = field(default_factory=lambda: BashAgent({}))
     """How the episode is solved (episode/solvers/), its arguments checked."""
+    request_limits: RequestLimits = field(default_factory=lambda: request_limits(None))
+    """What one request to the run's provider may carry."""
 
     @classmethod
-    def of(cls, config: RunConfig, output_reserve: int, solver: Solver) -> EpisodeSettings:
-        """The run's settings, with the context budget's reserve for the reply as the run resolved it."""
+    def of(
+        cls, config: RunConfig, output_reserve: int, solver: Solver, limits: RequestLimits | None = None
+    ) -> EpisodeSettings:
+        """The run's settings, with the context budget's reserve for the reply as the run resolved it and the
+        request LIMITS of the provider its model calls."""
         loop = LoopSettings(config.action_format, config.command_timeout, config.max_format_errors, config.vision)
         return cls(
             config.model,
@@ -38,6 +44,7 @@ class EpisodeSettings:
             output_reserve,
             loop,
             solver,
+            limits or request_limits(None),
         )
 
     def budget(self, model: Model, cancel: threading.Event) -> Budget:

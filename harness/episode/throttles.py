@@ -9,9 +9,10 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from harness.core.abandon import CallAbandoned, call_abandonable
+from harness.core.messages import Message
 from harness.core.status import EpisodeFinished, Status
 from harness.episode.budget import Stopwatch
 from harness.models.base import Abandonable, Model, ModelReply
@@ -58,10 +59,10 @@ class ThrottledModel:
         self.name, self.context_window = model.name, model.context_window
         self.waited_s = 0.0
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+    def count_tokens(self, messages: list[Message]) -> int:
         return self._model.count_tokens(messages)
 
-    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+    def query(self, messages: list[Message], timeout_s: float) -> ModelReply:
         with self._clock.paused():
             self.waited_s += wait_for_slot(self._slot, self._cancel)
         model = self._model

@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.core.image_decode import DECODE_SECONDS, ImageDecoder
 from harness.core.images import DEFAULT_LIMITS, CheckedImage, ImageLimits, ImageRefused
+from harness.inputs.limits import RequestLimits
 from harness.records.image_store import ImageStore
 from harness.sandboxes.base import Sandbox
 from harness.sandboxes.file_read import FileUnreadable
@@ -33,6 +34,17 @@ class VisionLimits:
     read_timeout_s: float = 30.0
     """The read is the agent's action, but one of ours: bounded apart from the command timeout."""
 
+    request: RequestLimits | None = None
+    """The provider's limits these are taken from (recorded); None: the strictest, for a model calling none."""
+
+    @classmethod
+    def of(cls, limits: RequestLimits) -> VisionLimits:
+        """The image tool's limits under a provider's: one image's bytes, and every image of the episode within
+        one request (the conversation sends them all again)."""
+        if not limits.calls_provider:
+            return cls()
+        return cls(limits.image, episode_bytes=limits.request_bytes, request=limits)
+
     def describe(self) -> dict[str, Any]:
         """The limits as the protocol records them (one image a turn: a reply makes exactly one tool call)."""
         return {
@@ -44,6 +56,7 @@ class VisionLimits:
             "images_per_turn": 1,
             "images_per_episode": self.per_episode,
             "image_bytes_per_episode": self.episode_bytes,
+            **({"request_limits": self.request.describe()} if self.request is not None else {}),
         }
 
 

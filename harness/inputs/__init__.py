@@ -8,6 +8,7 @@ __all__ = [
     "importers",
     "leakage",
     "leakage_cache",
+    "limits",
     "page_images",
     "profiles",
     "prompts",

@@ -22,6 +22,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolCallError
 
 from harness.core.images import CheckedImage, ImageRef, data_url
+from harness.core.messages import Message
 from harness.core.untrusted_json import UnreadableJson, read_json
 from harness.interop.imported import message_text
 from harness.records.conversation import LoggedCall, Output, conversation
@@ -44,8 +45,11 @@ def inspect_conversation(events: list[LoggedEvent], images: ImageStore | None = 
             messages.append(_assistant(call))
     if isinstance(logged.unsent, ObservationEvent):
         call_id = _last_call_id(messages)
-        message = {"role": "tool" if call_id else "user", "tool_call_id": call_id, "content": logged.unsent.text}
-        messages.append(_message(message, logged.unsent, images))
+        text = logged.unsent.text
+        unsent: Message = (
+            {"role": "tool", "tool_call_id": call_id, "content": text} if call_id else {"role": "user", "content": text}
+        )
+        messages.append(_message(unsent, logged.unsent, images))
     return messages
 
 
@@ -55,7 +59,7 @@ def _last_call_id(messages: list[ChatMessage]) -> str | None:
     return calls[-1].id if calls else None
 
 
-def _message(message: dict[str, Any], observation: Output | None, images: ImageStore | None) -> ChatMessage:
+def _message(message: Message, observation: Output | None, images: ImageStore | None) -> ChatMessage:
     role, text = message["role"], message_text(message.get("content"))
     if role == "system":
         return ChatMessageSystem(content=text)

@@ -90,8 +90,8 @@ def _earlier_messages(call: LoggedCall) -> list[dict[str, Any]]:
     """The messages the loop added since the last reply; an observation gets the command's output as `extra`."""
     out = []
     shown = call.shown
-    for message in call.call.messages:
-        message = dict(message)
+    for logged in call.call.messages:
+        message: dict[str, Any] = dict(logged)  # mini-swe-agent's own message, with its `extra`
         if message["role"] in ("user", "tool") and shown is not None:
             if isinstance(shown, ObservationEvent):
                 message["extra"] = {

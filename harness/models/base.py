@@ -5,49 +5,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
+from harness.core.messages import Message
 from harness.core.reply import Attempt, Reply, ToolCall
 from harness.core.status import EpisodeFailure, Status
 from harness.core.untrusted_json import json_or_none
 from harness.models.image_tokens import openai_image_tokens, split_images
-
-BASH_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "bash",
-        "description": "Run one bash command in a fresh process inside the sandbox and return its output.",
-        "parameters": {
-            "type": "object",
-            "properties": {"command": {"type": "string", "description": "The bash command to run."}},
-            "required": ["command"],
-        },
-    },
-}
-
-VIEW_IMAGE_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "view_image",
-        "description": (
-            "Look at an image file in the sandbox (PNG, JPEG or WebP, e.g. a page you rendered or a chart you "
-            "cropped): the image is attached to this tool's result."
-        ),
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "The image file's path, absolute or from /workspace."}
-            },
-            "required": ["path"],
-        },
-    },
-}
-"""Offered besides bash only with `--vision` (episode/vision.py)."""
-
-
-def tools_of(vision: bool) -> list[dict[str, Any]]:
-    """The tools an agent is offered: bash, and view_image when it can look."""
-    return [BASH_TOOL, VIEW_IMAGE_TOOL] if vision else [BASH_TOOL]
 
 
 class ModelReply(Reply):
@@ -58,12 +22,12 @@ class ModelReply(Reply):
     snapshots behind an alias. None for models that name none (oracle, scripted, replay). Logged beside the
     reply in its `model_call` event, not in `to_dict`."""
 
-    def to_message(self) -> dict[str, Any]:
+    def to_message(self) -> Message:
         """The reply as an OpenAI-format assistant message for the conversation. Reasoning goes back as the
         provider sent it, an empty one too: DeepSeek's thinking mode refuses a tool-call turn without its
         `reasoning_content` (a litellm release may or may not put a placeholder in its place), and litellm
         removes the field for providers known to refuse it."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.text}
+        message: Message = {"role": "assistant", "content": self.text}
         if self.reasoning is not None:
             message["reasoning_content"] = self.reasoning
         if calls := self.replayable_calls:
@@ -71,7 +35,7 @@ class ModelReply(Reply):
                 {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
                 for call in calls
             ]
-        return message | self.provider_state
+        return cast(Message, message | self.provider_state)  # the provider's own fields ride beside ours
 
     @property
     def replayable_calls(self) -> list[ToolCall]:
@@ -141,7 +105,7 @@ CHARS_PER_TOKEN = 4
 """The estimate for models without a tokenizer of their own."""
 
 
-def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+def estimate_tokens(messages: list[Message]) -> int:
     """The text by its characters, each image by OpenAI's tile rule (the format these models take)."""
     text_only, sizes = split_images(messages)
     images = sum(openai_image_tokens(width, height) for width, height in sizes)
@@ -157,10 +121,10 @@ class Model(Protocol):
     def context_window(self) -> int | None:
         """Tokens the model accepts, None when unknown or unlimited."""
 
-    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+    def query(self, messages: list[Message], timeout_s: float) -> ModelReply:
         """One reply to the conversation so far, within `timeout_s` seconds (retries included)."""
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+    def count_tokens(self, messages: list[Message]) -> int:
         """The prompt tokens these messages take for this model (offline): the context budget's measure."""
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import select
 import threading
 import time
-from typing import Any, TextIO
+from typing import TextIO
 
+from harness.core.messages import Message
 from harness.core.safe_text import for_terminal
 from harness.core.status import EpisodeFinished, Status
 from harness.models.base import ModelError, ModelReply, action_reply, estimate_tokens
@@ -41,10 +42,10 @@ class HumanModel:
         self._shown = 0
         self._calls = 0
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+    def count_tokens(self, messages: list[Message]) -> int:
         return estimate_tokens(messages)
 
-    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+    def query(self, messages: list[Message], timeout_s: float) -> ModelReply:
         if self._shown == 0:
             self._write(f"\n=== {_GUIDE}\n")
         for message in messages[self._shown :]:

@@ -14,9 +14,9 @@ Other providers (a local server's model) are counted by OpenAI's rule, the forma
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from harness.core.images import image_of_part
+from harness.core.messages import ContentPart, Message
 
 _ANTHROPIC = ("anthropic", "bedrock", "vertex_ai-anthropic_models")
 _GEMINI = ("gemini", "vertex_ai", "vertex_ai_beta")
@@ -56,16 +56,16 @@ def image_tokens(provider: str, width: int, height: int) -> int:
     return openai_image_tokens(width, height)
 
 
-def split_images(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[tuple[int, int]]]:
+def split_images(messages: list[Message]) -> tuple[list[Message], list[tuple[int, int]]]:
     """The messages with their image parts taken out (for a text tokenizer) and each image's (width, height)."""
     sizes: list[tuple[int, int]] = []
-    text_only: list[dict[str, Any]] = []
+    text_only: list[Message] = []
     for message in messages:
         content = message.get("content")
         if not isinstance(content, list):
             text_only.append(message)
             continue
-        kept = []
+        kept: list[ContentPart] = []
         for part in content:
             image = image_of_part(part)
             if image is None:

@@ -11,19 +11,19 @@ OpenAI chat API documents for a tool's image, and one every provider takes.
 
 from __future__ import annotations
 
-from typing import Any
+from harness.core.messages import Content, ContentPart, Message
 
 _TOOL_RESULT_IMAGES = ("anthropic", "bedrock", "vertex_ai-anthropic_models")
 """Providers whose API takes an image inside a tool result (litellm maps it there)."""
 
 
-def images_placed_for(provider: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def images_placed_for(provider: str, messages: list[Message]) -> list[Message]:
     """MESSAGES as PROVIDER takes them: unchanged for Anthropic and when no tool message holds an image; else the
     images of each run of tool messages moved into a user message after the run."""
     if provider in _TOOL_RESULT_IMAGES or not any(_tool_images(message) for message in messages):
         return messages
-    placed: list[dict[str, Any]] = []
-    moved: list[dict[str, Any]] = []
+    placed: list[Message] = []
+    moved: list[ContentPart] = []
     for message in messages:
         if message.get("role") == "tool":
             if images := _tool_images(message):
@@ -38,17 +38,19 @@ def images_placed_for(provider: str, messages: list[dict[str, Any]]) -> list[dic
     return placed
 
 
-def _tool_images(message: dict[str, Any]) -> list[dict[str, Any]]:
+def _tool_images(message: Message) -> list[ContentPart]:
     content = message.get("content")
     if message.get("role") != "tool" or not isinstance(content, list):
         return []
-    return [part for part in content if isinstance(part, dict) and part.get("type") == "image_url"]
+    return [part for part in content if part["type"] == "image_url"]
 
 
-def _text_of(content: list[Any]) -> str:
-    return "\n".join(part["text"] for part in content if isinstance(part, dict) and part.get("type") == "text")
+def _text_of(content: Content) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(part["text"] for part in content if part["type"] == "text")
 
 
-def _images_message(images: list[dict[str, Any]]) -> dict[str, Any]:
+def _images_message(images: list[ContentPart]) -> Message:
     noun = "image" if len(images) == 1 else "images"
     return {"role": "user", "content": [{"type": "text", "text": f"The {noun} the tool returned:"}, *images]}

@@ -16,10 +16,11 @@ from pydantic import ValidationError
 
 from harness.core.errors import InputError
 from harness.core.json_text import sendable
+from harness.core.messages import Message, ProviderOpaque
 from harness.core.record import validation_problem
 from harness.core.reply import Attempt, ToolCall, Usage
 from harness.core.status import NO_RETRY_MENDS
-from harness.models.base import ContextOverflow, ModelError, ModelReply, estimate_tokens, tools_of
+from harness.models.base import ContextOverflow, ModelError, ModelReply, estimate_tokens
 from harness.models.bounded_http import bounded_transport, call_limits
 from harness.models.concurrency import gate_key, provider_gate
 from harness.models.connections import shut_down_connections_to
@@ -71,8 +72,8 @@ class ProviderSettings:
     each attempt too."""
     max_output_tokens: int | None = None
     """The reply's cap, sent as `max_tokens` (a `max_tokens` in model_args wins); None: not sent."""
-    vision: bool = False
-    """The agent can look (`--vision`): the view_image tool is offered besides bash."""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """The tools the solver offers the model, each as a chat-completions request offers it (`toolcall` format)."""
 
 
 def _known_info(model: str) -> Mapping[str, Any] | None:
@@ -140,7 +141,7 @@ class LiteLLMModel:
         except Exception:  # litellm raises its BadRequestError, or a bare Exception, for an unknown provider
             return "openai"
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+    def count_tokens(self, messages: list[Message]) -> int:
         """The provider's tokenizer where litellm has it, else its bundled default (offline either way); each
         image by the provider's own documented rule (models/image_tokens.py)."""
         text_only, sizes = split_images(messages)
@@ -150,7 +151,7 @@ class LiteLLMModel:
         except Exception:  # a message shape the counter does not know: fall back to the estimate
             return estimate_tokens(text_only) + images
 
-    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+    def query(self, messages: list[Message], timeout_s: float) -> ModelReply:
         settings = self._settings
         request: dict[str, Any] = {
             "model": settings.model,
@@ -166,8 +167,8 @@ class LiteLLMModel:
         }
         if settings.temperature is not None:
             request["temperature"] = settings.temperature
-        if settings.action_format == "toolcall":
-            request["tools"] = tools_of(settings.vision)
+        if settings.action_format == "toolcall" and settings.tools:
+            request["tools"] = settings.tools
 
         def call(timeout: float) -> Any:
             if self._abandoned.is_set():
@@ -261,7 +262,7 @@ def _returned_model(response: Any) -> str | None:
     return model[:_MODEL_ID_CHARS] if isinstance(model, str) and model else None
 
 
-def _provider_state(message: Any) -> dict[str, Any]:
+def _provider_state(message: Any) -> ProviderOpaque:
     """The message fields litellm reads back from an assistant message to continue the provider's reasoning,
     kept as they came: Anthropic's signed thinking blocks (with thinking on, the turn that made tool calls must
     start with them), and the reasoning items and replay record of a reply through litellm's Responses API bridge

@@ -7,8 +7,8 @@ solution prints a tag itself), so it ends the episode by the echo submission rul
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
+from harness.core.messages import Message
 from harness.models.base import ModelReply, action_reply, estimate_tokens
 
 _WRAPPER = """\
@@ -36,10 +36,10 @@ class OracleModel:
         self._action_format = action_format
         self._done = False
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+    def count_tokens(self, messages: list[Message]) -> int:
         return estimate_tokens(messages)
 
-    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+    def query(self, messages: list[Message], timeout_s: float) -> ModelReply:
         if self._done:
             return ModelReply(text="")
         self._done = True

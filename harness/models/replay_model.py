@@ -3,8 +3,7 @@ them, harness/run/planning/model_factory.py)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from harness.core.messages import Message
 from harness.models.base import ModelReply, estimate_tokens
 
 
@@ -19,10 +18,10 @@ class ReplayModel:
         self._replies = replies
         self._position = 0
 
-    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+    def count_tokens(self, messages: list[Message]) -> int:
         return estimate_tokens(messages)
 
-    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+    def query(self, messages: list[Message], timeout_s: float) -> ModelReply:
         if self._position >= len(self._replies):
             return ModelReply(text="")
         reply = self._replies[self._position]

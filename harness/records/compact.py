@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
+from harness.core.messages import Message, ShownRef
 from harness.records.image_store import logged_part
 
 _STREAMS = ("stdout", "stderr")
@@ -30,7 +31,7 @@ class ShownText:
     turn: int
     text: str
 
-    def reference(self) -> dict[str, Any]:
+    def reference(self) -> ShownRef:
         return {"event": self.event, "turn": self.turn}
 
 
@@ -47,7 +48,7 @@ def compact_observation(fields: dict[str, Any]) -> dict[str, Any]:
     return compacted
 
 
-def compact_messages(messages: list[dict[str, Any]], shown: ShownText | None) -> list[dict[str, Any]]:
+def compact_messages(messages: list[Message], shown: ShownText | None) -> list[Message]:
     """The messages a call adds, those that repeat the text just shown referring to it instead, and each image
     a reference to the run folder's copy (records/image_store.py), never its bytes."""
     messages = [_images_referred(message) for message in messages]
@@ -56,19 +57,20 @@ def compact_messages(messages: list[dict[str, Any]], shown: ShownText | None) ->
     return [_referring(message, shown) if message.get("content") == shown.text else message for message in messages]
 
 
-def _images_referred(message: dict[str, Any]) -> dict[str, Any]:
+def _images_referred(message: Message) -> Message:
     content = message.get("content")
     if not isinstance(content, list):
         return message
     return {**message, "content": [logged_part(part) for part in content]}
 
 
-def _referring(message: dict[str, Any], shown: ShownText) -> dict[str, Any]:
+def _referring(message: Message, shown: ShownText) -> Message:
     """The message with `content_from` where its `content` stood (key order kept)."""
-    return {
+    referring = {
         ("content_from" if key == "content" else key): (shown.reference() if key == "content" else value)
         for key, value in message.items()
     }
+    return cast(Message, referring)
 
 
 def expand(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:

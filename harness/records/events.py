@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, JsonValue, model_validator
 
 from harness.core.images import ImageRef
+from harness.core.messages import LoggedMessages
 from harness.core.record import AsGiven, Number, Record
 from harness.core.reply import Attempt, Reply
 from harness.records.compact import compact_observation
@@ -122,7 +123,7 @@ class ModelCallEvent(Event):
     kind: ClassVar[str] = "model_call"
     event: Literal["model_call"] = "model_call"
     turn: int
-    messages: list[dict[str, Any]]
+    messages: LoggedMessages
     """The messages added since the previous call (the whole conversation is every call's, in order); one that
     repeats the text just shown refers to its event (compact.py)."""
     response: Reply
@@ -141,7 +142,7 @@ class ModelErrorEvent(Event):
     kind: ClassVar[str] = "model_error"
     event: Literal["model_error"] = "model_error"
     turn: int
-    messages: list[dict[str, Any]]
+    messages: LoggedMessages
     error: str
     attempts: list[Attempt]
     latency_s: Number

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness.core.images import EXTENSIONS, CheckedImage, ImageRef, image_of_part, image_part
+from harness.core.messages import ContentPart, Message
 
 IMAGES_FOLDER = "images"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -100,7 +101,7 @@ def logged_ref(part: Any) -> ImageRef | None:
     return ref if is_image_hash(ref.sha256) and ref.media_type in EXTENSIONS else None
 
 
-def logged_refs(message: dict[str, Any]) -> list[ImageRef]:
+def logged_refs(message: Message) -> list[ImageRef]:
     """The images a logged message shows, in order."""
     content = message.get("content")
     if not isinstance(content, list):
@@ -108,14 +109,14 @@ def logged_refs(message: dict[str, Any]) -> list[ImageRef]:
     return [ref for part in content if (ref := logged_ref(part)) is not None]
 
 
-def restored_images(messages: list[dict[str, Any]], store: ImageStore) -> list[dict[str, Any]]:
+def restored_images(messages: list[Message], store: ImageStore) -> list[Message]:
     """Logged messages with each image reference a data URL part again, its bytes read from STORE (a
     `ValueError` when one is missing or not its hash's bytes)."""
     restored = []
     for message in messages:
         content = message.get("content")
         if isinstance(content, list) and any(logged_ref(part) for part in content):
-            parts = []
+            parts: list[ContentPart] = []
             for part in content:
                 ref = logged_ref(part)
                 parts.append(part if ref is None else image_part(CheckedImage(ref, store.get(ref))))

@@ -104,6 +104,8 @@ class ProfileRecord:
     """A profile file's path; None for a shipped profile."""
     overrides: tuple[str, ...] = ()
     """The profile's settings the settings file or the flags gave other values."""
+    report: tuple[str, ...] = ()
+    """The report sections the profile names (core/report_sections.py); none: every one (left out)."""
 
     def to_dict(self) -> dict[str, Any]:
         record: dict[str, Any] = {"name": self.name, "version": self.version, "digest": self.digest}
@@ -111,6 +113,8 @@ class ProfileRecord:
             record["path"] = self.path
         if self.overrides:
             record["overrides"] = list(self.overrides)
+        if self.report:
+            record["report"] = list(self.report)
         return record
 
     @classmethod
@@ -122,6 +126,7 @@ class ProfileRecord:
             digest=str(data["digest"]),
             path=None if path is None else str(path),
             overrides=tuple(str(name) for name in data.get("overrides") or ()),
+            report=tuple(str(name) for name in data.get("report") or ()),
         )
 
 

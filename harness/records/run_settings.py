@@ -120,6 +120,9 @@ class VisionSettings(_AsWritten):
     images_per_turn: int | None = None
     images_per_episode: int | None = None
     image_bytes_per_episode: int | None = None
+    request_limits: dict[str, JsonValue] | None = None
+    """The provider's documented limits they are taken from (inputs/limits); left out for a model that calls no
+    provider (the strictest apply)."""
 
 
 class RunProtocol(_AsWritten):

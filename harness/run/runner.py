@@ -27,6 +27,7 @@ from harness.core.extras import missing_modules
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
 from harness.inputs.config import RunConfig, config_to_dict
+from harness.inputs.limits import request_limits
 from harness.inputs.tasks import (
     Task,
     collection_of,
@@ -186,7 +187,9 @@ def _episode_context(
 ) -> EpisodeContext:
     config = plan.config
     return EpisodeContext(
-        settings=EpisodeSettings.of(config, plan.protocol["output_reserve"], plan.solver),
+        settings=EpisodeSettings.of(
+            config, plan.protocol["output_reserve"], plan.solver, request_limits(plan.make_model.provider)
+        ),
         prompts=plan.prompts,
         make_model=plan.make_model.bind(cancel),
         make_sandbox=functools.partial(_new_sandbox, plan, cancel),

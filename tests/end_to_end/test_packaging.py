@@ -53,6 +53,7 @@ def test_installed_package_finds_the_recipe_and_hashes_it_like_the_source_tree(t
     profiles = REPO / "harness" / "inputs" / "profiles"
     shipped = [path.relative_to(profiles) for path in profiles.rglob("*") if path.is_file() and path.suffix != ".pyc"]
     assert len(shipped) > 4 and all((site / "harness" / "inputs" / "profiles" / name).is_file() for name in shipped)
+    assert (site / "harness" / "inputs" / "limits" / "providers.yaml").is_file()  # each provider's request limits
     probe = subprocess.run(
         [sys.executable, "-I", "-c", PROBE, str(site)], cwd=tmp_path, capture_output=True, text=True, check=False
     )

@@ -10,7 +10,9 @@ import pytest
 
 from harness.core.images import check_image
 from harness.core.reply import ToolCall
-from harness.episode.actions import FormatError, parse_action, parse_view
+from harness.episode.actions import FormatError
+from harness.episode.solvers import BashAgent
+from harness.episode.solvers.tools import read_action
 from harness.models.base import ModelReply
 from harness.records.image_store import logged_refs
 from tests.helpers.images import png, png_claiming, progressive_jpeg_parts
@@ -157,11 +159,11 @@ def test_vision_is_refused_on_a_ray_cluster_before_anything_is_written(mini):
 def test_two_images_in_one_turn_are_the_agents_format_error():
     calls = [ToolCall(id=f"c{n}", name="view_image", arguments=json.dumps({"path": f"p{n}.png"})) for n in (1, 2)]
     reply = ModelReply(text="", tool_calls=calls)
-    assert parse_view(reply) is None
     with pytest.raises(FormatError, match="2 tool calls in one reply; make exactly one"):
-        parse_action(reply, "toolcall", vision=True)
+        read_action(reply, "toolcall", BashAgent.tools(vision=True))
     with pytest.raises(FormatError, match="the view_image tool needs a non-empty string argument 'path'"):
-        parse_view(ModelReply(text="", tool_calls=[ToolCall(id="c", name="view_image", arguments='{"path": 3}')]))
+        no_path = ModelReply(text="", tool_calls=[ToolCall(id="c", name="view_image", arguments='{"path": 3}')])
+        read_action(no_path, "toolcall", BashAgent.tools(vision=True))
 
 
 class _Files:
@@ -189,3 +191,32 @@ def test_the_episodes_image_bytes_are_bounded_in_all(tmp_path):
     assert viewer.view("a.png", 30).ref.bytes == len(big)
     with pytest.raises(ImageRefused, match=r"the episode's images may total [\d,]+ bytes and 10 are left"):
         viewer.view("a.png", 30)
+
+
+def test_an_image_is_bounded_by_the_runs_provider_s_documented_limit(tmp_path):
+    """A 4+ MB image: past Anthropic's 5 MB of base64 (the strictest, for a model calling no provider), within
+    OpenAI's 50 MB a request; the protocol records whose limits applied, and nothing for a model calling none."""
+    import os
+
+    from PIL import Image
+
+    from harness.core.images import ImageRefused
+    from harness.episode.vision import ImageViewer, VisionLimits
+    from harness.inputs.limits import request_limits
+    from harness.records.image_store import ImageStore
+
+    big = _png_bytes(Image.frombytes("RGB", (1200, 1200), os.urandom(1200 * 1200 * 3)))
+    files = _Files({"noise.png": big})
+    assert len(big) > 3_932_160
+    openai = VisionLimits.of(request_limits("openai"))
+    assert ImageViewer(files, ImageStore(tmp_path / "a"), openai).view("noise.png", 30).ref.bytes == len(big)
+    with pytest.raises(ImageRefused, match="over the limit of 3,932,160 bytes"):
+        ImageViewer(files, ImageStore(tmp_path / "b"), VisionLimits.of(request_limits(None))).view("noise.png", 30)
+    assert openai.describe()["request_limits"]["provider"] == "openai"
+    assert VisionLimits.of(request_limits(None)).describe() == VisionLimits().describe()  # as before providers
+
+
+def _png_bytes(image) -> bytes:
+    from tests.helpers.images import encoded
+
+    return encoded(image, "PNG")

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from harness.episode.actions import MAX_TEXT_REPLY_CHARS, FormatError, parse_action
+from harness.episode.actions import MAX_TEXT_REPLY_CHARS, FormatError
+from harness.episode.solvers import BashAgent
+from harness.episode.solvers.tools import read_action
 from harness.grading.answer import command_submits_answer, find_answer_tag, has_closed_answer, strip_code_blocks
 from harness.models.base import ModelReply, ToolCall
 
@@ -46,6 +48,13 @@ def test_find_answer_tag(text, content, reason):
 def test_echo_submission_is_recognised_by_the_command():
     assert command_submits_answer("echo '<answer>5</answer>'")
     assert not command_submits_answer("cat documents/a.md")
+
+
+def parse_action(reply: ModelReply, action_format: str, vision: bool = False) -> str:
+    """The bash agent's reading of REPLY: the command of its bash call (anything else is a format error)."""
+    tool, argument = read_action(reply, action_format, BashAgent.tools(vision))
+    assert tool.name == "bash", tool
+    return argument
 
 
 def toolcall(*calls: tuple[str, str]) -> ModelReply:

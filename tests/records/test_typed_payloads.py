@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import json
 import re
+import typing
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import BaseModel
+from typing_extensions import is_typeddict
 
-from harness.records.events import ModelErrorEvent
+from harness.records.events import Event, ModelCallEvent, ModelErrorEvent
 from harness.records.reading import UnknownEvent, event_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,6 +67,25 @@ LINES = [
         "latency_s": 2,
     },
     {
+        "event": "model_call",
+        "time": 3.5,
+        "turn": 2,
+        "messages": [
+            {"role": "system", "content": "s"},
+            {
+                "content": [{"type": "text", "text": "look"}, {"type": "image", "image": {"sha256": "ab"}}],
+                "role": "user",
+            },
+            {"role": "tool", "tool_call_id": "c1", "content_from": {"event": "observation", "turn": 1}},
+            {"role": "user", "content": "q", "extra": {"returncode": 0}},
+        ],
+        "response": {
+            "text": "",
+            "tool_calls": [{"id": "c2", "name": "bash", "arguments": "{}"}],
+            "provider_state": {"thinking_blocks": [{"type": "thinking", "signature": "x"}]},
+        },
+    },
+    {
         "event": "judge_call",
         "time": 4.0,
         "model": "m",
@@ -108,12 +132,14 @@ def test_a_line_read_and_written_again_is_the_same_bytes(line):
     ("kind", "path", "value", "field"),
     [
         (3, ("attempts", 0, "status"), "429", "attempts.0.status"),
+        (4, ("messages",), "hello", "messages"),
+        (4, ("messages", 1), "hello", "messages"),
         (3, ("attempts", 1, "wait_s"), True, "attempts.1.wait_s"),
         (0, ("task", "answer"), 42, "task.answer"),
         (0, ("task", "rel_tol"), "0.01", "task.rel_tol"),
-        (5, ("touches", 0, "first_turn"), "1", "touches.0.first_turn"),
-        (4, ("params", "temperature"), "hot", "params.temperature"),
-        (4, ("params", "top_p"), 1, "params.top_p"),
+        (6, ("touches", 0, "first_turn"), "1", "touches.0.first_turn"),
+        (5, ("params", "temperature"), "hot", "params.temperature"),
+        (5, ("params", "top_p"), 1, "params.top_p"),
     ],
 )
 def test_a_leaf_of_the_wrong_type_is_a_wrong_line_naming_its_field(kind, path, value, field):
@@ -124,6 +150,37 @@ def test_a_leaf_of_the_wrong_type_is_a_wrong_line_naming_its_field(kind, path, v
     place[path[-1]] = value
     with pytest.raises(ValueError, match=f"field '{re.escape(field)}'"):
         event_of(line)
+
+
+def _untyped(annotation: Any, path: str) -> Iterator[str]:
+    """The places under ANNOTATION typed as a bare `dict[str, Any]`."""
+    if annotation == dict[str, Any]:
+        yield path
+    elif typing.get_origin(annotation) is typing.Annotated:
+        yield from _untyped(typing.get_args(annotation)[0], path)
+    elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        for name, field in annotation.model_fields.items():
+            yield from _untyped(field.annotation, f"{path}.{name}")
+    elif is_typeddict(annotation):
+        for name, hint in typing.get_type_hints(annotation).items():
+            yield from _untyped(hint, f"{path}.{name}")
+    else:
+        for argument in typing.get_args(annotation):
+            yield from _untyped(argument, path)
+
+
+def _events(cls: type[Event]) -> Iterator[type[Event]]:
+    for subclass in cls.__subclasses__():
+        yield subclass
+        yield from _events(subclass)
+
+
+def test_no_event_holds_an_untyped_dict_but_the_providers_own_state():
+    """Messages, their parts and tool calls are typed (core/messages.py); what is left a dict is a provider's
+    opaque state and the line of an event this harness does not know, kept as it was."""
+    untyped = {place for event in _events(Event) for place in _untyped(event, event.__name__)}
+    assert untyped == {"ModelCallEvent.response.provider_state", "UnknownEvent.fields"}
+    assert "Message" in str(typing.get_type_hints(ModelCallEvent)["messages"])
 
 
 def test_an_attempt_is_read_by_its_fields():

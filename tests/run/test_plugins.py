@@ -4,6 +4,8 @@ checkout; a profile's digest is recorded and a resume under another is refused."
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import shutil
 import subprocess
@@ -36,6 +38,31 @@ class MarkingAgent(BashAgent):
     arguments: ClassVar[Mapping[str, str]] = {"flavour": "any text, recorded"}
 
 
+def shown_everywhere(mini, outcome, capsys, seen: str) -> None:
+    """The plug-in's run read back by every reader: the report's table counts its episode correct, the viewer's
+    data (what `view --static` writes, the page's own input) shows SEEN in the episode, a regrade agrees and a
+    re-execution reproduces every observation under the run's own solver and sandbox."""
+    run = str(outcome.run_dir)
+    assert main(["report", run, "--out", str(mini.root / "report")]) == 0
+    table = list(csv.DictReader((mini.root / "report" / "accuracy.csv").open()))
+    assert [(row["domain"], row["n"], row["accuracy_default"]) for row in table] == [
+        ("mini", "1", "1.0"),
+        ("all", "1", "1.0"),
+    ]
+    assert main(["view", run, "--static", str(mini.root / "site")]) == 0
+    index = json.loads((mini.root / "site" / "index.json").read_text())
+    assert [(e["task_id"], e["verdict"]) for e in index["episodes"]] == [("t1", "correct")]
+    assert seen in (mini.root / "site" / "episodes" / "0.json").read_text()
+    assert main(["replay", run, "--regrade"]) == 0
+    assert main(["replay", run]) == 0  # exit 1 when an observation or the verdict differs
+    assert "reproduced exactly" in capsys.readouterr().out
+    [replayed] = (outcome.run_dir / "replays").glob("*/run.yaml")
+    original, again = (yaml.safe_load(path.read_text()) for path in (outcome.run_dir / "run.yaml", replayed))
+    assert [(record["protocol"].get("solver"), record["sandbox"]["backend"]) for record in (again, original)] == [
+        (original["protocol"].get("solver"), original["sandbox"]["backend"])
+    ] * 2
+
+
 def test_a_solver_named_by_its_import_path_runs_an_episode_end_to_end(mini, capsys):
     script = mini.script([{"bash": "cat documents/ledger.md"}, "<answer>42</answer>"])
     solver = f"{__name__}:MarkingAgent"
@@ -49,13 +76,10 @@ def test_a_solver_named_by_its_import_path_runs_an_episode_end_to_end(mini, caps
     assert record["profile"]["name"] == "agora" and record["profile"]["digest"].startswith("sha256:")
     assert main(["show", str(outcome.run_dir), "t1"]) == 0
     assert "cat documents/ledger.md" in capsys.readouterr().out
-    assert main(["report", str(outcome.run_dir), "--out", str(mini.root / "report")]) == 0
-    assert (mini.root / "report").is_dir()
-    assert main(["replay", str(outcome.run_dir), "--regrade"]) == 0
-    capsys.readouterr()
+    shown_everywhere(mini, outcome, capsys, seen="| 2020 | 40 |")
 
 
-def test_a_sandbox_backend_named_by_its_import_path_runs_an_episode(mini):
+def test_a_sandbox_backend_named_by_its_import_path_runs_an_episode_end_to_end(mini, capsys):
     script = mini.script([{"bash": "cat documents/ledger.md"}, "<answer>42</answer>"])
     outcome = mini.run("--model", script, "--sandbox", "tests.helpers.fake_backend:FakeBackend")
     assert outcome.exit_code == 0, outcome.output
@@ -63,6 +87,7 @@ def test_a_sandbox_backend_named_by_its_import_path_runs_an_episode(mini):
     observation = next(e for e in outcome.trajectory("t1") if e["event"] == "observation")
     assert "| 2020 | 40 |" in observation["stdout"]
     assert yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["sandbox"]["backend"] == "fake"
+    shown_everywhere(mini, outcome, capsys, seen="| 2020 | 40 |")
 
 
 def test_a_plugin_that_cannot_be_loaded_is_one_line_naming_what_to_install(mini):
@@ -87,12 +112,12 @@ def test_a_profile_s_digest_is_recorded_and_a_resume_under_an_edited_prompt_is_r
     shutil.copytree(shipped / "findocmre", mine / "findocmre")
     shutil.copy(shipped / "findocmre.yaml", mine / "findocmre.yaml")
     profile = mine / "findocmre.yaml"
-    profile.write_text(profile.read_text().replace('version: "1.1"', 'version: "1.1-mine"'))
+    profile.write_text(profile.read_text().replace('version: "1.2"', 'version: "1.2-mine"'))
     script = mini.script(["<answer>42</answer>"])
     first = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")
     assert first.exit_code == 0, first.output
     recorded = yaml.safe_load((first.run_dir / "run.yaml").read_text())["profile"]
-    assert recorded["version"] == "1.1-mine" and recorded["path"] == str(profile.resolve())
+    assert recorded["version"] == "1.2-mine" and recorded["path"] == str(profile.resolve())
     assert "overrides" not in recorded  # the profile sets no temperature
     (mine / "findocmre" / "zero-shot-cot.txt").write_text("Answer in one reply: <answer>...</answer>{format}\n")
     resumed = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")
@@ -169,3 +194,25 @@ def test_a_profile_s_graders_replace_the_task_s_and_a_bad_one_is_one_line(mini, 
     assert (
         refused.exit_code == 2 and f"{profile}:5: field 'graders.numeric': 'lenient' is not a grader" in refused.output
     )
+
+
+def test_a_profile_names_the_report_s_sections_and_a_bad_name_is_one_line(mini, tmp_path):
+    profile = tmp_path / "lean.yaml"
+    profile.write_text('profile: lean\nversion: "1"\nbenchmark: AGORA\nreport: [evidence]\n')
+    script = mini.script([{"bash": "cat documents/ledger.md"}, "<answer>42</answer>"])
+    lean = mini.run("--model", script, "--profile", str(profile), run_id="lean")
+    agora = mini.run("--model", script, run_id="agora")
+    assert lean.exit_code == agora.exit_code == 0, lean.output + agora.output
+    assert yaml.safe_load((lean.run_dir / "run.yaml").read_text())["profile"]["report"] == ["evidence"]
+    assert "report" not in yaml.safe_load((agora.run_dir / "run.yaml").read_text())["profile"]  # AGORA: every one
+    reports = {}
+    for outcome in (lean, agora):
+        assert main(["report", str(outcome.run_dir), "--out", str(tmp_path / outcome.run_dir.name)]) == 0
+        reports[outcome.run_dir.name] = (tmp_path / outcome.run_dir.name / "report.md").read_text()
+    for heading in ("## Plots", "## Accuracy over all episodes"):
+        assert heading in reports["agora"] and heading not in reports["lean"], heading
+    for heading in ("## Accuracy (default)", "## Evidence recall"):
+        assert heading in reports["agora"] and heading in reports["lean"], heading
+    profile.write_text('profile: lean\nversion: "1"\nbenchmark: AGORA\nreport: [evidence, charts]\n')
+    refused = mini.run("--model", script, "--profile", str(profile), run_id="other")
+    assert refused.exit_code == 2 and f"{profile}:4: field 'report': 'charts' is not a report section" in refused.output

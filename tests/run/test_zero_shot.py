@@ -5,6 +5,7 @@ arrived, through each provider's fake and its own image rules."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import shutil
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from PIL import Image
 
 from harness.cli.main import main
 from harness.core.images import check_image
-from harness.episode.solvers.zero_shot import RequestLimits
+from harness.inputs.limits import request_limits
 from harness.records.jsonl import read_jsonl
 from tests.helpers.findocmre_models import score_judge, zero_shot_chat, zero_shot_turns
 from tests.helpers.openai_server import ScriptedOpenAIServer
@@ -75,6 +76,8 @@ def test_the_papers_protocol_answers_every_type_from_the_pixels(
     assert len(rows) == 12 and {row["task_groups"]["charts"] for row in rows} == {"S", "M", "L"}
     record = yaml.safe_load((run_dir / "run.yaml").read_text())
     assert record["protocol"]["zero_shot"]["input"] == mode and record["protocol"]["zero_shot"]["page_dpi"] == 100
+    limits = record["protocol"]["zero_shot"]["request_limits"]  # a local server's provider: none documented
+    assert limits["provider"] == "strictest" and limits["note"].startswith("provider 'hosted_vllm' has no documented")
     assert record["sandbox"]["backend"] == "none" and "tools" not in local_reader.requests[0]
     trajectory = read_jsonl(run_dir / "episodes" / "findocmre" / "acme-2024-summary.jsonl")
     [call] = [event for event in trajectory if event["event"] == "model_call"]
@@ -118,6 +121,9 @@ def test_each_providers_fake_gets_the_pages_in_its_own_format(findocmre_project:
     broken = fake.rule_breaks if isinstance(fake, LoopbackProvider) else fake.broken
     assert code == 0 and broken == [] and [row["verdict"] for row in rows] == ["correct", "correct"]
     assert len(fake.last_images) == 4 and all(image.media_type == "image/png" for image in fake.last_images)
+    recorded = yaml.safe_load((run_dir / "run.yaml").read_text())["protocol"]["zero_shot"]["request_limits"]
+    assert recorded == request_limits(model.split("/")[0]).describe()  # the provider's own, with its page
+    assert recorded["provider"] == model.split("/")[0] and recorded["source"].startswith("https://")
 
 
 def test_a_zero_shot_run_warns_of_no_sandbox_library_and_replay_points_to_regrade(
@@ -168,15 +174,36 @@ def _png(width: int, height: int) -> bytes:
     return out.getvalue()
 
 
-def test_the_request_limits_are_every_providers():
+def test_a_model_calling_no_provider_gets_the_strictest_request_limits():
     small, wide = check_image(_png(40, 30)), check_image(_png(2400, 10))
-    limits = RequestLimits()
+    limits = request_limits(None)
     assert limits.refusal([small] * 100) is None
     assert limits.refusal([small] * 101) == "101 images > the 100 one request may carry"
     assert "each may have at most 2000 px a side" in str(limits.refusal([wide] * 21))
     assert limits.refusal([wide] * 20) is None
     assert (
-        RequestLimits(max_bytes=1000).refusal([small] * 20) == "1,980 bytes of images > the 1,000 one request may carry"
+        dataclasses.replace(limits, request_bytes=1000).refusal([small] * 20)
+        == "1,980 bytes of images > the 1,000 one request may carry"
+    )
+
+
+def test_each_provider_s_documented_request_limits_apply_and_any_other_gets_the_strictest():
+    small, wide = check_image(_png(40, 30)), check_image(_png(2400, 10))
+    openai, anthropic, gemini = (request_limits(name) for name in ("openai", "anthropic", "gemini"))
+    assert openai.refusal([wide] * 101) is None and openai.refusal([small] * 501) is not None
+    assert anthropic.refusal([small] * 101) == "101 images > the 100 one request may carry"
+    assert "2000 px a side" in str(anthropic.refusal([wide] * 21)) and gemini.refusal([wide] * 21) is None
+    assert openai.stored_refusal(10, 30 * 1024 * 1024) is None
+    assert "one request may carry" in str(gemini.stored_refusal(10, 30 * 1024 * 1024))
+    assert openai.image.max_bytes > anthropic.image.max_bytes == 3_932_160  # Anthropic's 5 MB of base64
+    other = request_limits("deepseek")
+    assert (other.provider, other.images_per_request, other.request_bytes) == ("strictest", 100, 14 * 1024 * 1024)
+    assert (
+        other.describe()["note"]
+        == "provider 'deepseek' has no documented limits here: the strictest of anthropic, openai, gemini"
+    )
+    assert all(
+        request_limits(name).describe()["source"].startswith("https://") for name in ("openai", "anthropic", "gemini")
     )
 
 

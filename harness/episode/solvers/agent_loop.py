@@ -1,17 +1,20 @@
-"""The bash agent's loop: query the model, run its one bash action (or, with vision, show it the image it asked
-for), observe, until an answer or a limit. `AgentLoop`'s steps are methods a variant overrides (mini-swe-agent's
+"""The bash agent's loop: query the model, run the one tool it called (bash; with vision, view_image), observe,
+until an answer or a limit. `AgentLoop`'s steps are methods a variant overrides (mini-swe-agent's
 way: one step replaced, the rest inherited); the `BashAgent` solver (bash_agent.py) runs it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from harness.core.images import CheckedImage, ImageRefused, tool_message, user_message
+from harness.core.messages import Message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
-from harness.episode.actions import FormatError, parse_action, parse_view
+from harness.episode.actions import FormatError
 from harness.episode.budget import Budget
 from harness.episode.query import query_model
+from harness.episode.solvers.tools import AgentTool, BashTool, read_action
 from harness.episode.vision import ImageViewer
 from harness.grading.answer import command_submits_answer, has_closed_answer, strip_code_blocks
 from harness.inputs.prompts import PromptSet
@@ -40,9 +43,10 @@ class LoopSettings:
 
 
 class AgentLoop:
-    """One episode's conversation: `run` takes `step`s (`query` the model, then `execute` its action, `view` an image
-    or `refuse` a reply without one) until one raises `EpisodeFinished` or an error that ends the episode; `run`
-    alone turns that into the `Outcome`. A variant overrides a step (examples/solvers/)."""
+    """One episode's conversation: `run` takes `step`s (`query` the model, then run the tool it called: `execute` a
+    command, `view` an image; or `refuse` a reply without one) until one raises `EpisodeFinished` or an error that
+    ends the episode; `run` alone turns that into the `Outcome`. A variant overrides a step (examples/solvers/); the
+    tools are the solver's (`BashAgent.tools`)."""
 
     def __init__(
         self,
@@ -54,12 +58,13 @@ class AgentLoop:
         log: TrajectoryLog,
         settings: LoopSettings,
         viewer: ImageViewer | None = None,
+        tools: Sequence[AgentTool] = (BashTool(),),
     ):
         self.model, self.sandbox, self.budget, self.prompts, self.log = model, sandbox, budget, prompts, log
-        self.settings, self.viewer = settings, viewer
+        self.settings, self.viewer, self.tools = settings, viewer, tools
         system = self.system_prompt()
         question = prompts.render("task", question=task.question, answer_format=task.answer_format)
-        self.messages: list[dict[str, Any]] = [
+        self.messages: list[Message] = [
             {"role": "system", "content": system},
             {"role": "user", "content": question},
         ]
@@ -89,16 +94,12 @@ class AgentLoop:
         if has_closed_answer(prose):
             raise EpisodeFinished(Status.ANSWERED, submission=prose)
         try:
-            path = parse_view(reply) if self.viewer is not None else None
-            command = parse_action(reply, self.settings.action_format, self.viewer is not None) if path is None else ""
+            tool, argument = read_action(reply, self.settings.action_format, self.tools)
         except FormatError as problem:
             self.refuse(reply, problem)
             return
         self.format_errors = 0
-        if path is not None:
-            self.view(reply, path)
-        else:
-            self.execute(reply, command)
+        tool.run(self, reply, argument)
 
     def query(self) -> ModelReply:
         """The model's next reply, through the one query step (episode/query.py)."""
@@ -132,7 +133,7 @@ class AgentLoop:
         self.log.write(ActionEvent(turn=budget.turns, command=command, timeout_s=round(timeout, 3)))
         result = too_long(command) or self.sandbox.execute(command, timeout)
         observed = self.prompts.render("observation", **_result_fields(result), **_budget_left(budget))
-        self.log.write(ObservationEvent(turn=budget.turns, **_result_fields(result), text=observed))
+        self.log.write(_observation_event(budget.turns, result, observed))
         budget.check_cancelled()
         if command_submits_answer(command) and has_closed_answer(result.stdout):
             raise EpisodeFinished(Status.ANSWERED, submission=result.stdout)
@@ -143,7 +144,7 @@ class AgentLoop:
 
     def view(self, reply: ModelReply, path: str) -> None:
         """Show the agent the image it asked for, or tell it why not (its error: a turn spent, no retry)."""
-        assert self.viewer is not None
+        assert self.viewer is not None, "the view_image tool is offered with a viewer"
         budget = self.budget
         images: list[CheckedImage] = []
         try:
@@ -176,9 +177,7 @@ def _budget_left(budget: Budget) -> dict[str, int]:
     return {"turns_left": budget.turns_left, "seconds_left": int(budget.seconds_left)}
 
 
-def _observation_messages(
-    reply: ModelReply, text: str, images: list[CheckedImage] | None = None
-) -> list[dict[str, Any]]:
+def _observation_messages(reply: ModelReply, text: str, images: list[CheckedImage] | None = None) -> list[Message]:
     """Tool results answer every tool call sent back (providers require it); otherwise one user message. Images
     follow the text (the provider layer moves them where each API takes a tool's image)."""
     if not (calls := reply.replayable_calls):
@@ -213,3 +212,17 @@ _OBSERVED = ("exit_code", "stdout", "stderr", "timed_out", "truncated", "raw_byt
 
 def _result_fields(result: ExecResult) -> dict[str, Any]:
     return {name: getattr(result, name) for name in _OBSERVED}
+
+
+def _observation_event(turn: int, result: ExecResult, text: str) -> ObservationEvent:
+    return ObservationEvent(
+        turn=turn,
+        exit_code=result.exit_code,
+        stdout=result.stdout,
+        stderr=result.stderr,
+        timed_out=result.timed_out,
+        truncated=result.truncated,
+        raw_bytes=result.raw_bytes,
+        duration_s=result.duration_s,
+        text=text,
+    )

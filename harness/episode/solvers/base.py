@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.core.status import Outcome
 from harness.episode.budget import Budget
 from harness.episode.solvers.agent_loop import LoopSettings
+from harness.episode.solvers.tools import AgentTool
+from harness.inputs.limits import RequestLimits, request_limits
 from harness.inputs.prompts import PromptSet
 from harness.inputs.tasks import Task
 from harness.models.base import Model
@@ -47,18 +49,18 @@ class EpisodeInputs:
     """The task's collection on the host (what a solver without a sandbox reads)."""
     sandbox: Sandbox | None = None
     """The episode's started sandbox; None for a solver that `needs_sandbox` is False."""
+    limits: RequestLimits = field(default_factory=lambda: request_limits(None))
+    """What one request to the run's provider may carry (its images and their bytes)."""
 
 
 class Solver(ABC):
-    """One way of solving an episode. A subclass sets `name`, says whether it needs a sandbox and whether the model
-    is offered tools, checks its arguments in `__init__`, and implements `solve`."""
+    """One way of solving an episode. A subclass sets `name`, says whether it needs a sandbox and which `tools` the
+    model is offered, checks its arguments in `__init__`, and implements `solve`."""
 
     name: ClassVar[str] = ""
     """The registry's name (an out-of-tree solver: the import path it was named by is recorded instead)."""
     needs_sandbox: ClassVar[bool] = True
     """False: the episode starts no sandbox (the solver reads the collection on the host, as the prompt's input)."""
-    offers_tools: ClassVar[bool] = True
-    """False: the model is asked without tools, and its reply is read as text."""
     arguments: ClassVar[Mapping[str, str]] = {}
     """The `--solver-arg` names it takes, each with what it means (for the one-line refusal of any other)."""
 
@@ -75,11 +77,19 @@ class Solver(ABC):
     def __hash__(self) -> int:
         return hash((type(self), tuple(sorted(self.args.items()))))
 
-    def protocol(self, spec: str, tasks: list[Task], collections: dict[str, Path]) -> tuple[str, Any] | None:
+    def protocol(
+        self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
+    ) -> tuple[str, Any] | None:
         """The key and value run.yaml's protocol records of this solver (SPEC: how the run named it), after checking
-        that every task can be solved so (an `InputError` names the first that cannot); None records nothing (the
-        bash agent, so the protocol of its runs stays as it was)."""
+        that every task can be solved so under the provider's request LIMITS (an `InputError` names the first that
+        cannot); None records nothing (the bash agent, so the protocol of its runs stays as it was)."""
         return "solver", {"name": spec, "args": self.args}
+
+    @classmethod
+    def tools(cls, vision: bool) -> list[AgentTool]:
+        """The tools the model is offered (VISION: the run lets the agent look); none: the model is asked without
+        tools, and its reply is read as text."""
+        return []
 
     def without_sandbox(self) -> str:
         """What the run records as its sandbox when the solver needs none."""

@@ -15,23 +15,24 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.core.errors import InputError, read_text_input
 from harness.core.image_decode import check_images_bounded
 from harness.core.images import CheckedImage, ImageRefused, user_message
+from harness.core.messages import Message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.query import query_model
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
 from harness.grading.answer import has_closed_answer, strip_code_blocks
+from harness.inputs.limits import RequestLimits, request_limits
 from harness.inputs.page_images import ZERO_SHOT_INPUTS, document_pages, stored_sizes, task_images
 from harness.inputs.profiles import PROFILES_DIR
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
 
-__all__ = ["DEFAULT_PROMPT", "RequestLimits", "ZeroShot"]
+__all__ = ["DEFAULT_PROMPT", "ZeroShot"]
 
 DEFAULT_PROMPT = PROFILES_DIR / "findocmre" / "zero-shot-cot.txt"
 """The paper's chain-of-thought prompt (its Table 6 ablation), one question per request."""
@@ -48,7 +49,6 @@ class ZeroShot(Solver):
 
     name = "zero-shot"
     needs_sandbox = False
-    offers_tools = False
     arguments: ClassVar[Mapping[str, str]] = {
         "input": "full (every page), cropped (the task's charts) or bbox (every page, the charts boxed)",
         "prompt": "a prompt file ({what} and {format} filled in); default: the FinDocMRE profile's",
@@ -62,7 +62,9 @@ class ZeroShot(Solver):
         self.prompt_file = Path(self.args["prompt"]) if "prompt" in self.args else DEFAULT_PROMPT
         self.prompt = read_text_input(self.prompt_file, "prompt").removesuffix("\n")
 
-    def protocol(self, spec: str, tasks: list[Task], collections: dict[str, Path]) -> tuple[str, Any] | None:
+    def protocol(
+        self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
+    ) -> tuple[str, Any] | None:
         """The recorded protocol (as `--zero-shot` runs recorded it); every task's pages (and charts) are checked
         here, so a task that cannot be given as images is refused before anything is written."""
         dpis = sorted(
@@ -72,15 +74,16 @@ class ZeroShot(Solver):
                 for pages in document_pages(task, collections[collection_of(task)], self.input)
             }
         )
-        limits = RequestLimits()
+        limits = limits or request_limits(None)
         default = self.prompt_file == DEFAULT_PROMPT
         return "zero_shot", {
             "input": self.input,
             "page_dpi": dpis[0] if len(dpis) == 1 else dpis,
             "prompt": _DEFAULT_PROMPT_VERSION if default else str(self.prompt_file),
             "prompt_digest": "sha256:" + hashlib.sha256(self.prompt.encode()).hexdigest()[:16],
-            "max_images": limits.max_images,
-            "max_image_bytes": limits.max_bytes,
+            "max_images": limits.images_per_request,
+            "max_image_bytes": limits.request_bytes,
+            **({"request_limits": limits.describe()} if limits.calls_provider else {}),
         }
 
     def without_sandbox(self) -> str:
@@ -94,13 +97,13 @@ class ZeroShot(Solver):
                 raise InputError(f"task {task.domain}/{task.id}: no collection to read its pages from")
             documents = document_pages(task, episode.collection, self.input)
             count, stored = stored_sizes(task, documents, self.input)
-            if (refusal := RequestLimits().stored_refusal(count, stored)) is not None:  # before any page is read
+            if (refusal := episode.limits.stored_refusal(count, stored)) is not None:  # before any page is read
                 raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"the document does not fit one request: {refusal}")
             try:
-                images = check_images_bounded(task_images(task, documents, self.input))
+                images = check_images_bounded(task_images(task, documents, self.input), episode.limits.image)
             except ImageRefused as refused:  # a collection's page past the limits of one image
                 raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"a page image cannot be sent: {refused}") from None
-            if (refusal := RequestLimits().refusal(images)) is not None:
+            if (refusal := episode.limits.refusal(images)) is not None:
                 raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"the document does not fit one request: {refusal}")
             messages = self.messages(task, images)
             budget.check_before_call(messages)
@@ -114,41 +117,8 @@ class ZeroShot(Solver):
         except (EpisodeFinished, EpisodeFailure) as end:
             return outcome_of(end)
 
-    def messages(self, task: Task, images: list[CheckedImage]) -> list[dict[str, Any]]:
+    def messages(self, task: Task, images: list[CheckedImage]) -> list[Message]:
         """The request: the prompt file as the system message, the question with the images as the user's."""
         shape = f"\nThe answer's format: {task.answer_format}" if task.answer_format else ""
         system = self.prompt.replace("{what}", _WHAT[self.input]).replace("{format}", shape)
         return [{"role": "system", "content": system}, user_message(task.question, images)]
-
-
-@dataclass(frozen=True)
-class RequestLimits:
-    """What one request may carry so that every provider takes it: Anthropic's 100 images a request (each at most
-    2000 px a side once more than 20 are sent), and Gemini's 20 MB inline request (base64 adds a third)."""
-
-    max_images: int = 100
-    many_images: int = 20
-    max_side_when_many: int = 2000
-    max_bytes: int = 14 * 1024 * 1024
-
-    def refusal(self, images: list[CheckedImage]) -> str | None:
-        """Why these images cannot go in one request; None when they can."""
-        widest = max((max(image.ref.width, image.ref.height) for image in images), default=0)
-        return self._refusal(len(images), widest, sum(image.ref.bytes for image in images))
-
-    def stored_refusal(self, count: int, stored_bytes: int) -> str | None:
-        """Why COUNT images made from pages of STORED_BYTES on disk cannot go in one request, before any page is
-        read (their sides are checked once they are)."""
-        return self._refusal(count, 0, stored_bytes)
-
-    def _refusal(self, count: int, widest: int, total: int) -> str | None:
-        if count > self.max_images:
-            return f"{count} images > the {self.max_images} one request may carry"
-        if count > self.many_images and widest > self.max_side_when_many:
-            return (
-                f"{count} images with a side of {widest} px: past {self.many_images} images a request, "
-                f"each may have at most {self.max_side_when_many} px a side"
-            )
-        if total > self.max_bytes:
-            return f"{total:,} bytes of images > the {self.max_bytes:,} one request may carry"
-        return None

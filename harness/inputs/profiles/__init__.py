@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from harness.core.errors import InputError, read_text_input
+from harness.core.report_sections import REPORT_SECTIONS
 from harness.core.yaml_safe import compose_yaml, load_yaml
 from harness.grading import GRADERS
 from harness.inputs.config import RunConfig, check_setting, setting_names
@@ -38,7 +39,7 @@ __all__ = [
 PROFILES_DIR = Path(__file__).parent
 DEFAULT_PROFILE = "agora"
 """The profile of a task set that names no benchmark (AGORA's protocol is the runner's defaults)."""
-_FIELDS = ("profile", "version", "benchmark", "description", "settings", "solvers", "graders")
+_FIELDS = ("profile", "version", "benchmark", "description", "settings", "solvers", "graders", "report")
 _REQUIRED = ("profile", "version", "benchmark")
 
 
@@ -59,6 +60,8 @@ class Profile:
     """sha256 of the profile file and of every file it names, in order."""
     lines: dict[str, int]
     description: str = ""
+    report: tuple[str, ...] = ()
+    """The report sections its benchmark's report shows (core/report_sections.py); none: every one."""
 
     def where(self, name: str) -> str:
         return f"{self.path}:{self.lines.get(name, 1)}: field 'settings.{name}'"
@@ -94,6 +97,7 @@ def load_profile(spec: str, where: str = "--profile") -> Profile:
     settings = _settings(path, data.get("settings") or {}, _nested_lines(node, "settings"), named)
     solvers = _solvers(path, data.get("solvers") or {}, lines.get("solvers", 1), named)
     graders = _graders(path, data.get("graders") or {}, _nested_lines(node, "graders"))
+    report = _report(path, data.get("report"), lines.get("report", 1))
     digest = hashlib.sha256(path.read_bytes())
     for file in named:
         digest.update(b"\0" + file.name.encode() + b"\0" + file.read_bytes())
@@ -108,7 +112,22 @@ def load_profile(spec: str, where: str = "--profile") -> Profile:
         digest="sha256:" + digest.hexdigest()[:16],
         lines=_nested_lines(node, "settings"),
         description=str(data.get("description") or ""),
+        report=report,
     )
+
+
+def _report(path: Path, raw: Any, line: int) -> tuple[str, ...]:
+    """The report sections a profile names; each must be one of `REPORT_SECTIONS`."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(name, str) for name in raw):
+        raise InputError(f"{path}:{line}: field 'report': a list of report sections ({', '.join(REPORT_SECTIONS)})")
+    for name in raw:
+        if name not in REPORT_SECTIONS:
+            raise InputError(
+                f"{path}:{line}: field 'report': {name!r} is not a report section (one of {', '.join(REPORT_SECTIONS)})"
+            )
+    return tuple(raw)
 
 
 def _nested_lines(node: yaml.MappingNode, field: str) -> dict[str, int]:

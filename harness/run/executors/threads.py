@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 
 from harness.core.abandon import StoppedWithoutWaiting, stopping_note
+from harness.core.messages import Message
 from harness.episode import EpisodeContext, run_episode
 from harness.episode.throttles import Slots
 from harness.inputs.tasks import Task
@@ -129,7 +130,7 @@ class _CountedModel:
     def __init__(self, model: Model, state: BatchState):
         self._model, self._state = model, state
 
-    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+    def query(self, messages: list[Message], timeout_s: float) -> ModelReply:
         reply = self._model.query(messages, timeout_s)
         self._state.called(reply.usage.input_tokens + reply.usage.output_tokens)
         return reply

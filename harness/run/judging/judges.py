@@ -6,9 +6,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness.core.errors import InputError
+from harness.core.messages import Message
 from harness.grading.judge import JudgeCallFailed, JudgeCompletion, JudgePanel, JudgeReply
 from harness.grading.judge_cache import JudgeCache
 from harness.grading.judge_protocol import load_protocol
@@ -87,7 +88,8 @@ def litellm_judges(
             model_args=dict(options),  # a protocol's response_format
         )
         try:
-            reply = LiteLLMModel(settings, None, bundled_price(model)).query(messages, timeout_s)
+            prompt = cast(list[Message], messages)  # the judge's system and user texts
+            reply = LiteLLMModel(settings, None, bundled_price(model)).query(prompt, timeout_s)
         except ModelError as error:
             refused = "temperature" in str(error).lower() and not isinstance(error, ContextOverflow)
             raise JudgeCallFailed(str(error), error.attempts, refused) from error

@@ -59,6 +59,9 @@ class ModelFactory:
     notes: tuple[str, ...] = ()
     """What the console says of the model before the run: what litellm's map does not know of it, a busy
     server."""
+    provider: str | None = None
+    """The provider its calls go to (litellm's name: `anthropic`, `openai`, `gemini`...); None for a model that
+    calls none. Its request limits apply (inputs/limits)."""
     interactive: Callable[[Task, threading.Event], Model] | None = None
     """A model that waits for a person at the terminal (`human`): built with the run's cancel flag, so
     Ctrl-C ends its wait for a line."""
@@ -183,7 +186,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     from harness.models.preflight import check_endpoint
 
     alias = resolve_model(config.model, config.model_aliases, ("oracle", HUMAN))
-    provider_of(alias.model, "--model")
+    provider = provider_of(alias.model, "--model")
     if alias.api_base_required and not config.api_base:
         raise InputError(
             f"--model {config.model}: served locally, so --api-base is needed: start the server with "
@@ -197,9 +200,10 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     else:
         require_provider_key(alias.model)
     config, cap_guessed = _with_reply_cap(config, output_maximum_of(alias.model))
+    offered = solver_class(config.solver).tools(config.vision)
     settings = ProviderSettings(
         model=alias.model,
-        action_format=config.action_format if solver_class(config.solver).offers_tools else "text",
+        action_format=config.action_format if offered else "text",
         api_base=config.api_base,
         api_key=api_key,
         temperature=config.temperature,
@@ -208,7 +212,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         max_in_flight=config.connections_at_once,
         call_timeout_s=config.model_timeout,
         max_output_tokens=config.max_output_tokens,
-        vision=config.vision,
+        tools=[tool.schema() for tool in offered],
     )
     busy = None
     if config.api_base:  # the one check that goes on the network: after every offline one
@@ -234,6 +238,7 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         price=price,
         gate=gate,
         notes=tuple(filter(None, [note, busy])),
+        provider=provider,
     )
 
 

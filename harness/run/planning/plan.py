@@ -23,6 +23,7 @@ from harness.grading.judge import JudgePanel
 from harness.inputs.collections.hashing import collection_files
 from harness.inputs.config import RunConfig
 from harness.inputs.evidence_files import check_evidence
+from harness.inputs.limits import request_limits
 from harness.inputs.prompts import PromptSet, load_prompts
 from harness.inputs.tasks import (
     Task,
@@ -187,9 +188,10 @@ def plan_run(config: RunConfig) -> RunPlan:
     protocol["output_reserve"] = reply_reserve(config, make_model)  # what the budget keeps, not the flag as given
     if config.closed_book:  # only then, as the judge: the protocol of normal runs stays as it was
         protocol["closed_book"] = True
+    limits = request_limits(make_model.provider)
     if config.vision:  # only then: the protocol of bash-only runs stays as it was
-        protocol["vision"] = VisionLimits().describe()
-    if (solved := protocol_plan.solver.protocol(config.solver, tasks, collections)) is not None:
+        protocol["vision"] = VisionLimits.of(limits).describe()
+    if (solved := protocol_plan.solver.protocol(config.solver, tasks, collections, limits)) is not None:
         protocol[solved[0]] = solved[1]  # only for a solver other than the bash agent, as vision
     if judge is not None:  # only then: the protocol of runs without judged tasks stays as it was
         protocol["judge"] = judge.describe()

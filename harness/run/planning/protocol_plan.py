@@ -55,7 +55,7 @@ def plan_protocol(config: RunConfig, tasks: list[Task]) -> ProtocolPlan:
         args[key] = value
     solver = make_solver(config.solver, args)
     path = None if profile.shipped else str(profile.path)
-    record = ProfileRecord(profile.name, profile.version, profile.digest, path, tuple(overrides))
+    record = ProfileRecord(profile.name, profile.version, profile.digest, path, tuple(overrides), profile.report)
     return ProtocolPlan(config, profile, record, solver, graded_as_profiled(tasks, profile))
 
 

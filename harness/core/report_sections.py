@@ -1,0 +1,16 @@
+"""The report's optional sections, by the names a benchmark profile lists under `report:` (the accuracy table and
+its CSVs are always there): the profile names what its benchmark's report shows; the report shows those."""
+
+from __future__ import annotations
+
+REPORT_SECTIONS: dict[str, str] = {
+    "statistics": "uncertainty clustered by task and paired comparisons of the models",
+    "plots": "accuracy per domain, failure modes, turns and the other figures",
+    "judge_agreement": "agreement of the judges' failure labels (after `annotate`)",
+    "evidence": "evidence recall, failure modes and network or write attempts",
+    "facts": "intermediate facts: cell, row, column and solid accuracy (MuDABench's metrics)",
+    "closed_book": "answers without the documents, against those with them",
+    "types": "the overall score as the mean of each task type's metric (FinDocMRE's per-type table)",
+    "groups": "scores per task group (FinDocMRE's domain, language and chart count)",
+}
+"""Name -> what the section shows. A profile without `report:` shows every section its runs have data for."""
