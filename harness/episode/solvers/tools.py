@@ -7,14 +7,20 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from harness.core.reply import ToolCall
 from harness.episode.actions import FormatError, parse_text_command, parse_tool_command, parse_view_path, the_one_call
 from harness.models.base import ModelReply
 
-if TYPE_CHECKING:
-    from harness.episode.solvers.agent_loop import AgentLoop
+
+class AgentLoop(Protocol):
+    """The steps of the agent's loop a tool runs through (`agent_loop.AgentLoop` has them): named here rather
+    than imported, so that the loop, which offers the tools, and the tools import in one direction only."""
+
+    def execute(self, reply: ModelReply, command: str) -> None: ...
+
+    def view(self, reply: ModelReply, path: str) -> None: ...
 
 
 class AgentTool(ABC):
