@@ -14,7 +14,7 @@ from harness.episode.actions import FormatError, parse_text_command, parse_tool_
 from harness.models.base import ModelReply
 
 
-class AgentLoop(Protocol):
+class LoopSteps(Protocol):
     """The steps of the agent's loop a tool runs through (`agent_loop.AgentLoop` has them): named here rather
     than imported, so that the loop, which offers the tools, and the tools import in one direction only."""
 
@@ -48,7 +48,7 @@ class AgentTool(ABC):
         raise FormatError(f"the {self.name} tool cannot be called in text")
 
     @abstractmethod
-    def run(self, loop: AgentLoop, reply: ModelReply, argument: str) -> None:
+    def run(self, loop: LoopSteps, reply: ModelReply, argument: str) -> None:
         """Carry the call out as a step of LOOP (which logs it and shows the model its result)."""
 
 
@@ -71,7 +71,7 @@ class BashTool(AgentTool):
     def read_text(self, text: str) -> str:
         return parse_text_command(text)
 
-    def run(self, loop: AgentLoop, reply: ModelReply, argument: str) -> None:
+    def run(self, loop: LoopSteps, reply: ModelReply, argument: str) -> None:
         loop.execute(reply, argument)
 
 
@@ -94,7 +94,7 @@ class ViewImageTool(AgentTool):
     def read(self, call: ToolCall) -> str:
         return parse_view_path(call)
 
-    def run(self, loop: AgentLoop, reply: ModelReply, argument: str) -> None:
+    def run(self, loop: LoopSteps, reply: ModelReply, argument: str) -> None:
         loop.view(reply, argument)
 
 
