@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from harness.cli.main import main
 from harness.records.trajectory import read_jsonl, read_trajectory
@@ -145,3 +146,14 @@ def test_settings_an_installed_agent_cannot_run_with_are_refused_before_anything
     outcome = mini.run("--solver", "mini-swe-agent", "--model", mini.script(["<answer>42</answer>"]), *flags)
     assert outcome.exit_code == 2 and not outcome.run_dir.exists()
     assert "--solver mini-swe-agent:" in outcome.output and named in outcome.output
+
+
+@pytest.mark.slow  # mini-swe-agent's start-up in its sandbox: ~10 s
+def test_mini_swe_agent_answers_through_the_proxy_in_anthropics_api(mini, openai_server, openai_key):
+    openai_server.respond = scripted
+    flags = ["--solver-arg", "api=anthropic", "--model", "openai/test-model", "--api-base", openai_server.url]
+    outcome = mini.run("--solver", "mini-swe-agent", *flags)
+    [row] = outcome.rows
+    assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 3)
+    record = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["protocol"]["solver"]
+    assert record["args"] == {"api": "anthropic"} and record["agent"]["version"] == "2.4.6"
