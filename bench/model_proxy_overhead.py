@@ -18,6 +18,7 @@ import httpx
 from harness.episode.budget import Budget
 from harness.episode.proxy import ModelProxy
 from harness.episode.query import query_model
+from harness.episode.solvers.tools import BashTool
 from harness.models.base import ModelReply, action_reply, estimate_tokens
 from harness.records.trajectory import TrajectoryWriter
 
@@ -52,7 +53,7 @@ def through_proxy(calls: int, folder: Path, path: str, body: dict[str, Any]) -> 
     socket, log = folder / f"{name}.sock", TrajectoryWriter(folder / f"{name}.jsonl")
     transport = httpx.HTTPTransport(uds=str(socket))
     with (
-        ModelProxy(socket, InstantModel(), budget(calls), log, ("bash",)),
+        ModelProxy(socket, InstantModel(), budget(calls), log, [BashTool()]),
         httpx.Client(transport=transport, base_url="http://proxy") as client,
     ):
         started = time.perf_counter()

@@ -103,6 +103,7 @@ def agent_run(tmp_path_factory: pytest.TempPathFactory):
 def test_mini_swe_agent_answers_right_through_the_proxy(agent_run):
     row = agent_run.rows["t1"]
     assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 3)
+    assert row["files_touched"] == 1  # the ledger it read, from the commands and outputs the proxy logged
 
 
 @pytest.mark.slow  # the shared run: ~17 s, on the first of them

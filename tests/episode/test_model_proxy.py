@@ -16,6 +16,7 @@ from harness.core.status import Status
 from harness.episode.budget import Budget
 from harness.episode.proxy import ModelProxy
 from harness.episode.proxy.server import MAX_CONNECTIONS
+from harness.episode.solvers.tools import BashTool
 from harness.models.base import ModelReply, action_reply, estimate_tokens
 from harness.records.trajectory import TrajectoryWriter, read_trajectory
 
@@ -50,7 +51,7 @@ def proxy(tmp_path: Path, model: RecordingModel):
     """A proxy on a socket in TMP_PATH, for an episode of 2 turns whose model is offered bash."""
     log = TrajectoryWriter(tmp_path / "episode.jsonl")
     budget = Budget(max_turns=2, time_limit_s=60, context_window=None, output_reserve=0)
-    with ModelProxy(tmp_path / "api.sock", model, budget, log, ("bash",)) as served:
+    with ModelProxy(tmp_path / "api.sock", model, budget, log, [BashTool()]) as served:
         yield served
     log.close()
 
@@ -118,6 +119,21 @@ def test_each_call_logs_only_the_messages_new_since_the_last(client, tmp_path):
     observation = {"role": "tool", "tool_call_id": first["tool_calls"][0]["id"], "content": "ledger.md"}
     assert chat(client, [*QUESTION, first, observation]).status_code == 200
     assert [call["messages"] for call in calls_logged(tmp_path)] == [QUESTION, [observation]]
+
+
+def test_the_commands_asked_for_and_the_results_sent_back_are_logged_as_our_agents_are(client, tmp_path):
+    first = chat(client, QUESTION).json()["choices"][0]["message"]
+    observation = {"role": "tool", "tool_call_id": first["tool_calls"][0]["id"], "content": "ledger.md"}
+    chat(client, [*QUESTION, first, observation])
+    events = [event for event in read_trajectory(tmp_path / "episode.jsonl")]
+    assert [(event["event"], event["turn"]) for event in events] == [
+        ("model_call", 1),
+        ("action", 1),
+        ("observation", 1),
+        ("model_call", 2),
+        ("action", 2),
+    ]
+    assert events[1]["command"] == "ls" and events[2]["text"] == "ledger.md"
 
 
 def test_the_call_past_the_turn_budget_is_refused_and_ends_the_episode_as_turn_limit(client, proxy, tmp_path):

@@ -16,17 +16,22 @@ import contextlib
 import json
 import socketserver
 import threading
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from harness.core.messages import Message
+from harness.core.reply import ToolCall
 from harness.core.status import EpisodeFailure, EpisodeFinished
+from harness.episode.actions import FormatError
 from harness.episode.budget import Budget
 from harness.episode.proxy import anthropic_messages, openai_chat
 from harness.episode.proxy.request import RequestRefused, Wire, json_object
 from harness.episode.query import query_model
-from harness.models.base import Model
+from harness.models.base import Model, ModelReply
 from harness.records.compact import compact_messages
+from harness.records.events import ActionEvent, ObservationEvent
 from harness.records.trajectory import TrajectoryLog
 
 WIRES: dict[str, Wire] = {
@@ -45,12 +50,25 @@ _CONNECTION_TIMEOUT_S = 60.0
 """A connection that sends nothing for this long is closed (a stuck client holds no thread for ever)."""
 
 
-class ModelProxy:
-    """Serves one episode's model on SOCKET while in a `with` block, one call at a time."""
+class OfferedTool(Protocol):
+    """A tool the run's model is offered (an `AgentTool` of episode/solvers/tools.py): its name, and its call's
+    argument (bash's command), read for the trajectory's `action` event."""
 
-    def __init__(self, socket: Path, model: Model, budget: Budget, log: TrajectoryLog, tool_names: tuple[str, ...]):
+    @property
+    def name(self) -> str: ...
+
+    def read(self, call: ToolCall) -> str: ...
+
+
+class ModelProxy:
+    """Serves one episode's model on SOCKET while in a `with` block, one call at a time. Besides each call's
+    `model_call` event it logs what the calls carry, as our agent's episodes have it: an `action` event per tool
+    call of a reply (the command the model asked for), and an `observation` event per tool result the agent sends
+    back (what the model was shown; the agent's report of it, so its exit code and time are unknown)."""
+
+    def __init__(self, socket: Path, model: Model, budget: Budget, log: TrajectoryLog, tools: Sequence[OfferedTool]):
         self._socket, self._model, self._budget, self._log = socket, model, budget, log
-        self._tool_names = tool_names
+        self._tools = {tool.name: tool for tool in tools}
         """The tools the run's model is offered: an agent that offers its model another is refused."""
         self._lock = threading.Lock()
         self._sent = 0
@@ -88,18 +106,50 @@ class ModelProxy:
                 return refused.status, wire.error_body(refused.status, str(refused))
             messages = request.messages
             new = messages[self._sent + 1 :] if 0 < self._sent < len(messages) else messages
+            self._log_results(new)
             try:
                 reply = query_model(self._model, messages, self._budget, self._log, compact_messages(new, None))
             except (EpisodeFinished, EpisodeFailure) as end:
                 self.ended = end
                 return 403, wire.error_body(403, f"the episode has ended: {self._why()}")
             self._sent = len(messages)
+            self._log_actions(reply)
             return 200, wire.reply_body(reply, self._budget.turns, self._model.name)
 
+    def _log_actions(self, reply: ModelReply) -> None:
+        for call in reply.tool_calls:
+            tool = self._tools.get(call.name)
+            try:
+                argument = tool.read(call) if tool is not None else None
+            except FormatError:  # the agent tells its model; nothing ran
+                argument = None
+            if argument is not None:
+                self._log.write(ActionEvent(turn=self._budget.turns, command=argument))
+
+    def _log_results(self, messages: list[Message]) -> None:
+        if not self._budget.turns:
+            return
+        for message in messages:
+            text = message.get("content")
+            if message["role"] == "tool" and isinstance(text, str):
+                self._log.write(
+                    ObservationEvent(
+                        turn=self._budget.turns,
+                        exit_code=None,
+                        stdout=text,
+                        stderr="",
+                        timed_out=False,
+                        truncated=False,
+                        raw_bytes=None,
+                        duration_s=None,
+                        text=text,
+                    )
+                )
+
     def _check_tools(self, offered: tuple[str, ...]) -> None:
-        unknown = sorted(set(offered) - set(self._tool_names))
+        unknown = sorted(set(offered) - set(self._tools))
         if unknown:
-            tools = ", ".join(self._tool_names) or "none"
+            tools = ", ".join(self._tools) or "none"
             raise RequestRefused(400, f"field 'tools': {unknown[0]} is not a tool of the run's model (it has: {tools})")
 
     def _why(self) -> str:

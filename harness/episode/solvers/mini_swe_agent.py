@@ -91,8 +91,7 @@ class MiniSweAgent(Solver):
     def solve(self, episode: EpisodeInputs) -> Outcome:
         sandbox, folder = episode.sandbox, episode.socket_folder
         assert sandbox is not None and folder is not None, "an installed agent needs its sandbox and socket"
-        tools = tuple(tool.name for tool in self.tools(vision=False))
-        with ModelProxy(folder / SOCKET_NAME, episode.model, episode.budget, episode.log, tools) as proxy:
+        with ModelProxy(folder / SOCKET_NAME, episode.model, episode.budget, episode.log, self.tools(False)) as proxy:
             result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
         transcript = _transcript(episode)
         if proxy.ended is not None:
