@@ -145,6 +145,16 @@ def test_the_call_past_the_turn_budget_is_refused_and_ends_the_episode_as_turn_l
     assert len(calls_logged(tmp_path)) == 2
 
 
+def test_a_call_after_the_agents_time_is_out_is_refused_as_time_limit(model, tmp_path):
+    budget = Budget(max_turns=5, time_limit_s=0.0, context_window=None, output_reserve=0)
+    with (
+        ModelProxy(tmp_path / "api.sock", model, budget, TrajectoryWriter(tmp_path / "t.jsonl"), [BashTool()]) as proxy,
+        httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock")), base_url="http://p") as client,
+    ):
+        assert chat(client, QUESTION).status_code == 403
+    assert proxy.ended is not None and proxy.ended.status is Status.TIME_LIMIT and not model.calls
+
+
 @pytest.mark.parametrize(
     ("path", "body", "named"),
     [
