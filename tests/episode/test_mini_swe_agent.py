@@ -15,7 +15,18 @@ import pytest
 import yaml
 
 from harness.cli.main import main
-from harness.records.trajectory import read_jsonl, read_trajectory
+from harness.core.status import Status
+from harness.episode.budget import Budget
+from harness.episode.solvers.agent_loop import LoopSettings
+from harness.episode.solvers.base import EpisodeInputs
+from harness.episode.solvers.mini_swe_agent import MiniSweAgent
+from harness.inputs.prompts import load_prompts
+from harness.inputs.tasks import Task
+from harness.models.replay_model import ReplayModel
+from harness.records.image_store import ImageStore
+from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
+from harness.sandboxes.base import ExecResult
+from harness.sandboxes.file_read import FileUnreadable
 from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
 
 KEY = "sk-h50-never-in-the-sandbox"
@@ -158,3 +169,32 @@ def test_mini_swe_agent_answers_through_the_proxy_in_anthropics_api(mini, openai
     assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 3)
     record = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["protocol"]["solver"]
     assert record["args"] == {"api": "anthropic"} and record["agent"]["version"] == "2.4.6"
+
+
+class StillRunningSandbox:
+    """A sandbox whose one command (the agent) is still running when its time is up, and that wrote nothing."""
+
+    def execute(self, command: str, timeout_s: float) -> ExecResult:
+        return ExecResult("", "", None, timed_out=True, truncated=False, raw_bytes=0, duration_s=timeout_s)
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        raise FileUnreadable(f"{path}: no such file")
+
+
+def test_an_agent_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    episode = EpisodeInputs(
+        task=Task(id="t1", domain="mini", question="How many?", answer="42"),
+        model=ReplayModel("scripted", []),
+        budget=Budget(max_turns=3, time_limit_s=20, context_window=None, output_reserve=0),
+        log=log,
+        prompts=load_prompts(),
+        loop=LoopSettings("toolcall", 30.0, 3),
+        images=ImageStore(tmp_path),
+        collection=None,
+        sandbox=StillRunningSandbox(),
+        socket_folder=tmp_path,
+    )
+    outcome = MiniSweAgent({}).solve(episode)
+    log.close()
+    assert outcome.status is Status.TIME_LIMIT and outcome.submission is None

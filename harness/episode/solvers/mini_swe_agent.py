@@ -24,6 +24,8 @@ from harness.core.yaml_safe import dump_yaml, load_yaml
 from harness.episode.proxy import ModelProxy
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
 from harness.episode.solvers.tools import AgentTool, BashTool
+from harness.inputs.limits import RequestLimits
+from harness.inputs.tasks import Task
 from harness.records.events import AgentTranscriptEvent
 from harness.sandboxes.base import WORKDIR, ExecResult, SandboxError
 from harness.sandboxes.file_read import FileUnreadable
@@ -77,7 +79,11 @@ class MiniSweAgent(Solver):
             raise SolverArgumentError(f"api={self.args['api']}: one of {', '.join(_APIS)}")
         self.model_name, self.api_base = _APIS[self.args.get("api", "openai")]
 
-    def protocol(self, spec: str, tasks: Any, collections: Any, limits: Any = None) -> tuple[str, Any] | None:
+    def protocol(
+        self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
+    ) -> tuple[str, Any] | None:
+        """The agent's package and version and its settings file's digest, beside the solver's name and arguments;
+        a refusal (one line) when this environment has no agent to run."""
         require_extra("agents", f"--solver {spec}")
         agent = {"package": "mini-swe-agent", "version": _version(), "settings_sha256": _settings_digest()}
         return "solver", {"name": spec, "args": self.args, "agent": agent}
@@ -96,7 +102,7 @@ class MiniSweAgent(Solver):
         transcript = _transcript(episode)
         if proxy.ended is not None:
             return outcome_of(proxy.ended)
-        if result.timed_out or episode.budget.out_of_time():
+        if result.timed_out:  # an agent that ended by itself is judged by how it ended, as our agent's last reply is
             return outcome_of(
                 EpisodeFinished(Status.TIME_LIMIT, detail="the agent was still running at the time limit")
             )
