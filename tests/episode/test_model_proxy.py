@@ -114,6 +114,31 @@ def turn_as_logged(call_id: str) -> list[dict[str, Any]]:
     return [{"role": "tool", "tool_call_id": call_id, "content": "a.md"}]
 
 
+def test_a_streamed_chat_completion_is_read_by_openais_own_client(proxy, tmp_path):
+    import openai
+
+    http = httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock")))
+    client = openai.OpenAI(base_url="http://proxy/v1", api_key="none", http_client=http, max_retries=0)
+    chunks = list(client.chat.completions.create(model="any", messages=QUESTION, tools=[BASH_TOOL], stream=True))
+    [call] = [call for chunk in chunks for choice in chunk.choices for call in choice.delta.tool_calls or []]
+    assert (call.function.name, call.function.arguments) == ("bash", '{"command": "ls"}')
+    assert chunks[-1].choices[0].finish_reason == "tool_calls" and len(calls_logged(tmp_path)) == 1
+
+
+def test_a_streamed_anthropic_message_is_read_by_litellms_anthropic_client(proxy, tmp_path):
+    import litellm
+    from litellm.llms.custom_httpx.http_handler import HTTPHandler
+
+    handler = HTTPHandler(client=httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock"))))
+    tool = {"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}
+    question = dict(model="anthropic/any", api_base="http://proxy", api_key="none", messages=QUESTION, tools=[tool])
+    chunks = list(litellm.completion(**question, stream=True, client=handler))
+    text = "".join(chunk.choices[0].delta.content or "" for chunk in chunks)
+    calls = [call for chunk in chunks for call in chunk.choices[0].delta.tool_calls or []]
+    assert text == "Looking." and "".join(call.function.arguments or "" for call in calls) == '{"command": "ls"}'
+    assert [call.function.name for call in calls if call.function.name] == ["bash"]
+
+
 def test_each_call_logs_only_the_messages_new_since_the_last(client, tmp_path):
     first = chat(client, QUESTION).json()["choices"][0]["message"]
     observation = {"role": "tool", "tool_call_id": first["tool_calls"][0]["id"], "content": "ledger.md"}
@@ -161,7 +186,7 @@ def test_a_call_after_the_agents_time_is_out_is_refused_as_time_limit(model, tmp
         ("/v1/chat/completions", b"{not json", "not JSON"),
         ("/v1/chat/completions", json.dumps({"messages": []}).encode(), "'messages'"),
         ("/v1/chat/completions", json.dumps({"messages": [{"role": "wizard"}]}).encode(), "'messages[0]'"),
-        ("/v1/chat/completions", json.dumps({"messages": QUESTION, "stream": True}).encode(), "'stream'"),
+        ("/v1/chat/completions", json.dumps({"messages": QUESTION, "stream": "yes"}).encode(), "'stream'"),
         (
             "/v1/chat/completions",
             json.dumps({"messages": QUESTION, "tools": [{"function": {"name": "rm"}}]}).encode(),

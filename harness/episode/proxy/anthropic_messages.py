@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from harness.core.messages import Message, ToolCallEntry
 from harness.core.untrusted_json import json_or_none
-from harness.episode.proxy.request import ChatRequest, RequestRefused, Wire, text_of
+from harness.episode.proxy.request import ChatRequest, RequestRefused, Wire, server_sent_event, text_of
 from harness.models.base import ModelReply
 
 _SKIPPED_BLOCKS = ("thinking", "redacted_thinking")
@@ -121,4 +121,33 @@ def error_body(status: int, reason: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": kind or "invalid_request_error", "message": reason}}
 
 
-WIRE = Wire("anthropic-messages", read_request, reply_body, error_body)
+def stream_body(reply: ModelReply, turn: int, model: str) -> str:
+    """The reply as Messages stream events (https://docs.anthropic.com/en/api/messages-streaming): the message's
+    start, each content block whole (a text delta, or a tool call's input as one JSON delta), its stop reason and
+    usage, its stop."""
+    whole = reply_body(reply, turn, model)
+    start = whole | {"content": [], "stop_reason": None, "usage": whole["usage"] | {"output_tokens": 0}}
+    events = [server_sent_event({"type": "message_start", "message": start}, "message_start")]
+    for index, block in enumerate(whole["content"]):
+        if block["type"] == "text":
+            opened, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
+        else:
+            opened = block | {"input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"], ensure_ascii=False)}
+        events.append(
+            server_sent_event(
+                {"type": "content_block_start", "index": index, "content_block": opened}, "content_block_start"
+            )
+        )
+        events.append(
+            server_sent_event({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta")
+        )
+        events.append(server_sent_event({"type": "content_block_stop", "index": index}, "content_block_stop"))
+    stop = {"stop_reason": whole["stop_reason"], "stop_sequence": None}
+    usage = {"output_tokens": whole["usage"]["output_tokens"]}
+    events.append(server_sent_event({"type": "message_delta", "delta": stop, "usage": usage}, "message_delta"))
+    events.append(server_sent_event({"type": "message_stop"}, "message_stop"))
+    return "".join(events)
+
+
+WIRE = Wire("anthropic-messages", read_request, reply_body, error_body, stream_body)

@@ -7,7 +7,7 @@ import time
 from typing import Any, cast
 
 from harness.core.messages import Message
-from harness.episode.proxy.request import ChatRequest, RequestRefused, Wire, text_of
+from harness.episode.proxy.request import ChatRequest, RequestRefused, Wire, server_sent_event, text_of
 from harness.models.base import ModelReply
 
 _ROLES = ("system", "user", "assistant", "tool")
@@ -92,4 +92,21 @@ def error_body(status: int, reason: str) -> dict[str, Any]:
     return {"error": {"message": reason, "type": kind, "code": status}}
 
 
-WIRE = Wire("openai-chat", read_request, reply_body, error_body)
+def stream_body(reply: ModelReply, turn: int, model: str) -> str:
+    """The reply as chat completion chunks (https://platform.openai.com/docs/api-reference/chat-streaming): the
+    message in one delta, then its finish reason and usage, then `[DONE]`."""
+    whole = reply_body(reply, turn, model)
+    [choice] = whole["choices"]
+    delta = dict(choice["message"])
+    if "tool_calls" in delta:
+        delta["tool_calls"] = [call | {"index": index} for index, call in enumerate(delta["tool_calls"])]
+    chunk = {key: whole[key] for key in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    message = chunk | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    end = chunk | {
+        "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+        "usage": whole["usage"],
+    }
+    return server_sent_event(message) + server_sent_event(end) + server_sent_event("[DONE]")
+
+
+WIRE = Wire("openai-chat", read_request, reply_body, error_body, stream_body)

@@ -4,6 +4,7 @@ model takes (OpenAI's chat messages, models/base.py) and the tools the agent off
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,19 +41,28 @@ class Wire:
     """A reply of the run's model (with its turn and the model's name) as this API's response."""
     error_body: Callable[[int, str], dict[str, Any]]
     """A refusal (status, reason) as this API's error object."""
+    stream_body: Callable[[ModelReply, int, str], str]
+    """The same reply as this API's stream of server-sent events, for a request that asked for one (the whole reply,
+    sent at once once the model has answered)."""
 
 
 def json_object(body: bytes) -> dict[str, Any]:
-    """The request body as a JSON object, read within bounds; a streamed reply is not offered."""
+    """The request body as a JSON object, read within bounds."""
     try:
         request = read_json(body.decode("utf-8"))
     except (UnicodeDecodeError, UnreadableJson) as error:
         raise RequestRefused(400, f"the request body is not JSON: {error}") from None
     if not isinstance(request, dict):
         raise RequestRefused(400, "the request body is not a JSON object")
-    if request.get("stream"):
-        raise RequestRefused(400, "field 'stream': streamed replies are not offered; send stream=false")
+    if request.get("stream") not in (None, True, False):
+        raise RequestRefused(400, "field 'stream': true or false")
     return request
+
+
+def server_sent_event(data: dict[str, Any] | str, event: str | None = None) -> str:
+    """One event of a `text/event-stream` body: its name, when it has one, and its data (JSON, or text as is)."""
+    line = data if isinstance(data, str) else json.dumps(data)
+    return (f"event: {event}\n" if event else "") + f"data: {line}\n\n"
 
 
 def text_of(content: object, where: str) -> str | None:

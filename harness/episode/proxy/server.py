@@ -1,6 +1,7 @@
 """The episode's model served to an agent that runs inside its sandbox, on a unix socket in the folder the sandbox
 mounts (sandboxes/model_socket.py), in the API the agent speaks: OpenAI's chat completions
-(`POST /v1/chat/completions`) or Anthropic's messages (`POST /v1/messages`).
+(`POST /v1/chat/completions`) or Anthropic's messages (`POST /v1/messages`), as one JSON reply or, asked for,
+an event stream (the whole reply sent as one stream once the model has answered).
 
 Each request is one call of the query step (episode/query.py), so an installed agent's calls are our agent's: the
 run's model and provider settings, its connection slots, retries and pacing, the episode's budgets, one
@@ -94,13 +95,15 @@ class ModelProxy:
         with contextlib.suppress(FileNotFoundError):
             self._socket.unlink()
 
-    def answer(self, wire: Wire, body: bytes) -> tuple[int, dict[str, Any]]:
-        """The status and JSON of the response to one request of WIRE's API."""
+    def answer(self, wire: Wire, body: bytes) -> tuple[int, dict[str, Any] | str]:
+        """The status and body of the response to one request of WIRE's API: JSON, or the text of an event stream
+        for a request that asked for one."""
         with self._lock:
             if self.ended is not None or self._closed:
                 return 403, wire.error_body(403, f"the episode has ended: {self._why()}")
             try:
-                request = wire.read_request(json_object(body))
+                fields = json_object(body)
+                request = wire.read_request(fields)
                 self._check_tools(request.tool_names)
             except RequestRefused as refused:
                 return refused.status, wire.error_body(refused.status, str(refused))
@@ -114,7 +117,8 @@ class ModelProxy:
                 return 403, wire.error_body(403, f"the episode has ended: {self._why()}")
             self._sent = len(messages)
             self._log_actions(reply)
-            return 200, wire.reply_body(reply, self._budget.turns, self._model.name)
+            answered = wire.stream_body if fields.get("stream") is True else wire.reply_body
+            return 200, answered(reply, self._budget.turns, self._model.name)
 
     def _log_actions(self, reply: ModelReply) -> None:
         for call in reply.tool_calls:
@@ -206,11 +210,12 @@ def _handler(proxy: ModelProxy) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             self._send(404, openai_chat.error_body(404, f"only POST is served, to {', '.join(WIRES)}"))
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
+        def _send(self, status: int, payload: dict[str, Any] | str) -> None:
+            streamed = isinstance(payload, str)
+            data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the agent gave up or was ended
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/event-stream" if streamed else "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
