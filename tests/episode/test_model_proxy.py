@@ -17,7 +17,7 @@ from harness.episode.budget import Budget
 from harness.episode.proxy import ModelProxy
 from harness.episode.proxy.server import MAX_CONNECTIONS
 from harness.episode.solvers.tools import BashTool
-from harness.models.base import ModelReply, action_reply, estimate_tokens
+from harness.models.base import ModelError, ModelReply, action_reply, estimate_tokens
 from harness.records.trajectory import TrajectoryWriter, read_trajectory
 
 QUESTION = [{"role": "system", "content": "You answer."}, {"role": "user", "content": "How many?"}]
@@ -168,6 +168,24 @@ def test_the_call_past_the_turn_budget_is_refused_and_ends_the_episode_as_turn_l
     assert proxy.ended is not None and proxy.ended.status is Status.TURN_LIMIT
     assert chat(client, QUESTION).status_code == 403  # and every call after it
     assert len(calls_logged(tmp_path)) == 2
+
+
+class FailingProvider(RecordingModel):
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+        raise ModelError("the provider answered 500 five times")
+
+
+def test_a_provider_that_fails_ends_the_episode_as_model_error_and_the_agent_is_refused(tmp_path):
+    log = TrajectoryWriter(tmp_path / "t.jsonl")
+    budget = Budget(max_turns=5, time_limit_s=60, context_window=None, output_reserve=0)
+    with (
+        ModelProxy(tmp_path / "api.sock", FailingProvider(), budget, log, [BashTool()]) as proxy,
+        httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock")), base_url="http://p") as client,
+    ):
+        refused = chat(client, QUESTION)
+    assert refused.status_code == 403 and "model_error" in refused.json()["error"]["message"]
+    assert proxy.ended is not None and proxy.ended.status is Status.MODEL_ERROR
+    assert [event["event"] for event in read_trajectory(tmp_path / "t.jsonl")] == ["model_error"]
 
 
 def test_a_call_after_the_agents_time_is_out_is_refused_as_time_limit(model, tmp_path):
