@@ -172,7 +172,7 @@ def test_the_call_past_the_turn_budget_is_refused_and_ends_the_episode_as_turn_l
 
 class FailingProvider(RecordingModel):
     def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
-        raise ModelError("the provider answered 500 five times")
+        raise ModelError("Incorrect API key provided: sk-...wxyz (https://provider.internal/v1)")
 
 
 def test_a_provider_that_fails_ends_the_episode_as_model_error_and_the_agent_is_refused(tmp_path):
@@ -183,7 +183,8 @@ def test_a_provider_that_fails_ends_the_episode_as_model_error_and_the_agent_is_
         httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock")), base_url="http://p") as client,
     ):
         refused = chat(client, QUESTION)
-    assert refused.status_code == 403 and "model_error" in refused.json()["error"]["message"]
+    said = refused.json()["error"]["message"]
+    assert refused.status_code == 403 and "model_error" in said and "wxyz" not in said and "internal" not in said
     assert proxy.ended is not None and proxy.ended.status is Status.MODEL_ERROR
     assert [event["event"] for event in read_trajectory(tmp_path / "t.jsonl")] == ["model_error"]
 

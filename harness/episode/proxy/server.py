@@ -160,8 +160,8 @@ class ModelProxy:
         if isinstance(self.ended, EpisodeFinished):
             status = self.ended.status.value
             return f"{status} ({self.ended.detail})" if self.ended.detail else status
-        if self.ended is not None:
-            return f"{self.ended.status.value}: {self.ended}"
+        if self.ended is not None:  # the provider's own words stay with us: they may name its host, or a key's end
+            return self.ended.status.value
         return "the agent's time is over"
 
 
