@@ -15,7 +15,7 @@ import pytest
 from harness.core.status import Status
 from harness.episode.budget import Budget
 from harness.episode.proxy import ModelProxy
-from harness.episode.proxy.server import MAX_CONNECTIONS
+from harness.episode.proxy.server import MAX_CONNECTIONS, MAX_REQUEST_BYTES
 from harness.episode.solvers.tools import BashTool
 from harness.models.base import ModelError, ModelReply, action_reply, estimate_tokens
 from harness.records.trajectory import TrajectoryWriter, read_trajectory
@@ -229,6 +229,16 @@ def test_a_request_that_is_not_a_call_of_the_runs_model_is_refused_to_the_agent(
 def test_only_the_apis_paths_are_served(client):
     assert client.get("/v1/models").status_code == 404
     assert client.post("/v1/embeddings", json={}).status_code == 404
+
+
+def test_a_request_longer_than_the_cap_is_refused_before_it_is_read(proxy, tmp_path):
+    with sockets.socket(sockets.AF_UNIX) as connection:
+        connection.settimeout(10)
+        connection.connect(str(tmp_path / "api.sock"))
+        length = MAX_REQUEST_BYTES + 1
+        connection.sendall(f"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: {length}\r\n\r\n".encode())
+        assert connection.recv(100).startswith(b"HTTP/1.0 413")
+    assert proxy.ended is None and not calls_logged(tmp_path)
 
 
 def test_connections_past_the_cap_are_closed_without_a_thread_of_ours(proxy, tmp_path):

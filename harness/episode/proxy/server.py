@@ -41,8 +41,9 @@ WIRES: dict[str, Wire] = {
     "/v1/messages": anthropic_messages.WIRE,
 }
 """The paths served, each in its API."""
-MAX_REQUEST_BYTES = 32 * 1024 * 1024
-"""A longer body is refused (413): a conversation past any model's window."""
+MAX_REQUEST_BYTES = 8 * 1024 * 1024
+"""A longer body is refused (413): past a million-token window, and what one call may add to the trajectory (the
+agent sends its tool results and may rewrite its history, all of which the call's event logs)."""
 MAX_CONNECTIONS = 8
 """Connections served at once (an agent makes one call at a time; its client may keep a few open)."""
 _POLL_S = 0.1
