@@ -9,6 +9,7 @@ __all__ = [
     "actions",
     "budget",
     "failed_row",
+    "proxy",
     "query",
     "run_episode",
     "settings",

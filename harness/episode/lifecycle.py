@@ -27,6 +27,7 @@ from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.base import Sandbox
 from harness.sandboxes.file_opens import WatchedSandbox, watched
+from harness.sandboxes.model_socket import make_socket_folder, remove_socket_folder
 
 
 @dataclass
@@ -94,9 +95,12 @@ def _run_in_sandbox(
     budget: Budget | None = None
     outcome = Outcome(Status.HARNESS_ERROR, None, "the episode did not finish")
     collection = context.collections.get(collection_of(task))
-    if collection and context.watch_opens:
-        sandbox = watched(sandbox, collection, lambda: clocks.budget.turns if clocks.budget else 0)
+    socket_folder: Path | None = None
     try:
+        if context.settings.solver.model_socket:  # mounted as the sandbox starts
+            socket_folder = make_socket_folder(sandbox)
+        if collection and context.watch_opens:
+            sandbox = watched(sandbox, collection, lambda: clocks.budget.turns if clocks.budget else 0)
         started = time.monotonic()
         sandbox.start()
         clocks.sandbox_start_s = time.monotonic() - started
@@ -105,7 +109,7 @@ def _run_in_sandbox(
                 sandbox=SandboxFacts.model_validate(sandbox.describe()), start_s=round(clocks.sandbox_start_s, 3)
             )
         )
-        outcome, budget = _solve(task, context, log, clocks, sandbox)
+        outcome, budget = _solve(task, context, log, clocks, sandbox, socket_folder)
     except Exception as error:
         outcome = outcome_of(error)
     finally:
@@ -116,11 +120,18 @@ def _run_in_sandbox(
         except Exception as error:  # cleanup is ours: the row keeps the agent's outcome and says what failed
             log_failure(log, "sandbox cleanup", failure_text(error))
             outcome = outcome.with_note(f"sandbox cleanup failed: {type(error).__name__}")
+        if socket_folder is not None:
+            remove_socket_folder(socket_folder)
     return outcome, budget
 
 
 def _solve(
-    task: Task, context: EpisodeContext, log: TrajectoryLog, clocks: _Clocks, sandbox: Sandbox | None
+    task: Task,
+    context: EpisodeContext,
+    log: TrajectoryLog,
+    clocks: _Clocks,
+    sandbox: Sandbox | None,
+    socket_folder: Path | None = None,
 ) -> tuple[Outcome, Budget | None]:
     """The run's solver on the episode (in SANDBOX, started, when it needs one), its model throttled; the budget
     is returned with the outcome for the row's spend."""
@@ -138,6 +149,7 @@ def _solve(
         collection=context.collections.get(collection_of(task)),
         sandbox=sandbox,
         limits=context.settings.request_limits,
+        socket_folder=socket_folder,
     )
     try:
         return context.settings.solver.solve(inputs), budget

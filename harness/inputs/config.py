@@ -309,8 +309,8 @@ class RunConfig:
     )
     solver: str = setting(
         "bash-agent",
-        "how an episode is solved: bash-agent (the default), zero-shot, or a solver's import path "
-        "package.module:Class (docs/guide/plugins.md)",
+        "how an episode is solved: bash-agent (the default), zero-shot, mini-swe-agent (an installed agent: "
+        "docs/guide/agents.md), or a solver's import path package.module:Class (docs/guide/plugins.md)",
         metavar="NAME|MODULE:CLASS",
     )
     solver_args: list[str] = setting(

@@ -237,6 +237,21 @@ class JudgeCallEvent(Event):
     latency_s: Number
 
 
+class AgentTranscriptEvent(Event):
+    """An installed agent's own record of its episode (mini-swe-agent's trajectory file), as the agent wrote it,
+    beside our `model_call` events of the same calls (the model proxy's, episode/model_proxy.py). What it says is
+    the agent's: the row's turns, tokens and cost are ours."""
+
+    kind: ClassVar[str] = "agent_transcript"
+    event: Literal["agent_transcript"] = "agent_transcript"
+    agent: str
+    """The solver's name (`mini-swe-agent`)."""
+    version: str
+    """The agent's release (its package's version)."""
+    transcript: JsonValue
+    """The agent's file, parsed (JSON), nothing changed."""
+
+
 class Touch(Record):
     """One document the episode touched (harness/diagnostics/evidence.py)."""
 
@@ -307,6 +322,7 @@ AnyEvent = Annotated[
     | FormatErrorEvent
     | HarnessErrorEvent
     | JudgeCallEvent
+    | AgentTranscriptEvent
     | EvidenceEvent
     | EpisodeEndEvent,
     Field(discriminator="event"),

@@ -10,6 +10,7 @@ __all__ = [
     "file_read",
     "kernel_counters",
     "limits",
+    "model_socket",
     "output",
     "pacing",
     "recipe",

@@ -112,6 +112,8 @@ class ScriptedOpenAIServer:
         still generates a reply a stopped run abandoned); else it is a 501, as before any GET was answered."""
         self._stopped = threading.Event()
         self.requests: list[dict[str, Any]] = []
+        self.authorizations: list[str] = []
+        """Each request's Authorization header (the key it was called with)."""
         self.in_flight = 0
         self.max_concurrent = 0
         """The most requests the server was answering at once."""
@@ -164,6 +166,7 @@ class ScriptedOpenAIServer:
                 """Read the request and make the answer; returns what sends it (the server's work is done then)."""
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
+                server.authorizations.append(self.headers.get("Authorization", ""))
                 step = server._step_for(body, self.headers.get("Authorization", ""), self.path)
                 time.sleep(step.delay_s)
                 if step.status != 200:

@@ -51,6 +51,9 @@ class EpisodeInputs:
     """The episode's started sandbox; None for a solver that `needs_sandbox` is False."""
     limits: RequestLimits = field(default_factory=lambda: request_limits(None))
     """What one request to the run's provider may carry (its images and their bytes)."""
+    socket_folder: Path | None = None
+    """The host folder the sandbox shows at /run/model (sandboxes/model_socket.py), where the solver serves the
+    model on a unix socket; None unless the solver says `model_socket`."""
 
 
 class Solver(ABC):
@@ -61,6 +64,9 @@ class Solver(ABC):
     """The registry's name (an out-of-tree solver: the import path it was named by is recorded instead)."""
     needs_sandbox: ClassVar[bool] = True
     """False: the episode starts no sandbox (the solver reads the collection on the host, as the prompt's input)."""
+    model_socket: ClassVar[bool] = False
+    """True: the sandbox mounts a folder for the model's socket before it starts (an installed agent, whose model
+    calls come back through the runner's proxy: episode/proxy/)."""
     arguments: ClassVar[Mapping[str, str]] = {}
     """The `--solver-arg` names it takes, each with what it means (for the one-line refusal of any other)."""
 

@@ -54,9 +54,29 @@ def plan_protocol(config: RunConfig, tasks: list[Task]) -> ProtocolPlan:
             raise InputError(f"--solver-arg {item}: expected KEY=VALUE")
         args[key] = value
     solver = make_solver(config.solver, args)
+    if solver.model_socket:
+        _check_installed_agent(config)
     path = None if profile.shipped else str(profile.path)
     record = ProfileRecord(profile.name, profile.version, profile.digest, path, tuple(overrides), profile.report)
     return ProtocolPlan(config, profile, record, solver, graded_as_profiled(tasks, profile))
+
+
+INSTALLED_AGENT_BACKENDS = ("local",)
+"""The backends an installed agent runs on: its sandbox mounts the model's socket and has the agent (the local
+sandbox runs this Python environment; the Docker image and the E2B templates have no agent)."""
+
+
+def _check_installed_agent(config: RunConfig) -> None:
+    """An agent inside its sandbox calls the run's model through the proxy, which offers the model the run's tools:
+    a model called with the bash tool, on a backend that mounts the model's socket."""
+    solver = f"--solver {config.solver}"
+    if config.action_format != "toolcall" or config.vision:
+        raise InputError(
+            f"{solver}: the agent's model is called with its bash tool: --action-format toolcall, no --vision"
+        )
+    if config.closed_book or config.sandbox not in INSTALLED_AGENT_BACKENDS:
+        where = "--closed-book" if config.closed_book else f"--sandbox {config.sandbox}"
+        raise InputError(f"{solver}: not with {where} (it runs on --sandbox {', '.join(INSTALLED_AGENT_BACKENDS)})")
 
 
 def profile_changes(recorded: ProfileRecord | None, planned: ProfileRecord) -> list[str]:

@@ -1,0 +1,164 @@
+"""mini-swe-agent as an installed agent (`--solver mini-swe-agent`): the agent's own code (PyPI `mini-swe-agent`,
+pinned in the `agents` extra) runs headless inside the task's sandbox on the task's prompt, its model calls
+through the runner's proxy (episode/proxy/) on the unix socket the sandbox mounts; the answer is its submission,
+and its own trajectory is kept in ours (an `agent_transcript` event).
+
+mini-swe-agent calls its model through litellm: the few lines of ours that run in the sandbox before its command
+line (`mini`) starts point litellm's HTTP at the socket, and nothing else of it is changed."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.metadata
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from harness.core.errors import InputError
+from harness.core.extras import require_extra
+from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
+from harness.core.untrusted_json import json_or_none
+from harness.core.yaml_safe import dump_yaml, load_yaml
+from harness.episode.proxy import ModelProxy
+from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
+from harness.episode.solvers.tools import AgentTool, BashTool
+from harness.inputs.limits import RequestLimits
+from harness.inputs.tasks import Task
+from harness.records.events import AgentTranscriptEvent
+from harness.sandboxes.base import WORKDIR, ExecResult, SandboxError
+from harness.sandboxes.file_read import FileUnreadable
+from harness.sandboxes.model_socket import MODEL_SOCKET_FOLDER, SOCKET_NAME
+
+_SETTINGS = Path(__file__).with_name("mini_swe_agent.yaml")
+"""mini-swe-agent's own settings for our tasks: its prompts, its observation format."""
+_HOME = "/tmp/harness-agent"
+"""The agent's own folder in the sandbox: its settings, its global config, its trajectory."""
+_TRAJECTORY = f"{_HOME}/trajectory.json"
+MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024
+"""A longer trajectory is not kept (the agent wrote it: its size is the agent's)."""
+_SUBMITTED = "Submitted"
+_DRIVER = (
+    "import sys, httpx, litellm\n"
+    "socket = httpx.HTTPTransport(uds=sys.argv.pop(1))\n"
+    "litellm.client_session = httpx.Client(transport=socket, timeout=None)\n"
+    "litellm.sync_transport = socket\n"
+    "from minisweagent.run.mini import app\n"
+    "app()\n"
+)
+"""mini-swe-agent's command line (`mini`), its litellm's HTTP going to the socket (the first argument): the OpenAI
+SDK's client (`client_session`) and litellm's own handler's transport (`sync_transport`, Anthropic's API)."""
+_APIS = {
+    "openai": ("openai/harness-proxy", "http://harness-proxy/v1"),
+    "anthropic": ("anthropic/harness-proxy", "http://harness-proxy"),
+}
+"""`--solver-arg api=`: the API the agent speaks to the proxy -> its litellm model name and endpoint (the host is
+never looked up: the transport is the socket)."""
+_ENVIRONMENT = {
+    "MSWEA_CONFIGURED": "true",  # no first-run questions
+    "MSWEA_SILENT_STARTUP": "1",
+    "MSWEA_GLOBAL_CONFIG_DIR": f"{_HOME}/config",
+    "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT": "1",  # retries are the runner's; a refusal (403) ends the agent
+    "_TYPER_STANDARD_TRACEBACK": "1",  # an ended agent's traceback printed plainly (typer's rich one takes seconds)
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # litellm's bundled price map, not a download
+}
+
+
+class MiniSweAgent(Solver):
+    name = "mini-swe-agent"
+    needs_sandbox = True
+    model_socket = True
+    arguments: ClassVar[Mapping[str, str]] = {
+        "api": "the API the agent calls its model with: openai (chat completions, the default) or anthropic"
+    }
+
+    def __init__(self, args: Mapping[str, str]) -> None:
+        super().__init__(args)
+        if self.args.get("api", "openai") not in _APIS:
+            raise SolverArgumentError(f"api={self.args['api']}: one of {', '.join(_APIS)}")
+        self.model_name, self.api_base = _APIS[self.args.get("api", "openai")]
+
+    def protocol(
+        self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
+    ) -> tuple[str, Any] | None:
+        """The agent's package and version and its settings file's digest, beside the solver's name and arguments;
+        a refusal (one line) when this environment has no agent to run."""
+        require_extra("agents", f"--solver {spec}")
+        agent = {"package": "mini-swe-agent", "version": _version(), "settings_sha256": _settings_digest()}
+        return "solver", {"name": spec, "args": self.args, "agent": agent}
+
+    @classmethod
+    def tools(cls, vision: bool) -> list[AgentTool]:
+        """The run's model is offered bash, the one tool mini-swe-agent gives it (its own schema is not sent: the
+        run's is, as for our agent); `--vision` is refused for it before the run."""
+        return [BashTool()]
+
+    def solve(self, episode: EpisodeInputs) -> Outcome:
+        sandbox, folder = episode.sandbox, episode.socket_folder
+        assert sandbox is not None and folder is not None, "an installed agent needs its sandbox and socket"
+        with ModelProxy(folder / SOCKET_NAME, episode.model, episode.budget, episode.log, self.tools(False)) as proxy:
+            result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
+        transcript = _transcript(episode)
+        if proxy.ended is not None:
+            return outcome_of(proxy.ended)
+        if result.timed_out:  # an agent that ended by itself is judged by how it ended, as our agent's last reply is
+            return outcome_of(
+                EpisodeFinished(Status.TIME_LIMIT, detail="the agent was still running at the time limit")
+            )
+        return _outcome(transcript, result)
+
+    def command(self, episode: EpisodeInputs) -> str:
+        """The agent's one command in its sandbox: its settings written, then mini-swe-agent's `mini` on the task."""
+        settings = load_yaml(_SETTINGS.read_text(), _SETTINGS)
+        settings.pop("version", None)
+        settings["environment"] |= {"cwd": WORKDIR, "timeout": int(episode.loop.command_timeout_s)}
+        settings["model"] |= {
+            "model_kwargs": {"api_base": self.api_base, "api_key": "none", "max_retries": 0},
+            "cost_tracking": "ignore_errors",  # the cost is ours (the proxy's calls)
+        }
+        encoded = base64.b64encode(dump_yaml(settings).encode()).decode()
+        task = episode.prompts.render("task", question=episode.task.question, answer_format=episode.task.answer_format)
+        variables = " ".join(f"{name}={value}" for name, value in _ENVIRONMENT.items())
+        flags = f"--agent-class default --model-class litellm -m {self.model_name}"
+        return (
+            f"mkdir -p {_HOME} && printf %s {encoded} | base64 -d > {_HOME}/settings.yaml && "
+            f"exec env {variables} python3 -c {shlex.quote(_DRIVER)} {MODEL_SOCKET_FOLDER}/{SOCKET_NAME} "
+            f"{flags} -c {_HOME}/settings.yaml -o {_TRAJECTORY} -t {shlex.quote(task)}"
+        )
+
+
+def _transcript(episode: EpisodeInputs) -> Any:
+    """The agent's trajectory, kept in ours as it wrote it; None when it wrote none we can read."""
+    assert episode.sandbox is not None
+    try:
+        data = episode.sandbox.read_bytes(_TRAJECTORY, MAX_TRANSCRIPT_BYTES, 30)
+    except (FileUnreadable, SandboxError):
+        return None
+    transcript = json_or_none(data.decode("utf-8", "replace"), MAX_TRANSCRIPT_BYTES)
+    if transcript is not None:
+        episode.log.write(AgentTranscriptEvent(agent="mini-swe-agent", version=_version(), transcript=transcript))
+    return transcript
+
+
+def _outcome(transcript: Any, result: ExecResult) -> Outcome:
+    """How the agent ended, from its trajectory's `info`; without a submission, its own exit as the detail."""
+    info = transcript.get("info") if isinstance(transcript, dict) else None
+    info = info if isinstance(info, dict) else {}
+    status, submission = info.get("exit_status"), info.get("submission")
+    if status == _SUBMITTED and isinstance(submission, str):
+        return Outcome(Status.ANSWERED, submission, None)
+    said = (result.stderr or result.stdout).strip().splitlines()
+    detail = f"mini-swe-agent ended without a submission ({status or f'exit code {result.exit_code}'})"
+    return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {said[-1][:300]}" if said else detail)
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("mini-swe-agent")
+    except importlib.metadata.PackageNotFoundError:
+        raise InputError("--solver mini-swe-agent needs: pip install 'harness[agents]'") from None
+
+
+def _settings_digest() -> str:
+    return hashlib.sha256(_SETTINGS.read_bytes()).hexdigest()

@@ -1,0 +1,253 @@
+"""The model proxy an installed agent calls (harness/episode/proxy/): over a real unix socket and real HTTP, each
+request, in OpenAI's or Anthropic's API, is one query step of the episode's model, recorded, and held to the
+episode's budgets; nothing an agent sends becomes an error of ours."""
+
+from __future__ import annotations
+
+import json
+import socket as sockets
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from harness.core.status import Status
+from harness.episode.budget import Budget
+from harness.episode.proxy import ModelProxy
+from harness.episode.proxy.server import MAX_CONNECTIONS, MAX_REQUEST_BYTES
+from harness.episode.solvers.tools import BashTool
+from harness.models.base import ModelError, ModelReply, action_reply, estimate_tokens
+from harness.records.trajectory import TrajectoryWriter, read_trajectory
+
+QUESTION = [{"role": "system", "content": "You answer."}, {"role": "user", "content": "How many?"}]
+BASH_TOOL = {"type": "function", "function": {"name": "bash", "parameters": {}}}
+
+
+class RecordingModel:
+    """Runs `ls` for ever, keeping the conversation of each call."""
+
+    name = "recording"
+    context_window = None
+
+    def __init__(self) -> None:
+        self.calls: list[list[dict[str, Any]]] = []
+
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        return estimate_tokens(messages)
+
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+        self.calls.append(messages)
+        return action_reply("Looking.", "ls", "toolcall", f"call_{len(self.calls)}")
+
+
+@pytest.fixture
+def model() -> RecordingModel:
+    return RecordingModel()
+
+
+@pytest.fixture
+def proxy(tmp_path: Path, model: RecordingModel):
+    """A proxy on a socket in TMP_PATH, for an episode of 2 turns whose model is offered bash."""
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    budget = Budget(max_turns=2, time_limit_s=60, context_window=None, output_reserve=0)
+    with ModelProxy(tmp_path / "api.sock", model, budget, log, [BashTool()]) as served:
+        yield served
+    log.close()
+
+
+@pytest.fixture
+def client(proxy: ModelProxy, tmp_path: Path):
+    with httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock")), base_url="http://proxy") as made:
+        yield made
+
+
+def calls_logged(tmp_path: Path) -> list[dict[str, Any]]:
+    return [event for event in read_trajectory(tmp_path / "episode.jsonl") if event["event"] == "model_call"]
+
+
+def chat(client: httpx.Client, messages: list[dict[str, Any]]) -> httpx.Response:
+    return client.post("/v1/chat/completions", json={"model": "any", "messages": messages, "tools": [BASH_TOOL]})
+
+
+def test_a_chat_completion_call_is_answered_by_the_episodes_model_and_logged(client, proxy, tmp_path):
+    response = chat(client, QUESTION)
+    assert response.status_code == 200
+    [choice] = response.json()["choices"]
+    assert choice["message"]["tool_calls"][0]["function"] == {"name": "bash", "arguments": '{"command": "ls"}'}
+    assert choice["finish_reason"] == "tool_calls"
+    [call] = calls_logged(tmp_path)
+    assert call["turn"] == 1 and call["messages"] == QUESTION
+
+
+def test_an_anthropic_messages_call_is_the_same_call_of_the_model_in_its_api(client, model, tmp_path):
+    first = {
+        "model": "any",
+        "max_tokens": 100,
+        "system": "You answer.",
+        "messages": [{"role": "user", "content": "How many?"}],
+    }
+    reply = client.post("/v1/messages", json=first | {"tools": [{"name": "bash", "input_schema": {}}]}).json()
+    [tool_use] = reply["content"][1:]
+    assert (reply["stop_reason"], tool_use["name"], tool_use["input"]) == ("tool_use", "bash", {"command": "ls"})
+    result = {"type": "tool_result", "tool_use_id": tool_use["id"], "content": [{"type": "text", "text": "a.md"}]}
+    turn = [{"role": "assistant", "content": reply["content"]}, {"role": "user", "content": [result]}]
+    assert client.post("/v1/messages", json=first | {"messages": first["messages"] + turn}).status_code == 200
+    assert model.calls[1][2:] == [  # the run's model is asked in its own form, as for any agent
+        {
+            "role": "assistant",
+            "content": "Looking.",
+            "tool_calls": [
+                {
+                    "id": tool_use["id"],
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": '{"command": "ls"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": tool_use["id"], "content": "a.md"},
+    ]
+    assert [call["messages"] for call in calls_logged(tmp_path)][1] == turn_as_logged(tool_use["id"])
+
+
+def turn_as_logged(call_id: str) -> list[dict[str, Any]]:
+    return [{"role": "tool", "tool_call_id": call_id, "content": "a.md"}]
+
+
+def test_a_streamed_chat_completion_is_read_by_openais_own_client(proxy, tmp_path):
+    import openai
+
+    http = httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock")))
+    client = openai.OpenAI(base_url="http://proxy/v1", api_key="none", http_client=http, max_retries=0)
+    chunks = list(client.chat.completions.create(model="any", messages=QUESTION, tools=[BASH_TOOL], stream=True))
+    [call] = [call for chunk in chunks for choice in chunk.choices for call in choice.delta.tool_calls or []]
+    assert (call.function.name, call.function.arguments) == ("bash", '{"command": "ls"}')
+    assert chunks[-1].choices[0].finish_reason == "tool_calls" and len(calls_logged(tmp_path)) == 1
+
+
+def test_a_streamed_anthropic_message_is_read_by_litellms_anthropic_client(proxy, tmp_path):
+    import litellm
+    from litellm.llms.custom_httpx.http_handler import HTTPHandler
+
+    handler = HTTPHandler(client=httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock"))))
+    tool = {"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}
+    question = dict(model="anthropic/any", api_base="http://proxy", api_key="none", messages=QUESTION, tools=[tool])
+    chunks = list(litellm.completion(**question, stream=True, client=handler))
+    text = "".join(chunk.choices[0].delta.content or "" for chunk in chunks)
+    calls = [call for chunk in chunks for call in chunk.choices[0].delta.tool_calls or []]
+    assert text == "Looking." and "".join(call.function.arguments or "" for call in calls) == '{"command": "ls"}'
+    assert [call.function.name for call in calls if call.function.name] == ["bash"]
+
+
+def test_each_call_logs_only_the_messages_new_since_the_last(client, tmp_path):
+    first = chat(client, QUESTION).json()["choices"][0]["message"]
+    observation = {"role": "tool", "tool_call_id": first["tool_calls"][0]["id"], "content": "ledger.md"}
+    assert chat(client, [*QUESTION, first, observation]).status_code == 200
+    assert [call["messages"] for call in calls_logged(tmp_path)] == [QUESTION, [observation]]
+
+
+def test_the_commands_asked_for_and_the_results_sent_back_are_logged_as_our_agents_are(client, tmp_path):
+    first = chat(client, QUESTION).json()["choices"][0]["message"]
+    observation = {"role": "tool", "tool_call_id": first["tool_calls"][0]["id"], "content": "ledger.md"}
+    chat(client, [*QUESTION, first, observation])
+    events = [event for event in read_trajectory(tmp_path / "episode.jsonl")]
+    assert [(event["event"], event["turn"]) for event in events] == [
+        ("model_call", 1),
+        ("action", 1),
+        ("observation", 1),
+        ("model_call", 2),
+        ("action", 2),
+    ]
+    assert events[1]["command"] == "ls" and events[2]["text"] == "ledger.md"
+
+
+def test_the_call_past_the_turn_budget_is_refused_and_ends_the_episode_as_turn_limit(client, proxy, tmp_path):
+    assert [chat(client, QUESTION).status_code for _ in range(2)] == [200, 200]
+    refused = chat(client, QUESTION)
+    assert refused.status_code == 403 and "turn_limit" in refused.json()["error"]["message"]
+    assert proxy.ended is not None and proxy.ended.status is Status.TURN_LIMIT
+    assert chat(client, QUESTION).status_code == 403  # and every call after it
+    assert len(calls_logged(tmp_path)) == 2
+
+
+class FailingProvider(RecordingModel):
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+        raise ModelError("Incorrect API key provided: sk-...wxyz (https://provider.internal/v1)")
+
+
+def test_a_provider_that_fails_ends_the_episode_as_model_error_and_the_agent_is_refused(tmp_path):
+    log = TrajectoryWriter(tmp_path / "t.jsonl")
+    budget = Budget(max_turns=5, time_limit_s=60, context_window=None, output_reserve=0)
+    with (
+        ModelProxy(tmp_path / "api.sock", FailingProvider(), budget, log, [BashTool()]) as proxy,
+        httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock")), base_url="http://p") as client,
+    ):
+        refused = chat(client, QUESTION)
+    said = refused.json()["error"]["message"]
+    assert refused.status_code == 403 and "model_error" in said and "wxyz" not in said and "internal" not in said
+    assert proxy.ended is not None and proxy.ended.status is Status.MODEL_ERROR
+    assert [event["event"] for event in read_trajectory(tmp_path / "t.jsonl")] == ["model_error"]
+
+
+def test_a_call_after_the_agents_time_is_out_is_refused_as_time_limit(model, tmp_path):
+    budget = Budget(max_turns=5, time_limit_s=0.0, context_window=None, output_reserve=0)
+    with (
+        ModelProxy(tmp_path / "api.sock", model, budget, TrajectoryWriter(tmp_path / "t.jsonl"), [BashTool()]) as proxy,
+        httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock")), base_url="http://p") as client,
+    ):
+        assert chat(client, QUESTION).status_code == 403
+    assert proxy.ended is not None and proxy.ended.status is Status.TIME_LIMIT and not model.calls
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "named"),
+    [
+        ("/v1/chat/completions", b"{not json", "not JSON"),
+        ("/v1/chat/completions", json.dumps({"messages": []}).encode(), "'messages'"),
+        ("/v1/chat/completions", json.dumps({"messages": [{"role": "wizard"}]}).encode(), "'messages[0]'"),
+        ("/v1/chat/completions", json.dumps({"messages": QUESTION, "stream": "yes"}).encode(), "'stream'"),
+        (
+            "/v1/chat/completions",
+            json.dumps({"messages": QUESTION, "tools": [{"function": {"name": "rm"}}]}).encode(),
+            "rm",
+        ),
+        (
+            "/v1/messages",
+            json.dumps({"messages": [{"role": "user", "content": [{"type": "image"}]}]}).encode(),
+            "content[0]",
+        ),
+    ],
+)
+def test_a_request_that_is_not_a_call_of_the_runs_model_is_refused_to_the_agent(
+    client, proxy, tmp_path, path, body, named
+):
+    response = client.post(path, content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400 and named in json.dumps(response.json())
+    assert proxy.ended is None and not calls_logged(tmp_path)
+
+
+def test_only_the_apis_paths_are_served(client):
+    assert client.get("/v1/models").status_code == 404
+    assert client.post("/v1/embeddings", json={}).status_code == 404
+
+
+def test_a_request_longer_than_the_cap_is_refused_before_it_is_read(proxy, tmp_path):
+    with sockets.socket(sockets.AF_UNIX) as connection:
+        connection.settimeout(10)
+        connection.connect(str(tmp_path / "api.sock"))
+        length = MAX_REQUEST_BYTES + 1
+        connection.sendall(f"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: {length}\r\n\r\n".encode())
+        assert connection.recv(100).startswith(b"HTTP/1.0 413")
+    assert proxy.ended is None and not calls_logged(tmp_path)
+
+
+def test_connections_past_the_cap_are_closed_without_a_thread_of_ours(proxy, tmp_path):
+    held = [sockets.socket(sockets.AF_UNIX) for _ in range(MAX_CONNECTIONS + 1)]
+    try:
+        for connection in held:
+            connection.connect(str(tmp_path / "api.sock"))  # blocking: waits while the backlog is full
+            connection.settimeout(10)
+        assert held[-1].recv(1) == b""  # closed at once, while the others wait for their request
+    finally:
+        for connection in held:
+            connection.close()
