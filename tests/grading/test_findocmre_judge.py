@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.cli.main import main
 from harness.grading import GoldSpec, Verdict, grade
 from harness.grading.judge import JudgePanel
 from harness.grading.judge_cache import JudgeCache
@@ -94,6 +95,11 @@ def test_a_run_under_the_profile_asks_its_judges_the_papers_prompt(mini, openai_
     assert openai_server.requests[0]["messages"][0]["content"].startswith(TABLE_15[:60])
     recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["protocol"]["judge"]
     assert recorded["score_prompt"]["reply"] == "integer" and recorded["score_prompt"]["range"] == [0, 5]
+    assert main(["report", str(outcome.run_dir), "--out", str(mini.root / "report")]) == 0
+    report = (mini.root / "report" / "report.md").read_text()
+    table3 = report.split("## FinDocMRE as its paper reports it: Table 3")[1].split("##")[0]
+    assert "| – | – | – | – | 4.00 (80.0) | 80.00 |" in table3  # open-ended only: 4 raw, x20 = 80
+    assert "| openai/a | 5.00 / 1 |" in report and "| openai/c | 3.00 / 1 |" in report  # Table 9: each judge
 
 
 def test_an_integer_reply_with_a_verdict_rule_is_a_one_line_error(tmp_path):
