@@ -33,10 +33,12 @@ __all__ = [
     "Chart",
     "FinDocItem",
     "chart_size",
+    "check_item",
     "collection_name",
     "document_file",
     "plan_import",
     "read_items",
+    "read_json_items",
     "task_row",
 ]
 
@@ -83,6 +85,8 @@ class FinDocItem:
     language: str
     source_document: str
     charts: tuple[Chart, ...]
+    reasoning_trace: tuple[str, ...] = ()
+    """The paper's step-by-step derivation of the answer (its Table 7 schema), kept in the task's metadata."""
 
 
 def chart_size(count: int) -> str:
@@ -93,6 +97,11 @@ def chart_size(count: int) -> str:
 def read_items(path: Path) -> list[FinDocItem]:
     """Every item of a `.jsonl` file (one per line) or a `.json` list, checked: the first problem is an
     `InputError` naming file, line (or item) and field."""
+    return [check_item(where, raw) for where, raw in read_json_items(path)]
+
+
+def read_json_items(path: Path) -> list[tuple[str, Any]]:
+    """Each raw item of a `.jsonl` file or a `.json` list, with where it is (`file:line`, `file: item N`)."""
     text = read_text_input(path, "data")
     if path.suffix.lower() == ".jsonl":
         raws = [(f"{path}:{number}", _json(line, f"{path}:{number}")) for number, line in _lines(text)]
@@ -104,7 +113,7 @@ def read_items(path: Path) -> list[FinDocItem]:
         if not isinstance(data, list):
             raise InputError(f"{path}: FinDocMRE data is a JSON list of items (or JSON Lines in a .jsonl file)")
         raws = [(f"{path}: item {number}", raw) for number, raw in enumerate(data, start=1)]
-    return [_item(where, raw) for where, raw in raws]
+    return raws
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -118,7 +127,7 @@ def _json(line: str, where: str) -> Any:
         raise InputError(f"{where}: malformed JSON: {error.msg} (column {error.colno})") from None
 
 
-def _item(where: str, raw: Any) -> FinDocItem:
+def check_item(where: str, raw: Any) -> FinDocItem:
     if not isinstance(raw, dict):
         raise InputError(f"{where}: an item must be a JSON object")
     item_id = _scalar(raw, "id", where)
@@ -328,6 +337,7 @@ def task_row(domain: str, item: FinDocItem) -> TaskRow:
         evidence=[document_file(item.source_document)],
         groups={
             "financial domain": item.financial_domain,
+            "reasoning type": item.reasoning_type,
             "language": item.language,
             "charts": chart_size(len(item.chart_ids)),
         },
@@ -337,6 +347,7 @@ def task_row(domain: str, item: FinDocItem) -> TaskRow:
             "source_document": item.source_document,
             "chart_ids": list(item.chart_ids),
             "charts": [{"id": c.id, "page": c.page, "bbox": list(c.bbox)} for c in item.charts],
+            **({"reasoning_trace": list(item.reasoning_trace)} if item.reasoning_trace else {}),
         },
         answer_format=gold.answer_format or None,
         rel_tol=gold.rel_tol or None,
