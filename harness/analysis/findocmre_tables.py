@@ -5,8 +5,9 @@ brackets, and the Overall Score: their unweighted mean with the open-ended score
 10-11 the same per language. Tables 4, 5 and 12-13: "accuracy / score" per reasoning type, chart count and
 financial domain, the accuracy over the group's objective questions and the score the mean over its open-ended
 ones (accuracy only where the group has none, as Table 4's Quant. Calc.). Table 9: each judge's mean score per run
-and the run's rank by it. An open-ended answer without a score (no answer, or `judge_error`: fewer judges than the
-quorum gave one) counts as 0, as in the overall score; the report says how many were judge errors.
+and the run's rank by it. Figure 6 (accuracy against page count): findocmre_figures.py. An open-ended answer
+without a score (no answer, or `judge_error`: fewer judges than the quorum gave one) counts as 0, as in the overall
+score; the report says how many were judge errors.
 """
 
 from __future__ import annotations
@@ -228,4 +229,8 @@ def findocmre_sections(rows: list[ModelRow], models: list[str], panels: dict[str
     for grouping, table, digits in _GROUP_TABLES:
         lines += _group_table(paper, models, grouping, table, digits)
     lines += judge_table(paper, models, panels)
+    if any("pages" in r.row.task_groups for r in paper):  # matplotlib only when there is a figure to draw
+        from harness.analysis.findocmre_figures import page_count_figure
+
+        lines.append(page_count_figure(paper, models, out))
     return "\n".join(lines) + "\n"

@@ -5,8 +5,12 @@ per judge with ranks (Table 9)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 
+from PIL import Image
+
+from harness.analysis.findocmre_figures import accuracy_by_pages
 from harness.analysis.findocmre_tables import findocmre_sections, table3_cells
 from harness.analysis.runs import ModelRow
 from tests.analysis.test_report_and_viewer import result_row
@@ -92,3 +96,20 @@ def test_per_language_tables_and_per_judge_ranks(tmp_path):
     assert "| judge/b | 4.00 / 2 | 5.00 / 1 |" in judges
     english = text.split("### Language en (Tables 10-11)")[1].split("###")[0]
     assert "| y | – | – | – | – | 3.50 (70.0) | 70.00 |" in english  # (2 + 5) / 2
+
+
+def test_figure_6_plots_the_accuracy_of_objective_questions_against_the_page_range(tmp_path):
+    rows = [
+        ModelRow("m", typed("a", "single_choice", True, pages="11-20")),
+        ModelRow("m", typed("b", "single_choice", False, pages="11-20")),
+        ModelRow("m", typed("c", "numeric_exact", True, pages="101+")),
+        ModelRow("m", typed("d", "open_ended", score=1.0, pages="101+")),  # not an objective question
+        ModelRow("m", typed("e", "numeric_exact", True, pages="1-10")),
+    ]
+    assert accuracy_by_pages(rows, ["m"]) == {"m": {"1-10": (100.0, 1), "11-20": (50.0, 2), "101+": (100.0, 1)}}
+    text = findocmre_sections(rows, ["m"], {}, tmp_path)
+    assert "![accuracy against page count](findocmre_pages.png)" in text
+    assert (tmp_path / "findocmre_pages.pdf").is_file()
+    with Image.open(tmp_path / "findocmre_pages.png") as image:
+        [panel] = json.loads(image.info["Description"])["panels"]
+    assert panel["xticks"] == ["1-10", "11-20", "101+"] and panel["lines"] == 1 and panel["legend"] == ["m"]

@@ -15,7 +15,16 @@ from typing import Any
 
 from harness.inputs.collections.conversion import Unconvertible
 
-__all__ = ["IMAGES_SUFFIX", "MAX_DPI", "NoSuchImage", "PdfImage", "embedded_image_box", "images_folder", "pdf_images"]
+__all__ = [
+    "IMAGES_SUFFIX",
+    "MAX_DPI",
+    "NoSuchImage",
+    "PdfImage",
+    "embedded_image_box",
+    "images_folder",
+    "page_count",
+    "pdf_images",
+]
 
 IMAGES_SUFFIX = ".images"
 MAX_DPI = 600
@@ -164,3 +173,14 @@ def embedded_image_box(path: Path, page_number: int, image_number: int) -> tuple
             raise NoSuchImage(f"image {image_number} of page {page_number} of {path.name} is not drawn on it")
         box = rects[0]
         return round(box.x0, 2), round(box.y0, 2), round(box.x1, 2), round(box.y1, 2)
+
+
+def page_count(path: Path) -> int | None:
+    """How many pages the PDF has; None when pymupdf cannot read it (its build then says why)."""
+    import pymupdf
+
+    try:
+        with pymupdf.open(path, filetype="pdf") as document:
+            return int(document.page_count)
+    except Exception:
+        return None

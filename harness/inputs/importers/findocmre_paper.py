@@ -24,6 +24,7 @@ from harness.inputs.importers.findocmre import (
     FinDocItem,
     FinDocOptions,
     check_item,
+    count_pages,
     plan_import,
     read_json_items,
 )
@@ -99,8 +100,9 @@ def _item(where: str, raw: Any, stem: str) -> FinDocItem:
 
 
 def locate_charts(items: list[FinDocItem], pdfs: dict[str, Path]) -> list[FinDocItem]:
-    """ITEMS with each chart id that names an embedded image given its page and box from the PDF (items whose PDF
-    is missing are left as they are: the import skips them). A page or image the PDF lacks is an InputError."""
+    """ITEMS with each chart id that names an embedded image given its page and box from the PDF, and the PDF's page
+    count (items whose PDF is missing are left as they are: the import skips them). A page or image the PDF lacks is
+    an InputError."""
     located: dict[tuple[str, str], Chart] = {}
     for item in items:
         wanted = [c for c in item.chart_ids if c not in {chart.id for chart in item.charts} and _EMBEDDED.fullmatch(c)]
@@ -115,7 +117,7 @@ def locate_charts(items: list[FinDocItem], pdfs: dict[str, Path]) -> list[FinDoc
         found |= {c: located[(item.source_document, c)] for c in item.chart_ids if (item.source_document, c) in located}
         charts = tuple(found[c] for c in item.chart_ids if c in found)
         result.append(dataclasses.replace(item, charts=charts))
-    return result
+    return count_pages(result, pdfs)
 
 
 def _embedded(pdf: Path, chart_id: str, where: str) -> Chart | None:
