@@ -12,7 +12,9 @@ score; the report says how many were judge errors.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.analysis.runs import ModelRow
@@ -20,7 +22,7 @@ from harness.core.safe_text import markdown_cell
 from harness.grading.record import Verdict
 from harness.records.results import ResultRow
 
-__all__ = ["TYPES", "findocmre_sections", "table3_cells"]
+__all__ = ["TYPES", "PaperTable", "findocmre_sections", "table3_cells"]
 
 TYPES = {
     "single_choice": "Single-Ch.",
@@ -91,17 +93,27 @@ def _paper_rows(rows: list[ModelRow]) -> list[ModelRow]:
     return [entry for entry in rows if entry.row.task_type in TYPES]
 
 
-def _table3(rows: list[ModelRow], models: list[str], title: str) -> tuple[list[str], list[list[str]]]:
-    """Markdown lines and the LaTeX body rows: one line per run label, best overall first."""
+@dataclass(frozen=True)
+class PaperTable:
+    """One of the paper's tables: its heading in report.md, its header and rows, and its LaTeX file's stem."""
+
+    title: str
+    header: list[str]
+    body: list[list[str]]
+    file: str
+
+    def markdown(self) -> list[str]:
+        rows = [self.header, *self.body]
+        lines = ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in rows]
+        return [self.title, "", lines[0], "|" + "---|" * len(self.header), *lines[1:], ""]
+
+
+def _table3(rows: list[ModelRow], models: list[str], title: str, file: str) -> PaperTable:
+    """One line per run label, best overall first."""
     cells = {model: table3_cells([r.row for r in rows if r.model == model]) for model in models}
     ordered = sorted((m for m in models if cells[m]["overall"] is not None), key=lambda m: -(cells[m]["overall"] or 0))
-    lines = [title, "", "| model | " + " | ".join(TYPES.values()) + " | Overall Score |", "|---|" + "---|" * 6]
-    body = []
-    for model in ordered:
-        line = _table3_line(cells[model])
-        lines.append(f"| {markdown_cell(model)} | " + " | ".join(line) + " |")
-        body.append([model, *line])
-    return [*lines, ""], body
+    body = [[model, *_table3_line(cells[model])] for model in ordered]
+    return PaperTable(title, ["model", *TYPES.values(), "Overall Score"], body, file)
 
 
 def _accuracy_score(rows: Sequence[ResultRow], digits: int) -> str:
@@ -116,27 +128,29 @@ def _accuracy_score(rows: Sequence[ResultRow], digits: int) -> str:
     return f"{accuracy} / {sum(map(_raw_score, scored)) / len(scored):.{digits}f}"
 
 
-def _group_table(rows: list[ModelRow], models: list[str], grouping: str, paper: str, digits: int) -> list[str]:
+def _group_table(rows: list[ModelRow], models: list[str], grouping: str, paper: str, digits: int) -> PaperTable | None:
     values = sorted(
         {r.row.task_groups[grouping] for r in rows if grouping in r.row.task_groups},
         key=lambda value: (_CHART_ORDER.get(value, 3), value),
     )
     if not values:
-        return []
-    lines = [
-        f"### {markdown_cell(grouping).capitalize()} ({paper}): accuracy (%) / score (0-5)",
-        "",
-        "| model | " + " | ".join(map(markdown_cell, values)) + " |",
-        "|---|" + "---|" * len(values),
-    ]
+        return None
+    body = []
     for model in models:
         mine = [r.row for r in rows if r.model == model]
-        shown = [_accuracy_score([row for row in mine if row.task_groups.get(grouping) == v], digits) for v in values]
-        lines.append(f"| {markdown_cell(model)} | " + " | ".join(shown) + " |")
-    return [*lines, ""]
+        body.append(
+            [model, *(_accuracy_score([r for r in mine if r.task_groups.get(grouping) == v], digits) for v in values)]
+        )
+    title = f"### {grouping.capitalize()} ({paper}): accuracy (%) / score (0-5)"
+    return PaperTable(title, ["model", *values], body, _file_name(paper))
 
 
-def judge_table(rows: list[ModelRow], models: list[str], panels: dict[str, list[str]]) -> list[str]:
+def _file_name(paper: str) -> str:
+    """`Tables 12-13` -> `tables12_13`: a LaTeX file's stem."""
+    return re.sub(r"[^a-z0-9]+", "_", paper.lower().replace(" ", "")).strip("_")
+
+
+def judge_table(rows: list[ModelRow], models: list[str], panels: dict[str, list[str]]) -> PaperTable | None:
     """Table 9: per judge (the panel's models, from each run's protocol) its mean score of each run's open-ended
     answers and the run's rank by it (1: highest; ties share the better rank)."""
     means: dict[str, dict[str, float]] = {}
@@ -149,23 +163,19 @@ def judge_table(rows: list[ModelRow], models: list[str], panels: dict[str, list[
             if valid:
                 means.setdefault(judge, {})[model] = sum(valid) / len(valid)
     if not means:
-        return []
-    lines = [
-        "### Per judge (Table 9): each judge's mean score (0-5) / the run's rank by it",
-        "",
-        "| judge | " + " | ".join(map(markdown_cell, models)) + " |",
-        "|---|" + "---|" * len(models),
-    ]
+        return None
+    body = []
     for judge, by_model in means.items():
-        cells = []
+        cells = [judge]
         for model in models:
             if model not in by_model:
                 cells.append("–")
                 continue
             rank = 1 + sum(other > by_model[model] for other in by_model.values())
             cells.append(f"{by_model[model]:.2f} / {rank}")
-        lines.append(f"| {markdown_cell(judge)} | " + " | ".join(cells) + " |")
-    return [*lines, ""]
+        body.append(cells)
+    title = "### Per judge (Table 9): each judge's mean score (0-5) / the run's rank by it"
+    return PaperTable(title, ["judge", *models], body, "table9")
 
 
 def _judge_errors(rows: list[ModelRow], models: list[str]) -> list[str]:
@@ -203,6 +213,7 @@ _LATEX = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "–": "--",
 }
 
 
@@ -211,7 +222,8 @@ def _latex(text: str) -> str:
 
 
 def findocmre_sections(rows: list[ModelRow], models: list[str], panels: dict[str, list[str]], out: Path) -> str:
-    """The paper's tables, when some rows are of its five types ('' otherwise); Table 3 also as LaTeX in OUT."""
+    """The paper's tables, when some rows are of its five types ('' otherwise), each also as LaTeX in OUT
+    (`findocmre_table3.tex`, ...)."""
     paper = _paper_rows(rows)
     if not paper:
         return ""
@@ -219,16 +231,21 @@ def findocmre_sections(rows: list[ModelRow], models: list[str], panels: dict[str
         "## FinDocMRE as its paper reports it: Table 3 (accuracy % for objective types; open-ended: mean score "
         "0-5, ×20 in brackets; Overall Score: the unweighted mean of the five on 0-100)"
     )
-    lines, body = _table3(paper, models, title)
-    (out / "findocmre_table3.tex").write_text(latex_table(["Model", *TYPES.values(), "Overall Score"], body))
-    lines += _judge_errors(paper, models)
+    table3 = _table3(paper, models, title, "table3")
+    lines = [*table3.markdown(), *_judge_errors(paper, models)]
+    tables: list[PaperTable | None] = [table3]
     languages = sorted({r.row.task_groups["language"] for r in paper if "language" in r.row.task_groups})
     for language in languages if len(languages) > 1 else []:
         mine = [r for r in paper if r.row.task_groups.get("language") == language]
-        lines += _table3(mine, models, f"### Language {markdown_cell(language)} (Tables 10-11)")[0]
-    for grouping, table, digits in _GROUP_TABLES:
-        lines += _group_table(paper, models, grouping, table, digits)
-    lines += judge_table(paper, models, panels)
+        heading = f"### Language {language} (Tables 10-11)"
+        tables.append(_table3(mine, models, heading, "table3_" + re.sub(r"[^A-Za-z0-9]+", "_", language)))
+    tables += [_group_table(paper, models, grouping, table, digits) for grouping, table, digits in _GROUP_TABLES]
+    tables.append(judge_table(paper, models, panels))
+    for table in tables[1:]:
+        lines += table.markdown() if table else []
+    for table in tables:
+        if table:
+            (out / f"findocmre_{table.file}.tex").write_text(latex_table(table.header, table.body), encoding="utf-8")
     if any("pages" in r.row.task_groups for r in paper):  # matplotlib only when there is a figure to draw
         from harness.analysis.findocmre_figures import page_count_figure
 

@@ -81,6 +81,8 @@ def test_the_accuracy_score_tables_by_reasoning_type_charts_and_domain(tmp_path)
     assert "| m | 100.0 / 3.5 | 50.0 |" in table4  # Quant. Calc. has no open-ended question: accuracy only
     table5 = text.split("### Charts (Table 5)")[1].split("###")[0]
     assert "| model | S | M | L |" in table5 and "| m | 100.00 / 4.00 | – / 3.00 | 0.00 |" in table5
+    assert r"m & 100.0 / 3.5 & 50.0 \\" in (tmp_path / "findocmre_table4.tex").read_text()  # each also as LaTeX
+    assert r"m & 100.00 / 4.00 & -- / 3.00 & 0.00 \\" in (tmp_path / "findocmre_table5.tex").read_text()
 
 
 def test_per_language_tables_and_per_judge_ranks(tmp_path):
@@ -96,6 +98,8 @@ def test_per_language_tables_and_per_judge_ranks(tmp_path):
     assert "| judge/b | 4.00 / 2 | 5.00 / 1 |" in judges
     english = text.split("### Language en (Tables 10-11)")[1].split("###")[0]
     assert "| y | – | – | – | – | 3.50 (70.0) | 70.00 |" in english  # (2 + 5) / 2
+    assert r"judge/a & 4.50 / 1 & 2.50 / 2 \\" in (tmp_path / "findocmre_table9.tex").read_text()
+    assert r"y & -- & -- & -- & -- & 3.50 (70.0) & 70.00 \\" in (tmp_path / "findocmre_table3_en.tex").read_text()
 
 
 def test_figure_6_plots_the_accuracy_of_objective_questions_against_the_page_range(tmp_path):
