@@ -5,7 +5,7 @@ brackets, and the Overall Score: their unweighted mean with the open-ended score
 10-11 the same per language. Tables 4, 5 and 12-13: "accuracy / score" per reasoning type, chart count and
 financial domain, the accuracy over the group's objective questions and the score the mean over its open-ended
 ones (accuracy only where the group has none, as Table 4's Quant. Calc.). Table 9: each judge's mean score per run
-and the run's rank by it. Figure 6 (accuracy against page count): findocmre_figures.py. An open-ended answer
+and the run's rank by it. Figures 4 and 6: findocmre_figures.py. An open-ended answer
 without a score (no answer, or `judge_error`: fewer judges than the quorum gave one) counts as 0, as in the overall
 score; the report says how many were judge errors.
 """
@@ -246,8 +246,8 @@ def findocmre_sections(rows: list[ModelRow], models: list[str], panels: dict[str
     for table in tables:
         if table:
             (out / f"findocmre_{table.file}.tex").write_text(latex_table(table.header, table.body), encoding="utf-8")
-    if any("pages" in r.row.task_groups for r in paper):  # matplotlib only when there is a figure to draw
-        from harness.analysis.findocmre_figures import page_count_figure
+    if any("pages" in r.row.task_groups or "(zero-shot " in r.model for r in paper):  # matplotlib: only to draw
+        from harness.analysis.findocmre_figures import inputs_figure, page_count_figure
 
-        lines.append(page_count_figure(paper, models, out))
+        lines += [inputs_figure(paper, models, out), page_count_figure(paper, models, out)]
     return "\n".join(lines) + "\n"

@@ -10,7 +10,7 @@ import random
 
 from PIL import Image
 
-from harness.analysis.findocmre_figures import accuracy_by_pages
+from harness.analysis.findocmre_figures import accuracy_by_pages, inputs_by_type
 from harness.analysis.findocmre_tables import findocmre_sections, table3_cells
 from harness.analysis.runs import ModelRow
 from tests.analysis.test_report_and_viewer import result_row
@@ -117,3 +117,27 @@ def test_figure_6_plots_the_accuracy_of_objective_questions_against_the_page_ran
     with Image.open(tmp_path / "findocmre_pages.png") as image:
         [panel] = json.loads(image.info["Description"])["panels"]
     assert panel["xticks"] == ["1-10", "11-20", "101+"] and panel["lines"] == 1 and panel["legend"] == ["m"]
+
+
+def test_figure_4_sets_the_three_inputs_side_by_side_per_type(tmp_path):
+    rows = [
+        ModelRow("m (zero-shot full)", typed("a", "single_choice", False)),
+        ModelRow("m (zero-shot full)", typed("b", "open_ended", score=2.0)),
+        ModelRow("m (zero-shot cropped)", typed("a", "single_choice", True)),
+        ModelRow("m (zero-shot cropped)", typed("b", "open_ended", score=4.0)),
+        ModelRow("m (zero-shot bbox)", typed("a", "single_choice", False)),
+        ModelRow("solo (zero-shot full)", typed("a", "single_choice", True)),  # one input only: no panel
+    ]
+    models = ["m (zero-shot cropped)", "m (zero-shot full)", "m (zero-shot bbox)", "solo (zero-shot full)"]
+    assert inputs_by_type(rows, models) == {
+        "m": {
+            "full": {"single_choice": 0.0, "open_ended": 40.0},  # 2 of 5, x20
+            "bbox": {"single_choice": 0.0},
+            "cropped": {"single_choice": 100.0, "open_ended": 80.0},
+        }
+    }
+    assert "![the three inputs per type](findocmre_inputs.png)" in findocmre_sections(rows, models, {}, tmp_path)
+    with Image.open(tmp_path / "findocmre_inputs.png") as image:
+        [panel] = json.loads(image.info["Description"])["panels"]
+    assert panel["title"] == "m" and panel["legend"] == ["Full PDF", "PDF + BBox", "Cropped Image"]
+    assert panel["xticks"] == ["Single-Ch.", "Multi-Ch.", "Num. (Pre.)", "Num. (App.)", "Open-Ended"]
