@@ -56,7 +56,7 @@ def test_the_papers_prompt_is_asked_and_bare_integers_are_read_and_averaged(open
     assert [request["messages"] for request in openai_server.requests] == [[{"role": "user", "content": asked}]] * 3
 
 
-@pytest.mark.parametrize("unreadable", ["five", "4.", "Score: 4", "6", "4/5", "-1", '{"score": 4}'])
+@pytest.mark.parametrize("unreadable", ["Score: 4", "4.", "6", '{"score": 4}'])
 def test_a_reply_that_is_not_one_integer_in_range_gives_no_score_and_the_others_are_averaged(
     openai_server, tmp_path, unreadable
 ):
