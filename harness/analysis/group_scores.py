@@ -7,6 +7,8 @@ scored ones, averaged over types) on 0-100, with the plain accuracy and the epis
 
 from __future__ import annotations
 
+import re
+
 from harness.analysis.runs import ModelRow
 from harness.analysis.type_metrics import overall, type_metrics
 from harness.core.safe_text import markdown_cell
@@ -26,8 +28,10 @@ def _cell(rows: list[ResultRow]) -> str:
     return f"{shown}(acc {accuracy:.1f}%, n={len(rows)})"
 
 
-def _order(value: str) -> tuple[int, str]:
-    return _CHART_ORDER.get(value, 3), value
+def _order(value: str) -> tuple[int, int, str]:
+    """S, M, L in that order; page ranges (`1-10`, `11-20`, `101+`) by their first page; the rest by name."""
+    leading = re.match(r"\d+", value)
+    return _CHART_ORDER.get(value, 3), int(leading.group()) if leading else 0, value
 
 
 def group_sections(rows: list[ModelRow], models: list[str]) -> str:

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from harness.analysis.closed_book import closed_book_section
 from harness.analysis.fact_accuracy import fact_section, load_stated
+from harness.analysis.findocmre_tables import findocmre_sections
 from harness.analysis.group_scores import group_sections
 from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.model_ids import mixed_model_warnings, mixed_models_section
@@ -21,7 +22,7 @@ from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
 from harness.analysis.report_statistics import estimates, statistics_section
 from harness.analysis.run_selection import default_report_folder
-from harness.analysis.runs import ModelRow, RowChange, load_labels, load_runs, turn_limits
+from harness.analysis.runs import ModelRow, RowChange, judge_panels, load_labels, load_runs, turn_limits
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
 from harness.analysis.type_metrics import type_metrics
@@ -107,6 +108,8 @@ def write_report(
         markdown += closed_book_section(rows, out)
     if "groups" in shown:
         markdown += group_sections(rows, models)
+    if "paper_tables" in shown:
+        markdown += findocmre_sections(rows, models, judge_panels(paths, names), out)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     for line in said:
         console.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)

@@ -121,6 +121,18 @@ def turn_limits(paths: list[Path], names: Mapping[Path, str] | None = None) -> d
     return limits
 
 
+def judge_panels(paths: list[Path], names: Mapping[Path, str] | None = None) -> dict[str, list[str]]:
+    """Label -> its judges (run.yaml's protocol, in panel order: a row's `judge_scores` order); labels whose runs
+    asked no judge are left out."""
+    panels: dict[str, list[str]] = {}
+    for path in paths:
+        record = RunFolder(path).read_record()
+        judge = record.protocol.judge
+        if judge is not None and judge.models:
+            panels.setdefault((names or {}).get(path) or run_key(record), list(judge.models))
+    return panels
+
+
 def _protocol_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """The protocol entries two runs disagree on. Entries only one run has (a shard without judged tasks has no
     `judge`) are not differences; graders are compared by name, as a shard uses only some of them."""

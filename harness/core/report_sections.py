@@ -12,5 +12,6 @@ REPORT_SECTIONS: dict[str, str] = {
     "closed_book": "answers without the documents, against those with them",
     "types": "the overall score as the mean of each task type's metric (FinDocMRE's per-type table)",
     "groups": "scores per task group (FinDocMRE's domain, language and chart count)",
+    "paper_tables": "FinDocMRE's tables as its paper prints them: Table 3, its accuracy / score tables, per judge",
 }
 """Name -> what the section shows. A profile without `report:` shows every section its runs have data for."""

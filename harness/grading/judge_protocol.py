@@ -10,6 +10,8 @@ A protocol file (docs/GRADERS.md §4.2):
                            # whole final reply, with or without the tag)
     answer_fence: true     # <<ANSWER>> between fence lines (default); false: the text as it is
     reading:               # how a reply is read (default: json strict, attempts 1, unreadable judge_error)
+      reply: json          # json: the verdict or score is a field of a JSON object; integer: the whole reply is
+                           # one integer, the score (a `score` rule only; FinDocMRE's judge)
       json: lenient        # strict: the reply is one JSON object (optionally in one fence); lenient: the first
                            # object found in prose or a fence, Python literals and trailing commas repaired
                            # (lenient_json.py), passing over any object the reply quotes from the agent's
@@ -23,7 +25,7 @@ A protocol file (docs/GRADERS.md §4.2):
       incorrect: [false, "no"]            # optional: without it, any other value is incorrect
       numbers: nonzero                    # optional: a number reads as correct when it is not 0 (1.0, 2)
     score:                 # ... or an integer score (the `score` grader)
-      field: score
+      field: score         # (none with `reading.reply: integer`)
       range: [0, 5]
     facts:                 # optional: how the fact judge asks about one fact row (else ours: fact_prompt.py)
       template: |          # <<QUESTION>>, <<RECORD>>, and the row as fact_table.py renders it
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,6 +53,9 @@ from harness.grading.lenient_json import lenient_object, name_list
 _READS = ("answer", "final_reply")
 _JSON = ("strict", "lenient")
 _UNREADABLE = ("judge_error", "incorrect")
+_REPLIES = ("json", "integer")
+_BARE_INTEGER = re.compile(r"\s*([+-]?\d{1,6})\s*")
+"""A reply that is one integer and nothing else (six digits at most: no score needs more)."""
 MAX_ATTEMPTS = 10
 _SCORE_TEMPLATE = """You score one answer to an open-ended question about a set of documents against a reference answer.
 
@@ -107,6 +113,9 @@ class JudgeProtocol:
     """What a judge's final failure is: `judge_error`, or `incorrect` (counted apart as a failed judgment)."""
     numbers: str | None = None
     """`nonzero`: a number in the verdict field reads as correct when it is not 0."""
+    reply: str = "json"
+    """`reading.reply`: `json` (the verdict or score is a field of a JSON object) or `integer` (the whole reply is
+    the score, as FinDocMRE's judge prompt asks)."""
     answer_fence: bool = True
     facts: FactRule | None = None
     """The protocol's own fact prompt; None: ours (diagnostics/fact_prompt.py)."""
@@ -134,6 +143,7 @@ class JudgeProtocol:
             "attempts": self.attempts,
             "unreadable": self.unreadable,
             "numbers": self.numbers,
+            "reply": self.reply,
             "answer_fence": self.answer_fence,
             "facts": None if self.facts is None else self.facts.digest,
         }
@@ -183,6 +193,8 @@ class JudgeProtocol:
         is the agent's text the judge was shown."""
         if self.ours and self.score_range is None:
             return parse_verdict(reply)
+        if self.reply == "integer":
+            return _bare_integer(reply, self.score_range)
         data = self.parsed(reply, quoted)
         if not isinstance(data, dict):
             return None
@@ -209,6 +221,16 @@ class JudgeProtocol:
         return value if value in ("CORRECT", "INCORRECT") else None
 
 
+def _bare_integer(reply: str, bounds: tuple[int, int] | None) -> int | None:
+    """The score of a reply that is one integer in BOUNDS and nothing else; None for anything else (`4.`, `4/5`,
+    `Score: 4`, `6` of 0-5)."""
+    match = _BARE_INTEGER.fullmatch(reply)
+    if match is None or bounds is None:
+        return None
+    value = int(match.group(1))
+    return value if bounds[0] <= value <= bounds[1] else None
+
+
 def _token(value: Any) -> str:
     """A JSON value as the reading rule compares it: `true`, `1`, `yes` (strings case-folded, a final '.' cut)."""
     if isinstance(value, bool):
@@ -225,13 +247,19 @@ PACKAGED = Path(__file__).parent / "protocols"
 """Benchmarks' own judge protocols, shipped with the package and named by their file's stem (`mudabench`)."""
 
 
+def packaged_protocol(name: str) -> Path | None:
+    """The packaged protocol NAME names (`mudabench`, `findocmre`); None when it names none."""
+    packaged = PACKAGED / f"{name}.yaml"
+    return packaged if Path(name).name == name and packaged.is_file() else None
+
+
 def protocol_path(given: Path) -> Path:
     """GIVEN when it names a file; else the packaged protocol of that name (`--judge-prompt mudabench`), so that it
     resolves from any folder and from an installed package; a name that is neither is one line naming both."""
     if given.exists():
         return given
-    packaged = PACKAGED / f"{given.name}.yaml"
-    if given.name == str(given) and packaged.is_file():
+    packaged = packaged_protocol(str(given))
+    if packaged is not None:
         return packaged
     names = ", ".join(sorted(path.stem for path in PACKAGED.glob("*.yaml")))
     raise InputError(f"{given}: --judge-prompt: no such file, nor a packaged protocol ({names})")
@@ -258,8 +286,10 @@ def load_protocol(path: Path) -> JudgeProtocol:
     if ("verdict" in data) == ("score" in data):
         raise InputError(f"{path}: field 'verdict': give exactly one of 'verdict' and 'score'")
     if "score" in data:
-        field = _field(path, data["score"], "score")
+        field = _field(path, data["score"], "score", required=extra["reply"] == "json")
         return JudgeProtocol(template, reads, field, score_range=_range(path, data), **extra)
+    if extra["reply"] != "json":
+        raise InputError(f"{path}: field 'reading.reply': {extra['reply']} is read as a score (give a 'score' rule)")
     rule = data["verdict"]
     field = _field(path, rule, "verdict")
     numbers = rule.get("numbers")
@@ -287,11 +317,15 @@ def _extra(path: Path, data: dict[str, Any]) -> dict[str, Any]:
     extra["answer_fence"] = data.get("answer_fence", True)
     reading = data.get("reading") or {}
     if not isinstance(reading, dict):
-        raise InputError(f"{path}: field 'reading': must be a mapping (json, attempts, unreadable)")
-    unknown = sorted(set(reading) - {"json", "attempts", "unreadable"})
+        raise InputError(f"{path}: field 'reading': must be a mapping (json, attempts, unreadable, reply)")
+    unknown = sorted(set(reading) - {"json", "attempts", "unreadable", "reply"})
     if unknown:
         raise InputError(f"{path}: field 'reading.{unknown[0]}': unknown field")
-    for name, key, allowed in (("json", "json_rule", _JSON), ("unreadable", "unreadable", _UNREADABLE)):
+    for name, key, allowed in (
+        ("json", "json_rule", _JSON),
+        ("unreadable", "unreadable", _UNREADABLE),
+        ("reply", "reply", _REPLIES),
+    ):
         extra[key] = reading.get(name, allowed[0])
         if extra[key] not in allowed:
             raise InputError(f"{path}: field 'reading.{name}': must be one of {', '.join(allowed)}")
@@ -318,13 +352,15 @@ def _facts(path: Path, rule: Any) -> FactRule:
     return FactRule(template, field)
 
 
-def _field(path: Path, rule: Any, name: str) -> str:
-    if not isinstance(rule, dict) or not isinstance(rule.get("field"), str) or not rule["field"].strip():
+def _field(path: Path, rule: Any, name: str, required: bool = True) -> str:
+    """The rule's JSON field (none for a bare-integer reply: '')."""
+    named = isinstance(rule, dict) and isinstance(rule.get("field"), str) and bool(rule["field"].strip())
+    if not isinstance(rule, dict) or (not named and (required or "field" in rule)):
         raise InputError(f"{path}: field '{name}.field': must name the reply's JSON field")
     unknown = sorted(set(rule) - {"field", "correct", "incorrect", "range", "numbers"})
     if unknown:
         raise InputError(f"{path}: field '{name}.{unknown[0]}': unknown field")
-    return str(rule["field"])
+    return str(rule["field"]) if named else ""
 
 
 def _values(path: Path, values: Any, name: str) -> tuple[str, ...]:

@@ -43,3 +43,12 @@ def test_the_side_by_side_table_is_over_the_tasks_every_run_has():
 def test_no_groups_no_section():
     plain = [ModelRow("m", result_row("a", "correct"))]
     assert group_sections(plain, ["m"]) == ""
+
+
+def test_page_ranges_are_ordered_by_their_first_page():
+    rows = [
+        ModelRow("m", dataclasses.replace(row(n, "correct", "numeric_exact", "S"), task_groups={"pages": n}))
+        for n in ("101+", "11-20", "1-10")
+    ]
+    pages = group_sections(rows, ["m"]).split("## Overall score by pages")[1].split("##")[0]
+    assert pages.index("| 1-10 |") < pages.index("| 11-20 |") < pages.index("| 101+ |")

@@ -99,7 +99,7 @@ def test_mudabench_s_protocol_is_packaged_and_named_from_any_folder(mini, openai
     assert openai_server.requests[0]["messages"][0]["content"] == "You are a helpful Judge."
     outcome = mini.run("--model", mini.script([FINAL_REPLY]), *judges, "--judge-prompt", "mudabenh", run_id="typo")
     assert outcome.exit_code == 2
-    assert "mudabenh: --judge-prompt: no such file, nor a packaged protocol (mudabench)" in outcome.output
+    assert "mudabenh: --judge-prompt: no such file, nor a packaged protocol (findocmre, mudabench)" in outcome.output
 
 
 @pytest.mark.parametrize(

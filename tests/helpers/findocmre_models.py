@@ -48,11 +48,13 @@ def zero_shot_chat(fake: ChatCompletionsProvider) -> Any:
 
 
 def score_judge(request: dict[str, Any]) -> Step:
-    """A judge of the `score` grader: 5 when the reference is stated exactly in the answer, else 0."""
+    """A judge of the `score` grader asked the paper's prompt (Table 15, the findocmre profile's): a bare 5 when the
+    reference is stated exactly in the answer, else 0."""
     prompt = request_text(request)
-    reference = re.search(r"[^\n]*: \d+(?:; [^\n;]*: \d+)+", prompt)
-    stated = reference is not None and prompt.count(reference.group(0)) >= 2
-    return reply(json.dumps({"score": 5 if stated else 0, "reason": "-"}))
+    reference = re.search(r"^The reference answer is: (.+)$", prompt, re.MULTILINE)
+    answer = prompt.partition("The answer to be evaluated is: ")[2]
+    stated = reference is not None and reference.group(1).strip() in answer
+    return reply("5" if stated else "0")
 
 
 _CROP = r"""

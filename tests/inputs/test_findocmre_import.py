@@ -29,7 +29,14 @@ def test_the_five_types_get_their_graders_and_the_report_its_groups(findocmre_pr
     assert tasks["acme-2024-ratio"].rel_tol == 0.05
     assert {task.groups["charts"] for task in tasks.values()} == {"S", "M", "L"}
     assert {task.groups["language"] for task in tasks.values()} == {"en", "zh"}
-    assert tasks["huaxia-2023-tallest"].groups == {"financial domain": "banking", "language": "zh", "charts": "S"}
+    assert tasks["huaxia-2023-tallest"].groups == {
+        "financial domain": "banking",
+        "reasoning type": "comparison",  # the paper's Table 4 groups by it
+        "language": "zh",
+        "charts": "S",
+        "pages": "1-10",  # the paper's Figure 6 plots accuracy against it
+    }
+    assert tasks["huaxia-2023-tallest"].metadata["pages"] == 4  # a cover and three charts
     assert tasks["huaxia-2023-tallest"].question.endswith("选项：\nA. 第1根柱\nB. 第2根柱\nC. 第3根柱\nD. 第4根柱")
     assert tasks["acme-2024-above"].answer == "D" and tasks["acme-2024-above"].answer_format.startswith("every")
     assert tasks["acme-2024-summary"].metadata["chart_ids"] == ["fig1", "fig2", "fig3"]

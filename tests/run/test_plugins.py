@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -112,7 +113,7 @@ def test_a_profile_s_digest_is_recorded_and_a_resume_under_an_edited_prompt_is_r
     shutil.copytree(shipped / "findocmre", mine / "findocmre")
     shutil.copy(shipped / "findocmre.yaml", mine / "findocmre.yaml")
     profile = mine / "findocmre.yaml"
-    profile.write_text(profile.read_text().replace('version: "1.2"', 'version: "1.2-mine"'))
+    profile.write_text(re.sub(r'version: "[^"]*"', 'version: "1.2-mine"', profile.read_text()))
     script = mini.script(["<answer>42</answer>"])
     first = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")
     assert first.exit_code == 0, first.output

@@ -15,7 +15,16 @@ from typing import Any
 
 from harness.inputs.collections.conversion import Unconvertible
 
-__all__ = ["IMAGES_SUFFIX", "MAX_DPI", "PdfImage", "images_folder", "pdf_images"]
+__all__ = [
+    "IMAGES_SUFFIX",
+    "MAX_DPI",
+    "NoSuchImage",
+    "PdfImage",
+    "embedded_image_box",
+    "images_folder",
+    "page_count",
+    "pdf_images",
+]
 
 IMAGES_SUFFIX = ".images"
 MAX_DPI = 600
@@ -135,3 +144,43 @@ def _caption(blocks: list[Any], bbox: tuple[float, ...] | None) -> str | None:
         if match and overlaps and gap <= _CAPTION_DISTANCE and (best is None or gap < best[0]):
             best = (gap, " ".join(match.group(1).split()))
     return best[1] if best else None
+
+
+class NoSuchImage(Exception):
+    """A page or an embedded image a PDF does not have (the message says which)."""
+
+
+def embedded_image_box(path: Path, page_number: int, image_number: int) -> tuple[float, float, float, float] | None:
+    """Where page PAGE_NUMBER (1-based) draws its IMAGE_NUMBER-th image (1-based, in `page.get_images(full=True)`
+    order: the numbering of the figures saved here, `figure-pNNN-K`), in points from the top left, rounded as the
+    manifest's boxes; None when pymupdf cannot read the PDF (its build then says why); `NoSuchImage` when the page
+    or the image is not there."""
+    import pymupdf
+
+    try:
+        document = pymupdf.open(path, filetype="pdf")
+    except Exception:
+        return None
+    with document:
+        if not 1 <= page_number <= document.page_count:
+            raise NoSuchImage(f"{path.name} has no page {page_number} (it has {document.page_count})")
+        page = document[page_number - 1]
+        images = page.get_images(full=True)
+        if not 1 <= image_number <= len(images):
+            raise NoSuchImage(f"page {page_number} of {path.name} has {len(images)} images")
+        rects = page.get_image_rects(images[image_number - 1][0])
+        if not rects:
+            raise NoSuchImage(f"image {image_number} of page {page_number} of {path.name} is not drawn on it")
+        box = rects[0]
+        return round(box.x0, 2), round(box.y0, 2), round(box.x1, 2), round(box.y1, 2)
+
+
+def page_count(path: Path) -> int | None:
+    """How many pages the PDF has; None when pymupdf cannot read it (its build then says why)."""
+    import pymupdf
+
+    try:
+        with pymupdf.open(path, filetype="pdf") as document:
+            return int(document.page_count)
+    except Exception:
+        return None

@@ -67,8 +67,10 @@ def import_tasks(
     items = [item for path in request.data for item in form.read(path)]
     if not items:
         raise InputError(f"{request.data[0]}: no items")
-    plan = form.plan(request.domain, items, options)
     pdfs, refused = find_pdfs(pdf_dir)
+    if form.locate is not None:
+        items = form.locate(items, pdfs)
+    plan = form.plan(request.domain, items, options)
     missing = {name: [s for s in c.documents if s not in pdfs] for name, c in plan.collections.items()}
     missing = {name: stems for name, stems in missing.items() if stems}
     complete = [name for name in plan.collections if name not in missing]

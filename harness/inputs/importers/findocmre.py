@@ -10,6 +10,7 @@ writing files is the import engine's job (engine.py).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -22,7 +23,7 @@ from typing import Any
 from harness.core.errors import InputError, read_text_input
 from harness.core.names import check_task_id
 from harness.grading import GRADERS, GoldAnswerError, GoldSpec
-from harness.inputs.collections.pdf_images import MAX_DPI
+from harness.inputs.collections.pdf_images import MAX_DPI, page_count
 from harness.inputs.importers.formats import CollectionSettings, TaskFormat, option
 from harness.inputs.importers.rows import CollectionPlan, TaskPlan, TaskRow, document_files
 
@@ -33,10 +34,13 @@ __all__ = [
     "Chart",
     "FinDocItem",
     "chart_size",
+    "check_item",
     "collection_name",
+    "count_pages",
     "document_file",
     "plan_import",
     "read_items",
+    "read_json_items",
     "task_row",
 ]
 
@@ -83,6 +87,25 @@ class FinDocItem:
     language: str
     source_document: str
     charts: tuple[Chart, ...]
+    reasoning_trace: tuple[str, ...] = ()
+    """The paper's step-by-step derivation of the answer (its Table 7 schema), kept in the task's metadata."""
+    pages: int | None = None
+    """The source PDF's page count (its Figure 6 plots accuracy against it); None until the PDF is read."""
+
+
+PAGE_RANGES = ((1, 10), (11, 20), (21, 50), (51, 100))
+"""The report's page-count groups (the paper's Figure 6): these ranges, then `101+`."""
+
+
+def page_range(pages: int) -> str:
+    """The page-count group of a document of PAGES pages: `1-10`, `11-20`, `21-50`, `51-100` or `101+`."""
+    return next((f"{low}-{high}" for low, high in PAGE_RANGES if pages <= high), f"{PAGE_RANGES[-1][1] + 1}+")
+
+
+def count_pages(items: list[FinDocItem], pdfs: dict[str, Path]) -> list[FinDocItem]:
+    """ITEMS with their PDF's page count (each PDF read once); an item whose PDF is missing or unreadable has none."""
+    counts = {stem: page_count(pdfs[stem]) for stem in {item.source_document for item in items} if stem in pdfs}
+    return [dataclasses.replace(item, pages=counts.get(item.source_document)) for item in items]
 
 
 def chart_size(count: int) -> str:
@@ -93,6 +116,11 @@ def chart_size(count: int) -> str:
 def read_items(path: Path) -> list[FinDocItem]:
     """Every item of a `.jsonl` file (one per line) or a `.json` list, checked: the first problem is an
     `InputError` naming file, line (or item) and field."""
+    return [check_item(where, raw) for where, raw in read_json_items(path)]
+
+
+def read_json_items(path: Path) -> list[tuple[str, Any]]:
+    """Each raw item of a `.jsonl` file or a `.json` list, with where it is (`file:line`, `file: item N`)."""
     text = read_text_input(path, "data")
     if path.suffix.lower() == ".jsonl":
         raws = [(f"{path}:{number}", _json(line, f"{path}:{number}")) for number, line in _lines(text)]
@@ -104,7 +132,7 @@ def read_items(path: Path) -> list[FinDocItem]:
         if not isinstance(data, list):
             raise InputError(f"{path}: FinDocMRE data is a JSON list of items (or JSON Lines in a .jsonl file)")
         raws = [(f"{path}: item {number}", raw) for number, raw in enumerate(data, start=1)]
-    return [_item(where, raw) for where, raw in raws]
+    return raws
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -118,7 +146,7 @@ def _json(line: str, where: str) -> Any:
         raise InputError(f"{where}: malformed JSON: {error.msg} (column {error.colno})") from None
 
 
-def _item(where: str, raw: Any) -> FinDocItem:
+def check_item(where: str, raw: Any) -> FinDocItem:
     if not isinstance(raw, dict):
         raise InputError(f"{where}: an item must be a JSON object")
     item_id = _scalar(raw, "id", where)
@@ -328,8 +356,10 @@ def task_row(domain: str, item: FinDocItem) -> TaskRow:
         evidence=[document_file(item.source_document)],
         groups={
             "financial domain": item.financial_domain,
+            "reasoning type": item.reasoning_type,
             "language": item.language,
             "charts": chart_size(len(item.chart_ids)),
+            **({"pages": page_range(item.pages)} if item.pages else {}),
         },
         metadata={
             "source": "findocmre",
@@ -337,6 +367,8 @@ def task_row(domain: str, item: FinDocItem) -> TaskRow:
             "source_document": item.source_document,
             "chart_ids": list(item.chart_ids),
             "charts": [{"id": c.id, "page": c.page, "bbox": list(c.bbox)} for c in item.charts],
+            **({"reasoning_trace": list(item.reasoning_trace)} if item.reasoning_trace else {}),
+            **({"pages": item.pages} if item.pages else {}),
         },
         answer_format=gold.answer_format or None,
         rel_tol=gold.rel_tol or None,
@@ -382,4 +414,5 @@ FORMAT = TaskFormat(
     options=FinDocOptions,
     read=read_items,
     plan=plan_import,
+    locate=count_pages,
 )

@@ -12,7 +12,11 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from harness.inputs.importers.rows import TaskPlan
 
-FORMATS = {"mudabench": "harness.inputs.importers.mudabench", "findocmre": "harness.inputs.importers.findocmre"}
+FORMATS = {
+    "mudabench": "harness.inputs.importers.mudabench",
+    "findocmre": "harness.inputs.importers.findocmre",
+    "findocmre-paper": "harness.inputs.importers.findocmre_paper",
+}
 """The command line's format name -> its module, in the order `tasks import --help` lists them."""
 
 
@@ -61,6 +65,9 @@ class TaskFormat(Generic[Item, Options]):
     plan: Callable[[str, list[Item], Options], TaskPlan]
     """Every item of every data file -> the tasks of the domain named, and the collections they need."""
     data_metavar: str = "DATA"
+    locate: Callable[[list[Item], dict[str, Path]], list[Item]] | None = None
+    """The items with what only their PDFs say (stem -> the PDF found), before they are planned: the paper schema's
+    chart boxes (findocmre_paper.py). None: nothing to read."""
 
 
 def option(flag: str, help: str, metavar: str | None = None) -> dict[str, Any]:

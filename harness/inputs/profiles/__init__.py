@@ -23,6 +23,7 @@ from harness.core.errors import InputError, read_text_input
 from harness.core.report_sections import REPORT_SECTIONS
 from harness.core.yaml_safe import compose_yaml, load_yaml
 from harness.grading import GRADERS
+from harness.grading.judge_protocol import packaged_protocol
 from harness.inputs.config import RunConfig, check_setting, setting_names
 from harness.inputs.tasks import Task
 
@@ -147,6 +148,8 @@ def _settings(path: Path, raw: Any, lines: dict[str, int], named: list[Path]) ->
         if name not in setting_names() or name in ("model", "domain", "profile"):
             raise InputError(f"{where}: not a setting a profile may set")
         checked = check_setting(name, value, where)
+        if name == "judge_prompt" and isinstance(checked, Path) and not (path.parent / checked).is_file():
+            checked = packaged_protocol(str(checked)) or checked  # a protocol the package ships, by its name
         if isinstance(checked, Path):
             checked = _named_file(path, checked, where, named)
         settings[name] = checked
