@@ -11,7 +11,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from harness.analysis.figure_style import model_colours, save_figure
-from harness.analysis.findocmre_tables import TYPES, table3_cells
+from harness.analysis.findocmre_scores import TYPES, table3_cells
 from harness.analysis.runs import ModelRow, zero_shot_suffix
 
 __all__ = ["PAGES", "accuracy_by_pages", "inputs_by_type", "inputs_figure", "page_count_figure"]

@@ -17,22 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.analysis.findocmre_scores import OPEN, TYPES, raw_score, table3_cells
 from harness.analysis.runs import ModelRow
 from harness.core.safe_text import markdown_cell
 from harness.grading.record import Verdict
 from harness.records.results import ResultRow
 
-__all__ = ["TYPES", "PaperTable", "findocmre_sections", "table3_cells"]
+__all__ = ["PaperTable", "findocmre_sections"]
 
-TYPES = {
-    "single_choice": "Single-Ch.",
-    "multiple_choice": "Multi-Ch.",
-    "numeric_exact": "Num. (Pre.)",
-    "numeric_approx": "Num. (App.)",
-    "open_ended": "Open-Ended",
-}
-"""The paper's five types (our task types) and Table 3's column heads, in its order."""
-OPEN = "open_ended"
 _GROUP_TABLES = (
     ("reasoning type", "Table 4", 1),
     ("charts", "Table 5", 2),
@@ -40,39 +32,6 @@ _GROUP_TABLES = (
 )
 """A task grouping, the paper's table of it, and the decimals it prints."""
 _CHART_ORDER = {"S": 0, "M": 1, "L": 2}
-
-
-def _raw_score(row: ResultRow) -> float:
-    """An open-ended row's score; one without a score counts as its range's low end (0)."""
-    low = row.score_range[0] if row.score_range else 0
-    return float(row.score) if row.score is not None else float(low)
-
-
-def _range(rows: Sequence[ResultRow]) -> tuple[int, int]:
-    ranges = [row.score_range for row in rows if row.score_range]
-    return (ranges[0][0], ranges[0][1]) if ranges else (0, 5)
-
-
-def table3_cells(rows: Sequence[ResultRow]) -> dict[str, float | None]:
-    """Type -> accuracy % (objective types) or mean raw score (open-ended), `open_ended_100` (the score on 0-100)
-    and `overall` (the mean of the five on 0-100); None for a type without questions."""
-    cells: dict[str, float | None] = {}
-    metrics: list[float] = []
-    for name in TYPES:
-        mine = [row for row in rows if row.task_type == name]
-        if not mine:
-            cells[name] = None
-        elif name == OPEN:
-            low, high = _range(mine)
-            mean = sum(map(_raw_score, mine)) / len(mine)
-            cells[name], cells["open_ended_100"] = mean, 100 * (mean - low) / (high - low)
-            metrics.append(100 * (mean - low) / (high - low))
-        else:
-            accuracy = 100 * sum(row.is_correct() for row in mine) / len(mine)
-            cells[name] = accuracy
-            metrics.append(accuracy)
-    cells["overall"] = sum(metrics) / len(metrics) if metrics else None
-    return cells
 
 
 def _table3_line(cells: dict[str, float | None]) -> list[str]:
@@ -125,7 +84,7 @@ def _accuracy_score(rows: Sequence[ResultRow], digits: int) -> str:
     accuracy = f"{100 * sum(row.is_correct() for row in objective) / len(objective):.{digits}f}" if objective else "–"
     if not scored:
         return accuracy
-    return f"{accuracy} / {sum(map(_raw_score, scored)) / len(scored):.{digits}f}"
+    return f"{accuracy} / {sum(map(raw_score, scored)) / len(scored):.{digits}f}"
 
 
 def _group_table(rows: list[ModelRow], models: list[str], grouping: str, paper: str, digits: int) -> PaperTable | None:

@@ -11,7 +11,8 @@ import random
 from PIL import Image
 
 from harness.analysis.findocmre_figures import accuracy_by_pages, inputs_by_type
-from harness.analysis.findocmre_tables import findocmre_sections, table3_cells
+from harness.analysis.findocmre_scores import table3_cells
+from harness.analysis.findocmre_tables import findocmre_sections
 from harness.analysis.runs import ModelRow
 from tests.analysis.test_report_and_viewer import result_row
 
