@@ -112,14 +112,14 @@ def test_a_profile_s_digest_is_recorded_and_a_resume_under_an_edited_prompt_is_r
     shutil.copytree(shipped / "findocmre", mine / "findocmre")
     shutil.copy(shipped / "findocmre.yaml", mine / "findocmre.yaml")
     profile = mine / "findocmre.yaml"
-    profile.write_text(profile.read_text().replace('version: "1.2"', 'version: "1.2-mine"'))
+    profile.write_text(profile.read_text().replace('version: "1.3"', 'version: "1.3-mine"'))
     script = mini.script(["<answer>42</answer>"])
     first = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")
     assert first.exit_code == 0, first.output
     recorded = yaml.safe_load((first.run_dir / "run.yaml").read_text())["profile"]
-    assert recorded["version"] == "1.2-mine" and recorded["path"] == str(profile.resolve())
+    assert recorded["version"] == "1.3-mine" and recorded["path"] == str(profile.resolve())
     assert "overrides" not in recorded  # the profile sets no temperature
-    (mine / "findocmre" / "zero-shot-cot.txt").write_text("Answer in one reply: <answer>...</answer>{format}\n")
+    (mine / "findocmre" / "standard.txt").write_text("Answer them all: [Insert Questions List]\n")
     resumed = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")
     assert resumed.exit_code == 2 and "profile digest" in resumed.output, resumed.output
 
