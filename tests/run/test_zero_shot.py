@@ -86,6 +86,8 @@ def test_the_papers_protocol_answers_every_type_from_the_pixels(
     assert len(refs) == {"full": 4, "cropped": 3, "bbox": 4}[mode]  # a document's batch: its questions' charts
     assert all((run_dir / "images" / f"{ref['sha256']}.png").is_file() for ref in refs)
     assert "base64" not in (episodes / f"{shared['made_by']}.jsonl").read_text()
+    if mode == "bbox":
+        assert record["protocol"]["zero_shot"]["box_colour"] == "red"
 
 
 PROVIDERS = {

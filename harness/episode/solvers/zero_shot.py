@@ -30,7 +30,7 @@ from harness.episode.solvers.question_batches import BATCH_SIZE
 from harness.episode.solvers.zero_shot_batches import QUESTIONS_PLACEHOLDER, BatchedQuestions
 from harness.grading.answer import has_closed_answer, strip_code_blocks
 from harness.inputs.limits import RequestLimits, request_limits
-from harness.inputs.page_images import ZERO_SHOT_INPUTS, document_pages, stored_sizes, task_images
+from harness.inputs.page_images import BOX_COLOUR_NAME, ZERO_SHOT_INPUTS, document_pages, stored_sizes, task_images
 from harness.inputs.profiles import PROFILES_DIR
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
@@ -52,7 +52,7 @@ _QUESTIONS = ("one", "document")
 _WHAT = {
     "full": "every page",
     "cropped": "the charts a question is about, each cut out of its page,",
-    "bbox": "every page, with the charts the question is about boxed in magenta,",
+    "bbox": f"every page, with the charts the question is about boxed in {BOX_COLOUR_NAME},",
 }
 
 
@@ -115,6 +115,8 @@ class ZeroShot(Solver):
             "max_image_bytes": limits.request_bytes,
             **({"request_limits": limits.describe()} if limits.calls_provider else {}),
         }
+        if self.input == "bbox":
+            recorded["box_colour"] = BOX_COLOUR_NAME
         if self.batches is not None:
             recorded |= {"questions": "document", "questions_per_request": BATCH_SIZE}
             recorded["requests_per_epoch"] = self.batches.plan(tasks)

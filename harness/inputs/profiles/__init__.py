@@ -1,8 +1,9 @@
 """Benchmark profiles: a benchmark's protocol as a versioned data file (`--profile NAME|FILE`).
 
 A profile names its benchmark and version and holds the run settings that benchmark runs with (`settings`: the
-settings file's fields, files relative to the profile), each solver's arguments under it (`solvers`) and the
-graders its rules replace (`graders`: a task's grader -> the benchmark's own, e.g. its tolerances). Under a
+settings file's fields, files relative to the profile), each solver's arguments under it (`solvers`), the
+graders its rules replace (`graders`: a task's grader -> the benchmark's own, e.g. its tolerances) and the
+resolution its collections keep their pages at (`page_images`: the benchmark's import's default). Under a
 profile, a setting's value comes from (last wins): the runner's defaults, the profile, the settings file, the
 flags; run.yaml records the profile's name, version and digest (its file and every file it names) and the
 settings given over it. One ships per seed benchmark (`agora.yaml`, `mudabench.yaml`, `findocmre.yaml`); a user
@@ -23,6 +24,7 @@ from harness.core.errors import InputError, read_text_input
 from harness.core.report_sections import REPORT_SECTIONS
 from harness.core.yaml_safe import compose_yaml, load_yaml
 from harness.grading import GRADERS
+from harness.inputs.collections.pdf_images import MAX_DPI
 from harness.inputs.config import RunConfig, check_setting, setting_names
 from harness.inputs.tasks import Task
 
@@ -39,7 +41,7 @@ __all__ = [
 PROFILES_DIR = Path(__file__).parent
 DEFAULT_PROFILE = "agora"
 """The profile of a task set that names no benchmark (AGORA's protocol is the runner's defaults)."""
-_FIELDS = ("profile", "version", "benchmark", "description", "settings", "solvers", "graders", "report")
+_FIELDS = ("profile", "version", "benchmark", "description", "settings", "solvers", "graders", "report", "page_images")
 _REQUIRED = ("profile", "version", "benchmark")
 
 
@@ -62,6 +64,9 @@ class Profile:
     description: str = ""
     report: tuple[str, ...] = ()
     """The report sections its benchmark's report shows (core/report_sections.py); none: every one."""
+    page_images: int | None = None
+    """The resolution (dpi) the benchmark's collections keep their pages at: its import's default (`--page-images`);
+    None: the profile says none."""
 
     def where(self, name: str) -> str:
         return f"{self.path}:{self.lines.get(name, 1)}: field 'settings.{name}'"
@@ -98,6 +103,7 @@ def load_profile(spec: str, where: str = "--profile") -> Profile:
     solvers = _solvers(path, data.get("solvers") or {}, lines.get("solvers", 1), named)
     graders = _graders(path, data.get("graders") or {}, _nested_lines(node, "graders"))
     report = _report(path, data.get("report"), lines.get("report", 1))
+    page_images = _page_images(path, data.get("page_images"), lines.get("page_images", 1))
     digest = hashlib.sha256(path.read_bytes())
     for file in named:
         digest.update(b"\0" + file.name.encode() + b"\0" + file.read_bytes())
@@ -113,6 +119,7 @@ def load_profile(spec: str, where: str = "--profile") -> Profile:
         lines=_nested_lines(node, "settings"),
         description=str(data.get("description") or ""),
         report=report,
+        page_images=page_images,
     )
 
 
@@ -178,6 +185,14 @@ def _graders(path: Path, raw: Any, lines: dict[str, int]) -> dict[str, str]:
                 where = f"{path}:{lines.get(str(key), 1)}: field 'graders.{key}'"
                 raise InputError(f"{where}: {name!r} is not a grader (one of {', '.join(GRADERS)})")
     return {str(key): str(value) for key, value in raw.items()}
+
+
+def _page_images(path: Path, raw: Any, line: int) -> int | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, int) or isinstance(raw, bool) or not 0 < raw <= MAX_DPI:
+        raise InputError(f"{path}:{line}: field 'page_images': {raw!r} is not a resolution from 1 to {MAX_DPI} dpi")
+    return raw
 
 
 def _named_file(profile: Path, file: Path, where: str, named: list[Path]) -> Path:
