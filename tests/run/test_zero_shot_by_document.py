@@ -93,6 +93,7 @@ def test_a_documents_questions_go_in_one_request_with_the_papers_prompt(
             "multiple_choice",
             "open_ended",
         ]  # the task file's order, in the types' names of the paper's prompt
+        assert request["temperature"] == 0 and request["seed"] == 1234  # the profile's decoding
     makers = {row["task_id"] for row in rows if row["turns"] == 1}
     assert len(makers) == 2 and {row["turns"] for row in rows} == {0, 1}
     for row in rows:

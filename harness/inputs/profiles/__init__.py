@@ -5,9 +5,9 @@ settings file's fields, files relative to the profile), each solver's arguments 
 graders its rules replace (`graders`: a task's grader -> the benchmark's own, e.g. its tolerances) and the
 resolution its collections keep their pages at (`page_images`: the benchmark's import's default). Under a
 profile, a setting's value comes from (last wins): the runner's defaults, the profile, the settings file, the
-flags; run.yaml records the profile's name, version and digest (its file and every file it names) and the
-settings given over it. One ships per seed benchmark (`agora.yaml`, `mudabench.yaml`, `findocmre.yaml`); a user
-copies one and edits it.
+flags (`model_args` merged by key: a flag's key wins, the profile's others stay); run.yaml records the
+profile's name, version and digest (its file and every file it names) and the settings given over it. One
+ships per seed benchmark (`agora.yaml`, `mudabench.yaml`, `findocmre.yaml`); a user copies one and edits it.
 """
 
 from __future__ import annotations
@@ -212,9 +212,23 @@ def graded_as_profiled(tasks: list[Task], profile: Profile) -> list[Task]:
 
 def apply_profile(config: RunConfig, profile: Profile, given: frozenset[str]) -> tuple[RunConfig, list[str]]:
     """CONFIG with the profile's settings wherever GIVEN (the settings the file and the flags set) does not hold
-    them, and the names of the profile's settings given over it (run.yaml records them)."""
+    them (its model arguments beside the given ones, a given key winning), what the profile set kept in its
+    `profiled`, and the names of the profile's settings given over it (run.yaml records them)."""
     taken = {name: value for name, value in profile.settings.items() if name not in given}
     overrides = sorted(
-        name for name, value in profile.settings.items() if name in given and getattr(config, name) != value
+        name
+        for name, value in profile.settings.items()
+        if name in given and name != "model_args" and getattr(config, name) != value
     )
-    return dataclasses.replace(config, **taken), overrides
+    if "model_args" in given and "model_args" in profile.settings:  # merged by key: a flag's wins, the rest stay
+        profiled, flagged = _pairs(profile.settings["model_args"]), _pairs(config.model_args)
+        kept = [f"{key}={value}" for key, value in profiled.items() if key not in flagged]
+        taken["model_args"] = [*kept, *config.model_args]
+        if any(flagged[key] != value for key, value in profiled.items() if key in flagged):
+            overrides = sorted([*overrides, "model_args"])
+    return dataclasses.replace(config, **taken, profiled=dict(profile.settings)), overrides
+
+
+def _pairs(items: list[str]) -> dict[str, str]:
+    """`key=value` items by key, their values as written (`--model-arg` reads them; the last of a key wins)."""
+    return {key.strip(): value for key, _, value in (item.partition("=") for item in items)}
