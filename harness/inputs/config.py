@@ -264,7 +264,7 @@ class RunConfig:
     prompts: Path | None = setting(
         None,
         "prompt templates (system, task, observation, format_error; Jinja2; default: "
-        "harness/inputs/prompts/default.yaml); their digest is part of the protocol",
+        "harness/inputs/prompts/default.yaml, with --vision agent-vision.yaml); their digest is part of the protocol",
         metavar="FILE.yaml",
     )
     action_format: str = setting(
