@@ -27,6 +27,7 @@ from harness.records.events import (
     ModelCallEvent,
     ModelErrorEvent,
     ObservationEvent,
+    SharedCallEvent,
 )
 from harness.records.image_store import ImageStore, logged_refs
 from harness.records.reading import LoggedEvent, read_events
@@ -172,6 +173,10 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None, imag
             _say(console, f"  {status}, {event.duration_s or 0:.1f} s", _clipped(output, limit), "dim")
         elif isinstance(event, ImageViewEvent):
             _say(console, f"$ view_image {event.path}", _image_shown(event, images), "green")
+        elif isinstance(event, SharedCallEvent):
+            where = f"question {event.position} of {len(event.questions)} of batch {event.batch}"
+            read = f"answer {event.answer!r}" if event.answer is not None else (event.problem or "no answer")
+            _say(console, f"── {where}, asked in {event.made_by}'s call", read, "bold cyan")
         elif isinstance(event, FormatErrorEvent):
             body = _clipped("\n".join([event.problem, *unread]), limit)
             unread = []

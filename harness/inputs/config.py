@@ -264,7 +264,7 @@ class RunConfig:
     prompts: Path | None = setting(
         None,
         "prompt templates (system, task, observation, format_error; Jinja2; default: "
-        "harness/inputs/prompts/default.yaml); their digest is part of the protocol",
+        "harness/inputs/prompts/default.yaml, with --vision agent-vision.yaml); their digest is part of the protocol",
         metavar="FILE.yaml",
     )
     action_format: str = setting(
@@ -333,6 +333,9 @@ class RunConfig:
 
     given: frozenset[str] = field(default=frozenset(), compare=False, repr=False, metadata={"internal": True})
     """The settings the settings file and the flags set (not a setting: what a profile may not change)."""
+    profiled: dict[str, Any] = field(default_factory=dict, compare=False, repr=False, metadata={"internal": True})
+    """The settings the run's profile set (not a setting): the defaults its label is told apart from, and those a
+    model's API may decline (run/model_factory.py)."""
 
     @property
     def sandboxes_at_once(self) -> int:
@@ -454,5 +457,6 @@ def config_to_dict(config: RunConfig) -> dict[str, Any]:
     return {
         key: str(value) if isinstance(value, Path) else value
         for key, value in dataclasses.asdict(config).items()
-        if key != "given" and not (key in _UNWRITTEN_WHEN_UNSET and value == _UNWRITTEN_WHEN_UNSET[key])
+        if key not in ("given", "profiled")
+        and not (key in _UNWRITTEN_WHEN_UNSET and value == _UNWRITTEN_WHEN_UNSET[key])
     }

@@ -18,11 +18,22 @@ from harness.core.errors import InputError
 from harness.inputs.collections.manifest import Entry, manifest_path, read_manifest
 from harness.inputs.tasks import Task
 
-__all__ = ["BOX_COLOUR", "ZERO_SHOT_INPUTS", "DocumentPages", "document_pages", "stored_sizes", "task_images"]
+__all__ = [
+    "BOX_COLOUR",
+    "BOX_COLOUR_NAME",
+    "ZERO_SHOT_INPUTS",
+    "DocumentPages",
+    "document_pages",
+    "stored_sizes",
+    "task_images",
+]
 
 ZERO_SHOT_INPUTS = ("full", "cropped", "bbox")
-BOX_COLOUR = (255, 0, 255)
-"""The box drawn around a chart for `bbox`: magenta, a colour charts seldom use."""
+BOX_COLOUR = (255, 0, 0)
+"""The box drawn around a chart for `bbox`: red, as FinDocMRE's paper draws it (Section 4.4, "overlaying red
+bounding boxes")."""
+BOX_COLOUR_NAME = "red"
+"""Its name, as the prompt says it and run.yaml records it."""
 _BOX_WIDTH_PT = 2.0
 
 

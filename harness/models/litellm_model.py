@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -329,6 +329,33 @@ def provider_of(model: str, flag: str) -> str:
             f"{flag} {model}: litellm knows no provider {prefix!r}: write provider/model as litellm does "
             f"(https://docs.litellm.ai/docs/providers), {_LOCAL_SERVER_HINT}"
         ) from None
+
+
+def not_taken(model: str, temperature: float | None, model_args: Mapping[str, Any], names: Iterable[str]) -> list[str]:
+    """Those of NAMES (`temperature`, keys of MODEL_ARGS such as `seed`) that MODEL's API does not take as given,
+    by litellm's own offline mapping of the parameters (OpenAI's GPT-5 family takes temperature 1 only while
+    reasoning; Anthropic and Z.ai take no seed) and Anthropic's rule that extended thinking takes temperature 1
+    only; a model litellm cannot map: none."""
+    try:
+        model_name, provider, _, _ = litellm.get_llm_provider(model)
+        sent = litellm.get_optional_params(
+            model=model_name,
+            custom_llm_provider=provider,
+            temperature=temperature,
+            drop_params=True,
+            **dict(model_args),
+        )
+    except Exception:  # a parameter litellm's mapping does not know, an unknown provider: said by the call itself
+        return []
+    thinking = sent.get("thinking")
+    if (
+        provider == "anthropic"
+        and isinstance(thinking, dict)
+        and thinking.get("type") == "enabled"
+        and temperature != 1
+    ):
+        sent.pop("temperature", None)
+    return [name for name in names if name not in sent]
 
 
 _UNCHECKED_KEYS = {"zai": "ZAI_API_KEY"}

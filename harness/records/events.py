@@ -191,6 +191,28 @@ class ImageViewEvent(Event):
     """The tool's result as the model was shown it, before the image."""
 
 
+class SharedCallEvent(Event):
+    """The episode's question went in one request with others of its document (the zero-shot solver's
+    `questions=document`, FinDocMRE's batches): the call is logged once, as the `model_call` of the episode that
+    made it (its row alone counts its tokens and cost); every episode of the batch, that one too, says which call
+    answered it and what it read there."""
+
+    kind: ClassVar[str] = "shared_call"
+    event: Literal["shared_call"] = "shared_call"
+    batch: str
+    """`<domain>/<document>#<n>`: the batch's name in the run."""
+    position: int
+    """This question's place in the request, from 1."""
+    questions: list[str]
+    """The batch's task ids, in the request's order."""
+    made_by: str
+    """The task id of the episode (of the same epoch) whose trajectory holds the call."""
+    answer: str | None
+    """The answer read for this question; None when the reply gave none."""
+    problem: str | None
+    """Why it gave none (the list's element garbled or missing, or the request refused before it was sent)."""
+
+
 class FormatErrorEvent(Event):
     kind: ClassVar[str] = "format_error"
     event: Literal["format_error"] = "format_error"
@@ -319,6 +341,7 @@ AnyEvent = Annotated[
     | ActionEvent
     | ObservationEvent
     | ImageViewEvent
+    | SharedCallEvent
     | FormatErrorEvent
     | HarnessErrorEvent
     | JudgeCallEvent

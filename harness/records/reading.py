@@ -34,6 +34,7 @@ from harness.records.events import (
     ModelErrorEvent,
     ObservationEvent,
     SandboxReadyEvent,
+    SharedCallEvent,
 )
 from harness.records.trajectory import read_trajectory
 
@@ -47,6 +48,7 @@ _EVENT_CLASSES: dict[str, type[Event]] = {
         ActionEvent,
         ObservationEvent,
         ImageViewEvent,
+        SharedCallEvent,
         FormatErrorEvent,
         HarnessErrorEvent,
         JudgeCallEvent,

@@ -15,13 +15,15 @@ from tests.helpers.providers.chat_completions import ChatCompletionsProvider, ch
 from tests.helpers.providers.loopback import LoopbackProvider, Turn
 
 _LONG = 4000
-"""Longer strings in a request are image data, never the question."""
+"""A longer string without a space in a request is image data, never the prompt."""
+QUESTIONS_FOLLOW = "Here is the set of financial questions to be answered: "
+"""The last line of the paper's standard prompt (Table 14), which the batch's questions follow as a JSON list."""
 
 
 def request_text(body: Any) -> str:
-    """Every short string of a request, in order, one a line: the prompt whatever the provider's shape."""
+    """Every string of a request but image data, in order, one a line: the prompt whatever the provider's shape."""
     if isinstance(body, str):
-        return body if len(body) < _LONG else ""
+        return "" if body.startswith("data:") or (len(body) >= _LONG and " " not in body) else body
     if isinstance(body, dict):
         return "\n".join(filter(None, (request_text(value) for value in body.values())))
     if isinstance(body, list):
@@ -29,11 +31,27 @@ def request_text(body: Any) -> str:
     return ""
 
 
+def batch_reply(prompt: str, pngs: list[bytes]) -> str:
+    """The reply to the paper's standard prompt: the JSON list of `{"answer": ...}`, each question of the list the
+    prompt carries answered by the reader from the images (its answer tag's content; empty when it has none)."""
+    start = prompt.index(QUESTIONS_FOLLOW) + len(QUESTIONS_FOLLOW)
+    questions, _ = json.JSONDecoder().raw_decode(prompt, start)
+    answers = [
+        re.search(r"<answer>(.*)</answer>", answer(question["question"], pngs), re.DOTALL) for question in questions
+    ]
+    return json.dumps([{"answer": found.group(1) if found else ""} for found in answers], ensure_ascii=False)
+
+
+def zero_shot_reply(prompt: str, pngs: list[bytes]) -> str:
+    """The reader's reply to either zero-shot prompt: a batch's list (Table 14), or one question's answer tag."""
+    return batch_reply(prompt, pngs) if QUESTIONS_FOLLOW in prompt else answer(prompt, pngs)
+
+
 def zero_shot_turns(fake: LoopbackProvider) -> Any:
     """The script of a `LoopbackProvider`: one reply, measured from the latest request's images."""
 
     def turn(_model_turns: int) -> Turn:
-        return Turn(text=answer(request_text(fake.requests[-1]), [image.data for image in fake.last_images]))
+        return Turn(text=zero_shot_reply(request_text(fake.requests[-1]), [image.data for image in fake.last_images]))
 
     return turn
 
@@ -42,7 +60,7 @@ def zero_shot_chat(fake: ChatCompletionsProvider) -> Any:
     """The `respond` of a chat fake: the same reader."""
 
     def respond(request: dict[str, Any]) -> Step:
-        return chat_reply(content=answer(request_text(request), [image.data for image in fake.last_images]))
+        return chat_reply(content=zero_shot_reply(request_text(request), [image.data for image in fake.last_images]))
 
     return respond
 
@@ -95,12 +113,13 @@ def looking_agent(fake: ChatCompletionsProvider) -> Any:
 
     def respond(request: dict[str, Any]) -> Step:
         messages = request["messages"]
+        if "tools" not in request:  # the paper's protocol: the images are in the prompt, no tools to use
+            prompt = request_text(messages)
+            return chat_reply(content=zero_shot_reply(prompt, [image.data for image in fake.last_images]))
         question = request_text(messages[1])
         calls = [call for message in messages for call in message.get("tool_calls") or []]
         figures = _figures(question)
         vision = any(tool["function"]["name"] == "view_image" for tool in request.get("tools", []))
-        if "tools" not in request:  # the paper's protocol: the images are in the prompt, no tools to use
-            return chat_reply(content=answer(question, [image.data for image in fake.last_images]))
         if not calls:
             script = "\n".join(f"python3 - <<'EOF'\n{_CROP.format(figure=n)}\nEOF" for n in figures)
             return chat_reply(content="", calls=[_call("bash", {"command": script}, 0)])

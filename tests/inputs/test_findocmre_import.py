@@ -112,6 +112,9 @@ def test_a_missing_report_skips_its_tasks_and_says_so(findocmre_set: Path, tmp_p
     code, output = _run(tmp_path, findocmre_set / "findocmre.jsonl", pdfs, capsys)
     assert code == 1 and "missing huaxia-2023.pdf" in output
     assert {task.id.split("-")[0] for task in load_task_file(tmp_path / "tasks" / "fin.jsonl")} == {"acme"}
+    [collection] = [path for path in (tmp_path / "collections").iterdir() if path.is_dir()]
+    manifest = read_manifest(manifest_path(collection))
+    assert manifest is not None and [entry.image_dpi for entry in manifest.documents] == [110]  # the paper's
 
 
 def test_an_approximate_gold_of_zero_imports_and_is_graded_exactly(findocmre_set: Path, tmp_path: Path):

@@ -9,8 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.cli.main import main
+from harness.inputs.prompts import load_prompts
 from harness.records.jsonl import read_jsonl
 from tests.helpers.findocmre_models import looking_agent
 from tests.helpers.providers.chat_completions import ChatCompletionsProvider
@@ -50,6 +52,10 @@ def test_with_vision_the_agent_crops_the_charts_looks_and_answers_right(
         for view in views
     )
     assert rows["acme-2024-ratio"]["turns"] == 4  # crop, look, look, answer
+    system = events[[event["event"] for event in events].index("model_call")]["messages"][0]["content"]
+    assert "`view_image` shows you an image file" in system and "the folder <name>.images/" in system
+    recorded = yaml.safe_load((run_dir / "run.yaml").read_text())["protocol"]["prompts"]
+    assert recorded == load_prompts(vision=True).digest != load_prompts().digest
 
     zero_shot = ("--model", LOCAL_MODEL, "--api-base", agent.base_url, "--zero-shot", "cropped", *TASKS)
     assert run(findocmre_project, tmp_path, "paper", *zero_shot)[0] == 0
@@ -78,4 +84,8 @@ def test_without_vision_the_same_agent_cannot_answer(findocmre_project: Path, tm
     code, run_dir = run(findocmre_project, tmp_path, "blind", *arguments)
     rows = read_jsonl(run_dir / "results.jsonl")
     assert code == 0 and [row["verdict"] for row in rows] == ["no_answer", "no_answer"]
+    events = read_jsonl(run_dir / "episodes" / "findocmre" / "acme-2024-ratio.jsonl")
+    system = events[[event["event"] for event in events].index("model_call")]["messages"][0]["content"]
+    assert "Your only tool is bash." in system and "view_image" not in system  # AGORA's prompt, unchanged
+    assert yaml.safe_load((run_dir / "run.yaml").read_text())["protocol"]["prompts"] == load_prompts().digest
     assert agent.last_images == []

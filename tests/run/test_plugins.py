@@ -113,14 +113,14 @@ def test_a_profile_s_digest_is_recorded_and_a_resume_under_an_edited_prompt_is_r
     shutil.copytree(shipped / "findocmre", mine / "findocmre")
     shutil.copy(shipped / "findocmre.yaml", mine / "findocmre.yaml")
     profile = mine / "findocmre.yaml"
-    profile.write_text(re.sub(r'version: "[^"]*"', 'version: "1.2-mine"', profile.read_text()))
+    profile.write_text(re.sub(r'version: "[^"]*"', 'version: "1.4-mine"', profile.read_text()))
     script = mini.script(["<answer>42</answer>"])
     first = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")
     assert first.exit_code == 0, first.output
     recorded = yaml.safe_load((first.run_dir / "run.yaml").read_text())["profile"]
-    assert recorded["version"] == "1.2-mine" and recorded["path"] == str(profile.resolve())
-    assert "overrides" not in recorded  # the profile sets no temperature
-    (mine / "findocmre" / "zero-shot-cot.txt").write_text("Answer in one reply: <answer>...</answer>{format}\n")
+    assert recorded["version"] == "1.4-mine" and recorded["path"] == str(profile.resolve())
+    assert recorded["overrides"] == ["temperature"]  # the profile's 0 (the paper's), given over
+    (mine / "findocmre" / "standard.txt").write_text("Answer them all: [Insert Questions List]\n")
     resumed = mini.run("--model", script, "--profile", str(profile), "--temperature", "0.5")
     assert resumed.exit_code == 2 and "profile digest" in resumed.output, resumed.output
 

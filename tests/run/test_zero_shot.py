@@ -79,12 +79,15 @@ def test_the_papers_protocol_answers_every_type_from_the_pixels(
     limits = record["protocol"]["zero_shot"]["request_limits"]  # a local server's provider: none documented
     assert limits["provider"] == "strictest" and limits["note"].startswith("provider 'hosted_vllm' has no documented")
     assert record["sandbox"]["backend"] == "none" and "tools" not in local_reader.requests[0]
-    trajectory = read_jsonl(run_dir / "episodes" / "findocmre" / "acme-2024-summary.jsonl")
-    [call] = [event for event in trajectory if event["event"] == "model_call"]
-    refs = [part["image"] for part in call["messages"][1]["content"] if part["type"] == "image"]
-    assert len(refs) == {"full": 4, "cropped": 3, "bbox": 4}[mode]
+    episodes = run_dir / "episodes" / "findocmre"
+    [shared] = [event for event in read_jsonl(episodes / "acme-2024-summary.jsonl") if event["event"] == "shared_call"]
+    [call] = [event for event in read_jsonl(episodes / f"{shared['made_by']}.jsonl") if event["event"] == "model_call"]
+    refs = [part["image"] for part in call["messages"][0]["content"] if part["type"] == "image"]
+    assert len(refs) == {"full": 4, "cropped": 3, "bbox": 4}[mode]  # a document's batch: its questions' charts
     assert all((run_dir / "images" / f"{ref['sha256']}.png").is_file() for ref in refs)
-    assert "base64" not in (run_dir / "episodes" / "findocmre" / "acme-2024-summary.jsonl").read_text()
+    assert "base64" not in (episodes / f"{shared['made_by']}.jsonl").read_text()
+    if mode == "bbox":
+        assert record["protocol"]["zero_shot"]["box_colour"] == "red"
 
 
 PROVIDERS = {

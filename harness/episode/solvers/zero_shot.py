@@ -7,8 +7,9 @@ The request is checked before any call: its images against what every provider t
 each decoded in a bounded worker), and its tokens, each image counted by the provider's own rule
 (`Model.count_tokens`), against the context window. A document too large for one request ends the episode
 as `context_limit` with the reason, never sent. The images are stored once in the run folder by hash; the
-trajectory refers to them. The prompt is a file (`prompt=FILE`; by default the FinDocMRE profile's
-`zero-shot-cot.txt`), whose `{what}` and `{format}` are filled in.
+trajectory refers to them. The prompt is a file (`prompt=FILE`, or a shipped prompt's name); one question a
+request (`questions=one`, the default; the prompt's `{what}` and `{format}` filled in), or a document's
+questions together (`questions=document`, FinDocMRE's paper: zero_shot_batches.py).
 """
 
 from __future__ import annotations
@@ -25,33 +26,46 @@ from harness.core.messages import Message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.query import query_model
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
+from harness.episode.solvers.question_batches import BATCH_SIZE
+from harness.episode.solvers.zero_shot_batches import QUESTIONS_PLACEHOLDER, BatchedQuestions
 from harness.grading.answer import has_closed_answer, strip_code_blocks
 from harness.inputs.limits import RequestLimits, request_limits
-from harness.inputs.page_images import ZERO_SHOT_INPUTS, document_pages, stored_sizes, task_images
+from harness.inputs.page_images import BOX_COLOUR_NAME, ZERO_SHOT_INPUTS, document_pages, stored_sizes, task_images
 from harness.inputs.profiles import PROFILES_DIR
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
 
 __all__ = ["DEFAULT_PROMPT", "ZeroShot"]
 
-DEFAULT_PROMPT = PROFILES_DIR / "findocmre" / "zero-shot-cot.txt"
-"""The paper's chain-of-thought prompt (its Table 6 ablation), one question per request."""
-_DEFAULT_PROMPT_VERSION = "zero-shot-prompt-1.0"
+_PROMPTS_DIR = PROFILES_DIR / "findocmre"
+_SHIPPED_PROMPTS = {
+    "zero-shot-cot": "zero-shot-prompt-1.0",
+    "standard": "findocmre-standard-1.0",
+    "standard-cot": "findocmre-standard-cot-1.0",
+}
+"""The prompts that ship (`findocmre/<name>.txt`), by name, each with the version run.yaml records: ours, one
+question a request (chain of thought, `<answer>` tag); the paper's standard prompt (Table 14) and its
+chain-of-thought variant (Table 6), a document's questions a request."""
+DEFAULT_PROMPT = _PROMPTS_DIR / "zero-shot-cot.txt"
+"""The prompt without a `prompt=` (the FinDocMRE profile names the paper's)."""
+_QUESTIONS = ("one", "document")
 _WHAT = {
     "full": "every page",
     "cropped": "the charts a question is about, each cut out of its page,",
-    "bbox": "every page, with the charts the question is about boxed in magenta,",
+    "bbox": f"every page, with the charts the question is about boxed in {BOX_COLOUR_NAME},",
 }
 
 
 class ZeroShot(Solver):
-    """One question, its document as images, one reply."""
+    """One question (or a document's questions), its document as images, one reply."""
 
     name = "zero-shot"
     needs_sandbox = False
     arguments: ClassVar[Mapping[str, str]] = {
         "input": "full (every page), cropped (the task's charts) or bbox (every page, the charts boxed)",
-        "prompt": "a prompt file ({what} and {format} filled in); default: the FinDocMRE profile's",
+        "prompt": f"a prompt file, or a shipped one's name ({', '.join(_SHIPPED_PROMPTS)}); default: zero-shot-cot",
+        "questions": f"one (a request per question: the default) or document (a document's questions together, "
+        f"at most {BATCH_SIZE} a request, in the prompt's {QUESTIONS_PLACEHOLDER}: the paper's)",
     }
 
     def __init__(self, args: Mapping[str, str]) -> None:
@@ -59,14 +73,31 @@ class ZeroShot(Solver):
         self.input = self.args.get("input", "")
         if self.input not in ZERO_SHOT_INPUTS:
             raise SolverArgumentError(f"input={self.input!r}: one of {', '.join(ZERO_SHOT_INPUTS)}")
-        self.prompt_file = Path(self.args["prompt"]) if "prompt" in self.args else DEFAULT_PROMPT
+        self.questions = self.args.get("questions", "one")
+        if self.questions not in _QUESTIONS:
+            raise SolverArgumentError(f"questions={self.questions!r}: one of {', '.join(_QUESTIONS)}")
+        named = self.args.get("prompt")
+        self.prompt_file = _PROMPTS_DIR / f"{named}.txt" if named in _SHIPPED_PROMPTS else Path(named or DEFAULT_PROMPT)
         self.prompt = read_text_input(self.prompt_file, "prompt").removesuffix("\n")
+        placeholders = self.prompt.count(QUESTIONS_PLACEHOLDER)
+        if self.questions == "document" and placeholders != 1:
+            raise SolverArgumentError(
+                f"prompt={self.prompt_file}: with questions=document the prompt holds {QUESTIONS_PLACEHOLDER} once, "
+                f"where the questions go (it holds it {placeholders} times)"
+            )
+        if self.questions == "one" and placeholders:
+            raise SolverArgumentError(
+                f"prompt={self.prompt_file}: a prompt for a document's questions ({QUESTIONS_PLACEHOLDER}); with "
+                "questions=one give a prompt for one question (e.g. prompt=zero-shot-cot)"
+            )
+        self.batches = BatchedQuestions(self.prompt, self.images) if self.questions == "document" else None
 
     def protocol(
         self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
     ) -> tuple[str, Any] | None:
         """The recorded protocol (as `--zero-shot` runs recorded it); every task's pages (and charts) are checked
-        here, so a task that cannot be given as images is refused before anything is written."""
+        here, so a task that cannot be given as images is refused before anything is written; with
+        `questions=document`, the run's batches are planned here."""
         dpis = sorted(
             {
                 pages.dpi
@@ -75,36 +106,38 @@ class ZeroShot(Solver):
             }
         )
         limits = limits or request_limits(None)
-        default = self.prompt_file == DEFAULT_PROMPT
-        return "zero_shot", {
+        recorded: dict[str, Any] = {
             "input": self.input,
             "page_dpi": dpis[0] if len(dpis) == 1 else dpis,
-            "prompt": _DEFAULT_PROMPT_VERSION if default else str(self.prompt_file),
+            "prompt": self._prompt_name(),
             "prompt_digest": "sha256:" + hashlib.sha256(self.prompt.encode()).hexdigest()[:16],
             "max_images": limits.images_per_request,
             "max_image_bytes": limits.request_bytes,
             **({"request_limits": limits.describe()} if limits.calls_provider else {}),
         }
+        if self.input == "bbox":
+            recorded["box_colour"] = BOX_COLOUR_NAME
+        if self.batches is not None:
+            recorded |= {"questions": "document", "questions_per_request": BATCH_SIZE}
+            recorded["requests_per_epoch"] = self.batches.plan(tasks)
+        return "zero_shot", recorded
+
+    def _prompt_name(self) -> str:
+        """A shipped prompt's version, else the file as given."""
+        shipped = self.prompt_file.resolve().parent == _PROMPTS_DIR.resolve()
+        return _SHIPPED_PROMPTS.get(self.prompt_file.stem, str(self.prompt_file)) if shipped else str(self.prompt_file)
 
     def without_sandbox(self) -> str:
         return f"--zero-shot {self.input}: no sandbox, no tools"
 
     def solve(self, episode: EpisodeInputs) -> Outcome:
-        """The episode: its images checked and stored, the request checked, one call, the reply as the outcome."""
+        """The episode: its images checked and stored, the request checked, one call, the reply as the outcome
+        (with `questions=document`: its answer in its batch's reply)."""
         task, budget = episode.task, episode.budget
         try:
-            if episode.collection is None:
-                raise InputError(f"task {task.domain}/{task.id}: no collection to read its pages from")
-            documents = document_pages(task, episode.collection, self.input)
-            count, stored = stored_sizes(task, documents, self.input)
-            if (refusal := episode.limits.stored_refusal(count, stored)) is not None:  # before any page is read
-                raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"the document does not fit one request: {refusal}")
-            try:
-                images = check_images_bounded(task_images(task, documents, self.input), episode.limits.image)
-            except ImageRefused as refused:  # a collection's page past the limits of one image
-                raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"a page image cannot be sent: {refused}") from None
-            if (refusal := episode.limits.refusal(images)) is not None:
-                raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"the document does not fit one request: {refusal}")
+            if self.batches is not None:
+                self.batches.answer(episode)
+            images = self.images(task, episode.collection, episode.limits)
             messages = self.messages(task, images)
             budget.check_before_call(messages)
             for image in images:
@@ -116,6 +149,23 @@ class ZeroShot(Solver):
             raise EpisodeFinished(Status.ANSWERED, submission=prose)
         except (EpisodeFinished, EpisodeFailure) as end:
             return outcome_of(end)
+
+    def images(self, task: Task, collection: Path | None, limits: RequestLimits) -> list[CheckedImage]:
+        """TASK's images under the solver's input, checked against one request's LIMITS; `EpisodeFinished`
+        (context_limit) when they do not fit."""
+        if collection is None:
+            raise InputError(f"task {task.domain}/{task.id}: no collection to read its pages from")
+        documents = document_pages(task, collection, self.input)
+        count, stored = stored_sizes(task, documents, self.input)
+        if (refusal := limits.stored_refusal(count, stored)) is not None:  # before any page is read
+            raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"the document does not fit one request: {refusal}")
+        try:
+            images = check_images_bounded(task_images(task, documents, self.input), limits.image)
+        except ImageRefused as refused:  # a collection's page past the limits of one image
+            raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"a page image cannot be sent: {refused}") from None
+        if (refusal := limits.refusal(images)) is not None:
+            raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"the document does not fit one request: {refusal}")
+        return images
 
     def messages(self, task: Task, images: list[CheckedImage]) -> list[Message]:
         """The request: the prompt file as the system message, the question with the images as the user's."""

@@ -26,6 +26,7 @@ from harness.grading import GRADERS, GoldAnswerError, GoldSpec
 from harness.inputs.collections.pdf_images import MAX_DPI, page_count
 from harness.inputs.importers.formats import CollectionSettings, TaskFormat, option
 from harness.inputs.importers.rows import CollectionPlan, TaskPlan, TaskRow, document_files
+from harness.inputs.profiles import load_profile
 
 __all__ = [
     "DEFAULT_DPI",
@@ -56,9 +57,6 @@ APPROX_REL_TOL = 0.05
 """The paper's tolerance for approximate numeric answers: within 5%."""
 LANGUAGES = ("en", "zh")
 _LANGUAGE_NAMES = {"en": "en", "english": "en", "zh": "zh", "chinese": "zh", "zh-cn": "zh", "中文": "zh"}
-DEFAULT_DPI = 144
-"""Pages at twice PDF's 72 points per inch: an A4 page is 1191 x 1684 pixels, legible and within every provider's
-per-image limit."""
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _REQUIRED_TEXT = ("question", "financial_domain", "reasoning_type")
 
@@ -387,11 +385,27 @@ def plan_import(domain: str, items: list[FinDocItem], options: FinDocOptions | N
     return TaskPlan([task_row(domain, item) for item in items], collections)
 
 
+def _profile_dpi() -> int:
+    """The findocmre profile's `page_images`: the paper's resolution (110 dpi, Appendix C.3)."""
+    dpi = load_profile("findocmre").page_images
+    if dpi is None:
+        raise RuntimeError("the findocmre profile names no page_images")
+    return dpi
+
+
+DEFAULT_DPI = _profile_dpi()
+"""The resolution the import keeps pages at unless `--page-images` says another."""
+
+
 @dataclass(frozen=True)
 class FinDocOptions:
     page_images: int = field(
         default=DEFAULT_DPI,
-        metadata=option("--page-images", f"the resolution the pages are kept at (default: {DEFAULT_DPI})", "DPI"),
+        metadata=option(
+            "--page-images",
+            f"the resolution the pages are kept at (default: {DEFAULT_DPI}, the findocmre profile's, as the paper)",
+            "DPI",
+        ),
     )
 
     def check(self) -> None:

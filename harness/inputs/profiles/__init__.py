@@ -1,12 +1,13 @@
 """Benchmark profiles: a benchmark's protocol as a versioned data file (`--profile NAME|FILE`).
 
 A profile names its benchmark and version and holds the run settings that benchmark runs with (`settings`: the
-settings file's fields, files relative to the profile), each solver's arguments under it (`solvers`) and the
-graders its rules replace (`graders`: a task's grader -> the benchmark's own, e.g. its tolerances). Under a
+settings file's fields, files relative to the profile), each solver's arguments under it (`solvers`), the
+graders its rules replace (`graders`: a task's grader -> the benchmark's own, e.g. its tolerances) and the
+resolution its collections keep their pages at (`page_images`: the benchmark's import's default). Under a
 profile, a setting's value comes from (last wins): the runner's defaults, the profile, the settings file, the
-flags; run.yaml records the profile's name, version and digest (its file and every file it names) and the
-settings given over it. One ships per seed benchmark (`agora.yaml`, `mudabench.yaml`, `findocmre.yaml`); a user
-copies one and edits it.
+flags (`model_args` merged by key: a flag's key wins, the profile's others stay); run.yaml records the
+profile's name, version and digest (its file and every file it names) and the settings given over it. One
+ships per seed benchmark (`agora.yaml`, `mudabench.yaml`, `findocmre.yaml`); a user copies one and edits it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from harness.core.report_sections import REPORT_SECTIONS
 from harness.core.yaml_safe import compose_yaml, load_yaml
 from harness.grading import GRADERS
 from harness.grading.judge_protocol import packaged_protocol
+from harness.inputs.collections.pdf_images import MAX_DPI
 from harness.inputs.config import RunConfig, check_setting, setting_names
 from harness.inputs.tasks import Task
 
@@ -40,7 +42,7 @@ __all__ = [
 PROFILES_DIR = Path(__file__).parent
 DEFAULT_PROFILE = "agora"
 """The profile of a task set that names no benchmark (AGORA's protocol is the runner's defaults)."""
-_FIELDS = ("profile", "version", "benchmark", "description", "settings", "solvers", "graders", "report")
+_FIELDS = ("profile", "version", "benchmark", "description", "settings", "solvers", "graders", "report", "page_images")
 _REQUIRED = ("profile", "version", "benchmark")
 
 
@@ -63,6 +65,9 @@ class Profile:
     description: str = ""
     report: tuple[str, ...] = ()
     """The report sections its benchmark's report shows (core/report_sections.py); none: every one."""
+    page_images: int | None = None
+    """The resolution (dpi) the benchmark's collections keep their pages at: its import's default (`--page-images`);
+    None: the profile says none."""
 
     def where(self, name: str) -> str:
         return f"{self.path}:{self.lines.get(name, 1)}: field 'settings.{name}'"
@@ -99,6 +104,7 @@ def load_profile(spec: str, where: str = "--profile") -> Profile:
     solvers = _solvers(path, data.get("solvers") or {}, lines.get("solvers", 1), named)
     graders = _graders(path, data.get("graders") or {}, _nested_lines(node, "graders"))
     report = _report(path, data.get("report"), lines.get("report", 1))
+    page_images = _page_images(path, data.get("page_images"), lines.get("page_images", 1))
     digest = hashlib.sha256(path.read_bytes())
     for file in named:
         digest.update(b"\0" + file.name.encode() + b"\0" + file.read_bytes())
@@ -114,6 +120,7 @@ def load_profile(spec: str, where: str = "--profile") -> Profile:
         lines=_nested_lines(node, "settings"),
         description=str(data.get("description") or ""),
         report=report,
+        page_images=page_images,
     )
 
 
@@ -183,6 +190,14 @@ def _graders(path: Path, raw: Any, lines: dict[str, int]) -> dict[str, str]:
     return {str(key): str(value) for key, value in raw.items()}
 
 
+def _page_images(path: Path, raw: Any, line: int) -> int | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, int) or isinstance(raw, bool) or not 0 < raw <= MAX_DPI:
+        raise InputError(f"{path}:{line}: field 'page_images': {raw!r} is not a resolution from 1 to {MAX_DPI} dpi")
+    return raw
+
+
 def _named_file(profile: Path, file: Path, where: str, named: list[Path]) -> Path:
     resolved = file if file.is_absolute() else (profile.parent / file)
     if not resolved.is_file():
@@ -200,9 +215,23 @@ def graded_as_profiled(tasks: list[Task], profile: Profile) -> list[Task]:
 
 def apply_profile(config: RunConfig, profile: Profile, given: frozenset[str]) -> tuple[RunConfig, list[str]]:
     """CONFIG with the profile's settings wherever GIVEN (the settings the file and the flags set) does not hold
-    them, and the names of the profile's settings given over it (run.yaml records them)."""
+    them (its model arguments beside the given ones, a given key winning), what the profile set kept in its
+    `profiled`, and the names of the profile's settings given over it (run.yaml records them)."""
     taken = {name: value for name, value in profile.settings.items() if name not in given}
     overrides = sorted(
-        name for name, value in profile.settings.items() if name in given and getattr(config, name) != value
+        name
+        for name, value in profile.settings.items()
+        if name in given and name != "model_args" and getattr(config, name) != value
     )
-    return dataclasses.replace(config, **taken), overrides
+    if "model_args" in given and "model_args" in profile.settings:  # merged by key: a flag's wins, the rest stay
+        profiled, flagged = _pairs(profile.settings["model_args"]), _pairs(config.model_args)
+        kept = [f"{key}={value}" for key, value in profiled.items() if key not in flagged]
+        taken["model_args"] = [*kept, *config.model_args]
+        if any(flagged[key] != value for key, value in profiled.items() if key in flagged):
+            overrides = sorted([*overrides, "model_args"])
+    return dataclasses.replace(config, **taken, profiled=dict(profile.settings)), overrides
+
+
+def _pairs(items: list[str]) -> dict[str, str]:
+    """`key=value` items by key, their values as written (`--model-arg` reads them; the last of a key wins)."""
+    return {key.strip(): value for key, _, value in (item.partition("=") for item in items)}

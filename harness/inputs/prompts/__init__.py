@@ -1,4 +1,5 @@
-"""Prompt templates: YAML files of Jinja2 templates (`default.yaml` ships with the package)."""
+"""Prompt templates: YAML files of Jinja2 templates (`default.yaml`, the agent's, and `agent-vision.yaml`, the
+agent's under `--vision`, ship with the package)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,8 @@ _ENVIRONMENT = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailin
 
 
 DEFAULT_PROMPTS = Path(__file__).with_name("default.yaml")
+VISION_PROMPTS = Path(__file__).with_name("agent-vision.yaml")
+"""The agent's prompts when it can look (`--vision`): they name view_image and where the page images are."""
 
 
 @dataclass(frozen=True)
@@ -55,9 +58,10 @@ class PromptSet:
         return self.templates[name].render(**variables).strip()
 
 
-def load_prompts(path: Path | None = None) -> PromptSet:
-    """Read and compile a prompt file; problems are input errors naming the file (and line)."""
-    path = path or DEFAULT_PROMPTS
+def load_prompts(path: Path | None = None, vision: bool = False) -> PromptSet:
+    """Read and compile a prompt file (without one, the shipped one for the agent, with or without VISION);
+    problems are input errors naming the file (and line)."""
+    path = path or (VISION_PROMPTS if vision else DEFAULT_PROMPTS)
     text = read_text_input(path, "prompts")
     data = load_yaml(text, path)
     missing = [name for name in _TEMPLATE_NAMES if not isinstance(data, dict) or name not in data]

@@ -146,7 +146,9 @@ def _setup(spec: NodeSpec) -> _NodeSetup:
         backend = backend_of(spec.config, spec.run_id, collections, spec.invocation, templates)
         start_backend(backend, collections, spec.config.cache_dir, f" on node {_node_name()}")
         node_id = ray.get_runtime_context().get_node_id()
-        _SETUPS[key] = _NodeSetup(backend, load_prompts(spec.config.prompts), node_id, make_model.build)
+        _SETUPS[key] = _NodeSetup(
+            backend, load_prompts(spec.config.prompts, spec.config.vision), node_id, make_model.build
+        )
     return _SETUPS[key]
 
 

@@ -29,12 +29,14 @@ def label_of(config: RunConfig) -> str:
 
 def _default_label(config: RunConfig) -> str:
     """The model as given (an alias stays an alias), plus each `--model-arg` and each protocol setting that
-    differs from its default: two runs of one model under different protocols get different labels."""
-    defaults = RunConfig()
-    parts = list(config.model_args)
+    differs from its default (the profile's, else the runner's): two runs of one model under different protocols
+    get different labels, and a run of a profile's own settings none."""
+    defaults, profiled = RunConfig(), config.profiled
+    parts = [item for item in config.model_args if item not in profiled.get("model_args", [])]
     for name in _LABELLED_SETTINGS:
         value = getattr(config, name)
-        if value != getattr(defaults, name) and not (name == "output_reserve" and value == DEFAULT_OUTPUT_RESERVE):
+        default = profiled.get(name, getattr(defaults, name))
+        if value != default and not (name == "output_reserve" and value == DEFAULT_OUTPUT_RESERVE):
             parts.append(f"{name}={value}")  # 4096, the reserve's default before it followed the reply cap: none
     label = f"{config.model} ({', '.join(parts)})" if parts else config.model
     return label + CLOSED_BOOK_SUFFIX if config.closed_book else label

@@ -214,13 +214,18 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         max_output_tokens=config.max_output_tokens,
         tools=[tool.schema() for tool in offered],
     )
+    declined = _declined_defaults(config, alias.model, settings)
+    if declined:  # the provider's own instead of a profile's default its API does not take
+        kept = {key: value for key, value in settings.model_args.items() if key not in declined}
+        temperature = None if "temperature" in declined else settings.temperature
+        settings = dataclasses.replace(settings, temperature=temperature, model_args=kept)
     busy = None
     if config.api_base:  # the one check that goes on the network: after every offline one
         busy = check_endpoint(config.api_base, "--api-base")
     window = config.context_window or context_window_of(alias.model)
-    record = {
+    record: dict[str, Any] = {
         "model": alias.model,
-        "temperature": config.temperature,
+        "temperature": settings.temperature,
         "args": settings.model_args,
         "context_window": window,
         "max_output_tokens": settings.model_args.get("max_tokens", config.max_output_tokens),
@@ -229,6 +234,8 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
     price = price_in((config.model, alias.model), prices) or bundled_price(alias.model)
     gate = gate_key(alias.model, config.api_base)
     note = _unknowns_note(alias.model, price is None, window is None, cap_guessed)
+    if declined:
+        record["not_sent"] = declined
     if _seed(settings) is not None:
         record["seed_per_epoch"] = _SEED_PER_EPOCH
     return ModelFactory(
@@ -237,9 +244,34 @@ def _provider_factory(config: RunConfig) -> ModelFactory:
         paid=True,
         price=price,
         gate=gate,
-        notes=tuple(filter(None, [note, busy])),
+        notes=tuple(filter(None, [note, _declined_note(alias.model, declined), busy])),
         provider=provider,
     )
+
+
+def _declined_defaults(config: RunConfig, model: str, settings: ProviderSettings) -> dict[str, Any]:
+    """The profile's defaults (its temperature unless given, its model arguments as it gives them) that MODEL's
+    API does not take (models/litellm_model.py `not_taken`), with the values the profile asked for."""
+    from harness.models.litellm_model import not_taken
+
+    profiled = config.profiled
+    asked: dict[str, Any] = {}
+    if "temperature" in profiled and "temperature" not in config.given:
+        asked["temperature"] = settings.temperature
+    for key, value in parse_model_args(profiled.get("model_args", [])).items():
+        if settings.model_args.get(key) == value:
+            asked[key] = value
+    if not asked:
+        return {}
+    declined = not_taken(model, settings.temperature, settings.model_args, asked)
+    return {name: asked[name] for name in declined}
+
+
+def _declined_note(model: str, declined: dict[str, Any]) -> str | None:
+    if not declined:
+        return None
+    asked = ", ".join(f"{name}={value}" for name, value in declined.items())
+    return f"{model} is sent no {asked} (the profile's, which its API does not take): the provider's default instead"
 
 
 def _with_reply_cap(config: RunConfig, maximum: int | None) -> tuple[RunConfig, bool]:

@@ -176,7 +176,7 @@ def plan_run(config: RunConfig) -> RunPlan:
     collection_hashes = {domain: listed.digest for domain, listed in files.items()}
     if (refusal := unpriced_refusal(config, make_model)) is not None:
         raise InputError(refusal)
-    prompts = load_prompts(config.prompts)
+    prompts = load_prompts(config.prompts, config.vision)
     run_id = config.run_id or default_run_id(config)
     check_run_id(run_id)
     if config.label is not None:
