@@ -14,6 +14,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "convert": ("markitdown", "pymupdf", "pymupdf4llm", "openpyxl", "xlrd", "msoffcrypto", "charset_normalizer"),
     "analysis": ("matplotlib", "numpy", "scipy"),
     "e2b": ("e2b",),
+    "retrieval": ("bm25s", "numpy", "scipy"),
     "toolset": ("pandas", "numpy", "scipy", "openpyxl", "lxml", "bs4", "pymupdf", "pdfplumber", "tabulate"),
 }
 """Extra -> the modules it installs that harness (or the agent, for `toolset`) imports."""
