@@ -237,6 +237,30 @@ class JudgeCallEvent(Event):
     latency_s: Number
 
 
+class RetrievedChunk(Record):
+    """One chunk a retrieval found (harness/inputs/retrieval): its file, its place there, its score, its text."""
+
+    file: str
+    index: int
+    score: Number
+    text: str
+
+
+class RetrievalEvent(Event):
+    """What a solver retrieved for a query (the RAG baseline: the question), before the model read it."""
+
+    kind: ClassVar[str] = "retrieval"
+    event: Literal["retrieval"] = "retrieval"
+    retriever: str
+    query: str
+    k: int
+    """The chunks asked for (the solver's multiple of the task's document count, rounded up)."""
+    chunks: list[RetrievedChunk]
+    source: dict[str, Any]
+    """Where the back end searched: the local index's chunk count, or File Search's store and its usage_bytes."""
+    latency_s: Number
+
+
 class Touch(Record):
     """One document the episode touched (harness/diagnostics/evidence.py)."""
 
@@ -307,6 +331,7 @@ AnyEvent = Annotated[
     | FormatErrorEvent
     | HarnessErrorEvent
     | JudgeCallEvent
+    | RetrievalEvent
     | EvidenceEvent
     | EpisodeEndEvent,
     Field(discriminator="event"),

@@ -33,6 +33,7 @@ from harness.records.events import (
     ModelCallEvent,
     ModelErrorEvent,
     ObservationEvent,
+    RetrievalEvent,
     SandboxReadyEvent,
 )
 from harness.records.trajectory import read_trajectory
@@ -50,6 +51,7 @@ _EVENT_CLASSES: dict[str, type[Event]] = {
         FormatErrorEvent,
         HarnessErrorEvent,
         JudgeCallEvent,
+        RetrievalEvent,
         EvidenceEvent,
         EpisodeEndEvent,
     )

@@ -9,11 +9,12 @@ from harness.core.errors import InputError
 from harness.core.plugins import is_import_path, load_class
 from harness.episode.solvers.base import Solver, SolverArgumentError
 from harness.episode.solvers.bash_agent import BashAgent
+from harness.episode.solvers.rag import RagBaseline
 from harness.episode.solvers.zero_shot import ZeroShot
 
 __all__ = ["make_solver", "solver_class"]
 
-_SOLVERS: dict[str, type[Solver]] = {BashAgent.name: BashAgent, ZeroShot.name: ZeroShot}
+_SOLVERS: dict[str, type[Solver]] = {BashAgent.name: BashAgent, ZeroShot.name: ZeroShot, RagBaseline.name: RagBaseline}
 
 
 def solver_class(spec: str, where: str = "--solver") -> type[Solver]:
