@@ -44,8 +44,9 @@ class CoverageJudgment:
 
 
 def retrieved_chunks(events: Sequence[Event]) -> list[str] | None:
-    """The texts of every chunk the episode retrieved, in order; None when it retrieved nothing (no search)."""
-    searches = [event for event in events if isinstance(event, RetrievalEvent)]
+    """The texts of every chunk the episode retrieved from its whole collection, in order; None when it made no
+    such search (no retrieval, or only one document's at a time, as the workflow's)."""
+    searches = [event for event in events if isinstance(event, RetrievalEvent) and event.document is None]
     return [chunk.text for event in searches for chunk in event.chunks] if searches else None
 
 

@@ -259,6 +259,9 @@ class RetrievalEvent(Event):
     source: dict[str, Any]
     """Where the back end searched: the local index's chunk count, or File Search's store and its usage_bytes."""
     latency_s: Number
+    document: str | None = optional()
+    """The one document searched (the workflow's per-document questions); None (left out): the whole collection,
+    whose chunks are what the RAG baseline's coverage judges read."""
 
 
 class Touch(Record):

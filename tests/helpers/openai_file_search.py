@@ -10,7 +10,7 @@ official SDK (harness/inputs/retrieval/file_search.py). It answers in the docume
   `openai-poll-after-ms` the reply names;
 - https://platform.openai.com/docs/api-reference/vector-stores/search: `vector_store.search_results.page` with
   `search_query` and `data` items `{file_id, filename, score, attributes, content: [{type: text, text}]}`,
-  `max_num_results` from 1 to 50 (else a 400);
+  `max_num_results` from 1 to 50 (else a 400), `filters` as a comparison on an attribute (`eq`);
 - https://platform.openai.com/docs/guides/error-codes: errors as `{"error": {"message", "type", "param", "code"}}`
   (401 for a bad key, 404 for an unknown id, 400 for a bad parameter).
 
@@ -186,7 +186,10 @@ class FakeFileSearch(LoopbackServer):
             return 400, _error("max_num_results must be between 1 and 50.", "invalid_value", "max_num_results"), {}
         words = set(str(body["query"]).lower().split())
         found = []
+        only = body.get("filters")  # a comparison filter on an attribute (the documented `eq` form)
         for file_id, attached in self.attached[store_id].items():
+            if only and attached["attributes"].get(only["key"]) != only["value"]:
+                continue
             static = attached["chunking_strategy"].get(
                 "static", {"max_chunk_size_tokens": 800, "chunk_overlap_tokens": 400}
             )

@@ -131,3 +131,9 @@ def test_delete_removes_the_store_and_its_files_page_by_page(collection: Path, f
     assert retriever.delete(collection) is True
     assert fake.stores == {} and fake.files == {}
     assert retriever.delete(collection) is False
+
+
+def test_a_search_of_one_document_ranks_only_its_chunks_on_both_back_ends(collection: Path, fake: FakeFileSearch):
+    for kind in ("local", "openai"):
+        found = make_retriever(kind, SMALL, fake.url).search(collection, "DY total assets", 5, file="play-2021.md")
+        assert found.chunks and {chunk.file for chunk in found.chunks} == {"play-2021.md"}, kind

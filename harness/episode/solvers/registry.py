@@ -10,11 +10,17 @@ from harness.core.plugins import is_import_path, load_class
 from harness.episode.solvers.base import Solver, SolverArgumentError
 from harness.episode.solvers.bash_agent import BashAgent
 from harness.episode.solvers.rag import RagBaseline
+from harness.episode.solvers.workflow import Workflow
 from harness.episode.solvers.zero_shot import ZeroShot
 
 __all__ = ["make_solver", "solver_class"]
 
-_SOLVERS: dict[str, type[Solver]] = {BashAgent.name: BashAgent, ZeroShot.name: ZeroShot, RagBaseline.name: RagBaseline}
+_SOLVERS: dict[str, type[Solver]] = {
+    BashAgent.name: BashAgent,
+    ZeroShot.name: ZeroShot,
+    RagBaseline.name: RagBaseline,
+    Workflow.name: Workflow,
+}
 
 
 def solver_class(spec: str, where: str = "--solver") -> type[Solver]:

@@ -45,8 +45,9 @@ class Retriever(ABC):
         """What run.yaml records: the back end, its chunking and its ranking."""
 
     @abstractmethod
-    def search(self, collection: Path, query: str, k: int) -> Retrieval:
-        """The K best chunks of COLLECTION's documents for QUERY, best first (fewer when it has fewer)."""
+    def search(self, collection: Path, query: str, k: int, file: str | None = None) -> Retrieval:
+        """The K best chunks of COLLECTION's documents (only FILE's, a path in it, when given) for QUERY, best
+        first (fewer when it has fewer)."""
 
 
 def make_retriever(name: str, chunking: ChunkSettings, api_base: str | None = None) -> Retriever:

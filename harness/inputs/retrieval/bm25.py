@@ -54,13 +54,14 @@ class LocalBM25(Retriever):
             "ranking": f"BM25 (bm25s {metadata.version('bm25s')}, lucene, k1 1.5, b 0.75; terms: words, CJK bigrams)",
         }
 
-    def search(self, collection: Path, query: str, k: int) -> Retrieval:
+    def search(self, collection: Path, query: str, k: int, file: str | None = None) -> Retrieval:
         index = self._index(collection)
         if not index.chunks:
             return Retrieval([])
         wanted = terms(query)
         scores = index.bm25.get_scores(wanted) if wanted else [0.0] * len(index.chunks)
-        order = sorted(range(len(index.chunks)), key=lambda i: (-float(scores[i]), index.chunks[i][:2]))
+        places = [i for i in range(len(index.chunks)) if file is None or index.chunks[i][0] == file]
+        order = sorted(places, key=lambda i: (-float(scores[i]), index.chunks[i][:2]))
         best = [Chunk(*index.chunks[i][:2], float(scores[i]), index.chunks[i][2]) for i in order[:k]]
         return Retrieval(best, {"chunks": len(index.chunks)})
 

@@ -5,7 +5,8 @@ again by walking the store list page by page while the documents are unchanged, 
 static chunking and each document uploaded (`files.create`, purpose `assistants`) and attached
 (`vector_stores.files.create`), its processing polled to the end; a file OpenAI could not process fails the
 search with its reason. A search is `vector_stores.search` with the question (`rewrite_query`, as the
-`file_search` tool rewrites its queries), at most 50 results (OpenAI's bound). Stores are kept for the next run
+`file_search` tool rewrites its queries), at most 50 results (OpenAI's bound), one document's alone by an
+attribute filter (each file is attached with its collection path as `file`). Stores are kept for the next run
 (storage is billed per GB a day: each search records the store's `usage_bytes`); `delete` removes a collection's
 store and its files. The key is OPENAI_API_KEY's.
 
@@ -57,13 +58,14 @@ class OpenAIFileSearch(Retriever):
             **({"api_base": self.api_base} if self.api_base else {}),
         }
 
-    def search(self, collection: Path, query: str, k: int) -> Retrieval:
+    def search(self, collection: Path, query: str, k: int, file: str | None = None) -> Retrieval:
         import openai
 
+        only = {"filters": {"type": "eq", "key": "file", "value": file}} if file is not None else {}
         try:
             store = self.store_for(collection)
             page = self.client.vector_stores.search(
-                store.id, query=query, max_num_results=min(k, MAX_RESULTS), rewrite_query=True
+                store.id, query=query, max_num_results=min(k, MAX_RESULTS), rewrite_query=True, **only
             )
         except openai.APIError as error:
             raise RetrievalFailed(f"OpenAI File Search: {_reason(error)}") from None
