@@ -246,6 +246,17 @@ class RetrievedChunk(Record):
     text: str
 
 
+class RetrievalSource(Record):
+    """Where a retrieval back end searched."""
+
+    chunks: int | None = None
+    """The local index's chunks (the collection's, all documents)."""
+    vector_store: str | None = None
+    """File Search's vector store."""
+    usage_bytes: int | None = None
+    """The store's size as OpenAI bills its storage."""
+
+
 class RetrievalEvent(Event):
     """What a solver retrieved for a query (the RAG baseline: the question), before the model read it."""
 
@@ -256,8 +267,7 @@ class RetrievalEvent(Event):
     k: int
     """The chunks asked for (the solver's multiple of the task's document count, rounded up)."""
     chunks: list[RetrievedChunk]
-    source: dict[str, Any]
-    """Where the back end searched: the local index's chunk count, or File Search's store and its usage_bytes."""
+    source: RetrievalSource
     latency_s: Number
     document: str | None = optional()
     """The one document searched (the workflow's per-document questions); None (left out): the whole collection,

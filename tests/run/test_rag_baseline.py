@@ -102,7 +102,7 @@ def test_rag_reads_k_chunks_of_its_set_in_one_reply(project, tmp_path, served, m
         events = [logged.event for logged in read_events(run_dir / "episodes" / "mudabench" / f"{task}.jsonl")]
         [retrieval] = [event for event in events if isinstance(event, RetrievalEvent)]
         assert retrieval.k == wanted and retrieval.retriever == "local"
-        assert len(retrieval.chunks) == min(wanted, retrieval.source["chunks"])
+        assert len(retrieval.chunks) == min(wanted, retrieval.source.chunks)
         assert {chunk.file for chunk in retrieval.chunks} <= set(
             p.name for p in (project / "collections").rglob("documents_*.md")
         )

@@ -28,7 +28,7 @@ from harness.inputs.retrieval.base import RETRIEVERS, Retriever, make_retriever
 from harness.inputs.retrieval.chunks import Chunk, ChunkSettings, index_page
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
-from harness.records.events import RetrievalEvent, RetrievedChunk
+from harness.records.events import RetrievalEvent, RetrievalSource, RetrievedChunk
 
 __all__ = ["RagBaseline"]
 
@@ -123,7 +123,7 @@ class RagBaseline(Solver):
                     query=task.question,
                     k=k,
                     chunks=[RetrievedChunk(**chunk.record()) for chunk in found.chunks],
-                    source=found.source,
+                    source=RetrievalSource(**found.source),
                     latency_s=round(time.monotonic() - started, 3),
                 )
             )

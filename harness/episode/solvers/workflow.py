@@ -52,7 +52,7 @@ from harness.inputs.retrieval.base import RETRIEVERS, Retriever, make_retriever
 from harness.inputs.retrieval.chunks import ChunkSettings, index_page
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
-from harness.records.events import ActionEvent, ObservationEvent, RetrievalEvent, RetrievedChunk
+from harness.records.events import ActionEvent, ObservationEvent, RetrievalEvent, RetrievalSource, RetrievedChunk
 
 __all__ = ["Workflow"]
 
@@ -166,7 +166,7 @@ class Workflow(Solver):
                 query=question,
                 k=self.chunks,
                 chunks=[RetrievedChunk(**chunk.record()) for chunk in found.chunks],
-                source=found.source,
+                source=RetrievalSource(**found.source),
                 latency_s=round(time.monotonic() - started, 3),
                 document=file,
             )
