@@ -165,6 +165,14 @@ def test_the_conservative_coverage_takes_the_stricter_of_two_disagreeing_judges(
     assert len(coverage) == 4 and all("\n<next_chunk>\n" in prompt for prompt in coverage)
     assert all("(total_required = 5)" in prompt or "(total_required = 4)" in prompt for prompt in coverage)
     assert any("['Company [DY] had total assets of $1,944,165,000.00 in 2021'," in prompt for prompt in coverage)
+    # the report's Acc_process both ways: the released code's sum (2 + 1) / (5 + 4) = 33.3%, the paper's
+    # per-question mean (0.4 + 0.25) / 2 = 32.5%; Acc_full (solid) 0: no question fully covered
+    assert main(["report", str(run_dir)]) == 0
+    report = (run_dir / "report" / "report.md").read_text(encoding="utf-8")
+    [line] = [line for line in report.splitlines() if "| mudabench | retrieved |" in line]
+    cells = [cell.strip() for cell in line.strip("|").split("|")]
+    assert cells[3] == "2" and cells[4].startswith("33.3 [") and cells[5].startswith("33.3 [")
+    assert cells[6] == "–" and cells[7].startswith("0.0 [") and cells[8].startswith("32.5 [") and cells[9] == "0"
 
 
 @pytest.mark.parametrize(
