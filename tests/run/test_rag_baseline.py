@@ -16,6 +16,7 @@ from harness.records.events import RetrievalEvent
 from harness.records.fact_counts import conservative_coverage
 from harness.records.jsonl import read_jsonl
 from harness.records.reading import read_events
+from tests.helpers.openai_file_search import FakeFileSearch
 from tests.helpers.openai_server import Step, reply
 from tests.inputs.test_mudabench_facts_import import write_pdfs
 
@@ -200,3 +201,25 @@ def test_a_judge_that_never_reads_counts_as_mudabench_counts_it(project, tmp_pat
         b for b in served.requests if b["model"] == "judge" and "(The incorrect side)" in b["messages"][-1]["content"]
     ]
     assert code == 0 and len(incorrect) == 2 * 5  # two tasks, five attempts each
+
+
+def test_rag_over_file_search_reads_the_stores_chunks(project, tmp_path, served, monkeypatch):
+    search = FakeFileSearch()
+    monkeypatch.setenv("OPENAI_API_KEY", search.key)  # the loopback reader and judges take any key
+    search.start()
+    try:
+        extra = ("--solver-arg", "retriever=openai", "--solver-arg", f"api_base={search.url}")
+        code, run_dir = run(project, tmp_path, served, *extra, "--solver-arg", "chunks=1")
+    finally:
+        search.stop()
+    rows = {row["task_id"]: row for row in read_jsonl(run_dir / "results.jsonl")}
+    assert code == 0 and {row["verdict"] for row in rows.values()} == {"correct"}
+    searches = [body for method, path, body in search.requests if path.endswith("/search")]
+    assert sorted(body["max_num_results"] for body in searches) == [4, 5] and len(search.stores) == 2
+    events = [logged.event for logged in read_events(run_dir / "episodes" / "mudabench" / f"{ENGLISH}.jsonl")]
+    [retrieval] = [event for event in events if isinstance(event, RetrievalEvent)]
+    assert retrieval.retriever == "openai" and retrieval.source.vector_store in search.stores
+    assert retrieval.source.usage_bytes and len(retrieval.chunks) == 5
+    assert reader_prompts(served)[ENGLISH].count("<next_chunk>") == 4
+    record = yaml.safe_load((run_dir / "run.yaml").read_text())
+    assert record["protocol"]["rag"]["retriever"]["backend"] == "openai"
