@@ -127,6 +127,8 @@ def test_rag_reads_k_chunks_of_its_set_in_one_reply(project, tmp_path, served, m
     ("arguments", "message"),
     [
         (("chunks=0",), "chunks=0: a multiple above 0"),
+        (("chunks=many",), "chunks='many': a multiple above 0"),
+        (("chunk_tokens=big",), "chunk_tokens='big': a whole number of tokens"),
         (("retriever=elastic",), "retriever='elastic': one of local, openai"),
         (("chunk_overlap=500",), "chunk_overlap=500: from 0 to half"),
         (("metadata=yes",), "metadata='yes': true or false"),
@@ -203,7 +205,7 @@ def test_a_judge_that_never_reads_counts_as_mudabench_counts_it(project, tmp_pat
     assert code == 0 and len(incorrect) == 2 * 5  # two tasks, five attempts each
 
 
-def test_rag_over_file_search_reads_the_stores_chunks(project, tmp_path, served, monkeypatch):
+def test_rag_over_file_search_reads_the_stores_chunks(project, tmp_path, served, monkeypatch, capsys):
     search = FakeFileSearch()
     monkeypatch.setenv("OPENAI_API_KEY", search.key)  # the loopback reader and judges take any key
     search.start()
@@ -223,3 +225,6 @@ def test_rag_over_file_search_reads_the_stores_chunks(project, tmp_path, served,
     assert reader_prompts(served)[ENGLISH].count("<next_chunk>") == 4
     record = yaml.safe_load((run_dir / "run.yaml").read_text())
     assert record["protocol"]["rag"]["retriever"]["backend"] == "openai"
+    capsys.readouterr()
+    assert main(["show", str(run_dir), ENGLISH]) == 0
+    assert "retrieved 5 of 5 chunks by openai" in capsys.readouterr().out

@@ -121,3 +121,9 @@ def test_generated_code_cannot_reach_the_host_network_or_files(project, tmp_path
     assert code == 0 and "NETWORK refused" in observed.stdout and "HOST refused" in observed.stdout
     assert "the host's secret" not in observed.stdout
     assert all(body.get("model") != "exfiltrated" for body in served.requests)
+
+
+def test_a_bad_workflow_argument_is_one_line_and_writes_nothing(project, tmp_path, served, capsys):  # noqa: F811
+    code, run_dir = run(project, tmp_path, served, "--solver-arg", "chunks=0")
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "chunks='0': from 1 to 50" in line and not run_dir.exists() and served.requests == []

@@ -25,7 +25,7 @@ from harness.grading.answer import has_closed_answer
 from harness.inputs.limits import RequestLimits
 from harness.inputs.profiles import PROFILES_DIR
 from harness.inputs.retrieval.base import RETRIEVERS, Retriever, make_retriever
-from harness.inputs.retrieval.chunks import Chunk, ChunkSettings, index_page
+from harness.inputs.retrieval.chunks import Chunk, chunk_settings, index_page
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
 from harness.records.events import RetrievalEvent, RetrievalSource, RetrievedChunk
@@ -57,11 +57,14 @@ class RagBaseline(Solver):
         super().__init__(args)
         try:
             self.multiple = float(self.args.get("chunks", "1"))
-            chunking = ChunkSettings(
-                int(self.args.get("chunk_tokens", "800")), int(self.args.get("chunk_overlap", "400"))
-            )
+        except ValueError:
+            raise SolverArgumentError(
+                f"chunks={self.args['chunks']!r}: a multiple above 0 of the task's documents"
+            ) from None
+        try:
+            chunking = chunk_settings(self.args)
         except ValueError as error:
-            raise SolverArgumentError(str(error).removeprefix("could not convert string to float: ")) from None
+            raise SolverArgumentError(str(error)) from None
         if not (math.isfinite(self.multiple) and self.multiple > 0):
             raise SolverArgumentError(f"chunks={self.args['chunks']}: a multiple above 0 of the task's documents")
         if self.args.get("metadata", "false") not in ("true", "false"):

@@ -49,7 +49,7 @@ from harness.grading.answer import has_closed_answer
 from harness.inputs.limits import RequestLimits
 from harness.inputs.profiles import PROFILES_DIR
 from harness.inputs.retrieval.base import RETRIEVERS, Retriever, make_retriever
-from harness.inputs.retrieval.chunks import ChunkSettings, index_page
+from harness.inputs.retrieval.chunks import chunk_settings, index_page
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
 from harness.records.events import ActionEvent, ObservationEvent, RetrievalEvent, RetrievalSource, RetrievedChunk
@@ -80,15 +80,14 @@ class Workflow(Solver):
 
     def __init__(self, args: Mapping[str, str]) -> None:
         super().__init__(args)
+        given = self.args.get("chunks", "3")
+        self.chunks = int(given) if given.strip().isdigit() else 0
         try:
-            self.chunks = int(self.args.get("chunks", "3"))
-            chunking = ChunkSettings(
-                int(self.args.get("chunk_tokens", "800")), int(self.args.get("chunk_overlap", "400"))
-            )
+            chunking = chunk_settings(self.args)
         except ValueError as error:
             raise SolverArgumentError(str(error)) from None
         if not 1 <= self.chunks <= 50:
-            raise SolverArgumentError(f"chunks={self.chunks}: from 1 to 50 a document question")
+            raise SolverArgumentError(f"chunks={given!r}: from 1 to 50 chunks a document question")
         kind = self.args.get("retriever", "local")
         if kind not in RETRIEVERS:
             raise SolverArgumentError(f"retriever={kind!r}: one of {', '.join(RETRIEVERS)}")

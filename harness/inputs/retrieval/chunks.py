@@ -41,6 +41,18 @@ class ChunkSettings:
         }
 
 
+def chunk_settings(args: dict[str, str]) -> ChunkSettings:
+    """The chunking a solver's `chunk_tokens` and `chunk_overlap` arguments ask for (OpenAI's defaults); a bad one
+    is a ValueError naming it."""
+    values = []
+    for name, default in (("chunk_tokens", 800), ("chunk_overlap", 400)):
+        given = args.get(name, str(default))
+        if not given.strip().isdigit():
+            raise ValueError(f"{name}={given!r}: a whole number of tokens")
+        values.append(int(given))
+    return ChunkSettings(*values)
+
+
 @dataclass(frozen=True)
 class Chunk:
     """One retrieved chunk: the file it is cut from, its place there, its score for the query and its text."""
