@@ -12,7 +12,7 @@ import pytest
 
 from harness.inputs.collections.tokens import encoding
 from harness.inputs.retrieval.base import RetrievalFailed, make_retriever
-from harness.inputs.retrieval.bm25 import terms
+from harness.inputs.retrieval.bm25 import KEPT_SETS, terms
 from harness.inputs.retrieval.chunks import ChunkSettings, chunk_text
 from harness.inputs.retrieval.file_search import OpenAIFileSearch
 from tests.helpers.openai_file_search import FakeFileSearch
@@ -137,3 +137,21 @@ def test_a_search_of_one_document_ranks_only_its_chunks_on_both_back_ends(collec
     for kind in ("local", "openai"):
         found = make_retriever(kind, SMALL, fake.url).search(collection, "DY total assets", 5, file="play-2021.md")
         assert found.chunks and {chunk.file for chunk in found.chunks} == {"play-2021.md"}, kind
+
+
+def test_the_local_back_end_keeps_the_indexes_of_the_last_sets_only(tmp_path: Path, monkeypatch):
+    built: list[str] = []
+    retriever = make_retriever("local", SMALL)
+    build = retriever._build  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        retriever, "_build", lambda folder, documents: built.append(folder.name) or build(folder, documents)
+    )
+    folders = []
+    for n in range(KEPT_SETS + 1):
+        folders.append(tmp_path / f"set{n}")
+        folders[-1].mkdir()
+        (folders[-1] / "a.md").write_text(f"document {n}")
+    for folder in [folders[0], *folders[1:KEPT_SETS], folders[0], folders[KEPT_SETS], folders[0], folders[1]]:
+        retriever.search(folder, "document", 1)
+    # set0 stays (searched again before the ninth set came); set1, the least recent then, is dropped and built again
+    assert built == [f"set{n}" for n in range(KEPT_SETS + 1)] + ["set1"]

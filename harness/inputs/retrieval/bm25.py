@@ -1,13 +1,15 @@
 """The local back end: no key, no network. A collection's chunks ranked by BM25 (bm25s: the Lucene variant,
 k1 1.5, b 0.75, scored as a scipy sparse matrix), each collection indexed once per process while its files are
-unchanged. Terms are case-folded words, and overlapping character pairs within a run of Chinese, Japanese or
-Korean characters (as Lucene's CJK bigram filter cuts them): bm25s's own tokenizer would make a whole Chinese run
-one term, and most of MuDABench is Chinese. Ties are ordered by file and place, so a search repeats exactly."""
+unchanged (the last KEPT_SETS searched are kept). Terms are case-folded words, and overlapping character pairs
+within a run of Chinese, Japanese or Korean characters (as Lucene's CJK bigram filter cuts them): bm25s's own
+tokenizer would make a whole Chinese run one term, and most of MuDABench is Chinese. Ties are ordered by file and
+place, so a search repeats exactly."""
 
 from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -16,6 +18,9 @@ from typing import Any
 from harness.inputs.retrieval.base import Retrieval, Retriever
 from harness.inputs.retrieval.chunks import Chunk, ChunkSettings, chunk_text, collection_documents
 
+KEPT_SETS = 8
+"""Collections whose index a back end keeps at once (the least recently searched is dropped, and built again if
+searched again): a MuDABench set of 38 annual reports is ~50k chunks, and a run goes through hundreds of sets."""
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TERMS = re.compile(rf"[{_CJK}]+|[^\W{_CJK}]+")
 _IS_CJK = re.compile(rf"[{_CJK}]")
@@ -44,7 +49,7 @@ class LocalBM25(Retriever):
 
     def __init__(self, chunking: ChunkSettings) -> None:
         super().__init__(chunking)
-        self._indexes: dict[tuple[Any, ...], _Index] = {}
+        self._indexes: OrderedDict[tuple[Any, ...], _Index] = OrderedDict()
         self._lock = threading.Lock()
 
     def settings(self) -> dict[str, Any]:
@@ -71,6 +76,9 @@ class LocalBM25(Retriever):
         with self._lock:
             if key not in self._indexes:
                 self._indexes[key] = self._build(collection, documents)
+                while len(self._indexes) > KEPT_SETS:
+                    self._indexes.popitem(last=False)
+            self._indexes.move_to_end(key)
             return self._indexes[key]
 
     def _build(self, collection: Path, documents: list[Path]) -> _Index:
