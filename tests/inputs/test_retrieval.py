@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli.main import main
 from harness.inputs.collections.tokens import encoding
 from harness.inputs.retrieval.base import RetrievalFailed, make_retriever
 from harness.inputs.retrieval.bm25 import KEPT_SETS, terms
@@ -155,3 +156,18 @@ def test_the_local_back_end_keeps_the_indexes_of_the_last_sets_only(tmp_path: Pa
         retriever.search(folder, "document", 1)
     # set0 stays (searched again before the ninth set came); set1, the least recent then, is dropped and built again
     assert built == [f"set{n}" for n in range(KEPT_SETS + 1)] + ["set1"]
+
+
+def test_collection_delete_store_removes_a_sets_store_once(collection: Path, fake: FakeFileSearch, capsys):
+    make_retriever("openai", SMALL, fake.url).search(collection, "DY", 1)
+    command = ["collection", "delete-store", "set", "--collections-dir", str(collection.parent), "--api-base", fake.url]
+    assert main(command) == 0 and fake.stores == {} and fake.files == {}
+    assert main(command) == 1 and "no File Search store holds its documents" in capsys.readouterr().out
+
+
+def test_another_chunking_gets_a_store_of_its_own(collection: Path, fake: FakeFileSearch):
+    make_retriever("openai", SMALL, fake.url).search(collection, "DY", 1)
+    make_retriever("openai", SMALL, fake.url).search(collection, "DY", 1)
+    make_retriever("openai", ChunkSettings(), fake.url).search(collection, "DY", 1)
+    assert sorted(store["metadata"]["harness_chunking"] for store in fake.stores.values()) == ["100/50", "800/400"]
+    assert OpenAIFileSearch(SMALL, fake.url).delete(collection) is True and fake.stores == {}

@@ -1,14 +1,14 @@
 """The OpenAI back end: File Search's vector stores through the official SDK, as MuDABench's paper retrieved.
 
-One vector store per collection, named by the digest of its documents (`metadata.harness_collection`): found
-again by walking the store list page by page while the documents are unchanged, else created with the run's
-static chunking and each document uploaded (`files.create`, purpose `assistants`) and attached
+One vector store per collection and chunking, named by the digest of its documents (`metadata.harness_collection`,
+`harness_chunking`): found again by walking the store list page by page while both are unchanged, else created
+with the run's static chunking and each document uploaded (`files.create`, purpose `assistants`) and attached
 (`vector_stores.files.create`), its processing polled to the end; a file OpenAI could not process fails the
 search with its reason. A search is `vector_stores.search` with the question (`rewrite_query`, as the
 `file_search` tool rewrites its queries), at most 50 results (OpenAI's bound), one document's alone by an
 attribute filter (each file is attached with its collection path as `file`). Stores are kept for the next run
 (storage is billed per GB a day: each search records the store's `usage_bytes`); `delete` removes a collection's
-store and its files. The key is OPENAI_API_KEY's.
+store and its files (`python -m harness collection delete-store NAME`). The key is OPENAI_API_KEY's.
 
 Documented at https://platform.openai.com/docs/api-reference/vector-stores (and /vector-stores-files,
 /vector-stores/search, /files) and https://platform.openai.com/docs/guides/retrieval.
@@ -93,10 +93,23 @@ class OpenAIFileSearch(Retriever):
             return self._stores[digest]
 
     def _find(self, digest: str) -> Any:
-        for store in self.client.vector_stores.list(limit=100):  # the SDK asks for each next page (`after`)
-            if (store.metadata or {}).get("harness_collection") == digest and store.status == "completed":
-                return store
-        return None
+        """The store made for these documents with this chunking."""
+        return next(
+            (store for store in self._stores_of(digest) if (store.metadata or {}).get("harness_chunking") == self._cut),
+            None,
+        )
+
+    def _stores_of(self, digest: str) -> list[Any]:
+        """Every finished store made for these documents, whatever its chunking."""
+        return [
+            store
+            for store in self.client.vector_stores.list(limit=100)  # the SDK asks for each next page (`after`)
+            if (store.metadata or {}).get("harness_collection") == digest and store.status == "completed"
+        ]
+
+    @property
+    def _cut(self) -> str:
+        return f"{self.chunking.max_tokens}/{self.chunking.overlap_tokens}"
 
     def _create(self, collection: Path, digest: str) -> Any:
         strategy = {
@@ -107,7 +120,9 @@ class OpenAIFileSearch(Retriever):
             },
         }
         store = self.client.vector_stores.create(
-            name=f"harness-{digest[:16]}", metadata={"harness_collection": digest}, chunking_strategy=strategy
+            name=f"harness-{digest[:16]}",
+            metadata={"harness_collection": digest, "harness_chunking": self._cut},
+            chunking_strategy=strategy,
         )
         for path in collection_documents(collection):
             name = path.relative_to(collection).as_posix()
@@ -124,16 +139,21 @@ class OpenAIFileSearch(Retriever):
         return self.client.vector_stores.retrieve(store.id)
 
     def delete(self, collection: Path) -> bool:
-        """Remove the collection's store and its uploaded files; False when there was none."""
-        store = self._find(collection_digest(collection))
-        if store is None:
-            return False
-        file_ids = [attached.id for attached in self.client.vector_stores.files.list(store.id, limit=100)]
-        self.client.vector_stores.delete(store.id)
-        for file_id in file_ids:
-            self.client.files.delete(file_id)
-        self._stores = {digest: kept for digest, kept in self._stores.items() if kept.id != store.id}
-        return True
+        """Remove the collection's stores (any chunking) and their uploaded files; False when there was none."""
+        import openai
+
+        try:
+            stores = self._stores_of(collection_digest(collection))
+            for store in stores:
+                file_ids = [attached.id for attached in self.client.vector_stores.files.list(store.id, limit=100)]
+                self.client.vector_stores.delete(store.id)
+                for file_id in file_ids:
+                    self.client.files.delete(file_id)
+        except openai.APIError as error:
+            raise RetrievalFailed(f"OpenAI File Search: {_reason(error)}") from None
+        gone = {store.id for store in stores}
+        self._stores = {digest: kept for digest, kept in self._stores.items() if kept.id not in gone}
+        return bool(stores)
 
 
 def _reason(error: Exception) -> str:
