@@ -25,11 +25,11 @@ from harness.analysis.stats import Z_95
 from harness.analysis.summary import ALL
 from harness.analysis.uncertainty import Estimate
 from harness.core.episode_key import EpisodeKey
-from harness.records.fact_counts import FactCounts
+from harness.records.fact_counts import FactCounts, RetrievedCoverage
 from harness.records.fact_judgments import JUDGED, NAMED_ROWS, read_fact_judgments
 from harness.records.run_folder import RunFolder
 
-_SIGNALS = ("seen", "stated")
+_SIGNALS = ("seen", "stated", "retrieved")
 _MEASURES = ("cell", "row", "column", "solid", "cell_mean")
 _HEADERS = {
     "cell": "cell sum (released code)",
@@ -103,14 +103,26 @@ def _fact_estimates(rows: list[ModelRow], stated: _Stated) -> dict[tuple[str, st
                 for row in mine:
                     if domain not in (ALL, row.domain):
                         continue
-                    found = row.facts_seen if signal == "seen" else stated.counts.get(model, {}).get(row.episode)
-                    found = found or (row.facts_stated if signal == "stated" else None)
+                    if signal == "retrieved":
+                        found = _retrieved_counts(row.facts_retrieved)
+                    else:
+                        found = row.facts_seen if signal == "seen" else stated.counts.get(model, {}).get(row.episode)
+                        found = found or (row.facts_stated if signal == "stated" else None)
                     if found is not None:
                         pairs.append((row.key, found, row.is_correct()))
                 if pairs:
                     failed = sum(counts.failed for _, counts, _ in pairs)
                     table[(model, domain, signal)] = _FactEstimates(len(pairs), _measures(pairs), failed)
     return table
+
+
+def _retrieved_counts(coverage: RetrievedCoverage | None) -> FactCounts | None:
+    """The RAG baseline's coverage as counts: each fact in words is a cell and a row (as MuDABench's released code
+    counts a RAG judgment as rows), with no columns."""
+    if coverage is None:
+        return None
+    covered, total = coverage.covered, coverage.total
+    return FactCounts(covered, total, covered, total, 0, 0, coverage.failed)
 
 
 def _measures(pairs: list[tuple[tuple[str, str], FactCounts, bool]]) -> dict[str, Estimate]:
@@ -150,7 +162,10 @@ def fact_section(rows: list[ModelRow], stated: _Stated) -> str:
         "*cell per-question mean* is Acc_process as the MuDABench paper prints it (eq. 8): the mean over episodes "
         "of each one's share of its cells. Solid = correct and every row. "
         "Every fact row is judged; a row whose judgment failed counts as not stated (MuDABench's rule) and is "
-        "counted under *failed judgments*.",
+        "counted under *failed judgments*. *retrieved*: the RAG baseline's chunks against the task's facts in words "
+        "(`source_answer`), the conservative count of two judges (MuDABench eq. 3-5), each fact a cell and a row: "
+        "its sum is the released code's RAG process accuracy, its per-question mean the paper's (eq. 8), solid its "
+        "Acc_full (eq. 9); a judge side that failed is counted under *failed judgments*.",
         "",
         "| model | domain | signal | episodes | "
         + " | ".join(_HEADERS[measure] for measure in _MEASURES)
@@ -158,9 +173,12 @@ def fact_section(rows: list[ModelRow], stated: _Stated) -> str:
         "|---|---|---|---|" + "---|" * (len(_MEASURES) + 1),
     ]
     for (model, domain, signal), found in table.items():
-        shown = [_pct(found.by_measure[measure]) for measure in _MEASURES]
+        shown = [
+            "–" if signal == "retrieved" and measure == "column" else _pct(found.by_measure[measure])
+            for measure in _MEASURES
+        ]
         label = f"{signal} (named documents only)" if signal == "stated" and model in stated.named_only else signal
-        failed = str(found.failed) if signal == "stated" else "–"
+        failed = str(found.failed) if signal in ("stated", "retrieved") else "–"
         lines.append(f"| {model} | {domain} | {label} | {found.episodes} | " + " | ".join(shown) + f" | {failed} |")
     if stated.named_only:
         lines += [

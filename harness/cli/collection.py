@@ -48,6 +48,15 @@ def build_parser() -> argparse.ArgumentParser:
     stats = commands.add_parser("stats", help="documents, bytes, tokens and formats per domain")
     stats.add_argument("domain", nargs="?", default="all", help="a domain or 'all' (default)")
     add_collections_dir(stats)
+    forget = commands.add_parser(
+        "delete-store",
+        help="delete the collection's OpenAI File Search vector store and its uploaded files (kept between runs)",
+        description="Exit code 0: deleted; 1: the collection has no store (its documents as they are now); 2: bad "
+        "input. The key is OPENAI_API_KEY's.",
+    )
+    forget.add_argument("name", metavar="NAME", help="the collection (COLLECTIONS_DIR/NAME)")
+    add_collections_dir(forget)
+    forget.add_argument("--api-base", metavar="URL", help="File Search's API base (default OpenAI's)")
     return parser
 
 
@@ -84,7 +93,29 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     session.kept = "the files converted so far are kept and in the manifest"
     if arguments.action == "stats":
         return _stats(arguments.domain, arguments.collections_dir, session.console)
+    if arguments.action == "delete-store":
+        return _delete_store(arguments.collections_dir / arguments.name, arguments.api_base, session.console)
     return _build(arguments, session.console)
+
+
+def _delete_store(folder: Path, api_base: str | None, console: Console) -> int:
+    from harness.inputs.retrieval.base import RetrievalFailed
+    from harness.inputs.retrieval.chunks import ChunkSettings
+    from harness.inputs.retrieval.file_search import OpenAIFileSearch
+
+    if not folder.is_dir():
+        raise InputError(f"{folder}: no such collection folder")
+    if not os.environ.get("OPENAI_API_KEY"):
+        raise InputError("collection delete-store: needs OPENAI_API_KEY (File Search's key)")
+    try:
+        deleted = OpenAIFileSearch(ChunkSettings(), api_base).delete(folder)
+    except RetrievalFailed as error:
+        raise InputError(f"collection delete-store: {error}") from None
+    if not deleted:
+        console.print(f"{escape(for_terminal(folder.name))}: no File Search store holds its documents as they are now")
+        return EXIT_FAILED
+    console.print(f"{escape(for_terminal(folder.name))}: its File Search store and uploaded files are deleted")
+    return EXIT_OK
 
 
 def _stats(domain: str, collections_dir: Path, console: Console) -> int:

@@ -27,6 +27,7 @@ from harness.records.events import (
     ModelCallEvent,
     ModelErrorEvent,
     ObservationEvent,
+    RetrievalEvent,
     SharedCallEvent,
 )
 from harness.records.image_store import ImageStore, logged_refs
@@ -185,6 +186,12 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None, imag
             _say(console, f"harness error during {event.during}", _clipped(event.error, limit), "bold red")
         elif isinstance(event, JudgeCallEvent):
             _say(console, f"judge {event.model}: {event.verdict or event.failure or event.error}")
+        elif isinstance(event, RetrievalEvent):
+            where = f" of {event.document}" if event.document else ""
+            found = ", ".join(f"{chunk.file}#{chunk.index} ({chunk.score:.2f})" for chunk in event.chunks)
+            _say(
+                console, f"retrieved {len(event.chunks)} of {event.k} chunks{where} by {event.retriever}", found, "cyan"
+            )
         elif isinstance(event, EvidenceEvent):
             touched = ", ".join(f"{touch.document} (turn {touch.first_turn})" for touch in event.touches)
             listed = ", ".join(event.evidence) or "none listed by the task"

@@ -15,6 +15,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "analysis": ("matplotlib", "numpy", "scipy"),
     "e2b": ("e2b",),
     "agents": ("minisweagent",),
+    "retrieval": ("bm25s", "numpy", "scipy"),
     "toolset": ("pandas", "numpy", "scipy", "openpyxl", "lxml", "bs4", "pymupdf", "pdfplumber", "tabulate"),
 }
 """Extra -> the modules it installs that harness (or the agent, for `toolset`) imports."""

@@ -11,11 +11,12 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from harness.core.abandon import CallAbandoned, call_abandonable
 from harness.core.facts import FactRow
 from harness.core.status import Outcome, Status, failure_text
+from harness.diagnostics.retrieved_coverage import judge_retrieved_coverage, retrieved_chunks
 from harness.diagnostics.row_diagnostics import with_diagnostics, with_stated_facts
 from harness.grading import GRADERS, GoldSpec, Grade, Verdict, grade, is_judged
 from harness.grading.judge import JudgePanel
@@ -42,6 +43,8 @@ class FinishedTask(Protocol):
     def canary(self) -> bool: ...
     @property
     def facts(self) -> Sequence[FactRow]: ...
+    @property
+    def metadata(self) -> dict[str, Any]: ...
 
 
 RowOf = Callable[[Outcome, Grade], ResultRow]
@@ -129,6 +132,25 @@ def _annotated(task: FinishedTask, end: EpisodeEnd, row: ResultRow, log: Traject
             evidence = evidence.model_copy(update={"facts_stated": facts_stated})
         if evidence is not None:
             log.write(evidence)
+        source_answer = task.metadata.get("source_answer")
+        chunks = retrieved_chunks(events)
+        if end.judge is not None and chunks is not None and isinstance(source_answer, list) and source_answer:
+            row = with_retrieved_coverage(row, end.judge, [str(fact) for fact in source_answer], chunks, log)
     except Exception as error:  # a bug here must not cost the episode its row
         log_failure(log, "evidence record", failure_text(error))
     return row
+
+
+def with_retrieved_coverage(
+    row: ResultRow, panel: JudgePanel, source_answer: list[str], chunks: list[str], log: TrajectoryLog
+) -> ResultRow:
+    """The row with the conservative coverage of the task's facts in words by the retrieved CHUNKS
+    (retrieved_coverage.py), its judges' calls logged and their cost added to `judge_cost_usd`."""
+    judged = judge_retrieved_coverage(panel, source_answer, chunks)
+    write = judge_log(log)
+    for call in judged.calls:
+        write(call)
+    cost = row.judge_cost_usd
+    if judged.cost_usd is not None:
+        cost = round((cost or 0.0) + judged.cost_usd, 8)
+    return dataclasses.replace(row, facts_retrieved=judged.coverage, judge_cost_usd=cost)

@@ -33,6 +33,7 @@ __all__ = [
     "judge_cache",
     "judge_prompt",
     "judge_protocol",
+    "lenient_json",
     "literal",
     "record",
 ]

@@ -12,5 +12,6 @@ __all__ = [
     "page_images",
     "profiles",
     "prompts",
+    "retrieval",
     "tasks",
 ]

@@ -274,6 +274,43 @@ class AgentTranscriptEvent(Event):
     """The agent's file, parsed (JSON), nothing changed."""
 
 
+class RetrievedChunk(Record):
+    """One chunk a retrieval found (harness/inputs/retrieval): its file, its place there, its score, its text."""
+
+    file: str
+    index: int
+    score: Number
+    text: str
+
+
+class RetrievalSource(Record):
+    """Where a retrieval back end searched."""
+
+    chunks: int | None = None
+    """The local index's chunks (the collection's, all documents)."""
+    vector_store: str | None = None
+    """File Search's vector store."""
+    usage_bytes: int | None = None
+    """The store's size as OpenAI bills its storage."""
+
+
+class RetrievalEvent(Event):
+    """What a solver retrieved for a query (the RAG baseline: the question), before the model read it."""
+
+    kind: ClassVar[str] = "retrieval"
+    event: Literal["retrieval"] = "retrieval"
+    retriever: str
+    query: str
+    k: int
+    """The chunks asked for (the solver's multiple of the task's document count, rounded up)."""
+    chunks: list[RetrievedChunk]
+    source: RetrievalSource
+    latency_s: Number
+    document: str | None = optional()
+    """The one document searched (the workflow's per-document questions); None (left out): the whole collection,
+    whose chunks are what the RAG baseline's coverage judges read."""
+
+
 class Touch(Record):
     """One document the episode touched (harness/diagnostics/evidence.py)."""
 
@@ -346,6 +383,7 @@ AnyEvent = Annotated[
     | HarnessErrorEvent
     | JudgeCallEvent
     | AgentTranscriptEvent
+    | RetrievalEvent
     | EvidenceEvent
     | EpisodeEndEvent,
     Field(discriminator="event"),

@@ -53,3 +53,34 @@ def count_covered(rows: list[dict[str, bool]], failed: int = 0) -> FactCounts:
         columns_total=len(columns),
         failed=failed,
     )
+
+
+@dataclass(frozen=True)
+class RetrievedCoverage:
+    """How many of a task's gold facts in words (MuDABench's `source_answer`) the retrieved chunks hold, by two
+    judges (MuDABench eq. 3-5): the correct side counts the facts found (C_i = correct / total), the incorrect side
+    the facts wrong or missing (E_i = errors / total), and the conservative count is min(correct, total - errors),
+    so that covered / total = min(C_i, 1 - E_i)."""
+
+    correct: int
+    errors: int
+    total: int
+    covered: int
+    failed: int = 0
+    """Sides whose judgment failed: a failed correct side counts 0 found, a failed incorrect side every fact an
+    error (MuDABench's rescue defaults)."""
+
+    @property
+    def complete(self) -> bool:
+        """Every fact covered (P_i = 1): with a correct answer, the episode counts in Acc_full (eq. 9)."""
+        return self.covered == self.total
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def conservative_coverage(correct: int, errors: int, total: int, failed: int = 0) -> RetrievedCoverage:
+    """The two sides' counts, each clamped to [0, TOTAL] as MuDABench's evaluator clamps them, and their
+    conservative minimum."""
+    correct, errors = min(max(0, correct), total), min(max(0, errors), total)
+    return RetrievedCoverage(correct, errors, total, min(correct, total - errors), failed)

@@ -33,6 +33,7 @@ from harness.records.events import (
     ModelCallEvent,
     ModelErrorEvent,
     ObservationEvent,
+    RetrievalEvent,
     SandboxReadyEvent,
     SharedCallEvent,
 )
@@ -52,6 +53,7 @@ _EVENT_CLASSES: dict[str, type[Event]] = {
         FormatErrorEvent,
         HarnessErrorEvent,
         JudgeCallEvent,
+        RetrievalEvent,
         EvidenceEvent,
         EpisodeEndEvent,
     )

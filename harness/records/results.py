@@ -20,7 +20,7 @@ from harness.core.json_text import json_text
 from harness.core.record import Number
 from harness.core.status import INTERRUPTED, Status
 from harness.grading import Verdict
-from harness.records.fact_counts import FactCounts
+from harness.records.fact_counts import FactCounts, RetrievedCoverage
 from harness.records.jsonl import read_records, typed
 
 MODE_FIELDS = {"strict": "verdict_strict", "default": "verdict", "lenient": "verdict_lenient"}
@@ -119,6 +119,10 @@ class ResultRow:
     facts_stated: FactCounts | None = None
     """The task's facts a judge found supported by the agent's own record of each document
     (harness/diagnostics/fact_judge.py); None when not asked (the field is then left out)."""
+    facts_retrieved: RetrievedCoverage | None = None
+    """The task's gold facts in words that the chunks a solver retrieved hold, by the double-check judges'
+    conservative count (harness/diagnostics/retrieved_coverage.py; MuDABench's RAG process accuracy); None when not
+    asked (the field is then left out)."""
     task_groups: dict[str, str] = field(default_factory=dict)
     """The task's `groups` (grouping -> value, e.g. `language: zh`), for the report's per-group tables; empty
     (and left out of the line) for tasks without groups."""
@@ -166,7 +170,7 @@ class ResultRow:
 ROW_FIELDS = tuple(spec.name for spec in fields(ResultRow))
 """Every field of a row, in its order: what carries a row whole (an export and its import) iterates over these,
 so a field added to `ResultRow` travels without a list of its own."""
-LEFT_OUT_WHEN_NONE = ("score", "judge_scores", "score_range", "facts_seen", "facts_stated")
+LEFT_OUT_WHEN_NONE = ("score", "judge_scores", "score_range", "facts_seen", "facts_stated", "facts_retrieved")
 """Row fields newer than most run folders: left out when None, so rows without them read and compare as before."""
 _ROWS = TypeAdapter(ResultRow)
 

@@ -50,6 +50,8 @@ def test_installed_package_finds_the_recipe_and_hashes_it_like_the_source_tree(t
     # the benchmarks' own judge protocols, named by `--judge-prompt NAME` from an installed package
     for protocol in ("mudabench", "findocmre"):  # findocmre: the findocmre profile names it by its name
         assert (site / "harness" / "grading" / "protocols" / f"{protocol}.yaml").is_file()
+    # the RAG baseline's coverage judges (MuDABench's two prompts), read at each RAG episode's end
+    assert (site / "harness" / "grading" / "protocols" / "coverage" / "mudabench-rag.yaml").is_file()
     # the benchmark profiles (`--profile NAME`) and every file they name
     profiles = REPO / "harness" / "inputs" / "profiles"
     shipped = [path.relative_to(profiles) for path in profiles.rglob("*") if path.is_file() and path.suffix != ".pyc"]

@@ -10,6 +10,8 @@ from harness.core.plugins import is_import_path, load_class
 from harness.episode.solvers.base import Solver, SolverArgumentError
 from harness.episode.solvers.bash_agent import BashAgent
 from harness.episode.solvers.mini_swe_agent import MiniSweAgent
+from harness.episode.solvers.rag import RagBaseline
+from harness.episode.solvers.workflow import Workflow
 from harness.episode.solvers.zero_shot import ZeroShot
 
 __all__ = ["make_solver", "solver_class"]
@@ -18,6 +20,8 @@ _SOLVERS: dict[str, type[Solver]] = {
     BashAgent.name: BashAgent,
     ZeroShot.name: ZeroShot,
     MiniSweAgent.name: MiniSweAgent,
+    RagBaseline.name: RagBaseline,
+    Workflow.name: Workflow,
 }
 
 

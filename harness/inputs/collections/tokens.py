@@ -8,6 +8,7 @@ import importlib.util
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 _ESTIMATE = "estimate: 4 characters per token"
 
@@ -15,20 +16,28 @@ _ESTIMATE = "estimate: 4 characters per token"
 @functools.cache
 def tokenizer() -> tuple[str, Callable[[str], int]]:
     """(name, count) for this process."""
+    found = encoding()
+    if found is None:
+        return _ESTIMATE, _estimate
+    name, coder = found
+    return name, lambda text: len(coder.encode(text, disallowed_special=()))
+
+
+@functools.cache
+def encoding() -> tuple[str, Any] | None:
+    """(name, tiktoken's cl100k_base encoding) for this process, read offline from litellm's copy; None without one
+    (what counts tokens then estimates them, and says so)."""
     try:
         import tiktoken
     except ImportError:
-        return _ESTIMATE, _estimate
+        return None
     bundled = _litellm_tokenizers_dir()
     if bundled and "TIKTOKEN_CACHE_DIR" not in os.environ:
         os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)  # tiktoken reads it on first load; offline from here
     try:
-        encoding = tiktoken.get_encoding("cl100k_base")
+        return f"tiktoken {tiktoken.__version__} cl100k_base", tiktoken.get_encoding("cl100k_base")
     except Exception:  # no cached encoding file and no network
-        return _ESTIMATE, _estimate
-    return f"tiktoken {tiktoken.__version__} cl100k_base", lambda text: len(
-        encoding.encode(text, disallowed_special=())
-    )
+        return None
 
 
 def _litellm_tokenizers_dir() -> Path | None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -190,14 +192,19 @@ def plan_import(domain: str, items: list[MudaItem], options: MudaOptions | None 
     ids: set[str] = set()
     splits_of_id: dict[str, set[str]] = {}
     sets_of_question: dict[str, set[tuple[str, ...]]] = {}
+    pool = {document.id: document for item in items for document in item.documents}
     for item in items:
         if item.content_key in seen_content:
             plan.notes["identical items kept as tasks of their own (MuDABench's evaluation counts each)"] += 1
         seen_content.add(item.content_key)
         documents = _unique_documents(item, plan)
-        name = _collection_name(domain, documents)
+        noise = _noise(documents, pool, options) if options is not None and options.noise_fraction else ()
+        name = _collection_name(domain, documents) + (
+            f"-noise{len(noise)}s{options.noise_seed}" if options and noise else ""
+        )
         if name not in plan.collections:
-            plan.collections[name] = CollectionPlan(tuple(d.id for d in documents), _index_markdown(documents))
+            listed = tuple(sorted((*documents, *noise), key=lambda document: document.id))
+            plan.collections[name] = CollectionPlan(tuple(d.id for d in listed), _index_markdown(listed))
         base = item.question_id or "q" + item.content_key[:12]  # never the question text alone
         if item.question_id:
             splits_of_id.setdefault(item.question_id, set()).add(item.split)
@@ -209,7 +216,17 @@ def plan_import(domain: str, items: list[MudaItem], options: MudaOptions | None 
         ids.add(task_id)
         content_of[task_id] = item.content_key
         sets_of_question.setdefault(item.question, set()).add(item.document_set)
-        task = _task(domain, task_id, item, name, document_files([d.id for d in documents]))
+        files = document_files([d.id for d in (*documents, *noise)])
+        task = _task(domain, task_id, item, name, {d.id: files[d.id] for d in documents})
+        if options is not None and noise:
+            task.metadata["noise"] = {
+                "documents": [d.id for d in noise],
+                "fraction": options.noise_fraction,
+                "seed": options.noise_seed,
+            }
+            plan.notes[
+                f"tasks whose collection has irrelevant documents added (--noise, seed {options.noise_seed})"
+            ] += 1
         if item.content_key in first_of:
             task.metadata["identical_to"] = first_of[item.content_key]
         first_of.setdefault(item.content_key, task_id)
@@ -225,6 +242,17 @@ def plan_import(domain: str, items: list[MudaItem], options: MudaOptions | None 
     )
     plan.notes = Counter({note: count for note, count in plan.notes.items() if count})
     return plan
+
+
+def _noise(documents: tuple[Document, ...], pool: dict[str, Document], options: MudaOptions) -> tuple[Document, ...]:
+    """ceil(fraction x |D|) documents of the import that are not in the set, drawn by a generator seeded with the
+    seed and the set (so a set gets the same ones whatever else is imported with it, as long as the pool is
+    the same), in id order."""
+    mine = {document.id for document in documents}
+    others = sorted(doc_id for doc_id in pool if doc_id not in mine)
+    wanted = min(len(others), math.ceil(options.noise_fraction * len(documents) - 1e-9))
+    chosen = random.Random(f"{options.noise_seed}:{','.join(sorted(mine))}").sample(others, wanted)
+    return tuple(pool[doc_id] for doc_id in sorted(chosen))
 
 
 def _unique_documents(item: MudaItem, plan: TaskPlan) -> tuple[Document, ...]:
@@ -285,7 +313,29 @@ class MudaOptions:
         ),
     )
 
+    noise: str | None = field(
+        default=None,
+        metadata=option(
+            "--noise",
+            "add ceil(FRACTION x |D|) irrelevant documents from the other sets to each set's collection, as the "
+            "paper's noise test (0.5); the tasks' evidence and facts stay the set's",
+            "FRACTION",
+        ),
+    )
+    noise_seed: int = field(default=0, metadata=option("--noise-seed", "the seed of --noise's draw (default 0)", "N"))
+
+    @property
+    def noise_fraction(self) -> float:
+        return float(self.noise) if self.noise else 0.0
+
     def check(self) -> None:
+        if self.noise is not None:
+            try:
+                fraction = float(self.noise)
+            except ValueError:
+                fraction = -1.0
+            if not (math.isfinite(fraction) and fraction > 0):
+                raise InputError(f"--noise: {self.noise!r} is not a fraction above 0 of each set's documents")
         if self.ocr_lang is None:
             return
         from harness.inputs.collections.pdf import missing_ocr_languages

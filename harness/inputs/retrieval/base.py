@@ -1,0 +1,63 @@
+"""What a retrieval back end is: `search(collection, query, k)` gives the k best chunks of the collection's
+documents; `settings()` is what run.yaml records of it. The back ends by name: `local` (BM25, bm25.py) and
+`openai` (File Search, file_search.py), each imported when first made."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from harness.core.status import EpisodeFailure, Status
+from harness.inputs.retrieval.chunks import Chunk, ChunkSettings
+
+RETRIEVERS = ("local", "openai")
+
+
+class RetrievalFailed(EpisodeFailure):
+    """The retrieval service failed (a refused request, a file it could not process): the provider's failure, as a
+    model's is, so a resume asks again; never the agent's outcome nor ours."""
+
+    status = Status.MODEL_ERROR
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What one search found, and what the back end says of where it searched (its store, its size)."""
+
+    chunks: list[Chunk]
+    source: dict[str, Any] = field(default_factory=dict)
+
+
+class Retriever(ABC):
+    """A back end: cuts a collection's documents as `chunking` says and ranks the chunks for a query."""
+
+    name: ClassVar[str]
+    max_k: ClassVar[int | None] = None
+    """The most chunks one search may return (None: as many as there are)."""
+
+    def __init__(self, chunking: ChunkSettings) -> None:
+        self.chunking = chunking
+
+    @abstractmethod
+    def settings(self) -> dict[str, Any]:
+        """What run.yaml records: the back end, its chunking and its ranking."""
+
+    @abstractmethod
+    def search(self, collection: Path, query: str, k: int, file: str | None = None) -> Retrieval:
+        """The K best chunks of COLLECTION's documents (only FILE's, a path in it, when given) for QUERY, best
+        first (fewer when it has fewer)."""
+
+
+def make_retriever(name: str, chunking: ChunkSettings, api_base: str | None = None) -> Retriever:
+    """The back end NAME (one of RETRIEVERS)."""
+    if name == "local":
+        from harness.inputs.retrieval.bm25 import LocalBM25
+
+        return LocalBM25(chunking)
+    if name == "openai":
+        from harness.inputs.retrieval.file_search import OpenAIFileSearch
+
+        return OpenAIFileSearch(chunking, api_base)
+    raise ValueError(f"retriever={name!r}: one of {', '.join(RETRIEVERS)}")

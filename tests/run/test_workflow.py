@@ -1,0 +1,129 @@
+"""MuDABench's agentic workflow (`--solver workflow`) end to end through `python -m harness` on imported MuDABench
+tasks: a loopback model plays the planner, the per-document reader, the normalizer, the coder and the answerer;
+each document's question is answered from its own retrieved chunks, and the generated program runs in the task's
+sandbox on the whole normalized list, where it cannot reach the host's network or files."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.cli.main import main
+from harness.records.events import ActionEvent, ModelCallEvent, ObservationEvent, RetrievalEvent
+from harness.records.jsonl import read_jsonl
+from harness.records.reading import read_events
+from tests.helpers.openai_server import Step, reply
+from tests.run.test_rag_baseline import ENGLISH, project  # noqa: F401 (the imported set, built once)
+
+PLAN = [{"subtask": "What were the total assets of {symbol} in {year} ({doctype})?", "restriction": {"year": ["2021"]}}]
+SORT = (
+    "import json\n"
+    "rows = json.load(open('/tmp/workflow/data_1.json'))\n"
+    "rows.sort(key=lambda row: -row['total_assets_usd'])\n"
+    "print('TOP3:', ', '.join(row['symbol'] for row in rows[:3]))\n"
+)
+ESCAPE = (
+    "import json, urllib.request\n"
+    "try:\n"
+    "    urllib.request.urlopen(urllib.request.Request('{url}/chat/completions', data=json.dumps("
+    "{{'model': 'exfiltrated'}}).encode(), headers={{'Content-Type': 'application/json'}}), timeout=5)\n"
+    "    print('NETWORK reached')\n"
+    "except Exception as error:\n"
+    "    print('NETWORK refused:', type(error).__name__)\n"
+    "try:\n"
+    "    print('HOST', open('{secret}').read())\n"
+    "except Exception as error:\n"
+    "    print('HOST refused:', type(error).__name__)\n"
+)
+
+
+def stage_player(code: str):
+    """Each stage's reply, made from what its prompt holds; the judge says correct when the answer names the top 3."""
+
+    def respond(request: dict) -> Step:
+        prompt = request["messages"][-1]["content"]
+        if request["model"] == "judge":
+            return reply(json.dumps({"verdict": "CORRECT" if "PLAY, DY, CMCO" in prompt else "INCORRECT"}))
+        if prompt.startswith("You split a question"):
+            return reply(json.dumps(PLAN))
+        if prompt.startswith("You answer a question about one document"):
+            symbol, value = re.search(r"Report 2021 of (\S+)\. total_assets_usd (\d+(?:\.\d+)?)", prompt).groups()
+            return reply(f"{symbol}'s total assets in 2021 were {value} USD.")
+        if prompt.startswith("You turn question-and-answer records"):
+            found = re.findall(r"A: (\S+)'s total assets in (\d+) were (\d+(?:\.\d+)?)", prompt)
+            rows = [{"symbol": s, "year": int(y), "total_assets_usd": float(v)} for s, y, v in found]
+            return reply(f"<json>{json.dumps(rows)}</json><des>symbol; year; total_assets_usd (USD)</des>")
+        if prompt.startswith("You answer a task by writing Python"):
+            return reply(f"The program:\n<execute>\n```python\n{code}```\n</execute>")
+        if prompt.startswith("You answer a task from an analysis"):
+            top = re.search(r"TOP3: (.*)", prompt)
+            return reply(f"<answer>{top.group(1) if top else 'unknown'}</answer>")
+        return reply("?")
+
+    return respond
+
+
+def run(project: Path, tmp_path: Path, server, *extra: str) -> tuple[int, Path]:  # noqa: F811
+    code = main(
+        [
+            *("--model", "openai/player", "--api-base", server.url, "--domain", "mudabench"),
+            *("--tasks-dir", str(project / "tasks"), "--collections-dir", str(project / "collections")),
+            *("--results-dir", str(tmp_path), "--run-id", "w", "--solver", "workflow", "--task-id", ENGLISH),
+            *("--judge", "openai/judge", "--judge-api-base", server.url),
+            *extra,
+        ]
+    )
+    return code, tmp_path / "w"
+
+
+@pytest.fixture
+def served(openai_server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    return openai_server
+
+
+def test_the_workflow_plans_asks_each_document_normalizes_and_aggregates_in_the_sandbox(project, tmp_path, served):  # noqa: F811
+    served.respond = stage_player(SORT)
+    code, run_dir = run(project, tmp_path, served, "--solver-arg", "chunks=1")
+    [row] = read_jsonl(run_dir / "results.jsonl")
+    assert (
+        code == 0 and row["status"] == "answered" and row["answer"] == "PLAY, DY, CMCO" and row["verdict"] == "correct"
+    )
+    events = [logged.event for logged in read_events(run_dir / "episodes" / "mudabench" / f"{ENGLISH}.jsonl")]
+    searches = [event for event in events if isinstance(event, RetrievalEvent)]
+    assert len(searches) == 5 and all(event.k == 1 and event.document for event in searches)
+    assert all({chunk.file for chunk in event.chunks} == {event.document} for event in searches)
+    calls = [event for event in events if isinstance(event, ModelCallEvent)]
+    assert len(calls) == 1 + 5 + 1 + 1 + 1  # plan, a question per document, normalization, code, answer
+    [action] = [event for event in events if isinstance(event, ActionEvent)]
+    [observed] = [event for event in events if isinstance(event, ObservationEvent)]
+    assert "python3 analysis.py" in action.command and observed.stdout.strip() == "TOP3: PLAY, DY, CMCO"
+    assert "facts_retrieved" not in row  # the RAG baseline's coverage is not the workflow's measure
+    record = yaml.safe_load((run_dir / "run.yaml").read_text())
+    assert record["protocol"]["workflow"]["chunks_per_question"] == 1
+    assert record["protocol"]["workflow"]["retriever"]["backend"] == "local"
+
+
+@pytest.mark.parametrize("backend", ["local", "docker"])
+def test_generated_code_cannot_reach_the_host_network_or_files(project, tmp_path, served, request, backend):  # noqa: F811
+    if backend == "docker":
+        request.getfixturevalue("docker_image")
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("the host's secret")
+    served.respond = stage_player(ESCAPE.format(url=served.url, secret=secret))
+    code, run_dir = run(project, tmp_path, served, "--sandbox", backend)
+    events = [logged.event for logged in read_events(run_dir / "episodes" / "mudabench" / f"{ENGLISH}.jsonl")]
+    [observed] = [event for event in events if isinstance(event, ObservationEvent)]
+    assert code == 0 and "NETWORK refused" in observed.stdout and "HOST refused" in observed.stdout
+    assert "the host's secret" not in observed.stdout
+    assert all(body.get("model") != "exfiltrated" for body in served.requests)
+
+
+def test_a_bad_workflow_argument_is_one_line_and_writes_nothing(project, tmp_path, served, capsys):  # noqa: F811
+    code, run_dir = run(project, tmp_path, served, "--solver-arg", "chunks=0")
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "chunks='0': from 1 to 50" in line and not run_dir.exists() and served.requests == []
