@@ -133,7 +133,7 @@ def test_a_garbled_answer_costs_its_question_only(findocmre_project: Path, tmp_p
     assert [rows[name]["verdict"] for name in ("acme-2024-ratio", "acme-2024-tallest")] == ["correct", "correct"]
     capsys.readouterr()
     assert main(["show", str(run_dir), "acme-2024-tallest"]) == 0
-    shown = capsys.readouterr().out
+    shown = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
     # the call is made by whichever episode of the batch ran first (workers run them side by side): the one whose
     # row holds its turn
     [maker] = [name for name, row in rows.items() if row["turns"] == 1]
