@@ -12,7 +12,8 @@ import pytest
 
 from harness.cli.main import main
 from harness.inputs.collections.tokens import encoding
-from harness.inputs.retrieval.base import RetrievalFailed, make_retriever
+from harness.inputs.retrieval.backends import make_retriever
+from harness.inputs.retrieval.base import RetrievalFailed
 from harness.inputs.retrieval.bm25 import KEPT_SETS, terms
 from harness.inputs.retrieval.chunks import ChunkSettings, chunk_text
 from harness.inputs.retrieval.file_search import OpenAIFileSearch

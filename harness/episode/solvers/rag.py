@@ -24,7 +24,8 @@ from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentEr
 from harness.grading.answer import has_closed_answer
 from harness.inputs.limits import RequestLimits
 from harness.inputs.profiles import PROFILES_DIR
-from harness.inputs.retrieval.base import RETRIEVERS, Retriever, make_retriever
+from harness.inputs.retrieval.backends import make_retriever
+from harness.inputs.retrieval.base import RETRIEVERS, Retriever
 from harness.inputs.retrieval.chunks import Chunk, chunk_settings, index_page
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages

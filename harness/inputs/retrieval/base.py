@@ -48,16 +48,3 @@ class Retriever(ABC):
     def search(self, collection: Path, query: str, k: int, file: str | None = None) -> Retrieval:
         """The K best chunks of COLLECTION's documents (only FILE's, a path in it, when given) for QUERY, best
         first (fewer when it has fewer)."""
-
-
-def make_retriever(name: str, chunking: ChunkSettings, api_base: str | None = None) -> Retriever:
-    """The back end NAME (one of RETRIEVERS)."""
-    if name == "local":
-        from harness.inputs.retrieval.bm25 import LocalBM25
-
-        return LocalBM25(chunking)
-    if name == "openai":
-        from harness.inputs.retrieval.file_search import OpenAIFileSearch
-
-        return OpenAIFileSearch(chunking, api_base)
-    raise ValueError(f"retriever={name!r}: one of {', '.join(RETRIEVERS)}")
