@@ -8,6 +8,7 @@ __all__ = [
     "manifest",
     "naming",
     "pdf",
+    "pdf_probes",
     "pdf_images",
     "pictures",
     "sources",

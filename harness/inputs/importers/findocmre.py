@@ -23,7 +23,8 @@ from typing import Any
 from harness.core.errors import InputError, read_text_input
 from harness.core.names import check_task_id
 from harness.grading import GRADERS, GoldAnswerError, GoldSpec
-from harness.inputs.collections.pdf_images import MAX_DPI, page_count
+from harness.inputs.collections.pdf_images import MAX_DPI
+from harness.inputs.collections.pdf_probes import page_counts
 from harness.inputs.importers.formats import CollectionSettings, TaskFormat, option
 from harness.inputs.importers.rows import CollectionPlan, TaskPlan, TaskRow, document_files
 from harness.inputs.profiles import load_profile
@@ -101,8 +102,11 @@ def page_range(pages: int) -> str:
 
 
 def count_pages(items: list[FinDocItem], pdfs: dict[str, Path]) -> list[FinDocItem]:
-    """ITEMS with their PDF's page count (each PDF read once); an item whose PDF is missing or unreadable has none."""
-    counts = {stem: page_count(pdfs[stem]) for stem in {item.source_document for item in items} if stem in pdfs}
+    """ITEMS with their PDF's page count (each PDF read once, in a bounded process); an item whose PDF is missing
+    or unreadable has none."""
+    stems = sorted({item.source_document for item in items} & set(pdfs))
+    counted = page_counts([pdfs[stem] for stem in stems])
+    counts = {stem: counted[pdfs[stem]] for stem in stems}
     return [dataclasses.replace(item, pages=counts.get(item.source_document)) for item in items]
 
 

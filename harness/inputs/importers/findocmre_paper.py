@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import InputError
-from harness.inputs.collections.pdf_images import NoSuchImage, embedded_image_box
+from harness.inputs.collections.pdf_probes import Missing, embedded_image_boxes
 from harness.inputs.importers.findocmre import (
     Chart,
     FinDocItem,
@@ -103,14 +103,14 @@ def locate_charts(items: list[FinDocItem], pdfs: dict[str, Path]) -> list[FinDoc
     """ITEMS with each chart id that names an embedded image given its page and box from the PDF, and the PDF's page
     count (items whose PDF is missing are left as they are: the import skips them). A page or image the PDF lacks is
     an InputError."""
-    located: dict[tuple[str, str], Chart] = {}
+    wanted: dict[tuple[str, str], str] = {}  # (document, chart id) -> where the first item naming it is
     for item in items:
-        wanted = [c for c in item.chart_ids if c not in {chart.id for chart in item.charts} and _EMBEDDED.fullmatch(c)]
-        if wanted and item.source_document in pdfs:
-            for chart_id in wanted:
-                key = (item.source_document, chart_id)
-                if key not in located and (chart := _embedded(pdfs[item.source_document], chart_id, item.where)):
-                    located[key] = chart
+        known = {chart.id for chart in item.charts}
+        if item.source_document in pdfs:
+            for chart_id in item.chart_ids:
+                if chart_id not in known and _EMBEDDED.fullmatch(chart_id):
+                    wanted.setdefault((item.source_document, chart_id), item.where)
+    located = _embedded(wanted, pdfs)
     result = []
     for item in items:
         found = {chart.id: chart for chart in item.charts}
@@ -120,17 +120,24 @@ def locate_charts(items: list[FinDocItem], pdfs: dict[str, Path]) -> list[FinDoc
     return count_pages(result, pdfs)
 
 
-def _embedded(pdf: Path, chart_id: str, where: str) -> Chart | None:
-    """The chart `page_N_image_K.*` names: page N's K-th embedded image and its box (pdf_images.py); None when
-    pymupdf cannot read the PDF (the build then says why it is not used)."""
-    match = _EMBEDDED.fullmatch(chart_id)
-    assert match is not None
-    page_number, image_number = int(match.group(1)), int(match.group(2))
-    try:
-        box = embedded_image_box(pdf, page_number, image_number)
-    except NoSuchImage as missing:
-        raise InputError(f"{where}: field 'source_chart_ids': {chart_id!r}: {missing}") from None
-    return None if box is None else Chart(chart_id, page_number, box)
+def _embedded(wanted: dict[tuple[str, str], str], pdfs: dict[str, Path]) -> dict[tuple[str, str], Chart]:
+    """Each wanted chart `page_N_image_K.*`: page N's K-th embedded image and its box (pdf_images.py), read in a
+    bounded process (pdf_probes.py); left out where pymupdf cannot read the PDF (the build then says why it is not
+    used). A page or an image the PDF lacks is an InputError naming the first item that asks for it."""
+    asked = []
+    for (document, chart_id), where in wanted.items():
+        match = _EMBEDDED.fullmatch(chart_id)
+        assert match is not None
+        asked.append(((pdfs[document], int(match.group(1)), int(match.group(2))), document, chart_id, where))
+    boxes = embedded_image_boxes(list(dict.fromkeys(request for request, *_ in asked)))
+    located = {}
+    for request, document, chart_id, where in asked:  # in the items' order: the first problem is the one named
+        box = boxes[request]
+        if isinstance(box, Missing):
+            raise InputError(f"{where}: field 'source_chart_ids': {chart_id!r}: {box.problem}")
+        if box is not None:
+            located[(document, chart_id)] = Chart(chart_id, request[1], box)
+    return located
 
 
 FORMAT = TaskFormat(
