@@ -133,7 +133,7 @@ class AgentLoop:
         self.log.write(ActionEvent(turn=budget.turns, command=command, timeout_s=round(timeout, 3)))
         result = too_long(command) or self.sandbox.execute(command, timeout)
         observed = self.prompts.render("observation", **_result_fields(result), **_budget_left(budget))
-        self.log.write(_observation_event(budget.turns, result, observed))
+        self.log.write(observation_event(budget.turns, result, observed))
         budget.check_cancelled()
         if command_submits_answer(command) and has_closed_answer(result.stdout):
             raise EpisodeFinished(Status.ANSWERED, submission=result.stdout)
@@ -214,7 +214,8 @@ def _result_fields(result: ExecResult) -> dict[str, Any]:
     return {name: getattr(result, name) for name in _OBSERVED}
 
 
-def _observation_event(turn: int, result: ExecResult, text: str) -> ObservationEvent:
+def observation_event(turn: int, result: ExecResult, text: str) -> ObservationEvent:
+    """What the trajectory records of a command the sandbox ran, TEXT being what the model was shown of it."""
     return ObservationEvent(
         turn=turn,
         exit_code=result.exit_code,

@@ -34,6 +34,7 @@ from harness.core.extras import require_extra
 from harness.core.messages import Message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.query import query_model
+from harness.episode.solvers.agent_loop import observation_event
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
 from harness.episode.solvers.workflow_steps import (
     METADATA_FIELDS,
@@ -53,7 +54,7 @@ from harness.inputs.retrieval.base import RETRIEVERS, Retriever
 from harness.inputs.retrieval.chunks import chunk_settings, index_page
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
-from harness.records.events import ActionEvent, ObservationEvent, RetrievalEvent, RetrievalSource, RetrievedChunk
+from harness.records.events import ActionEvent, RetrievalEvent, RetrievalSource, RetrievedChunk
 
 __all__ = ["Workflow"]
 
@@ -217,17 +218,5 @@ class Workflow(Solver):
         shown = result.stdout + (f"\n[stderr]\n{result.stderr}" if result.stderr else "")
         if result.timed_out:
             shown += f"\n[the program was stopped after {timeout:.0f} s]"
-        episode.log.write(
-            ObservationEvent(
-                turn=turn,
-                exit_code=result.exit_code,
-                stdout=result.stdout,
-                stderr=result.stderr,
-                timed_out=result.timed_out,
-                truncated=result.truncated,
-                raw_bytes=result.raw_bytes,
-                duration_s=result.duration_s,
-                text=shown,
-            )
-        )
+        episode.log.write(observation_event(turn, result, shown))
         return shown.strip() or "(no output)", code
