@@ -127,3 +127,25 @@ def test_a_bad_workflow_argument_is_one_line_and_writes_nothing(project, tmp_pat
     code, run_dir = run(project, tmp_path, served, "--solver-arg", "chunks=0")
     [line] = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and "chunks='0': from 1 to 50" in line and not run_dir.exists() and served.requests == []
+
+
+def test_file_search_without_its_key_is_refused_before_the_run(project, tmp_path, served, monkeypatch, capsys):  # noqa: F811
+    monkeypatch.delenv("OPENAI_API_KEY")
+    code = main(
+        [
+            *(
+                "--model",
+                "hosted_vllm/player",
+                "--api-base",
+                served.url,
+                "--domain",
+                "mudabench",
+            ),  # a model with no key
+            *("--tasks-dir", str(project / "tasks"), "--collections-dir", str(project / "collections")),
+            *("--results-dir", str(tmp_path), "--run-id", "w", "--solver", "workflow", "--task-id", ENGLISH),
+            *("--judge", "hosted_vllm/judge", "--judge-api-base", served.url, "--solver-arg", "retriever=openai"),
+        ]
+    )
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "retriever=openai needs OPENAI_API_KEY" in line and not (tmp_path / "w").exists(), line
+    assert served.requests == []

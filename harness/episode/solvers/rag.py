@@ -9,24 +9,22 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.core.errors import InputError, read_text_input
-from harness.core.extras import require_extra
 from harness.core.messages import Message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.query import query_model
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
+from harness.episode.solvers.retriever_arguments import RETRIEVER_ARGUMENTS, check_retriever, retriever_of
 from harness.grading.answer import has_closed_answer
 from harness.inputs.limits import RequestLimits
 from harness.inputs.profiles import PROFILES_DIR
-from harness.inputs.retrieval.backends import make_retriever
-from harness.inputs.retrieval.base import RETRIEVERS, Retriever
-from harness.inputs.retrieval.chunks import Chunk, chunk_settings, index_page
+from harness.inputs.retrieval.base import Retriever
+from harness.inputs.retrieval.chunks import Chunk, index_page
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
 from harness.records.events import RetrievalEvent, RetrievalSource, RetrievedChunk
@@ -48,10 +46,7 @@ class RagBaseline(Solver):
     arguments: ClassVar[Mapping[str, str]] = {
         "chunks": "the chunks retrieved, as a multiple of the task's document count (the paper: 1, 1.5, 2, 2.5)",
         "metadata": "true: the set's metadata (the collection's index) in the prompt, as the paper's A.7.1",
-        "retriever": "local (BM25, no key; the default) or openai (File Search, OPENAI_API_KEY)",
-        "chunk_tokens": "tokens a chunk holds (default 800, OpenAI's)",
-        "chunk_overlap": "tokens a chunk shares with the next (default 400, OpenAI's)",
-        "api_base": "File Search's API base (default OpenAI's)",
+        **RETRIEVER_ARGUMENTS,
     }
 
     def __init__(self, args: Mapping[str, str]) -> None:
@@ -62,19 +57,12 @@ class RagBaseline(Solver):
             raise SolverArgumentError(
                 f"chunks={self.args['chunks']!r}: a multiple above 0 of the task's documents"
             ) from None
-        try:
-            chunking = chunk_settings(self.args)
-        except ValueError as error:
-            raise SolverArgumentError(str(error)) from None
         if not (math.isfinite(self.multiple) and self.multiple > 0):
             raise SolverArgumentError(f"chunks={self.args['chunks']}: a multiple above 0 of the task's documents")
         if self.args.get("metadata", "false") not in ("true", "false"):
             raise SolverArgumentError(f"metadata={self.args['metadata']!r}: true or false")
         self.metadata = self.args.get("metadata") == "true"
-        kind = self.args.get("retriever", "local")
-        if kind not in RETRIEVERS:
-            raise SolverArgumentError(f"retriever={kind!r}: one of {', '.join(RETRIEVERS)}")
-        self.retriever: Retriever = make_retriever(kind, chunking, self.args.get("api_base"))
+        self.retriever: Retriever = retriever_of(self.args)
         self.prompt = read_text_input(PROMPT, "prompt").strip()
 
     def k(self, task: Task) -> int:
@@ -86,10 +74,7 @@ class RagBaseline(Solver):
     ) -> tuple[str, Any] | None:
         """What run.yaml records (the retrieval with its chunking); every task has a collection and documents, and
         its k is one search's worth for the back end."""
-        if self.retriever.name == "local":
-            require_extra("retrieval", "--solver rag")
-        elif not os.environ.get("OPENAI_API_KEY"):
-            raise InputError("--solver rag: retriever=openai needs OPENAI_API_KEY (File Search's key)")
+        check_retriever(self.retriever, self.name)
         for task in tasks:
             where = f"task {task.domain}/{task.id}"
             if collections.get(collection_of(task)) is None:

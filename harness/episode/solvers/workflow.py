@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.core.errors import InputError, read_text_input
-from harness.core.extras import require_extra
 from harness.core.messages import Message
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.query import query_model
 from harness.episode.solvers.agent_loop import observation_event
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
+from harness.episode.solvers.retriever_arguments import RETRIEVER_ARGUMENTS, check_retriever, retriever_of
 from harness.episode.solvers.workflow_steps import (
     METADATA_FIELDS,
     code_of,
@@ -49,9 +49,8 @@ from harness.episode.solvers.workflow_steps import (
 from harness.grading.answer import has_closed_answer
 from harness.inputs.limits import RequestLimits
 from harness.inputs.profiles import PROFILES_DIR
-from harness.inputs.retrieval.backends import make_retriever
-from harness.inputs.retrieval.base import RETRIEVERS, Retriever
-from harness.inputs.retrieval.chunks import chunk_settings, index_page
+from harness.inputs.retrieval.base import Retriever
+from harness.inputs.retrieval.chunks import index_page
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
 from harness.records.events import ActionEvent, RetrievalEvent, RetrievalSource, RetrievedChunk
@@ -74,26 +73,16 @@ class Workflow(Solver):
     needs_sandbox = True
     arguments: ClassVar[Mapping[str, str]] = {
         "chunks": "chunks retrieved per document question (the paper: 1, 3, 5; default 3)",
-        "retriever": "local (BM25, no key; the default) or openai (File Search, OPENAI_API_KEY)",
-        "chunk_tokens": "tokens a chunk holds (default 800, OpenAI's)",
-        "chunk_overlap": "tokens a chunk shares with the next (default 400, OpenAI's)",
-        "api_base": "File Search's API base (default OpenAI's)",
+        **RETRIEVER_ARGUMENTS,
     }
 
     def __init__(self, args: Mapping[str, str]) -> None:
         super().__init__(args)
         given = self.args.get("chunks", "3")
         self.chunks = int(given) if given.strip().isdigit() else 0
-        try:
-            chunking = chunk_settings(self.args)
-        except ValueError as error:
-            raise SolverArgumentError(str(error)) from None
         if not 1 <= self.chunks <= 50:
             raise SolverArgumentError(f"chunks={given!r}: from 1 to 50 chunks a document question")
-        kind = self.args.get("retriever", "local")
-        if kind not in RETRIEVERS:
-            raise SolverArgumentError(f"retriever={kind!r}: one of {', '.join(RETRIEVERS)}")
-        self.retriever: Retriever = make_retriever(kind, chunking, self.args.get("api_base"))
+        self.retriever: Retriever = retriever_of(self.args)
         self.prompts = {
             stage: read_text_input(PROFILES_DIR / "mudabench" / f"workflow-{stage}.txt", "prompt").strip()
             for stage in _STAGES
@@ -102,8 +91,7 @@ class Workflow(Solver):
     def protocol(
         self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
     ) -> tuple[str, Any] | None:
-        if self.retriever.name == "local":
-            require_extra("retrieval", "--solver workflow")
+        check_retriever(self.retriever, self.name)
         for task in tasks:
             folder = collections.get(collection_of(task))
             if folder is None or index_page(folder) is None:

@@ -5,6 +5,7 @@ characters a token."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ class ChunkSettings:
         }
 
 
-def chunk_settings(args: dict[str, str]) -> ChunkSettings:
+def chunk_settings(args: Mapping[str, str]) -> ChunkSettings:
     """The chunking a solver's `chunk_tokens` and `chunk_overlap` arguments ask for (OpenAI's defaults); a bad one
     is a ValueError naming it."""
     values = []
