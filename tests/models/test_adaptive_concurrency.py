@@ -82,7 +82,10 @@ def test_a_provider_without_a_limit_keeps_the_configured_maximum(mini):
     finally:
         server.stop()
     assert outcome.exit_code == 0 and len(outcome.rows) == 32
-    assert tuple(map(int, provider_line(outcome.output).groups())) == (32, 32, 0)
+    limit, maximum, rate_limited = map(int, provider_line(outcome.output).groups())
+    # never lowered: no 429, and the slow start climbed from 4 to the maximum or within a rise or two of it (a rise
+    # at most every PROBE_SPACING_S, one per answer: the run's last answers can end it a rise short, as CI once saw)
+    assert (maximum, rate_limited) == (32, 0) and limit >= 30, (limit, maximum, rate_limited)
     assert server.max_concurrent > CAP
 
 
