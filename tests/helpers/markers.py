@@ -45,7 +45,7 @@ SERIAL_MODULES = {
     "sandboxes/test_local_sandbox_unprivileged.py",
 }
 """The rest of tests/sandboxes/ (containment, channels between episodes, the syscall policy, the closed book,
-Docker's exec server) starts sandboxes of its own names and looks only at them: it runs two at a time."""
+Docker's exec server) starts sandboxes of its own names and looks only at them: it runs beside other tests."""
 
 
 def mark_by_use(items: Iterable[pytest.Item]) -> None:
