@@ -63,11 +63,11 @@ def latex_table(table: Accuracies, models: list[str]) -> str:
     """A `tabular` (booktabs rules) to `\\input` into a paper: \\textbf best, \\underline second."""
     columns = _columns(table, models)
     marks = {domain: _ranked(table, models, domain) for domain in columns}
-    header = " & ".join(["Model", *(_latex_escape(c if c != ALL else "Overall") for c in columns)])
+    header = " & ".join(["Model", *(latex_escape(c if c != ALL else "Overall") for c in columns)])
     lines = [f"\\begin{{tabular}}{{l{'r' * len(columns)}}}", "\\toprule", header + " \\\\", "\\midrule"]
     for model in models:
         cells = [
-            _latex_escape(model),
+            latex_escape(model),
             *_cells(table, marks, model, columns, "--", ("\\textbf{{{}}}", "\\underline{{{}}}")),
         ]
         lines.append(" & ".join(cells) + " \\\\")
@@ -88,5 +88,6 @@ _LATEX_SPECIAL = {
 }
 
 
-def _latex_escape(text: str) -> str:
+def latex_escape(text: str) -> str:
+    """TEXT with LaTeX's special characters escaped (a model's label, a domain's name)."""
     return "".join(_LATEX_SPECIAL.get(character, character) for character in text)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.analysis.accuracy_table import latex_escape
 from harness.analysis.findocmre_scores import OPEN, TYPES, raw_score, table3_cells
 from harness.analysis.runs import ModelRow
 from harness.core.safe_text import markdown_cell
@@ -152,7 +153,7 @@ def _judge_errors(rows: list[ModelRow], models: list[str]) -> list[str]:
     ]
 
 
-def latex_table(header: list[str], body: list[list[str]]) -> str:
+def paper_latex_table(header: list[str], body: list[list[str]]) -> str:
     """A tabular for the paper's LaTeX source: the first column left, the others right, text escaped."""
     lines = [r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\hline"]
     lines.append(" & ".join(map(_latex, header)) + r" \\")
@@ -161,23 +162,9 @@ def latex_table(header: list[str], body: list[list[str]]) -> str:
     return "\n".join([*lines, r"\hline", r"\end{tabular}", ""])
 
 
-_LATEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "–": "--",
-}
-
-
 def _latex(text: str) -> str:
-    return "".join(_LATEX.get(char, char) for char in text)
+    """TEXT escaped as the report's accuracy table escapes it, with the paper's en dash for a missing value."""
+    return latex_escape(text).replace("–", "--")
 
 
 def findocmre_sections(rows: list[ModelRow], models: list[str], panels: dict[str, list[str]], out: Path) -> str:
@@ -204,7 +191,9 @@ def findocmre_sections(rows: list[ModelRow], models: list[str], panels: dict[str
         lines += table.markdown() if table else []
     for table in tables:
         if table:
-            (out / f"findocmre_{table.file}.tex").write_text(latex_table(table.header, table.body), encoding="utf-8")
+            (out / f"findocmre_{table.file}.tex").write_text(
+                paper_latex_table(table.header, table.body), encoding="utf-8"
+            )
     if any("pages" in r.row.task_groups or "(zero-shot " in r.model for r in paper):  # matplotlib: only to draw
         from harness.analysis.findocmre_figures import inputs_figure, page_count_figure
 
