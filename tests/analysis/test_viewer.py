@@ -54,6 +54,22 @@ def test_viewer_searches_outputs_and_filters_by_run(mini):
         assert page.locator("tr.episode").count() == 3
 
 
+def test_a_late_answer_to_an_older_search_does_not_replace_a_newer_one(mini):
+    first, second = two_runs(mini)
+    with viewer_page([first, second]) as page:
+        held = []
+        page.route("**/search?q=*", lambda route: held.append(route))  # the answer to the first search is held
+        search(page, "second-run-output")
+        while not held:
+            page.wait_for_timeout(20)
+        search(page, "")
+        assert page.locator("tr.episode").count() == 6
+        held[0].continue_()
+        page.wait_for_timeout(500)
+        assert page.locator("tr.episode").count() == 6
+        assert "search" not in page.locator("#count").inner_text()
+
+
 def test_task_by_model_grid_opens_the_episodes_side_by_side(mini):
     first, second = two_runs(mini)
     with viewer_page([first, second]) as page:
