@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from harness.core.errors import InputError
-from harness.core.json_text import json_text
+from harness.core.json_text import json_text, sendable
 from harness.core.record import validation_problem
 
 T = TypeVar("T")
@@ -32,8 +32,9 @@ def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
 
 def typed(adapter: TypeAdapter[T], fields: dict[str, Any]) -> T:
     """FIELDS as the record ADAPTER reads, each of its type. Read as JSON (strict): a status is its string, a
-    nested record its object, and `"3"` is not a count."""
-    return adapter.validate_json(json_text(fields), strict=True)
+    nested record its object, and `"3"` is not a count. A lone surrogate an agent or a provider sent (the file
+    keeps it escaped, as sent) is read as U+FFFD: the JSON reader refuses it, and no text a person reads takes it."""
+    return adapter.validate_json(json_text(sendable(fields)), strict=True)
 
 
 def read_records(path: Path, record: Callable[[dict[str, Any]], T], what: str) -> list[T]:

@@ -82,6 +82,15 @@ def test_a_lone_surrogate_in_the_reply_is_recorded_as_sent_and_the_answer_graded
     assert text in json.dumps(episode, ensure_ascii=False)
 
 
+def test_a_lone_surrogate_in_the_answer_is_the_agents_unreadable_answer(mini):
+    """The row holds it (escaped, as sent) and reads back (the JSON reader refused the row: the run's end table
+    failed, exit 2, and so did every report of the run)."""
+    outcome = mini.run("--model", mini.script(["<answer>4\ud8002</answer>"]))
+    [row] = outcome.rows
+    assert (row["status"], row["verdict"], row["answer"]) == ("answered", "unparseable", "4\ud8002"), row["detail"]
+    assert outcome.exit_code == 0 and main(["report", str(outcome.run_dir)]) == 0
+
+
 ABSURD = ["1e999999", "1e99999999", "1e-99999999", "1e" + "9" * 38]
 
 

@@ -141,6 +141,29 @@ def test_a_garbled_answer_costs_its_question_only(findocmre_project: Path, tmp_p
     assert f"asked in {maker}'s call" in shown, shown
 
 
+def test_answers_no_file_or_terminal_can_hold_are_the_agents_outcome(
+    findocmre_project: Path, tmp_path: Path, reader, judge, capsys
+):
+    def hostile(request: dict[str, Any]) -> Any:
+        answers = json.loads(batch_reply(prompt_of(request), _pngs(request)))
+        answers[0]["answer"] = "\ud800"  # a lone surrogate: no UTF-8 file takes it as it is
+        answers[1]["answer"] += "\x00\x1b[2J"  # a NUL byte and a terminal escape after a right number
+        return chat_reply(content=json.dumps(answers))
+
+    reader.respond = hostile
+    tasks = ("acme-2024-exact", "acme-2024-ratio", "acme-2024-tallest")
+    code, run_dir = run(findocmre_project, tmp_path, reader, judge, *(part for t in tasks for part in ("--task-id", t)))
+    rows = {row["task_id"]: row for row in read_jsonl(run_dir / "results.jsonl")}
+    assert code == 0 and sorted(rows) == sorted(tasks)
+    assert {row["status"] for row in rows.values()} == {"answered"}, rows
+    assert rows["acme-2024-exact"]["answer"] == "\ud800" and rows["acme-2024-exact"]["verdict"] != "correct"
+    assert rows["acme-2024-tallest"]["verdict"] == "correct"
+    capsys.readouterr()
+    assert main(["show", str(run_dir), "acme-2024-ratio"]) == 0
+    shown = capsys.readouterr().out
+    assert "\x00" not in shown and "\x1b" not in shown
+
+
 def test_the_chain_of_thought_variant_runs_as_the_second_prompt(findocmre_project: Path, tmp_path: Path, reader, judge):
     code, run_dir = run(
         findocmre_project,
