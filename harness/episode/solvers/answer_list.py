@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,15 +64,9 @@ def read_answer_list(reply: str, count: int) -> list[AnswerItem]:
 
 def _span(reply: str, start: int) -> str:
     """The list opening at START up to its own closing bracket (outside strings), else up to the reply's last."""
-    depth, quoted, escaped = 0, False, False
-    for index in range(start, len(reply)):
-        char = reply[index]
-        if quoted:
-            escaped = not escaped and char == "\\"
-            quoted = escaped or char != '"'
-        elif char == '"':
-            quoted = True
-        elif char in "[{":
+    depth = 0
+    for index, char in _unquoted(reply, start):
+        if char in "[{":
             depth += 1
         elif char in "]}":
             depth -= 1
@@ -79,6 +74,20 @@ def _span(reply: str, start: int) -> str:
                 return reply[start : index + 1]
     end = reply.rfind("]")
     return reply[start : end + 1] if end > start else reply[start:] + "]"
+
+
+def _unquoted(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """TEXT's characters from START that lie outside JSON strings, with their indexes."""
+    quoted, escaped = False, False
+    for index in range(start, len(text)):
+        char = text[index]
+        if quoted:
+            escaped = not escaped and char == "\\"
+            quoted = escaped or char != '"'
+        elif char == '"':
+            quoted = True
+        else:
+            yield index, char
 
 
 class _Garbled:
@@ -122,14 +131,9 @@ def _cut(text: str) -> str:
 def _split_elements(body: str) -> list[str]:
     """BODY (a list's text without its brackets) cut at its top-level commas; a piece that still holds `}, {`
     (a string left open swallowed the comma after it) cut there too."""
-    pieces, depth, start, quoted, escaped = [], 0, 0, False, False
-    for index, char in enumerate(body):
-        if quoted:
-            escaped = not escaped and char == "\\"
-            quoted = escaped or char != '"'
-        elif char == '"':
-            quoted = True
-        elif char in "[{":
+    pieces, depth, start = [], 0, 0
+    for index, char in _unquoted(body):
+        if char in "[{":
             depth += 1
         elif char in "]}":
             depth = max(0, depth - 1)
