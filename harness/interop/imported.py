@@ -5,12 +5,12 @@ and what every format's import and export read alike."""
 from __future__ import annotations
 
 import functools
-import json
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.core.json_text import json_text, sendable
 from harness.core.status import Status
 from harness.records.events import Event, EvidenceEvent
 from harness.records.reading import LoggedEvent
@@ -66,7 +66,7 @@ def row_fields(given: dict[str, Any]) -> dict[str, Any]:
     for name in ROW_FIELDS:
         if name in given:
             try:
-                checked[name] = _adapter(name).validate_json(json.dumps(given[name]), strict=True)
+                checked[name] = _adapter(name).validate_json(json_text(sendable(given[name])), strict=True)
             except (ValueError, TypeError) as error:  # pydantic's ValidationError: its first line after the count
                 reason = str(error).splitlines()[1:2] or [str(error)]
                 raise ValueError(f"row field {name!r}: {given[name]!r:.80}: {reason[0].strip()}") from None

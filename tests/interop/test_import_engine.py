@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.main import main
+from harness.interop.imported import row_fields
 from harness.records.jsonl import read_jsonl
 from tests.conftest import REPO
 from tests.run.test_epochs import many_tasks
@@ -46,6 +47,7 @@ from pathlib import Path
 import pytest
 from harness.analysis.viewer_site import ViewerSite
 from harness.cli.main import main
+from harness.interop.imported import row_fields
 from harness.records.jsonl import read_jsonl
 
 run, tasks, collections, results, out = map(Path, sys.argv[1:])
@@ -130,3 +132,9 @@ def test_an_epoch_below_one_is_one_line_exit_2_and_writes_nothing(mini):
     error = mini.capsys.readouterr().err.strip()
     assert error.count("\n") == 0 and "t1.traj.json: field 'epoch': 0 is not a whole number from 1" in error
     assert not (mini.results_dir / "forged").exists()
+
+
+def test_a_foreign_rows_lone_surrogate_is_read_not_refused():
+    """A log's row field as `json.loads` gives it (a lone surrogate an agent sent): read as our rows read it
+    (U+FFFD), where the import refused the whole file."""
+    assert row_fields({"answer": "4\ud8002", "turns": 1}) == {"answer": "4\ufffd2", "turns": 1}
