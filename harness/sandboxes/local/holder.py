@@ -65,8 +65,9 @@ _SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_S
 # bwrap with argv[0] "bwrap" (pid 1 inside shows nothing of the host), its options on fd 3, the filter on fd 5
 # and its command from the first `count` arguments of the argv memfd, each opened afresh through
 # /proc/self/fd (offset 0). It answers "<n> pid <pid>" at once and
-# "<n> exit <code>" when bwrap has exited, by which time every process of the command is gone (pid 1 of a
-# pid namespace takes them all with it), so all of the output is in the pipes. Pids are the holder's own.
+# "<n> exit <code>" when bwrap has exited and every process of the command is gone (pid 1 of a pid namespace
+# takes them all with it, and then itself, which the launcher waits for), so all of the output is in the pipes
+# and nothing of the command runs after its answer. Pids are the holder's own.
 # Commands run with the highest oom_score_adj: out of memory, the kernel kills the agent's processes first.
 _LAUNCHER = """exec 2>/dev/null
 b=$1 o=$2 e=$3 s=$4 c=$5 a=$6 f=$7
@@ -80,7 +81,11 @@ while read -r n count; do
     {status}>&- {argv}<&- {options}<&- {filter}<&- < /dev/null &
   echo "$n pid $!"
   wait "$!"
-  echo "$n exit $?"
+  code=$?
+  # bwrap exits on its pid 1's report of the command's exit, while that pid 1 may still be killing the rest;
+  # orphaned, it is ours (we are the holder's pid 1), and the answer waits until we are alone again
+  while p=(/proc/[0-9]*); (( ${#p[@]} > 1 )); do sleep 0.001; done
+  echo "$n exit $code"
 done
 """
 
