@@ -261,7 +261,7 @@ of them is running on some core."""
 
 def test_no_process_of_a_command_runs_after_its_answer(sandbox):
     """The last write of four busy threads left behind comes before the command's answer (bwrap reported its exit
-    while its pid 1 was still killing the rest: a thread ran up to 11 ms after the answer, in a quarter of the commands)."""
+    while its pid 1 was still killing the rest: a thread ran up to 11 ms after the answer, a quarter of the time)."""
     lateness = []
     for _ in range(5):
         run(sandbox, f"nohup python3 -c '{BUSY_STAMPERS}' >/dev/null 2>&1 & sleep 0.5")
