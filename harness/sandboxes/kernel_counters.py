@@ -13,6 +13,8 @@ reads every file of /proc and /sys; what it found moving, and how each backend c
   table (/proc/locks), the count of cgroups (/proc/cgroups: each local episode makes one), the keys of
   every uid (/proc/key-users: each local episode's session keyring) and the caller's (/proc/keys, whose
   timeouts tick): hidden, read as empty files, as Docker's default hides /proc/keys;
+- disk quota statistics (/proc/sys/fs/quota/*): `syncfs` on any file, a read-only document's included, syncs
+  its file system's quotas and counts it in `syncs` (2 a call here): hidden;
 - /proc/stat (the machine's fork count, its running and blocked processes, interrupts, CPU times): a quiet
   copy instead, the CPU lines at zero and the boot time, which `ps` needs;
 - /sys (slab counters, the NUMA node's meminfo and vmstat, block device statistics): empty under Docker
@@ -37,8 +39,12 @@ HIDDEN_FILES = (
     "/proc/sys/fs/inode-nr",
     "/proc/sys/fs/inode-state",
     "/proc/sys/fs/dentry-state",
+    *(
+        f"/proc/sys/fs/quota/{name}"
+        for name in ("lookups", "drops", "reads", "writes", "cache_hits", "allocated_dquots", "free_dquots", "syncs")
+    ),
 )
-"""Read as empty files in every sandbox (/dev/null bound over each)."""
+"""Read as empty files in every sandbox (/dev/null bound over each that the machine has)."""
 
 PTY_MULTIPLEXER = "/dev/pts/ptmx"
 """/dev/null in every sandbox: opening it allocates a pty, which the machine counts and limits as a whole.

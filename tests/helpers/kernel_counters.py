@@ -2,8 +2,8 @@
 
 `SURVEY` is a Python program an agent could run: it reads every file of /proc (but the processes' own
 folders) and of /sys, twice at rest and once more after moving every counter it knows how to move (an AIO
-context of 4321 events, ptys, 700 open files, 30 TCP sockets, 900 new files, 55 forks, 20 threads, 16 MB
-on its tmpfs),
+context of 4321 events, ptys, 700 open files, 30 TCP sockets, 5 syncs of the collection's file system, 900 new
+files, 55 forks, 20 threads, 16 MB on its tmpfs),
 and prints as JSON what each move returned and which files changed only after the moves. A file that did
 is a counter the sandbox moved and reads: a channel, unless the kernel keeps it per namespace. It ran on
 the host to find the candidates (harness/sandboxes/kernel_counters.py says what it found); the tests run
@@ -85,6 +85,8 @@ try:
     moves["tcp sockets"] = len(sockets)
 except OSError as error:
     moves["tcp sockets"] = error.strerror
+documents = os.open("/workspace/documents", os.O_RDONLY)  # read-only, on the host's file system
+moves["syncfs"] = [libc.syncfs(documents) for _ in range(5)]
 os.makedirs("/tmp/survey", exist_ok=True)
 for number in range(900):
     open(f"/tmp/survey/{number}", "w").close()

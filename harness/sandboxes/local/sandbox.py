@@ -282,7 +282,8 @@ class BubblewrapSandbox:
         # lists every lock on the machine, the runner's claims of other episodes' uids among them
         options += ["--dev-bind", ROOT, "/", "--proc", "/proc", "--ro-bind", _QUIET_PROC_STAT, PROC_STAT]
         for hidden in (*HIDDEN_FILES, PTY_MULTIPLEXER):
-            options += ["--dev-bind", "/dev/null", hidden]
+            if os.path.exists(hidden):  # a kernel without quotas has no /proc/sys/fs/quota
+                options += ["--dev-bind", "/dev/null", hidden]
         options += ["--chdir", WORKDIR, "--clearenv"]
         for name, value in self._environment().items():
             options += ["--setenv", name, value]
