@@ -37,7 +37,7 @@ from harness.diagnostics.failure_modes import PAPER_MODES, RULE_MODES
 from harness.records.results import MODE_FIELDS
 from harness.records.run_folder import RunFolder
 
-_RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit", "sandbox_limit")
+_RESOURCE_LIMITS = ("turn_limit", "time_limit", "context_limit", "cost_limit", "sandbox_limit")
 STATUSES = tuple(status.value for status in Status)
 
 

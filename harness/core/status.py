@@ -16,6 +16,8 @@ class Status(str, Enum):
     TURN_LIMIT = "turn_limit"
     TIME_LIMIT = "time_limit"
     CONTEXT_LIMIT = "context_limit"
+    COST_LIMIT = "cost_limit"
+    """The episode's spend reached `--max-episode-cost`."""
     SANDBOX_LIMIT = "sandbox_limit"
     """The agent's own use of memory, disk or processes brought its sandbox down: the agent's outcome."""
     FORMAT_ERRORS = "format_errors"

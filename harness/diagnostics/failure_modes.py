@@ -34,7 +34,9 @@ RULE = (
     "command or shown in an output) = incomplete inspection; else answered with every evidence file reached = "
     "evidence misidentification; else unclassified (instruction non-following and hallucination need a judge)."
 )
-_EXHAUSTED = frozenset({Status.TURN_LIMIT, Status.TIME_LIMIT, Status.CONTEXT_LIMIT, Status.SANDBOX_LIMIT})
+_EXHAUSTED = frozenset(
+    {Status.TURN_LIMIT, Status.TIME_LIMIT, Status.CONTEXT_LIMIT, Status.COST_LIMIT, Status.SANDBOX_LIMIT}
+)
 
 
 def failure_mode(status: Status, correct: bool, evidence_recall: float | None) -> str | None:

@@ -71,6 +71,7 @@ class Budget:
         cancel: threading.Event | None = None,
         count_tokens: _TokenCounter | None = None,
         clock: Stopwatch | None = None,
+        cost_limit_usd: float | None = None,
     ):
         self._count_tokens = count_tokens or estimate_tokens
         self.clock = clock or Stopwatch()
@@ -79,6 +80,8 @@ class Budget:
         self.time_limit_s = time_limit_s
         self.context_window = context_window
         self.output_reserve = output_reserve
+        self.cost_limit_usd = cost_limit_usd
+        """The episode's spend at which its next model call is refused; None: no cap."""
         self.turns = 0
         self._counted_tokens = 0
         self._counted_messages = 0
@@ -131,6 +134,10 @@ class Budget:
             raise EpisodeFinished(Status.TURN_LIMIT, detail=f"{self.turns} turns used")
         if self.seconds_left <= 0:
             raise EpisodeFinished(Status.TIME_LIMIT, detail=f"{self.elapsed_s:.1f} s elapsed")
+        if self.cost_limit_usd is not None and (self.cost_usd or 0.0) >= self.cost_limit_usd:
+            raise EpisodeFinished(
+                Status.COST_LIMIT, detail=f"{self.cost_usd or 0.0:.6g} USD spent, cap {self.cost_limit_usd:g}"
+            )
         if self.context_window is not None and not self._surely_fits(messages):
             needed = self.estimate_prompt_tokens(messages) + self.output_reserve
             if needed > self.context_window:

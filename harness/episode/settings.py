@@ -28,6 +28,8 @@ class EpisodeSettings:
     """How the episode is solved (episode/solvers/), its arguments checked."""
     request_limits: RequestLimits = field(default_factory=lambda: request_limits(None))
     """What one request to the run's provider may carry."""
+    max_episode_cost: float | None = None
+    """USD an episode may spend on its model calls (`--max-episode-cost`); None: no cap."""
 
     @classmethod
     def of(
@@ -45,9 +47,18 @@ class EpisodeSettings:
             loop,
             solver,
             limits or request_limits(None),
+            config.max_episode_cost,
         )
 
     def budget(self, model: Model, cancel: threading.Event) -> Budget:
         """A fresh budget for an episode of `model` (whose context window is the default of ours)."""
         window = self.context_window or model.context_window
-        return Budget(self.max_turns, self.time_limit_s, window, self.output_reserve, cancel, model.count_tokens)
+        return Budget(
+            self.max_turns,
+            self.time_limit_s,
+            window,
+            self.output_reserve,
+            cancel,
+            model.count_tokens,
+            cost_limit_usd=self.max_episode_cost,
+        )

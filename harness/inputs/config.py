@@ -191,6 +191,13 @@ class RunConfig:
         bound=NON_NEGATIVE,
         metavar="USD",
     )
+    max_episode_cost: float | None = setting(
+        None,
+        "USD: an episode's model call is refused once the episode's spend reaches it, and the episode ends as "
+        "cost_limit (default: no cap)",
+        bound=NON_NEGATIVE,
+        metavar="USD",
+    )
     label: str | None = setting(
         None,
         "the run's name in report tables (default: the model, plus the protocol settings it sets apart from "

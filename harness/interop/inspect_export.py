@@ -75,6 +75,7 @@ _LIMITS: dict[Status, tuple[str, str | None]] = {
     Status.TURN_LIMIT: ("turn", "max_turns"),
     Status.TIME_LIMIT: ("working", "time_limit"),
     Status.CONTEXT_LIMIT: ("context", "context_window"),
+    Status.COST_LIMIT: ("cost", "max_episode_cost"),
     Status.FORMAT_ERRORS: ("custom", "max_format_errors"),
     Status.SANDBOX_LIMIT: ("custom", "memory_mb"),
     Status.CANCELLED: ("operator", None),

@@ -39,9 +39,10 @@ _LIMIT_STATUSES = {
     "working": Status.TIME_LIMIT,
     "context": Status.CONTEXT_LIMIT,
     "token": Status.CONTEXT_LIMIT,
+    "cost": Status.COST_LIMIT,
     "operator": Status.CANCELLED,
 }
-"""inspect's sample limit types as our statuses; another (cost, custom) ends as turn_limit unless our
+"""inspect's sample limit types as our statuses; another (custom) ends as turn_limit unless our
 metadata says which."""
 _COMMAND_ARGUMENTS = ("command", "cmd")
 """Where a bash tool call's command is: ours name it `command`, inspect's own bash tool `cmd`."""

@@ -27,6 +27,7 @@ _EXIT_STATUSES = {
     Status.TURN_LIMIT: "LimitsExceeded",
     Status.TIME_LIMIT: "TimeExceeded",
     Status.CONTEXT_LIMIT: "ContextWindowExceededError",
+    Status.COST_LIMIT: "LimitsExceeded",
     Status.SANDBOX_LIMIT: "SandboxLimitExceeded",
     Status.FORMAT_ERRORS: "RepeatedFormatError",
     Status.MODEL_ERROR: "ModelError",
@@ -38,6 +39,7 @@ _STATUSES = {name: status for status, name in _EXIT_STATUSES.items()} | {
     "FormatError": Status.FORMAT_ERRORS,
     "KeyboardInterrupt": Status.CANCELLED,
     "TimeoutExpired": Status.TIME_LIMIT,
+    "LimitsExceeded": Status.TURN_LIMIT,  # mini's one name for its step and its cost limit
 }
 
 

@@ -53,6 +53,7 @@ class RunSettings(_AsWritten):
     executor: str | None = None
     ray_address: str | None = None
     max_cost: Number | None = None
+    max_episode_cost: Number | None = None
     label: str | None = None
     retry_errors: int | None = None
     max_error_rate: Number | None = None
@@ -132,6 +133,8 @@ class RunProtocol(_AsWritten):
     model: str | None = None
     max_turns: int | None = None
     time_limit: Number | None = None
+    max_episode_cost: Number | None = None
+    """USD per episode (`--max-episode-cost`); left out of an uncapped run's record."""
     command_timeout: Number | None = None
     context_window: int | None = None
     output_reserve: int | None = None

@@ -34,7 +34,7 @@ def make_socket_folder(sandbox: Sandbox) -> Path:
     (`remove_socket_folder`) when the episode ends."""
     if not isinstance(sandbox, MountsModelSocket):
         raise SandboxError(
-            f"{type(sandbox).__name__} cannot mount the model's socket (an installed agent runs on local)"
+            f"{type(sandbox).__name__} cannot mount the model's socket (an installed agent runs on local or docker)"
         )
     private = Path(tempfile.mkdtemp(prefix="harness-model-"))  # mode 0700
     folder = private / "model"

@@ -20,7 +20,15 @@ from harness.sandboxes.syscall_policy import RESTRICTIONS
 RECIPE_DIR = Path(__file__).resolve().parents[1] / "sandbox_templates"
 """`harness/sandbox_templates` links to the top-level `sandbox_templates/` and is package data, so a wheel
 carries the recipe and an editable install reads the source tree's."""
-RECIPE_FILES = ("Dockerfile", "requirements.txt", "tools.txt", "harness-exec", "harness-execd", "harness-seccomp")
+RECIPE_FILES = (
+    "Dockerfile",
+    "requirements.txt",
+    "agents.txt",
+    "tools.txt",
+    "harness-exec",
+    "harness-execd",
+    "harness-seccomp",
+)
 SYSCALL_RULES = "syscall-rules.json"
 """Written into every build context from `syscall_policy.RESTRICTIONS`, for harness-seccomp (E2B's commands)."""
 HIDDEN_COUNTERS = "hidden-counters"

@@ -1,8 +1,8 @@
 """mini-swe-agent as an installed agent (`--solver mini-swe-agent`): its own code, the pinned PyPI release, in real
-bubblewrap sandboxes, its model calls through the runner's proxy on the sandbox's unix socket to the run's model,
-here litellm over real HTTP to the loopback OpenAI server, scripted with bash tool calls. One run of two tasks
-(each a sandbox, side by side) serves the tests: t1 explores, looks around its sandbox and answers; t2 never
-answers."""
+bubblewrap sandboxes and Docker containers, its model calls through the runner's proxy on the sandbox's unix
+socket to the run's model, here litellm over real HTTP to the loopback OpenAI server, scripted with bash tool
+calls. One run of two tasks on each backend (each a sandbox, side by side) serves the tests: t1 explores, looks
+around its sandbox and answers; t2 never answers."""
 
 from __future__ import annotations
 
@@ -90,9 +90,13 @@ class AgentRun:
     """The provider: what it was asked, with which key."""
 
 
-@pytest.fixture(scope="module")
-def agent_run(tmp_path_factory: pytest.TempPathFactory):
-    """The run (`--max-turns 3`, two workers), its rows by task, its trajectories by task, the provider's requests."""
+@pytest.fixture(scope="module", params=["local", "docker"])
+def agent_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """The run (`--max-turns 3`, two workers) on each backend an installed agent runs on (Docker: the recipe's
+    image, whose agent is its own install, sandbox_templates/agents.txt), its rows by task, its trajectories by
+    task, the provider's requests."""
+    if request.param == "docker":
+        request.getfixturevalue("docker_image")
     root = tmp_path_factory.mktemp("installed")
     server = ScriptedOpenAIServer()
     server.respond = scripted
@@ -102,6 +106,7 @@ def agent_run(tmp_path_factory: pytest.TempPathFactory):
         patch.setenv("HARNESS_CACHE_DIR", str(root / "cache"))
         patch.delenv("COLUMNS", raising=False)
         flags = ["--solver", "mini-swe-agent", "--model", "openai/test-model", "--api-base", server.url]
+        flags += ["--sandbox", request.param]
         code = main([*project(root), "--run-id", "r", *flags, "--max-turns", "3", "--workers", "2"])
     server.stop()
     run = root / "results" / "r"
@@ -152,7 +157,12 @@ def test_a_turn_budget_of_3_ends_the_agent_and_the_row_says_turn_limit(agent_run
 
 @pytest.mark.parametrize(
     ("flags", "named"),
-    [(["--vision"], "--vision"), (["--action-format", "text"], "toolcall"), (["--closed-book"], "--closed-book")],
+    [
+        (["--vision"], "--vision"),
+        (["--action-format", "text"], "toolcall"),
+        (["--closed-book"], "--closed-book"),
+        (["--sandbox", "e2b"], "--sandbox e2b"),
+    ],
 )
 def test_settings_an_installed_agent_cannot_run_with_are_refused_before_anything_is_written(mini, flags, named):
     outcome = mini.run("--solver", "mini-swe-agent", "--model", mini.script(["<answer>42</answer>"]), *flags)
@@ -198,3 +208,17 @@ def test_an_agent_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
     outcome = MiniSweAgent({}).solve(episode)
     log.close()
     assert outcome.status is Status.TIME_LIMIT and outcome.submission is None
+
+
+def test_the_images_agent_is_the_release_the_runner_pins():
+    """sandbox_templates/agents.txt (the Docker image's and E2B templates' agent) and constraints.txt (the runner's,
+    which the local sandbox runs) name the same release of each package they both pin."""
+    repo = Path(__file__).resolve().parents[2]
+
+    def pins(path: Path) -> dict[str, str]:
+        lines = (line.split("#")[0].split()[0] for line in path.read_text().splitlines() if line.split("#")[0].strip())
+        return {name.lower(): version for name, _, version in (line.partition("==") for line in lines) if version}
+
+    image, runner = pins(repo / "sandbox_templates" / "agents.txt"), pins(repo / "constraints.txt")
+    assert {"mini-swe-agent", "litellm", "openai", "httpx"} <= image.keys()
+    assert {name: runner.get(name) for name in image} == image

@@ -199,6 +199,28 @@ def test_a_call_after_the_agents_time_is_out_is_refused_as_time_limit(model, tmp
     assert proxy.ended is not None and proxy.ended.status is Status.TIME_LIMIT and not model.calls
 
 
+class PricedModel(RecordingModel):
+    """Each call costs 0.004 USD."""
+
+    def query(self, messages: list[dict[str, Any]], timeout_s: float) -> ModelReply:
+        return super().query(messages, timeout_s).model_copy(update={"cost_usd": 0.004})
+
+
+def test_the_call_past_the_episodes_cost_cap_is_refused_and_ends_the_episode_as_cost_limit(tmp_path):
+    model = PricedModel()
+    budget = Budget(max_turns=50, time_limit_s=60, context_window=None, output_reserve=0, cost_limit_usd=0.01)
+    with (
+        ModelProxy(tmp_path / "api.sock", model, budget, TrajectoryWriter(tmp_path / "t.jsonl"), [BashTool()]) as proxy,
+        httpx.Client(transport=httpx.HTTPTransport(uds=str(tmp_path / "api.sock")), base_url="http://p") as client,
+    ):
+        answered = [chat(client, QUESTION).status_code for _ in range(3)]  # 0.004, 0.008, 0.012: the cap is passed
+        refused = chat(client, QUESTION)
+        assert answered == [200, 200, 200] and chat(client, QUESTION).status_code == 403
+    assert refused.status_code == 403 and "cost_limit" in refused.json()["error"]["message"]
+    assert proxy.ended is not None and proxy.ended.status is Status.COST_LIMIT and len(model.calls) == 3
+    assert budget.spend().cost_usd == pytest.approx(0.012)
+
+
 @pytest.mark.parametrize(
     ("path", "body", "named"),
     [

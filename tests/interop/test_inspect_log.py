@@ -136,7 +136,15 @@ def sample_matches_episode(sample: EvalSample, row: dict, events: list[dict]) ->
     assert sample.messages[0].role == "system" and sample.messages[1].role == "user"
     assert (sample.limit is None) == (
         row["status"]
-        not in ("turn_limit", "time_limit", "context_limit", "sandbox_limit", "format_errors", "cancelled")
+        not in (
+            "turn_limit",
+            "time_limit",
+            "context_limit",
+            "cost_limit",
+            "sandbox_limit",
+            "format_errors",
+            "cancelled",
+        )
     )
 
 
@@ -148,7 +156,12 @@ def test_every_status_is_a_limit_an_error_or_neither(graded, status, tmp_path):
     record = RunFolder(run.run_dir).read_record()
     path = tmp_path / "one.eval"
     write_eval_log(
-        export_log("r", record.created, record.config.model_dump() | {"context_window": 8192}, [logged_events(events)]),
+        export_log(
+            "r",
+            record.created,
+            record.config.model_dump() | {"context_window": 8192, "max_episode_cost": 0.5},
+            [logged_events(events)],
+        ),
         str(path),
     )
     [sample] = read_eval_log(str(path)).samples
@@ -156,6 +169,7 @@ def test_every_status_is_a_limit_an_error_or_neither(graded, status, tmp_path):
         Status.TURN_LIMIT: "turn",
         Status.TIME_LIMIT: "working",
         Status.CONTEXT_LIMIT: "context",
+        Status.COST_LIMIT: "cost",
         Status.SANDBOX_LIMIT: "custom",
         Status.FORMAT_ERRORS: "custom",
         Status.CANCELLED: "operator",

@@ -28,13 +28,26 @@ def provider_run(mini, server, *extra):
     return mini.run("--model", MODEL, "--api-base", server.url, *extra)
 
 
-def test_max_cost_without_a_known_price_is_refused_before_anything_runs(mini, openai_server):
+@pytest.mark.parametrize("cap", ["--max-cost", "--max-episode-cost"])
+def test_a_cost_cap_without_a_known_price_is_refused_before_anything_runs(mini, openai_server, cap):
     openai_server.respond = two_step_agent
-    outcome = provider_run(mini, openai_server, "--max-cost", "1")
+    outcome = provider_run(mini, openai_server, cap, "1")
     assert outcome.exit_code == 2 and not outcome.run_dir.exists()
     [line] = outcome.output.strip().splitlines()
-    assert "--max-cost" in line and MODEL in line and "--prices" in line
+    assert line.startswith(f"error: {cap}:") and MODEL in line and "--prices" in line
     assert openai_server.requests == []
+
+
+def test_the_call_past_the_episodes_cost_cap_is_not_made_and_the_row_says_cost_limit(mini, openai_server):
+    openai_server.respond = two_step_agent  # each call 120 + 30 tokens: $0.15 at these prices
+    prices = write_prices(mini, {MODEL: {"input": 1000, "output": 1000}})
+    outcome = provider_run(mini, openai_server, "--max-episode-cost", "0.1", "--prices", prices)
+    [row] = outcome.rows
+    assert outcome.exit_code == 0 and len(openai_server.requests) == 1
+    assert row["status"] == "cost_limit" and row["turns"] == 1 and row["cost_usd"] == pytest.approx(0.15)
+    assert "cap 0.1" in row["detail"]
+    record = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())
+    assert record["protocol"]["max_episode_cost"] == 0.1
 
 
 def test_with_prices_the_run_starts_and_the_spend_cap_holds(mini, openai_server):

@@ -39,6 +39,9 @@ _TRAJECTORY = f"{_HOME}/trajectory.json"
 MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024
 """A longer trajectory is not kept (the agent wrote it: its size is the agent's)."""
 _SUBMITTED = "Submitted"
+_IMAGE_PYTHON = "/opt/harness-agents/bin/python"
+"""The agent's Python in the sandbox image (sandbox_templates/agents.txt); the local sandbox has none there and runs
+the runner's own environment's `python3`."""
 _DRIVER = (
     "import sys, httpx, litellm\n"
     "socket = httpx.HTTPTransport(uds=sys.argv.pop(1))\n"
@@ -123,7 +126,8 @@ class MiniSweAgent(Solver):
         flags = f"--agent-class default --model-class litellm -m {self.model_name}"
         return (
             f"mkdir -p {_HOME} && printf %s {encoded} | base64 -d > {_HOME}/settings.yaml && "
-            f"exec env {variables} python3 -c {shlex.quote(_DRIVER)} {MODEL_SOCKET_FOLDER}/{SOCKET_NAME} "
+            f"python={_IMAGE_PYTHON} && {{ [ -x $python ] || python=python3; }} && "
+            f"exec env {variables} $python -c {shlex.quote(_DRIVER)} {MODEL_SOCKET_FOLDER}/{SOCKET_NAME} "
             f"{flags} -c {_HOME}/settings.yaml -o {_TRAJECTORY} -t {shlex.quote(task)}"
         )
 

@@ -10,6 +10,7 @@ _LABELLED_SETTINGS = (
     "action_format",
     "max_turns",
     "time_limit",
+    "max_episode_cost",
     "command_timeout",
     "context_window",
     "max_output_tokens",

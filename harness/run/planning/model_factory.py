@@ -328,11 +328,12 @@ def _seeded(settings: ProviderSettings, epoch: int) -> ProviderSettings:
 
 
 def unpriced_refusal(config: RunConfig, factory: ModelFactory) -> str | None:
-    """Why the run may not start: `--max-cost` on a paid model whose price nobody knows (the cap would never
-    count its spend); None when it may."""
-    if config.max_cost is None or not factory.paid or factory.price is not None:
+    """Why the run may not start: `--max-cost` or `--max-episode-cost` on a paid model whose price nobody knows
+    (the cap would never count its spend); None when it may."""
+    capped = "--max-cost" if config.max_cost is not None else "--max-episode-cost"
+    if (config.max_cost is None and config.max_episode_cost is None) or not factory.paid or factory.price is not None:
         return None
     return (
-        f"--max-cost: no price is known for {config.model}, so its spend cannot be capped: give one with "
+        f"{capped}: no price is known for {config.model}, so its spend cannot be capped: give one with "
         f"--prices FILE.yaml ({config.model}: {{input: USD, output: USD}} per million tokens)"
     )

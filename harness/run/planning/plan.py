@@ -118,6 +118,8 @@ class RunPlan:
 
 def protocol_of(config: RunConfig, prompts: PromptSet, tasks: list[Task]) -> dict[str, Any]:
     settings = {key: getattr(config, key) for key in _PROTOCOL_KEYS}
+    if config.max_episode_cost is not None:  # only a capped run's record names it: older runs' stay as they are
+        settings["max_episode_cost"] = config.max_episode_cost
     graders = {name: GRADERS[name].version for name in sorted({task.grader for task in tasks})}
     return settings | {"graders": graders, "prompts": prompts.digest, "model_digest": _model_digest(config.model)}
 

@@ -61,9 +61,10 @@ def plan_protocol(config: RunConfig, tasks: list[Task]) -> ProtocolPlan:
     return ProtocolPlan(config, profile, record, solver, graded_as_profiled(tasks, profile))
 
 
-INSTALLED_AGENT_BACKENDS = ("local",)
+INSTALLED_AGENT_BACKENDS = ("local", "docker")
 """The backends an installed agent runs on: its sandbox mounts the model's socket and has the agent (the local
-sandbox runs this Python environment; the Docker image and the E2B templates have no agent)."""
+sandbox runs this Python environment, the Docker image has its own: sandbox_templates/agents.txt). Not E2B: its
+sandboxes run elsewhere and cannot reach a socket on the runner's host."""
 
 
 def _check_installed_agent(config: RunConfig) -> None:

@@ -32,7 +32,7 @@ def check_resumable(
     changes = [
         f"{key} {recorded.get(key)!r} -> {value!r}" for key, value in protocol.items() if recorded.get(key) != value
     ]
-    for only_some in ("closed_book", "vision", "zero_shot", "solver"):  # keys only some runs have
+    for only_some in ("closed_book", "vision", "zero_shot", "solver", "max_episode_cost"):  # keys only some runs have
         if recorded.get(only_some) and only_some not in protocol:
             changes.append(f"{only_some} {recorded[only_some]!r} -> None")
     changes += profile_changes(record.profile, profile)

@@ -54,6 +54,7 @@ from harness.sandboxes.docker.seccomp_profile import seccomp_profile
 from harness.sandboxes.file_read import file_bytes, output_room, read_command
 from harness.sandboxes.kernel_counters import HIDDEN_FILES, PROC_STAT, PTY_MULTIPLEXER, host_quiet_proc_stat
 from harness.sandboxes.limits import ResourceLimits
+from harness.sandboxes.model_socket import MODEL_SOCKET_FOLDER
 from harness.sandboxes.remote_exec import (
     AGENT,
     LABEL_EPISODE,
@@ -154,6 +155,8 @@ class DockerSandbox:
         """The episode's own uid for `agent`'s commands (see AGENT_UIDS)."""
         self._quiet_stat: tempfile.TemporaryDirectory[str] | None = None
         """The quiet /proc/stat bound into the container (`kernel_counters.py`), removed with it."""
+        self._socket_folder: Path | None = None
+        """The host folder shown at /run/model (`mount_model_socket`), None: none."""
 
     def describe(self) -> dict[str, object]:
         image_id = self._container.attrs.get("Image") if self._container is not None else None
@@ -176,6 +179,7 @@ class DockerSandbox:
                 binds={
                     str(self._collection): {"bind": DOCUMENTS, "mode": "ro"},
                     str(quiet_stat): {"bind": PROC_STAT, "mode": "ro"},
+                    **self._socket_bind(),
                 },
                 mem_limit=f"{limits.memory_mb}m",
                 memswap_limit=f"{limits.memory_mb}m",
@@ -202,6 +206,16 @@ class DockerSandbox:
         except Exception as error:  # docker.errors.* and connection failures alike
             raise SandboxError(f"cannot start a container from {self._image}: {error}") from error
         self._server = ExecdConnection.open(self._client.api, self._container.id, AGENT, self._uid, WORKDIR)
+
+    def mount_model_socket(self, folder: Path) -> None:
+        """Before `start`: FOLDER, read-only, at /run/model in the container (sandboxes/model_socket.py). The
+        engine binds a path of this host: a remote or rootless engine does not see the runner's folder."""
+        self._socket_folder = folder.resolve()
+
+    def _socket_bind(self) -> dict[str, dict[str, str]]:
+        if self._socket_folder is None:
+            return {}
+        return {str(self._socket_folder): {"bind": MODEL_SOCKET_FOLDER, "mode": "ro"}}
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         return self._run(command, timeout_s, self._settings)
