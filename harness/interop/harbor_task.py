@@ -20,14 +20,14 @@ import shlex
 import shutil
 from pathlib import Path
 
-import harness
 from harness.inputs.tasks import Task
 
 ANSWER_FILE = "/workspace/answer.txt"
 """Where the agent leaves its final reply; the test grades it as our agent's last reply."""
 GRADE_FILE = "grade.json"
 """The grade, beside Harbor's reward in /logs/verifier."""
-_PACKAGE = Path(harness.__file__).parent
+_PACKAGE = Path(__file__).resolve().parent.parent
+"""Our package's folder, whose graders the tests carry."""
 _SOLUTION_COMMAND = "solution_command.sh"
 """The task's own solution command, which solve.sh runs from /workspace."""
 _GRADER_PARTS = ("core", "grading")
