@@ -14,6 +14,7 @@ their results observations). Trials of one task are its epochs, in the order the
 
 from __future__ import annotations
 
+import glob
 import json
 from datetime import datetime
 from pathlib import Path
@@ -64,8 +65,8 @@ def read(path: Path) -> ForeignFile:
     except (ValueError, TypeError, KeyError) as error:
         raise InputError(f"{path}: {error}") from None
     task_name = str(data["task_name"])
-    domain, _, task_id = task_name.rpartition("__")
-    names = ((domain, task_id), (None, task_name)) if domain else ((None, task_name),)
+    splits = [(d, t) for d, _, t in (task_name.partition("__"), task_name.rpartition("__")) if d and t]
+    names = (*dict.fromkeys(splits), (None, task_name))  # a domain or an id may hold `__` itself
     where = f"{path} (trial {data['trial_name']})"
     return ForeignFile(
         path, [ForeignEpisode(path, where, names, _epoch(path, data), _model(data), episode)], _settings(data)
@@ -104,12 +105,14 @@ def _job_settings(job: Path) -> dict[str, Any]:
 
 
 def _epoch(path: Path, data: dict[str, Any]) -> int:
-    """The trial's place among the job's trials of its task, by start time (then name), from 1."""
+    """The trial's place among the job's trials of its task, by start time (then name), from 1: its siblings
+    whose folder Harbor named after the task (`<task>__<suffix>`) are read, no others."""
+    task = str(data["task_name"])
     own = (str(data.get("started_at") or ""), str(data["trial_name"]))
     earlier = 0
-    for sibling in path.parent.parent.glob("*/result.json"):
-        other = _json(sibling) if sibling != path else data
-        if other.get("task_name") == data["task_name"] and "trial_name" in other:
+    for sibling in path.parent.parent.glob(f"{glob.escape(task)}__*/result.json"):
+        other = data if sibling == path else _json(sibling)
+        if other.get("task_name") == task and "trial_name" in other:
             earlier += (str(other.get("started_at") or ""), str(other["trial_name"])) < own
     return earlier + 1
 
@@ -132,7 +135,10 @@ def _episode(trial: Path, data: dict[str, Any]) -> ImportedEpisode:
     name = str(exception.get("exception_type") or "")
     status = Status.ANSWERED if not name or name.startswith("Verifier") else _STATUSES.get(name, Status.SANDBOX_ERROR)
     trajectory = trial / "agent" / "trajectory.json"
-    events = _events(_json(trajectory)) if trajectory.is_file() else []
+    try:
+        events = _events(_json(trajectory)) if trajectory.is_file() else []
+    except (ValueError, TypeError) as error:  # pydantic's ValidationError is a ValueError
+        raise ValueError(f"{trajectory}: {str(error).splitlines()[0]}") from None
     usage = mapping(data.get("agent_result"))
     given_input, cached = usage.get("n_input_tokens") or 0, usage.get("n_cache_tokens") or 0
     row = {
@@ -159,7 +165,7 @@ def _events(trajectory: dict[str, Any]) -> list[Event]:
     events: list[Event] = []
     pending: list[dict[str, Any]] = []
     turn = 0
-    for step in trajectory.get("steps") or []:
+    for number, step in enumerate(trajectory.get("steps") or []):
         step = mapping(step)
         text = _text(step.get("message"))
         if step.get("source") != "agent":
@@ -168,7 +174,8 @@ def _events(trajectory: dict[str, Any]) -> list[Event]:
         turn += 1
         calls = [mapping(call) for call in step.get("tool_calls") or []]
         metrics = mapping(step.get("metrics"))
-        prompt, cached = metrics.get("prompt_tokens") or 0, metrics.get("cached_tokens") or 0
+        where = f"steps[{number}].metrics"
+        prompt, cached = _count(metrics, "prompt_tokens", where), _count(metrics, "cached_tokens", where)
         response = {
             "text": text,
             "tool_calls": [
@@ -183,7 +190,7 @@ def _events(trajectory: dict[str, Any]) -> list[Event]:
             "reasoning": step.get("reasoning_content"),
             "usage": {
                 "input_tokens": max(0, prompt - cached),
-                "output_tokens": metrics.get("completion_tokens") or 0,
+                "output_tokens": _count(metrics, "completion_tokens", where),
                 "cached_tokens": cached,
                 "reasoning_tokens": 0,
             },
@@ -212,6 +219,13 @@ def _events(trajectory: dict[str, Any]) -> list[Event]:
             )
             pending.append({"role": "tool", "content": shown})
     return events
+
+
+def _count(fields: dict[str, Any], name: str, where: str) -> int:
+    value = fields.get(name) or 0
+    if type(value) is not int or value < 0:
+        raise ValueError(f"field '{where}.{name}': {value!r:.40} is not a count")
+    return value
 
 
 def _text(content: Any) -> str:

@@ -6,6 +6,8 @@ trials of demo-001 written through Harbor's `TrialResult` and ATIF `Trajectory` 
 from __future__ import annotations
 
 import csv
+import json
+import shutil
 
 import pytest
 
@@ -69,3 +71,16 @@ def test_a_trial_that_names_no_task_of_ours_is_listed_and_nothing_else_is_import
     code = main(["import", "harbor", str(JOBS / "agent"), "--run-id", "x", *places])
     assert code == 2 and not (tmp_path / "x").exists()
     assert "no trial matched a task" in capsys.readouterr().err
+
+
+def test_a_malformed_trajectory_is_one_line_naming_its_file_and_field_and_nothing_is_written(tmp_path, capsys):
+    job = tmp_path / "job"
+    shutil.copytree(JOBS / "agent", job)
+    trajectory = job / "demo__demo-001__wrong01" / "agent" / "trajectory.json"
+    data = json.loads(trajectory.read_text())
+    data["steps"][1]["metrics"]["prompt_tokens"] = "many"
+    trajectory.write_text(json.dumps(data))
+    code = main(["import", "harbor", str(job), "--run-id", "x", "--results-dir", str(tmp_path), *DEMO])
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and not (tmp_path / "x").exists()
+    assert str(trajectory) in line and "field 'steps[1].metrics.prompt_tokens': 'many' is not a count" in line
