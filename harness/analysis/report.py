@@ -14,6 +14,8 @@ from rich.console import Console
 from harness.analysis.closed_book import closed_book_section
 from harness.analysis.fact_accuracy import fact_section, load_stated
 from harness.analysis.findocmre_tables import findocmre_sections
+from harness.analysis.frontier import run_identities
+from harness.analysis.frontier_section import frontier_section
 from harness.analysis.group_scores import group_sections
 from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.model_ids import mixed_model_warnings, mixed_models_section
@@ -98,6 +100,8 @@ def write_report(
         markdown += statistics_section(rows, models, clustered, out)
     if "plots" in shown:
         markdown += _plots(rows, models, domains, clustered, labels, out, turn_limits(paths, names))
+    if "frontier" in shown:
+        markdown += "\n" + frontier_section(rows, models, run_identities(paths, names), out)
     if labels and "judge_agreement" in shown:
         markdown += agreement_section(labels, models)
     if "evidence" in shown:

@@ -54,13 +54,33 @@ def clustered_mean(outcomes: Outcomes, z: float = Z_95) -> Estimate:
         return Estimate(0.0, 0.0, 0.0, 0.0, 0, 0)
     mean = sum(sum(values) for values in groups) / episodes
     tasks = len(groups)
-    meat = sum((sum(values) - mean * len(values)) ** 2 for values in groups)
-    error = math.sqrt(meat * tasks / (tasks - 1)) / episodes if tasks > 1 else 0.0
+    error = _clustered_error(groups, mean)
     if error == 0.0:
         # no spread to estimate from: a zero-width interval would claim certainty that few tasks cannot give
         low, high = wilson_interval(mean * tasks, tasks, z)
         return Estimate(mean, low, high, error, tasks, episodes)
     return Estimate(mean, max(0.0, mean - z * error), min(1.0, mean + z * error), error, tasks, episodes)
+
+
+def clustered_value_mean(values: Mapping[Any, Sequence[float]], z: float = Z_95) -> Estimate:
+    """The mean of a measure per episode (cost, tokens, seconds; never negative) over all episodes, its interval
+    clustered by task as `clustered_mean`'s, clipped at 0; zero width where every task measured the same."""
+    groups = [[float(value) for value in group] for group in values.values() if group]
+    episodes = sum(len(group) for group in groups)
+    if not episodes:
+        return Estimate(0.0, 0.0, 0.0, 0.0, 0, 0)
+    mean = sum(sum(group) for group in groups) / episodes
+    error = _clustered_error(groups, mean)
+    return Estimate(mean, max(0.0, mean - z * error), mean + z * error, error, len(groups), episodes)
+
+
+def _clustered_error(groups: Sequence[Sequence[float]], mean: float) -> float:
+    """CLUSTERED_SE's standard error of MEAN, the mean over every value of GROUPS (one group per task)."""
+    tasks, episodes = len(groups), sum(len(group) for group in groups)
+    if tasks < 2:
+        return 0.0
+    meat = sum((sum(group) - mean * len(group)) ** 2 for group in groups)
+    return math.sqrt(meat * tasks / (tasks - 1)) / episodes
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

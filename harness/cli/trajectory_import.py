@@ -29,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         nargs="+",
         metavar="PATH",
-        help="*.traj.json files (mini-swe-agent), *.eval logs (inspect) or folders of them",
+        help="*.traj.json files (mini-swe-agent), *.eval logs (inspect), Harbor trials' result.json (harbor) or "
+        "folders of them (a Harbor job folder)",
     )
     parser.add_argument("--run-id", required=True, metavar="ID", help="the new run folder's name")
     add_tasks_dir(parser)

@@ -6,6 +6,7 @@ from __future__ import annotations
 REPORT_SECTIONS: dict[str, str] = {
     "statistics": "uncertainty clustered by task and paired comparisons of the models",
     "plots": "accuracy per domain, failure modes, turns and the other figures",
+    "frontier": "the cost–accuracy frontier: each run by cost, tokens and time per task against accuracy",
     "judge_agreement": "agreement of the judges' failure labels (after `annotate`)",
     "evidence": "evidence recall, failure modes and network or write attempts",
     "facts": "intermediate facts: cell, row, column and solid accuracy (MuDABench's metrics)",

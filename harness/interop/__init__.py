@@ -1,3 +1,4 @@
-"""Trajectories in other agents' formats: import them as run folders, export our episodes to them."""
+"""Trajectories in other agents' formats: import them as run folders, export our episodes to them; our tasks as a
+Harbor dataset."""
 
-__all__ = ["formats", "run_import"]
+__all__ = ["formats", "harbor_runs", "run_import"]

@@ -37,7 +37,11 @@ class TrajectoryFormat(Protocol):
         ...
 
 
-FORMATS = {"mini-swe-agent": "harness.interop.mini_swe_agent_runs", "inspect": "harness.interop.inspect_runs"}
+FORMATS = {
+    "mini-swe-agent": "harness.interop.mini_swe_agent_runs",
+    "inspect": "harness.interop.inspect_runs",
+    "harbor": "harness.interop.harbor_runs",
+}
 """The command line's format name -> its module (imported only when chosen: inspect_ai is an optional extra)."""
 
 

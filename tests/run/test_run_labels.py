@@ -108,3 +108,16 @@ def test_the_last_progress_line_in_a_pipe_keeps_every_count_behind_a_long_label(
     assert line.startswith("oracle (temperature=0.3, max_turns=7") and len(line) <= 140  # the console's width
     assert re.search(r"…  ?1/1 · correct 1 · running 0 · 0 tokens · no cost · 0:00:0\d$", line)
     assert "eta" not in line and "$" not in line
+
+
+def test_two_solvers_on_one_model_are_two_labels_in_one_report(mini, openai_server):
+    task = json.loads((mini.tasks_dir / "mini.jsonl").read_text()) | {"evidence": ["ledger.md"]}
+    (mini.tasks_dir / "mini.jsonl").write_text(json.dumps(task) + "\n")
+    openai_server.respond = two_step_agent
+    provider = ("--model", "openai/test-model", "--api-base", openai_server.url)
+    agent = mini.run(*provider, run_id="agent")
+    rag = mini.run(*provider, "--solver", "rag", "--solver-arg", "chunks=2", run_id="rag")
+    labels = [yaml.safe_load((run.run_dir / "run.yaml").read_text())["label"] for run in (agent, rag)]
+    assert labels == ["openai/test-model", "openai/test-model (solver=rag, chunks=2)"]
+    code, rows, _, _ = report_rows(mini, agent.run_dir, rag.run_dir)
+    assert code == 0 and sorted(row["model"] for row in rows if row["domain"] == "all") == sorted(labels)

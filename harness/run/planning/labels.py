@@ -29,9 +29,10 @@ def label_of(config: RunConfig) -> str:
 
 
 def _default_label(config: RunConfig) -> str:
-    """The model as given (an alias stays an alias), plus each `--model-arg` and each protocol setting that
-    differs from its default (the profile's, else the runner's): two runs of one model under different protocols
-    get different labels, and a run of a profile's own settings none."""
+    """The model as given (an alias stays an alias), plus each `--model-arg`, each protocol setting that differs
+    from its default (the profile's, else the runner's) and a solver other than the default with its arguments:
+    two runs of one model under different protocols or solvers get different labels, and a run of a profile's own
+    settings none."""
     defaults, profiled = RunConfig(), config.profiled
     parts = [item for item in config.model_args if item not in profiled.get("model_args", [])]
     for name in _LABELLED_SETTINGS:
@@ -39,5 +40,11 @@ def _default_label(config: RunConfig) -> str:
         default = profiled.get(name, getattr(defaults, name))
         if value != default and not (name == "output_reserve" and value == DEFAULT_OUTPUT_RESERVE):
             parts.append(f"{name}={value}")  # 4096, the reserve's default before it followed the reply cap: none
+    if config.solver != profiled.get("solver", defaults.solver) and not config.zero_shot:
+        # zero-shot runs say so in their suffix (analysis/runs.py); another solver names itself and its arguments
+        parts += [
+            f"solver={config.solver}",
+            *(a for a in config.solver_args if a not in profiled.get("solver_args", [])),
+        ]
     label = f"{config.model} ({', '.join(parts)})" if parts else config.model
     return label + CLOSED_BOOK_SUFFIX if config.closed_book else label
