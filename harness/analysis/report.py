@@ -100,7 +100,7 @@ def write_report(
         markdown += statistics_section(rows, models, clustered, out)
     if "plots" in shown:
         markdown += _plots(rows, models, domains, clustered, labels, out, turn_limits(paths, names))
-    if "frontier" in shown:
+    if "frontier" in shown and len(models) > 1:  # a frontier compares runs
         markdown += "\n" + frontier_section(rows, models, run_identities(paths, names), out)
     if labels and "judge_agreement" in shown:
         markdown += agreement_section(labels, models)
