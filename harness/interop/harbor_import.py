@@ -204,19 +204,7 @@ def _events(trajectory: dict[str, Any]) -> list[Event]:
         events += [ActionEvent(turn=turn, command=_command(mapping(c.get("arguments")))) for c in calls]
         for result in mapping(step.get("observation")).get("results") or []:
             shown = _text(mapping(result).get("content"))
-            events.append(
-                ObservationEvent(
-                    turn=turn,
-                    exit_code=None,
-                    stdout=shown,
-                    stderr="",
-                    timed_out=False,
-                    truncated=False,
-                    raw_bytes=None,
-                    duration_s=None,
-                    text=shown,
-                )
-            )
+            events.append(ObservationEvent.reported(turn, shown))
             pending.append({"role": "tool", "content": shown})
     return events
 

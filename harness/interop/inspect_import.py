@@ -222,14 +222,4 @@ def _with_image_refs(text: str, images: list[ContentImage]) -> list[dict[str, An
 
 def _observation(turn: int, message: ChatMessageTool) -> ObservationEvent:
     timed_out = message.error is not None and message.error.type == "timeout"
-    return ObservationEvent(
-        turn=turn,
-        exit_code=None,
-        stdout=message.text,
-        stderr="",
-        timed_out=timed_out,
-        truncated=False,
-        raw_bytes=None,
-        duration_s=None,
-        text=message.text,
-    )
+    return ObservationEvent.reported(turn, message.text, timed_out)

@@ -174,6 +174,22 @@ class ObservationEvent(Event):
     def to_dict(self) -> dict[str, Any]:
         return compact_observation(super().to_dict())
 
+    @classmethod
+    def reported(cls, turn: int, text: str, timed_out: bool = False) -> ObservationEvent:
+        """What an agent of another's making says its command showed (an installed agent's tool result, a foreign
+        log's): its text only, with no exit code, size or duration of ours."""
+        return cls(
+            turn=turn,
+            exit_code=None,
+            stdout=text,
+            stderr="",
+            timed_out=timed_out,
+            truncated=False,
+            raw_bytes=None,
+            duration_s=None,
+            text=text,
+        )
+
 
 class ImageViewEvent(Event):
     """The agent asked to see an image file of its sandbox (`--vision`, episode/vision.py): what it was shown."""

@@ -137,19 +137,7 @@ class ModelProxy:
         for message in messages:
             text = message.get("content")
             if message["role"] == "tool" and isinstance(text, str):
-                self._log.write(
-                    ObservationEvent(
-                        turn=self._budget.turns,
-                        exit_code=None,
-                        stdout=text,
-                        stderr="",
-                        timed_out=False,
-                        truncated=False,
-                        raw_bytes=None,
-                        duration_s=None,
-                        text=text,
-                    )
-                )
+                self._log.write(ObservationEvent.reported(self._budget.turns, text))
 
     def _check_tools(self, offered: tuple[str, ...]) -> None:
         unknown = sorted(set(offered) - set(self._tools))
