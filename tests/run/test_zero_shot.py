@@ -88,6 +88,10 @@ def test_the_papers_protocol_answers_every_type_from_the_pixels(
     assert "base64" not in (episodes / f"{shared['made_by']}.jsonl").read_text()
     if mode == "bbox":
         assert record["protocol"]["zero_shot"]["box_colour"] == "red"
+    if mode == "cropped":  # each chart is the figure the PDF embeds, and the trajectory says so
+        maker = read_jsonl(episodes / f"{shared['made_by']}.jsonl")
+        [crops] = [event["crops"] for event in maker if event["event"] == "crop_sources"]
+        assert [(crop["chart"], crop["source"]) for crop in crops] == [(f"fig{n}", "embedded") for n in (1, 2, 3)]
 
 
 PROVIDERS = {

@@ -14,7 +14,6 @@ import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, NoReturn
 
 from harness.core.images import CheckedImage, user_message
@@ -24,7 +23,6 @@ from harness.episode.solvers.answer_list import AnswerItem, read_answer_list
 from harness.episode.solvers.base import EpisodeInputs
 from harness.episode.solvers.question_batches import BATCH_SIZE, QuestionBatch, question_batches
 from harness.episode.solvers.shared_calls import SharedCalls
-from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
 from harness.records.compact import compact_messages
 from harness.records.events import SharedCallEvent
@@ -36,7 +34,7 @@ QUESTIONS_PLACEHOLDER = "[Insert Questions List]"
 _PAPER_TYPES = {"numeric_exact": "numerical_precise", "numeric_approx": "numerical_approximate"}
 """Our names of FinDocMRE's types that its prompt names otherwise."""
 
-Images = Callable[[Task, Path | None, RequestLimits], list[CheckedImage]]
+Images = Callable[[Task, EpisodeInputs], list[CheckedImage]]
 
 
 @dataclass(frozen=True)
@@ -101,7 +99,7 @@ class BatchedQuestions:
         """The batch's one call, made by EPISODE (its model, budget and trajectory)."""
         made_by = episode.task.id
         try:
-            images = self.images(_joined(batch), episode.collection, episode.limits)
+            images = self.images(_joined(batch), episode)
             messages = [user_message(self.request_text(batch), images)]
             episode.budget.check_before_call(messages)
         except EpisodeFinished as refused:
