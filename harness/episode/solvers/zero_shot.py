@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError, read_text_input
 from harness.core.image_decode import check_images_bounded
 from harness.core.images import CheckedImage, ImageRefused, user_message
@@ -43,6 +44,7 @@ from harness.inputs.profiles import PROFILES_DIR
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
 from harness.records.events import CropSource, CropSourcesEvent
+from harness.records.run_folder import RunFolder
 
 __all__ = ["DEFAULT_PROMPT", "ZeroShot"]
 
@@ -136,6 +138,16 @@ class ZeroShot(Solver):
             recorded |= {"questions": "document", "questions_per_request": BATCH_SIZE}
             recorded["requests_per_epoch"] = self.batches.plan(tasks)
         return "zero_shot", recorded
+
+    def resume(self, folder: RunFolder, finished: list[EpisodeKey]) -> str | None:
+        """With `questions=document`: the batch calls the finished episodes made, read back from their trajectories,
+        so a batch whose other episodes did not finish answers them from its call, not a new one."""
+        if self.batches is None:
+            return None
+        recalled = self.batches.recall(folder, finished)
+        return (
+            f"zero-shot: {recalled} batch calls of the last run answer their unfinished questions" if recalled else None
+        )
 
     def _prompt_name(self) -> str:
         """A shipped prompt's version, else the file as given."""
