@@ -400,6 +400,7 @@ AnyEvent = Annotated[
     | ObservationEvent
     | ImageViewEvent
     | SharedCallEvent
+    | CropSourcesEvent
     | FormatErrorEvent
     | HarnessErrorEvent
     | JudgeCallEvent
