@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.core.errors import InputError
 from harness.core.image_decode import ImageDecoder
-from harness.core.images import CheckedImage, ImageLimits, ImageRefused
+from harness.core.images import DEFAULT_LIMITS, CheckedImage, ImageLimits, ImageRefused
 from harness.inputs.chart_figures import Figure, chart_figure, figures_of, unsent_format
 from harness.inputs.collections.manifest import Entry, manifest_path, read_manifest
 from harness.inputs.page_filter import filtered_pages
@@ -130,15 +130,19 @@ def _charts(task: Task) -> list[dict[str, Any]]:
     return [chart for chart in charts if isinstance(chart, dict) and chart.get("id") in wanted]
 
 
-def stored_sizes(task: Task, documents: list[DocumentPages], mode: str) -> tuple[int, int]:
+def stored_sizes(
+    task: Task, documents: list[DocumentPages], mode: str, limits: ImageLimits = DEFAULT_LIMITS
+) -> tuple[int, int]:
     """How many images `task_images` makes, and the bytes on disk of the pages it sends whole (`full`, `bbox`; a
-    crop of a render is smaller than its page, so `cropped` counts only its embedded figures): for the request's
-    limits, before any page is read."""
+    crop of a render is smaller than its page, so `cropped` counts only its embedded figures, those within one
+    image's LIMITS: a larger one is replaced by its render crop): for the request's limits, before any page is
+    read."""
     if mode == "cropped":
         charts = _charts(task)
         figures = [chart_figure(chart, documents[0].figures) for chart in charts]
         stored = (documents[0].collection / figure.file for figure in figures if figure and not unsent_format(figure))
-        return len(charts), sum(path.stat().st_size for path in stored)
+        sizes = [path.stat().st_size for path in stored]
+        return len(charts), sum(size for size in sizes if size <= limits.max_bytes)
     sizes = [pages.stored_bytes(number) for pages in documents for number in pages.files]
     return len(sizes), sum(sizes)
 

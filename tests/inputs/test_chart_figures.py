@@ -12,9 +12,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from harness.core.images import DEFAULT_LIMITS
+from harness.core.images import DEFAULT_LIMITS, ImageLimits
+from harness.inputs.chart_figures import chart_figure, figures_of, unsent_format
 from harness.inputs.collections.manifest import manifest_path
-from harness.inputs.page_images import CropSource, cropped_images, document_pages
+from harness.inputs.page_images import CropSource, cropped_images, document_pages, stored_sizes
 from harness.inputs.tasks import Task, collection_of, load_task_file
 
 
@@ -71,3 +72,29 @@ def test_a_figure_that_cannot_be_sent_costs_the_figure_not_the_question(findocmr
     assert sources[0].figure == "documents_acme-2024.images/figure-p002-1.png"
     assert "over the limit of 8000 pixels a side" in str(sources[0].fallback)
     assert (images[0].ref.width, images[0].ref.height) == (400, 300)
+
+
+def test_a_figure_too_large_to_send_is_not_counted_against_the_request(findocmre_project: Path):
+    """Its render crop goes instead, so the request's pre-check (sizes on disk, nothing read) counts the figure only
+    when it is within one image's limits."""
+    task = _task(findocmre_project)
+    collection = findocmre_project / "collections" / collection_of(task)
+    documents = document_pages(task, collection, "cropped")
+    figures = [collection / "documents_acme-2024.images" / f"figure-p00{page}-1.png" for page in (2, 3)]
+    assert stored_sizes(task, documents, "cropped") == (2, sum(path.stat().st_size for path in figures))
+    assert stored_sizes(task, documents, "cropped", ImageLimits(max_bytes=1000)) == (2, 0)
+
+
+def test_a_paper_id_names_its_figure_and_a_format_no_provider_takes_is_said():
+    images = [
+        {"file": "d.images/page-002.png", "kind": "page", "page": 2},
+        {"file": "d.images/figure-p002-1.jpx", "kind": "figure", "page": 2, "bbox": [10, 10, 100, 100]},
+        {"file": "d.images/figure-p002-2.png", "kind": "figure", "page": 2, "bbox": [10, 120, 100, 200]},
+    ]
+    figures = figures_of(images)
+    assert chart_figure({"id": "page_2_image_2.png", "page": 2, "bbox": [0, 0, 5, 5]}, figures) == figures[(2, 2)]
+    assert chart_figure({"id": "c", "page": 2, "bbox": [10.6, 9.5, 100, 100.9]}, figures) == figures[(2, 1)]
+    assert chart_figure({"id": "c", "page": 2, "bbox": [12, 10, 100, 100]}, figures) is None  # 2 points off
+    assert chart_figure({"id": "page_3_image_1.png", "page": 3, "bbox": [10, 10, 100, 100]}, figures) is None
+    assert unsent_format(figures[(2, 1)]) == "d.images/figure-p002-1.jpx: its format (jpx) is not sent as it is"
+    assert unsent_format(figures[(2, 2)]) is None

@@ -184,7 +184,7 @@ class ZeroShot(Solver):
         if collection is None:
             raise InputError(f"task {task.domain}/{task.id}: no collection to read its pages from")
         documents = document_pages(task, collection, self.input, self.page_filter)
-        count, stored = stored_sizes(task, documents, self.input)
+        count, stored = stored_sizes(task, documents, self.input, limits.image)
         if (refusal := limits.stored_refusal(count, stored)) is not None:  # before any page is read
             raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"the document does not fit one request: {refusal}")
         try:
