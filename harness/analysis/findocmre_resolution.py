@@ -28,7 +28,7 @@ def accuracy_by_dpi(
         run = resolutions.get(entry.model)
         if run is None or entry.row.task_type not in TYPES or entry.row.task_type == OPEN:
             continue
-        pooled.setdefault(run.line, {}).setdefault(run.dpi, []).append(entry.row.is_correct())
+        pooled.setdefault(run.series, {}).setdefault(run.dpi, []).append(entry.row.is_correct())
     return {
         line: {dpi: (100 * sum(marks) / len(marks), len(marks)) for dpi, marks in sorted(by_dpi.items())}
         for line, by_dpi in sorted(pooled.items())

@@ -162,7 +162,7 @@ class PageResolution:
     dpi: int
 
     @property
-    def line(self) -> str:
+    def series(self) -> str:
         """Its line in a figure against resolution: `model (input)`."""
         return f"{self.model} ({self.input})"
 
