@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 from PIL import Image
 
@@ -26,6 +27,7 @@ def _accuracy(run_dir: Path) -> tuple[float, int]:
     return 100 * sum(row["verdict"] == "correct" for row in objective) / len(objective), len(objective)
 
 
+@pytest.mark.slow  # a run and a report: 11 s
 def test_accuracy_against_resolution_from_runs_at_two(findocmre_project: Path, tmp_path: Path, reader):
     """One real run at the collection's 100 dpi; a copy of it stands for a run from the set imported again at 50
     dpi (`tasks import ... --page-images 50 --collections-dir other`): its run.yaml says 50 dpi and one of its

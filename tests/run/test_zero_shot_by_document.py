@@ -181,6 +181,7 @@ def test_one_question_a_request_under_the_papers_prompt_is_refused_in_one_line(
     assert not run_dir.exists() and reader.requests == []
 
 
+@pytest.mark.slow  # two runs in processes of their own: 14 s
 def test_a_resumed_run_answers_a_killed_batch_from_its_recorded_call(
     findocmre_project: Path, tmp_path: Path, reader, judge
 ):
