@@ -6,7 +6,8 @@ A page draws a figure when the collection kept an embedded image on it (the buil
 with their page and pixel size) that passes the paper's geometric rule (Appendix A.1: "discarding images with low
 resolutions or extreme aspect ratios"), with our numbers, as the paper gives none: at least `MIN_SIDE_PX` pixels a
 side and at most `MAX_ASPECT` to 1. A text-only page has no embedded image; a decorative page has only images that
-fail the rule (logos, icons, rules and bands). A page holding one of the task's charts is always kept.
+fail the rule (logos, icons, rules and bands). A page holding one of the task's charts is always kept, and a
+document none of whose pages draws a figure (its charts drawn as vectors, say) is sent whole rather than not at all.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ MAX_ASPECT = 5.0
 
 
 def filtered_pages(files: dict[int, str], images: list[dict[str, Any]], rule: str, keep: set[int]) -> dict[int, str]:
-    """FILES (page -> image file) under RULE: all of them, or those whose page draws a figure or is in KEEP."""
+    """FILES (page -> image file) under RULE: all of them, or those whose page draws a figure or is in KEEP (all of
+    them when that leaves none)."""
     if rule == "none":
         return files
     drawing = {int(image["page"]) for image in images if image.get("kind") == "figure" and _a_figure(image)}
-    return {page: file for page, file in files.items() if page in drawing or page in keep}
+    return {page: file for page, file in files.items() if page in drawing or page in keep} or files
 
 
 def _a_figure(image: dict[str, Any]) -> bool:

@@ -13,6 +13,7 @@ from PIL import Image
 
 from harness.cli.main import main
 from harness.inputs.collections.manifest import manifest_path, read_manifest
+from harness.inputs.page_filter import filtered_pages
 from harness.inputs.page_images import document_pages
 from harness.inputs.tasks import Task
 
@@ -66,3 +67,11 @@ def test_text_only_and_decorative_pages_are_filtered_out(collection: Path):
 
 def test_a_page_holding_the_tasks_own_chart_is_kept(collection: Path):
     assert list(document_pages(_task(4), collection, "bbox", "figures")[0].files) == [2, 4]
+
+
+def test_a_document_without_a_figure_is_sent_whole_rather_than_not_at_all():
+    pages = {1: "d.images/page-001.png", 2: "d.images/page-002.png"}
+    logo = [{"file": "d.images/figure-p001-1.png", "kind": "figure", "page": 1, "width": 60, "height": 60}]
+    assert filtered_pages(pages, logo, "figures", set()) == pages
+    chart = [{"file": "d.images/figure-p002-1.png", "kind": "figure", "page": 2, "width": 400, "height": 300}]
+    assert filtered_pages(pages, logo + chart, "figures", set()) == {2: "d.images/page-002.png"}
