@@ -5,7 +5,7 @@ brackets, and the Overall Score: their unweighted mean with the open-ended score
 10-11 the same per language. Tables 4, 5 and 12-13: "accuracy / score" per reasoning type, chart count and
 financial domain, the accuracy over the group's objective questions and the score the mean over its open-ended
 ones (accuracy only where the group has none, as Table 4's Quant. Calc.). Table 9: each judge's mean score per run
-and the run's rank by it. Figures 4 and 6: findocmre_figures.py. An open-ended answer
+and the run's rank by it. Figures 4 and 6: findocmre_figures.py; Figure 7: findocmre_resolution.py. An open-ended answer
 without a score (no answer, or `judge_error`: fewer judges than the quorum gave one) counts as 0, as in the overall
 score; the report says how many were judge errors.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.analysis.accuracy_table import latex_escape
 from harness.analysis.findocmre_scores import OPEN, TYPES, raw_score, table3_cells
-from harness.analysis.runs import ModelRow
+from harness.analysis.runs import ModelRow, PageResolution
 from harness.core.safe_text import markdown_cell
 from harness.grading.record import Verdict
 from harness.records.results import ResultRow
@@ -167,9 +167,15 @@ def _latex(text: str) -> str:
     return latex_escape(text).replace("–", "--")
 
 
-def findocmre_sections(rows: list[ModelRow], models: list[str], panels: dict[str, list[str]], out: Path) -> str:
+def findocmre_sections(
+    rows: list[ModelRow],
+    models: list[str],
+    panels: dict[str, list[str]],
+    out: Path,
+    resolutions: dict[str, PageResolution] | None = None,
+) -> str:
     """The paper's tables, when some rows are of its five types ('' otherwise), each also as LaTeX in OUT
-    (`findocmre_table3.tex`, ...)."""
+    (`findocmre_table3.tex`, ...); its figures, Figure 7 from the zero-shot runs' RESOLUTIONS."""
     paper = _paper_rows(rows)
     if not paper:
         return ""
@@ -198,4 +204,9 @@ def findocmre_sections(rows: list[ModelRow], models: list[str], panels: dict[str
         from harness.analysis.findocmre_figures import inputs_figure, page_count_figure
 
         lines += [inputs_figure(paper, models, out), page_count_figure(paper, models, out)]
+    if resolutions:
+        from harness.analysis.findocmre_resolution import dpi_figure
+
+        figure, table = dpi_figure(paper, resolutions, out)
+        lines += [figure, *(table.markdown() if table else [])]
     return "\n".join(lines) + "\n"

@@ -24,7 +24,15 @@ from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
 from harness.analysis.report_statistics import estimates, statistics_section
 from harness.analysis.run_selection import default_report_folder
-from harness.analysis.runs import ModelRow, RowChange, judge_panels, load_labels, load_runs, turn_limits
+from harness.analysis.runs import (
+    ModelRow,
+    RowChange,
+    judge_panels,
+    load_labels,
+    load_runs,
+    page_resolutions,
+    turn_limits,
+)
 from harness.analysis.stats import mcnemar_exact
 from harness.analysis.summary import ALL, Cell
 from harness.analysis.type_metrics import type_metrics
@@ -113,7 +121,7 @@ def write_report(
     if "groups" in shown:
         markdown += group_sections(rows, models)
     if "paper_tables" in shown:
-        markdown += findocmre_sections(rows, models, judge_panels(paths, names), out)
+        markdown += findocmre_sections(rows, models, judge_panels(paths, names), out, page_resolutions(paths, names))
     (out / "report.md").write_text(markdown, encoding="utf-8")
     for line in said:
         console.print(for_terminal(line), markup=False, highlight=False, soft_wrap=True)

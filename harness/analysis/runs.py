@@ -151,3 +151,30 @@ def _check_same_protocol(label: str, first: tuple[Path, dict[str, Any]], second:
             f"report: {first[0]} and {second[0]} are both labelled {label!r} but their protocols differ "
             f"({', '.join(differing)}); name them apart with --label RUN=LABEL"
         )
+
+
+@dataclass(frozen=True)
+class PageResolution:
+    """What a zero-shot run sent, as its run.yaml records it: the model, the input and the pages' resolution."""
+
+    model: str
+    input: str
+    dpi: int
+
+    @property
+    def series(self) -> str:
+        """Its line in a figure against resolution: `model (input)`."""
+        return f"{self.model} ({self.input})"
+
+
+def page_resolutions(paths: list[Path], names: Mapping[Path, str] | None = None) -> dict[str, PageResolution]:
+    """Label -> the model, input and page resolution of its zero-shot runs (run.yaml's `zero_shot` protocol section);
+    other runs, and runs whose pages came at several resolutions, are left out."""
+    found: dict[str, PageResolution] = {}
+    for path in paths:
+        record = RunFolder(path).read_record()
+        section = record.protocol.model_dump().get("zero_shot")
+        if isinstance(section, dict) and isinstance(dpi := section.get("page_dpi"), int):
+            run = PageResolution(str(record.config.model), str(section.get("input")), dpi)
+            found.setdefault((names or {}).get(path) or run_key(record), run)
+    return found

@@ -17,6 +17,8 @@ from harness.core.images import ImageRef
 from harness.core.safe_text import for_terminal
 from harness.records.events import (
     ActionEvent,
+    CropSource,
+    CropSourcesEvent,
     EpisodeEndEvent,
     EpisodeStartEvent,
     EvidenceEvent,
@@ -178,6 +180,9 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None, imag
             where = f"question {event.position} of {len(event.questions)} of batch {event.batch}"
             read = f"answer {event.answer!r}" if event.answer is not None else (event.problem or "no answer")
             _say(console, f"── {where}, asked in {event.made_by}'s call", read, "bold cyan")
+        elif isinstance(event, CropSourcesEvent):
+            crops = [_crop_line(crop) for crop in event.crops]
+            _say(console, "── the crops", "\n".join(crops), "dim")
         elif isinstance(event, FormatErrorEvent):
             body = _clipped("\n".join([event.problem, *unread]), limit)
             unread = []
@@ -214,3 +219,8 @@ def _render_end(console: Console, end: EpisodeEndEvent) -> None:
     console.print(tokens, markup=False, highlight=False)
     if row.evidence_recall is not None:
         console.print(f"evidence recall {row.evidence_recall:.2f}", markup=False, highlight=False)
+
+
+def _crop_line(crop: CropSource) -> str:
+    line = f"{crop.chart} (page {crop.page}): {crop.figure if crop.source == 'embedded' else 'cut from the page'}"
+    return line + (f" (not its figure: {crop.fallback})" if crop.fallback else "")

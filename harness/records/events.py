@@ -229,6 +229,27 @@ class SharedCallEvent(Event):
     """Why it gave none (the list's element garbled or missing, or the request refused before it was sent)."""
 
 
+class CropSource(Record):
+    """Where one chart's crop came from (`--zero-shot cropped`)."""
+
+    chart: str
+    page: int
+    source: Literal["embedded", "render"]
+    """`embedded`: the figure as the PDF stores it, at its own resolution; `render`: cut from the page image."""
+    figure: str | None = None
+    """The embedded figure's file in the collection (the one sent, or the one that could not be)."""
+    fallback: str | None = None
+    """Why a chart that is an embedded figure was cut from the render instead."""
+
+
+class CropSourcesEvent(Event):
+    """The crops a `cropped` request holds, in its order, and where each came from (logged beside the call)."""
+
+    kind: ClassVar[str] = "crop_sources"
+    event: Literal["crop_sources"] = "crop_sources"
+    crops: list[CropSource]
+
+
 class FormatErrorEvent(Event):
     kind: ClassVar[str] = "format_error"
     event: Literal["format_error"] = "format_error"
@@ -395,6 +416,7 @@ AnyEvent = Annotated[
     | ObservationEvent
     | ImageViewEvent
     | SharedCallEvent
+    | CropSourcesEvent
     | FormatErrorEvent
     | HarnessErrorEvent
     | JudgeCallEvent

@@ -22,6 +22,7 @@ from harness.core.record import validation_problem
 from harness.records.events import (
     ActionEvent,
     AnyEvent,
+    CropSourcesEvent,
     EpisodeEndEvent,
     EpisodeStartEvent,
     Event,
@@ -50,6 +51,7 @@ _EVENT_CLASSES: dict[str, type[Event]] = {
         ObservationEvent,
         ImageViewEvent,
         SharedCallEvent,
+        CropSourcesEvent,
         FormatErrorEvent,
         HarnessErrorEvent,
         JudgeCallEvent,

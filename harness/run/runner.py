@@ -130,6 +130,8 @@ def _announce_resume(plan: RunPlan, console: Console) -> None:
         return
     counts = f"{len(plan.kept)} of {len(plan.episodes)} episodes kept, {len(plan.pending)} to run"
     console.print(f"resuming {plan.run_id}: {counts}", markup=False, highlight=False)
+    if (recalled := plan.solver.resume(plan.folder, [row.episode for row in plan.kept])) is not None:
+        console.print(recalled, markup=False, highlight=False)
     if plan.changed_tasks:
         console.print(
             f"{plan.changed_tasks} finished tasks changed their question or gold since: run again",

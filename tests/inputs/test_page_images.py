@@ -1,5 +1,6 @@
 """What the paper's protocol gives the model for a task (inputs/page_images.py), from the collection's kept pages:
-every page, the task's charts cut out at their boxes, or every page with the task's charts boxed."""
+every page, the task's charts (their embedded figures, or cut out at their boxes), or every page with the charts
+boxed."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 from PIL import Image
 
 from harness.core.errors import InputError
-from harness.inputs.page_images import document_pages, task_images
+from harness.core.images import DEFAULT_LIMITS
+from harness.inputs.page_images import cropped_images, document_pages, task_images
 from harness.inputs.tasks import collection_of, load_task_file
 
 
@@ -33,9 +35,8 @@ def test_full_cropped_and_bbox_from_the_kept_pages(findocmre_project: Path):
     assert documents[0].dpi == 100 and list(documents[0].files) == [1, 2, 3, 4]
     full = task_images(task, documents, "full")
     assert full == [documents[0].page(number) for number in (1, 2, 3, 4)]
-    cropped = task_images(task, documents, "cropped")
-    assert [_pixels(png).shape for png in cropped] == [(300, 400, 3), (300, 400, 3)]  # 4 x 3 inches at 100 dpi
-    assert np.array_equal(_pixels(cropped[0]), _pixels(full[1])[83:383, 50:450])
+    cropped, _ = cropped_images(task, documents, DEFAULT_LIMITS)  # the embedded figures (test_chart_figures.py)
+    assert [_pixels(image.data).shape for image in cropped] == [(300, 400, 3), (300, 400, 3)]
     boxed = task_images(task, documents, "bbox")
     assert [_red(png) > 1000 for png in boxed] == [False, True, True, False]
     assert boxed[0] == full[0] and boxed[3] == full[3]  # pages without the task's charts go as they are

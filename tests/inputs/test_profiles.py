@@ -23,6 +23,7 @@ def test_the_findocmre_profile_holds_the_papers_decoding_and_resolution():
     assert (applied.temperature, applied.model_args, overrides) == (0.0, ["seed=1234"], [])
     assert profile.page_images == 110  # Appendix C.3
     assert profile.solvers["zero-shot"]["questions"] == "document"
+    assert profile.solvers["zero-shot"]["page_filter"] == "figures"
     assert Path(profile.solvers["zero-shot"]["prompt"]).name == "standard.txt"
 
 

@@ -62,7 +62,8 @@ def test_with_vision_the_agent_crops_the_charts_looks_and_answers_right(
     capsys.readouterr()
     assert main(["show", str(tmp_path / "paper"), "acme-2024-ratio"]) == 0
     shown = capsys.readouterr().out
-    assert "the prompt's 2 images" in shown and shown.count("400x300 image/png") == 2  # the two charts cut out
+    assert "the prompt's 2 images" in shown and shown.count("400x300 image/png") == 2  # the two embedded charts
+    assert "fig1 (page 2): documents_acme-2024.images/figure-p002-1.png" in shown  # where each came from
     assert main(["view", "--static", str(tmp_path / "site"), str(tmp_path / "paper")]) == 0
     pages = [json.loads(path.read_text()) for path in (tmp_path / "site" / "episodes").glob("*.json")]
     shown_images = [view["src"] for page in pages for step in page["steps"] for view in step.get("prompt_images", [])]

@@ -83,11 +83,16 @@ def test_the_papers_protocol_answers_every_type_from_the_pixels(
     [shared] = [event for event in read_jsonl(episodes / "acme-2024-summary.jsonl") if event["event"] == "shared_call"]
     [call] = [event for event in read_jsonl(episodes / f"{shared['made_by']}.jsonl") if event["event"] == "model_call"]
     refs = [part["image"] for part in call["messages"][0]["content"] if part["type"] == "image"]
-    assert len(refs) == {"full": 4, "cropped": 3, "bbox": 4}[mode]  # a document's batch: its questions' charts
+    assert record["protocol"]["zero_shot"]["page_filter"] == "figures"  # the profile's: the text-only cover is left out
+    assert len(refs) == {"full": 3, "cropped": 3, "bbox": 3}[mode]  # a document's batch: its questions' charts
     assert all((run_dir / "images" / f"{ref['sha256']}.png").is_file() for ref in refs)
     assert "base64" not in (episodes / f"{shared['made_by']}.jsonl").read_text()
     if mode == "bbox":
         assert record["protocol"]["zero_shot"]["box_colour"] == "red"
+    if mode == "cropped":  # each chart is the figure the PDF embeds, and the trajectory says so
+        maker = read_jsonl(episodes / f"{shared['made_by']}.jsonl")
+        [crops] = [event["crops"] for event in maker if event["event"] == "crop_sources"]
+        assert [(crop["chart"], crop["source"]) for crop in crops] == [(f"fig{n}", "embedded") for n in (1, 2, 3)]
 
 
 PROVIDERS = {
@@ -123,7 +128,9 @@ def test_each_providers_fake_gets_the_pages_in_its_own_format(findocmre_project:
     rows = read_jsonl(run_dir / "results.jsonl")
     broken = fake.rule_breaks if isinstance(fake, LoopbackProvider) else fake.broken
     assert code == 0 and broken == [] and [row["verdict"] for row in rows] == ["correct", "correct"]
-    assert len(fake.last_images) == 4 and all(image.media_type == "image/png" for image in fake.last_images)
+    assert len(fake.last_images) == 3 and all(
+        image.media_type == "image/png" for image in fake.last_images
+    )  # cover out
     recorded = yaml.safe_load((run_dir / "run.yaml").read_text())["protocol"]["zero_shot"]["request_limits"]
     assert recorded == request_limits(model.split("/")[0]).describe()  # the provider's own, with its page
     assert recorded["provider"] == model.split("/")[0] and recorded["source"].startswith("https://")
@@ -231,8 +238,9 @@ def test_pages_over_the_request_limits_are_refused_from_their_sizes_before_any_i
     findocmre_project: Path, tmp_path: Path, local_reader
 ):
     """Issue 45: every page was read (and decoded) before the request's limits were checked: 850 MB in the runner
-    before a `context_limit`. Here four pages of 3.7 MB each (sparse files, never valid PNG): the limits are
-    checked from their sizes on disk, so the refusal names the bytes, not a page that does not decode."""
+    before a `context_limit`. Here the three pages sent (the profile leaves out the text-only cover), 5 MB each
+    (sparse files, never valid PNG): the limits are checked from their sizes on disk, so the refusal names the
+    bytes, not a page that does not decode."""
     project = tmp_path / "project"
     project.mkdir()
     (project / "tasks").symlink_to(findocmre_project / "tasks")
@@ -242,13 +250,13 @@ def test_pages_over_the_request_limits_are_refused_from_their_sizes_before_any_i
     for page in pages:
         page.unlink()
         with page.open("wb") as handle:
-            handle.truncate(3_700_000)
+            handle.truncate(5_000_000)
     arguments = ("--model", LOCAL_MODEL, "--api-base", local_reader.base_url, "--zero-shot", "full")
     _code, run_dir = run(project, tmp_path / "results", "big", *arguments, "--task-id", "acme-2024-exact")
     [row] = read_jsonl(run_dir / "results.jsonl")
     assert row["status"] == "context_limit", row["detail"]
     assert (
         row["detail"]
-        == "the document does not fit one request: 14,800,000 bytes of images > the 14,680,064 one request may carry"
+        == "the document does not fit one request: 15,000,000 bytes of images > the 14,680,064 one request may carry"
     )
     assert local_reader.requests == []

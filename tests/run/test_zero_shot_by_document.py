@@ -7,6 +7,11 @@ right images."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +21,7 @@ import yaml
 
 from harness.cli.main import main
 from harness.records.jsonl import read_jsonl
+from tests.conftest import REPO
 from tests.helpers.findocmre_models import batch_reply, score_judge
 from tests.helpers.openai_server import ScriptedOpenAIServer
 from tests.helpers.providers.chat_completions import ChatCompletionsProvider, chat_reply
@@ -196,3 +202,48 @@ def test_one_question_a_request_under_the_papers_prompt_is_refused_in_one_line(
     [line] = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and "with questions=document the prompt holds [Insert Questions List] once" in line
     assert not run_dir.exists() and reader.requests == []
+
+
+@pytest.mark.slow  # two runs in processes of their own: 14 s
+def test_a_resumed_run_answers_a_killed_batch_from_its_recorded_call(
+    findocmre_project: Path, tmp_path: Path, reader, judge
+):
+    """Killed (SIGKILL) while the judge scored the last question of the first document's batch: five of its six
+    episodes finished. The resumed run answers the sixth from the call the first episode made and recorded (it was
+    asked again), so the reading model gets one request per document over both runs."""
+    asked, release = threading.Event(), threading.Event()
+
+    def hanging_judge(request: dict[str, Any]) -> Any:
+        asked.set()
+        release.wait(60)
+        return score_judge(request)
+
+    judge.respond = hanging_judge
+    results = tmp_path / "results"
+    arguments = [sys.executable, "-m", "harness", "--domain", "findocmre", "--workers", "1", "--run-id", "killed"]
+    arguments += ["--tasks-dir", str(findocmre_project / "tasks"), "--results-dir", str(results)]
+    arguments += ["--collections-dir", str(findocmre_project / "collections"), "--model", LOCAL_MODEL]
+    arguments += ["--api-base", reader.base_url, "--zero-shot", "full"]
+    arguments += ["--judge", "openai/judge", "--judge-api-base", judge.url]
+    try:
+        process = subprocess.Popen(
+            arguments, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        assert asked.wait(120)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        finished = [row["task_id"] for row in read_jsonl(results / "killed" / "results.jsonl")]
+        assert finished == [f"acme-2024-{name}" for name in ("exact", "ratio", "tallest", "trend", "above")]
+        assert len(reader.requests) == 1
+        judge.respond = score_judge
+    finally:
+        release.set()
+    resumed = subprocess.run(arguments, cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "zero-shot: 1 batch calls of the last run answer their unfinished questions" in resumed.stdout
+    assert len(reader.requests) == 2  # the second document's batch only
+    rows = {row["task_id"]: row for row in read_jsonl(results / "killed" / "results.jsonl")}
+    assert len(rows) == 12 and rows["acme-2024-summary"]["verdict"] == "correct"
+    events = read_jsonl(results / "killed" / "episodes" / "findocmre" / "acme-2024-summary.jsonl")
+    [shared] = [event for event in events if event["event"] == "shared_call"]
+    assert shared["made_by"] == "acme-2024-exact" and not any(event["event"] == "model_call" for event in events)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from harness.core.episode_key import EpisodeKey
 from harness.core.status import Outcome
 from harness.episode.budget import Budget
 from harness.episode.solvers.agent_loop import LoopSettings
@@ -23,6 +24,7 @@ from harness.inputs.prompts import PromptSet
 from harness.inputs.tasks import Task
 from harness.models.base import Model
 from harness.records.image_store import ImageStore
+from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.base import Sandbox
 
@@ -90,6 +92,11 @@ class Solver(ABC):
         that every task can be solved so under the provider's request LIMITS (an `InputError` names the first that
         cannot); None records nothing (the bash agent, so the protocol of its runs stays as it was)."""
         return "solver", {"name": spec, "args": self.args}
+
+    def resume(self, folder: RunFolder, finished: list[EpisodeKey]) -> str | None:
+        """On resume, before any episode runs: what the solver takes back from the FINISHED episodes' records in
+        FOLDER (none by default); a line saying what, or None."""
+        return None
 
     @classmethod
     def tools(cls, vision: bool) -> list[AgentTool]:

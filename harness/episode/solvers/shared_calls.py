@@ -32,6 +32,16 @@ class SharedCalls(Generic[Result]):
         self._entries: dict[Hashable, _Entry[Result]] = {}
         self._lock = threading.Lock()
 
+    def keep(self, key: Hashable, result: Result) -> bool:
+        """KEY's result, made elsewhere (a resumed run's records); False when KEY already has one."""
+        with self._lock:
+            entry = self._entries.setdefault(key, _Entry())
+        with entry.lock:
+            if entry.result is not None:
+                return False
+            entry.result = result
+            return True
+
     def result(self, key: Hashable, make: Callable[[], Result]) -> tuple[Result, bool]:
         """KEY's result, and whether this call made it (MAKE, called under KEY's lock; what it raises is not
         kept and propagates to this caller alone)."""

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError, read_text_input
 from harness.core.image_decode import check_images_bounded
 from harness.core.images import CheckedImage, ImageRefused, user_message
@@ -30,10 +31,20 @@ from harness.episode.solvers.question_batches import BATCH_SIZE
 from harness.episode.solvers.zero_shot_batches import QUESTIONS_PLACEHOLDER, BatchedQuestions
 from harness.grading.answer import has_closed_answer, strip_code_blocks
 from harness.inputs.limits import RequestLimits, request_limits
-from harness.inputs.page_images import BOX_COLOUR_NAME, ZERO_SHOT_INPUTS, document_pages, stored_sizes, task_images
+from harness.inputs.page_filter import PAGE_FILTERS
+from harness.inputs.page_images import (
+    BOX_COLOUR_NAME,
+    ZERO_SHOT_INPUTS,
+    cropped_images,
+    document_pages,
+    stored_sizes,
+    task_images,
+)
 from harness.inputs.profiles import PROFILES_DIR
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
+from harness.records.events import CropSource, CropSourcesEvent
+from harness.records.run_folder import RunFolder
 
 __all__ = ["DEFAULT_PROMPT", "ZeroShot"]
 
@@ -66,6 +77,8 @@ class ZeroShot(Solver):
         "prompt": f"a prompt file, or a shipped one's name ({', '.join(_SHIPPED_PROMPTS)}); default: zero-shot-cot",
         "questions": f"one (a request per question: the default) or document (a document's questions together, "
         f"at most {BATCH_SIZE} a request, in the prompt's {QUESTIONS_PLACEHOLDER}: the paper's)",
+        "page_filter": "none (every page: the default) or figures (only the pages that draw a figure, and those of "
+        "the question's charts: FinDocMRE's Appendix C.4 as we read it; the findocmre profile's)",
     }
 
     def __init__(self, args: Mapping[str, str]) -> None:
@@ -76,6 +89,9 @@ class ZeroShot(Solver):
         self.questions = self.args.get("questions", "one")
         if self.questions not in _QUESTIONS:
             raise SolverArgumentError(f"questions={self.questions!r}: one of {', '.join(_QUESTIONS)}")
+        self.page_filter = self.args.get("page_filter", "none")
+        if self.page_filter not in PAGE_FILTERS:
+            raise SolverArgumentError(f"page_filter={self.page_filter!r}: one of {', '.join(PAGE_FILTERS)}")
         named = self.args.get("prompt")
         self.prompt_file = _PROMPTS_DIR / f"{named}.txt" if named in _SHIPPED_PROMPTS else Path(named or DEFAULT_PROMPT)
         self.prompt = read_text_input(self.prompt_file, "prompt").removesuffix("\n")
@@ -102,13 +118,14 @@ class ZeroShot(Solver):
             {
                 pages.dpi
                 for task in tasks
-                for pages in document_pages(task, collections[collection_of(task)], self.input)
+                for pages in document_pages(task, collections[collection_of(task)], self.input, self.page_filter)
             }
         )
         limits = limits or request_limits(None)
         recorded: dict[str, Any] = {
             "input": self.input,
             "page_dpi": dpis[0] if len(dpis) == 1 else dpis,
+            "page_filter": self.page_filter,
             "prompt": self._prompt_name(),
             "prompt_digest": "sha256:" + hashlib.sha256(self.prompt.encode()).hexdigest()[:16],
             "max_images": limits.images_per_request,
@@ -121,6 +138,16 @@ class ZeroShot(Solver):
             recorded |= {"questions": "document", "questions_per_request": BATCH_SIZE}
             recorded["requests_per_epoch"] = self.batches.plan(tasks)
         return "zero_shot", recorded
+
+    def resume(self, folder: RunFolder, finished: list[EpisodeKey]) -> str | None:
+        """With `questions=document`: the batch calls the finished episodes made, read back from their trajectories,
+        so a batch whose other episodes did not finish answers them from its call, not a new one."""
+        if self.batches is None:
+            return None
+        recalled = self.batches.recall(folder, finished)
+        return (
+            f"zero-shot: {recalled} batch calls of the last run answer their unfinished questions" if recalled else None
+        )
 
     def _prompt_name(self) -> str:
         """A shipped prompt's version, else the file as given."""
@@ -137,7 +164,7 @@ class ZeroShot(Solver):
         try:
             if self.batches is not None:
                 self.batches.answer(episode)
-            images = self.images(task, episode.collection, episode.limits)
+            images = self.images(task, episode)
             messages = self.messages(task, images)
             budget.check_before_call(messages)
             for image in images:
@@ -150,17 +177,23 @@ class ZeroShot(Solver):
         except (EpisodeFinished, EpisodeFailure) as end:
             return outcome_of(end)
 
-    def images(self, task: Task, collection: Path | None, limits: RequestLimits) -> list[CheckedImage]:
-        """TASK's images under the solver's input, checked against one request's LIMITS; `EpisodeFinished`
-        (context_limit) when they do not fit."""
+    def images(self, task: Task, episode: EpisodeInputs) -> list[CheckedImage]:
+        """TASK's images under the solver's input, checked against one request's limits (EPISODE's); `EpisodeFinished`
+        (context_limit) when they do not fit. For `cropped`, where each crop came from goes in EPISODE's log."""
+        collection, limits = episode.collection, episode.limits
         if collection is None:
             raise InputError(f"task {task.domain}/{task.id}: no collection to read its pages from")
-        documents = document_pages(task, collection, self.input)
-        count, stored = stored_sizes(task, documents, self.input)
+        documents = document_pages(task, collection, self.input, self.page_filter)
+        count, stored = stored_sizes(task, documents, self.input, limits.image)
         if (refusal := limits.stored_refusal(count, stored)) is not None:  # before any page is read
             raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"the document does not fit one request: {refusal}")
         try:
-            images = check_images_bounded(task_images(task, documents, self.input), limits.image)
+            if self.input == "cropped":
+                images, sources = cropped_images(task, documents, limits.image)
+                crops = [CropSource.model_validate(vars(source)) for source in sources]
+                episode.log.write(CropSourcesEvent(crops=crops))
+            else:
+                images = check_images_bounded(task_images(task, documents, self.input), limits.image)
         except ImageRefused as refused:  # a collection's page past the limits of one image
             raise EpisodeFinished(Status.CONTEXT_LIMIT, detail=f"a page image cannot be sent: {refused}") from None
         if (refusal := limits.refusal(images)) is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from harness.core.episode_key import EpisodeKey
 from harness.core.images import CheckedImage, user_message
 from harness.core.status import EpisodeFinished, Status
 from harness.episode.query import query_model
@@ -24,10 +25,11 @@ from harness.episode.solvers.answer_list import AnswerItem, read_answer_list
 from harness.episode.solvers.base import EpisodeInputs
 from harness.episode.solvers.question_batches import BATCH_SIZE, QuestionBatch, question_batches
 from harness.episode.solvers.shared_calls import SharedCalls
-from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
 from harness.records.compact import compact_messages
-from harness.records.events import SharedCallEvent
+from harness.records.events import ModelCallEvent, SharedCallEvent
+from harness.records.reading import read_events
+from harness.records.run_folder import RunFolder
 
 __all__ = ["QUESTIONS_PLACEHOLDER", "BatchedQuestions"]
 
@@ -36,7 +38,7 @@ QUESTIONS_PLACEHOLDER = "[Insert Questions List]"
 _PAPER_TYPES = {"numeric_exact": "numerical_precise", "numeric_approx": "numerical_approximate"}
 """Our names of FinDocMRE's types that its prompt names otherwise."""
 
-Images = Callable[[Task, Path | None, RequestLimits], list[CheckedImage]]
+Images = Callable[[Task, EpisodeInputs], list[CheckedImage]]
 
 
 @dataclass(frozen=True)
@@ -97,11 +99,25 @@ class BatchedQuestions:
             raise EpisodeFinished(Status.FORMAT_ERRORS, detail=item.problem)
         raise EpisodeFinished(Status.ANSWERED, submission=f"<answer>{item.answer}</answer>")
 
+    def recall(self, folder: RunFolder, finished: list[EpisodeKey]) -> int:
+        """Each batch call a FINISHED episode made (its trajectory holds the `model_call` and a `shared_call` naming
+        it as the maker, for the same questions in the same order), kept as its batch's reply for this process, so
+        a resumed run does not ask it again; how many."""
+        recalled = 0
+        for domain, task_id, epoch in finished:
+            batch = self.batches.get((domain, task_id))
+            if batch is None:
+                continue
+            text = _recorded_reply(folder.trajectory_path(domain, task_id, epoch), task_id, batch)
+            if text is not None and self.calls.keep((batch.id, epoch), _BatchReply(task_id, text=text)):
+                recalled += 1
+        return recalled
+
     def _ask(self, batch: QuestionBatch, episode: EpisodeInputs) -> _BatchReply:
         """The batch's one call, made by EPISODE (its model, budget and trajectory)."""
         made_by = episode.task.id
         try:
-            images = self.images(_joined(batch), episode.collection, episode.limits)
+            images = self.images(_joined(batch), episode)
             messages = [user_message(self.request_text(batch), images)]
             episode.budget.check_before_call(messages)
         except EpisodeFinished as refused:
@@ -112,6 +128,23 @@ class BatchedQuestions:
             episode.images.put(image)
         reply = query_model(episode.model, messages, episode.budget, episode.log, compact_messages(messages, None))
         return _BatchReply(made_by, text=reply.text)
+
+
+def _recorded_reply(path: Path, task_id: str, batch: QuestionBatch) -> str | None:
+    """The reply of the batch call the trajectory at PATH made, None when it made none (or is unreadable)."""
+    try:
+        events = [logged.event for logged in read_events(path)]
+    except (OSError, ValueError):
+        return None
+    made = any(
+        isinstance(event, SharedCallEvent)
+        and event.made_by == task_id
+        and event.batch == batch.id
+        and event.questions == [task.id for task in batch.tasks]
+        for event in events
+    )
+    calls = [event for event in events if isinstance(event, ModelCallEvent)]
+    return calls[-1].response.text if made and len(calls) == 1 else None
 
 
 def _question(task: Task) -> dict[str, Any]:
