@@ -17,6 +17,7 @@ from harness.analysis.findocmre_tables import findocmre_sections
 from harness.analysis.group_scores import group_sections
 from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.model_ids import mixed_model_warnings, mixed_models_section
+from harness.analysis.mudabench_tables import mudabench_sections, run_settings
 from harness.analysis.report_console import print_summary, task_sets_note
 from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
@@ -104,6 +105,8 @@ def write_report(
         markdown += "\n" + evidence_sections(table, models, rows, out)
     if "facts" in shown:
         markdown += fact_section(rows, stated)
+    if "mudabench_tables" in shown:
+        markdown += mudabench_sections(rows, models, run_settings(paths, names), stated, out)
     if "closed_book" in shown:
         markdown += closed_book_section(rows, out)
     if "groups" in shown:

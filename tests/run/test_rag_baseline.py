@@ -228,3 +228,75 @@ def test_rag_over_file_search_reads_the_stores_chunks(project, tmp_path, served,
     capsys.readouterr()
     assert main(["show", str(run_dir), ENGLISH]) == 0
     assert "retrieved 5 of 5 chunks by openai" in capsys.readouterr().out
+
+
+# MuDABench's Table 2 in the report: two RAG runs (settings apart) over tasks of both splits, each run one row named
+# from its run.yaml, Simple and Complex side by side (the split from the task records), equal to a hand computation.
+
+COMPLEX = "complex-q_3c6e1f0a9b2d4e58"
+"""The English set again (five facts), a complex question."""
+CORRECT_PER_RUN = {
+    "a": {"What are the stock symbols", "营业总成本从2021年到2022年极差", "Report the top three companies"},
+    "b": {"营业总成本从2021年到2022年极差"},
+}
+"""Per run, the questions its answers are judged correct on (the rest incorrect)."""
+SIDES_PER_RUN = {("a", "en"): (5, 0), ("a", "zh"): (1, 0), ("b", "en"): (3, 1), ("b", "zh"): (4, 2)}
+"""Per run and language of the facts: the coverage judges' correct and error counts."""
+
+
+def respond_per_run(request: dict) -> Step:
+    prompt = request["messages"][-1]["content"]
+    model = request["model"]
+    if model.startswith("reader-"):
+        return reply(f"<answer>PLAY, DY, CMCO ({model[-1]})</answer>")
+    run = model[-1]
+    correct, errors = SIDES_PER_RUN[(run, "en" if "Company [DY]" in prompt else "zh")]
+    if "(The correct side)" in prompt:
+        return reply(json.dumps({"correct_extractions": correct, "total_required": 9, "explanation": "-"}))
+    if "(The incorrect side)" in prompt:
+        return reply(json.dumps({"error_extractions": errors, "explanation": "-"}))
+    right = any(question in prompt for question in CORRECT_PER_RUN[run])
+    return reply(json.dumps({"verdict": "CORRECT" if right else "INCORRECT", "reason": "-"}))
+
+
+def test_the_report_s_table2_has_a_row_per_run_and_the_splits_side_by_side(
+    project, tmp_path, openai_server, monkeypatch
+):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    openai_server.respond = respond_per_run
+    settings = {"a": ("chunks=1", "metadata=false"), "b": ("chunks=2", "metadata=true")}
+    for run, (chunks, metadata) in settings.items():
+        code = main(
+            [
+                *("--model", f"openai/reader-{run}", "--api-base", openai_server.url, "--domain", "mudabench"),
+                *("--tasks-dir", str(project / "tasks"), "--collections-dir", str(project / "collections")),
+                *("--results-dir", str(tmp_path), "--run-id", run, "--solver", "rag"),
+                *("--task-id", ENGLISH, "--task-id", CHINESE, "--task-id", COMPLEX),
+                *("--judge", f"openai/judge-{run}", "--judge-api-base", openai_server.url),
+                *("--solver-arg", chunks, "--solver-arg", metadata),
+            ]
+        )
+        assert code == 0
+    assert main(["report", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "report")]) == 0
+    report = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    header, _rule, *lines = (
+        report.split("## MuDABench as its paper reports it: Table 2")[1].split("\n\n")[2].split("\n")
+    )
+    assert [cell.strip() for cell in header.strip("|").split("|")] == [
+        "system",
+        *("setting", "run", "Simple Acc_process", "Simple Acc_final", "Simple Acc_full"),
+        *("Complex Acc_process", "Complex Acc_final", "Complex Acc_full"),
+    ]
+    rows = [[cell.strip().replace("&#124;", "|") for cell in line.strip("|").split("|")] for line in lines]
+    # by hand. Run a: simple = English (5 of 5 facts covered: min(5, 5 - 0)) and Chinese (min(1, 4 - 0) = 1 of 4),
+    # both correct: Acc_process (5 + 1) / 9 = 66.7, Acc_final 100, Acc_full 1 of 2 (Chinese not every fact) = 50;
+    # complex = English, correct, 5 of 5: 100, 100, 100.
+    # Run b: English min(3, 5 - 1) = 3 of 5, Chinese min(4, 4 - 2) = 2 of 4; only the Chinese answer correct:
+    # simple (3 + 2) / 9 = 55.6, 50, 0; complex 3 / 5 = 60, 0, 0.
+    assert rows == [
+        ["RAG", "1×|D|, no metadata, local", "openai/reader-a", "66.7", "100.0", "50.0", "100.0", "100.0", "100.0"],
+        ["RAG", "2×|D|, metadata, local", "openai/reader-b", "55.6", "50.0", "0.0", "60.0", "0.0", "0.0"],
+    ]
+    latex = (tmp_path / "report" / "mudabench_table2.tex").read_text(encoding="utf-8")
+    assert r"\multicolumn{3}{c}{Simple} & \multicolumn{3}{c}{Complex}" in latex
+    assert r"RAG & 2×|D|, metadata, local & openai/reader-b & 55.6 & 50.0 & 0.0 & 60.0 & 0.0 & 0.0 \\" in latex
