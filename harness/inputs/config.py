@@ -321,8 +321,9 @@ class RunConfig:
     )
     profile: str | None = setting(
         None,
-        "the benchmark profile the run follows: agora, mudabench, findocmre or a profile file (default: the task "
-        "set's benchmark, else agora); its settings apply where the settings file and the flags set none",
+        "the benchmark profile the run follows: agora, mudabench, findocmre, a MuDABench Table 2 row's "
+        "(mudabench-rag-1x, ..., mudabench-workflow-5) or a profile file (default: the task set's benchmark, else "
+        "agora); its settings apply where the settings file and the flags set none",
         metavar="NAME|FILE",
     )
     watch_opens: bool = setting(

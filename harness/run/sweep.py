@@ -37,8 +37,19 @@ from harness.run.planning.plan import RunPlan, plan_run
 from harness.run.runner import abandon, execute_run, start_run
 
 _JOIN_S = 0.2
-_ENTRY_FIELDS = ("model", "args", "api_base", "api_key_env", "max_connections", "max_cost", "label")
-"""What a sweep file may set per model; every other setting is the command's, the same for every model."""
+_ENTRY_FIELDS = (
+    "model",
+    "args",
+    "api_base",
+    "api_key_env",
+    "max_connections",
+    "max_cost",
+    "label",
+    "profile",
+    "domain",
+)
+"""What a sweep file may set per run (a profile: its settings, where the command gives none; a domain: another import
+of the tasks, as a noisy one); every other setting is the command's, the same for every run."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +119,8 @@ def _file_entries(path: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _entry_settings(item: dict[str, Any], where: str) -> dict[str, Any]:
-    settings = {key: item[key] for key in ("model", "api_base", "api_key_env", "label") if item.get(key) is not None}
+    named = ("model", "api_base", "api_key_env", "label", "profile", "domain")
+    settings = {key: item[key] for key in named if item.get(key) is not None}
     for key in settings:
         if not isinstance(settings[key], str):
             raise InputError(f"{where}: field '{key}': {settings[key]!r} is not a string")
