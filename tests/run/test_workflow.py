@@ -149,3 +149,45 @@ def test_file_search_without_its_key_is_refused_before_the_run(project, tmp_path
     [line] = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and "retriever=openai needs OPENAI_API_KEY" in line and not (tmp_path / "w").exists(), line
     assert served.requests == []
+
+
+def test_the_fact_judge_reads_each_document_s_questions_and_answers(project, tmp_path, served):  # noqa: F811
+    """MuDABench's cell-wise process judge over the workflow (eq. 6-8): each fact row is judged on its document's
+    sub-questions and answers (`Q: ...` / `A: ...`, as the released evaluator reads its runner's log), not on
+    commands; the reader answers four of the five documents."""
+    play = stage_player(SORT)
+    asked: dict[str, str] = {}
+
+    def respond(request: dict) -> Step:
+        prompt = request["messages"][-1]["content"]
+        if request["model"] == "judge" and prompt.startswith("You check which facts"):
+            entity = re.search(r"\(entity (\S+), period", prompt).group(1)
+            asked[entity] = prompt
+            stated = f"A: {entity}'s total assets in 2021 were" in prompt
+            return reply(json.dumps({"supported": ["values.total_assets_usd"] if stated else []}))
+        if prompt.startswith("You answer a question about one document") and "Report 2021 of OPTT" in prompt:
+            return reply("The excerpts do not say.")
+        return play(request)
+
+    served.respond = respond
+    code, run_dir = run(project, tmp_path, served, "--solver-arg", "chunks=1")
+    [row] = read_jsonl(run_dir / "results.jsonl")
+    assert code == 0 and sorted(asked) == ["CMCO", "DY", "OPTT", "PLAY", "QMCO"]
+    # by hand: five rows of one cell each; four documents' answers state their value: 4 of 5 cells and rows, and
+    # the one column not covered in every row
+    assert row["facts_stated"] == {
+        "cells": 4,
+        "cells_total": 5,
+        "rows": 4,
+        "rows_total": 5,
+        "columns": 0,
+        "columns_total": 1,
+        "failed": 0,
+    }
+    record = asked["DY"].split("(between the two fence lines", 1)[1]
+    assert "Q: What were the total assets of DY in 2021 (US Stock Annual Report)?\nA: DY's total assets" in record
+    assert "PLAY's" not in record and "$ " not in record and "## final reply" not in record
+    assert (
+        "Q: What were the total assets of OPTT in 2021" in asked["OPTT"]
+        and "A: The excerpts do not say." in asked["OPTT"]
+    )
