@@ -1,6 +1,8 @@
-"""MuDABench's Table 2 from runs, in its paper's layout (docs/guide/mudabench.md §4): one row per run (its system
-and setting named from run.yaml: solver, chunk multiple, metadata, noise), and for each split, read from the task
-records (the import's `type`: `simple`, `complex`), Acc_process, Acc_final and Acc_full side by side.
+"""MuDABench's Tables 2 and 4 from runs, in its paper's layout (docs/guide/mudabench.md §4): Table 2 one row per run
+(its system and setting named from run.yaml: solver, chunk multiple, metadata, noise), and for each split, read from
+the task records (the import's `type`: `simple`, `complex`), Acc_process, Acc_final and Acc_full side by side;
+Table 4 per workflow run, each stage's accuracy (the rows' `workflow_stages`) alone and given every earlier stage
+correct, per split and over all.
 
 Acc_process is the released code's (Σ covered cells / Σ gold cells of the split's episodes) over the RAG baseline's
 retrieved facts, else the judged (stated) ones; an episode with neither is left out of it and of Acc_full (`–` when
@@ -16,9 +18,11 @@ from pathlib import Path
 
 from harness.analysis.accuracy_table import latex_escape
 from harness.analysis.fact_accuracy import StatedFacts, process_counts
+from harness.analysis.findocmre_tables import paper_latex_table
 from harness.analysis.runs import ModelRow, run_key
 from harness.core.episode_key import EpisodeKey
 from harness.core.safe_text import markdown_cell
+from harness.diagnostics.workflow_stages import STAGES
 from harness.records.fact_counts import FactCounts
 from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
@@ -109,6 +113,33 @@ def table2(
     return splits, body
 
 
+def table4(rows: list[ModelRow], models: list[str]) -> tuple[list[str], list[list[str]]] | None:
+    """The splits found and per workflow run two lines a stage: its accuracy alone (`independent`) and over the
+    episodes whose earlier stages were all correct (`given earlier`), per split and over all (%); None when no
+    row has stages."""
+    staged = [entry for entry in rows if entry.row.workflow_stages is not None]
+    if not staged:
+        return None
+    splits = [split for split in SPLITS if any(entry.row.task_type == split for entry in staged)]
+    body = []
+    for label in models:
+        of_label = [entry.row for entry in staged if entry.model == label]
+        if not of_label:
+            continue
+        groups = [[row for row in of_label if row.task_type == split] for split in splits] + [of_label]
+        for measure in ("independent", "given earlier"):
+            for place, stage in enumerate(STAGES):
+                earlier = STAGES[:place] if measure == "given earlier" else ()
+                body.append([label, measure, stage, *(_stage_share(group, earlier, stage) for group in groups)])
+    return splits, body
+
+
+def _stage_share(rows: Sequence[ResultRow], earlier: Sequence[str], stage: str) -> str:
+    """The share (%) of ROWS with every EARLIER stage correct that got STAGE right; `–` when none had."""
+    kept = [row.workflow_stages for row in rows if row.workflow_stages and all(row.workflow_stages[s] for s in earlier)]
+    return f"{100 * sum(stages[stage] for stages in kept) / len(kept):.1f}" if kept else "–"
+
+
 def _latex(splits: list[str], body: list[list[str]]) -> str:
     """Table 2's tabular: a header of the splits over their three measures, as the paper sets it."""
     width = 3 + len(_MEASURES) * len(splits)
@@ -125,11 +156,38 @@ def _latex(splits: list[str], body: list[list[str]]) -> str:
 def mudabench_sections(
     rows: list[ModelRow], models: list[str], settings: Mapping[str, RunSetting], stated: StatedFacts, out: Path
 ) -> str:
-    """Table 2 in report.md and as `mudabench_table2.tex` in OUT; '' when no row is of a MuDABench split."""
+    """Tables 2 and 4 in report.md and as `mudabench_table2.tex`, `mudabench_table4.tex` in OUT; '' when no row
+    is of a MuDABench split."""
     found = table2(rows, models, settings, stated)
     if found is None:
         return ""
+    return _table2_section(*found, out) + _table4_section(rows, models, out)
+
+
+def _table4_section(rows: list[ModelRow], models: list[str], out: Path) -> str:
+    found = table4(rows, models)
+    if found is None:
+        return ""
     splits, body = found
+    header = ["run", "measure", "stage", *(split.capitalize() for split in splits), "all"]
+    (out / "mudabench_table4.tex").write_text(paper_latex_table(header, body), encoding="utf-8")
+    lines = [
+        "### The workflow's stages (Table 4, %)",
+        "",
+        "Per workflow run, each stage's accuracy alone and over the episodes whose earlier stages were all correct, "
+        "scored from the trajectory: planning, every fact's document asked; extraction, every fact value in its "
+        "document's answers; normalization, every value answered kept in the normalized lists; code, the program "
+        "exited 0. Also `mudabench_table4.tex`.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(map(markdown_cell, line)) + " |" for line in body),
+        "",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _table2_section(splits: list[str], body: list[list[str]], out: Path) -> str:
     header = ["system", "setting", "run", *(f"{split.capitalize()} {m}" for split in splits for m in _MEASURES)]
     (out / "mudabench_table2.tex").write_text(_latex(splits, body), encoding="utf-8")
     lines = [

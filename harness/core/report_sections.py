@@ -9,7 +9,7 @@ REPORT_SECTIONS: dict[str, str] = {
     "judge_agreement": "agreement of the judges' failure labels (after `annotate`)",
     "evidence": "evidence recall, failure modes and network or write attempts",
     "facts": "intermediate facts: cell, row, column and solid accuracy (MuDABench's metrics)",
-    "mudabench_tables": "MuDABench's Table 2 as its paper prints it: Acc_process, Acc_final, Acc_full by split",
+    "mudabench_tables": "MuDABench's Tables 2 and 4 as printed: accuracies by split, the workflow's stages",
     "closed_book": "answers without the documents, against those with them",
     "types": "the overall score as the mean of each task type's metric (FinDocMRE's per-type table)",
     "groups": "scores per task group (FinDocMRE's domain, language and chart count)",

@@ -25,17 +25,22 @@ def asks_per_document(events: Sequence[Event]) -> bool:
     return any(isinstance(event, RetrievalEvent) and event.document for event in events)
 
 
-def document_conversation(events: Sequence[Event], document: str) -> str:
-    """Each question asked about DOCUMENT alone and the model's answer to it, in order; "" when none was."""
-    pairs: list[str] = []
+def document_exchanges(events: Sequence[Event], document: str) -> list[tuple[str, str]]:
+    """Each question asked about DOCUMENT alone and the model's answer to it, in order."""
+    pairs: list[tuple[str, str]] = []
     question: str | None = None
     for event in events:
         if isinstance(event, RetrievalEvent):
             question = event.query if event.document == document else None
         elif isinstance(event, ModelCallEvent) and question is not None:
-            pairs.append(f"Q: {question}\nA: {event.response.text.strip()}")
+            pairs.append((question, event.response.text.strip()))
             question = None
-    return "\n".join(pairs)
+    return pairs
+
+
+def document_conversation(events: Sequence[Event], document: str) -> str:
+    """DOCUMENT's questions and answers as `Q: ...` / `A: ...` lines; "" when none was asked."""
+    return "\n".join(f"Q: {question}\nA: {answer}" for question, answer in document_exchanges(events, document))
 
 
 def document_record(events: Sequence[Event], document: str, final_reply: str | None) -> str:

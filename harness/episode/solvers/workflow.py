@@ -143,7 +143,9 @@ class Workflow(Solver):
         for name, value in values.items():
             prompt = prompt.replace(f"<<{name}>>", value)
         messages: list[Message] = [{"role": "user", "content": prompt}]
-        reply = query_model(episode.model, messages, episode.budget, episode.log, compact_messages(messages, None))
+        reply = query_model(
+            episode.model, messages, episode.budget, episode.log, compact_messages(messages, None), stage=stage
+        )
         return reply.text
 
     def _document_answer(self, episode: EpisodeInputs, collection: Path, file: str, question: str) -> str:
