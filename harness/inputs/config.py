@@ -129,7 +129,8 @@ class RunConfig:
         None,
         "a judge protocol file: the judges' prompt template, what they read (the answer tag or the whole final "
         "reply) and how their verdict or score is read (docs/GRADERS.md), or a packaged one's name (mudabench: "
-        "MuDABench's own; findocmre: FinDocMRE's paper's); default: ours (a profile may name its own)",
+        "MuDABench's released code's; mudabench-paper: its paper's printed prompts; findocmre: FinDocMRE's paper's); "
+        "default: ours (a profile may name its own)",
         metavar="FILE.yaml|NAME",
     )
     domain: str = setting("", "a domain name, a comma-separated list, or 'all'")
