@@ -192,6 +192,24 @@ def test_the_fact_judge_reads_each_document_s_questions_and_answers(project, tmp
         "Q: What were the total assets of OPTT in 2021" in asked["OPTT"]
         and "A: The excerpts do not say." in asked["OPTT"]
     )
+    # Table 3 by hand: one kind of document (the index's doctype), 4 of its 5 cells stated; Figure 4 drawn, its
+    # fit left out with one set size
+    assert main(["report", str(run_dir)]) == 0
+    report = (run_dir / "report" / "report.md").read_text(encoding="utf-8")
+    table = report.split("(Table 3, %)")[1].split("\n\n")[2].splitlines()
+    assert [cell.strip() for cell in table[0].strip("|").split("|")] == [
+        "document kind",
+        "tokens / document",
+        "Workflow 1 chunk Simple",
+    ]
+    [line] = [[cell.strip() for cell in line.strip("|").split("|")] for line in table[2:]]
+    assert line[0] == "US Stock Annual Report" and int(line[1].replace(",", "")) > 0 and line[2] == "80.0"
+    assert "(too few set sizes to fit)" in report
+    assert {path.name for path in (run_dir / "report").glob("mudabench_t*")} >= {
+        "mudabench_table3.tex",
+        "mudabench_tokens.png",
+        "mudabench_tokens.pdf",
+    }
 
 
 @pytest.mark.slow  # two episodes in the sandbox and a report: 20 s on a 2-core machine

@@ -40,7 +40,6 @@ from harness.episode.solvers.workflow_steps import (
     METADATA_FIELDS,
     code_of,
     fill,
-    index_rows,
     json_list,
     read_plan,
     satisfies,
@@ -50,7 +49,7 @@ from harness.grading.answer import has_closed_answer
 from harness.inputs.limits import RequestLimits
 from harness.inputs.profiles import PROFILES_DIR
 from harness.inputs.retrieval.base import Retriever
-from harness.inputs.retrieval.chunks import index_page
+from harness.inputs.retrieval.chunks import index_page, index_rows
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
 from harness.records.events import ActionEvent, RetrievalEvent, RetrievalSource, RetrievedChunk
