@@ -5,6 +5,7 @@ Section 5.3) and its 95% band."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,7 +20,7 @@ _POINTS = 50
 
 def logit_fit(episodes: Sequence[JudgedEpisode]) -> tuple[list[float], object] | None:
     """The fit's coefficients (intercept, log tokens, one per split after the first) and its result; None when it
-    cannot be fitted (fewer than three episodes, one set size, or a separating fit)."""
+    cannot be fitted (fewer than three episodes, one set size, or a separating fit: every share 0 or 1)."""
     import numpy as np
     import statsmodels.api as sm
 
@@ -30,12 +31,16 @@ def logit_fit(episodes: Sequence[JudgedEpisode]) -> tuple[list[float], object] |
     design = np.array([[1.0, math.log(e.tokens), *(float(e.split == s) for s in splits[1:])] for e in kept])
     shares = np.array([e.share for e in kept])
     weights = np.array([sum(cells for _, _, cells in e.rows) for e in kept], dtype=float)
+    separation = sm.tools.sm_exceptions.PerfectSeparationWarning
     try:
-        result = sm.GLM(shares, design, family=sm.families.Binomial(), var_weights=weights).fit()
-    except (ValueError, np.linalg.LinAlgError, sm.tools.sm_exceptions.PerfectSeparationError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", separation)  # every share 0 or 1, or split apart: no curve to draw
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = sm.GLM(shares, design, family=sm.families.Binomial(), var_weights=weights).fit()
+    except (ValueError, np.linalg.LinAlgError, separation, sm.tools.sm_exceptions.PerfectSeparationError):
         return None
     coefficients = [float(value) for value in result.params]
-    if not all(math.isfinite(value) for value in coefficients):
+    if not result.converged or not all(math.isfinite(value) for value in coefficients):
         return None
     return coefficients, result
 
@@ -52,7 +57,7 @@ def tokens_figure(episodes: Sequence[JudgedEpisode], out: Path) -> str:
             [e.tokens for e in mine], [e.share or 0.0 for e in mine], s=14, alpha=0.6, color=colour, label=split
         )
     fit = logit_fit(episodes)
-    said = "too few set sizes to fit"
+    said = "not fitted: fewer than two set sizes, or every share 0 or 1"
     if fit is not None:
         coefficients, result = fit
         tokens = [e.tokens for e in episodes if e.tokens > 0]

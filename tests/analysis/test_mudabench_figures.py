@@ -29,5 +29,7 @@ def test_the_logit_fit_recovers_the_curve_its_shares_came_from():
     assert fit[0] == pytest.approx(TRUE, abs=0.02)
 
 
-def test_one_set_size_is_not_fitted():
+def test_one_set_size_or_a_separating_set_is_not_fitted():
     assert logit_fit([episode(50_000, "simple"), episode(50_000, "complex"), episode(50_000, "simple")]) is None
+    every = [JudgedEpisode("run", "-", "simple", (("kind", 4, 4),), tokens) for tokens in (10_000, 90_000, 700_000)]
+    assert logit_fit(every) is None

@@ -204,7 +204,7 @@ def test_the_fact_judge_reads_each_document_s_questions_and_answers(project, tmp
     ]
     [line] = [[cell.strip() for cell in line.strip("|").split("|")] for line in table[2:]]
     assert line[0] == "US Stock Annual Report" and int(line[1].replace(",", "")) > 0 and line[2] == "80.0"
-    assert "(too few set sizes to fit)" in report
+    assert "(not fitted: fewer than two set sizes, or every share 0 or 1)" in report
     assert {path.name for path in (run_dir / "report").glob("mudabench_t*")} >= {
         "mudabench_table3.tex",
         "mudabench_tokens.png",
