@@ -34,7 +34,7 @@ from harness.run.executors.failures import ErrorRateExceeded
 from harness.run.planning.labels import label_of
 from harness.run.planning.model_factory import unpriced_refusal
 from harness.run.planning.plan import RunPlan, plan_run
-from harness.run.runner import abandon, execute_run, start_run
+from harness.run.runner import abandon, execute_run, release_solver, start_run
 
 _JOIN_S = 0.2
 _ENTRY_FIELDS = (
@@ -172,7 +172,11 @@ def execute_sweep(folder: Path, plans: list[RunPlan], max_cost: float | None, co
         first = plans[0].config
         started_ray = connect_once(first.ray_address, first.sandboxes_at_once)
     try:
-        return _run_all(plans, facts, max_cost, console)
+        outcome = _run_all(plans, facts, max_cost, console)
+        if not outcome.interrupted:
+            for plan in plans:  # after every run: runs of one collection share its File Search stores
+                release_solver(plan, console)
+        return outcome
     finally:
         if started_ray:
             from harness.run.executors.ray import disconnect

@@ -25,7 +25,7 @@ import base64
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -101,6 +101,9 @@ class Workflow(Solver):
             "chunks_per_question": self.chunks,
             "prompts_digest": "sha256:" + hashlib.sha256(digest.encode()).hexdigest()[:16],
         }
+
+    def finish(self, collections: Iterable[Path]) -> list[str]:
+        return self.retriever.release(collections)
 
     def solve(self, episode: EpisodeInputs) -> Outcome:
         try:
