@@ -28,6 +28,7 @@ from harness.core.errors import InputError, read_text_input
 from harness.core.names import check_label, check_run_id
 from harness.core.yaml_safe import compose_yaml, load_yaml
 from harness.inputs.config import RunConfig
+from harness.inputs.profiles import load_profile
 from harness.records.sweep_record import SweepEntry, SweepRecord, read_sweep_record, write_sweep_record
 from harness.run.executors.batch import ResultsUnwritable, SharedSpend, SweepShare, print_providers, progress_bar
 from harness.run.executors.failures import ErrorRateExceeded
@@ -124,6 +125,8 @@ def _entry_settings(item: dict[str, Any], where: str) -> dict[str, Any]:
     for key in settings:
         if not isinstance(settings[key], str):
             raise InputError(f"{where}: field '{key}': {settings[key]!r} is not a string")
+    if "profile" in settings:
+        load_profile(settings["profile"], f"{where}: field 'profile':")  # a bad one named by its line
     args = item.get("args") or {}
     if not isinstance(args, dict):
         raise InputError(f"{where}: field 'args': a mapping of provider arguments is needed")

@@ -164,3 +164,13 @@ def test_the_table2_sweep_plans_one_run_per_row_with_its_settings(project, tmp_p
         for plan in plans:
             plan.lock.release()
     assert folder == tmp_path / "table2"
+
+
+def test_a_sweep_entry_s_unknown_profile_is_named_by_its_line(tmp_path, capsys):
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(
+        "- {model: oracle, profile: mudabench-rag-1x, label: a}\n- {model: oracle, profile: nope, label: b}\n"
+    )
+    code = main(["--sweep", str(sweep), "--domain", "mudabench", "--results-dir", str(tmp_path / "r")])
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and f"{sweep}:2: field 'profile': nope: no such profile" in line and not (tmp_path / "r").exists()
