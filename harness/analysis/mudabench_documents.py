@@ -90,10 +90,10 @@ def judged_episodes(
             ]
             tokens = sum(by_file.get(file, ("", 0))[1] for file in {fact.document for fact in facts})
             episodes.append(JudgedEpisode(label, setting, row.task_type, tuple(judged), tokens))
-    kinds: dict[str, list[int]] = {}
-    for documents in collections.values():
-        for kind, tokens in documents.values():
-            kinds.setdefault(kind, []).append(tokens)
+    distinct = {file: found for documents in collections.values() for file, found in documents.items()}
+    kinds: dict[str, list[int]] = {}  # a document in several sets counted once (a file is named by its document)
+    for kind, tokens in distinct.values():
+        kinds.setdefault(kind, []).append(tokens)
     return episodes, kinds
 
 
@@ -102,22 +102,25 @@ def _setting_name(setting: RunSetting) -> str:
 
 
 def table3(episodes: Sequence[JudgedEpisode], kinds: Mapping[str, list[int]]) -> tuple[list[str], list[list[str]]]:
-    """Header and one line per document kind: its mean tokens a document, then per run setting and split the
-    process accuracy (%) over the fact rows of that kind."""
-    columns = list(
-        dict.fromkeys(
-            (episode.setting, split)
-            for episode in episodes
-            for split in SPLITS
-            if any(other.setting == episode.setting and other.split == split for other in episodes)
-        )
-    )
-    header = ["document kind", "tokens / document", *(f"{setting} {split.capitalize()}" for setting, split in columns)]
+    """Header and one line per document kind: its mean tokens a document, then per run (its setting and label)
+    and split the process accuracy (%) over the fact rows of that kind."""
+    runs = list(dict.fromkeys((episode.label, episode.setting) for episode in episodes))
+    columns = [
+        (label, setting, split)
+        for label, setting in runs
+        for split in SPLITS
+        if any((e.label, e.setting, e.split) == (label, setting, split) for e in episodes)
+    ]
+    header = [
+        "document kind",
+        "tokens / document",
+        *(f"{setting} ({label}) {split.capitalize()}" for label, setting, split in columns),
+    ]
     body = []
     for kind in sorted({kind for episode in episodes for kind, _, _ in episode.rows}):
         line = [kind, f"{sum(kinds.get(kind, [0])) / max(1, len(kinds.get(kind, []))):,.0f}"]
-        for setting, split in columns:
-            rows = [r for e in episodes if (e.setting, e.split) == (setting, split) for r in e.rows if r[0] == kind]
+        for column in columns:
+            rows = [r for e in episodes if (e.label, e.setting, e.split) == column for r in e.rows if r[0] == kind]
             total = sum(cells for _, _, cells in rows)
             line.append(f"{100 * sum(covered for _, covered, _ in rows) / total:.1f}" if total else "–")
         body.append(line)
