@@ -27,6 +27,7 @@ from harness.analysis.uncertainty import Estimate
 from harness.core.episode_key import EpisodeKey
 from harness.records.fact_counts import FactCounts, RetrievedCoverage
 from harness.records.fact_judgments import JUDGED, NAMED_ROWS, read_fact_judgments
+from harness.records.results import ResultRow
 from harness.records.run_folder import RunFolder
 
 _SIGNALS = ("seen", "stated", "retrieved")
@@ -41,7 +42,7 @@ _HEADERS = {
 
 
 @dataclass
-class _Stated:
+class StatedFacts:
     """What `annotate --facts` found, per run label."""
 
     counts: dict[str, dict[EpisodeKey, FactCounts]] = field(default_factory=dict)
@@ -60,10 +61,10 @@ class _FactEstimates:
     """Fact rows whose judgment failed (counted as not stated)."""
 
 
-def load_stated(paths: list[Path]) -> _Stated:
+def load_stated(paths: list[Path]) -> StatedFacts:
     """Per label: episode -> stated counts, from each run's fact_judgments.jsonl (older files' judge errors left
     out), and which labels were judged on named documents only."""
-    found = _Stated()
+    found = StatedFacts()
     for path in paths:
         folder = RunFolder(path)
         judged = read_fact_judgments(folder.fact_judgments_path)
@@ -92,7 +93,7 @@ def _ratio_interval(clusters: Mapping[Any, Sequence[tuple[float, int]]], z: floa
     return Estimate(ratio, max(0.0, ratio - z * error), min(1.0, ratio + z * error), error, len(groups), episodes)
 
 
-def _fact_estimates(rows: list[ModelRow], stated: _Stated) -> dict[tuple[str, str, str], _FactEstimates]:
+def _fact_estimates(rows: list[ModelRow], stated: StatedFacts) -> dict[tuple[str, str, str], _FactEstimates]:
     """(label, domain or `all`, signal) -> its accuracies; only where some episode has the signal."""
     table: dict[tuple[str, str, str], _FactEstimates] = {}
     for model in dict.fromkeys(entry.model for entry in rows):
@@ -103,17 +104,28 @@ def _fact_estimates(rows: list[ModelRow], stated: _Stated) -> dict[tuple[str, st
                 for row in mine:
                     if domain not in (ALL, row.domain):
                         continue
-                    if signal == "retrieved":
-                        found = _retrieved_counts(row.facts_retrieved)
-                    else:
-                        found = row.facts_seen if signal == "seen" else stated.counts.get(model, {}).get(row.episode)
-                        found = found or (row.facts_stated if signal == "stated" else None)
+                    found = signal_counts(signal, row, stated.counts.get(model, {}))
                     if found is not None:
                         pairs.append((row.key, found, row.is_correct()))
                 if pairs:
                     failed = sum(counts.failed for _, counts, _ in pairs)
                     table[(model, domain, signal)] = _FactEstimates(len(pairs), _measures(pairs), failed)
     return table
+
+
+def signal_counts(signal: str, row: ResultRow, stated: Mapping[EpisodeKey, FactCounts]) -> FactCounts | None:
+    """ROW's counts for SIGNAL (`seen`, `stated`, `retrieved`); STATED: its run's `annotate --facts` counts, which
+    win over the row's own judged ones."""
+    if signal == "retrieved":
+        return _retrieved_counts(row.facts_retrieved)
+    if signal == "seen":
+        return row.facts_seen
+    return stated.get(row.episode) or row.facts_stated
+
+
+def process_counts(row: ResultRow, stated: Mapping[EpisodeKey, FactCounts]) -> FactCounts | None:
+    """The counts behind ROW's Acc_process: the RAG baseline's retrieved facts, else the judged (stated) ones."""
+    return signal_counts("retrieved", row, stated) or signal_counts("stated", row, stated)
 
 
 def _retrieved_counts(coverage: RetrievedCoverage | None) -> FactCounts | None:
@@ -148,7 +160,7 @@ def _measures(pairs: list[tuple[tuple[str, str], FactCounts, bool]]) -> dict[str
     return {measure: clustered(measure) for measure in _MEASURES}
 
 
-def fact_section(rows: list[ModelRow], stated: _Stated) -> str:
+def fact_section(rows: list[ModelRow], stated: StatedFacts) -> str:
     """The report's section; "" when no episode's task has facts."""
     table = _fact_estimates(rows, stated)
     if not table:

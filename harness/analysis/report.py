@@ -19,6 +19,8 @@ from harness.analysis.frontier_section import frontier_section
 from harness.analysis.group_scores import group_sections
 from harness.analysis.mode_agreement import agreement_section, judge_modes
 from harness.analysis.model_ids import mixed_model_warnings, mixed_models_section
+from harness.analysis.mudabench_documents import CollectionReader, mudabench_document_sections
+from harness.analysis.mudabench_tables import mudabench_sections, run_settings
 from harness.analysis.report_console import print_summary, task_sets_note
 from harness.analysis.report_figures import figures_section, rule_modes
 from harness.analysis.report_sections import evidence_sections
@@ -79,10 +81,12 @@ def write_report(
     change: RowChange | None = None,
     names: Mapping[Path, str] | None = None,
     left_out: Sequence[str] = (),
+    read_collection: CollectionReader | None = None,
 ) -> Path:
     """PATHS: run folders. `change`: what to do to each row first (re-pricing); NAMES: labels given to some runs
-    (`--label`); LEFT_OUT: the folders passed over when the runs were found, and why. Prints a short summary, what
-    was merged or left out, and the report's path."""
+    (`--label`); LEFT_OUT: the folders passed over when the runs were found, and why; READ_COLLECTION: a
+    collection's documents' kinds and tokens (MuDABench's Table 3 and Figure 4, left out without it). Prints a
+    short summary, what was merged or left out, and the report's path."""
     rows, merges = load_runs(paths, change, names)
     ungraded = ungraded_runs(rows)
     rows = [entry for entry in rows if entry.model not in ungraded]
@@ -116,6 +120,10 @@ def write_report(
         markdown += "\n" + evidence_sections(table, models, rows, out)
     if "facts" in shown:
         markdown += fact_section(rows, stated)
+    if "mudabench_tables" in shown:
+        markdown += mudabench_sections(rows, models, run_settings(paths, names), stated, out)
+        if read_collection is not None:
+            markdown += mudabench_document_sections(paths, read_collection, names, out)
     if "closed_book" in shown:
         markdown += closed_book_section(rows, out)
     if "groups" in shown:

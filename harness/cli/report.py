@@ -53,5 +53,7 @@ def handle(arguments: argparse.Namespace, session: Session) -> int:
     names = run_labels(arguments.label, runs)
     change = repricing(arguments.prices) if arguments.prices else None
     out = arguments.out or default_report_folder(arguments.runs, runs)
-    write_report(runs, out, session.console, change, names, selection.left_out)
+    from harness.inputs.retrieval.chunks import document_kinds_and_tokens
+
+    write_report(runs, out, session.console, change, names, selection.left_out, document_kinds_and_tokens)
     return EXIT_OK

@@ -10,6 +10,7 @@ REPORT_SECTIONS: dict[str, str] = {
     "judge_agreement": "agreement of the judges' failure labels (after `annotate`)",
     "evidence": "evidence recall, failure modes and network or write attempts",
     "facts": "intermediate facts: cell, row, column and solid accuracy (MuDABench's metrics)",
+    "mudabench_tables": "MuDABench's Tables 2-4 and Figure 4 as printed: by split, stage, document kind and size",
     "closed_book": "answers without the documents, against those with them",
     "types": "the overall score as the mean of each task type's metric (FinDocMRE's per-type table)",
     "groups": "scores per task group (FinDocMRE's domain, language and chart count)",

@@ -11,4 +11,5 @@ __all__ = [
     "failure_modes",
     "mode_judge",
     "mode_prompt",
+    "workflow_stages",
 ]

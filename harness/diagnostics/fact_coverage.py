@@ -18,7 +18,7 @@ Booleans and nulls cannot be seen in text: such cells are not counted (a row of 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
@@ -38,7 +38,12 @@ _PLAIN = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 def seen_cells(events: Sequence[Event], facts: Sequence[FactRow]) -> list[dict[str, bool]]:
     """Per fact row, column -> whether its value was seen (only the columns whose value can be seen)."""
-    texts = _texts_by_document(events, {row.document for row in facts})
+    return cells_in_texts(_texts_by_document(events, {row.document for row in facts}), facts)
+
+
+def cells_in_texts(texts: Mapping[str, str], facts: Sequence[FactRow]) -> list[dict[str, bool]]:
+    """Per fact row, column -> whether its value appears (as `seen_cells` reads values) in its document's text in
+    TEXTS (document -> text; a document without one shows nothing)."""
     shown = {document: _Shown.of(text) for document, text in texts.items()}
     empty = _Shown.of("")
     return [

@@ -21,7 +21,7 @@ from typing import Any
 
 from harness.core.facts import FactRow
 from harness.diagnostics.fact_prompt import PROMPT_DIGEST, fact_prompt, parse_supported, prompt_values
-from harness.diagnostics.fact_record import document_record
+from harness.diagnostics.fact_record import asks_per_document, document_record
 from harness.diagnostics.fact_table import placeholders
 from harness.grading.judge import JudgeCallFailed, JudgePanel
 from harness.grading.judge_cache import cache_key
@@ -63,9 +63,10 @@ def judge_facts(
     rows: list[dict[str, Any]] = []
     costs: list[float] = []
     made = cached = 0
+    per_document = asks_per_document(events)  # MuDABench's runner: a document never asked is an empty conversation
     for index, row in enumerate(facts):
         record = document_record(events, row.document, final_reply)
-        if not record and not named_only and final_reply:  # never touched: the judge still reads the reply
+        if not record and not named_only and final_reply and not per_document:  # the judge still reads the reply
             record = f"## final reply\n{final_reply}"
         supported: list[str] | None = None
         asked: list[dict[str, Any]] = []

@@ -14,6 +14,7 @@ from harness.diagnostics.evidence import DocumentIndex, touched_documents
 from harness.diagnostics.fact_coverage import seen_cells
 from harness.diagnostics.fact_judge import judge_facts
 from harness.diagnostics.failure_modes import failure_mode
+from harness.diagnostics.workflow_stages import workflow_stages
 from harness.grading.judge import JudgePanel
 from harness.records.events import Event, EvidenceEvent, SandboxReadyEvent
 from harness.records.fact_counts import count_covered
@@ -45,6 +46,7 @@ def with_diagnostics(
     seen = seen_cells(events, facts)
     if facts:
         fields["facts_seen"] = count_covered(seen)
+        fields["workflow_stages"] = workflow_stages(events, facts)
     event = EvidenceEvent(
         method=record.method,
         leakage_method=ESCAPES_METHOD,

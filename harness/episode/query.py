@@ -19,9 +19,11 @@ def query_model(
     budget: Budget,
     log: TrajectoryLog,
     logged: list[Message],
+    stage: str | None = None,
 ) -> ModelReply:
     """One call with MESSAGES, the conversation so far (checked against the context budget first); LOGGED is what
-    the trajectory records of them (the messages new since the last call, compacted)."""
+    the trajectory records of them (the messages new since the last call, compacted); STAGE: the solver's stage the
+    call serves, recorded with it."""
     budget.check_before_call(messages)
     turn = budget.turns + 1
     started = time.monotonic()
@@ -38,7 +40,14 @@ def query_model(
         raise
     latency = round(time.monotonic() - started, 3)
     log.write(
-        ModelCallEvent(turn=turn, messages=logged, response=reply.record(), latency_s=latency, model_id=reply.model_id)
+        ModelCallEvent(
+            turn=turn,
+            messages=logged,
+            response=reply.record(),
+            latency_s=latency,
+            model_id=reply.model_id,
+            stage=stage,
+        )
     )
     budget.record_retries(reply.attempts, reply.queued_s)
     budget.record_call(messages, reply.usage, reply.cost_usd, reply.model_id)

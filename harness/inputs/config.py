@@ -129,7 +129,8 @@ class RunConfig:
         None,
         "a judge protocol file: the judges' prompt template, what they read (the answer tag or the whole final "
         "reply) and how their verdict or score is read (docs/GRADERS.md), or a packaged one's name (mudabench: "
-        "MuDABench's own; findocmre: FinDocMRE's paper's); default: ours (a profile may name its own)",
+        "MuDABench's released code's; mudabench-paper: its paper's printed prompts; findocmre: FinDocMRE's paper's); "
+        "default: ours (a profile may name its own)",
         metavar="FILE.yaml|NAME",
     )
     domain: str = setting("", "a domain name, a comma-separated list, or 'all'")
@@ -328,8 +329,9 @@ class RunConfig:
     )
     profile: str | None = setting(
         None,
-        "the benchmark profile the run follows: agora, mudabench, findocmre or a profile file (default: the task "
-        "set's benchmark, else agora); its settings apply where the settings file and the flags set none",
+        "the benchmark profile the run follows: agora, mudabench, findocmre, a MuDABench Table 2 row's "
+        "(mudabench-rag-1x, ..., mudabench-workflow-5) or a profile file (default: the task set's benchmark, else "
+        "agora); its settings apply where the settings file and the flags set none",
         metavar="NAME|FILE",
     )
     watch_opens: bool = setting(

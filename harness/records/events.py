@@ -133,6 +133,9 @@ class ModelCallEvent(Event):
     model_id: str | None = optional()
     """The model the provider says answered this call (`ModelReply.model_id`); None (left out) for models that
     name none and in logs older than it."""
+    stage: str | None = optional()
+    """The solver's stage the call served (the workflow's `plan`, `qa`, `extract`, `continue`, `code`, `answer`);
+    None (left out) for an agent's turns."""
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "response": self.response.logged()}

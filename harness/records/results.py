@@ -123,6 +123,10 @@ class ResultRow:
     """The task's gold facts in words that the chunks a solver retrieved hold, by the double-check judges'
     conservative count (harness/diagnostics/retrieved_coverage.py; MuDABench's RAG process accuracy); None when not
     asked (the field is then left out)."""
+    workflow_stages: dict[str, bool] | None = None
+    """The agentic workflow's stages (planning, extraction, normalization, code) -> whether the episode got each
+    right (harness/diagnostics/workflow_stages.py; MuDABench's Table 4); None for other solvers or a task without
+    facts (the field is then left out)."""
     task_groups: dict[str, str] = field(default_factory=dict)
     """The task's `groups` (grouping -> value, e.g. `language: zh`), for the report's per-group tables; empty
     (and left out of the line) for tasks without groups."""
@@ -170,7 +174,15 @@ class ResultRow:
 ROW_FIELDS = tuple(spec.name for spec in fields(ResultRow))
 """Every field of a row, in its order: what carries a row whole (an export and its import) iterates over these,
 so a field added to `ResultRow` travels without a list of its own."""
-LEFT_OUT_WHEN_NONE = ("score", "judge_scores", "score_range", "facts_seen", "facts_stated", "facts_retrieved")
+LEFT_OUT_WHEN_NONE = (
+    "score",
+    "judge_scores",
+    "score_range",
+    "facts_seen",
+    "facts_stated",
+    "facts_retrieved",
+    "workflow_stages",
+)
 """Row fields newer than most run folders: left out when None, so rows without them read and compare as before."""
 _ROWS = TypeAdapter(ResultRow)
 

@@ -28,6 +28,7 @@ from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
 from harness.inputs.config import RunConfig, config_to_dict
 from harness.inputs.limits import request_limits
+from harness.inputs.retrieval.base import RetrievalFailed
 from harness.inputs.tasks import (
     Task,
     collection_of,
@@ -112,6 +113,8 @@ def _execute(
     writer = ResultsWriter(plan.folder.results_path)
     try:
         state, results, interrupted = _run_batch(plan, context, limits, writer, console, share)
+        if not interrupted and share is None:  # a sweep's runs may share them: released when all have ended
+            release_solver(plan, console)
         if plan.leaks is not None and not interrupted:
             leaks_recorded.wait()  # a finished run's record and console have the check before its end table
     finally:
@@ -123,6 +126,17 @@ def _execute(
         console.print(hint, markup=False, highlight=False, soft_wrap=True)
     _end_of_batch(plan.config, state, interrupted, console, share)
     return results
+
+
+def release_solver(plan: RunPlan, console: Console) -> None:
+    """What the solver made for the run's collections released at its end (File Search's stores), each said; a
+    failure to release is said, not the run's."""
+    try:
+        lines = plan.solver.finish(plan.collections.values())
+    except RetrievalFailed as error:
+        lines = [f"warning: the run's File Search stores were not all deleted: {error}"]
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _announce_resume(plan: RunPlan, console: Console) -> None:

@@ -28,17 +28,29 @@ from harness.core.errors import InputError, read_text_input
 from harness.core.names import check_label, check_run_id
 from harness.core.yaml_safe import compose_yaml, load_yaml
 from harness.inputs.config import RunConfig
+from harness.inputs.profiles import load_profile
 from harness.records.sweep_record import SweepEntry, SweepRecord, read_sweep_record, write_sweep_record
 from harness.run.executors.batch import ResultsUnwritable, SharedSpend, SweepShare, print_providers, progress_bar
 from harness.run.executors.failures import ErrorRateExceeded
 from harness.run.planning.labels import label_of
 from harness.run.planning.model_factory import unpriced_refusal
 from harness.run.planning.plan import RunPlan, plan_run
-from harness.run.runner import abandon, execute_run, start_run
+from harness.run.runner import abandon, execute_run, release_solver, start_run
 
 _JOIN_S = 0.2
-_ENTRY_FIELDS = ("model", "args", "api_base", "api_key_env", "max_connections", "max_cost", "label")
-"""What a sweep file may set per model; every other setting is the command's, the same for every model."""
+_ENTRY_FIELDS = (
+    "model",
+    "args",
+    "api_base",
+    "api_key_env",
+    "max_connections",
+    "max_cost",
+    "label",
+    "profile",
+    "domain",
+)
+"""What a sweep file may set per run (a profile: its settings, where the command gives none; a domain: another import
+of the tasks, as a noisy one); every other setting is the command's, the same for every run."""
 
 
 @dataclass(frozen=True)
@@ -108,10 +120,13 @@ def _file_entries(path: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _entry_settings(item: dict[str, Any], where: str) -> dict[str, Any]:
-    settings = {key: item[key] for key in ("model", "api_base", "api_key_env", "label") if item.get(key) is not None}
+    named = ("model", "api_base", "api_key_env", "label", "profile", "domain")
+    settings = {key: item[key] for key in named if item.get(key) is not None}
     for key in settings:
         if not isinstance(settings[key], str):
             raise InputError(f"{where}: field '{key}': {settings[key]!r} is not a string")
+    if "profile" in settings:
+        load_profile(settings["profile"], f"{where}: field 'profile':")  # a bad one named by its line
     args = item.get("args") or {}
     if not isinstance(args, dict):
         raise InputError(f"{where}: field 'args': a mapping of provider arguments is needed")
@@ -160,7 +175,11 @@ def execute_sweep(folder: Path, plans: list[RunPlan], max_cost: float | None, co
         first = plans[0].config
         started_ray = connect_once(first.ray_address, first.sandboxes_at_once)
     try:
-        return _run_all(plans, facts, max_cost, console)
+        outcome = _run_all(plans, facts, max_cost, console)
+        if not outcome.interrupted:
+            for plan in plans:  # after every run: runs of one collection share its File Search stores
+                release_solver(plan, console)
+        return outcome
     finally:
         if started_ray:
             from harness.run.executors.ray import disconnect

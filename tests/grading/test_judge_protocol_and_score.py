@@ -99,7 +99,10 @@ def test_mudabench_s_protocol_is_packaged_and_named_from_any_folder(mini, openai
     assert openai_server.requests[0]["messages"][0]["content"] == "You are a helpful Judge."
     outcome = mini.run("--model", mini.script([FINAL_REPLY]), *judges, "--judge-prompt", "mudabenh", run_id="typo")
     assert outcome.exit_code == 2
-    assert "mudabenh: --judge-prompt: no such file, nor a packaged protocol (findocmre, mudabench)" in outcome.output
+    assert (
+        "mudabenh: --judge-prompt: no such file, nor a packaged protocol (findocmre, mudabench, mudabench-paper)"
+        in outcome.output
+    )
 
 
 @pytest.mark.parametrize(
@@ -254,6 +257,40 @@ def test_mudabench_s_own_protocol_file_loads_and_reads_replies_as_its_evaluator_
     assert protocol.read_supported("{'correct_metric_fields': ['values.profit'],}", columns) == ["values.profit"]
     assert protocol.read_supported("no JSON here", columns) is None
     assert protocol.messages("p")[0] == {"role": "system", "content": "You are a helpful Judge."}
+
+
+def test_the_paper_s_printed_prompts_ship_beside_the_code_s_and_a_run_reads_their_replies(mini, openai_server):
+    """`--judge-prompt mudabench-paper`: MuDABench's A.7.10 and A.7.7 as printed, asked and read as its code's."""
+    paper, code = load_protocol(Path("mudabench-paper")), load_protocol(Path("mudabench"))
+    assert paper.digest != code.digest and (paper.system, paper.reads, paper.attempts) == (
+        code.system,
+        code.reads,
+        code.attempts,
+    )
+    prompt = paper.prompt("Q?", "42", "the answer is 42")
+    assert prompt.startswith("Judge — Final Answer\n\nThe user will provide:\n1. Multi-document question: Q?\n")
+    assert "3. Model's answer: the answer is 42\n" in prompt
+    assert (
+        "4. If the answer involves a numerical value, it is considered correct as long as the model answers the "
+        "whole number of digits and the first decimal place correctly." in prompt
+    )
+    assert prompt.endswith('Return JSON:\n{"is_correct": true/false, "explanation": "..."}')
+    assert paper.facts is not None and "7. Count each column at most once." in paper.facts.template
+    columns = ["values.revenue", "values.profit"]
+    assert paper.read_supported('```json\n{"correct_metric_fields": ["values.profit"]}\n```', columns) == [
+        "values.profit"
+    ]
+    judged_task(mini, "judge")
+    openai_server.push(reply('Judged: {"is_correct": "yes", "explanation": "same total"}'))
+    judges = ("--judge", "openai/judge", "--judge-api-base", openai_server.url, "--judge-prompt", "mudabench-paper")
+    outcome = mini.run("--model", mini.script([FINAL_REPLY]), *judges)
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.rows[0]["verdict"] == "correct"
+    recorded = yaml.safe_load((outcome.run_dir / "run.yaml").read_text())["protocol"]["judge"]
+    assert recorded["judge_prompt"]["digest"] == paper.digest
+    asked = openai_server.requests[0]["messages"]
+    assert asked[0]["content"] == "You are a helpful Judge." and asked[1]["content"].startswith("Judge — Final Answer")
+    assert f"3. Model's answer: {FINAL_REPLY}\n" in asked[1]["content"]  # the whole final reply, as theirs
 
 
 HUGE_INTEGER = "7" * 5000

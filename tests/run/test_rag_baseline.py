@@ -6,6 +6,7 @@ conservative coverage (MuDABench eq. 3-5) judged twice and recorded in the row."
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -206,21 +207,38 @@ def test_a_judge_that_never_reads_counts_as_mudabench_counts_it(project, tmp_pat
 
 
 def test_rag_over_file_search_reads_the_stores_chunks(project, tmp_path, served, monkeypatch, capsys):
+    """The run's stores are kept with keep_store=true, and deleted with their files at the run's end by default,
+    each said with the storage it held."""
     search = FakeFileSearch()
     monkeypatch.setenv("OPENAI_API_KEY", search.key)  # the loopback reader and judges take any key
     search.start()
     try:
         extra = ("--solver-arg", "retriever=openai", "--solver-arg", f"api_base={search.url}")
-        code, run_dir = run(project, tmp_path, served, *extra, "--solver-arg", "chunks=1")
+        code, run_dir = run(
+            project, tmp_path, served, *extra, "--solver-arg", "chunks=1", "--solver-arg", "keep_store=true"
+        )
+        kept = dict(search.stores)
+        assert len(kept) == 2 and search.files and "deleted File Search store" not in capsys.readouterr().out
+        again, _ = run(project, tmp_path / "again", served, *extra, "--solver-arg", "chunks=1")
+        said = capsys.readouterr().out
     finally:
         search.stop()
+    assert again == 0 and search.stores == {} and search.files == {}  # the kept stores found again, then deleted
+    deleted = {
+        path.rsplit("/", 1)[1]
+        for method, path, _ in search.requests
+        if method == "DELETE" and "/vector_stores/" in path
+    }
+    assert deleted == set(kept)
+    for store_id, store in kept.items():
+        assert re.search(rf"deleted File Search store {store_id} of \S+ \({store['usage_bytes']} bytes for ", said)
     rows = {row["task_id"]: row for row in read_jsonl(run_dir / "results.jsonl")}
     assert code == 0 and {row["verdict"] for row in rows.values()} == {"correct"}
     searches = [body for method, path, body in search.requests if path.endswith("/search")]
-    assert sorted(body["max_num_results"] for body in searches) == [4, 5] and len(search.stores) == 2
+    assert sorted(body["max_num_results"] for body in searches) == [4, 4, 5, 5]
     events = [logged.event for logged in read_events(run_dir / "episodes" / "mudabench" / f"{ENGLISH}.jsonl")]
     [retrieval] = [event for event in events if isinstance(event, RetrievalEvent)]
-    assert retrieval.retriever == "openai" and retrieval.source.vector_store in search.stores
+    assert retrieval.retriever == "openai" and retrieval.source.vector_store in kept
     assert retrieval.source.usage_bytes and len(retrieval.chunks) == 5
     assert reader_prompts(served)[ENGLISH].count("<next_chunk>") == 4
     record = yaml.safe_load((run_dir / "run.yaml").read_text())
@@ -228,3 +246,30 @@ def test_rag_over_file_search_reads_the_stores_chunks(project, tmp_path, served,
     capsys.readouterr()
     assert main(["show", str(run_dir), ENGLISH]) == 0
     assert "retrieved 5 of 5 chunks by openai" in capsys.readouterr().out
+
+
+def test_a_sweep_deletes_its_file_search_stores_once_every_run_has_ended(
+    project, tmp_path, served, monkeypatch, capsys
+):
+    """Two runs of a sweep over one collection share its stores: none is deleted under the other's searches."""
+    search = FakeFileSearch()
+    monkeypatch.setenv("OPENAI_API_KEY", search.key)
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(yaml.safe_dump([{"model": "openai/reader", "label": name} for name in ("a", "b")]))
+    search.start()
+    try:
+        code = main(
+            [
+                *("--sweep", str(sweep), "--api-base", served.url, "--domain", "mudabench"),
+                *("--tasks-dir", str(project / "tasks"), "--collections-dir", str(project / "collections")),
+                *("--results-dir", str(tmp_path), "--run-id", "s", "--solver", "rag", "--task-id", ENGLISH),
+                *("--task-id", CHINESE, "--judge", "openai/judge", "--judge-api-base", served.url),
+                *("--solver-arg", "retriever=openai", "--solver-arg", f"api_base={search.url}"),
+            ]
+        )
+    finally:
+        search.stop()
+    rows = [row for name in ("a", "b") for row in read_jsonl(tmp_path / "s" / name / "results.jsonl")]
+    assert code == 0 and len(rows) == 4 and {row["verdict"] for row in rows} == {"correct"}
+    assert search.stores == {} and search.files == {}
+    assert capsys.readouterr().out.count("deleted File Search store") >= 2  # each collection's, however many made

@@ -17,6 +17,7 @@ from harness.records.events import ActionEvent, ModelCallEvent, ObservationEvent
 from harness.records.jsonl import read_jsonl
 from harness.records.reading import read_events
 from tests.helpers.openai_server import Step, reply
+from tests.run.test_mudabench_table2 import COMPLEX
 from tests.run.test_rag_baseline import ENGLISH, project  # noqa: F401 (the imported set, built once)
 
 PLAN = [{"subtask": "What were the total assets of {symbol} in {year} ({doctype})?", "restriction": {"year": ["2021"]}}]
@@ -149,3 +150,120 @@ def test_file_search_without_its_key_is_refused_before_the_run(project, tmp_path
     [line] = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and "retriever=openai needs OPENAI_API_KEY" in line and not (tmp_path / "w").exists(), line
     assert served.requests == []
+
+
+def test_the_fact_judge_reads_each_document_s_questions_and_answers(project, tmp_path, served):  # noqa: F811
+    """MuDABench's cell-wise process judge over the workflow (eq. 6-8): each fact row is judged on its document's
+    sub-questions and answers (`Q: ...` / `A: ...`, as the released evaluator reads its runner's log), not on
+    commands; the reader answers four of the five documents."""
+    play = stage_player(SORT)
+    asked: dict[str, str] = {}
+
+    def respond(request: dict) -> Step:
+        prompt = request["messages"][-1]["content"]
+        if request["model"] == "judge" and prompt.startswith("You check which facts"):
+            entity = re.search(r"\(entity (\S+), period", prompt).group(1)
+            asked[entity] = prompt
+            stated = f"A: {entity}'s total assets in 2021 were" in prompt
+            return reply(json.dumps({"supported": ["values.total_assets_usd"] if stated else []}))
+        if prompt.startswith("You answer a question about one document") and "Report 2021 of OPTT" in prompt:
+            return reply("The excerpts do not say.")
+        return play(request)
+
+    served.respond = respond
+    code, run_dir = run(project, tmp_path, served, "--solver-arg", "chunks=1")
+    [row] = read_jsonl(run_dir / "results.jsonl")
+    assert code == 0 and sorted(asked) == ["CMCO", "DY", "OPTT", "PLAY", "QMCO"]
+    # by hand: five rows of one cell each; four documents' answers state their value: 4 of 5 cells and rows, and
+    # the one column not covered in every row
+    assert row["facts_stated"] == {
+        "cells": 4,
+        "cells_total": 5,
+        "rows": 4,
+        "rows_total": 5,
+        "columns": 0,
+        "columns_total": 1,
+        "failed": 0,
+    }
+    record = asked["DY"].split("(between the two fence lines", 1)[1]
+    assert "Q: What were the total assets of DY in 2021 (US Stock Annual Report)?\nA: DY's total assets" in record
+    assert "PLAY's" not in record and "$ " not in record and "## final reply" not in record
+    assert (
+        "Q: What were the total assets of OPTT in 2021" in asked["OPTT"]
+        and "A: The excerpts do not say." in asked["OPTT"]
+    )
+    # Table 3 by hand: one kind of document (the index's doctype), 4 of its 5 cells stated; Figure 4 drawn, its
+    # fit left out with one set size
+    assert main(["report", str(run_dir)]) == 0
+    report = (run_dir / "report" / "report.md").read_text(encoding="utf-8")
+    table = report.split("(Table 3, %)")[1].split("\n\n")[2].splitlines()
+    assert [cell.strip() for cell in table[0].strip("|").split("|")] == [
+        "document kind",
+        "tokens / document",
+        "Workflow 1 chunk (openai/player) Simple",
+    ]
+    [line] = [[cell.strip() for cell in line.strip("|").split("|")] for line in table[2:]]
+    assert line[0] == "US Stock Annual Report" and int(line[1].replace(",", "")) > 0 and line[2] == "80.0"
+    assert "(not fitted: fewer than two set sizes, or every share 0 or 1)" in report
+    assert {path.name for path in (run_dir / "report").glob("mudabench_t*")} >= {
+        "mudabench_table3.tex",
+        "mudabench_tokens.png",
+        "mudabench_tokens.pdf",
+    }
+
+
+@pytest.mark.slow  # two episodes in the sandbox and a report: 20 s on a 2-core machine
+def test_each_stage_is_scored_from_the_trajectory_and_table4_reports_them(project, tmp_path, served):  # noqa: F811
+    """MuDABench's Table 4 from records, on a set where the stages differ: the simple question's reader misses
+    OPTT (its extraction wrong); the complex question's normalizer drops QMCO and its program fails (its
+    normalization and code wrong)."""
+    play = stage_player(SORT)
+    complex_plan = [{"subtask": "Total assets of {symbol} for {year}?", "restriction": {"year": ["2021"]}}]
+
+    def respond(request: dict) -> Step:
+        prompt = request["messages"][-1]["content"]
+        complex_task = "Report the top three companies by total assets" in prompt
+        if prompt.startswith("You split a question") and complex_task:
+            return reply(json.dumps(complex_plan))
+        if prompt.startswith("You answer a question about one document") and "assets of OPTT in 2021" in prompt:
+            return reply("The excerpts do not say.")  # the simple question's sub-question only
+        if prompt.startswith("You turn question-and-answer records") and complex_task:
+            found = re.findall(r"A: (\S+)'s total assets in (\d+) were (\d+(?:\.\d+)?)", prompt)
+            rows = [{"symbol": s, "year": int(y), "total_assets_usd": float(v)} for s, y, v in found if s != "QMCO"]
+            return reply(f"<json>{json.dumps(rows)}</json><des>symbol; year; total_assets_usd (USD)</des>")
+        if prompt.startswith("You answer a task by writing Python") and complex_task:
+            return reply("<execute>\n```python\nimport sys\nsys.exit(3)\n```\n</execute>")
+        return play(request)
+
+    served.respond = respond
+    code, run_dir = run(project, tmp_path, served, "--solver-arg", "chunks=1", "--task-id", COMPLEX)
+    rows = {row["task_id"]: row for row in read_jsonl(run_dir / "results.jsonl")}
+    assert code == 0
+    assert rows[ENGLISH]["workflow_stages"] == {
+        "planning": True,
+        "extraction": False,
+        "normalization": True,
+        "code": True,
+    }
+    assert rows[COMPLEX]["workflow_stages"] == {
+        "planning": True,
+        "extraction": True,
+        "normalization": False,
+        "code": False,
+    }
+    assert main(["report", str(run_dir)]) == 0
+    report = (run_dir / "report" / "report.md").read_text(encoding="utf-8")
+    table = report.split("### The workflow's stages (Table 4, %)")[1].split("\n\n")[2].splitlines()
+    # by hand: Simple, Complex, all (one episode each); given earlier: over the episodes whose earlier stages
+    # were all correct (normalization: only the complex one; code: none)
+    assert [[cell.strip() for cell in line.strip("|").split("|")][1:] for line in table[2:]] == [
+        ["independent", "planning", "100.0", "100.0", "100.0"],
+        ["independent", "extraction", "0.0", "100.0", "50.0"],
+        ["independent", "normalization", "100.0", "0.0", "50.0"],
+        ["independent", "code", "100.0", "0.0", "50.0"],
+        ["given earlier", "planning", "100.0", "100.0", "100.0"],
+        ["given earlier", "extraction", "0.0", "100.0", "50.0"],
+        ["given earlier", "normalization", "–", "0.0", "0.0"],
+        ["given earlier", "code", "–", "–", "–"],
+    ]
+    assert (run_dir / "report" / "mudabench_table4.tex").is_file()

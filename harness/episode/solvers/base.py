@@ -9,7 +9,7 @@ other is named by its import path, `package.module:Class` (`--solver`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -107,6 +107,11 @@ class Solver(ABC):
     def without_sandbox(self) -> str:
         """What the run records as its sandbox when the solver needs none."""
         return f"the solver {self.name} starts no sandbox"
+
+    def finish(self, collections: Iterable[Path]) -> list[str]:
+        """At the run's end (not after an interruption): release what the solver made for the run's COLLECTIONS; a
+        line for each thing released. Nothing by default."""
+        return []
 
     @abstractmethod
     def solve(self, episode: EpisodeInputs) -> Outcome:

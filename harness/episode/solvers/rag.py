@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -96,6 +96,9 @@ class RagBaseline(Solver):
 
     def without_sandbox(self) -> str:
         return f"--solver rag: {self.multiple:g} chunks a document, retrieved by {self.retriever.name}; no sandbox"
+
+    def finish(self, collections: Iterable[Path]) -> list[str]:
+        return self.retriever.release(collections)
 
     def solve(self, episode: EpisodeInputs) -> Outcome:
         """The episode: the search logged, the request checked, one call, the reply as the outcome."""

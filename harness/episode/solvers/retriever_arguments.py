@@ -18,6 +18,7 @@ RETRIEVER_ARGUMENTS: Mapping[str, str] = {
     "chunk_tokens": "tokens a chunk holds (default 800, OpenAI's)",
     "chunk_overlap": "tokens a chunk shares with the next (default 400, OpenAI's)",
     "api_base": "File Search's API base (default OpenAI's)",
+    "keep_store": "true: keep File Search's vector stores for the next run (default: deleted at the run's end)",
 }
 
 
@@ -30,7 +31,12 @@ def retriever_of(args: Mapping[str, str]) -> Retriever:
     kind = args.get("retriever", "local")
     if kind not in RETRIEVERS:
         raise SolverArgumentError(f"retriever={kind!r}: one of {', '.join(RETRIEVERS)}")
-    return make_retriever(kind, chunking, args.get("api_base"))
+    keep = args.get("keep_store", "false")
+    if keep not in ("true", "false"):
+        raise SolverArgumentError(f"keep_store={keep!r}: true or false")
+    retriever = make_retriever(kind, chunking, args.get("api_base"))
+    retriever.keep_after_run = keep == "true"
+    return retriever
 
 
 def check_retriever(retriever: Retriever, solver: str) -> None:

@@ -25,7 +25,7 @@ import base64
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -40,7 +40,6 @@ from harness.episode.solvers.workflow_steps import (
     METADATA_FIELDS,
     code_of,
     fill,
-    index_rows,
     json_list,
     read_plan,
     satisfies,
@@ -50,7 +49,7 @@ from harness.grading.answer import has_closed_answer
 from harness.inputs.limits import RequestLimits
 from harness.inputs.profiles import PROFILES_DIR
 from harness.inputs.retrieval.base import Retriever
-from harness.inputs.retrieval.chunks import index_page
+from harness.inputs.retrieval.chunks import index_page, index_rows
 from harness.inputs.tasks import Task, collection_of
 from harness.records.compact import compact_messages
 from harness.records.events import ActionEvent, RetrievalEvent, RetrievalSource, RetrievedChunk
@@ -103,6 +102,9 @@ class Workflow(Solver):
             "prompts_digest": "sha256:" + hashlib.sha256(digest.encode()).hexdigest()[:16],
         }
 
+    def finish(self, collections: Iterable[Path]) -> list[str]:
+        return self.retriever.release(collections)
+
     def solve(self, episode: EpisodeInputs) -> Outcome:
         try:
             return self._solve(episode)
@@ -143,7 +145,9 @@ class Workflow(Solver):
         for name, value in values.items():
             prompt = prompt.replace(f"<<{name}>>", value)
         messages: list[Message] = [{"role": "user", "content": prompt}]
-        reply = query_model(episode.model, messages, episode.budget, episode.log, compact_messages(messages, None))
+        reply = query_model(
+            episode.model, messages, episode.budget, episode.log, compact_messages(messages, None), stage=stage
+        )
         return reply.text
 
     def _document_answer(self, episode: EpisodeInputs, collection: Path, file: str, question: str) -> str:

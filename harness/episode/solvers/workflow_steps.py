@@ -18,17 +18,6 @@ _FIELD = re.compile(r"\{(\w+)\}")
 _FENCE = re.compile(r"```(?:\w+)?\s*(.*?)```", re.DOTALL)
 
 
-def index_rows(index: str) -> list[dict[str, str]]:
-    """The documents an index page lists (`| file | symbol | year | doctype |`), each as its fields."""
-    rows = [line.strip().strip("|").split("|") for line in index.splitlines() if line.strip().startswith("|")]
-    if len(rows) < 2:
-        return []
-    names = [name.strip() for name in rows[0]]
-    return [
-        dict(zip(names, (cell.strip() for cell in row), strict=False)) for row in rows[2:] if len(row) == len(names)
-    ]
-
-
 def read_plan(reply: str, question: str) -> list[dict[str, Any]]:
     """The planner's templates with their restrictions; the fallback template when none can be read."""
     found = json_list(reply)

@@ -170,7 +170,7 @@ def _solvers(path: Path, raw: Any, line: int, named: list[Path]) -> dict[str, di
     for solver, args in raw.items():
         resolved = {}
         for key, value in (args or {}).items():
-            text = str(value)
+            text = str(value).lower() if isinstance(value, bool) else str(value)  # YAML's false: `false`
             candidate = path.parent / text
             if candidate.is_file():  # an argument naming a file beside the profile: resolved, and in the digest
                 text = str(_named_file(path, Path(text), f"{path}:{line}: field 'solvers.{solver}.{key}'", named))

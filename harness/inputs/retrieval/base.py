@@ -5,6 +5,7 @@ documents; `settings()` is what run.yaml records of it. The back ends by name: `
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -39,6 +40,13 @@ class Retriever(ABC):
 
     def __init__(self, chunking: ChunkSettings) -> None:
         self.chunking = chunking
+        self.keep_after_run = False
+        """Keep what the back end made for the run's collections (File Search's stores) once it ends."""
+
+    def release(self, collections: Iterable[Path]) -> list[str]:
+        """At the run's end: remove what the back end made for COLLECTIONS, unless `keep_after_run`; a line per
+        thing removed, with its cost. Nothing to remove by default."""
+        return []
 
     @abstractmethod
     def settings(self) -> dict[str, Any]:

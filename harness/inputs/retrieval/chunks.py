@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.inputs.collections.tokens import encoding
+from harness.inputs.collections.tokens import encoding, tokenizer
 
 INDEX_PAGES = ("index.md", "documents_index.md")
 """The collection's index (which file is which company, year and report), as written by hand or as `tasks import`
@@ -100,3 +100,28 @@ def collection_documents(folder: Path) -> list[Path]:
 def index_page(folder: Path) -> Path | None:
     """The collection's index page, if it has one."""
     return next((folder / name for name in INDEX_PAGES if (folder / name).is_file()), None)
+
+
+def index_rows(index: str) -> list[dict[str, str]]:
+    """The documents an index page lists (`| file | symbol | year | doctype |`), each as its fields."""
+    rows = [line.strip().strip("|").split("|") for line in index.splitlines() if line.strip().startswith("|")]
+    if len(rows) < 2:
+        return []
+    names = [name.strip() for name in rows[0]]
+    return [
+        dict(zip(names, (cell.strip() for cell in row), strict=False)) for row in rows[2:] if len(row) == len(names)
+    ]
+
+
+def document_kinds_and_tokens(folder: Path) -> dict[str, tuple[str, int]]:
+    """FOLDER's documents by file: their kind (the index page's `doctype`, else `unknown`) and their tokens (as
+    the chunking counts them)."""
+    index = index_page(folder)
+    listed = index_rows(index.read_text(encoding="utf-8")) if index is not None else []
+    kinds = {row["file"]: row.get("doctype") or "unknown" for row in listed if "file" in row}
+    count = tokenizer()[1]
+    found = {}
+    for path in collection_documents(folder):
+        name = path.relative_to(folder).as_posix()
+        found[name] = (kinds.get(name, "unknown"), count(path.read_text(encoding="utf-8", errors="replace")))
+    return found
