@@ -24,6 +24,7 @@ from harness.analysis.end_table import print_end_table
 from harness.analysis.summary import summarize, summary_to_dict
 from harness.core.errors import InputError
 from harness.core.extras import missing_modules
+from harness.core.safe_text import for_terminal
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
 from harness.inputs.config import RunConfig, config_to_dict
@@ -138,7 +139,7 @@ def release_solver(plan: RunPlan, console: Console) -> None:
         console.print(warning, markup=False, highlight=False, soft_wrap=True)
         return
     for store in used:
-        console.print(store.said(), markup=False, highlight=False, soft_wrap=True)
+        console.print(for_terminal(store.said()), markup=False, highlight=False, soft_wrap=True)  # the provider's ids
     if not used:
         return
     try:

@@ -175,7 +175,7 @@ class OpenAIFileSearch(Retriever):
                 StoreUse.priced(
                     store.id,
                     collection.name,
-                    store.usage_bytes or 0,
+                    max(0, store.usage_bytes or 0),
                     max(0.0, time.time() - store.created_at),
                     STORAGE_USD_PER_GB_DAY,
                     kept=self.keep_after_run,
