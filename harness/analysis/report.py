@@ -36,6 +36,7 @@ from harness.analysis.runs import (
     turn_limits,
 )
 from harness.analysis.stats import mcnemar_exact
+from harness.analysis.store_costs import store_cost_section
 from harness.analysis.summary import ALL, Cell
 from harness.analysis.type_metrics import type_metrics
 from harness.analysis.type_scores import overall_section
@@ -107,6 +108,7 @@ def write_report(
     said = [*(f"left out: {line}" for line in left_out), *merges, *(ungraded_line(*u) for u in ungraded.items())]
     shown = shown_sections(paths)
     markdown = _markdown(table, models, domains, rows, note, said, "types" in shown)
+    markdown += store_cost_section(paths, names)
     clustered = estimates(rows, models)
     if "statistics" in shown:
         markdown += statistics_section(rows, models, clustered, out)

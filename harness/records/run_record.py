@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from harness.core.retrieval_stores import StoreUse
 from harness.records.events import SandboxFacts
 from harness.records.run_settings import ModelSettings, Prices, RunProtocol, RunSettings
 
@@ -169,6 +170,9 @@ class RunRecord:
     imports, which report under their model."""
     profile: ProfileRecord | None = None
     """The benchmark profile the run followed; None in runs from before profiles, and imports."""
+    retrieval_stores: tuple[StoreUse, ...] = ()
+    """What the retrieval back end held for the run at each of its ends (File Search's stores, deleted or kept) and
+    its estimated cost; none for the local back end."""
 
     def to_dict(self) -> dict[str, Any]:
         """The record in the file's order (that of every run.yaml written so far)."""
@@ -202,6 +206,8 @@ class RunRecord:
                 "tasks": self.tasks,
                 "leakage_warning": self.leakage_warning,
             }
+            if self.retrieval_stores:
+                record["retrieval_stores"] = [store.to_dict() for store in self.retrieval_stores]
         if self.resumed:
             record["resumed"] = [resume.to_dict() for resume in self.resumed]
         return record
@@ -229,6 +235,7 @@ class RunRecord:
             label=None if data.get("label") is None else str(data["label"]),
             prices=None if data.get("prices") is None else _section(Prices, data["prices"], "prices"),
             profile=None if data.get("profile") is None else ProfileRecord.from_dict(data["profile"]),
+            retrieval_stores=tuple(StoreUse.from_dict(store) for store in data.get("retrieval_stores") or []),
         )
 
     @property

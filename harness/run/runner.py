@@ -24,6 +24,7 @@ from harness.analysis.end_table import print_end_table
 from harness.analysis.summary import summarize, summary_to_dict
 from harness.core.errors import InputError
 from harness.core.extras import missing_modules
+from harness.core.safe_text import for_terminal
 from harness.episode import EpisodeContext
 from harness.episode.settings import EpisodeSettings
 from harness.inputs.config import RunConfig, config_to_dict
@@ -113,10 +114,10 @@ def _execute(
     writer = ResultsWriter(plan.folder.results_path)
     try:
         state, results, interrupted = _run_batch(plan, context, limits, writer, console, share)
-        if not interrupted and share is None:  # a sweep's runs may share them: released when all have ended
-            release_solver(plan, console)
         if plan.leaks is not None and not interrupted:
             leaks_recorded.wait()  # a finished run's record and console have the check before its end table
+        if not interrupted and share is None:  # a sweep's runs may share them: released when all have ended
+            release_solver(plan, console)
     finally:
         if leftovers is not None:
             leftovers.sweep(console)
@@ -129,14 +130,23 @@ def _execute(
 
 
 def release_solver(plan: RunPlan, console: Console) -> None:
-    """What the solver made for the run's collections released at its end (File Search's stores), each said; a
-    failure to release is said, not the run's."""
+    """What the solver made for the run's collections released at its end (File Search's stores), each said and
+    added to run.yaml's `retrieval_stores` with its cost; a failure to release is said, not the run's."""
     try:
-        lines = plan.solver.finish(plan.collections.values())
+        used = plan.solver.finish(plan.collections.values())
     except RetrievalFailed as error:
-        lines = [f"warning: the run's File Search stores were not all deleted: {error}"]
-    for line in lines:
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        warning = f"warning: the run's File Search stores were not all deleted: {error}"
+        console.print(warning, markup=False, highlight=False, soft_wrap=True)
+        return
+    for store in used:
+        console.print(for_terminal(store.said()), markup=False, highlight=False, soft_wrap=True)  # the provider's ids
+    if not used:
+        return
+    try:
+        record = plan.folder.read_record()
+        plan.folder.write_record(dataclasses.replace(record, retrieval_stores=(*record.retrieval_stores, *used)))
+    except (OSError, InputError) as error:
+        console.print(f"warning: the stores' cost is not in run.yaml: {error}", markup=False, highlight=False)
 
 
 def _announce_resume(plan: RunPlan, console: Console) -> None:

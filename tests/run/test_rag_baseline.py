@@ -208,7 +208,7 @@ def test_a_judge_that_never_reads_counts_as_mudabench_counts_it(project, tmp_pat
 
 def test_rag_over_file_search_reads_the_stores_chunks(project, tmp_path, served, monkeypatch, capsys):
     """The run's stores are kept with keep_store=true, and deleted with their files at the run's end by default,
-    each said with the storage it held."""
+    each said with the storage it held, recorded in run.yaml with its estimated cost and shown by the report."""
     search = FakeFileSearch()
     monkeypatch.setenv("OPENAI_API_KEY", search.key)  # the loopback reader and judges take any key
     search.start()
@@ -217,9 +217,13 @@ def test_rag_over_file_search_reads_the_stores_chunks(project, tmp_path, served,
         code, run_dir = run(
             project, tmp_path, served, *extra, "--solver-arg", "chunks=1", "--solver-arg", "keep_store=true"
         )
-        kept = dict(search.stores)
-        assert len(kept) == 2 and search.files and "deleted File Search store" not in capsys.readouterr().out
-        again, _ = run(project, tmp_path / "again", served, *extra, "--solver-arg", "chunks=1")
+        kept = {store_id: dict(store) for store_id, store in search.stores.items()}
+        said = capsys.readouterr().out
+        assert len(kept) == 2 and search.files and "deleted File Search store" not in said
+        assert all(f"kept File Search store {store_id} of " in said for store_id in kept)
+        for store in search.stores.values():
+            store["created_at"] -= 86_400  # made a day ago: its storage cost is not nothing
+        again, again_dir = run(project, tmp_path / "again", served, *extra, "--solver-arg", "chunks=1")
         said = capsys.readouterr().out
     finally:
         search.stop()
@@ -232,6 +236,21 @@ def test_rag_over_file_search_reads_the_stores_chunks(project, tmp_path, served,
     assert deleted == set(kept)
     for store_id, store in kept.items():
         assert re.search(rf"deleted File Search store {store_id} of \S+ \({store['usage_bytes']} bytes for ", said)
+    first = {use["store_id"]: use for use in yaml.safe_load((run_dir / "run.yaml").read_text())["retrieval_stores"]}
+    assert set(first) == set(kept) and all(use["kept"] for use in first.values())
+    recorded = yaml.safe_load((again_dir / "run.yaml").read_text())["retrieval_stores"]
+    assert {use["store_id"] for use in recorded} == set(kept)
+    for use in recorded:
+        size = kept[use["store_id"]]["usage_bytes"]
+        assert use["bytes"] == size > 0 and not use["kept"] and 86_400 <= use["held_s"] < 86_400 + 600
+        # by hand: its bytes in GB, at $0.10 a GB-day, for the days it was held
+        assert use["estimated_usd"] == pytest.approx(size / 1e9 * 0.10 * use["held_s"] / 86_400)
+    assert main(["report", str(again_dir)]) == 0
+    section = (again_dir / "report" / "report.md").read_text(encoding="utf-8").split("## Retrieval storage")[1]
+    for use in recorded:
+        hours, cost = f"{use['held_s'] / 3600:.2f}", f"{use['estimated_usd']:.3g}"
+        assert f"| {use['store_id']} | {use['collection']} | {use['bytes']} | {hours} | {cost} | deleted |" in section
+    assert f"| all | | | | | {sum(use['estimated_usd'] for use in recorded):.3g} | |" in section
     rows = {row["task_id"]: row for row in read_jsonl(run_dir / "results.jsonl")}
     assert code == 0 and {row["verdict"] for row in rows.values()} == {"correct"}
     searches = [body for method, path, body in search.requests if path.endswith("/search")]

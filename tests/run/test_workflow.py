@@ -5,8 +5,13 @@ sandbox on the whole normalized list, where it cannot reach the host's network o
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import re
+import socket
+import struct
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,19 +32,32 @@ SORT = (
     "rows.sort(key=lambda row: -row['total_assets_usd'])\n"
     "print('TOP3:', ', '.join(row['symbol'] for row in rows[:3]))\n"
 )
-ESCAPE = (
-    "import json, urllib.request\n"
-    "try:\n"
-    "    urllib.request.urlopen(urllib.request.Request('{url}/chat/completions', data=json.dumps("
-    "{{'model': 'exfiltrated'}}).encode(), headers={{'Content-Type': 'application/json'}}), timeout=5)\n"
-    "    print('NETWORK reached')\n"
-    "except Exception as error:\n"
-    "    print('NETWORK refused:', type(error).__name__)\n"
-    "try:\n"
-    "    print('HOST', open('{secret}').read())\n"
-    "except Exception as error:\n"
-    "    print('HOST refused:', type(error).__name__)\n"
-)
+ESCAPE = """\
+import os, socket
+for host in {hosts!r}:
+    try:
+        socket.create_connection((host, {port}), timeout=3).close()
+        print('NETWORK reached', host)
+    except OSError as error:
+        print('NETWORK refused', host, error)
+for path in {reads!r}:
+    try:
+        print('READ', path, open(path).read())
+    except OSError as error:
+        print('READ refused', path, type(error).__name__)
+found = [os.path.join(top, name) for top, _, names in os.walk('/workspace/documents') for name in names]
+print('FILES', len(found))
+for path in [*found, '/workspace/documents/planted.txt', {host_document!r}]:
+    try:
+        with open(path, 'a') as handle:
+            handle.write('tampered')
+        print('WRITE done', path)
+    except OSError as error:
+        print('WRITE refused', path, type(error).__name__)
+"""
+"""The generated program of the containment test: a TCP connect to each of the host's addresses at the test's
+listening port, the host's task file and /etc/shadow read, the collection written (in the sandbox and at its host
+path)."""
 
 
 def stage_player(code: str):
@@ -109,19 +127,75 @@ def test_the_workflow_plans_asks_each_document_normalizes_and_aggregates_in_the_
     assert record["protocol"]["workflow"]["retriever"]["backend"] == "local"
 
 
-@pytest.mark.parametrize("backend", ["local", "docker"])
-def test_generated_code_cannot_reach_the_host_network_or_files(project, tmp_path, served, request, backend):  # noqa: F811
-    if backend == "docker":
+ENGLISH_SET = "mudabench-2021-5docs-7831cc8a"
+"""The collection of ENGLISH's five reports."""
+
+
+@pytest.fixture(params=["local", "docker", "e2b-emulator"])
+def backend(request: pytest.FixtureRequest, project: Path, monkeypatch: pytest.MonkeyPatch) -> str:  # noqa: F811
+    """The `--sandbox` of a workflow run on each real backend (E2B: our code on the emulator, its template built
+    over the imported collections)."""
+    if request.param == "docker":
         request.getfixturevalue("docker_image")
-    secret = tmp_path / "host-secret.txt"
-    secret.write_text("the host's secret")
-    served.respond = stage_player(ESCAPE.format(url=served.url, secret=secret))
-    code, run_dir = run(project, tmp_path, served, "--sandbox", backend)
+        return "docker"
+    if request.param == "e2b-emulator":
+        monkeypatch.setitem(sys.modules, "e2b", request.getfixturevalue("e2b_emulator"))
+        monkeypatch.setenv("E2B_API_KEY", "emulator-key")
+        collections = str(project / "collections")
+        built = ["sandbox", "build", "e2b", "--domain", ENGLISH_SET, "--collections-dir", collections]
+        assert main(built) == 0  # a template per collection, named as the collection
+        return "e2b"
+    return "local"
+
+
+def host_addresses() -> list[str]:
+    """The host's IPv4 addresses, one per interface that has one (SIOCGIFADDR)."""
+    found = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        for _, name in socket.if_nameindex():
+            with contextlib.suppress(OSError):
+                asked = fcntl.ioctl(probe.fileno(), 0x8915, struct.pack("256s", name[:15].encode()))
+                found.append(socket.inet_ntoa(asked[20:24]))
+    return found
+
+
+def folder_state(folder: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def test_generated_code_cannot_reach_the_host_network_or_files(project, tmp_path, served, backend):  # noqa: F811
+    """The program the coder writes connects to the test's listener at every host address, reads the task's gold
+    and /etc/shadow from the host, and writes the collection: each refused, on each backend; the episode ends as the
+    agent's (answered, its answer wrong), and the run exits 0."""
+    [task_file] = [path for path in (project / "tasks").rglob("*") if path.is_file() and ENGLISH in path.read_text()]
+    collection = project / "collections" / ENGLISH_SET
+    document = next(collection.glob("*.md"))
+    before = folder_state(collection)
+    listener = socket.create_server(("0.0.0.0", 0))
+    listener.setblocking(False)
+    with listener:
+        program = ESCAPE.format(
+            hosts=host_addresses(),
+            port=listener.getsockname()[1],
+            reads=[str(task_file), "/etc/shadow"],
+            host_document=str(document),
+        )
+        served.respond = stage_player(program)
+        code, run_dir = run(project, tmp_path, served, "--sandbox", backend)
+        with pytest.raises(BlockingIOError):  # no connection waits to be accepted
+            listener.accept()
+    [row] = read_jsonl(run_dir / "results.jsonl")
+    assert code == 0 and row["status"] == "answered" and row["verdict"] == "wrong_value", row
     events = [logged.event for logged in read_events(run_dir / "episodes" / "mudabench" / f"{ENGLISH}.jsonl")]
     [observed] = [event for event in events if isinstance(event, ObservationEvent)]
-    assert code == 0 and "NETWORK refused" in observed.stdout and "HOST refused" in observed.stdout
-    assert "the host's secret" not in observed.stdout
-    assert all(body.get("model") != "exfiltrated" for body in served.requests)
+    [files] = [line for line in observed.stdout.splitlines() if line.startswith("FILES ")]
+    said = [line for line in observed.stdout.splitlines() if line != files]
+    documents = int(files.removeprefix("FILES "))
+    assert documents == len(before) and len(said) == len(host_addresses()) + 2 + documents + 2, observed.stdout
+    assert all(" refused " in line for line in said), observed.stdout
+    assert task_file.read_text(encoding="utf-8")[:40] not in observed.stdout
+    assert folder_state(collection) == before
+    assert {body["model"] for body in served.requests} == {"player", "judge"}  # only the run's own calls
 
 
 def test_a_bad_workflow_argument_is_one_line_and_writes_nothing(project, tmp_path, served, capsys):  # noqa: F811

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.core.episode_key import EpisodeKey
+from harness.core.retrieval_stores import StoreUse
 from harness.core.status import Outcome
 from harness.episode.budget import Budget
 from harness.episode.solvers.agent_loop import LoopSettings
@@ -108,9 +109,9 @@ class Solver(ABC):
         """What the run records as its sandbox when the solver needs none."""
         return f"the solver {self.name} starts no sandbox"
 
-    def finish(self, collections: Iterable[Path]) -> list[str]:
-        """At the run's end (not after an interruption): release what the solver made for the run's COLLECTIONS; a
-        line for each thing released. Nothing by default."""
+    def finish(self, collections: Iterable[Path]) -> list[StoreUse]:
+        """At the run's end (not after an interruption): release what the solver made for the run's COLLECTIONS;
+        what each thing held and cost, released or kept (run.yaml's `retrieval_stores`). Nothing by default."""
         return []
 
     @abstractmethod

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from harness.core.errors import InputError, read_text_input
 from harness.core.messages import Message
+from harness.core.retrieval_stores import StoreUse
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.query import query_model
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
@@ -97,7 +98,7 @@ class RagBaseline(Solver):
     def without_sandbox(self) -> str:
         return f"--solver rag: {self.multiple:g} chunks a document, retrieved by {self.retriever.name}; no sandbox"
 
-    def finish(self, collections: Iterable[Path]) -> list[str]:
+    def finish(self, collections: Iterable[Path]) -> list[StoreUse]:
         return self.retriever.release(collections)
 
     def solve(self, episode: EpisodeInputs) -> Outcome:

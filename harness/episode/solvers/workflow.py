@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 
 from harness.core.errors import InputError, read_text_input
 from harness.core.messages import Message
+from harness.core.retrieval_stores import StoreUse
 from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.episode.query import query_model
 from harness.episode.solvers.agent_loop import observation_event
@@ -102,7 +103,7 @@ class Workflow(Solver):
             "prompts_digest": "sha256:" + hashlib.sha256(digest.encode()).hexdigest()[:16],
         }
 
-    def finish(self, collections: Iterable[Path]) -> list[str]:
+    def finish(self, collections: Iterable[Path]) -> list[StoreUse]:
         return self.retriever.release(collections)
 
     def solve(self, episode: EpisodeInputs) -> Outcome:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from harness.core.retrieval_stores import StoreUse
 from harness.core.status import EpisodeFailure, Status
 from harness.inputs.retrieval.chunks import Chunk, ChunkSettings
 
@@ -43,9 +44,9 @@ class Retriever(ABC):
         self.keep_after_run = False
         """Keep what the back end made for the run's collections (File Search's stores) once it ends."""
 
-    def release(self, collections: Iterable[Path]) -> list[str]:
-        """At the run's end: remove what the back end made for COLLECTIONS, unless `keep_after_run`; a line per
-        thing removed, with its cost. Nothing to remove by default."""
+    def release(self, collections: Iterable[Path]) -> list[StoreUse]:
+        """At the run's end: remove what the back end made for COLLECTIONS, unless `keep_after_run`; what each
+        thing held and cost, removed or kept. Nothing by default."""
         return []
 
     @abstractmethod

@@ -7,10 +7,10 @@ with the run's static chunking and each document uploaded (`files.create`, purpo
 search with its reason. A search is `vector_stores.search` with the question (`rewrite_query`, as the
 `file_search` tool rewrites its queries), at most 50 results (OpenAI's bound), one document's alone by an
 attribute filter (each file is attached with its collection path as `file`). At the run's end its stores
-are deleted with their files, each with the storage it held and its estimated cost said (`release`; storage is
-billed per GB a day: each search records the store's `usage_bytes`), unless `keep_store=true` keeps them for the
-next run; `delete` removes a collection's store and its files (`python -m harness collection delete-store NAME`).
-The key is OPENAI_API_KEY's.
+are deleted with their files, or kept for the next run with `keep_store=true`, each with the storage it held and its
+estimated cost said and recorded in run.yaml (`release`; storage is billed per GB a day: each search records the
+store's `usage_bytes`); `delete` removes a collection's store and its files (`python -m harness collection
+delete-store NAME`). The key is OPENAI_API_KEY's.
 
 Documented at https://platform.openai.com/docs/api-reference/vector-stores (and /vector-stores-files,
 /vector-stores/search, /files) and https://platform.openai.com/docs/guides/retrieval.
@@ -26,6 +26,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.core.retrieval_stores import StoreUse
 from harness.inputs.retrieval.base import Retrieval, RetrievalFailed, Retriever
 from harness.inputs.retrieval.chunks import Chunk, ChunkSettings, collection_documents
 
@@ -162,25 +163,28 @@ class OpenAIFileSearch(Retriever):
         self._stores = {digest: kept for digest, kept in self._stores.items() if kept.id not in gone}
         return bool(stores)
 
-    def release(self, collections: Iterable[Path]) -> list[str]:
-        """Each collection's stores deleted with their files (unless kept), a line each with the storage it held
-        and its estimated cost: usage_bytes for the hours since its creation at OpenAI's list price."""
-        if self.keep_after_run:
-            return []
-        lines = []
+    def release(self, collections: Iterable[Path]) -> list[StoreUse]:
+        """Each collection's stores deleted with their files (kept with `keep_after_run`), each with the storage it
+        held and its estimated cost: usage_bytes for the time since its creation at OpenAI's list price."""
+        used = []
         for collection in collections:
             stores = self._stores_of(collection_digest(collection)) if collection_documents(collection) else []
             if not stores:
                 continue
-            held = [(store.id, store.usage_bytes or 0, max(0.0, time.time() - store.created_at)) for store in stores]
-            self.delete(collection)
-            for store_id, size, seconds in held:
-                cost = size / 1e9 * STORAGE_USD_PER_GB_DAY * seconds / 86_400
-                lines.append(
-                    f"deleted File Search store {store_id} of {collection.name} ({size} bytes for {seconds / 3600:.1f} "
-                    f"h: ~${cost:.6f} at ${STORAGE_USD_PER_GB_DAY} a GB-day; --solver-arg keep_store=true keeps it)"
+            used += [
+                StoreUse.priced(
+                    store.id,
+                    collection.name,
+                    max(0, store.usage_bytes or 0),
+                    max(0.0, time.time() - store.created_at),
+                    STORAGE_USD_PER_GB_DAY,
+                    kept=self.keep_after_run,
                 )
-        return lines
+                for store in stores
+            ]
+            if not self.keep_after_run:
+                self.delete(collection)
+        return used
 
 
 def _reason(error: Exception) -> str:
