@@ -12,11 +12,14 @@ import pytest
 
 from harness.cli.main import main
 from harness.inputs.collections.tokens import encoding
+from harness.inputs.retrieval import embeddings as embeddings_module
 from harness.inputs.retrieval.backends import make_retriever
 from harness.inputs.retrieval.base import RetrievalFailed
-from harness.inputs.retrieval.bm25 import KEPT_SETS, terms
+from harness.inputs.retrieval.bm25 import terms
 from harness.inputs.retrieval.chunks import ChunkSettings, chunk_text
+from harness.inputs.retrieval.collection_indexes import KEPT_SETS
 from harness.inputs.retrieval.file_search import OpenAIFileSearch
+from tests.helpers.openai_embeddings import FakeEmbeddings
 from tests.helpers.openai_file_search import FakeFileSearch
 
 SMALL = ChunkSettings(max_tokens=100, overlap_tokens=50)
@@ -172,3 +175,53 @@ def test_another_chunking_gets_a_store_of_its_own(collection: Path, fake: FakeFi
     make_retriever("openai", ChunkSettings(), fake.url).search(collection, "DY", 1)
     assert sorted(store["metadata"]["harness_chunking"] for store in fake.stores.values()) == ["100/50", "800/400"]
     assert OpenAIFileSearch(SMALL, fake.url).delete(collection) is True and fake.stores == {}
+
+
+@pytest.fixture
+def embeddings() -> Iterator[FakeEmbeddings]:
+    fake = FakeEmbeddings()
+    fake.start()
+    yield fake
+    fake.stop()
+
+
+def test_the_embeddings_back_end_ranks_by_an_openai_compatible_endpoint(collection: Path, embeddings, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # a server of the user's own takes none
+    monkeypatch.setattr(embeddings_module, "BATCH", 4)
+    retriever = make_retriever("embeddings", SMALL, embeddings.url, "bow-64")
+    english = retriever.search(collection, "DY total assets", 3)
+    assert english.chunks[0].file == "dy-2021.md" and "1,944,165,000" in english.chunks[0].text
+    assert english.chunks[0].score > english.chunks[-1].score and english.chunks[0].score <= 1.0 + 1e-9
+    only = retriever.search(collection, "DY total assets", 5, file="play-2021.md")
+    assert only.chunks and {chunk.file for chunk in only.chunks} == {"play-2021.md"}
+    chunk_requests, queries = embeddings.requests[:-2], embeddings.requests[-2:]
+    # the collection embedded once, BATCH (4 here) chunks a request at most, as floats; then one request a question
+    assert sum(len(request["input"]) for request in chunk_requests) == english.source["chunks"]
+    assert all(len(request["input"]) <= 4 for request in chunk_requests) and len(chunk_requests) >= 2
+    assert [request["input"] for request in queries] == [["DY total assets"]] * 2
+    assert {(request["model"], request["encoding_format"]) for request in embeddings.requests} == {("bow-64", "float")}
+    assert retriever.settings()["ranking"].startswith("cosine of bow-64 embeddings")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        (500, {"error": {"message": "overloaded", "type": "server_error"}}),
+        (200, {"object": "list", "data": [], "model": "m"}),  # no vector for the input
+        (200, {"object": "list", "data": [{"index": 0, "embedding": ["x"]}]}),
+        (200, {"object": "list", "data": [{"index": 0, "embedding": [0.0, 0.0]}]}),
+        (200, {"object": "list", "data": [{"embedding": [1.0]}]}),
+        (200, ["not", "an", "object"]),
+    ],
+)
+def test_an_embeddings_reply_that_cannot_be_used_is_the_services_failure(collection: Path, embeddings, answer):
+    embeddings.reply = lambda body: answer
+    retriever = make_retriever("embeddings", SMALL, embeddings.url, "bow-64")
+    with pytest.raises(RetrievalFailed, match=r"^embeddings \(bow-64\): "):
+        retriever.search(collection, "DY", 1)
+
+
+def test_a_rag_run_with_embeddings_and_no_model_is_one_line_exit_2(mini):
+    outcome = mini.run("--model", "oracle", "--solver", "rag", "--solver-arg", "retriever=embeddings")
+    assert outcome.exit_code == 2 and "embedding_model=NAME" in outcome.output, outcome.output
+    assert len(outcome.output.strip().splitlines()) == 1 and not outcome.run_dir.exists()

@@ -12,12 +12,15 @@ from harness.episode.solvers.base import SolverArgumentError
 from harness.inputs.retrieval.backends import make_retriever
 from harness.inputs.retrieval.base import RETRIEVERS, Retriever
 from harness.inputs.retrieval.chunks import chunk_settings
+from harness.inputs.retrieval.embeddings import KEY_VARIABLES
 
 RETRIEVER_ARGUMENTS: Mapping[str, str] = {
-    "retriever": "local (BM25, no key; the default) or openai (File Search, OPENAI_API_KEY)",
+    "retriever": "local (BM25, no key; the default), openai (File Search, OPENAI_API_KEY) or embeddings (cosine of"
+    " an OpenAI-compatible endpoint's embeddings: embedding_model, api_base)",
+    "embedding_model": "with retriever=embeddings: the endpoint's embedding model (e.g. text-embedding-3-small)",
     "chunk_tokens": "tokens a chunk holds (default 800, OpenAI's)",
     "chunk_overlap": "tokens a chunk shares with the next (default 400, OpenAI's)",
-    "api_base": "File Search's API base (default OpenAI's)",
+    "api_base": "File Search's or the embeddings endpoint's API base (default OpenAI's)",
     "keep_store": "true: keep File Search's vector stores for the next run (default: deleted at the run's end)",
 }
 
@@ -34,14 +37,22 @@ def retriever_of(args: Mapping[str, str]) -> Retriever:
     keep = args.get("keep_store", "false")
     if keep not in ("true", "false"):
         raise SolverArgumentError(f"keep_store={keep!r}: true or false")
-    retriever = make_retriever(kind, chunking, args.get("api_base"))
+    try:
+        retriever = make_retriever(kind, chunking, args.get("api_base"), args.get("embedding_model"))
+    except ValueError as error:
+        raise SolverArgumentError(str(error)) from None
     retriever.keep_after_run = keep == "true"
     return retriever
 
 
 def check_retriever(retriever: Retriever, solver: str) -> None:
-    """Before the run: the local back end's extra is installed, File Search has its key."""
-    if retriever.name == "local":
+    """Before the run: the local back ends' extra is installed, OpenAI's services have their key."""
+    if retriever.name in ("local", "embeddings"):
         require_extra("retrieval", f"--solver {solver}")
-    elif not os.environ.get("OPENAI_API_KEY"):
+    if retriever.name == "openai" and not os.environ.get("OPENAI_API_KEY"):
         raise InputError(f"--solver {solver}: retriever=openai needs OPENAI_API_KEY (File Search's key)")
+    at_openai = retriever.name == "embeddings" and not getattr(retriever, "api_base", None)
+    if at_openai and not any(os.environ.get(name) for name in KEY_VARIABLES):
+        raise InputError(
+            f"--solver {solver}: retriever=embeddings at OpenAI needs EMBEDDINGS_API_KEY or OPENAI_API_KEY"
+        )

@@ -1,6 +1,7 @@
 """What a retrieval back end is: `search(collection, query, k)` gives the k best chunks of the collection's
-documents; `settings()` is what run.yaml records of it. The back ends by name: `local` (BM25, bm25.py) and
-`openai` (File Search, file_search.py), each imported when first made."""
+documents; `settings()` is what run.yaml records of it. The back ends by name: `local` (BM25, bm25.py), `openai`
+(File Search, file_search.py) and `embeddings` (any OpenAI-compatible embeddings endpoint, embeddings.py), each
+imported when first made."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from harness.core.retrieval_stores import StoreUse
 from harness.core.status import EpisodeFailure, Status
 from harness.inputs.retrieval.chunks import Chunk, ChunkSettings
 
-RETRIEVERS = ("local", "openai")
+RETRIEVERS = ("local", "openai", "embeddings")
 
 
 class RetrievalFailed(EpisodeFailure):

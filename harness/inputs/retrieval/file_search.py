@@ -76,7 +76,7 @@ class OpenAIFileSearch(Retriever):
                 store.id, query=query, max_num_results=min(k, MAX_RESULTS), rewrite_query=True, **only
             )
         except openai.APIError as error:
-            raise RetrievalFailed(f"OpenAI File Search: {_reason(error)}") from None
+            raise RetrievalFailed(f"OpenAI File Search: {service_reason(error)}") from None
         chunks = [
             Chunk(str((result.attributes or {}).get("file", result.filename)), place, result.score, part.text)
             for result in page.data
@@ -158,7 +158,7 @@ class OpenAIFileSearch(Retriever):
                 for file_id in file_ids:
                     self.client.files.delete(file_id)
         except openai.APIError as error:
-            raise RetrievalFailed(f"OpenAI File Search: {_reason(error)}") from None
+            raise RetrievalFailed(f"OpenAI File Search: {service_reason(error)}") from None
         gone = {store.id for store in stores}
         self._stores = {digest: kept for digest, kept in self._stores.items() if kept.id not in gone}
         return bool(stores)
@@ -187,7 +187,8 @@ class OpenAIFileSearch(Retriever):
         return used
 
 
-def _reason(error: Exception) -> str:
+def service_reason(error: Exception) -> str:
+    """An OpenAI SDK error as one line: its status and the service's message."""
     status = getattr(error, "status_code", None)
     body = getattr(error, "body", None)
     message = body.get("message") if isinstance(body, dict) else None
