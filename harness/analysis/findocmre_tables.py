@@ -20,7 +20,7 @@ from pathlib import Path
 from harness.analysis.accuracy_table import latex_escape
 from harness.analysis.findocmre_scores import OPEN, TYPES, raw_score, table3_cells
 from harness.analysis.runs import ModelRow, PageResolution
-from harness.core.safe_text import markdown_cell
+from harness.core.safe_text import markdown_cell, markdown_grid
 from harness.grading.record import Verdict
 from harness.records.results import ResultRow
 
@@ -63,9 +63,7 @@ class PaperTable:
     file: str
 
     def markdown(self) -> list[str]:
-        rows = [self.header, *self.body]
-        lines = ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in rows]
-        return [self.title, "", lines[0], "|" + "---|" * len(self.header), *lines[1:], ""]
+        return [self.title, "", *markdown_grid(self.header, self.body), ""]
 
 
 def _table3(rows: list[ModelRow], models: list[str], title: str, file: str) -> PaperTable:

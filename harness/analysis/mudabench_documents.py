@@ -20,7 +20,7 @@ from harness.analysis.findocmre_tables import paper_latex_table
 from harness.analysis.mudabench_tables import SPLITS, RunSetting, run_setting
 from harness.analysis.runs import run_key
 from harness.core.facts import parse_facts
-from harness.core.safe_text import markdown_cell
+from harness.core.safe_text import markdown_grid
 from harness.records.events import EpisodeStartEvent, EvidenceEvent
 from harness.records.reading import read_events
 from harness.records.run_folder import RunFolder
@@ -146,9 +146,7 @@ def mudabench_document_sections(
         "split Σ stated cells / Σ cells over the fact rows of that kind (judged at each episode's end). Also "
         "`mudabench_table3.tex`.",
         "",
-        "| " + " | ".join(map(markdown_cell, header)) + " |",
-        "|" + "---|" * len(header),
-        *("| " + " | ".join(map(markdown_cell, line)) + " |" for line in body),
+        *markdown_grid(header, body),
         "",
         tokens_figure(episodes, out),
     ]

@@ -12,6 +12,7 @@ none has). Acc_final is the share of correct episodes, Acc_full of those correct
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from harness.analysis.fact_accuracy import StatedFacts, process_counts
 from harness.analysis.findocmre_tables import paper_latex_table
 from harness.analysis.runs import ModelRow, run_key
 from harness.core.episode_key import EpisodeKey
-from harness.core.safe_text import markdown_cell
+from harness.core.safe_text import markdown_grid
 from harness.diagnostics.workflow_stages import STAGES
 from harness.records.fact_counts import FactCounts
 from harness.records.results import ResultRow
@@ -95,18 +96,20 @@ def table2(
     rows: list[ModelRow], models: list[str], settings: Mapping[str, RunSetting], stated: StatedFacts
 ) -> tuple[list[str], list[list[str]]] | None:
     """The splits found and one line per run label (system, setting, model, then each split's three measures);
-    None when no row is of a MuDABench split."""
+    None when no row is of a MuDABench split. A run is named by its model, as the paper's rows are, or by its
+    label where two runs of one system, setting and model would read alike."""
     mine = [entry for entry in rows if entry.row.task_type in SPLITS]
     splits = [split for split in SPLITS if any(entry.row.task_type == split for entry in mine)]
     if not splits:
         return None
+    shown = [label for label in models if any(entry.model == label for entry in mine)]
+    named = {label: settings.get(label, RunSetting("–", "–", label)) for label in shown}
+    alike = Counter(named.values())
     body = []
-    for label in models:
+    for label in shown:
         of_label = [entry.row for entry in mine if entry.model == label]
-        if not of_label:
-            continue
-        setting = settings.get(label, RunSetting("–", "–", label))
-        line = [setting.system, setting.setting, label]
+        setting = named[label]
+        line = [setting.system, setting.setting, setting.model if alike[setting] == 1 else label]
         for split in splits:
             line += _split_cells([row for row in of_label if row.task_type == split], stated.counts.get(label, {}))
         body.append(line)
@@ -148,7 +151,7 @@ def _latex(splits: list[str], body: list[list[str]]) -> str:
         " & ".join(["", "", "", *(rf"\multicolumn{{3}}{{c}}{{{split.capitalize()}}}" for split in splits)]) + r" \\"
     )
     measures = [m.replace("_", r"\_") for m in _MEASURES] * len(splits)
-    lines += [" & ".join(["System", "Setting", "Run", *measures]) + r" \\", r"\midrule"]
+    lines += [" & ".join(["System", "Setting", "Model", *measures]) + r" \\", r"\midrule"]
     lines += [" & ".join(latex_escape(cell).replace("–", "--") for cell in line) + r" \\" for line in body]
     return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", ""])
 
@@ -179,16 +182,14 @@ def _table4_section(rows: list[ModelRow], models: list[str], out: Path) -> str:
         "document's answers; normalization, every value answered kept in the normalized lists; code, the program "
         "exited 0. Also `mudabench_table4.tex`.",
         "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-        *("| " + " | ".join(map(markdown_cell, line)) + " |" for line in body),
+        *markdown_grid(header, body),
         "",
     ]
     return "\n".join(lines) + "\n"
 
 
 def _table2_section(splits: list[str], body: list[list[str]], out: Path) -> str:
-    header = ["system", "setting", "run", *(f"{split.capitalize()} {m}" for split in splits for m in _MEASURES)]
+    header = ["system", "setting", "model", *(f"{split.capitalize()} {m}" for split in splits for m in _MEASURES)]
     (out / "mudabench_table2.tex").write_text(_latex(splits, body), encoding="utf-8")
     lines = [
         "## MuDABench as its paper reports it: Table 2 (%)",
@@ -199,9 +200,7 @@ def _table2_section(splits: list[str], body: list[list[str]], out: Path) -> str:
         "(stated) ones; Acc_final: correct answers; Acc_full: correct with every fact covered (eq. 9). `–`: no "
         "episode with the signal. Also `mudabench_table2.tex`.",
         "",
-        "| " + " | ".join(map(markdown_cell, header)) + " |",
-        "|" + "---|" * len(header),
-        *("| " + " | ".join(map(markdown_cell, line)) + " |" for line in body),
+        *markdown_grid(header, body),
         "",
     ]
     return "\n".join(lines) + "\n"

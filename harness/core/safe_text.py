@@ -28,3 +28,9 @@ def markdown_cell(text: object) -> str:
     entities (a renderer shows them; none starts a cell or a code span)."""
     shown = for_terminal(str(text), keep_newlines=False)
     return re.sub(r"[|`]", lambda match: _MARKDOWN_CELL[match.group()], shown)
+
+
+def markdown_grid(header: list[str], body: list[list[str]]) -> list[str]:
+    """HEADER and BODY as a Markdown table's lines, each cell through `markdown_cell`."""
+    lines = ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in (header, *body)]
+    return [lines[0], "|" + "---|" * len(header), *lines[1:]]

@@ -91,7 +91,7 @@ def test_the_report_s_table2_has_a_row_per_run_and_the_splits_side_by_side(
     )
     assert [cell.strip() for cell in header.strip("|").split("|")] == [
         "system",
-        *("setting", "run", "Simple Acc_process", "Simple Acc_final", "Simple Acc_full"),
+        *("setting", "model", "Simple Acc_process", "Simple Acc_final", "Simple Acc_full"),
         *("Complex Acc_process", "Complex Acc_final", "Complex Acc_full"),
     ]
     rows = [[cell.strip().replace("&#124;", "|") for cell in line.strip("|").split("|")] for line in lines]
