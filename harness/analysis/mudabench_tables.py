@@ -42,6 +42,14 @@ class RunSetting:
     system: str
     setting: str
     model: str
+    rank: tuple[float, ...] = (2,)
+    """Where the paper's Table 2 puts the row: RAG, then the workflow, then other systems; noise after the rest,
+    without metadata before with, fewer chunks first."""
+
+
+def paper_order(labels: Sequence[str], settings: Mapping[str, RunSetting]) -> list[str]:
+    """LABELS in the paper's row order (ties, and labels without a setting, as given)."""
+    return sorted(labels, key=lambda label: settings[label].rank if label in settings else (2,))
 
 
 def run_setting(record: RunRecord) -> RunSetting:
@@ -50,13 +58,16 @@ def run_setting(record: RunRecord) -> RunSetting:
     written = record.protocol.model_dump()
     rag, workflow = written.get("rag"), written.get("workflow")
     parts: list[str] = []
+    rank: tuple[float, ...] = (2,)
     if isinstance(rag, dict):
         system = "RAG"
         parts = [f"{rag.get('chunks_per_document', 0):g}×|D|", "metadata" if rag.get("metadata") else "no metadata"]
+        rank = (0, bool(rag.get("metadata")), float(rag.get("chunks_per_document") or 0))
     elif isinstance(workflow, dict):
         system = "Workflow"
         chunks = workflow.get("chunks_per_question")
         parts = [f"{chunks} chunk{'s' * (chunks != 1)}"]
+        rank = (1, False, float(chunks or 0))
     else:
         system = record.config.solver or "bash-agent"
     section = rag if isinstance(rag, dict) else workflow if isinstance(workflow, dict) else {}
@@ -65,7 +76,8 @@ def run_setting(record: RunRecord) -> RunSetting:
         parts.append(str(retriever["backend"]))
     seeds = sorted({match[1] for name in record.collections if (match := _NOISE.search(name))})
     parts += [f"noise (seed {', '.join(seeds)})"] if seeds else []
-    return RunSetting(system, ", ".join(parts) or "–", record.protocol.model or record.config.model or "–")
+    rank = (rank[0], bool(seeds), *rank[1:])
+    return RunSetting(system, ", ".join(parts) or "–", record.protocol.model or record.config.model or "–", rank)
 
 
 def run_settings(paths: Sequence[Path], names: Mapping[Path, str] | None = None) -> dict[str, RunSetting]:
@@ -101,7 +113,7 @@ def table2(
     if not splits:
         return None
     body = []
-    for label in models:
+    for label in paper_order(models, settings):
         of_label = [entry.row for entry in mine if entry.model == label]
         if not of_label:
             continue
