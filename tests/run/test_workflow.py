@@ -200,7 +200,7 @@ def test_the_fact_judge_reads_each_document_s_questions_and_answers(project, tmp
     assert [cell.strip() for cell in table[0].strip("|").split("|")] == [
         "document kind",
         "tokens / document",
-        "Workflow 1 chunk (openai/player) Simple",
+        "Workflow 1 chunk (openai/player (solver=workflow, chunks=1)) Simple",
     ]
     [line] = [[cell.strip() for cell in line.strip("|").split("|")] for line in table[2:]]
     assert line[0] == "US Stock Annual Report" and int(line[1].replace(",", "")) > 0 and line[2] == "80.0"
