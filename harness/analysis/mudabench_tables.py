@@ -12,7 +12,6 @@ none has). Acc_final is the share of correct episodes, Acc_full of those correct
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +42,14 @@ class RunSetting:
     system: str
     setting: str
     model: str
+    rank: tuple[float, ...] = (2,)
+    """Where the paper's Table 2 puts the row: RAG, then the workflow, then other systems; noise after the rest,
+    without metadata before with, fewer chunks first."""
+
+
+def paper_order(labels: Sequence[str], settings: Mapping[str, RunSetting]) -> list[str]:
+    """LABELS in the paper's row order (ties, and labels without a setting, as given)."""
+    return sorted(labels, key=lambda label: settings[label].rank if label in settings else (2,))
 
 
 def run_setting(record: RunRecord) -> RunSetting:
@@ -51,13 +58,16 @@ def run_setting(record: RunRecord) -> RunSetting:
     written = record.protocol.model_dump()
     rag, workflow = written.get("rag"), written.get("workflow")
     parts: list[str] = []
+    rank: tuple[float, ...] = (2,)
     if isinstance(rag, dict):
         system = "RAG"
         parts = [f"{rag.get('chunks_per_document', 0):g}×|D|", "metadata" if rag.get("metadata") else "no metadata"]
+        rank = (0, bool(rag.get("metadata")), float(rag.get("chunks_per_document") or 0))
     elif isinstance(workflow, dict):
         system = "Workflow"
         chunks = workflow.get("chunks_per_question")
         parts = [f"{chunks} chunk{'s' * (chunks != 1)}"]
+        rank = (1, False, float(chunks or 0))
     else:
         system = record.config.solver or "bash-agent"
     section = rag if isinstance(rag, dict) else workflow if isinstance(workflow, dict) else {}
@@ -66,7 +76,8 @@ def run_setting(record: RunRecord) -> RunSetting:
         parts.append(str(retriever["backend"]))
     seeds = sorted({match[1] for name in record.collections if (match := _NOISE.search(name))})
     parts += [f"noise (seed {', '.join(seeds)})"] if seeds else []
-    return RunSetting(system, ", ".join(parts) or "–", record.protocol.model or record.config.model or "–")
+    rank = (rank[0], bool(seeds), *rank[1:])
+    return RunSetting(system, ", ".join(parts) or "–", record.protocol.model or record.config.model or "–", rank)
 
 
 def run_settings(paths: Sequence[Path], names: Mapping[Path, str] | None = None) -> dict[str, RunSetting]:
@@ -95,21 +106,19 @@ def _split_cells(rows: Sequence[ResultRow], stated: Mapping[EpisodeKey, FactCoun
 def table2(
     rows: list[ModelRow], models: list[str], settings: Mapping[str, RunSetting], stated: StatedFacts
 ) -> tuple[list[str], list[list[str]]] | None:
-    """The splits found and one line per run label (system, setting, model, then each split's three measures);
-    None when no row is of a MuDABench split. A run is named by its model, as the paper's rows are, or by its
-    label where two runs of one system, setting and model would read alike."""
+    """The splits found and one line per run label (system, setting, the run's label, then each split's three
+    measures), in the paper's row order; None when no row is of a MuDABench split."""
     mine = [entry for entry in rows if entry.row.task_type in SPLITS]
     splits = [split for split in SPLITS if any(entry.row.task_type == split for entry in mine)]
     if not splits:
         return None
-    shown = [label for label in models if any(entry.model == label for entry in mine)]
-    named = {label: settings.get(label, RunSetting("–", "–", label)) for label in shown}
-    alike = Counter(named.values())
     body = []
-    for label in shown:
+    for label in paper_order(models, settings):
         of_label = [entry.row for entry in mine if entry.model == label]
-        setting = named[label]
-        line = [setting.system, setting.setting, setting.model if alike[setting] == 1 else label]
+        if not of_label:
+            continue
+        setting = settings.get(label, RunSetting("–", "–", label))
+        line = [setting.system, setting.setting, label]
         for split in splits:
             line += _split_cells([row for row in of_label if row.task_type == split], stated.counts.get(label, {}))
         body.append(line)
@@ -151,7 +160,7 @@ def _latex(splits: list[str], body: list[list[str]]) -> str:
         " & ".join(["", "", "", *(rf"\multicolumn{{3}}{{c}}{{{split.capitalize()}}}" for split in splits)]) + r" \\"
     )
     measures = [m.replace("_", r"\_") for m in _MEASURES] * len(splits)
-    lines += [" & ".join(["System", "Setting", "Model", *measures]) + r" \\", r"\midrule"]
+    lines += [" & ".join(["System", "Setting", "Run", *measures]) + r" \\", r"\midrule"]
     lines += [" & ".join(latex_escape(cell).replace("–", "--") for cell in line) + r" \\" for line in body]
     return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", ""])
 
@@ -189,7 +198,7 @@ def _table4_section(rows: list[ModelRow], models: list[str], out: Path) -> str:
 
 
 def _table2_section(splits: list[str], body: list[list[str]], out: Path) -> str:
-    header = ["system", "setting", "model", *(f"{split.capitalize()} {m}" for split in splits for m in _MEASURES)]
+    header = ["system", "setting", "run", *(f"{split.capitalize()} {m}" for split in splits for m in _MEASURES)]
     (out / "mudabench_table2.tex").write_text(_latex(splits, body), encoding="utf-8")
     lines = [
         "## MuDABench as its paper reports it: Table 2 (%)",

@@ -91,22 +91,35 @@ def test_the_report_s_table2_has_a_row_per_run_and_the_splits_side_by_side(
     )
     assert [cell.strip() for cell in header.strip("|").split("|")] == [
         "system",
-        *("setting", "model", "Simple Acc_process", "Simple Acc_final", "Simple Acc_full"),
+        *("setting", "run", "Simple Acc_process", "Simple Acc_final", "Simple Acc_full"),
         *("Complex Acc_process", "Complex Acc_final", "Complex Acc_full"),
     ]
     rows = [[cell.strip().replace("&#124;", "|") for cell in line.strip("|").split("|")] for line in lines]
+    a_args, b_args = "(solver=rag, chunks=1, metadata=false)", "(solver=rag, chunks=2, metadata=true)"
     # by hand. Run a: simple = English (5 of 5 facts covered: min(5, 5 - 0)) and Chinese (min(1, 4 - 0) = 1 of 4),
     # both correct: Acc_process (5 + 1) / 9 = 66.7, Acc_final 100, Acc_full 1 of 2 (Chinese not every fact) = 50;
     # complex = English, correct, 5 of 5: 100, 100, 100.
     # Run b: English min(3, 5 - 1) = 3 of 5, Chinese min(4, 4 - 2) = 2 of 4; only the Chinese answer correct:
     # simple (3 + 2) / 9 = 55.6, 50, 0; complex 3 / 5 = 60, 0, 0.
     assert rows == [
-        ["RAG", "1×|D|, no metadata, local", "openai/reader-a", "66.7", "100.0", "50.0", "100.0", "100.0", "100.0"],
-        ["RAG", "2×|D|, metadata, local", "openai/reader-b", "55.6", "50.0", "0.0", "60.0", "0.0", "0.0"],
+        [
+            "RAG",
+            "1×|D|, no metadata, local",
+            f"openai/reader-a {a_args}",
+            "66.7",
+            "100.0",
+            "50.0",
+            "100.0",
+            "100.0",
+            "100.0",
+        ],
+        ["RAG", "2×|D|, metadata, local", f"openai/reader-b {b_args}", "55.6", "50.0", "0.0", "60.0", "0.0", "0.0"],
     ]
     latex = (tmp_path / "report" / "mudabench_table2.tex").read_text(encoding="utf-8")
     assert r"\multicolumn{3}{c}{Simple} & \multicolumn{3}{c}{Complex}" in latex
-    assert r"RAG & 2×|D|, metadata, local & openai/reader-b & 55.6 & 50.0 & 0.0 & 60.0 & 0.0 & 0.0 \\" in latex
+    assert (
+        rf"RAG & 2×|D|, metadata, local & openai/reader-b {b_args} & 55.6 & 50.0 & 0.0 & 60.0 & 0.0 & 0.0 \\" in latex
+    )
 
 
 ROWS = [
