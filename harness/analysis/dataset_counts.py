@@ -13,7 +13,7 @@ from statistics import mean
 import matplotlib.pyplot as plt
 
 from harness.analysis.figure_style import save_figure
-from harness.analysis.findocmre_tables import PaperTable, paper_latex_table
+from harness.analysis.paper_table import PaperTable, paper_latex_table
 
 __all__ = ["DatasetItem", "count_table", "counts_figure", "distribution_table", "write_counts"]
 

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 
 from harness.analysis.figure_style import model_colours, save_figure
 from harness.analysis.findocmre_scores import OPEN, TYPES
-from harness.analysis.findocmre_tables import PaperTable, paper_latex_table
+from harness.analysis.paper_table import PaperTable, paper_latex_table
 from harness.analysis.runs import ModelRow, PageResolution
 
 __all__ = ["accuracy_by_dpi", "dpi_figure"]

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from harness.analysis.accuracy_table import latex_escape
 from harness.analysis.findocmre_scores import OPEN, TYPES, raw_score, table3_cells
+from harness.analysis.paper_table import PaperTable, paper_latex_table
 from harness.analysis.runs import ModelRow, PageResolution
-from harness.core.safe_text import markdown_cell, markdown_grid
+from harness.core.safe_text import markdown_cell
 from harness.grading.record import Verdict
 from harness.records.results import ResultRow
 
@@ -51,19 +50,6 @@ def _table3_line(cells: dict[str, float | None]) -> list[str]:
 
 def _paper_rows(rows: list[ModelRow]) -> list[ModelRow]:
     return [entry for entry in rows if entry.row.task_type in TYPES]
-
-
-@dataclass(frozen=True)
-class PaperTable:
-    """One of the paper's tables: its heading in report.md, its header and rows, and its LaTeX file's stem."""
-
-    title: str
-    header: list[str]
-    body: list[list[str]]
-    file: str
-
-    def markdown(self) -> list[str]:
-        return [self.title, "", *markdown_grid(self.header, self.body), ""]
 
 
 def _table3(rows: list[ModelRow], models: list[str], title: str, file: str) -> PaperTable:
@@ -149,20 +135,6 @@ def _judge_errors(rows: list[ModelRow], models: list[str]) -> list[str]:
         f"0 above until a resume asks the judges again: {said}.",
         "",
     ]
-
-
-def paper_latex_table(header: list[str], body: list[list[str]]) -> str:
-    """A tabular for the paper's LaTeX source: the first column left, the others right, text escaped."""
-    lines = [r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\hline"]
-    lines.append(" & ".join(map(_latex, header)) + r" \\")
-    lines.append(r"\hline")
-    lines += [" & ".join(map(_latex, row)) + r" \\" for row in body]
-    return "\n".join([*lines, r"\hline", r"\end{tabular}", ""])
-
-
-def _latex(text: str) -> str:
-    """TEXT escaped as the report's accuracy table escapes it, with the paper's en dash for a missing value."""
-    return latex_escape(text).replace("–", "--")
 
 
 def findocmre_sections(

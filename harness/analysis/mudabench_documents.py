@@ -13,36 +13,17 @@ effect, as the paper fits it (Section 5.3).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from harness.analysis.findocmre_tables import paper_latex_table
+from harness.analysis.judged_episode import JudgedEpisode
 from harness.analysis.mudabench_tables import SPLITS, RunSetting, run_setting
+from harness.analysis.paper_table import paper_latex_table
 from harness.analysis.runs import run_key
 from harness.core.facts import parse_facts
 from harness.core.safe_text import markdown_grid
 from harness.records.events import EpisodeStartEvent, EvidenceEvent
 from harness.records.reading import read_events
 from harness.records.run_folder import RunFolder
-
-
-@dataclass(frozen=True)
-class JudgedEpisode:
-    """One episode's judged fact rows, with what Table 3 and Figure 4 group them by."""
-
-    label: str
-    setting: str
-    split: str
-    rows: tuple[tuple[str, int, int], ...]
-    """Per fact row: its document's kind, its cells covered, its cells."""
-    tokens: int
-    """The tokens of the task's documents (its set)."""
-
-    @property
-    def share(self) -> float | None:
-        total = sum(cells for _, _, cells in self.rows)
-        return sum(covered for _, covered, _ in self.rows) / total if total else None
-
 
 CollectionReader = Callable[[Path], dict[str, tuple[str, int]]]
 """A collection folder -> its documents by file: (kind, tokens) (cli/report.py reads them, with the inputs' index

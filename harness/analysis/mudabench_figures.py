@@ -12,7 +12,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from harness.analysis.figure_style import save_figure
-from harness.analysis.mudabench_documents import JudgedEpisode
+from harness.analysis.judged_episode import JudgedEpisode
 from harness.analysis.mudabench_tables import SPLITS
 
 _POINTS = 50

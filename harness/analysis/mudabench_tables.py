@@ -16,9 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.analysis.accuracy_table import latex_escape
 from harness.analysis.fact_accuracy import StatedFacts, process_counts
-from harness.analysis.findocmre_tables import paper_latex_table
+from harness.analysis.paper_table import latex_cell, paper_latex_table
 from harness.analysis.runs import ModelRow, run_key
 from harness.core.episode_key import EpisodeKey
 from harness.core.safe_text import markdown_grid
@@ -161,7 +160,7 @@ def _latex(splits: list[str], body: list[list[str]]) -> str:
     )
     measures = [m.replace("_", r"\_") for m in _MEASURES] * len(splits)
     lines += [" & ".join(["System", "Setting", "Run", *measures]) + r" \\", r"\midrule"]
-    lines += [" & ".join(latex_escape(cell).replace("–", "--") for cell in line) + r" \\" for line in body]
+    lines += [" & ".join(latex_cell(cell) for cell in line) + r" \\" for line in body]
     return "\n".join([*lines, r"\bottomrule", r"\end{tabular}", ""])
 
 

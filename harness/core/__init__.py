@@ -17,6 +17,7 @@ __all__ = [
     "record",
     "reply",
     "report_sections",
+    "retrieval_stores",
     "safe_text",
     "status",
     "untrusted_json",

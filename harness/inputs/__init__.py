@@ -9,6 +9,7 @@ __all__ = [
     "leakage",
     "leakage_cache",
     "limits",
+    "page_filter",
     "page_images",
     "profiles",
     "prompts",
