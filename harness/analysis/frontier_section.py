@@ -21,8 +21,8 @@ _CSV_HEADER = (
 def frontier_section(
     rows: Sequence[ModelRow], labels: Sequence[str], identities: Mapping[str, RunIdentity], out: Path
 ) -> str:
-    """Writes frontier_<axis>.png (and .pdf) per axis and frontier.csv; returns the section's Markdown. LABELS:
-    the report's runs, best first."""
+    """Writes frontier_<axis>.png (and .pdf) per axis that places two runs or more, and frontier.csv; returns the
+    section's Markdown. LABELS: the report's runs, best first."""
     from harness.analysis.frontier_plot import frontier_plot
 
     found = [frontier(rows, labels, axis) for axis in AXES]
@@ -35,13 +35,10 @@ def frontier_section(
         "",
     ]
     for each in found:
-        frontier_plot(each, labels, out / f"frontier_{each.axis.name}.png")
-        lines += [
-            f"### By {each.axis.title}",
-            "",
-            f"![frontier by {each.axis.name}](frontier_{each.axis.name}.png)",
-            "",
-        ]
+        lines += [f"### By {each.axis.title}", ""]
+        if len(each.points) > 1:  # a figure compares runs: none for an axis that places one or none
+            frontier_plot(each, labels, out / f"frontier_{each.axis.name}.png")
+            lines += [f"![frontier by {each.axis.name}](frontier_{each.axis.name}.png)", ""]
         lines += _member_table(each, identities)
         if each.not_placed:
             named = ", ".join(f"`{markdown_cell(label)}`" for label in each.not_placed)

@@ -93,6 +93,17 @@ def test_frontier_of_two_solvers_by_two_models_equals_the_hand_computation(mini,
         assert (out / f"frontier_{axis}.pdf").exists()
 
 
+def test_an_axis_that_places_fewer_than_two_runs_draws_no_figure(mini):
+    """Two scripted runs: neither has a price or tokens, so only the time axis places them."""
+    runs = [mini.run("--model", mini.script(["<answer>42</answer>"]), "--label", name, run_id=name) for name in "ab"]
+    out = mini.root / "report"
+    assert main(["report", *(str(run.run_dir) for run in runs), "--out", str(out)]) == 0
+    assert sorted(path.name for path in out.glob("frontier_*")) == ["frontier_time.pdf", "frontier_time.png"]
+    assert (
+        "Not placed (no price for an episode's model calls (`--prices`)): `a`, `b`." in (out / "report.md").read_text()
+    )
+
+
 def _point(label: str, cost: float, accuracy: float) -> FrontierPoint:
     return FrontierPoint(label, Estimate(accuracy, accuracy, accuracy, 0.0, 1, 1), Estimate(cost, cost, cost, 0, 1, 1))
 

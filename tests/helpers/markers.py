@@ -27,7 +27,7 @@ SERIAL_MODULES = {
     "core/test_bounded.py",
     "inputs/test_collection_limits.py",
     "inputs/test_collection_processes.py",
-    "episode/test_agent_failures.py",  # busy loops filling a CPU quota until a time limit
+    "episode/test_busy_loops.py",  # busy loops filling a CPU quota until a time limit
     "episode/test_provider_time.py",  # the agent's clock of two runs compared to half a second
     # what is looked for machine-wide: containers of dead owners removed by label, host uids and their leftover
     # processes, cgroups taken away, kernel keyrings, a stopped E2B server's clock
