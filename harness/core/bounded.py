@@ -162,7 +162,7 @@ def _serve(connection: Connection, work: Callable[[Any], Any], memory_mb: int) -
     while True:
         try:
             item = connection.recv()
-        except EOFError:
+        except (EOFError, OSError):  # the parent closed the pipe, or went away (Ctrl-C) with an answer unread
             return
         try:
             answer: tuple[str, Any] = ("result", work(item))
@@ -171,6 +171,8 @@ def _serve(connection: Connection, work: Callable[[Any], Any], memory_mb: int) -
         del item
         try:
             connection.send(answer)
+        except OSError:  # the parent went away
+            return
         except MemoryError:
             connection.send(("result", Stopped(MEMORY)))
         except Exception as error:  # an exception that cannot be pickled: its words

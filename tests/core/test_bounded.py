@@ -67,3 +67,20 @@ def test_a_kept_worker_serves_items_one_at_a_time_and_restarts_after_a_limit(tmp
         assert worker.run(("pid", tmp_path), 30) != first
     finally:
         worker.close()
+
+
+def test_a_worker_whose_parent_goes_away_with_its_answer_unread_ends_quietly(tmp_path, capfd):
+    """Ctrl-C reaches the builder while a worker's answer waits unread: the builder's end of the pipe closes and
+    the worker's next read is refused (ECONNRESET). That ends the worker like an end of input, with no traceback
+    printed under the builder's own one-line message."""
+    import multiprocessing
+
+    from harness.core.bounded import _Worker
+
+    worker = _Worker.start(multiprocessing.get_context("spawn"), hostile, 300)
+    worker.take(0, [("fine", tmp_path)], 30)
+    assert worker.connection.poll(30)  # its answer arrived, and is left unread
+    worker.connection.close()
+    worker.process.join(30)
+    assert worker.process.exitcode == 0
+    assert "Traceback" not in capfd.readouterr().err
