@@ -20,8 +20,7 @@ from harness.cli.main import main
 from harness.core.images import check_image
 from harness.inputs.limits import request_limits
 from harness.records.jsonl import read_jsonl
-from tests.helpers.findocmre_models import score_judge, zero_shot_chat, zero_shot_turns
-from tests.helpers.openai_server import ScriptedOpenAIServer
+from tests.helpers.findocmre_models import zero_shot_chat, zero_shot_turns
 from tests.helpers.providers.anthropic_messages import AnthropicMessages
 from tests.helpers.providers.chat_completions import ChatCompletionsProvider
 from tests.helpers.providers.chat_rules import OPENAI, SGLANG
@@ -49,26 +48,16 @@ def local_reader(monkeypatch) -> Iterator[ChatCompletionsProvider]:
     fake.stop()
 
 
-@pytest.fixture
-def judge(monkeypatch) -> Iterator[ScriptedOpenAIServer]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    server = ScriptedOpenAIServer()
-    server.respond = score_judge
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.mark.parametrize("mode", ["full", "cropped", "bbox"])
 def test_the_papers_protocol_answers_every_type_from_the_pixels(
-    findocmre_project: Path, tmp_path: Path, local_reader, judge, mode: str
+    findocmre_project: Path, tmp_path: Path, local_reader, score_judge_server, mode: str
 ):
     code, run_dir = run(
         findocmre_project,
         tmp_path,
         mode,
         *("--model", LOCAL_MODEL, "--api-base", local_reader.base_url, "--zero-shot", mode),
-        *("--judge", "openai/judge", "--judge-api-base", judge.url),
+        *("--judge", "openai/judge", "--judge-api-base", score_judge_server.url),
     )
     rows = read_jsonl(run_dir / "results.jsonl")
     assert code == 0 and local_reader.broken == []

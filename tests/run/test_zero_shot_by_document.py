@@ -52,16 +52,6 @@ def reader(monkeypatch) -> Iterator[ChatCompletionsProvider]:
     fake.stop()
 
 
-@pytest.fixture
-def judge(monkeypatch) -> Iterator[ScriptedOpenAIServer]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    server = ScriptedOpenAIServer()
-    server.respond = score_judge
-    server.start()
-    yield server
-    server.stop()
-
-
 def _pngs(request: dict[str, Any]) -> list[bytes]:
     return [image.data for image in openai_chat_images(request)]
 
@@ -80,9 +70,9 @@ def run(project: Path, results: Path, reader: ChatCompletionsProvider, judge: Sc
 
 @pytest.mark.parametrize("workers", ["1", "3"])
 def test_a_documents_questions_go_in_one_request_with_the_papers_prompt(
-    findocmre_project: Path, tmp_path: Path, reader, judge, workers: str
+    findocmre_project: Path, tmp_path: Path, reader, score_judge_server, workers: str
 ):
-    code, run_dir = run(findocmre_project, tmp_path, reader, judge, "--workers", workers)
+    code, run_dir = run(findocmre_project, tmp_path, reader, score_judge_server, "--workers", workers)
     rows = read_jsonl(run_dir / "results.jsonl")
     assert code == 0 and reader.broken == [] and len(rows) == 12
     assert [row["verdict"] for row in rows] == ["correct"] * 12
@@ -113,7 +103,9 @@ def test_a_documents_questions_go_in_one_request_with_the_papers_prompt(
     assert protocol["requests_per_epoch"] == 2
 
 
-def test_a_garbled_answer_costs_its_question_only(findocmre_project: Path, tmp_path: Path, reader, judge, capsys):
+def test_a_garbled_answer_costs_its_question_only(
+    findocmre_project: Path, tmp_path: Path, reader, score_judge_server, capsys
+):
     def garbling(request: dict[str, Any]) -> Any:
         answers = [json.dumps(item) for item in json.loads(batch_reply(prompt_of(request), _pngs(request)))]
         answers[0] = answers[0].replace('"answer": ', '"answer": ,')  # no JSON: the first question's alone
@@ -124,7 +116,7 @@ def test_a_garbled_answer_costs_its_question_only(findocmre_project: Path, tmp_p
         findocmre_project,
         tmp_path,
         reader,
-        judge,
+        score_judge_server,
         "--task-id",
         "acme-2024-exact",
         "--task-id",
@@ -148,7 +140,7 @@ def test_a_garbled_answer_costs_its_question_only(findocmre_project: Path, tmp_p
 
 
 def test_answers_no_file_or_terminal_can_hold_are_the_agents_outcome(
-    findocmre_project: Path, tmp_path: Path, reader, judge, capsys
+    findocmre_project: Path, tmp_path: Path, reader, score_judge_server, capsys
 ):
     def hostile(request: dict[str, Any]) -> Any:
         answers = json.loads(batch_reply(prompt_of(request), _pngs(request)))
@@ -158,7 +150,9 @@ def test_answers_no_file_or_terminal_can_hold_are_the_agents_outcome(
 
     reader.respond = hostile
     tasks = ("acme-2024-exact", "acme-2024-ratio", "acme-2024-tallest")
-    code, run_dir = run(findocmre_project, tmp_path, reader, judge, *(part for t in tasks for part in ("--task-id", t)))
+    code, run_dir = run(
+        findocmre_project, tmp_path, reader, score_judge_server, *(part for t in tasks for part in ("--task-id", t))
+    )
     rows = {row["task_id"]: row for row in read_jsonl(run_dir / "results.jsonl")}
     assert code == 0 and sorted(rows) == sorted(tasks)
     assert {row["status"] for row in rows.values()} == {"answered"}, rows
@@ -170,12 +164,14 @@ def test_answers_no_file_or_terminal_can_hold_are_the_agents_outcome(
     assert "\x00" not in shown and "\x1b" not in shown
 
 
-def test_the_chain_of_thought_variant_runs_as_the_second_prompt(findocmre_project: Path, tmp_path: Path, reader, judge):
+def test_the_chain_of_thought_variant_runs_as_the_second_prompt(
+    findocmre_project: Path, tmp_path: Path, reader, score_judge_server
+):
     code, run_dir = run(
         findocmre_project,
         tmp_path,
         reader,
-        judge,
+        score_judge_server,
         "--solver-arg",
         "prompt=standard-cot",
         "--task-id",
@@ -193,12 +189,12 @@ def test_the_chain_of_thought_variant_runs_as_the_second_prompt(findocmre_projec
 
 
 def test_one_question_a_request_under_the_papers_prompt_is_refused_in_one_line(
-    findocmre_project: Path, tmp_path: Path, reader, judge, capsys
+    findocmre_project: Path, tmp_path: Path, reader, score_judge_server, capsys
 ):
-    code, run_dir = run(findocmre_project, tmp_path, reader, judge, "--solver-arg", "questions=one")
+    code, run_dir = run(findocmre_project, tmp_path, reader, score_judge_server, "--solver-arg", "questions=one")
     [line] = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and "standard.txt: a prompt for a document's questions ([Insert Questions List])" in line
-    code, run_dir = run(findocmre_project, tmp_path, reader, judge, "--solver-arg", "prompt=zero-shot-cot")
+    code, run_dir = run(findocmre_project, tmp_path, reader, score_judge_server, "--solver-arg", "prompt=zero-shot-cot")
     [line] = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and "with questions=document the prompt holds [Insert Questions List] once" in line
     assert not run_dir.exists() and reader.requests == []
@@ -206,7 +202,7 @@ def test_one_question_a_request_under_the_papers_prompt_is_refused_in_one_line(
 
 @pytest.mark.slow  # two runs in processes of their own: 14 s
 def test_a_resumed_run_answers_a_killed_batch_from_its_recorded_call(
-    findocmre_project: Path, tmp_path: Path, reader, judge
+    findocmre_project: Path, tmp_path: Path, reader, score_judge_server
 ):
     """Killed (SIGKILL) while the judge scored the last question of the first document's batch: five of its six
     episodes finished. The resumed run answers the sixth from the call the first episode made and recorded (it was
@@ -218,13 +214,13 @@ def test_a_resumed_run_answers_a_killed_batch_from_its_recorded_call(
         release.wait(60)
         return score_judge(request)
 
-    judge.respond = hanging_judge
+    score_judge_server.respond = hanging_judge
     results = tmp_path / "results"
     arguments = [sys.executable, "-m", "harness", "--domain", "findocmre", "--workers", "1", "--run-id", "killed"]
     arguments += ["--tasks-dir", str(findocmre_project / "tasks"), "--results-dir", str(results)]
     arguments += ["--collections-dir", str(findocmre_project / "collections"), "--model", LOCAL_MODEL]
     arguments += ["--api-base", reader.base_url, "--zero-shot", "full"]
-    arguments += ["--judge", "openai/judge", "--judge-api-base", judge.url]
+    arguments += ["--judge", "openai/judge", "--judge-api-base", score_judge_server.url]
     try:
         process = subprocess.Popen(
             arguments, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
@@ -235,7 +231,7 @@ def test_a_resumed_run_answers_a_killed_batch_from_its_recorded_call(
         finished = [row["task_id"] for row in read_jsonl(results / "killed" / "results.jsonl")]
         assert finished == [f"acme-2024-{name}" for name in ("exact", "ratio", "tallest", "trend", "above")]
         assert len(reader.requests) == 1
-        judge.respond = score_judge
+        score_judge_server.respond = score_judge
     finally:
         release.set()
     resumed = subprocess.run(arguments, cwd=REPO, capture_output=True, text=True, timeout=180)
