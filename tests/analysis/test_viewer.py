@@ -138,7 +138,7 @@ def test_an_agents_own_transcript_is_folded_in_its_episode_literally_and_bounded
     outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--epochs", "2")
     command = f"echo '{HOSTILE}'"
     reply = {"role": "assistant", "content": "R " + RUNS_SCRIPT, "extra": {"actions": [{"command": command}]}}
-    messages = [{"role": "user" + RUNS_SCRIPT, "content": "x" * 10_000_000}, reply]
+    messages = [{"role": "user\u202e" + RUNS_SCRIPT, "content": "x" * 10_000_000}, reply]
     episodes = outcome.run_dir / "episodes" / "mini"
     with_transcript(episodes / "t1.jsonl", {"messages": messages, "trajectory_format": "mini-swe-agent-1.1"})
     with_transcript(episodes / "t1~epoch2.jsonl", '{"messages": [' + RUNS_SCRIPT)  # the file cut short
@@ -151,7 +151,7 @@ def test_an_agents_own_transcript_is_folded_in_its_episode_literally_and_bounded
         summary = "mini-swe-agent 2.4.6 · its own transcript (mini-swe-agent-1.1) · 2 messages"
         assert read.locator("summary").text_content() == summary
         first, second = (read.locator(".transcript-message").nth(n) for n in (0, 1))
-        assert first.locator("h3").text_content() == "user" + RUNS_SCRIPT
+        assert first.locator("h3").text_content() == "user\\u202e" + RUNS_SCRIPT  # a bidi override: shown, not obeyed
         assert first.locator("pre").text_content().endswith("… 9,980,000 more characters")
         assert second.locator("pre.transcript-text").text_content() == "R " + RUNS_SCRIPT
         assert second.locator("pre.transcript-command").text_content() == "$ " + command
