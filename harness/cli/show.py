@@ -211,19 +211,25 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None, imag
 
 def _render_transcript(console: Console, view: TranscriptView, limit: int | None) -> None:
     """The agent's own record of the episode, after ours: its messages role by role, each reply's commands as
-    `$ ...`; raw (bounded) where it is not a format we read."""
-    agent = f"══ {view.agent} {view.version} · its own transcript"
+    `$ ...`; raw (bounded) where it is not a format we read. A heading's parts are the agent's too: each on the
+    heading's line (a role cannot start a line of its own, a forged verdict)."""
+    agent = f"══ {_one_line(view.agent)} {_one_line(view.version)} · its own transcript"
     if view.raw is not None:
-        _say(console, f"{agent}, shown raw ({view.problem})", _clipped(view.raw, limit), "bold blue")
+        _say(console, f"{agent}, shown raw ({_one_line(view.problem or '')})", _clipped(view.raw, limit), "bold blue")
         return
-    ending = f", ended {view.ending}" if view.ending else ""
-    _say(console, f"{agent} ({view.format}) · {len(view.messages) + view.hidden} messages{ending}", style="bold blue")
+    ending = f", ended {_one_line(view.ending)}" if view.ending else ""
+    count = len(view.messages) + view.hidden
+    _say(console, f"{agent} ({_one_line(view.format or '')}) · {count} messages{ending}", style="bold blue")
     for message in view.messages:
-        _say(console, f"── {message.role}", _clipped(message.text, limit), "blue")
+        _say(console, f"── {_one_line(message.role)}", _clipped(message.text, limit), "blue")
         for command in message.commands:
             console.print(_shown(f"$ {command}", "green"), highlight=False)
     if view.hidden:
         _say(console, f"… {view.hidden} more messages not shown (over {SHOWN_CHARS:,} characters)", style="blue")
+
+
+def _one_line(text: str) -> str:
+    return for_terminal(text, keep_newlines=False)
 
 
 def _render_end(console: Console, end: EpisodeEndEvent) -> None:

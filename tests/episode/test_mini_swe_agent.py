@@ -239,25 +239,32 @@ def test_an_agent_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
     assert outcome.status is Status.TIME_LIMIT and outcome.submission is None
 
 
-class CutShortSandbox(StillRunningSandbox):
-    """A sandbox whose agent ended while rewriting its trajectory file: the file holds the start of its JSON."""
+class LeftFileSandbox(StillRunningSandbox):
+    """A sandbox whose agent was killed (by a command its model ran, say) and left FILE as its trajectory."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         return ExecResult("", "Killed", 137, timed_out=False, truncated=False, raw_bytes=6, duration_s=1.0)
 
     def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
-        return CUT_SHORT.encode()
+        return self.file.encode()
 
 
-CUT_SHORT = '{"info": {"exit_status": "Submitted", "submission": "<answer>4'
-
-
-def test_a_transcript_the_agent_left_cut_short_is_kept_as_its_text(tmp_path):
+@pytest.mark.parametrize(
+    "file",
+    [
+        '{"info": {"exit_status": "Submitted", "submission": "<answer>4',  # cut short mid-write
+        '{"messages": ' + "[" * 400 + "]" * 400 + "}",  # JSON, but nested deeper than a record holds
+    ],
+)
+def test_a_transcript_the_agent_left_unreadable_is_kept_as_its_text(tmp_path, file):
     log = TrajectoryWriter(tmp_path / "episode.jsonl")
-    outcome = MiniSweAgent({}).solve(episode_in(CutShortSandbox(), tmp_path, log))
+    outcome = MiniSweAgent({}).solve(episode_in(LeftFileSandbox(file), tmp_path, log))
     log.close()
     [kept] = [event["transcript"] for event in read_jsonl(tmp_path / "episode.jsonl")]
-    assert kept == CUT_SHORT and outcome.status is Status.FORMAT_ERRORS
+    assert kept == file and outcome.status is Status.FORMAT_ERRORS
 
 
 def test_the_images_agent_is_the_release_the_runner_pins():

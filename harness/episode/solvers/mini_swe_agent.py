@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import ValidationError
+
 from harness.core.errors import InputError
 from harness.core.extras import require_extra
 from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
@@ -142,8 +144,13 @@ def _transcript(episode: EpisodeInputs) -> Any:
         return None
     text = data.decode("utf-8", "replace")
     transcript = json_or_none(text, MAX_TRANSCRIPT_BYTES)
-    kept = text if transcript is None else transcript
-    episode.log.write(AgentTranscriptEvent(agent="mini-swe-agent", version=_version(), transcript=kept))
+    try:
+        event = AgentTranscriptEvent(
+            agent="mini-swe-agent", version=_version(), transcript=text if transcript is None else transcript
+        )
+    except ValidationError:  # JSON nested deeper than a record holds: the agent's file, not our error
+        event = AgentTranscriptEvent(agent="mini-swe-agent", version=_version(), transcript=text)
+    episode.log.write(event)
     return transcript
 
 
