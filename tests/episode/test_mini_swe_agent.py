@@ -258,6 +258,7 @@ class LeftFileSandbox(StillRunningSandbox):
         '{"info": {"exit_status": "Submitted", "submission": "<answer>4',  # cut short mid-write
         '{"messages": ' + "[" * 400 + "]" * 400 + "}",  # JSON, but nested deeper than a record holds
     ],
+    ids=["cut-short", "nested-400-deep"],
 )
 def test_a_transcript_the_agent_left_unreadable_is_kept_as_its_text(tmp_path, file):
     log = TrajectoryWriter(tmp_path / "episode.jsonl")
