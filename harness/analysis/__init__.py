@@ -1,6 +1,7 @@
 """Tables, plots and the viewer, from records; only `run` and `cli` import it."""
 
 __all__ = [
+    "agent_transcript",
     "dataset_counts",
     "end_table",
     "report",

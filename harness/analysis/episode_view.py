@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.analysis.agent_transcript import transcript_view
 from harness.analysis.runs import run_key
 from harness.analysis.summary import ALL, Cell
 from harness.core.images import EXTENSIONS, ImageRef
 from harness.records.events import (
     ActionEvent,
+    AgentTranscriptEvent,
     EpisodeEndEvent,
     EpisodeStartEvent,
     Event,
@@ -29,12 +31,14 @@ _OUTCOME = ("status", "verdict", "answer", "turns", "detail", "reasons", "failur
 
 def episode_view(events: list[LoggedEvent], max_turns: float, time_limit: float) -> dict[str, Any] | None:
     """Its outcome and its steps: reply, command, output, budgets left, and the turn's model and command time;
-    None for a log that does not start as an episode does."""
+    an installed agent's own transcript (`transcript`, agent_transcript.py); None for a log that does not start as
+    an episode does."""
     start = events[0].event if events else None
     if not isinstance(start, EpisodeStartEvent):
         return None
     began = events[0].time or 0.0
     steps: list[dict[str, Any]] = []
+    transcript: dict[str, Any] | None = None
     for logged in events:
         event, seconds_left = logged.event, round(time_limit - ((logged.time or 0.0) - began))
         if isinstance(event, ModelCallEvent):
@@ -58,6 +62,8 @@ def episode_view(events: list[LoggedEvent], max_turns: float, time_limit: float)
             steps[-1]["image"] = _image_view(event)
         elif isinstance(event, FormatErrorEvent) and steps:
             steps[-1]["problem"] = event.problem
+        elif isinstance(event, AgentTranscriptEvent):
+            transcript = transcript_view(event).to_dict()
     evidence = next((logged.event for logged in events if isinstance(logged.event, EvidenceEvent)), None)
     facts = _facts(start.task.facts or [], evidence)
     return ({"facts": facts} if facts else {}) | {
@@ -73,6 +79,7 @@ def episode_view(events: list[LoggedEvent], max_turns: float, time_limit: float)
         "model_s": round(sum(step.get("model_s") or 0 for step in steps), 3),
         "command_s": round(sum(step.get("command_s") or 0 for step in steps), 3),
         "steps": steps,
+        "transcript": transcript,
     }
 
 

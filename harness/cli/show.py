@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from harness.analysis.agent_transcript import SHOWN_CHARS, TranscriptView, transcript_view
 from harness.cli.command import EXIT_OK, Session
 from harness.cli.parser import Parser
 from harness.core.errors import InputError
@@ -17,6 +18,7 @@ from harness.core.images import ImageRef
 from harness.core.safe_text import for_terminal
 from harness.records.events import (
     ActionEvent,
+    AgentTranscriptEvent,
     CropSource,
     CropSourcesEvent,
     EpisodeEndEvent,
@@ -201,8 +203,33 @@ def _render(console: Console, events: list[LoggedEvent], limit: int | None, imag
             touched = ", ".join(f"{touch.document} (turn {touch.first_turn})" for touch in event.touches)
             listed = ", ".join(event.evidence) or "none listed by the task"
             _say(console, f"evidence ({event.method}): {listed}", f"documents touched: {touched or 'none'}")
+        elif isinstance(event, AgentTranscriptEvent):
+            _render_transcript(console, transcript_view(event), limit)
         elif isinstance(event, EpisodeEndEvent):
             _render_end(console, event)
+
+
+def _render_transcript(console: Console, view: TranscriptView, limit: int | None) -> None:
+    """The agent's own record of the episode, after ours: its messages role by role, each reply's commands as
+    `$ ...`; raw (bounded) where it is not a format we read. A heading's parts are the agent's too: each on the
+    heading's line (a role cannot start a line of its own, a forged verdict)."""
+    agent = f"══ {_one_line(view.agent)} {_one_line(view.version)} · its own transcript"
+    if view.raw is not None:
+        _say(console, f"{agent}, shown raw ({_one_line(view.problem or '')})", _clipped(view.raw, limit), "bold blue")
+        return
+    ending = f", ended {_one_line(view.ending)}" if view.ending else ""
+    count = len(view.messages) + view.hidden
+    _say(console, f"{agent} ({_one_line(view.format or '')}) · {count} messages{ending}", style="bold blue")
+    for message in view.messages:
+        _say(console, f"── {_one_line(message.role)}", _clipped(message.text, limit), "blue")
+        for command in message.commands:
+            console.print(_shown(f"$ {command}", "green"), highlight=False)
+    if view.hidden:
+        _say(console, f"… {view.hidden} more messages not shown (over {SHOWN_CHARS:,} characters)", style="blue")
+
+
+def _one_line(text: str) -> str:
+    return for_terminal(text, keep_newlines=False)
 
 
 def _render_end(console: Console, end: EpisodeEndEvent) -> None:

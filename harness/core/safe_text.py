@@ -1,14 +1,19 @@
 """Text from input data or an agent, made safe to show a person. A terminal acts on control characters (ESC
 starts sequences that set the title, write the clipboard, clear the screen or make the terminal type an
-answer into the person's next line), and a Markdown table takes `|` and a line break as its own structure."""
+answer into the person's next line) and reorders text at a bidirectional control, and a Markdown table takes
+`|` and a line break as its own structure."""
 
 from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-"""C0 but tab and newline, DEL, C1, and lone surrogates (which no terminal encoding can write)."""
-_CONTROL_OR_LINE_BREAK = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+"""The bidirectional embeddings, overrides and isolates: shown, they reorder the text after them, so a command or
+a verdict can read as another (Trojan Source, CVE-2021-42574)."""
+_CONTROL = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}\ud800-\udfff]")
+"""C0 but tab and newline, DEL, C1, the bidirectional controls, and lone surrogates (which no terminal encoding can
+write)."""
+_CONTROL_OR_LINE_BREAK = re.compile(rf"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}\ud800-\udfff]")
 _MARKDOWN_CELL = {"|": "&#124;", "`": "&#96;"}
 
 

@@ -311,7 +311,7 @@ class AgentTranscriptEvent(Event):
     version: str
     """The agent's release (its package's version)."""
     transcript: JsonValue
-    """The agent's file, parsed (JSON), nothing changed."""
+    """The agent's file, parsed (JSON), nothing changed; its text, as a string, where it is not JSON (cut short)."""
 
 
 class RetrievedChunk(Record):

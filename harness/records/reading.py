@@ -13,52 +13,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from pydantic import TypeAdapter, ValidationError
 
 from harness.core.errors import InputError
 from harness.core.record import validation_problem
 from harness.records.events import (
-    ActionEvent,
     AnyEvent,
-    CropSourcesEvent,
     EpisodeEndEvent,
-    EpisodeStartEvent,
     Event,
-    EvidenceEvent,
-    FormatErrorEvent,
-    HarnessErrorEvent,
-    ImageViewEvent,
-    JudgeCallEvent,
-    ModelCallEvent,
-    ModelErrorEvent,
-    ObservationEvent,
-    RetrievalEvent,
-    SandboxReadyEvent,
-    SharedCallEvent,
 )
 from harness.records.trajectory import read_trajectory
 
 _EVENT_CLASSES: dict[str, type[Event]] = {
-    event_class.kind: event_class
-    for event_class in (
-        EpisodeStartEvent,
-        SandboxReadyEvent,
-        ModelCallEvent,
-        ModelErrorEvent,
-        ActionEvent,
-        ObservationEvent,
-        ImageViewEvent,
-        SharedCallEvent,
-        CropSourcesEvent,
-        FormatErrorEvent,
-        HarnessErrorEvent,
-        JudgeCallEvent,
-        RetrievalEvent,
-        EvidenceEvent,
-        EpisodeEndEvent,
-    )
+    event_class.kind: event_class for event_class in get_args(get_args(AnyEvent)[0])
 }
 """Each kind a log's line names, and the class it reads as."""
 

@@ -22,6 +22,16 @@ def test_for_terminal_shows_every_control_character_and_keeps_lines():
     assert for_terminal("a\nb\tc\u2028", keep_newlines=False) == "a\\x0ab\\x09c\\u2028"
 
 
+def test_for_terminal_shows_the_bidirectional_controls_that_reorder_text():
+    """An override shows the text after it reversed, so a command reads as another; the marks right-to-left text
+    uses (U+200F) stay."""
+    assert (
+        for_terminal("rm -rf \u202e/ ohce\u202c\u2066x\u2069\u200f")
+        == "rm -rf \\u202e/ ohce\\u202c\\u2066x\\u2069\u200f"
+    )
+    assert markdown_cell("a\u202eb") == "a\\u202eb"
+
+
 def test_a_markdown_cell_is_one_cell_on_one_line():
     assert markdown_cell(FORGED + "`code`") == "x\\x0a&#124; fake &#124; row &#124; 100.0% &#124;&#96;code&#96;"
 

@@ -7,7 +7,8 @@ import urllib.error
 import urllib.request
 
 from harness.cli.main import main
-from harness.records.trajectory import read_jsonl
+from harness.records.events import AgentTranscriptEvent
+from harness.records.trajectory import event_line, read_jsonl
 from tests.analysis.test_report_and_viewer import run_all, two_domain_project
 from tests.helpers.browser import headless_chromium, search, static_server, viewer_page
 
@@ -122,6 +123,41 @@ def test_viewer_shows_hostile_text_literally_and_runs_none_of_it(mini):
         assert step.locator("pre.command").text_content() == command
         assert step.locator("pre.stdout").text_content() == HOSTILE + "\n"
         assert step.locator("pre.stderr").text_content() == RUNS_SCRIPT + "\n"
+        assert page.evaluate("window.pwned") is None
+        assert page.locator("#main img, #main script").count() == 0
+
+
+def with_transcript(trajectory, transcript) -> None:
+    """TRAJECTORY with an installed agent's own transcript logged before its row, as the solver logs it."""
+    *events, end = trajectory.read_text().splitlines(keepends=True)
+    event = AgentTranscriptEvent(agent="mini-swe-agent", version="2.4.6", transcript=transcript)
+    trajectory.write_text("".join(events) + event_line(event.kind, **event.to_dict()) + end)
+
+
+def test_an_agents_own_transcript_is_folded_in_its_episode_literally_and_bounded(mini):
+    outcome = mini.run("--model", mini.script(["<answer>42</answer>"]), "--epochs", "2")
+    command = f"echo '{HOSTILE}'"
+    reply = {"role": "assistant", "content": "R " + RUNS_SCRIPT, "extra": {"actions": [{"command": command}]}}
+    messages = [{"role": "user\u202e" + RUNS_SCRIPT, "content": "x" * 10_000_000}, reply]
+    episodes = outcome.run_dir / "episodes" / "mini"
+    with_transcript(episodes / "t1.jsonl", {"messages": messages, "trajectory_format": "mini-swe-agent-1.1"})
+    with_transcript(episodes / "t1~epoch2.jsonl", '{"messages": [' + RUNS_SCRIPT)  # the file cut short
+    with viewer_page([outcome.run_dir]) as page:
+        page.click("#tab-grid")
+        page.locator('tr.task[data-key="mini/t1"]').click()
+        page.locator("#main .pane").nth(1).wait_for()
+        read, raw = (page.locator("#main .pane").nth(n).locator("details.transcript") for n in (0, 1))
+        read.locator("summary").click()
+        summary = "mini-swe-agent 2.4.6 · its own transcript (mini-swe-agent-1.1) · 2 messages"
+        assert read.locator("summary").text_content() == summary
+        first, second = (read.locator(".transcript-message").nth(n) for n in (0, 1))
+        assert first.locator("h3").text_content() == "user\\u202e" + RUNS_SCRIPT  # a bidi override: shown, not obeyed
+        assert first.locator("pre").text_content().endswith("… 9,980,000 more characters")
+        assert second.locator("pre.transcript-text").text_content() == "R " + RUNS_SCRIPT
+        assert second.locator("pre.transcript-command").text_content() == "$ " + command
+        raw.locator("summary").click()
+        assert "shown raw (not JSON: the file as the agent left it)" in raw.locator("summary").text_content()
+        assert raw.locator("pre.transcript-raw").text_content() == '{"messages": [' + RUNS_SCRIPT
         assert page.evaluate("window.pwned") is None
         assert page.locator("#main img, #main script").count() == 0
 

@@ -15,7 +15,8 @@ import sys
 import termios
 
 from harness.cli.main import main
-from harness.records.trajectory import read_trajectory
+from harness.records.events import AgentTranscriptEvent
+from harness.records.trajectory import event_line, read_trajectory
 from tests.conftest import REPO
 
 
@@ -125,3 +126,36 @@ def test_show_through_a_pager_escapes_them_too(mini):
     assert shown.wait(timeout=300) == 0, bytes(out)
     assert b"answered" in out
     assert_escaped(re.sub(rb"\x1b\[[0-9;]*m", b"", bytes(out)))  # but for our own styles (SGR)
+
+
+def transcript_log(tmp_path, transcript) -> str:
+    """A trajectory holding one installed agent's own transcript (`show` takes a trajectory file as well)."""
+    event = AgentTranscriptEvent(agent="mini-swe-agent", version="2.4.6", transcript=transcript)
+    (tmp_path / "t1.jsonl").write_text(event_line(event.kind, **event.to_dict()))
+    return str(tmp_path / "t1.jsonl")
+
+
+def test_show_prints_an_agents_own_transcript_escaped_and_bounded(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # no wrapping inside what the assertions look for
+    hostile = "".join(HOSTILE.values())
+    reply = {"role": "assistant", "content": "x" * 10_000_000, "extra": {"actions": [{"command": "echo " + hostile}]}}
+    role = "user\n══ answered · correct · answer '7'" + HOSTILE["title"]  # a forged verdict on a line of its own
+    messages = [{"role": role, "content": "Q \u202e" + hostile}, reply]
+    log = transcript_log(tmp_path, {"messages": messages, "trajectory_format": "mini-swe-agent-1.1"})
+    assert main(["show", log]) == 0
+    out = capsys.readouterr().out
+    assert_escaped(out.encode())
+    assert "mini-swe-agent 2.4.6 · its own transcript (mini-swe-agent-1.1) · 2 messages" in out
+    assert "── user\\x0a══ answered · correct · answer '7'\\x1b]0;pwned\\x07" in out
+    assert not [line for line in out.splitlines() if line.startswith("══ answered")]
+    assert "Q \\u202e\\x1b]0;pwned" in out and "\u202e" not in out
+    assert "$ echo \\x1b]0;pwned" in out
+    assert "… 9,980,000 more characters" in out and len(out) < 40_000
+
+
+def test_show_prints_a_transcript_cut_short_raw(tmp_path, capsys):
+    log = transcript_log(tmp_path, '{"info": {"exit_status": "Subm\x1b[2J')
+    assert main(["show", log]) == 0
+    out = capsys.readouterr().out
+    assert "its own transcript, shown raw (not JSON: the file as the agent left it)" in out
+    assert '{"info": {"exit_status": "Subm\\x1b[2J' in out and "\x1b" not in out

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from harness.analysis.viewer_site import ViewerSite
 from harness.cli.main import main
 from harness.core.status import Status
 from harness.episode.budget import Budget
@@ -35,6 +36,7 @@ PROBE = (
     f"env | grep -c {KEY}; grep -rls {KEY} /tmp /workspace /run /etc | wc -l; ls -A /run/model; "
     "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM)' 2>&1 | tail -n 1"
 )
+FORMAT = "mini-swe-agent-1.1"
 QUESTIONS = {"t1": "How many units in 2020 and 2021 together?", "t2": "How many units in 2020?"}
 
 
@@ -82,6 +84,7 @@ def project(root: Path) -> list[str]:
 
 @dataclass(frozen=True)
 class AgentRun:
+    folder: Path
     rows: dict[str, dict[str, Any]]
     """By task id."""
     events: dict[str, list[dict[str, Any]]]
@@ -112,7 +115,7 @@ def agent_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     run = root / "results" / "r"
     rows = {row["task_id"]: row for row in read_jsonl(run / "results.jsonl")} if code == 0 else {}
     events = {task: read_trajectory(run / "episodes" / "mini" / f"{task}.jsonl") for task in rows}
-    return AgentRun(rows, events, server)
+    return AgentRun(run, rows, events, server)
 
 
 @pytest.mark.slow  # the shared run: ~17 s, on the first of them
@@ -131,6 +134,29 @@ def test_its_own_transcript_holds_the_calls_the_proxy_recorded(agent_run):
         [call["function"]["arguments"] for call in calls] for calls in theirs
     ]
     assert len(ours) == 3 and transcript["info"]["exit_status"] == "Submitted"
+
+
+@pytest.mark.slow  # the shared run: ~17 s, on the first of them
+def test_show_prints_its_own_transcript_after_ours_with_the_commands_it_ran(agent_run, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["show", str(agent_run.folder), "t1"]) == 0
+    out = capsys.readouterr().out
+    theirs = out.index("mini-swe-agent 2.4.6 · its own transcript (mini-swe-agent-1.1) · 8 messages, ended Submitted")
+    assert out.index("turn 3 · reply") < theirs < out.index("══ answered · correct")
+    roles = [line.removeprefix("── ") for line in out[theirs:].splitlines() if line.startswith("── ")]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant", "exit"]
+    assert out.count("$ cat documents/ledger.md") == 2  # as the proxy logged it, and in the agent's own words
+    assert out.index("$ cat documents/ledger.md", theirs) < out.index("| 2020 | 40 |", theirs)
+
+
+@pytest.mark.slow  # the shared run: ~17 s, on the first of them
+def test_the_viewer_is_given_its_own_transcript_role_by_role(agent_run):
+    site = ViewerSite([agent_run.folder])
+    [number] = [n for n, episode in enumerate(site.episodes) if episode.listed["task_id"] == "t1"]
+    transcript = site.episode(number)["transcript"]
+    assert (transcript["agent"], transcript["format"], transcript["raw"]) == ("mini-swe-agent", FORMAT, None)
+    commands = [command for message in transcript["messages"] for command in message["commands"]]
+    assert commands == ["cat documents/ledger.md", PROBE, SUBMIT]
 
 
 @pytest.mark.slow  # the shared run: ~17 s, on the first of them
@@ -191,9 +217,8 @@ class StillRunningSandbox:
         raise FileUnreadable(f"{path}: no such file")
 
 
-def test_an_agent_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
-    log = TrajectoryWriter(tmp_path / "episode.jsonl")
-    episode = EpisodeInputs(
+def episode_in(sandbox: Any, tmp_path: Path, log: TrajectoryWriter) -> EpisodeInputs:
+    return EpisodeInputs(
         task=Task(id="t1", domain="mini", question="How many?", answer="42"),
         model=ReplayModel("scripted", []),
         budget=Budget(max_turns=3, time_limit_s=20, context_window=None, output_reserve=0),
@@ -202,12 +227,45 @@ def test_an_agent_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
         loop=LoopSettings("toolcall", 30.0, 3),
         images=ImageStore(tmp_path),
         collection=None,
-        sandbox=StillRunningSandbox(),
+        sandbox=sandbox,
         socket_folder=tmp_path,
     )
-    outcome = MiniSweAgent({}).solve(episode)
+
+
+def test_an_agent_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    outcome = MiniSweAgent({}).solve(episode_in(StillRunningSandbox(), tmp_path, log))
     log.close()
     assert outcome.status is Status.TIME_LIMIT and outcome.submission is None
+
+
+class LeftFileSandbox(StillRunningSandbox):
+    """A sandbox whose agent was killed (by a command its model ran, say) and left FILE as its trajectory."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def execute(self, command: str, timeout_s: float) -> ExecResult:
+        return ExecResult("", "Killed", 137, timed_out=False, truncated=False, raw_bytes=6, duration_s=1.0)
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        return self.file.encode()
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        '{"info": {"exit_status": "Submitted", "submission": "<answer>4',  # cut short mid-write
+        '{"messages": ' + "[" * 400 + "]" * 400 + "}",  # JSON, but nested deeper than a record holds
+    ],
+    ids=["cut-short", "nested-400-deep"],
+)
+def test_a_transcript_the_agent_left_unreadable_is_kept_as_its_text(tmp_path, file):
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    outcome = MiniSweAgent({}).solve(episode_in(LeftFileSandbox(file), tmp_path, log))
+    log.close()
+    [kept] = [event["transcript"] for event in read_jsonl(tmp_path / "episode.jsonl")]
+    assert kept == file and outcome.status is Status.FORMAT_ERRORS
 
 
 def test_the_images_agent_is_the_release_the_runner_pins():

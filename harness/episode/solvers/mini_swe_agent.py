@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import ValidationError
+
 from harness.core.errors import InputError
 from harness.core.extras import require_extra
 from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
@@ -133,15 +135,22 @@ class MiniSweAgent(Solver):
 
 
 def _transcript(episode: EpisodeInputs) -> Any:
-    """The agent's trajectory, kept in ours as it wrote it; None when it wrote none we can read."""
+    """The agent's trajectory, kept in ours as it wrote it: parsed, or its text where it is not JSON (the agent
+    rewrites the file at each step, so one ended mid-write leaves it cut short); None when it wrote none."""
     assert episode.sandbox is not None
     try:
         data = episode.sandbox.read_bytes(_TRAJECTORY, MAX_TRANSCRIPT_BYTES, 30)
     except (FileUnreadable, SandboxError):
         return None
-    transcript = json_or_none(data.decode("utf-8", "replace"), MAX_TRANSCRIPT_BYTES)
-    if transcript is not None:
-        episode.log.write(AgentTranscriptEvent(agent="mini-swe-agent", version=_version(), transcript=transcript))
+    text = data.decode("utf-8", "replace")
+    transcript = json_or_none(text, MAX_TRANSCRIPT_BYTES)
+    try:
+        event = AgentTranscriptEvent(
+            agent="mini-swe-agent", version=_version(), transcript=text if transcript is None else transcript
+        )
+    except ValidationError:  # JSON nested deeper than a record holds: the agent's file, not our error
+        event = AgentTranscriptEvent(agent="mini-swe-agent", version=_version(), transcript=text)
+    episode.log.write(event)
     return transcript
 
 

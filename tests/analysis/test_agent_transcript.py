@@ -1,0 +1,94 @@
+"""An installed agent's own transcript as `show` and the viewer present it: mini-swe-agent's messages role by role
+with the commands it ran; anything else (the agent's word: any JSON, a file cut short) raw; all of it bounded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness.analysis.agent_transcript import MESSAGE_CHARS, RAW_CHARS, SHOWN_CHARS, transcript_view
+from harness.core.json_text import json_text
+from harness.records.events import AgentTranscriptEvent
+
+FORMAT = "mini-swe-agent-1.1"
+
+
+def toolcall_reply(command: str) -> dict[str, Any]:
+    """An assistant message as mini-swe-agent's litellm model writes it: the model's bash tool call, and the action
+    it parsed from it in `extra`."""
+    call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": f'{{"command": "{command}"}}'}}
+    return {
+        "role": "assistant",
+        "content": "Reading.",
+        "tool_calls": [call],
+        "extra": {"actions": [{"command": command}]},
+    }
+
+
+def transcript(messages: list[Any], **info: Any) -> AgentTranscriptEvent:
+    data = {"info": info, "messages": messages, "trajectory_format": FORMAT}
+    return AgentTranscriptEvent(agent="mini-swe-agent", version="2.4.6", transcript=data)
+
+
+def test_a_mini_swe_agent_transcript_reads_role_by_role_with_the_commands_it_ran():
+    bare_call = toolcall_reply("ls documents") | {"extra": {}}
+    text_based = {"role": "assistant", "content": "Summing.\n```mswea_bash_command\nawk 1 ledger.md\n```\n"}
+    observation = {"role": "tool", "content": "<returncode>0</returncode>\n<output>\n| 2020 | 40 |\n</output>"}
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": [{"type": "text", "text": "How many units?"}, {"type": "image_url"}]},
+        toolcall_reply("cat documents/ledger.md"),
+        observation,
+        bare_call,
+        text_based,
+        {"role": "exit", "content": "<answer>42</answer>", "extra": {"exit_status": "Submitted"}},
+    ]
+    view = transcript_view(transcript(messages, exit_status="Submitted"))
+    assert (view.format, view.ending, view.raw, view.hidden) == (FORMAT, "Submitted", None, 0)
+    roles = [message.role for message in view.messages]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "assistant", "exit"]
+    assert view.messages[1].text == "How many units?\n[image_url]"
+    assert [message.commands for message in view.messages[2:6]] == [
+        ["cat documents/ledger.md"],
+        [],
+        ["ls documents"],  # from its tool call where the agent recorded no action
+        ["awk 1 ledger.md"],  # from a text-based model's command block
+    ]
+    assert view.messages[3].text == observation["content"]
+
+
+@pytest.mark.parametrize(
+    ("kept", "problem"),
+    [
+        ('{"info": {"exit_status": "Submi', "not JSON: the file as the agent left it"),
+        (["a", "list"], "it names no format"),
+        (12, "it names no format"),
+        ({"trajectory_format": "other-9", "messages": []}, "other-9 is not a format we read"),
+        ({"trajectory_format": FORMAT, "messages": "none"}, "its messages are not a list of objects"),
+        ({"trajectory_format": FORMAT, "messages": [{"role": "user"}, "x"]}, "its messages are not a list of objects"),
+        ("<script>" * 2_000_000, "not JSON: the file as the agent left it"),
+    ],
+)
+def test_a_transcript_not_in_its_format_is_shown_raw_and_bounded(kept, problem):
+    view = transcript_view(AgentTranscriptEvent(agent="mini-swe-agent", version="2.4.6", transcript=kept))
+    assert view.problem == problem and view.messages == []
+    assert view.raw is not None and 0 < len(view.raw) <= RAW_CHARS + 40
+    assert view.raw[:20] == (kept if isinstance(kept, str) else json_text(kept, indent=1))[:20]
+
+
+def test_a_10_mb_message_is_cut_and_a_long_transcript_shows_its_first_messages():
+    huge = "x" * 10_000_000
+    many = [{"role": "user", "content": "y" * MESSAGE_CHARS} for _ in range(2 * SHOWN_CHARS // MESSAGE_CHARS)]
+    view = transcript_view(transcript([toolcall_reply(huge) | {"content": huge}, *many]))
+    first = view.messages[0]
+    assert first.text.startswith("x" * MESSAGE_CHARS) and first.text.endswith("… 9,980,000 more characters")
+    assert len(first.commands[0]) < MESSAGE_CHARS + 40
+    assert sum(len(message.text) + sum(map(len, message.commands)) for message in view.messages) <= SHOWN_CHARS
+    assert view.hidden > 0 and len(view.messages) + view.hidden == 1 + len(many)
+
+
+def test_empty_messages_show_a_bounded_number_of_headings():
+    view = transcript_view(transcript([{}] * 10_000))
+    assert 0 < len(view.messages) <= SHOWN_CHARS // 100 and len(view.messages) + view.hidden == 10_000
+    assert view.messages[0].role == "(no role)"
