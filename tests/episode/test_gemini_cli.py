@@ -7,6 +7,7 @@ tests: t1 explores, looks around its sandbox and answers; t2 never answers."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +53,7 @@ class AgentRun:
 @pytest.fixture(scope="module")
 def agent_run(tmp_path_factory: pytest.TempPathFactory):
     """The run (`--max-turns 3`, two workers) on the local sandbox."""
+    assert os.environ.get("HARNESS_GEMINI_CLI"), "Gemini CLI's pinned release is installed by .ci/run"
     root = tmp_path_factory.mktemp("gemini")
     server = ScriptedOpenAIServer()
     server.respond = scripted
