@@ -22,7 +22,7 @@ from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
 KEY = "sk-h50h-never-in-the-sandbox"
 PROBE = (  # the key named in two halves: the agent keeps a record of its commands in its home
     f"key={KEY[:8]}; key=${{key}}{KEY[8:]}; env | grep -c $key; grep -rls $key /tmp /workspace /run /etc | wc -l; "
-    "ls -A /run/model; "
+    "ls -A /run/model; touch /run/agent/package.json /run/model/gemini_cli_shim.cjs 2>&1 | sed 's/.*: //' | tr -d ' '; "
     "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM)' 2>&1 | tail -n 1; "
     "node -e \"require('net').connect(80, '127.0.0.1').on('error', e => console.log('node:', e.code))\""
 )
@@ -106,6 +106,8 @@ def test_inside_its_sandbox_only_the_proxy_answers_and_the_key_is_nowhere(agent_
     said = probe.split()
     start = said.index("api.sock")
     assert said[start - 2 : start + 2] == ["0", "0", "api.sock", "gemini_cli_shim.cjs"]  # no key; the socket, ours
+    # neither our shim nor the agent's install (the host's, shared by every episode) can be changed
+    assert set(said[start + 2 : start + 4]) <= {"Permissiondenied", "Read-onlyfilesystem"}
     assert "Address family not supported" in probe  # no IP socket: no address of the host's loopback either
     assert "node: EAFNOSUPPORT" in probe  # nor from Node, our shim loaded or not
     assert f"Bearer {KEY}" in agent_run.server.authorizations  # the runner called the provider with it

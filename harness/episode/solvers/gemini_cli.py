@@ -75,9 +75,13 @@ class GeminiCli(Solver):
     ) -> tuple[str, Any] | None:
         """The agent's package and version, the host's Node and the digest of our shim and settings, beside the
         solver's name; a refusal (one line) when the install or Node is missing or not the release pinned."""
-        install, node = _install(), _node_version()
-        agent = {"package": "@google/gemini-cli", "version": VERSION, "node": node, "files_sha256": _digest()}
-        agent["install"] = str(install)
+        _install()
+        agent = {
+            "package": "@google/gemini-cli",
+            "version": VERSION,
+            "node": _node_version(),
+            "files_sha256": _digest(),
+        }
         return "solver", {"name": spec, "args": self.args, "agent": agent}
 
     @classmethod
