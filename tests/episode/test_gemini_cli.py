@@ -15,8 +15,17 @@ import pytest
 import yaml
 
 from harness.cli.main import main
-from harness.records.trajectory import read_jsonl, read_trajectory
-from tests.episode.test_mini_swe_agent import project, tool_results
+from harness.core.status import Status
+from harness.episode.budget import Budget
+from harness.episode.solvers.agent_loop import LoopSettings
+from harness.episode.solvers.base import EpisodeInputs
+from harness.episode.solvers.gemini_cli import GeminiCli
+from harness.inputs.prompts import load_prompts
+from harness.inputs.tasks import Task
+from harness.models.replay_model import ReplayModel
+from harness.records.image_store import ImageStore
+from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
+from tests.episode.test_mini_swe_agent import StillRunningSandbox, project, tool_results
 from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
 
 KEY = "sk-h50h-never-in-the-sandbox"
@@ -136,3 +145,23 @@ def test_an_install_that_is_not_the_pinned_release_is_refused_before_anything_is
     outcome = mini.run("--solver", "gemini-cli", "--model", mini.script(["<answer>42</answer>"]))
     assert outcome.exit_code == 2 and not outcome.run_dir.exists()
     assert "HARNESS_GEMINI_CLI" in outcome.output and "0.61.0" in outcome.output
+
+
+def test_gemini_cli_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    episode = EpisodeInputs(
+        task=Task(id="t1", domain="mini", question="How many?", answer="42"),
+        model=ReplayModel("scripted", []),
+        budget=Budget(max_turns=3, time_limit_s=20, context_window=None, output_reserve=0),
+        log=log,
+        prompts=load_prompts(),
+        loop=LoopSettings("toolcall", 30.0, 3),
+        images=ImageStore(tmp_path),
+        collection=None,
+        sandbox=StillRunningSandbox(),
+        socket_folder=tmp_path,
+    )
+    outcome = GeminiCli({}).solve(episode)
+    log.close()
+    assert outcome.status is Status.TIME_LIMIT and outcome.submission is None
+    assert (tmp_path / "gemini_cli_shim.cjs").read_text().startswith("// Loaded into Gemini CLI")
