@@ -1,6 +1,6 @@
 """Prints what the model proxy adds to one model call of an installed agent: the time of a call through the unix
 socket (HTTP, JSON both ways, the query step, the event written) against the same query step called in process,
-for a model that answers at once, in OpenAI's and Anthropic's API.
+for a model that answers at once, in OpenAI's, Anthropic's and Gemini's API.
 
 Run: python bench/model_proxy_overhead.py [CALLS]
 """
@@ -70,10 +70,14 @@ def main() -> None:
         chat = through_proxy(calls, folder, "/v1/chat/completions", {"messages": CONVERSATION})
         system, question = CONVERSATION[0]["content"], CONVERSATION[1:]
         messages = through_proxy(calls, folder, "/v1/messages", {"system": system, "messages": question})
+        contents = [{"role": "user", "parts": [{"text": question[0]["content"]}]}]
+        gemini_body = {"systemInstruction": {"parts": [{"text": system}]}, "contents": contents}
+        gemini = through_proxy(calls, folder, "/v1beta/models/m:generateContent", gemini_body)
     print(f"{calls} calls of a model that answers at once (a {len(str(CONVERSATION))}-character conversation)")
     print(f"  query step in process:        {direct * 1000:7.2f} ms per call")
     print(f"  through the proxy, OpenAI:    {chat * 1000:7.2f} ms per call (+{(chat - direct) * 1000:.2f} ms)")
     print(f"  through the proxy, Anthropic: {messages * 1000:7.2f} ms per call (+{(messages - direct) * 1000:.2f} ms)")
+    print(f"  through the proxy, Gemini:    {gemini * 1000:7.2f} ms per call (+{(gemini - direct) * 1000:.2f} ms)")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from harness.records.run_folder import RunFolder
 from harness.records.trajectory import TrajectoryLog
 from harness.sandboxes.base import Sandbox
 from harness.sandboxes.file_opens import WatchedSandbox, watched
-from harness.sandboxes.model_socket import make_socket_folder, remove_socket_folder
+from harness.sandboxes.model_socket import make_socket_folder, mount_agent_folder, remove_socket_folder
 
 
 @dataclass
@@ -99,6 +99,9 @@ def _run_in_sandbox(
     try:
         if context.settings.solver.model_socket:  # mounted as the sandbox starts
             socket_folder = make_socket_folder(sandbox)
+        agent = context.settings.solver.agent_folder()
+        if agent is not None:
+            mount_agent_folder(sandbox, agent)
         if collection and context.watch_opens:
             sandbox = watched(sandbox, collection, lambda: clocks.budget.turns if clocks.budget else 0)
         started = time.monotonic()

@@ -300,7 +300,8 @@ class JudgeCallEvent(Event):
 
 
 class AgentTranscriptEvent(Event):
-    """An installed agent's own record of its episode (mini-swe-agent's trajectory file), as the agent wrote it,
+    """An installed agent's own record of its episode (mini-swe-agent's trajectory file, Gemini CLI's stream of
+    events as a list), as the agent wrote it,
     beside our `model_call` events of the same calls (the model proxy's, episode/model_proxy.py). What it says is
     the agent's: the row's turns, tokens and cost are ours."""
 

@@ -19,12 +19,29 @@ MODEL_SOCKET_FOLDER = "/run/model"
 """Where the sandbox shows the folder."""
 SOCKET_NAME = "api.sock"
 """The proxy's socket in it: `/run/model/api.sock` inside the sandbox."""
+AGENT_FOLDER = "/run/agent"
+"""Where a sandbox that can shows an installed agent's own install from the host, read-only (Gemini CLI's, on
+the local sandbox, which otherwise shows the host's /usr and Python environments only)."""
 
 
 @runtime_checkable
 class MountsModelSocket(Protocol):
     def mount_model_socket(self, folder: Path) -> None:
         """Before `start`: show FOLDER, read-only, at `MODEL_SOCKET_FOLDER` in the sandbox."""
+
+
+@runtime_checkable
+class MountsAgent(Protocol):
+    def mount_agent(self, folder: Path) -> None:
+        """Before `start`: show FOLDER, read-only, at `AGENT_FOLDER` in the sandbox."""
+
+
+def mount_agent_folder(sandbox: Sandbox, folder: Path) -> None:
+    """FOLDER, an installed agent's install on the host, shown in SANDBOX (not started yet); `SandboxError` when its
+    backend cannot show one."""
+    if not isinstance(sandbox, MountsAgent):
+        raise SandboxError(f"{type(sandbox).__name__} cannot show an agent's install from the host")
+    sandbox.mount_agent(folder)
 
 
 def make_socket_folder(sandbox: Sandbox) -> Path:

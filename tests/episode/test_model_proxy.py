@@ -139,6 +139,77 @@ def test_a_streamed_anthropic_message_is_read_by_litellms_anthropic_client(proxy
     assert [call.function.name for call in calls if call.function.name] == ["bash"]
 
 
+@pytest.fixture
+def gemini_client(model: RecordingModel, tmp_path: Path):
+    """A proxy whose agent calls bash `run_shell_command` (Gemini CLI's name), and a client of it."""
+    budget = Budget(max_turns=3, time_limit_s=60, context_window=None, output_reserve=0)
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    transport = httpx.HTTPTransport(uds=str(tmp_path / "api.sock"))
+    aliases = {"run_shell_command": "bash"}
+    with (
+        ModelProxy(tmp_path / "api.sock", model, budget, log, [BashTool()], aliases),
+        httpx.Client(transport=transport, base_url="http://proxy/v1beta/models") as client,
+    ):
+        yield client
+    log.close()
+
+
+GEMINI_FIRST = {
+    "systemInstruction": {"parts": [{"text": "You answer."}]},
+    "contents": [{"role": "user", "parts": [{"text": "How many?"}]}],
+    "tools": [{"functionDeclarations": [{"name": "run_shell_command", "parametersJsonSchema": {}}]}],
+    "generationConfig": {"temperature": 1},
+}
+
+
+def test_a_gemini_call_is_the_same_call_of_the_model_its_shell_tool_named_as_the_agent_names_it(
+    gemini_client, model, tmp_path
+):
+    reply = gemini_client.post("/gemini-2.5-flash:generateContent", json=GEMINI_FIRST).json()
+    [candidate] = reply["candidates"]
+    text, call = candidate["content"]["parts"]
+    assert text == {"text": "Looking."} and candidate["finishReason"] == "STOP"
+    assert (call["functionCall"]["name"], call["functionCall"]["args"]) == ("run_shell_command", {"command": "ls"})
+    thought = {"text": "I should look.", "thought": True}
+    response = {"functionResponse": {"id": call["functionCall"]["id"], "name": "run_shell_command"}}
+    response["functionResponse"]["response"] = {"output": "a.md"}
+    turn = [{"role": "model", "parts": [thought, text, call]}, {"role": "user", "parts": [response]}]
+    second = GEMINI_FIRST | {"contents": GEMINI_FIRST["contents"] + turn}
+    streamed = gemini_client.post("/gemini-2.5-flash:streamGenerateContent?alt=sse", json=second)
+    assert streamed.headers["content-type"] == "text/event-stream"
+    [event] = [json.loads(line[6:]) for line in streamed.text.splitlines() if line.startswith("data: ")]
+    assert event["candidates"][0]["content"]["parts"][1]["functionCall"]["name"] == "run_shell_command"
+    assert model.calls[1] == [  # the run's model is asked in its own form, its tool under its own name
+        *QUESTION,
+        {
+            "role": "assistant",
+            "content": "Looking.",
+            "tool_calls": [
+                {
+                    "id": call["functionCall"]["id"],
+                    "type": "function",
+                    "function": {"name": "bash", "arguments": '{"command": "ls"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": call["functionCall"]["id"], "content": "a.md"},
+    ]
+    assert [call["messages"] for call in calls_logged(tmp_path)][1] == turn_as_logged(call["functionCall"]["id"])
+    actions = [event["command"] for event in read_trajectory(tmp_path / "episode.jsonl") if event["event"] == "action"]
+    assert actions == ["ls", "ls"]
+
+
+def test_a_gemini_agents_other_tools_and_images_are_refused_to_it(gemini_client, model):
+    tools = [{"functionDeclarations": [{"name": "run_shell_command"}, {"name": "write_file"}]}]
+    image = {"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": ""}}]}
+    other_tool = gemini_client.post("/m:generateContent", json=GEMINI_FIRST | {"tools": tools})
+    an_image = gemini_client.post("/m:generateContent", json=GEMINI_FIRST | {"contents": [image]})
+    assert (other_tool.status_code, an_image.status_code) == (400, 400) and not model.calls
+    assert "write_file" in other_tool.json()["error"]["message"]
+    assert "'contents[0]'.parts[0]" in an_image.json()["error"]["message"]
+    assert gemini_client.post("/m:countTokens", json=GEMINI_FIRST).status_code == 404
+
+
 def test_each_call_logs_only_the_messages_new_since_the_last(client, tmp_path):
     first = chat(client, QUESTION).json()["choices"][0]["message"]
     observation = {"role": "tool", "tool_call_id": first["tool_calls"][0]["id"], "content": "ledger.md"}

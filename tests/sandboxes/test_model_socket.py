@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.sandboxes.base import SandboxError
-from harness.sandboxes.model_socket import make_socket_folder, remove_socket_folder
+from harness.sandboxes.model_socket import make_socket_folder, mount_agent_folder, remove_socket_folder
 
 
 class Mounting:
@@ -44,3 +44,8 @@ def test_the_socket_folder_is_mounted_and_lies_in_a_folder_only_the_runner_enter
 def test_a_sandbox_that_cannot_mount_the_socket_is_a_sandbox_error():
     with pytest.raises(SandboxError, match="cannot mount the model's socket"):
         make_socket_folder(NotMounting())
+
+
+def test_a_sandbox_that_cannot_show_an_agents_install_is_a_sandbox_error(tmp_path):
+    with pytest.raises(SandboxError, match="cannot show an agent's install"):
+        mount_agent_folder(NotMounting(), tmp_path)

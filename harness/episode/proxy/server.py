@@ -1,6 +1,7 @@
 """The episode's model served to an agent that runs inside its sandbox, on a unix socket in the folder the sandbox
 mounts (sandboxes/model_socket.py), in the API the agent speaks: OpenAI's chat completions
-(`POST /v1/chat/completions`) or Anthropic's messages (`POST /v1/messages`), as one JSON reply or, asked for,
+(`POST /v1/chat/completions`), Anthropic's messages (`POST /v1/messages`) or Gemini's generate content
+(`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`), as one JSON reply or, asked for,
 an event stream (the whole reply sent as one stream once the model has answered).
 
 Each request is one call of the query step (episode/query.py), so an installed agent's calls are our agent's: the
@@ -17,17 +18,17 @@ import contextlib
 import json
 import socketserver
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.core.messages import Message
+from harness.core.messages import Message, ToolCallEntry
 from harness.core.reply import ToolCall
 from harness.core.status import EpisodeFailure, EpisodeFinished
 from harness.episode.actions import FormatError
 from harness.episode.budget import Budget
-from harness.episode.proxy import anthropic_messages, openai_chat
+from harness.episode.proxy import anthropic_messages, gemini_generate, openai_chat
 from harness.episode.proxy.request import RequestRefused, Wire, json_object
 from harness.episode.query import query_model
 from harness.models.base import Model, ModelReply
@@ -40,7 +41,7 @@ WIRES: dict[str, Wire] = {
     "/chat/completions": openai_chat.WIRE,
     "/v1/messages": anthropic_messages.WIRE,
 }
-"""The paths served, each in its API."""
+"""The paths served, each in its API (and Gemini's, `gemini_generate.PATH`)."""
 MAX_REQUEST_BYTES = 8 * 1024 * 1024
 """A longer body is refused (413): past a million-token window, and what one call may add to the trajectory (the
 agent sends its tool results and may rewrite its history, all of which the call's event logs)."""
@@ -68,10 +69,21 @@ class ModelProxy:
     call of a reply (the command the model asked for), and an `observation` event per tool result the agent sends
     back (what the model was shown; the agent's report of it, so its exit code and time are unknown)."""
 
-    def __init__(self, socket: Path, model: Model, budget: Budget, log: TrajectoryLog, tools: Sequence[OfferedTool]):
+    def __init__(
+        self,
+        socket: Path,
+        model: Model,
+        budget: Budget,
+        log: TrajectoryLog,
+        tools: Sequence[OfferedTool],
+        aliases: Mapping[str, str] | None = None,
+    ):
         self._socket, self._model, self._budget, self._log = socket, model, budget, log
         self._tools = {tool.name: tool for tool in tools}
         """The tools the run's model is offered: an agent that offers its model another is refused."""
+        self._aliases = dict(aliases or {})
+        """The agent's name of a tool of the run's -> the run's (Gemini CLI's `run_shell_command` is bash): the
+        run's model sees its own names, the agent its own."""
         self._lock = threading.Lock()
         self._sent = 0
         """Messages of the agent's conversation already in the trajectory (the reply after them is the call's)."""
@@ -96,19 +108,19 @@ class ModelProxy:
         with contextlib.suppress(FileNotFoundError):
             self._socket.unlink()
 
-    def answer(self, wire: Wire, body: bytes) -> tuple[int, dict[str, Any] | str]:
+    def answer(self, wire: Wire, body: bytes, stream: bool | None = None) -> tuple[int, dict[str, Any] | str]:
         """The status and body of the response to one request of WIRE's API: JSON, or the text of an event stream
-        for a request that asked for one."""
+        for a request that asked for one (STREAM: its path did; None: its body's `stream` says)."""
         with self._lock:
             if self.ended is not None or self._closed:
                 return 403, wire.error_body(403, f"the episode has ended: {self._why()}")
             try:
                 fields = json_object(body)
                 request = wire.read_request(fields)
-                self._check_tools(request.tool_names)
+                self._check_tools(tuple(self._aliases.get(name, name) for name in request.tool_names))
             except RequestRefused as refused:
                 return refused.status, wire.error_body(refused.status, str(refused))
-            messages = request.messages
+            messages = [self._as_run_names(message) for message in request.messages]
             new = messages[self._sent + 1 :] if 0 < self._sent < len(messages) else messages
             self._log_results(new)
             try:
@@ -118,8 +130,26 @@ class ModelProxy:
                 return 403, wire.error_body(403, f"the episode has ended: {self._why()}")
             self._sent = len(messages)
             self._log_actions(reply)
-            answered = wire.stream_body if fields.get("stream") is True else wire.reply_body
-            return 200, answered(reply, self._budget.turns, self._model.name)
+            streamed = fields.get("stream") is True if stream is None else stream
+            answered = wire.stream_body if streamed else wire.reply_body
+            return 200, answered(self._as_agent_names(reply), self._budget.turns, self._model.name)
+
+    def _as_run_names(self, message: Message) -> Message:
+        calls = message.get("tool_calls")
+        if not calls or not self._aliases:
+            return message
+        renamed: list[ToolCallEntry] = []
+        for call in calls:
+            name = call["function"]["name"]
+            renamed.append(call | {"function": call["function"] | {"name": self._aliases.get(name, name)}})
+        return message | {"tool_calls": renamed}
+
+    def _as_agent_names(self, reply: ModelReply) -> ModelReply:
+        back = {run: agent for agent, run in self._aliases.items()}
+        if not any(call.name in back for call in reply.tool_calls):
+            return reply
+        calls = [call.model_copy(update={"name": back.get(call.name, call.name)}) for call in reply.tool_calls]
+        return reply.model_copy(update={"tool_calls": calls})
 
     def _log_actions(self, reply: ModelReply) -> None:
         for call in reply.tool_calls:
@@ -182,9 +212,12 @@ def _handler(proxy: ModelProxy) -> type[BaseHTTPRequestHandler]:
         timeout = _CONNECTION_TIMEOUT_S
 
         def do_POST(self) -> None:
-            wire = WIRES.get(self.path.split("?")[0])
+            path = self.path.split("?")[0]
+            gemini = gemini_generate.PATH.fullmatch(path)
+            wire = gemini_generate.WIRE if gemini else WIRES.get(path)
             if wire is None:
-                self._send(404, openai_chat.error_body(404, f"no such endpoint (served: {', '.join(WIRES)})"))
+                served = ", ".join([*WIRES, "/v1beta/models/{model}:generateContent"])
+                self._send(404, openai_chat.error_body(404, f"no such endpoint (served: {served})"))
                 return
             try:
                 length = int(self.headers.get("Content-Length", ""))
@@ -194,7 +227,8 @@ def _handler(proxy: ModelProxy) -> type[BaseHTTPRequestHandler]:
             if not 0 <= length <= MAX_REQUEST_BYTES:
                 self._send(413, wire.error_body(413, f"a request of at most {MAX_REQUEST_BYTES} bytes"))
                 return
-            self._send(*proxy.answer(wire, self.rfile.read(length)))
+            stream = gemini["method"] == "streamGenerateContent" if gemini else None
+            self._send(*proxy.answer(wire, self.rfile.read(length), stream))
 
         def do_GET(self) -> None:
             self._send(404, openai_chat.error_body(404, f"only POST is served, to {', '.join(WIRES)}"))

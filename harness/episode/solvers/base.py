@@ -70,6 +70,8 @@ class Solver(ABC):
     model_socket: ClassVar[bool] = False
     """True: the sandbox mounts a folder for the model's socket before it starts (an installed agent, whose model
     calls come back through the runner's proxy: episode/proxy/)."""
+    agent_backends: ClassVar[tuple[str, ...]] = ("local", "docker")
+    """With `model_socket`: the backends its agent runs on (any other is refused before the run)."""
     arguments: ClassVar[Mapping[str, str]] = {}
     """The `--solver-arg` names it takes, each with what it means (for the one-line refusal of any other)."""
 
@@ -104,6 +106,11 @@ class Solver(ABC):
         """The tools the model is offered (VISION: the run lets the agent look); none: the model is asked without
         tools, and its reply is read as text."""
         return []
+
+    def agent_folder(self) -> Path | None:
+        """A host folder the sandbox shows read-only at /run/agent before it starts (an installed agent's own
+        install, sandboxes/model_socket.py); None: none."""
+        return None
 
     def without_sandbox(self) -> str:
         """What the run records as its sandbox when the solver needs none."""

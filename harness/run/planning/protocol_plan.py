@@ -55,29 +55,26 @@ def plan_protocol(config: RunConfig, tasks: list[Task]) -> ProtocolPlan:
         args[key] = value
     solver = make_solver(config.solver, args)
     if solver.model_socket:
-        _check_installed_agent(config)
+        _check_installed_agent(config, solver.agent_backends)
     path = None if profile.shipped else str(profile.path)
     record = ProfileRecord(profile.name, profile.version, profile.digest, path, tuple(overrides), profile.report)
     return ProtocolPlan(config, profile, record, solver, graded_as_profiled(tasks, profile))
 
 
-INSTALLED_AGENT_BACKENDS = ("local", "docker")
-"""The backends an installed agent runs on: its sandbox mounts the model's socket and has the agent (the local
-sandbox runs this Python environment, the Docker image has its own: sandbox_templates/agents.txt). Not E2B: its
-sandboxes run elsewhere and cannot reach a socket on the runner's host."""
-
-
-def _check_installed_agent(config: RunConfig) -> None:
+def _check_installed_agent(config: RunConfig, backends: tuple[str, ...]) -> None:
     """An agent inside its sandbox calls the run's model through the proxy, which offers the model the run's tools:
-    a model called with the bash tool, on a backend that mounts the model's socket."""
+    a model called with the bash tool, on a backend that mounts the model's socket and has the agent (BACKENDS,
+    the solver's: mini-swe-agent's are local, which runs this Python environment, and Docker, whose image has its
+    own, sandbox_templates/agents.txt. Not E2B: its sandboxes run elsewhere and cannot reach a socket on the
+    runner's host)."""
     solver = f"--solver {config.solver}"
     if config.action_format != "toolcall" or config.vision:
         raise InputError(
             f"{solver}: the agent's model is called with its bash tool: --action-format toolcall, no --vision"
         )
-    if config.closed_book or config.sandbox not in INSTALLED_AGENT_BACKENDS:
+    if config.closed_book or config.sandbox not in backends:
         where = "--closed-book" if config.closed_book else f"--sandbox {config.sandbox}"
-        raise InputError(f"{solver}: not with {where} (it runs on --sandbox {', '.join(INSTALLED_AGENT_BACKENDS)})")
+        raise InputError(f"{solver}: not with {where} (it runs on --sandbox {', '.join(backends)})")
 
 
 def profile_changes(recorded: ProfileRecord | None, planned: ProfileRecord) -> list[str]:

@@ -61,7 +61,7 @@ from harness.sandboxes.local.holder import (
 )
 from harness.sandboxes.local.launcher import Launch
 from harness.sandboxes.local.uids import HostUid, claim_host_uid, describe_host_uids
-from harness.sandboxes.model_socket import MODEL_SOCKET_FOLDER
+from harness.sandboxes.model_socket import AGENT_FOLDER, MODEL_SOCKET_FOLDER
 from harness.sandboxes.output import capped_result
 from harness.sandboxes.remote_exec import AGENT_UID
 from harness.sandboxes.tools import host_aliases, probe_command
@@ -179,6 +179,8 @@ class BubblewrapSandbox:
         """`setpriv` before each command's bash under `Privilege.SETPRIV`, else nothing."""
         self._socket_folder: Path | None = None
         """The host folder shown at /run/model (`mount_model_socket`), None: none."""
+        self._agent_folder: Path | None = None
+        """The host folder shown at /run/agent (`mount_agent`), None: none."""
 
     def describe(self) -> dict[str, object]:
         limits = self._limits
@@ -227,6 +229,10 @@ class BubblewrapSandbox:
     def mount_model_socket(self, folder: Path) -> None:
         """Before `start`: FOLDER, read-only, at /run/model in every command's view (sandboxes/model_socket.py)."""
         self._socket_folder = folder.resolve()
+
+    def mount_agent(self, folder: Path) -> None:
+        """Before `start`: FOLDER, an installed agent's own install, read-only at /run/agent (model_socket.py)."""
+        self._agent_folder = folder.resolve()
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         return self._run(command, timeout_s, self._settings.output_limit_bytes)
@@ -315,9 +321,11 @@ class BubblewrapSandbox:
             raise
         options += _read_only_binds(prefixes, root, {"/tmp", WORKDIR, f"{WORKDIR}/run"})
         options += ["--ro-bind", str(self._collection), f"{root}{DOCUMENTS}"]
-        if self._socket_folder is not None:
-            options += ["--perms", "0755", "--dir", f"{root}{Path(MODEL_SOCKET_FOLDER).parent}"]
-            options += ["--ro-bind", str(self._socket_folder), f"{root}{MODEL_SOCKET_FOLDER}"]
+        shown = {MODEL_SOCKET_FOLDER: self._socket_folder, AGENT_FOLDER: self._agent_folder}
+        for inside, host in shown.items():
+            if host is not None:
+                options += ["--perms", "0755", "--dir", f"{root}{Path(inside).parent}"]
+                options += ["--ro-bind", str(host), f"{root}{inside}"]
         return layout
 
     def _lay_out_etc(self, etc: str, layout: Layout) -> None:

@@ -1,0 +1,194 @@
+"""Gemini CLI as an installed agent (`--solver gemini-cli`): the agent's own code (npm `@google/gemini-cli`, the
+pinned release, installed on the host and named by `HARNESS_GEMINI_CLI`) runs headless inside the task's local
+sandbox on the task's prompt, under the host's Node, its model calls through the runner's proxy
+(episode/proxy/, Gemini's API) on the unix socket the sandbox mounts; the answer is its last message, and its own
+record of the session (`--output-format stream-json`) is kept in ours (an `agent_transcript` event).
+
+Gemini CLI takes its model's address only as a URL (`GOOGLE_GEMINI_BASE_URL`): a module of ours loaded into its
+Node process (`gemini_cli_shim.cjs`, `node --require`) sends its connections to that URL's host to the socket,
+and the sandbox still refuses every IP socket. Its settings (`gemini_cli_settings.json`) leave it one tool, its
+shell (`run_shell_command`, which the run's model is offered as its bash tool), and turn off what would call out
+(telemetry, updates, the IDE) or call the model besides the agent's turns (routing, loop and next-speaker checks)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from harness.core.errors import InputError
+from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
+from harness.core.untrusted_json import json_or_none
+from harness.episode.proxy import ModelProxy
+from harness.episode.solvers.base import EpisodeInputs, Solver
+from harness.episode.solvers.tools import AgentTool, BashTool
+from harness.inputs.limits import RequestLimits
+from harness.inputs.tasks import Task
+from harness.records.events import AgentTranscriptEvent
+from harness.sandboxes.base import WORKDIR, ExecResult, SandboxError
+from harness.sandboxes.file_read import FileUnreadable
+from harness.sandboxes.model_socket import AGENT_FOLDER, MODEL_SOCKET_FOLDER, SOCKET_NAME
+
+VERSION = "0.61.0"
+"""The release the shim and the settings are written for (its bundle was read for them): another is refused."""
+INSTALL_VARIABLE = "HARNESS_GEMINI_CLI"
+"""The host folder of the install: `npm install --prefix DIR @google/gemini-cli@0.61.0` makes it
+DIR/node_modules/@google/gemini-cli."""
+NODE_MAJOR = 20
+"""Gemini CLI's `engines`: node >= 20."""
+_SHIM = Path(__file__).with_name("gemini_cli_shim.cjs")
+_SETTINGS = Path(__file__).with_name("gemini_cli_settings.json")
+_HOME = "/tmp/harness-agent"
+"""The agent's home in the sandbox: its settings (~/.gemini/settings.json), its own files, its transcript."""
+_TRANSCRIPT = f"{_HOME}/transcript.jsonl"
+MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024
+"""A longer transcript is not kept (the agent wrote it: its size is the agent's)."""
+_PROXY_URL = "http://harness-proxy"
+"""The agent's model URL: its host is the shim's sign for the socket, never looked up."""
+_MODEL = "gemini-2.5-flash"
+"""The model the agent names (a fixed one: `auto` would call a model to route each turn); the run's answers."""
+_ENVIRONMENT = {
+    "HOME": _HOME,
+    "GEMINI_API_KEY": "none",  # the CLI asks for one; the proxy needs none and is sent the runner's never
+    "GOOGLE_GEMINI_BASE_URL": _PROXY_URL,
+    "HARNESS_MODEL_SOCKET": f"{MODEL_SOCKET_FOLDER}/{SOCKET_NAME}",
+    "GEMINI_CLI_NO_RELAUNCH": "true",  # one Node process, not a second one it starts for more memory
+    "NO_COLOR": "1",
+}
+
+
+class GeminiCli(Solver):
+    name = "gemini-cli"
+    needs_sandbox = True
+    model_socket = True
+    agent_backends = ("local",)
+    """Not Docker: the image's Debian has Node 18, and Gemini CLI needs 20 (docs/guide/agents.md)."""
+
+    def protocol(
+        self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
+    ) -> tuple[str, Any] | None:
+        """The agent's package and version, the host's Node and the digest of our shim and settings, beside the
+        solver's name; a refusal (one line) when the install or Node is missing or not the release pinned."""
+        _install()
+        agent = {
+            "package": "@google/gemini-cli",
+            "version": VERSION,
+            "node": _node_version(),
+            "files_sha256": _digest(),
+        }
+        return "solver", {"name": spec, "args": self.args, "agent": agent}
+
+    @classmethod
+    def tools(cls, vision: bool) -> list[AgentTool]:
+        """The run's model is offered bash, as the agent's one tool (its shell, under the agent's own name)."""
+        return [BashTool()]
+
+    def agent_folder(self) -> Path | None:
+        return _install()
+
+    def solve(self, episode: EpisodeInputs) -> Outcome:
+        sandbox, folder = episode.sandbox, episode.socket_folder
+        assert sandbox is not None and folder is not None, "an installed agent needs its sandbox and socket"
+        shutil.copyfile(_SHIM, folder / _SHIM.name)
+        aliases = {"run_shell_command": BashTool.name}
+        tools = self.tools(False)
+        with ModelProxy(folder / SOCKET_NAME, episode.model, episode.budget, episode.log, tools, aliases) as proxy:
+            result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
+        transcript = _transcript(episode)
+        if proxy.ended is not None:
+            return outcome_of(proxy.ended)
+        if result.timed_out:
+            return outcome_of(
+                EpisodeFinished(Status.TIME_LIMIT, detail="the agent was still running at the time limit")
+            )
+        return _outcome(transcript, result)
+
+    def command(self, episode: EpisodeInputs) -> str:
+        """The agent's one command in its sandbox: its settings written, then Gemini CLI on the task."""
+        settings = base64.b64encode(_SETTINGS.read_bytes()).decode()
+        task = episode.prompts.render("task", question=episode.task.question, answer_format=episode.task.answer_format)
+        variables = " ".join(f"{name}={value}" for name, value in _ENVIRONMENT.items())
+        flags = f"-m {_MODEL} --approval-mode yolo --output-format stream-json"
+        return (
+            f"mkdir -p {_HOME}/.gemini && printf %s {settings} | base64 -d > {_HOME}/.gemini/settings.json && "
+            f"cd {WORKDIR} && exec env {variables} node --require {MODEL_SOCKET_FOLDER}/{_SHIM.name} "
+            f"{AGENT_FOLDER}/bundle/gemini.js {flags} -p {shlex.quote(task)} > {_TRANSCRIPT}"
+        )
+
+
+def _transcript(episode: EpisodeInputs) -> list[Any]:
+    """The agent's stream of events (one JSON object a line), kept in ours as it wrote it; its lines that are not
+    JSON objects are left out."""
+    assert episode.sandbox is not None
+    try:
+        data = episode.sandbox.read_bytes(_TRANSCRIPT, MAX_TRANSCRIPT_BYTES, 30)
+    except (FileUnreadable, SandboxError):
+        return []
+    lines = (json_or_none(line, MAX_TRANSCRIPT_BYTES) for line in data.decode("utf-8", "replace").splitlines())
+    events: list[Any] = [line for line in lines if isinstance(line, dict)]
+    if events:
+        episode.log.write(AgentTranscriptEvent(agent="gemini-cli", version=VERSION, transcript=list(events)))
+    return events
+
+
+def _outcome(transcript: list[Any], result: ExecResult) -> Outcome:
+    """Its answer is its last message (the text after its last tool call), when it ended with success."""
+    ended: dict[str, Any] = next((event for event in reversed(transcript) if event.get("type") == "result"), {})
+    if ended.get("status") == "success":
+        said = ""
+        for event in transcript:
+            if event.get("type") == "tool_use":
+                said = ""
+            elif event.get("type") == "message" and event.get("role") == "assistant":
+                said += str(event.get("content") or "")
+        if said:
+            return Outcome(Status.ANSWERED, said, None)
+    lines = (result.stderr or result.stdout).strip().splitlines()
+    detail = f"Gemini CLI ended without an answer ({ended.get('status') or f'exit code {result.exit_code}'})"
+    return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)
+
+
+def _install() -> Path:
+    """The pinned release's folder on the host, checked."""
+    given = os.environ.get(INSTALL_VARIABLE)
+    if not given:
+        raise InputError(f"--solver gemini-cli needs {INSTALL_VARIABLE}: {_how_to_install()}")
+    folder = Path(given).resolve()
+    try:
+        package = json.loads((folder / "package.json").read_text())
+    except (OSError, ValueError):
+        raise InputError(f"{INSTALL_VARIABLE}={given}: no package.json there ({_how_to_install()})") from None
+    version = package.get("version") if isinstance(package, dict) else None
+    if package.get("name") != "@google/gemini-cli" or version != VERSION or not (folder / "bundle/gemini.js").is_file():
+        raise InputError(f"{INSTALL_VARIABLE}={given}: not @google/gemini-cli {VERSION} ({_how_to_install()})")
+    return folder
+
+
+def _how_to_install() -> str:
+    return (
+        f"npm install --prefix DIR @google/gemini-cli@{VERSION} --ignore-scripts, "
+        f"then {INSTALL_VARIABLE}=DIR/node_modules/@google/gemini-cli"
+    )
+
+
+def _node_version() -> str:
+    """The host's Node (the local sandbox runs /usr's), checked to be one Gemini CLI runs on."""
+    node = shutil.which("node", path="/usr/local/bin:/usr/bin:/bin")
+    version = ""
+    if node is not None:
+        ran = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=False)
+        version = ran.stdout.strip()
+    major = version.removeprefix("v").split(".")[0]
+    if not major.isdigit() or int(major) < NODE_MAJOR:
+        raise InputError(f"--solver gemini-cli needs Node {NODE_MAJOR} or later in /usr (found: {version or 'none'})")
+    return version
+
+
+def _digest() -> str:
+    return hashlib.sha256(_SHIM.read_bytes() + _SETTINGS.read_bytes()).hexdigest()

@@ -1,0 +1,167 @@
+"""Gemini CLI as an installed agent (`--solver gemini-cli`): its own code, the pinned npm release (`HARNESS_GEMINI_CLI`,
+installed by .ci/run), under the host's Node in real bubblewrap sandboxes, its model calls (Gemini's API) through our
+shim and the runner's proxy on the sandbox's unix socket to the run's model, here litellm over real HTTP to the
+loopback OpenAI server, scripted with bash tool calls. One run of two tasks (each a sandbox, side by side) serves the
+tests: t1 explores, looks around its sandbox and answers; t2 never answers."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import yaml
+
+from harness.cli.main import main
+from harness.core.status import Status
+from harness.episode.budget import Budget
+from harness.episode.solvers.agent_loop import LoopSettings
+from harness.episode.solvers.base import EpisodeInputs
+from harness.episode.solvers.gemini_cli import GeminiCli
+from harness.inputs.prompts import load_prompts
+from harness.inputs.tasks import Task
+from harness.models.replay_model import ReplayModel
+from harness.records.image_store import ImageStore
+from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
+from tests.episode.test_mini_swe_agent import StillRunningSandbox, project, tool_results
+from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
+
+KEY = "sk-h50h-never-in-the-sandbox"
+PROBE = (  # the key named in two halves: the agent keeps a record of its commands in its home
+    f"key={KEY[:8]}; key=${{key}}{KEY[8:]}; env | grep -c $key; grep -rls $key /tmp /workspace /run /etc | wc -l; "
+    "ls -A /run/model; touch /run/agent/package.json /run/model/gemini_cli_shim.cjs 2>&1 | sed 's/.*: //' | tr -d ' '; "
+    "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM)' 2>&1 | tail -n 1; "
+    "node -e \"require('net').connect(80, '127.0.0.1').on('error', e => console.log('node:', e.code))\""
+)
+QUESTIONS = {"t1": "How many units in 2020 and 2021 together?", "t2": "How many units in 2020?"}
+
+
+def scripted(request: dict[str, Any]) -> Step:
+    """t1: read the ledger, look around the sandbox, answer 42 in its last message; t2: list the documents for ever."""
+    if QUESTIONS["t2"] in json.dumps(request["messages"]):
+        return reply("Looking.", bash="ls documents")
+    seen = tool_results(request)
+    steps = [reply("Reading the ledger.", bash="cat documents/ledger.md"), reply("Looking around.", bash=PROBE)]
+    return steps[len(seen)] if len(seen) < len(steps) else reply("40 + 2 = 42.\n<answer>42</answer>")
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    rows: dict[str, dict[str, Any]]
+    """By task id."""
+    events: dict[str, list[dict[str, Any]]]
+    """Each task's trajectory."""
+    server: ScriptedOpenAIServer
+    """The provider: what it was asked, with which key."""
+    record: dict[str, Any]
+    """run.yaml's record of the solver."""
+
+
+@pytest.fixture(scope="module")
+def agent_run(tmp_path_factory: pytest.TempPathFactory):
+    """The run (`--max-turns 3`, two workers) on the local sandbox."""
+    assert os.environ.get("HARNESS_GEMINI_CLI"), "Gemini CLI's pinned release is installed by .ci/run"
+    root = tmp_path_factory.mktemp("gemini")
+    server = ScriptedOpenAIServer()
+    server.respond = scripted
+    server.start()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("OPENAI_API_KEY", KEY)
+        patch.setenv("HARNESS_CACHE_DIR", str(root / "cache"))
+        patch.delenv("COLUMNS", raising=False)
+        flags = ["--solver", "gemini-cli", "--model", "openai/test-model", "--api-base", server.url]
+        code = main([*project(root), "--run-id", "r", *flags, "--max-turns", "3", "--workers", "2"])
+    server.stop()
+    run = root / "results" / "r"
+    rows = {row["task_id"]: row for row in read_jsonl(run / "results.jsonl")} if code == 0 else {}
+    events = {task: read_trajectory(run / "episodes" / "mini" / f"{task}.jsonl") for task in rows}
+    record = yaml.safe_load((run / "run.yaml").read_text())["protocol"]["solver"] if code == 0 else {}
+    return AgentRun(rows, events, server, record)
+
+
+@pytest.mark.slow  # the shared run: ~13 s, on the first of them
+def test_gemini_cli_answers_right_through_the_proxy(agent_run):
+    row = agent_run.rows["t1"]
+    assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 3)
+    assert row["files_touched"] == 1  # the ledger it read, from the commands and outputs the proxy logged
+    assert agent_run.record["agent"]["version"] == "0.61.0"
+
+
+@pytest.mark.slow  # the shared run
+def test_its_own_transcript_holds_the_calls_the_proxy_recorded(agent_run):
+    ours = [event["response"]["tool_calls"] for event in agent_run.events["t1"] if event["event"] == "model_call"]
+    [transcript] = [event["transcript"] for event in agent_run.events["t1"] if event["event"] == "agent_transcript"]
+    theirs = [event for event in transcript if event["type"] == "tool_use"]
+    assert [json.loads(call["arguments"]) for calls in ours for call in calls] == [
+        event["parameters"] for event in theirs
+    ]
+    assert [event["tool_name"] for event in theirs] == ["run_shell_command"] * 2
+    ids = zip([call["id"] for calls in ours for call in calls], [event["tool_id"] for event in theirs], strict=True)
+    assert all(their_id.endswith(f"__{our_id}") for our_id, their_id in ids)  # `run_shell_command__<ours>`
+    assert transcript[-1]["type"] == "result" and transcript[-1]["status"] == "success"
+
+
+@pytest.mark.slow  # the shared run
+def test_inside_its_sandbox_only_the_proxy_answers_and_the_key_is_nowhere(agent_run):
+    [probe] = [
+        tool_results(request)[1]
+        for request in agent_run.server.requests
+        if len(tool_results(request)) == 2
+        if QUESTIONS["t1"] in json.dumps(request["messages"])
+    ]
+    assert KEY not in probe
+    said = probe.split()
+    start = said.index("api.sock")
+    assert said[start - 2 : start + 2] == ["0", "0", "api.sock", "gemini_cli_shim.cjs"]  # no key; the socket, ours
+    # neither our shim nor the agent's install (the host's, shared by every episode) can be changed
+    assert set(said[start + 2 : start + 4]) <= {"Permissiondenied", "Read-onlyfilesystem"}
+    assert "Address family not supported" in probe  # no IP socket: no address of the host's loopback either
+    assert "node: EAFNOSUPPORT" in probe  # nor from Node, our shim loaded or not
+    assert f"Bearer {KEY}" in agent_run.server.authorizations  # the runner called the provider with it
+
+
+@pytest.mark.slow  # the shared run
+def test_a_turn_budget_of_3_ends_the_agent_and_the_row_says_turn_limit(agent_run):
+    row = agent_run.rows["t2"]
+    assert (row["status"], row["turns"]) == ("turn_limit", 3)
+    assert len([event for event in agent_run.events["t2"] if event["event"] == "model_call"]) == 3
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [(["--sandbox", "docker"], "--sandbox docker"), (["--action-format", "text"], "toolcall")],
+)
+def test_settings_gemini_cli_cannot_run_with_are_refused_before_anything_is_written(mini, flags, named):
+    outcome = mini.run("--solver", "gemini-cli", "--model", mini.script(["<answer>42</answer>"]), *flags)
+    assert outcome.exit_code == 2 and not outcome.run_dir.exists()
+    assert "--solver gemini-cli:" in outcome.output and named in outcome.output
+
+
+def test_an_install_that_is_not_the_pinned_release_is_refused_before_anything_is_written(mini, tmp_path, monkeypatch):
+    (tmp_path / "package.json").write_text(json.dumps({"name": "@google/gemini-cli", "version": "0.60.0"}))
+    monkeypatch.setenv("HARNESS_GEMINI_CLI", str(tmp_path))
+    outcome = mini.run("--solver", "gemini-cli", "--model", mini.script(["<answer>42</answer>"]))
+    assert outcome.exit_code == 2 and not outcome.run_dir.exists()
+    assert "HARNESS_GEMINI_CLI" in outcome.output and "0.61.0" in outcome.output
+
+
+def test_gemini_cli_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    episode = EpisodeInputs(
+        task=Task(id="t1", domain="mini", question="How many?", answer="42"),
+        model=ReplayModel("scripted", []),
+        budget=Budget(max_turns=3, time_limit_s=20, context_window=None, output_reserve=0),
+        log=log,
+        prompts=load_prompts(),
+        loop=LoopSettings("toolcall", 30.0, 3),
+        images=ImageStore(tmp_path),
+        collection=None,
+        sandbox=StillRunningSandbox(),
+        socket_folder=tmp_path,
+    )
+    outcome = GeminiCli({}).solve(episode)
+    log.close()
+    assert outcome.status is Status.TIME_LIMIT and outcome.submission is None
+    assert (tmp_path / "gemini_cli_shim.cjs").read_text().startswith("// Loaded into Gemini CLI")
