@@ -63,6 +63,8 @@ class TranscriptView:
 def transcript_view(event: AgentTranscriptEvent) -> TranscriptView:
     """EVENT's transcript read as the format it names, else raw, saying why."""
     transcript = event.transcript
+    if event.agent == "gemini-cli" and isinstance(transcript, list):
+        return _gemini_cli_view(event, transcript)
     named = transcript.get("trajectory_format") if isinstance(transcript, dict) else None
     form = _cut(named, NAME_CHARS) if isinstance(named, str) else None
     base = TranscriptView(event.agent, event.version, form, [], 0, None, None, None)
@@ -102,6 +104,44 @@ def _mini_swe_agent_message(message: dict[str, Any]) -> TranscriptMessage:
 
 _READERS: dict[str, Callable[[dict[str, Any]], TranscriptMessage]] = {"mini-swe-agent-1.1": _mini_swe_agent_message}
 """The transcript formats read message by message, by the name the transcript gives its format."""
+
+
+def _gemini_cli_view(event: AgentTranscriptEvent, events: list[Any]) -> TranscriptView:
+    """Gemini CLI's `stream-json` events folded into messages: a reply's pieces (`message` events of one role in a
+    row) joined, each `tool_use` a command of the reply before it, each `tool_result` a message of its own; the
+    closing `result` says how it ended."""
+    folded: list[dict[str, Any]] = []
+    ending: Any = None
+    for item in events:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind == "message":
+            role, content = item.get("role"), item.get("content")
+            last = folded[-1] if folded else None
+            if last is not None and last["role"] == role and not last["commands"] and isinstance(content, str):
+                last["parts"].append(content)  # joined once: a million pieces are not a million copies
+            else:
+                folded.append({"role": role, "parts": [content if isinstance(content, str) else ""], "commands": []})
+        elif kind == "tool_use":
+            if not folded or folded[-1]["role"] != "assistant":
+                folded.append({"role": "assistant", "parts": [], "commands": []})
+            parameters = item.get("parameters")
+            command = parameters.get("command") if isinstance(parameters, dict) else None
+            folded[-1]["commands"].append(command if isinstance(command, str) else _json(parameters))
+        elif kind == "tool_result":
+            output = item.get("output", item.get("error"))
+            folded.append({"role": "tool", "content": output, "commands": []})
+        elif kind == "result":
+            ending = item.get("status")
+    shown, hidden = _bounded(folded, _folded_message)
+    ended = _cut(ending, NAME_CHARS) if isinstance(ending, str) else None
+    return TranscriptView(event.agent, event.version, "stream-json", shown, hidden, ended, None, None)
+
+
+def _folded_message(message: dict[str, Any]) -> TranscriptMessage:
+    role = message["role"]
+    commands = [_cut(command, MESSAGE_CHARS) for command in message["commands"]]
+    content = "".join(message["parts"]) if "parts" in message else message["content"]
+    return TranscriptMessage(_cut(role, NAME_CHARS) if isinstance(role, str) else "(no role)", _text(content), commands)
 
 
 def _listed(value: Any) -> list[Any]:

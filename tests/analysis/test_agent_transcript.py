@@ -92,3 +92,43 @@ def test_empty_messages_show_a_bounded_number_of_headings():
     view = transcript_view(transcript([{}] * 10_000))
     assert 0 < len(view.messages) <= SHOWN_CHARS // 100 and len(view.messages) + view.hidden == 10_000
     assert view.messages[0].role == "(no role)"
+
+
+def gemini(events: list[Any]) -> AgentTranscriptEvent:
+    return AgentTranscriptEvent(agent="gemini-cli", version="0.61.0", transcript=events)
+
+
+def test_gemini_clis_events_fold_into_its_messages_with_the_commands_it_ran():
+    """Gemini CLI's stream-json: a reply comes in pieces (`delta`), each shell call is a `tool_use` of the reply before
+    it, each result a `tool_result`; the closing `result` says how it ended."""
+    events = [
+        {"type": "init", "session_id": "s", "model": "gemini-2.5-flash"},
+        {"type": "message", "role": "user", "content": "How many units?"},
+        {"type": "message", "role": "assistant", "content": "Reading ", "delta": True},
+        {"type": "message", "role": "assistant", "content": "the ledger.", "delta": True},
+        {"type": "tool_use", "tool_name": "run_shell_command", "tool_id": "t1", "parameters": {"command": "cat l.md"}},
+        {"type": "tool_use", "tool_name": "run_shell_command", "tool_id": "t2", "parameters": {"dir": "/"}},
+        {"type": "tool_result", "tool_id": "t1", "status": "success", "output": "| 2020 | 40 |"},
+        {"type": "tool_result", "tool_id": "t2", "status": "error", "error": {"message": "no command"}},
+        {"type": "message", "role": "assistant", "content": "<answer>42</answer>", "delta": True},
+        {"type": "result", "status": "success", "stats": {"total_tokens": 10}},
+    ]
+    view = transcript_view(gemini(events))
+    assert (view.format, view.ending, view.raw, view.hidden) == ("stream-json", "success", None, 0)
+    assert [(m.role, m.text, m.commands) for m in view.messages] == [
+        ("user", "How many units?", []),
+        ("assistant", "Reading the ledger.", ["cat l.md", '{"dir": "/"}']),
+        ("tool", "| 2020 | 40 |", []),
+        ("tool", '{"message": "no command"}', []),
+        ("assistant", "<answer>42</answer>", []),
+    ]
+
+
+def test_a_reply_of_a_million_pieces_is_joined_once_and_cut():
+    pieces = [{"type": "message", "role": "assistant", "content": "ab", "delta": True}] * 1_000_000
+    view = transcript_view(gemini([*pieces, "not an event", {"type": "result", "status": 7}]))
+    [message] = view.messages
+    assert message.text.startswith("ab" * 100) and message.text.endswith(
+        f"{2_000_000 - MESSAGE_CHARS:,} more characters"
+    )
+    assert view.ending is None  # the agent's word: a status that is not a string is not shown
