@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from harness.analysis.agent_transcript import transcript_view
 from harness.cli.main import main
 from harness.core.status import Status
 from harness.episode.budget import Budget
@@ -23,7 +24,9 @@ from harness.episode.solvers.gemini_cli import GeminiCli
 from harness.inputs.prompts import load_prompts
 from harness.inputs.tasks import Task
 from harness.models.replay_model import ReplayModel
+from harness.records.events import AgentTranscriptEvent
 from harness.records.image_store import ImageStore
+from harness.records.reading import event_of
 from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
 from tests.episode.test_mini_swe_agent import StillRunningSandbox, project, tool_results
 from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
@@ -101,6 +104,14 @@ def test_its_own_transcript_holds_the_calls_the_proxy_recorded(agent_run):
     ids = zip([call["id"] for calls in ours for call in calls], [event["tool_id"] for event in theirs], strict=True)
     assert all(their_id.endswith(f"__{our_id}") for our_id, their_id in ids)  # `run_shell_command__<ours>`
     assert transcript[-1]["type"] == "result" and transcript[-1]["status"] == "success"
+    # as show and the viewer present it: the commands the proxy's calls asked for, under the agent's replies
+    [kept] = [event for event in agent_run.events["t1"] if event["event"] == "agent_transcript"]
+    event = event_of(kept)
+    assert isinstance(event, AgentTranscriptEvent)
+    view = transcript_view(event)
+    shown = [command for message in view.messages if message.role == "assistant" for command in message.commands]
+    assert shown == [json.loads(call["arguments"])["command"] for calls in ours for call in calls]
+    assert view.ending == "success" and view.raw is None
 
 
 @pytest.mark.slow  # the shared run
