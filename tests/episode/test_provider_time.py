@@ -26,8 +26,8 @@ def run_against(mini, server, run_id: str):
 def test_agent_time_is_the_same_against_a_server_that_fails_30_percent_with_a_delay(mini, openai_server):
     mini.task_copies(EPISODES)
     openai_server.respond = two_step_agent
-    openai_server.reply_delay_s = 1.0  # the model's own latency: the agent's time
     run_against(mini, openai_server, "warm-up")  # the process's first calls pay litellm's one-off set-up
+    openai_server.reply_delay_s = 1.0  # the model's own latency: the agent's time
     clean = run_against(mini, openai_server, "clean")
     openai_server.faults = RandomFaults(rate=0.3, status=500, delay_s=FAULT_DELAY_S, seed=3)
     faulty = run_against(mini, openai_server, "faulty")
