@@ -176,3 +176,24 @@ def test_gemini_cli_still_running_at_the_time_limit_ends_as_time_limit(tmp_path)
     log.close()
     assert outcome.status is Status.TIME_LIMIT and outcome.submission is None
     assert (tmp_path / "gemini_cli_shim.cjs").read_text().startswith("// Loaded into Gemini CLI")
+
+
+def test_the_call_past_the_episodes_cost_cap_is_refused_and_the_agent_ends_as_cost_limit(tmp_path, monkeypatch):
+    """Each call of the scripted model costs $0.15 at these prices: the first is made, the proxy refuses the second
+    (403), and the agent, refused, ends; the row says which budget it was."""
+    assert os.environ.get("HARNESS_GEMINI_CLI"), "Gemini CLI's pinned release is installed by .ci/run"
+    server = ScriptedOpenAIServer()
+    server.respond = scripted
+    server.start()
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(yaml.safe_dump({"openai/test-model": {"input": 1000, "output": 1000}}))
+    flags = ["--solver", "gemini-cli", "--model", "openai/test-model", "--api-base", server.url, "--task-id", "t1"]
+    try:
+        code = main([*project(tmp_path), "--run-id", "r", *flags, "--max-episode-cost", "0.1", "--prices", str(prices)])
+    finally:
+        server.stop()
+    [row] = read_jsonl(tmp_path / "results" / "r" / "results.jsonl")
+    assert code == 0 and len(server.requests) == 1
+    assert (row["status"], row["turns"]) == ("cost_limit", 1) and row["cost_usd"] == pytest.approx(0.15)
