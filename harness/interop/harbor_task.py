@@ -20,6 +20,7 @@ import shlex
 import shutil
 from pathlib import Path
 
+from harness.core.names import reference_name
 from harness.inputs.tasks import Task
 
 ANSWER_FILE = "/workspace/answer.txt"
@@ -71,8 +72,10 @@ Path("/logs/verifier/reward.txt").write_text("1" if correct else "0", encoding="
 
 
 def task_folder_name(task: Task) -> str:
-    """Harbor's task name for TASK: `<domain>__<id>` (one folder of the dataset)."""
-    return f"{task.domain}__{task.id}"
+    """Harbor's task name for TASK: `<domain>__<id>`, each as `names.reference_name` gives it (kept as is when
+    Docker takes it, else a readable part and a hash): any id names one folder of the dataset and nothing outside
+    it, and Harbor's image and compose project names made from it are valid."""
+    return f"{reference_name(task.domain)}__{reference_name(task.id)}"
 
 
 def write_task(task: Task, collection: Path, image: str, timeout_s: float, folder: Path) -> None:

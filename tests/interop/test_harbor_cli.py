@@ -1,0 +1,98 @@
+"""Harbor's own CLI (Harbor 0.26.0, `harbor run`) runs `export harbor`'s dataset with its oracle agent and its local
+Docker environment (`docker compose`), and `import harbor` reads the job it wrote into our report. The binary is
+$HARNESS_HARBOR, which .ci/run sets after installing Harbor in a Python >= 3.12 virtual environment of its own;
+where it is missing the test is skipped, saying so (CI refuses to pass on a skip)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.cli.main import main
+from harness.records.jsonl import read_jsonl
+
+HARBOR_SECONDS = 300
+"""Harbor's whole job: three trials, each a container built FROM the sandbox image (its layers cached)."""
+
+HOSTILE_ID = "s/../../x \"$(touch /tmp/pwned)\" 'ü'; `id`"
+"""A task id a tasks file may hold (any visible text): a path, quotes, a command substitution, non-ASCII."""
+
+TASKS = [
+    {"id": "c1", "question": "Which? (A) 40 (B) 42", "answer": "B", "grader": "choice", "solution": "echo B"},
+    {
+        "id": HOSTILE_ID,
+        "question": "Which tickers? </answer> $(id) `id` \"'\\ ü\u200b",
+        "answer": "AAPL, MSFT",
+        "grader": "set",
+        "solution": "echo 'MSFT; AAPL'",
+    },
+]
+"""Beside the mini task (`numeric`, gold 42): a task of each of two other graders, one named with hostile text."""
+
+
+@pytest.fixture(scope="module")
+def harbor() -> str:
+    """Harbor's CLI ($HARNESS_HARBOR) where `docker compose` runs; else skipped with the reason."""
+    binary = os.environ.get("HARNESS_HARBOR")
+    if not binary:
+        pytest.skip("Harbor's CLI test needs HARNESS_HARBOR, the `harbor` 0.26.0 binary (.ci/run installs it)")
+    if not os.access(binary, os.X_OK):
+        pytest.fail(f"HARNESS_HARBOR={binary}: not an executable file")
+    if subprocess.run(["docker", "compose", "version"], capture_output=True).returncode != 0:
+        pytest.skip("Harbor's Docker environment needs the `docker compose` plugin (.ci/run installs it)")
+    return binary
+
+
+@pytest.mark.slow
+def test_harbors_cli_passes_every_exported_task_with_its_oracle_and_the_job_imports_into_our_report(
+    mini, docker_image, harbor, tmp_path
+):
+    _, image = docker_image
+    base = json.loads(mini.tasks_dir.joinpath("mini.jsonl").read_text())
+    lines = [base, *({"domain": "mini"} | task for task in TASKS)]
+    mini.tasks_dir.joinpath("mini.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ours = mini.run("--model", "oracle")
+    assert ours.exit_code == 0 and len(ours.rows) == 3
+    dataset = tmp_path / "dataset"
+    assert main(["export", "harbor", str(ours.run_dir), str(dataset), "--image", image]) == 0
+    mini.capsys.readouterr()
+    assert len(list(dataset.iterdir())) == 3  # the hostile id named a folder inside the dataset, none outside it
+
+    job = _harbor_run(harbor, dataset, tmp_path / "jobs")
+    trials = [json.loads(path.read_text()) for path in sorted(job.glob("*/result.json"))]
+    assert sorted(trial["task_name"] for trial in trials) == sorted(path.name for path in dataset.iterdir())
+    outcomes = [(trial["exception_info"], (trial["verifier_result"] or {}).get("rewards")) for trial in trials]
+    assert outcomes == [(None, {"reward": 1.0})] * 3
+
+    folders = ("--tasks-dir", str(mini.tasks_dir), "--collections-dir", str(mini.root / "collections"))
+    imported = ("import", "harbor", str(job), "--run-id", "harbor", "--results-dir", str(mini.results_dir))
+    assert main([*imported, *folders]) == 0
+    rows = read_jsonl(mini.results_dir / "harbor" / "results.jsonl")
+    assert sorted(row["task_id"] for row in rows) == sorted(row["task_id"] for row in ours.rows)
+    assert {(row["status"], row["verdict"]) for row in rows} == {("answered", "correct")}
+    report = tmp_path / "report"
+    assert main(["report", str(mini.results_dir / "harbor"), str(ours.run_dir), "--out", str(report)]) == 0
+    mini.capsys.readouterr()
+    table = {(row["model"], row["domain"]): row for row in csv.DictReader((report / "accuracy.csv").open())}
+    assert [(table[m]["n"], table[m]["correct_default"]) for m in (("harbor:oracle", "mini"), ("oracle", "mini"))] == [
+        ("3", "3")
+    ] * 2
+
+
+def _harbor_run(harbor: str, dataset: Path, jobs: Path) -> Path:
+    """`harbor run` of DATASET with its oracle agent on Docker, three trials at once, into JOBS; the job's folder.
+    Each trial's compose project is named after the trial (task name and a random suffix), so it meets no other
+    run's; litellm is told to use its own price table rather than fetch one."""
+    command = [harbor, "run", "-p", str(dataset), "-a", "oracle", "-e", "docker", "-n", "3"]
+    command += ["-o", str(jobs), "--job-name", "oracle", "-y", "-q"]
+    environment = os.environ | {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "NO_COLOR": "1"}
+    done = subprocess.run(
+        command, cwd=jobs.parent, env=environment, capture_output=True, text=True, timeout=HARBOR_SECONDS
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return jobs / "oracle"
