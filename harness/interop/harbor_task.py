@@ -34,6 +34,10 @@ _SOLUTION_COMMAND = "solution_command.sh"
 _GRADER_PARTS = ("core", "grading")
 """Our package's folders the test carries: the deterministic graders and what they import (no pydantic)."""
 
+_STOP = "STOPSIGNAL SIGKILL\n"
+"""Harbor's container runs `sh -c "sleep infinity"`, which as the container's first process ignores SIGTERM: its
+`docker compose down` would wait Docker's 10 s grace for each trial before killing it. Nothing in it is to be kept."""
+
 _TEST_SH = """#!/bin/bash
 # Grades /workspace/answer.txt with harness's own grader (tests/grader), writes Harbor's reward.
 mkdir -p /logs/verifier
@@ -87,7 +91,7 @@ def write_task(task: Task, collection: Path, image: str, timeout_s: float, folde
     environment = folder / "environment"
     shutil.copytree(collection, environment / "documents", symlinks=False)
     (environment / "Dockerfile").write_text(
-        f"FROM {image}\nCOPY documents/ /workspace/documents/\nWORKDIR /workspace\n", encoding="utf-8"
+        f"FROM {image}\nCOPY documents/ /workspace/documents/\nWORKDIR /workspace\n{_STOP}", encoding="utf-8"
     )
     tests = folder / "tests"
     tests.mkdir()

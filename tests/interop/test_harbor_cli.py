@@ -87,10 +87,13 @@ def test_harbors_cli_passes_every_exported_task_with_its_oracle_and_the_job_impo
 def _harbor_run(harbor: str, dataset: Path, jobs: Path) -> Path:
     """`harbor run` of DATASET with its oracle agent on Docker, three trials at once, into JOBS; the job's folder.
     Each trial's compose project is named after the trial (task name and a random suffix), so it meets no other
-    run's; litellm is told to use its own price table rather than fetch one."""
+    run's; its home is the test's own (Harbor keeps notes in ~/.cache/harbor); litellm is told to use its own price
+    table rather than fetch one."""
     command = [harbor, "run", "-p", str(dataset), "-a", "oracle", "-e", "docker", "-n", "3"]
     command += ["-o", str(jobs), "--job-name", "oracle", "-y", "-q"]
-    environment = os.environ | {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "NO_COLOR": "1"}
+    home = jobs.parent / "home"
+    home.mkdir()
+    environment = os.environ | {"HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True", "NO_COLOR": "1"}
     done = subprocess.run(
         command, cwd=jobs.parent, env=environment, capture_output=True, text=True, timeout=HARBOR_SECONDS
     )

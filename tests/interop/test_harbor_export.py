@@ -64,6 +64,7 @@ def test_export_harbor_grades_with_our_grader_in_the_tasks_own_container(mini, d
 
     built, _ = client.images.build(path=str(task / "environment"), rm=True)
     try:
+        assert built.attrs["Config"]["StopSignal"] == "SIGKILL"  # Harbor's `sleep` would hold each teardown 10 s
         reward, grade, tests_before = _trial(client, built, task, None)  # Harbor's oracle agent: the task's solution
         assert (reward, grade["verdict"], grade["submission"].strip(), tests_before) == (
             "1",
