@@ -8,8 +8,10 @@ from __future__ import annotations
 import csv
 import json
 import os
+import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,7 +54,7 @@ def harbor() -> str:
 def test_harbors_cli_passes_every_exported_task_with_its_oracle_and_the_job_imports_into_our_report(
     mini, docker_image, harbor, tmp_path
 ):
-    _, image = docker_image
+    client, image = docker_image
     base = json.loads(mini.tasks_dir.joinpath("mini.jsonl").read_text())
     lines = [base, *({"domain": "mini"} | task for task in TASKS)]
     mini.tasks_dir.joinpath("mini.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -63,7 +65,7 @@ def test_harbors_cli_passes_every_exported_task_with_its_oracle_and_the_job_impo
     mini.capsys.readouterr()
     assert len(list(dataset.iterdir())) == 3  # the hostile id named a folder inside the dataset, none outside it
 
-    job = _harbor_run(harbor, dataset, tmp_path / "jobs")
+    job = _harbor_run(harbor, client, dataset, tmp_path / "jobs")
     trials = [json.loads(path.read_text()) for path in sorted(job.glob("*/result.json"))]
     assert sorted(trial["task_name"] for trial in trials) == sorted(path.name for path in dataset.iterdir())
     outcomes = [(trial["exception_info"], (trial["verifier_result"] or {}).get("rewards")) for trial in trials]
@@ -84,18 +86,38 @@ def test_harbors_cli_passes_every_exported_task_with_its_oracle_and_the_job_impo
     ] * 2
 
 
-def _harbor_run(harbor: str, dataset: Path, jobs: Path) -> Path:
+def _harbor_run(harbor: str, client: Any, dataset: Path, jobs: Path) -> Path:
     """`harbor run` of DATASET with its oracle agent on Docker, three trials at once, into JOBS; the job's folder.
     Each trial's compose project is named after the trial (task name and a random suffix), so it meets no other
     run's; its home is the test's own (Harbor keeps notes in ~/.cache/harbor); litellm is told to use its own price
-    table rather than fetch one."""
+    table rather than fetch one. Past HARBOR_SECONDS its process group is killed; whatever way it ends, no container
+    or network of its projects is left."""
     command = [harbor, "run", "-p", str(dataset), "-a", "oracle", "-e", "docker", "-n", "3"]
     command += ["-o", str(jobs), "--job-name", "oracle", "-y", "-q"]
     home = jobs.parent / "home"
     home.mkdir()
     environment = os.environ | {"HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True", "NO_COLOR": "1"}
-    done = subprocess.run(
-        command, cwd=jobs.parent, env=environment, capture_output=True, text=True, timeout=HARBOR_SECONDS
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT, "text": True}
+    process = subprocess.Popen(command, cwd=jobs.parent, env=environment, start_new_session=True, **pipes)
+    try:
+        output, _ = process.communicate(timeout=HARBOR_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        pytest.fail(f"harbor run took over {HARBOR_SECONDS} s: {output[-3000:]}")
+    finally:
+        _remove_projects(client, dataset)
+    assert process.returncode == 0, output[-6000:]
     return jobs / "oracle"
+
+
+def _remove_projects(client: Any, dataset: Path) -> None:
+    """The containers and networks of the compose projects Harbor ran from DATASET's task folders (compose labels
+    a container with its project's folder, which is in this test's tmp_path: no other run's)."""
+    for environment in sorted(dataset.resolve().glob("*/environment")):
+        label = f"com.docker.compose.project.working_dir={environment}"
+        for container in client.containers.list(all=True, filters={"label": label}):
+            project = container.labels.get("com.docker.compose.project")
+            container.remove(force=True)
+            for network in client.networks.list(filters={"label": f"com.docker.compose.project={project}"}):
+                network.remove()
