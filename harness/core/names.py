@@ -58,3 +58,19 @@ def file_name(text: str) -> str:
         return text
     readable = _UNSAFE_CHARACTER.sub("_", text)[:60].lstrip(".")
     return f"{readable}~{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
+_REFERENCE_AS_IS = re.compile(r"[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*")
+_NOT_ALPHANUMERIC = re.compile(r"[^A-Za-z0-9]+")
+
+
+def reference_name(text: str) -> str:
+    """A name for `text` that Docker takes as a part of an image or compose project name (alphanumerics joined by
+    single `-` or `_`, as Harbor names its images and projects after a task's folder), injective: a text that is one
+    already is kept as is; any other becomes a readable part and `__` plus a hash of the whole text (no kept-as-is
+    name holds `__`, so the two kinds never meet)."""
+    if _REFERENCE_AS_IS.fullmatch(text):
+        return text
+    readable = _NOT_ALPHANUMERIC.sub("-", text).strip("-")[:60].rstrip("-")
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{readable}__{digest}" if readable else digest

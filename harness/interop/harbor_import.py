@@ -106,11 +106,12 @@ def _job_settings(job: Path) -> dict[str, Any]:
 
 def _epoch(path: Path, data: dict[str, Any]) -> int:
     """The trial's place among the job's trials of its task, by start time (then name), from 1: its siblings
-    whose folder Harbor named after the task (`<task>__<suffix>`) are read, no others."""
+    whose folder Harbor named after the task are read, no others (`<first 32 characters of the task name>__<suffix>`,
+    Harbor's `TrialConfig.generate_trial_name`)."""
     task = str(data["task_name"])
     own = (str(data.get("started_at") or ""), str(data["trial_name"]))
     earlier = 0
-    for sibling in path.parent.parent.glob(f"{glob.escape(task)}__*/result.json"):
+    for sibling in path.parent.parent.glob(f"{glob.escape(task[:32].rstrip('_-'))}__*/result.json"):
         other = data if sibling == path else _json(sibling)
         if other.get("task_name") == task and "trial_name" in other:
             earlier += (str(other.get("started_at") or ""), str(other["trial_name"])) < own

@@ -20,6 +20,7 @@ import shlex
 import shutil
 from pathlib import Path
 
+from harness.core.names import reference_name
 from harness.inputs.tasks import Task
 
 ANSWER_FILE = "/workspace/answer.txt"
@@ -32,6 +33,10 @@ _SOLUTION_COMMAND = "solution_command.sh"
 """The task's own solution command, which solve.sh runs from /workspace."""
 _GRADER_PARTS = ("core", "grading")
 """Our package's folders the test carries: the deterministic graders and what they import (no pydantic)."""
+
+_STOP = "STOPSIGNAL SIGKILL\n"
+"""Harbor's container runs `sh -c "sleep infinity"`, which as the container's first process ignores SIGTERM: its
+`docker compose down` would wait Docker's 10 s grace for each trial before killing it. Nothing in it is to be kept."""
 
 _TEST_SH = """#!/bin/bash
 # Grades /workspace/answer.txt with harness's own grader (tests/grader), writes Harbor's reward.
@@ -71,8 +76,10 @@ Path("/logs/verifier/reward.txt").write_text("1" if correct else "0", encoding="
 
 
 def task_folder_name(task: Task) -> str:
-    """Harbor's task name for TASK: `<domain>__<id>` (one folder of the dataset)."""
-    return f"{task.domain}__{task.id}"
+    """Harbor's task name for TASK: `<domain>__<id>`, each as `names.reference_name` gives it (kept as is when
+    Docker takes it, else a readable part and a hash): any id names one folder of the dataset and nothing outside
+    it, and Harbor's image and compose project names made from it are valid."""
+    return f"{reference_name(task.domain)}__{reference_name(task.id)}"
 
 
 def write_task(task: Task, collection: Path, image: str, timeout_s: float, folder: Path) -> None:
@@ -84,7 +91,7 @@ def write_task(task: Task, collection: Path, image: str, timeout_s: float, folde
     environment = folder / "environment"
     shutil.copytree(collection, environment / "documents", symlinks=False)
     (environment / "Dockerfile").write_text(
-        f"FROM {image}\nCOPY documents/ /workspace/documents/\nWORKDIR /workspace\n", encoding="utf-8"
+        f"FROM {image}\nCOPY documents/ /workspace/documents/\nWORKDIR /workspace\n{_STOP}", encoding="utf-8"
     )
     tests = folder / "tests"
     tests.mkdir()

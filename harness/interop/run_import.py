@@ -17,7 +17,7 @@ from rich.console import Console
 from harness.core.bounded import MEMORY, TIME, Limits, Stopped, bounded_map
 from harness.core.episode_key import EpisodeKey
 from harness.core.errors import InputError
-from harness.core.names import check_run_id
+from harness.core.names import check_run_id, reference_name
 from harness.core.safe_text import for_terminal
 from harness.core.status import Outcome
 from harness.diagnostics.episode_end import EpisodeEnd, finish_episode
@@ -135,7 +135,7 @@ def _exceeded(stopped: Stopped, limits: Limits) -> str:
 def _match_task(names: tuple[tuple[str | None, str], ...], tasks: dict[str, list[Task]]) -> tuple[Task | None, str]:
     """The task of the first (domain, id) NAMES gives that is one task (a None domain: any), else why none."""
     for domain, task_id in names:
-        found = [task for task in tasks.get(task_id, []) if domain in (None, task.domain)]
+        found = [task for task in tasks.get(task_id, []) if domain in (None, task.domain, reference_name(task.domain))]
         if len(found) == 1:
             return found[0], ""
         if len(found) > 1:
@@ -233,7 +233,8 @@ def _tasks_by_id(tasks_dir: Path) -> dict[str, list[Task]]:
     by_id: dict[str, list[Task]] = {}
     for domain in available_domains(tasks_dir):
         for task in load_task_file(tasks_dir / f"{domain}.jsonl"):
-            by_id.setdefault(task.id, []).append(task)
+            for name in dict.fromkeys((task.id, reference_name(task.id))):  # as `export harbor` names a task
+                by_id.setdefault(name, []).append(task)
     if not by_id:
         raise InputError(f"{tasks_dir}: no task files (*.jsonl)")
     return by_id

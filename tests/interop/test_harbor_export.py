@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import tarfile
 from pathlib import Path
 
@@ -63,6 +64,7 @@ def test_export_harbor_grades_with_our_grader_in_the_tasks_own_container(mini, d
 
     built, _ = client.images.build(path=str(task / "environment"), rm=True)
     try:
+        assert built.attrs["Config"]["StopSignal"] == "SIGKILL"  # Harbor's `sleep` would hold each teardown 10 s
         reward, grade, tests_before = _trial(client, built, task, None)  # Harbor's oracle agent: the task's solution
         assert (reward, grade["verdict"], grade["submission"].strip(), tests_before) == (
             "1",
@@ -85,3 +87,19 @@ def test_export_harbor_refuses_an_existing_folder_and_writes_nothing(mini):
     out.mkdir()
     assert main(["export", "harbor", str(run.run_dir), str(out), "--image", "x"]) == 2
     assert "exists" in mini.capsys.readouterr().err and list(out.iterdir()) == []
+
+
+def test_any_task_id_names_one_folder_of_the_dataset_whose_name_docker_takes(mini):
+    """Harbor names a trial's image and compose project after the task's folder: a path, a quote or a run of
+    separators in an id must neither leave the dataset nor make a name Docker refuses."""
+    ids = ["../../escaped", "a___b", "-x-", "Ünï 'q' $(id)", "t.1", ".", "a_-b", "demo-001"]
+    base = json.loads((mini.tasks_dir / "mini.jsonl").read_text())
+    mini.tasks_dir.joinpath("mini.jsonl").write_text("".join(json.dumps(base | {"id": i}) + "\n" for i in ids))
+    run = mini.run("--model", "oracle")
+    out = mini.root / "dataset" / "harbor"
+    assert main(["export", "harbor", str(run.run_dir), str(out), "--image", "x"]) == 0
+    mini.capsys.readouterr()
+    names = sorted(path.name for path in out.iterdir())
+    assert len(names) == len(ids) and sorted(p.name for p in (mini.root / "dataset").iterdir()) == ["harbor"]
+    assert all(re.fullmatch(r"[a-z0-9]+(?:(?:__|[._]|-+)[a-z0-9]+)*", name.lower()) for name in names), names
+    assert "mini__demo-001" in names

@@ -84,3 +84,28 @@ def test_a_malformed_trajectory_is_one_line_naming_its_file_and_field_and_nothin
     [line] = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and not (tmp_path / "x").exists()
     assert str(trajectory) in line and "field 'steps[1].metrics.prompt_tokens': 'many' is not a count" in line
+
+
+def test_trials_of_a_task_whose_name_harbor_cut_short_are_its_epochs(tmp_path):
+    """Harbor names a trial's folder after the first 32 characters of its task's name: two trials of a task with a
+    longer id are still two epochs of it, not one imported twice."""
+    long_id = "demo-001-with-an-id-longer-than-harbor-keeps"
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    demo = json.loads((REPO / "tasks" / "demo.jsonl").read_text().splitlines()[0])
+    (tasks / "demo.jsonl").write_text(json.dumps(demo | {"id": long_id}) + "\n")
+    job = tmp_path / "job"
+    job.mkdir()
+    for trial in ("wrong01", "late002"):
+        name = f"{f'demo__{long_id}'[:32].rstrip('_-')}__{trial}"
+        folder = job / name
+        shutil.copytree(JOBS / "agent" / f"demo__demo-001__{trial}", folder)
+        result = json.loads((folder / "result.json").read_text())
+        (folder / "result.json").write_text(json.dumps(result | {"task_name": f"demo__{long_id}", "trial_name": name}))
+    places = ("--tasks-dir", str(tasks), "--collections-dir", str(REPO / "collections"))
+    assert main(["import", "harbor", str(job), "--run-id", "x", "--results-dir", str(tmp_path), *places]) == 0
+    rows = read_jsonl(tmp_path / "x" / "results.jsonl")
+    assert sorted((row["task_id"], row["epoch"], row["verdict"]) for row in rows) == [
+        (long_id, 1, "wrong_value"),
+        (long_id, 2, "no_answer"),
+    ]
