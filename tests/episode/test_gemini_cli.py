@@ -17,18 +17,11 @@ import yaml
 from harness.analysis.agent_transcript import transcript_view
 from harness.cli.main import main
 from harness.core.status import Status
-from harness.episode.budget import Budget
-from harness.episode.solvers.agent_loop import LoopSettings
-from harness.episode.solvers.base import EpisodeInputs
 from harness.episode.solvers.gemini_cli import GeminiCli
-from harness.inputs.prompts import load_prompts
-from harness.inputs.tasks import Task
-from harness.models.replay_model import ReplayModel
 from harness.records.events import AgentTranscriptEvent
-from harness.records.image_store import ImageStore
 from harness.records.reading import event_of
 from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
-from tests.episode.test_mini_swe_agent import StillRunningSandbox, project, tool_results
+from tests.episode.test_mini_swe_agent import LeftFileSandbox, StillRunningSandbox, episode_in, project, tool_results
 from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
 
 KEY = "sk-h50h-never-in-the-sandbox"
@@ -160,22 +153,21 @@ def test_an_install_that_is_not_the_pinned_release_is_refused_before_anything_is
 
 def test_gemini_cli_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
     log = TrajectoryWriter(tmp_path / "episode.jsonl")
-    episode = EpisodeInputs(
-        task=Task(id="t1", domain="mini", question="How many?", answer="42"),
-        model=ReplayModel("scripted", []),
-        budget=Budget(max_turns=3, time_limit_s=20, context_window=None, output_reserve=0),
-        log=log,
-        prompts=load_prompts(),
-        loop=LoopSettings("toolcall", 30.0, 3),
-        images=ImageStore(tmp_path),
-        collection=None,
-        sandbox=StillRunningSandbox(),
-        socket_folder=tmp_path,
-    )
-    outcome = GeminiCli({}).solve(episode)
+    outcome = GeminiCli({}).solve(episode_in(StillRunningSandbox(), tmp_path, log))
     log.close()
     assert outcome.status is Status.TIME_LIMIT and outcome.submission is None
     assert (tmp_path / "gemini_cli_shim.cjs").read_text().startswith("// Loaded into Gemini CLI")
+
+
+def test_events_nested_deeper_than_a_record_holds_are_kept_as_the_agents_text(tmp_path):
+    """The model's commands can write the agent's transcript too: a line of JSON nested 400 deep is the agent's
+    word, kept as the file's text, never our error."""
+    file = '{"type": "message", "content": ' + "[" * 400 + "]" * 400 + "}\n"
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    outcome = GeminiCli({}).solve(episode_in(LeftFileSandbox(file), tmp_path, log))
+    log.close()
+    [kept] = [event["transcript"] for event in read_jsonl(tmp_path / "episode.jsonl")]
+    assert kept == file and outcome.status is Status.FORMAT_ERRORS
 
 
 def test_the_call_past_the_episodes_cost_cap_is_refused_and_the_agent_ends_as_cost_limit(tmp_path, monkeypatch):

@@ -26,13 +26,17 @@ from harness.core.errors import InputError
 from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
 from harness.core.untrusted_json import json_or_none
 from harness.episode.proxy import ModelProxy
+from harness.episode.solvers.agent_files import (
+    INSTALLED_AGENT_HOME,
+    MAX_TRANSCRIPT_BYTES,
+    agent_file_text,
+    keep_transcript,
+)
 from harness.episode.solvers.base import EpisodeInputs, Solver
 from harness.episode.solvers.tools import AgentTool, BashTool
 from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
-from harness.records.events import AgentTranscriptEvent
-from harness.sandboxes.base import WORKDIR, ExecResult, SandboxError
-from harness.sandboxes.file_read import FileUnreadable
+from harness.sandboxes.base import WORKDIR, ExecResult
 from harness.sandboxes.model_socket import AGENT_FOLDER, MODEL_SOCKET_FOLDER, SOCKET_NAME
 
 VERSION = "0.61.0"
@@ -44,11 +48,8 @@ NODE_MAJOR = 20
 """Gemini CLI's `engines`: node >= 20."""
 _SHIM = Path(__file__).with_name("gemini_cli_shim.cjs")
 _SETTINGS = Path(__file__).with_name("gemini_cli_settings.json")
-_HOME = "/tmp/harness-agent"
-"""The agent's home in the sandbox: its settings (~/.gemini/settings.json), its own files, its transcript."""
+_HOME = INSTALLED_AGENT_HOME
 _TRANSCRIPT = f"{_HOME}/transcript.jsonl"
-MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024
-"""A longer transcript is not kept (the agent wrote it: its size is the agent's)."""
 _PROXY_URL = "http://harness-proxy"
 """The agent's model URL: its host is the shim's sign for the socket, never looked up."""
 _MODEL = "gemini-2.5-flash"
@@ -125,15 +126,11 @@ class GeminiCli(Solver):
 def _transcript(episode: EpisodeInputs) -> list[Any]:
     """The agent's stream of events (one JSON object a line), kept in ours as it wrote it; its lines that are not
     JSON objects are left out."""
-    assert episode.sandbox is not None
-    try:
-        data = episode.sandbox.read_bytes(_TRANSCRIPT, MAX_TRANSCRIPT_BYTES, 30)
-    except (FileUnreadable, SandboxError):
-        return []
-    lines = (json_or_none(line, MAX_TRANSCRIPT_BYTES) for line in data.decode("utf-8", "replace").splitlines())
+    text = agent_file_text(episode, _TRANSCRIPT)
+    lines = (json_or_none(line, MAX_TRANSCRIPT_BYTES) for line in (text or "").splitlines())
     events: list[Any] = [line for line in lines if isinstance(line, dict)]
-    if events:
-        episode.log.write(AgentTranscriptEvent(agent="gemini-cli", version=VERSION, transcript=list(events)))
+    if events and text is not None:
+        keep_transcript(episode, "gemini-cli", VERSION, list(events), text)
     return events
 
 

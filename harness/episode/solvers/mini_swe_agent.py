@@ -16,30 +16,29 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import ValidationError
-
 from harness.core.errors import InputError
 from harness.core.extras import require_extra
 from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
 from harness.core.untrusted_json import json_or_none
 from harness.core.yaml_safe import dump_yaml, load_yaml
 from harness.episode.proxy import ModelProxy
+from harness.episode.solvers.agent_files import (
+    INSTALLED_AGENT_HOME,
+    MAX_TRANSCRIPT_BYTES,
+    agent_file_text,
+    keep_transcript,
+)
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
 from harness.episode.solvers.tools import AgentTool, BashTool
 from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
-from harness.records.events import AgentTranscriptEvent
-from harness.sandboxes.base import WORKDIR, ExecResult, SandboxError
-from harness.sandboxes.file_read import FileUnreadable
+from harness.sandboxes.base import WORKDIR, ExecResult
 from harness.sandboxes.model_socket import MODEL_SOCKET_FOLDER, SOCKET_NAME
 
 _SETTINGS = Path(__file__).with_name("mini_swe_agent.yaml")
 """mini-swe-agent's own settings for our tasks: its prompts, its observation format."""
-_HOME = "/tmp/harness-agent"
-"""The agent's own folder in the sandbox: its settings, its global config, its trajectory."""
+_HOME = INSTALLED_AGENT_HOME
 _TRAJECTORY = f"{_HOME}/trajectory.json"
-MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024
-"""A longer trajectory is not kept (the agent wrote it: its size is the agent's)."""
 _SUBMITTED = "Submitted"
 _IMAGE_PYTHON = "/opt/harness-agents/bin/python"
 """The agent's Python in the sandbox image (sandbox_templates/agents.txt); the local sandbox has none there and runs
@@ -137,20 +136,11 @@ class MiniSweAgent(Solver):
 def _transcript(episode: EpisodeInputs) -> Any:
     """The agent's trajectory, kept in ours as it wrote it: parsed, or its text where it is not JSON (the agent
     rewrites the file at each step, so one ended mid-write leaves it cut short); None when it wrote none."""
-    assert episode.sandbox is not None
-    try:
-        data = episode.sandbox.read_bytes(_TRAJECTORY, MAX_TRANSCRIPT_BYTES, 30)
-    except (FileUnreadable, SandboxError):
+    text = agent_file_text(episode, _TRAJECTORY)
+    if text is None:
         return None
-    text = data.decode("utf-8", "replace")
     transcript = json_or_none(text, MAX_TRANSCRIPT_BYTES)
-    try:
-        event = AgentTranscriptEvent(
-            agent="mini-swe-agent", version=_version(), transcript=text if transcript is None else transcript
-        )
-    except ValidationError:  # JSON nested deeper than a record holds: the agent's file, not our error
-        event = AgentTranscriptEvent(agent="mini-swe-agent", version=_version(), transcript=text)
-    episode.log.write(event)
+    keep_transcript(episode, "mini-swe-agent", _version(), text if transcript is None else transcript, text)
     return transcript
 
 
