@@ -153,7 +153,8 @@ def test_show_prints_an_agents_own_transcript_escaped_and_bounded(tmp_path, caps
     assert "… 9,980,000 more characters" in out and len(out) < 40_000
 
 
-def test_show_prints_a_transcript_cut_short_raw(tmp_path, capsys):
+def test_show_prints_a_transcript_cut_short_raw(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # no wrapping inside what the assertions look for
     log = transcript_log(tmp_path, '{"info": {"exit_status": "Subm\x1b[2J')
     assert main(["show", log]) == 0
     out = capsys.readouterr().out
