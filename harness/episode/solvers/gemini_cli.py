@@ -24,15 +24,13 @@ from typing import Any
 
 from harness.core.errors import InputError
 from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
-from harness.core.untrusted_json import json_or_none
 from harness.episode.proxy import ModelProxy
 from harness.episode.solvers.base import EpisodeInputs, Solver
+from harness.episode.solvers.stream_transcript import kept_transcript
 from harness.episode.solvers.tools import AgentTool, BashTool
 from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
-from harness.records.events import AgentTranscriptEvent
-from harness.sandboxes.base import WORKDIR, ExecResult, SandboxError
-from harness.sandboxes.file_read import FileUnreadable
+from harness.sandboxes.base import WORKDIR, ExecResult
 from harness.sandboxes.model_socket import AGENT_FOLDER, MODEL_SOCKET_FOLDER, SOCKET_NAME
 
 VERSION = "0.61.0"
@@ -47,8 +45,6 @@ _SETTINGS = Path(__file__).with_name("gemini_cli_settings.json")
 _HOME = "/tmp/harness-agent"
 """The agent's home in the sandbox: its settings (~/.gemini/settings.json), its own files, its transcript."""
 _TRANSCRIPT = f"{_HOME}/transcript.jsonl"
-MAX_TRANSCRIPT_BYTES = 8 * 1024 * 1024
-"""A longer transcript is not kept (the agent wrote it: its size is the agent's)."""
 _PROXY_URL = "http://harness-proxy"
 """The agent's model URL: its host is the shim's sign for the socket, never looked up."""
 _MODEL = "gemini-2.5-flash"
@@ -100,7 +96,7 @@ class GeminiCli(Solver):
         tools = self.tools(False)
         with ModelProxy(folder / SOCKET_NAME, episode.model, episode.budget, episode.log, tools, aliases) as proxy:
             result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
-        transcript = _transcript(episode)
+        transcript = kept_transcript(episode, _TRANSCRIPT, self.name, VERSION)
         if proxy.ended is not None:
             return outcome_of(proxy.ended)
         if result.timed_out:
@@ -120,21 +116,6 @@ class GeminiCli(Solver):
             f"cd {WORKDIR} && exec env {variables} node --require {MODEL_SOCKET_FOLDER}/{_SHIM.name} "
             f"{AGENT_FOLDER}/bundle/gemini.js {flags} -p {shlex.quote(task)} > {_TRANSCRIPT}"
         )
-
-
-def _transcript(episode: EpisodeInputs) -> list[Any]:
-    """The agent's stream of events (one JSON object a line), kept in ours as it wrote it; its lines that are not
-    JSON objects are left out."""
-    assert episode.sandbox is not None
-    try:
-        data = episode.sandbox.read_bytes(_TRANSCRIPT, MAX_TRANSCRIPT_BYTES, 30)
-    except (FileUnreadable, SandboxError):
-        return []
-    lines = (json_or_none(line, MAX_TRANSCRIPT_BYTES) for line in data.decode("utf-8", "replace").splitlines())
-    events: list[Any] = [line for line in lines if isinstance(line, dict)]
-    if events:
-        episode.log.write(AgentTranscriptEvent(agent="gemini-cli", version=VERSION, transcript=list(events)))
-    return events
 
 
 def _outcome(transcript: list[Any], result: ExecResult) -> Outcome:
