@@ -2,7 +2,8 @@
 (`HARNESS_CLAUDE_CODE`, installed by .ci/run), in real bubblewrap sandboxes, its model calls (Anthropic's Messages
 API) through the runner's proxy on the sandbox's unix socket (`ANTHROPIC_UNIX_SOCKET`) to the run's model, here
 litellm over real HTTP to the loopback OpenAI server, scripted with bash tool calls. One run of two tasks (each a
-sandbox, side by side) serves the tests: t1 explores, looks around its sandbox and answers; t2 never answers."""
+sandbox, side by side) on each backend serves the tests: t1 explores, looks around its sandbox and answers; t2
+never answers."""
 
 from __future__ import annotations
 
@@ -16,10 +17,19 @@ import yaml
 
 from harness.analysis.agent_transcript import transcript_view
 from harness.cli.main import main
+from harness.core.status import Status
+from harness.episode.budget import Budget
+from harness.episode.solvers.agent_loop import LoopSettings
+from harness.episode.solvers.base import EpisodeInputs
+from harness.episode.solvers.claude_code import ClaudeCode
+from harness.inputs.prompts import load_prompts
+from harness.inputs.tasks import Task
+from harness.models.replay_model import ReplayModel
 from harness.records.events import AgentTranscriptEvent
+from harness.records.image_store import ImageStore
 from harness.records.reading import event_of
-from harness.records.trajectory import read_jsonl, read_trajectory
-from tests.episode.test_mini_swe_agent import project, tool_results
+from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
+from tests.episode.test_mini_swe_agent import StillRunningSandbox, project, tool_results
 from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
 
 KEY = "sk-h50i-never-in-the-sandbox"
@@ -52,10 +62,13 @@ class AgentRun:
     """run.yaml's record of the solver."""
 
 
-@pytest.fixture(scope="module")
-def agent_run(tmp_path_factory: pytest.TempPathFactory):
-    """The run (`--max-turns 3`, two workers) on the local sandbox."""
+@pytest.fixture(scope="module", params=["local", "docker"])
+def agent_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """The run (`--max-turns 3`, two workers) on each sandbox (Docker: the recipe's image, the host's install bound
+    into it)."""
     assert os.environ.get("HARNESS_CLAUDE_CODE"), "Claude Code's pinned release is installed by .ci/run"
+    if request.param == "docker":
+        request.getfixturevalue("docker_image")
     root = tmp_path_factory.mktemp("claude")
     server = ScriptedOpenAIServer()
     server.respond = scripted
@@ -65,6 +78,7 @@ def agent_run(tmp_path_factory: pytest.TempPathFactory):
         patch.setenv("HARNESS_CACHE_DIR", str(root / "cache"))
         patch.delenv("COLUMNS", raising=False)
         flags = ["--solver", "claude-code", "--model", "openai/test-model", "--api-base", server.url]
+        flags += ["--sandbox", request.param]
         code = main([*project(root), "--run-id", "r", *flags, "--max-turns", "3", "--workers", "2"])
     server.stop()
     run = root / "results" / "r"
@@ -141,7 +155,11 @@ def test_a_turn_budget_of_3_ends_the_agent_and_the_row_says_turn_limit(agent_run
 
 @pytest.mark.parametrize(
     ("flags", "named"),
-    [(["--sandbox", "docker"], "--sandbox docker"), (["--action-format", "text"], "toolcall")],
+    [
+        (["--sandbox", "e2b"], "--sandbox e2b"),
+        (["--closed-book"], "--closed-book"),
+        (["--action-format", "text"], "toolcall"),
+    ],
 )
 def test_settings_claude_code_cannot_run_with_are_refused_before_anything_is_written(mini, flags, named):
     outcome = mini.run("--solver", "claude-code", "--model", mini.script(["<answer>42</answer>"]), *flags)
@@ -158,3 +176,22 @@ def test_an_install_that_is_not_the_pinned_release_is_refused_before_anything_is
     outcome = mini.run("--solver", "claude-code", "--model", mini.script(["<answer>42</answer>"]))
     assert outcome.exit_code == 2 and not outcome.run_dir.exists()
     assert "HARNESS_CLAUDE_CODE" in outcome.output and "2.1.337" in outcome.output
+
+
+def test_claude_code_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    episode = EpisodeInputs(
+        task=Task(id="t1", domain="mini", question="How many?", answer="42"),
+        model=ReplayModel("scripted", []),
+        budget=Budget(max_turns=3, time_limit_s=20, context_window=None, output_reserve=0),
+        log=log,
+        prompts=load_prompts(),
+        loop=LoopSettings("toolcall", 30.0, 3),
+        images=ImageStore(tmp_path),
+        collection=None,
+        sandbox=StillRunningSandbox(),
+        socket_folder=tmp_path,
+    )
+    outcome = ClaudeCode({}).solve(episode)
+    log.close()
+    assert outcome.status is Status.TIME_LIMIT and outcome.submission is None

@@ -1,6 +1,6 @@
 """Claude Code as an installed agent (`--solver claude-code`): the agent's own binary (npm
 `@anthropic-ai/claude-code`'s native package for Linux x64, the pinned release, installed on the host and named by
-`HARNESS_CLAUDE_CODE`) runs headless inside the task's local sandbox on the task's prompt, its model calls
+`HARNESS_CLAUDE_CODE`) runs headless inside the task's sandbox (local or Docker) on the task's prompt, its model calls
 (Anthropic's Messages API) through the runner's proxy on the unix socket the sandbox mounts; the answer is its
 final `result` message, and its own record of the session (`--output-format stream-json`) is kept in ours (an
 `agent_transcript` event).
@@ -64,8 +64,8 @@ class ClaudeCode(Solver):
     name = "claude-code"
     needs_sandbox = True
     model_socket = True
-    agent_backends = ("local",)
-    """Not Docker yet: its install is not bound into the container (docs/guide/agents.md)."""
+    agent_backends = ("local", "docker")
+    """Its binary needs only glibc: the host's install is bound, read-only, into either sandbox."""
 
     def protocol(
         self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
