@@ -18,18 +18,12 @@ import yaml
 from harness.analysis.agent_transcript import transcript_view
 from harness.cli.main import main
 from harness.core.status import Status
-from harness.episode.budget import Budget
-from harness.episode.solvers.agent_loop import LoopSettings
-from harness.episode.solvers.base import EpisodeInputs
 from harness.episode.solvers.claude_code import ClaudeCode
-from harness.inputs.prompts import load_prompts
-from harness.inputs.tasks import Task
-from harness.models.replay_model import ReplayModel
 from harness.records.events import AgentTranscriptEvent
-from harness.records.image_store import ImageStore
 from harness.records.reading import event_of
 from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
-from tests.episode.test_mini_swe_agent import StillRunningSandbox, project, tool_results
+from harness.sandboxes.base import ExecResult
+from tests.episode.test_mini_swe_agent import StillRunningSandbox, episode_in, project, tool_results
 from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
 
 KEY = "sk-h50i-never-in-the-sandbox"
@@ -180,18 +174,30 @@ def test_an_install_that_is_not_the_pinned_release_is_refused_before_anything_is
 
 def test_claude_code_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
     log = TrajectoryWriter(tmp_path / "episode.jsonl")
-    episode = EpisodeInputs(
-        task=Task(id="t1", domain="mini", question="How many?", answer="42"),
-        model=ReplayModel("scripted", []),
-        budget=Budget(max_turns=3, time_limit_s=20, context_window=None, output_reserve=0),
-        log=log,
-        prompts=load_prompts(),
-        loop=LoopSettings("toolcall", 30.0, 3),
-        images=ImageStore(tmp_path),
-        collection=None,
-        sandbox=StillRunningSandbox(),
-        socket_folder=tmp_path,
-    )
-    outcome = ClaudeCode({}).solve(episode)
+    outcome = ClaudeCode({}).solve(episode_in(StillRunningSandbox(), tmp_path, log))
     log.close()
     assert outcome.status is Status.TIME_LIMIT and outcome.submission is None
+
+
+class EndedSandbox:
+    """A sandbox whose agent exited, having written TRANSCRIPT."""
+
+    def __init__(self, transcript: list[dict[str, Any]]):
+        self.transcript = transcript
+
+    def execute(self, command: str, timeout_s: float) -> ExecResult:
+        return ExecResult("", "", 1, timed_out=False, truncated=False, raw_bytes=0, duration_s=1.0)
+
+    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
+        return "".join(json.dumps(event) + "\n" for event in self.transcript).encode()
+
+
+def test_an_api_error_it_reports_as_its_result_is_not_its_answer(tmp_path):
+    """Claude Code closes a session its API refused with a `success` result whose text is the error (`is_error`)."""
+    refused = "API Error: 400 field 'tools': WebFetch is not a tool of the run's model"
+    ended = {"type": "result", "subtype": "success", "is_error": True, "result": refused}
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    outcome = ClaudeCode({}).solve(episode_in(EndedSandbox([ended]), tmp_path, log))
+    log.close()
+    assert outcome.status is Status.FORMAT_ERRORS and outcome.submission is None
+    assert "is_error" in (outcome.detail or "")

@@ -112,13 +112,15 @@ class ClaudeCode(Solver):
 
 
 def _outcome(transcript: list[Any], result: ExecResult) -> Outcome:
-    """Its answer is its final `result` message's text, when it ended with success."""
+    """Its answer is its final `result` message's text, when it ended with success and no error (a session its API
+    refused ends with a `success` result whose text is the error, `is_error`)."""
     ended: dict[str, Any] = next((event for event in reversed(transcript) if event.get("type") == "result"), {})
     said = ended.get("result")
-    if ended.get("subtype") == "success" and isinstance(said, str) and said:
+    if ended.get("subtype") == "success" and ended.get("is_error") is False and isinstance(said, str) and said:
         return Outcome(Status.ANSWERED, said, None)
-    lines = (result.stderr or result.stdout).strip().splitlines()
-    detail = f"Claude Code ended without an answer ({ended.get('subtype') or f'exit code {result.exit_code}'})"
+    lines = (result.stderr or str(said or "") or result.stdout).strip().splitlines()
+    why = "is_error" if ended.get("is_error") else ended.get("subtype") or f"exit code {result.exit_code}"
+    detail = f"Claude Code ended without an answer ({why})"
     return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)
 
 
