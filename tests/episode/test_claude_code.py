@@ -82,7 +82,6 @@ def agent_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     return AgentRun(rows, events, server, record)
 
 
-@pytest.mark.slow  # the shared run
 def test_claude_code_answers_right_through_the_proxy(agent_run):
     row = agent_run.rows["t1"]
     assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 3)
@@ -90,7 +89,6 @@ def test_claude_code_answers_right_through_the_proxy(agent_run):
     assert agent_run.record["agent"]["version"] == "2.1.337"
 
 
-@pytest.mark.slow  # the shared run
 def test_its_own_transcript_holds_the_calls_the_proxy_recorded(agent_run):
     ours = [
         call
@@ -122,7 +120,6 @@ def test_its_own_transcript_holds_the_calls_the_proxy_recorded(agent_run):
     assert view.ending == "success" and view.raw is None and view.format == "stream-json"
 
 
-@pytest.mark.slow  # the shared run
 def test_inside_its_sandbox_only_the_proxy_answers_and_the_key_is_nowhere(agent_run):
     [probe] = [
         tool_results(request)[1]
@@ -140,7 +137,6 @@ def test_inside_its_sandbox_only_the_proxy_answers_and_the_key_is_nowhere(agent_
     assert f"Bearer {KEY}" in agent_run.server.authorizations  # the runner called the provider with it
 
 
-@pytest.mark.slow  # the shared run
 def test_a_turn_budget_of_3_ends_the_agent_and_the_row_says_turn_limit(agent_run):
     row = agent_run.rows["t2"]
     assert (row["status"], row["turns"]) == ("turn_limit", 3)
