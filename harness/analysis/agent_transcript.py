@@ -65,6 +65,8 @@ def transcript_view(event: AgentTranscriptEvent) -> TranscriptView:
     transcript = event.transcript
     if event.agent == "gemini-cli" and isinstance(transcript, list):
         return _gemini_cli_view(event, transcript)
+    if event.agent == "claude-code" and isinstance(transcript, list):
+        return _claude_code_view(event, transcript)
     named = transcript.get("trajectory_format") if isinstance(transcript, dict) else None
     form = _cut(named, NAME_CHARS) if isinstance(named, str) else None
     base = TranscriptView(event.agent, event.version, form, [], 0, None, None, None)
@@ -132,6 +134,48 @@ def _gemini_cli_view(event: AgentTranscriptEvent, events: list[Any]) -> Transcri
             folded.append({"role": "tool", "content": output, "commands": []})
         elif kind == "result":
             ending = item.get("status")
+    shown, hidden = _bounded(folded, _folded_message)
+    ended = _cut(ending, NAME_CHARS) if isinstance(ending, str) else None
+    return TranscriptView(event.agent, event.version, "stream-json", shown, hidden, ended, None, None)
+
+
+def _claude_code_view(event: AgentTranscriptEvent, events: list[Any]) -> TranscriptView:
+    """Claude Code's `stream-json` events folded into messages: an `assistant` event's text blocks its reply's
+    text, its `tool_use` blocks the reply's commands (the events of one reply, its `message.id`, joined); a `user`
+    event's `tool_result` blocks each a message of its own, its text the user's; the closing `result`'s subtype
+    says how it ended."""
+    folded: list[dict[str, Any]] = []
+    ending: Any = None
+    reply: Any = None
+    for item in events:
+        kind = item.get("type") if isinstance(item, dict) else None
+        message = item.get("message") if isinstance(item, dict) else None
+        blocks = (
+            [block for block in _listed(message.get("content")) if isinstance(block, dict)]
+            if isinstance(message, dict)
+            else []
+        )
+        if kind == "assistant":
+            said = message.get("id") if isinstance(message, dict) else None
+            if not folded or folded[-1]["role"] != "assistant" or said is None or said != reply:
+                folded.append({"role": "assistant", "parts": [], "commands": []})
+            reply = said
+            for block in blocks:
+                if block.get("type") == "text" and isinstance(block.get("text"), str):
+                    folded[-1]["parts"].append(block["text"])
+                elif block.get("type") == "tool_use":
+                    given = block.get("input")
+                    command = given.get("command") if isinstance(given, dict) else None
+                    folded[-1]["commands"].append(command if isinstance(command, str) else _json(given))
+        elif kind == "user":
+            reply = None
+            for block in blocks:
+                if block.get("type") == "tool_result":
+                    folded.append({"role": "tool", "content": block.get("content"), "commands": []})
+                else:
+                    folded.append({"role": "user", "content": [block], "commands": []})
+        elif kind == "result":
+            ending = item.get("subtype")
     shown, hidden = _bounded(folded, _folded_message)
     ended = _cut(ending, NAME_CHARS) if isinstance(ending, str) else None
     return TranscriptView(event.agent, event.version, "stream-json", shown, hidden, ended, None, None)

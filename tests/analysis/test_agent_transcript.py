@@ -132,3 +132,34 @@ def test_a_reply_of_a_million_pieces_is_joined_once_and_cut():
         f"{2_000_000 - MESSAGE_CHARS:,} more characters"
     )
     assert view.ending is None  # the agent's word: a status that is not a string is not shown
+
+
+def test_claude_codes_events_fold_into_its_messages_with_the_commands_it_ran():
+    """Claude Code's stream-json: each content block of a reply an `assistant` event of its own (one `message.id`),
+    the tool results a `user` event's `tool_result` blocks; the closing `result`'s subtype says how it ended. What is
+    not in its shape (no message, blocks that are not objects, an input without a command) is shown, not trusted."""
+    reply = {"id": "msg_1", "role": "assistant"}
+    events = [
+        {"type": "system", "subtype": "init", "tools": ["Bash"]},
+        {"type": "assistant", "message": reply | {"content": [{"type": "thinking", "thinking": "hm"}]}},
+        {"type": "assistant", "message": reply | {"content": [{"type": "text", "text": "Reading the ledger."}]}},
+        {"type": "assistant", "message": reply | {"content": [{"type": "tool_use", "input": {"command": "cat l.md"}}]}},
+        {"type": "assistant", "message": reply | {"content": [{"type": "tool_use", "input": {"dir": "/"}}, "x"]}},
+        {"type": "user", "message": {"content": [{"type": "tool_result", "content": "| 2020 | 40 |"}]}},
+        {
+            "type": "user",
+            "message": {"content": [{"type": "tool_result", "content": [{"type": "text", "text": "no"}]}]},
+        },
+        {"type": "assistant", "message": "not a message"},
+        {"type": "assistant", "message": {"id": "msg_2", "content": [{"type": "text", "text": "<answer>42</answer>"}]}},
+        {"type": "result", "subtype": "success", "is_error": False, "result": "<answer>42</answer>"},
+    ]
+    view = transcript_view(AgentTranscriptEvent(agent="claude-code", version="2.1.337", transcript=events))
+    assert (view.format, view.ending, view.raw, view.hidden) == ("stream-json", "success", None, 0)
+    assert [(m.role, m.text, m.commands) for m in view.messages] == [
+        ("assistant", "Reading the ledger.", ["cat l.md", '{"dir": "/"}']),
+        ("tool", "| 2020 | 40 |", []),
+        ("tool", "no", []),
+        ("assistant", "", []),
+        ("assistant", "<answer>42</answer>", []),
+    ]

@@ -344,3 +344,61 @@ def test_connections_past_the_cap_are_closed_without_a_thread_of_ours(proxy, tmp
     finally:
         for connection in held:
             connection.close()
+
+
+CLAUDE_CODE_FIRST = {  # the shape of Claude Code 2.1.337's first call (its own request, cut short)
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 32000,
+    "stream": True,
+    "thinking": {"type": "adaptive", "display": "updates"},
+    "output_config": {"effort": "high"},
+    "context_management": {"edits": [{"type": "clear_thinking_20251015", "keep": "all"}]},
+    "system": [
+        {"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.337;"},
+        {"type": "text", "text": "You answer.", "cache_control": {"type": "ephemeral"}},
+    ],
+    "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "How many?"}]},
+        {"role": "system", "content": [{"type": "text", "text": "# Environment"}]},
+    ],
+    "tools": [{"name": "Bash", "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}}],
+}
+
+
+def test_claude_codes_call_is_the_same_call_of_the_model_its_bash_named_as_the_agent_names_it(model, tmp_path):
+    budget = Budget(max_turns=3, time_limit_s=60, context_window=None, output_reserve=0)
+    log = TrajectoryWriter(tmp_path / "episode.jsonl")
+    transport = httpx.HTTPTransport(uds=str(tmp_path / "api.sock"))
+    with (
+        ModelProxy(tmp_path / "api.sock", model, budget, log, [BashTool()], {"Bash": "bash"}),
+        httpx.Client(transport=transport, base_url="http://localhost") as client,
+    ):
+        first = client.post("/v1/messages?beta=true", json=CLAUDE_CODE_FIRST)
+        events = [json.loads(line[6:]) for line in first.text.splitlines() if line.startswith("data: ")]
+        [use] = [event["content_block"] for event in events if event["type"] == "content_block_start"][1:]
+        assert (use["type"], use["name"]) == ("tool_use", "Bash")
+        result = {"type": "tool_result", "tool_use_id": use["id"], "content": "a.md", "is_error": False}
+        said = {"type": "tool_use", "id": use["id"], "name": "Bash", "input": {"command": "ls"}}
+        turn = [
+            {"role": "assistant", "content": [{"type": "text", "text": "Looking."}, said]},
+            {"role": "user", "content": [result | {"cache_control": {"type": "ephemeral"}}]},
+        ]
+        second = CLAUDE_CODE_FIRST | {"messages": CLAUDE_CODE_FIRST["messages"] + turn}
+        assert client.post("/v1/messages?beta=true", json=second).status_code == 200
+        other = CLAUDE_CODE_FIRST | {"tools": [*CLAUDE_CODE_FIRST["tools"], {"name": "WebFetch", "input_schema": {}}]}
+        refused = client.post("/v1/messages?beta=true", json=other)
+    log.close()
+    assert refused.status_code == 400 and "WebFetch" in refused.json()["error"]["message"]
+    assert model.calls[1] == [  # the run's model asked in its own form: the system's text, its bash as bash
+        {"role": "system", "content": "x-anthropic-billing-header: cc_version=2.1.337;You answer."},
+        {"role": "user", "content": "How many?"},
+        {"role": "system", "content": "# Environment"},
+        {
+            "role": "assistant",
+            "content": "Looking.",
+            "tool_calls": [
+                {"id": use["id"], "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": use["id"], "content": "a.md"},
+    ]

@@ -1,7 +1,9 @@
 """Anthropic's Messages API (https://docs.anthropic.com/en/api/messages), as the proxy speaks it: the request's
 system prompt and content blocks read as untrusted input into the run model's conversation (OpenAI's chat
-messages: a `tool_use` block is a tool call, a `tool_result` block a tool message), and a reply written as a
-message of `text` and `tool_use` blocks (pure functions)."""
+messages: a `tool_use` block is a tool call, a `tool_result` block a tool message, a message of the `system` role
+that Claude Code puts in the conversation a system message in its place), and a reply written as a message of
+`text` and `tool_use` blocks (pure functions). What else a request says (thinking, effort, `cache_control`, context
+management, betas) is the agent's wish for its decoding, not followed: the run's settings are the run's."""
 
 from __future__ import annotations
 
@@ -31,9 +33,11 @@ def read_request(request: dict[str, Any]) -> ChatRequest:
 
 
 def _messages(item: object, where: str) -> list[Message]:
-    if not isinstance(item, dict) or item.get("role") not in ("user", "assistant"):
-        raise RequestRefused(400, f"{where}: a message with a role of user or assistant")
+    if not isinstance(item, dict) or item.get("role") not in ("user", "assistant", "system"):
+        raise RequestRefused(400, f"{where}: a message with a role of user, assistant or system")
     content = item.get("content")
+    if item["role"] == "system":
+        return [{"role": "system", "content": text_of(content, f"{where}.content") or ""}]
     if isinstance(content, str):
         return [cast(Message, {"role": item["role"], "content": content})]
     if not isinstance(content, list):

@@ -1,10 +1,14 @@
-"""What an installed agent leaves in its sandbox for the runner to read: its home there and its own transcript,
-read bounded and kept as the agent's word (any bytes, any JSON) without ever becoming our error."""
+"""What an installed agent leaves in its sandbox for the runner to read: its home there and its own transcript (a
+file of JSON, or a stream of events, one JSON object a line, as Gemini CLI's and Claude Code's `--output-format
+stream-json` write it), read bounded and kept as the agent's word (any bytes, any JSON), never our error."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import JsonValue, ValidationError
 
+from harness.core.untrusted_json import json_or_none
 from harness.episode.solvers.base import EpisodeInputs
 from harness.records.events import AgentTranscriptEvent
 from harness.sandboxes.base import SandboxError
@@ -36,3 +40,14 @@ def keep_transcript(episode: EpisodeInputs, agent: str, version: str, parsed: Js
     except ValidationError:
         event = AgentTranscriptEvent(agent=agent, version=version, transcript=text)
     episode.log.write(event)
+
+
+def kept_transcript(episode: EpisodeInputs, path: str, agent: str, version: str) -> list[Any]:
+    """The stream of events the agent wrote at PATH, kept in ours (an `agent_transcript` event) as it wrote them;
+    its lines that are not JSON objects are left out."""
+    text = agent_file_text(episode, path)
+    lines = (json_or_none(line, MAX_TRANSCRIPT_BYTES) for line in (text or "").splitlines())
+    events: list[Any] = [line for line in lines if isinstance(line, dict)]
+    if events and text is not None:
+        keep_transcript(episode, agent, version, list(events), text)
+    return events

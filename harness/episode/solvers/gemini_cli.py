@@ -24,14 +24,8 @@ from typing import Any
 
 from harness.core.errors import InputError
 from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
-from harness.core.untrusted_json import json_or_none
 from harness.episode.proxy import ModelProxy
-from harness.episode.solvers.agent_files import (
-    INSTALLED_AGENT_HOME,
-    MAX_TRANSCRIPT_BYTES,
-    agent_file_text,
-    keep_transcript,
-)
+from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, kept_transcript
 from harness.episode.solvers.base import EpisodeInputs, Solver
 from harness.episode.solvers.tools import AgentTool, BashTool
 from harness.inputs.limits import RequestLimits
@@ -101,7 +95,7 @@ class GeminiCli(Solver):
         tools = self.tools(False)
         with ModelProxy(folder / SOCKET_NAME, episode.model, episode.budget, episode.log, tools, aliases) as proxy:
             result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
-        transcript = _transcript(episode)
+        transcript = kept_transcript(episode, _TRANSCRIPT, self.name, VERSION)
         if proxy.ended is not None:
             return outcome_of(proxy.ended)
         if result.timed_out:
@@ -121,17 +115,6 @@ class GeminiCli(Solver):
             f"cd {WORKDIR} && exec env {variables} node --require {MODEL_SOCKET_FOLDER}/{_SHIM.name} "
             f"{AGENT_FOLDER}/bundle/gemini.js {flags} -p {shlex.quote(task)} > {_TRANSCRIPT}"
         )
-
-
-def _transcript(episode: EpisodeInputs) -> list[Any]:
-    """The agent's stream of events (one JSON object a line), kept in ours as it wrote it; its lines that are not
-    JSON objects are left out."""
-    text = agent_file_text(episode, _TRANSCRIPT)
-    lines = (json_or_none(line, MAX_TRANSCRIPT_BYTES) for line in (text or "").splitlines())
-    events: list[Any] = [line for line in lines if isinstance(line, dict)]
-    if events and text is not None:
-        keep_transcript(episode, "gemini-cli", VERSION, list(events), text)
-    return events
 
 
 def _outcome(transcript: list[Any], result: ExecResult) -> Outcome:

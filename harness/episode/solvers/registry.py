@@ -9,6 +9,7 @@ from harness.core.errors import InputError
 from harness.core.plugins import is_import_path, load_class
 from harness.episode.solvers.base import Solver, SolverArgumentError
 from harness.episode.solvers.bash_agent import BashAgent
+from harness.episode.solvers.claude_code import ClaudeCode
 from harness.episode.solvers.gemini_cli import GeminiCli
 from harness.episode.solvers.mini_swe_agent import MiniSweAgent
 from harness.episode.solvers.rag import RagBaseline
@@ -22,6 +23,7 @@ _SOLVERS: dict[str, type[Solver]] = {
     ZeroShot.name: ZeroShot,
     MiniSweAgent.name: MiniSweAgent,
     GeminiCli.name: GeminiCli,
+    ClaudeCode.name: ClaudeCode,
     RagBaseline.name: RagBaseline,
     Workflow.name: Workflow,
 }

@@ -54,7 +54,7 @@ from harness.sandboxes.docker.seccomp_profile import seccomp_profile
 from harness.sandboxes.file_read import file_bytes, output_room, read_command
 from harness.sandboxes.kernel_counters import HIDDEN_FILES, PROC_STAT, PTY_MULTIPLEXER, host_quiet_proc_stat
 from harness.sandboxes.limits import ResourceLimits
-from harness.sandboxes.model_socket import MODEL_SOCKET_FOLDER
+from harness.sandboxes.model_socket import AGENT_FOLDER, MODEL_SOCKET_FOLDER
 from harness.sandboxes.remote_exec import (
     AGENT,
     LABEL_EPISODE,
@@ -157,6 +157,8 @@ class DockerSandbox:
         """The quiet /proc/stat bound into the container (`kernel_counters.py`), removed with it."""
         self._socket_folder: Path | None = None
         """The host folder shown at /run/model (`mount_model_socket`), None: none."""
+        self._agent_folder: Path | None = None
+        """The host folder shown at /run/agent (`mount_agent`), None: none."""
 
     def describe(self) -> dict[str, object]:
         image_id = self._container.attrs.get("Image") if self._container is not None else None
@@ -179,7 +181,7 @@ class DockerSandbox:
                 binds={
                     str(self._collection): {"bind": DOCUMENTS, "mode": "ro"},
                     str(quiet_stat): {"bind": PROC_STAT, "mode": "ro"},
-                    **self._socket_bind(),
+                    **self._host_binds(),
                 },
                 mem_limit=f"{limits.memory_mb}m",
                 memswap_limit=f"{limits.memory_mb}m",
@@ -212,10 +214,14 @@ class DockerSandbox:
         engine binds a path of this host: a remote or rootless engine does not see the runner's folder."""
         self._socket_folder = folder.resolve()
 
-    def _socket_bind(self) -> dict[str, dict[str, str]]:
-        if self._socket_folder is None:
-            return {}
-        return {str(self._socket_folder): {"bind": MODEL_SOCKET_FOLDER, "mode": "ro"}}
+    def mount_agent(self, folder: Path) -> None:
+        """Before `start`: FOLDER, an installed agent's own install on this host, read-only at /run/agent (a binary
+        that runs on the image's libraries: Claude Code's)."""
+        self._agent_folder = folder.resolve()
+
+    def _host_binds(self) -> dict[str, dict[str, str]]:
+        shown = {MODEL_SOCKET_FOLDER: self._socket_folder, AGENT_FOLDER: self._agent_folder}
+        return {str(folder): {"bind": where, "mode": "ro"} for where, folder in shown.items() if folder is not None}
 
     def execute(self, command: str, timeout_s: float) -> ExecResult:
         return self._run(command, timeout_s, self._settings)

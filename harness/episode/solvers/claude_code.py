@@ -1,0 +1,146 @@
+"""Claude Code as an installed agent (`--solver claude-code`): the agent's own binary (npm
+`@anthropic-ai/claude-code`'s native package for Linux x64, the pinned release, installed on the host and named by
+`HARNESS_CLAUDE_CODE`) runs headless inside the task's sandbox (local or Docker) on the task's prompt, its model calls
+(Anthropic's Messages API) through the runner's proxy on the unix socket the sandbox mounts; the answer is its
+final `result` message, and its own record of the session (`--output-format stream-json`) is kept in ours (an
+`agent_transcript` event).
+
+Claude Code's documented model address is a URL (`ANTHROPIC_BASE_URL`); the binary also reads
+`ANTHROPIC_UNIX_SOCKET`, a socket path its calls to the Anthropic API go through (Bun's fetch `unix` option), which
+Anthropic's settings page does not list: it is read for this release only (its code was read for it; another is
+refused). The sandbox still refuses every IP socket. Its flags leave it one tool, `Bash` (which the run's model is
+offered as its bash tool), no permission prompts, and its environment turns off what would call out (telemetry,
+error reports, updates, other non-essential traffic), its retries (the runner's are the run's) and its deferred
+tool search (a placeholder tool besides Bash)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+from harness.core.errors import InputError
+from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
+from harness.episode.proxy import ModelProxy
+from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, kept_transcript
+from harness.episode.solvers.base import EpisodeInputs, Solver
+from harness.episode.solvers.tools import AgentTool, BashTool
+from harness.inputs.limits import RequestLimits
+from harness.inputs.tasks import Task
+from harness.sandboxes.base import WORKDIR, ExecResult
+from harness.sandboxes.model_socket import AGENT_FOLDER, MODEL_SOCKET_FOLDER, SOCKET_NAME
+
+VERSION = "2.1.337"
+"""The release whose binary was read for `ANTHROPIC_UNIX_SOCKET` and the settings below: another is refused."""
+PACKAGE = "@anthropic-ai/claude-code-linux-x64"
+"""The native package (`@anthropic-ai/claude-code`'s optional dependency for Linux x64 with glibc): its binary."""
+INSTALL_VARIABLE = "HARNESS_CLAUDE_CODE"
+"""The host folder of the install: `npm install --prefix DIR @anthropic-ai/claude-code@2.1.337` makes it
+DIR/node_modules/@anthropic-ai/claude-code-linux-x64."""
+_HOME = INSTALLED_AGENT_HOME
+_TRANSCRIPT = f"{_HOME}/transcript.jsonl"
+_MODEL = "claude-sonnet-4-5"
+"""The model the agent names (one it knows, for its own limits); the run's model answers."""
+_ENVIRONMENT = {
+    "HOME": _HOME,
+    "ANTHROPIC_API_KEY": "none",  # the CLI asks for one; the proxy needs none and is sent the runner's never
+    "ANTHROPIC_BASE_URL": "http://localhost",  # its calls' Host header: the connection is the socket's
+    "ANTHROPIC_UNIX_SOCKET": f"{MODEL_SOCKET_FOLDER}/{SOCKET_NAME}",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_MAX_RETRIES": "0",
+    "ENABLE_TOOL_SEARCH": "false",
+    "NO_COLOR": "1",
+}
+_FLAGS = f"--model {_MODEL} --tools Bash --permission-mode bypassPermissions --output-format stream-json --verbose"
+
+
+class ClaudeCode(Solver):
+    name = "claude-code"
+    needs_sandbox = True
+    model_socket = True
+    agent_backends = ("local", "docker")
+    """Its binary needs only glibc: the host's install is bound, read-only, into either sandbox."""
+
+    def protocol(
+        self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
+    ) -> tuple[str, Any] | None:
+        """The agent's package and version beside the solver's name; a refusal (one line) when the install is
+        missing or not the release pinned."""
+        _install()
+        agent = {"package": "@anthropic-ai/claude-code", "native_package": PACKAGE, "version": VERSION}
+        return "solver", {"name": spec, "args": self.args, "agent": agent}
+
+    @classmethod
+    def tools(cls, vision: bool) -> list[AgentTool]:
+        """The run's model is offered bash, as the agent's one tool (its `Bash`)."""
+        return [BashTool()]
+
+    def agent_folder(self) -> Path | None:
+        return _install()
+
+    def solve(self, episode: EpisodeInputs) -> Outcome:
+        sandbox, folder = episode.sandbox, episode.socket_folder
+        assert sandbox is not None and folder is not None, "an installed agent needs its sandbox and socket"
+        aliases = {"Bash": BashTool.name}
+        with ModelProxy(
+            folder / SOCKET_NAME, episode.model, episode.budget, episode.log, self.tools(False), aliases
+        ) as proxy:
+            result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
+        transcript = kept_transcript(episode, _TRANSCRIPT, self.name, VERSION)
+        if proxy.ended is not None:
+            return outcome_of(proxy.ended)
+        if result.timed_out:
+            return outcome_of(
+                EpisodeFinished(Status.TIME_LIMIT, detail="the agent was still running at the time limit")
+            )
+        return _outcome(transcript, result)
+
+    def command(self, episode: EpisodeInputs) -> str:
+        """The agent's one command in its sandbox: Claude Code on the task, its transcript to its home."""
+        task = episode.prompts.render("task", question=episode.task.question, answer_format=episode.task.answer_format)
+        variables = " ".join(f"{name}={value}" for name, value in _ENVIRONMENT.items())
+        return (
+            f"mkdir -p {_HOME} && cd {WORKDIR} && exec env {variables} {AGENT_FOLDER}/claude {_FLAGS} "
+            f"-p {shlex.quote(task)} > {_TRANSCRIPT}"
+        )
+
+
+def _outcome(transcript: list[Any], result: ExecResult) -> Outcome:
+    """Its answer is its final `result` message's text, when it ended with success and no error (a session its API
+    refused ends with a `success` result whose text is the error, `is_error`)."""
+    ended: dict[str, Any] = next((event for event in reversed(transcript) if event.get("type") == "result"), {})
+    said = ended.get("result")
+    if ended.get("subtype") == "success" and ended.get("is_error") is False and isinstance(said, str) and said:
+        return Outcome(Status.ANSWERED, said, None)
+    lines = (result.stderr or str(said or "") or result.stdout).strip().splitlines()
+    why = "is_error" if ended.get("is_error") else ended.get("subtype") or f"exit code {result.exit_code}"
+    detail = f"Claude Code ended without an answer ({why})"
+    return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)
+
+
+def _install() -> Path:
+    """The pinned release's native package on the host, checked."""
+    given = os.environ.get(INSTALL_VARIABLE)
+    if not given:
+        raise InputError(f"--solver claude-code needs {INSTALL_VARIABLE}: {_how_to_install()}")
+    folder = Path(given).resolve()
+    try:
+        package = json.loads((folder / "package.json").read_text())
+    except (OSError, ValueError):
+        raise InputError(f"{INSTALL_VARIABLE}={given}: no package.json there ({_how_to_install()})") from None
+    version = package.get("version") if isinstance(package, dict) else None
+    if package.get("name") != PACKAGE or version != VERSION or not (folder / "claude").is_file():
+        raise InputError(f"{INSTALL_VARIABLE}={given}: not {PACKAGE} {VERSION} ({_how_to_install()})")
+    return folder
+
+
+def _how_to_install() -> str:
+    return (
+        f"npm install --prefix DIR @anthropic-ai/claude-code@{VERSION} --ignore-scripts, "
+        f"then {INSTALL_VARIABLE}=DIR/node_modules/{PACKAGE}"
+    )
