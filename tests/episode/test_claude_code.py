@@ -9,22 +9,19 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import yaml
 
 from harness.analysis.agent_transcript import transcript_view
-from harness.cli.main import main
 from harness.core.status import Status
 from harness.episode.solvers.claude_code import ClaudeCode
 from harness.records.events import AgentTranscriptEvent
 from harness.records.reading import event_of
-from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
+from harness.records.trajectory import TrajectoryWriter
 from harness.sandboxes.base import ExecResult
-from tests.episode.test_mini_swe_agent import StillRunningSandbox, episode_in, project, tool_results
-from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
+from tests.helpers.installed_agents import StillRunningSandbox, episode_in, probe_output, run_agent, scripted_agent
+from tests.helpers.openai_server import reply
 
 KEY = "sk-h50i-never-in-the-sandbox"
 PROBE = (  # the key named in two halves: the agent keeps a record of its commands in its home
@@ -32,28 +29,10 @@ PROBE = (  # the key named in two halves: the agent keeps a record of its comman
     "ls -A /run/model; touch /run/agent/package.json /run/model/x 2>&1 | sed 's/.*: //' | tr -d ' '; "
     "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM)' 2>&1 | tail -n 1"
 )
-QUESTIONS = {"t1": "How many units in 2020 and 2021 together?", "t2": "How many units in 2020?"}
 
 
-def scripted(request: dict[str, Any]) -> Step:
-    """t1: read the ledger, look around the sandbox, answer 42 in its last message; t2: list the documents for ever."""
-    if QUESTIONS["t2"] in json.dumps(request["messages"]):
-        return reply("Looking.", bash="ls documents")
-    seen = tool_results(request)
-    steps = [reply("Reading the ledger.", bash="cat documents/ledger.md"), reply("Looking around.", bash=PROBE)]
-    return steps[len(seen)] if len(seen) < len(steps) else reply("40 + 2 = 42.\n<answer>42</answer>")
-
-
-@dataclass(frozen=True)
-class AgentRun:
-    rows: dict[str, dict[str, Any]]
-    """By task id."""
-    events: dict[str, list[dict[str, Any]]]
-    """Each task's trajectory."""
-    server: ScriptedOpenAIServer
-    """The provider: what it was asked, with which key."""
-    record: dict[str, Any]
-    """run.yaml's record of the solver."""
+scripted = scripted_agent(PROBE, reply("40 + 2 = 42.\n<answer>42</answer>"))
+"""t1: read the ledger, look around the sandbox, answer 42 in its last message; t2: list the documents for ever."""
 
 
 @pytest.fixture(scope="module", params=["local", "docker"])
@@ -63,23 +42,8 @@ def agent_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     assert os.environ.get("HARNESS_CLAUDE_CODE"), "Claude Code's pinned release is installed by .ci/run"
     if request.param == "docker":
         request.getfixturevalue("docker_image")
-    root = tmp_path_factory.mktemp("claude")
-    server = ScriptedOpenAIServer()
-    server.respond = scripted
-    server.start()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("OPENAI_API_KEY", KEY)
-        patch.setenv("HARNESS_CACHE_DIR", str(root / "cache"))
-        patch.delenv("COLUMNS", raising=False)
-        flags = ["--solver", "claude-code", "--model", "openai/test-model", "--api-base", server.url]
-        flags += ["--sandbox", request.param]
-        code = main([*project(root), "--run-id", "r", *flags, "--max-turns", "3", "--workers", "2"])
-    server.stop()
-    run = root / "results" / "r"
-    rows = {row["task_id"]: row for row in read_jsonl(run / "results.jsonl")} if code == 0 else {}
-    events = {task: read_trajectory(run / "episodes" / "mini" / f"{task}.jsonl") for task in rows}
-    record = yaml.safe_load((run / "run.yaml").read_text())["protocol"]["solver"] if code == 0 else {}
-    return AgentRun(rows, events, server, record)
+    flags = ("--sandbox", request.param, "--max-turns", "3", "--workers", "2")
+    return run_agent(tmp_path_factory.mktemp("claude"), "claude-code", scripted, KEY, *flags)
 
 
 def test_claude_code_answers_right_through_the_proxy(agent_run):
@@ -121,12 +85,7 @@ def test_its_own_transcript_holds_the_calls_the_proxy_recorded(agent_run):
 
 
 def test_inside_its_sandbox_only_the_proxy_answers_and_the_key_is_nowhere(agent_run):
-    [probe] = [
-        tool_results(request)[1]
-        for request in agent_run.server.requests
-        if len(tool_results(request)) == 2
-        if QUESTIONS["t1"] in json.dumps(request["messages"])
-    ]
+    probe = probe_output(agent_run.server)
     assert KEY not in probe
     said = probe.split()
     start = said.index("api.sock")

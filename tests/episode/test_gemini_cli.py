@@ -8,21 +8,24 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
-import yaml
 
 from harness.analysis.agent_transcript import transcript_view
-from harness.cli.main import main
 from harness.core.status import Status
 from harness.episode.solvers.gemini_cli import GeminiCli
 from harness.records.events import AgentTranscriptEvent
 from harness.records.reading import event_of
-from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
-from tests.episode.test_mini_swe_agent import LeftFileSandbox, StillRunningSandbox, episode_in, project, tool_results
-from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
+from harness.records.trajectory import TrajectoryWriter, read_jsonl
+from tests.helpers.installed_agents import (
+    LeftFileSandbox,
+    StillRunningSandbox,
+    episode_in,
+    probe_output,
+    run_agent,
+    scripted_agent,
+)
+from tests.helpers.openai_server import reply
 
 KEY = "sk-h50h-never-in-the-sandbox"
 PROBE = (  # the key named in two halves: the agent keeps a record of its commands in its home
@@ -31,50 +34,19 @@ PROBE = (  # the key named in two halves: the agent keeps a record of its comman
     "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM)' 2>&1 | tail -n 1; "
     "node -e \"require('net').connect(80, '127.0.0.1').on('error', e => console.log('node:', e.code))\""
 )
-QUESTIONS = {"t1": "How many units in 2020 and 2021 together?", "t2": "How many units in 2020?"}
 
 
-def scripted(request: dict[str, Any]) -> Step:
-    """t1: read the ledger, look around the sandbox, answer 42 in its last message; t2: list the documents for ever."""
-    if QUESTIONS["t2"] in json.dumps(request["messages"]):
-        return reply("Looking.", bash="ls documents")
-    seen = tool_results(request)
-    steps = [reply("Reading the ledger.", bash="cat documents/ledger.md"), reply("Looking around.", bash=PROBE)]
-    return steps[len(seen)] if len(seen) < len(steps) else reply("40 + 2 = 42.\n<answer>42</answer>")
-
-
-@dataclass(frozen=True)
-class AgentRun:
-    rows: dict[str, dict[str, Any]]
-    """By task id."""
-    events: dict[str, list[dict[str, Any]]]
-    """Each task's trajectory."""
-    server: ScriptedOpenAIServer
-    """The provider: what it was asked, with which key."""
-    record: dict[str, Any]
-    """run.yaml's record of the solver."""
+scripted = scripted_agent(PROBE, reply("40 + 2 = 42.\n<answer>42</answer>"))
+"""t1: read the ledger, look around the sandbox, answer 42 in its last message; t2: list the documents for ever."""
 
 
 @pytest.fixture(scope="module")
 def agent_run(tmp_path_factory: pytest.TempPathFactory):
     """The run (`--max-turns 3`, two workers) on the local sandbox."""
     assert os.environ.get("HARNESS_GEMINI_CLI"), "Gemini CLI's pinned release is installed by .ci/run"
-    root = tmp_path_factory.mktemp("gemini")
-    server = ScriptedOpenAIServer()
-    server.respond = scripted
-    server.start()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("OPENAI_API_KEY", KEY)
-        patch.setenv("HARNESS_CACHE_DIR", str(root / "cache"))
-        patch.delenv("COLUMNS", raising=False)
-        flags = ["--solver", "gemini-cli", "--model", "openai/test-model", "--api-base", server.url]
-        code = main([*project(root), "--run-id", "r", *flags, "--max-turns", "3", "--workers", "2"])
-    server.stop()
-    run = root / "results" / "r"
-    rows = {row["task_id"]: row for row in read_jsonl(run / "results.jsonl")} if code == 0 else {}
-    events = {task: read_trajectory(run / "episodes" / "mini" / f"{task}.jsonl") for task in rows}
-    record = yaml.safe_load((run / "run.yaml").read_text())["protocol"]["solver"] if code == 0 else {}
-    return AgentRun(rows, events, server, record)
+    return run_agent(
+        tmp_path_factory.mktemp("gemini"), "gemini-cli", scripted, KEY, "--max-turns", "3", "--workers", "2"
+    )
 
 
 @pytest.mark.slow  # the shared run: ~13 s, on the first of them
@@ -109,12 +81,7 @@ def test_its_own_transcript_holds_the_calls_the_proxy_recorded(agent_run):
 
 @pytest.mark.slow  # the shared run
 def test_inside_its_sandbox_only_the_proxy_answers_and_the_key_is_nowhere(agent_run):
-    [probe] = [
-        tool_results(request)[1]
-        for request in agent_run.server.requests
-        if len(tool_results(request)) == 2
-        if QUESTIONS["t1"] in json.dumps(request["messages"])
-    ]
+    probe = probe_output(agent_run.server)
     assert KEY not in probe
     said = probe.split()
     start = said.index("api.sock")
@@ -168,24 +135,3 @@ def test_events_nested_deeper_than_a_record_holds_are_kept_as_the_agents_text(tm
     log.close()
     [kept] = [event["transcript"] for event in read_jsonl(tmp_path / "episode.jsonl")]
     assert kept == file and outcome.status is Status.FORMAT_ERRORS
-
-
-def test_the_call_past_the_episodes_cost_cap_is_refused_and_the_agent_ends_as_cost_limit(tmp_path, monkeypatch):
-    """Each call of the scripted model costs $0.15 at these prices: the first is made, the proxy refuses the second
-    (403), and the agent, refused, ends; the row says which budget it was."""
-    assert os.environ.get("HARNESS_GEMINI_CLI"), "Gemini CLI's pinned release is installed by .ci/run"
-    server = ScriptedOpenAIServer()
-    server.respond = scripted
-    server.start()
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.delenv("COLUMNS", raising=False)
-    prices = tmp_path / "prices.yaml"
-    prices.write_text(yaml.safe_dump({"openai/test-model": {"input": 1000, "output": 1000}}))
-    flags = ["--solver", "gemini-cli", "--model", "openai/test-model", "--api-base", server.url, "--task-id", "t1"]
-    try:
-        code = main([*project(tmp_path), "--run-id", "r", *flags, "--max-episode-cost", "0.1", "--prices", str(prices)])
-    finally:
-        server.stop()
-    [row] = read_jsonl(tmp_path / "results" / "r" / "results.jsonl")
-    assert code == 0 and len(server.requests) == 1
-    assert (row["status"], row["turns"]) == ("cost_limit", 1) and row["cost_usd"] == pytest.approx(0.15)

@@ -6,10 +6,7 @@ around its sandbox and answers; t2 never answers."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -17,18 +14,17 @@ import yaml
 from harness.analysis.viewer_site import ViewerSite
 from harness.cli.main import main
 from harness.core.status import Status
-from harness.episode.budget import Budget
-from harness.episode.solvers.agent_loop import LoopSettings
-from harness.episode.solvers.base import EpisodeInputs
 from harness.episode.solvers.mini_swe_agent import MiniSweAgent
-from harness.inputs.prompts import load_prompts
-from harness.inputs.tasks import Task
-from harness.models.replay_model import ReplayModel
-from harness.records.image_store import ImageStore
-from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
-from harness.sandboxes.base import ExecResult
-from harness.sandboxes.file_read import FileUnreadable
-from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
+from harness.records.trajectory import TrajectoryWriter, read_jsonl
+from tests.helpers.installed_agents import (
+    LeftFileSandbox,
+    StillRunningSandbox,
+    episode_in,
+    probe_output,
+    run_agent,
+    scripted_agent,
+)
+from tests.helpers.openai_server import reply
 
 KEY = "sk-h50-never-in-the-sandbox"
 SUBMIT = "printf 'COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\\n<answer>42</answer>\\n'"
@@ -37,60 +33,10 @@ PROBE = (
     "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM)' 2>&1 | tail -n 1"
 )
 FORMAT = "mini-swe-agent-1.1"
-QUESTIONS = {"t1": "How many units in 2020 and 2021 together?", "t2": "How many units in 2020?"}
 
 
-def tool_results(request: dict[str, Any]) -> list[str]:
-    return [message["content"] for message in request["messages"] if message.get("role") == "tool"]
-
-
-def scripted(request: dict[str, Any]) -> Step:
-    """t1: read the ledger, look around the sandbox, submit 42; t2: list the documents for ever."""
-    if QUESTIONS["t2"] in json.dumps(request["messages"]):
-        return reply("Looking.", bash="ls documents")
-    seen = tool_results(request)
-    steps = [reply("Reading the ledger.", bash="cat documents/ledger.md"), reply("Looking around.", bash=PROBE)]
-    return steps[len(seen)] if len(seen) < len(steps) else reply("40 + 2.", bash=SUBMIT)
-
-
-def project(root: Path) -> list[str]:
-    """Two tasks over one collection; the flags that run them."""
-    (root / "tasks").mkdir()
-    collection = root / "collections" / "mini"
-    collection.mkdir(parents=True)
-    (collection / "ledger.md").write_text("| year | units |\n|---|---|\n| 2020 | 40 |\n| 2021 | 2 |\n")
-    tasks = [
-        {
-            "id": task,
-            "domain": "mini",
-            "question": question,
-            "answer": "42" if task == "t1" else "40",
-            "answer_format": "integer",
-        }
-        for task, question in QUESTIONS.items()
-    ]
-    (root / "tasks" / "mini.jsonl").write_text("".join(json.dumps(task) + "\n" for task in tasks))
-    return [
-        "--domain",
-        "mini",
-        "--tasks-dir",
-        str(root / "tasks"),
-        "--collections-dir",
-        str(root / "collections"),
-        "--results-dir",
-        str(root / "results"),
-    ]
-
-
-@dataclass(frozen=True)
-class AgentRun:
-    folder: Path
-    rows: dict[str, dict[str, Any]]
-    """By task id."""
-    events: dict[str, list[dict[str, Any]]]
-    """Each task's trajectory."""
-    server: ScriptedOpenAIServer
-    """The provider: what it was asked, with which key."""
+scripted = scripted_agent(PROBE, reply("40 + 2.", bash=SUBMIT))
+"""t1: read the ledger, look around the sandbox, submit 42; t2: list the documents for ever."""
 
 
 @pytest.fixture(scope="module", params=["local", "docker"])
@@ -100,22 +46,8 @@ def agent_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     task, the provider's requests."""
     if request.param == "docker":
         request.getfixturevalue("docker_image")
-    root = tmp_path_factory.mktemp("installed")
-    server = ScriptedOpenAIServer()
-    server.respond = scripted
-    server.start()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("OPENAI_API_KEY", KEY)
-        patch.setenv("HARNESS_CACHE_DIR", str(root / "cache"))
-        patch.delenv("COLUMNS", raising=False)
-        flags = ["--solver", "mini-swe-agent", "--model", "openai/test-model", "--api-base", server.url]
-        flags += ["--sandbox", request.param]
-        code = main([*project(root), "--run-id", "r", *flags, "--max-turns", "3", "--workers", "2"])
-    server.stop()
-    run = root / "results" / "r"
-    rows = {row["task_id"]: row for row in read_jsonl(run / "results.jsonl")} if code == 0 else {}
-    events = {task: read_trajectory(run / "episodes" / "mini" / f"{task}.jsonl") for task in rows}
-    return AgentRun(run, rows, events, server)
+    flags = ("--sandbox", request.param, "--max-turns", "3", "--workers", "2")
+    return run_agent(tmp_path_factory.mktemp("installed"), "mini-swe-agent", scripted, KEY, *flags)
 
 
 @pytest.mark.slow  # the shared run: ~17 s, on the first of them
@@ -161,12 +93,7 @@ def test_the_viewer_is_given_its_own_transcript_role_by_role(agent_run):
 
 @pytest.mark.slow  # the shared run: ~17 s, on the first of them
 def test_inside_its_sandbox_only_the_proxy_answers_and_the_key_is_nowhere(agent_run):
-    [probe] = [
-        tool_results(request)[1]
-        for request in agent_run.server.requests
-        if len(tool_results(request)) == 2
-        if QUESTIONS["t1"] in json.dumps(request["messages"])
-    ]
+    probe = probe_output(agent_run.server)
     assert KEY not in probe
     output = probe.split("<output>")[1].split()
     assert output[:3] == ["0", "0", "api.sock"]  # not in its environment nor a file it reads; one socket
@@ -207,49 +134,11 @@ def test_mini_swe_agent_answers_through_the_proxy_in_anthropics_api(mini, openai
     assert record["args"] == {"api": "anthropic"} and record["agent"]["version"] == "2.4.6"
 
 
-class StillRunningSandbox:
-    """A sandbox whose one command (the agent) is still running when its time is up, and that wrote nothing."""
-
-    def execute(self, command: str, timeout_s: float) -> ExecResult:
-        return ExecResult("", "", None, timed_out=True, truncated=False, raw_bytes=0, duration_s=timeout_s)
-
-    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
-        raise FileUnreadable(f"{path}: no such file")
-
-
-def episode_in(sandbox: Any, tmp_path: Path, log: TrajectoryWriter) -> EpisodeInputs:
-    return EpisodeInputs(
-        task=Task(id="t1", domain="mini", question="How many?", answer="42"),
-        model=ReplayModel("scripted", []),
-        budget=Budget(max_turns=3, time_limit_s=20, context_window=None, output_reserve=0),
-        log=log,
-        prompts=load_prompts(),
-        loop=LoopSettings("toolcall", 30.0, 3),
-        images=ImageStore(tmp_path),
-        collection=None,
-        sandbox=sandbox,
-        socket_folder=tmp_path,
-    )
-
-
 def test_an_agent_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):
     log = TrajectoryWriter(tmp_path / "episode.jsonl")
     outcome = MiniSweAgent({}).solve(episode_in(StillRunningSandbox(), tmp_path, log))
     log.close()
     assert outcome.status is Status.TIME_LIMIT and outcome.submission is None
-
-
-class LeftFileSandbox(StillRunningSandbox):
-    """A sandbox whose agent was killed (by a command its model ran, say) and left FILE as its trajectory."""
-
-    def __init__(self, file: str) -> None:
-        self.file = file
-
-    def execute(self, command: str, timeout_s: float) -> ExecResult:
-        return ExecResult("", "Killed", 137, timed_out=False, truncated=False, raw_bytes=6, duration_s=1.0)
-
-    def read_bytes(self, path: str, max_bytes: int, timeout_s: float) -> bytes:
-        return self.file.encode()
 
 
 @pytest.mark.parametrize(

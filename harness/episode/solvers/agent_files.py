@@ -8,10 +8,11 @@ from typing import Any
 
 from pydantic import JsonValue, ValidationError
 
+from harness.core.status import EpisodeFailure, EpisodeFinished, Outcome, Status, outcome_of
 from harness.core.untrusted_json import json_or_none
 from harness.episode.solvers.base import EpisodeInputs
 from harness.records.events import AgentTranscriptEvent
-from harness.sandboxes.base import SandboxError
+from harness.sandboxes.base import ExecResult, SandboxError
 from harness.sandboxes.file_read import FileUnreadable
 
 INSTALLED_AGENT_HOME = "/tmp/harness-agent"
@@ -51,3 +52,14 @@ def kept_transcript(episode: EpisodeInputs, path: str, agent: str, version: str)
     if events and text is not None:
         keep_transcript(episode, agent, version, list(events), text)
     return events
+
+
+def budget_ending(refused: EpisodeFinished | EpisodeFailure | None, result: ExecResult) -> Outcome | None:
+    """How the episode ended when the runner ended the agent: the proxy refused its calls (REFUSED: a budget ran out,
+    the run was cancelled, the provider failed), or its time ran out while it was still running; None when it
+    ended by itself, to be judged by how it ended, as our agent's last reply is."""
+    if refused is not None:
+        return outcome_of(refused)
+    if result.timed_out:
+        return outcome_of(EpisodeFinished(Status.TIME_LIMIT, detail="the agent was still running at the time limit"))
+    return None

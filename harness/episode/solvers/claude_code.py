@@ -15,17 +15,15 @@ tool search (a placeholder tool besides Bash)."""
 
 from __future__ import annotations
 
-import json
-import os
 import shlex
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import InputError
-from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
+from harness.core.status import Outcome, Status
 from harness.episode.proxy import ModelProxy
-from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, kept_transcript
+from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, budget_ending, kept_transcript
 from harness.episode.solvers.base import EpisodeInputs, Solver
+from harness.episode.solvers.npm_release import NpmRelease
 from harness.episode.solvers.tools import AgentTool, BashTool
 from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
@@ -36,8 +34,8 @@ VERSION = "2.1.337"
 """The release whose binary was read for `ANTHROPIC_UNIX_SOCKET` and the settings below: another is refused."""
 PACKAGE = "@anthropic-ai/claude-code-linux-x64"
 """The native package (`@anthropic-ai/claude-code`'s optional dependency for Linux x64 with glibc): its binary."""
-INSTALL_VARIABLE = "HARNESS_CLAUDE_CODE"
-"""The host folder of the install: `npm install --prefix DIR @anthropic-ai/claude-code@2.1.337` makes it
+RELEASE = NpmRelease("claude-code", "@anthropic-ai/claude-code", PACKAGE, VERSION, "HARNESS_CLAUDE_CODE", "claude")
+"""The install on the host: `npm install --prefix DIR @anthropic-ai/claude-code@2.1.337` makes it
 DIR/node_modules/@anthropic-ai/claude-code-linux-x64."""
 _HOME = INSTALLED_AGENT_HOME
 _TRANSCRIPT = f"{_HOME}/transcript.jsonl"
@@ -71,7 +69,7 @@ class ClaudeCode(Solver):
     ) -> tuple[str, Any] | None:
         """The agent's package and version beside the solver's name; a refusal (one line) when the install is
         missing or not the release pinned."""
-        _install()
+        RELEASE.folder()
         agent = {"package": "@anthropic-ai/claude-code", "native_package": PACKAGE, "version": VERSION}
         return "solver", {"name": spec, "args": self.args, "agent": agent}
 
@@ -81,7 +79,7 @@ class ClaudeCode(Solver):
         return [BashTool()]
 
     def agent_folder(self) -> Path | None:
-        return _install()
+        return RELEASE.folder()
 
     def solve(self, episode: EpisodeInputs) -> Outcome:
         sandbox, folder = episode.sandbox, episode.socket_folder
@@ -92,12 +90,8 @@ class ClaudeCode(Solver):
         ) as proxy:
             result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
         transcript = kept_transcript(episode, _TRANSCRIPT, self.name, VERSION)
-        if proxy.ended is not None:
-            return outcome_of(proxy.ended)
-        if result.timed_out:
-            return outcome_of(
-                EpisodeFinished(Status.TIME_LIMIT, detail="the agent was still running at the time limit")
-            )
+        if (ended := budget_ending(proxy.ended, result)) is not None:
+            return ended
         return _outcome(transcript, result)
 
     def command(self, episode: EpisodeInputs) -> str:
@@ -121,26 +115,3 @@ def _outcome(transcript: list[Any], result: ExecResult) -> Outcome:
     why = "is_error" if ended.get("is_error") else ended.get("subtype") or f"exit code {result.exit_code}"
     detail = f"Claude Code ended without an answer ({why})"
     return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)
-
-
-def _install() -> Path:
-    """The pinned release's native package on the host, checked."""
-    given = os.environ.get(INSTALL_VARIABLE)
-    if not given:
-        raise InputError(f"--solver claude-code needs {INSTALL_VARIABLE}: {_how_to_install()}")
-    folder = Path(given).resolve()
-    try:
-        package = json.loads((folder / "package.json").read_text())
-    except (OSError, ValueError):
-        raise InputError(f"{INSTALL_VARIABLE}={given}: no package.json there ({_how_to_install()})") from None
-    version = package.get("version") if isinstance(package, dict) else None
-    if package.get("name") != PACKAGE or version != VERSION or not (folder / "claude").is_file():
-        raise InputError(f"{INSTALL_VARIABLE}={given}: not {PACKAGE} {VERSION} ({_how_to_install()})")
-    return folder
-
-
-def _how_to_install() -> str:
-    return (
-        f"npm install --prefix DIR @anthropic-ai/claude-code@{VERSION} --ignore-scripts, "
-        f"then {INSTALL_VARIABLE}=DIR/node_modules/{PACKAGE}"
-    )

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
-import os
 import shlex
 import shutil
 import subprocess
@@ -23,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.errors import InputError
-from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
+from harness.core.status import Outcome, Status
 from harness.episode.proxy import ModelProxy
-from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, kept_transcript
+from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, budget_ending, kept_transcript
 from harness.episode.solvers.base import EpisodeInputs, Solver
+from harness.episode.solvers.npm_release import NpmRelease
 from harness.episode.solvers.tools import AgentTool, BashTool
 from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
@@ -35,8 +34,10 @@ from harness.sandboxes.model_socket import AGENT_FOLDER, MODEL_SOCKET_FOLDER, SO
 
 VERSION = "0.61.0"
 """The release the shim and the settings are written for (its bundle was read for them): another is refused."""
-INSTALL_VARIABLE = "HARNESS_GEMINI_CLI"
-"""The host folder of the install: `npm install --prefix DIR @google/gemini-cli@0.61.0` makes it
+RELEASE = NpmRelease(
+    "gemini-cli", "@google/gemini-cli", "@google/gemini-cli", VERSION, "HARNESS_GEMINI_CLI", "bundle/gemini.js"
+)
+"""The install on the host: `npm install --prefix DIR @google/gemini-cli@0.61.0` makes it
 DIR/node_modules/@google/gemini-cli."""
 NODE_MAJOR = 20
 """Gemini CLI's `engines`: node >= 20."""
@@ -70,7 +71,7 @@ class GeminiCli(Solver):
     ) -> tuple[str, Any] | None:
         """The agent's package and version, the host's Node and the digest of our shim and settings, beside the
         solver's name; a refusal (one line) when the install or Node is missing or not the release pinned."""
-        _install()
+        RELEASE.folder()
         agent = {
             "package": "@google/gemini-cli",
             "version": VERSION,
@@ -85,7 +86,7 @@ class GeminiCli(Solver):
         return [BashTool()]
 
     def agent_folder(self) -> Path | None:
-        return _install()
+        return RELEASE.folder()
 
     def solve(self, episode: EpisodeInputs) -> Outcome:
         sandbox, folder = episode.sandbox, episode.socket_folder
@@ -96,12 +97,8 @@ class GeminiCli(Solver):
         with ModelProxy(folder / SOCKET_NAME, episode.model, episode.budget, episode.log, tools, aliases) as proxy:
             result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
         transcript = kept_transcript(episode, _TRANSCRIPT, self.name, VERSION)
-        if proxy.ended is not None:
-            return outcome_of(proxy.ended)
-        if result.timed_out:
-            return outcome_of(
-                EpisodeFinished(Status.TIME_LIMIT, detail="the agent was still running at the time limit")
-            )
+        if (ended := budget_ending(proxy.ended, result)) is not None:
+            return ended
         return _outcome(transcript, result)
 
     def command(self, episode: EpisodeInputs) -> str:
@@ -132,29 +129,6 @@ def _outcome(transcript: list[Any], result: ExecResult) -> Outcome:
     lines = (result.stderr or result.stdout).strip().splitlines()
     detail = f"Gemini CLI ended without an answer ({ended.get('status') or f'exit code {result.exit_code}'})"
     return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)
-
-
-def _install() -> Path:
-    """The pinned release's folder on the host, checked."""
-    given = os.environ.get(INSTALL_VARIABLE)
-    if not given:
-        raise InputError(f"--solver gemini-cli needs {INSTALL_VARIABLE}: {_how_to_install()}")
-    folder = Path(given).resolve()
-    try:
-        package = json.loads((folder / "package.json").read_text())
-    except (OSError, ValueError):
-        raise InputError(f"{INSTALL_VARIABLE}={given}: no package.json there ({_how_to_install()})") from None
-    version = package.get("version") if isinstance(package, dict) else None
-    if package.get("name") != "@google/gemini-cli" or version != VERSION or not (folder / "bundle/gemini.js").is_file():
-        raise InputError(f"{INSTALL_VARIABLE}={given}: not @google/gemini-cli {VERSION} ({_how_to_install()})")
-    return folder
-
-
-def _how_to_install() -> str:
-    return (
-        f"npm install --prefix DIR @google/gemini-cli@{VERSION} --ignore-scripts, "
-        f"then {INSTALL_VARIABLE}=DIR/node_modules/@google/gemini-cli"
-    )
 
 
 def _node_version() -> str:

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from harness.core.errors import InputError
 from harness.core.extras import require_extra
-from harness.core.status import EpisodeFinished, Outcome, Status, outcome_of
+from harness.core.status import Outcome, Status
 from harness.core.untrusted_json import json_or_none
 from harness.core.yaml_safe import dump_yaml, load_yaml
 from harness.episode.proxy import ModelProxy
@@ -26,6 +26,7 @@ from harness.episode.solvers.agent_files import (
     INSTALLED_AGENT_HOME,
     MAX_TRANSCRIPT_BYTES,
     agent_file_text,
+    budget_ending,
     keep_transcript,
 )
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
@@ -104,12 +105,8 @@ class MiniSweAgent(Solver):
         with ModelProxy(folder / SOCKET_NAME, episode.model, episode.budget, episode.log, self.tools(False)) as proxy:
             result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
         transcript = _transcript(episode)
-        if proxy.ended is not None:
-            return outcome_of(proxy.ended)
-        if result.timed_out:  # an agent that ended by itself is judged by how it ended, as our agent's last reply is
-            return outcome_of(
-                EpisodeFinished(Status.TIME_LIMIT, detail="the agent was still running at the time limit")
-            )
+        if (ended := budget_ending(proxy.ended, result)) is not None:
+            return ended
         return _outcome(transcript, result)
 
     def command(self, episode: EpisodeInputs) -> str:
