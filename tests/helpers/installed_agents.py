@@ -25,6 +25,7 @@ from harness.records.image_store import ImageStore
 from harness.records.trajectory import TrajectoryWriter, read_jsonl, read_trajectory
 from harness.sandboxes.base import ExecResult
 from harness.sandboxes.file_read import FileUnreadable
+from tests.helpers.loopback_server import LoopbackServer
 from tests.helpers.openai_server import ScriptedOpenAIServer, Step, reply
 
 QUESTIONS = {"t1": "How many units in 2020 and 2021 together?", "t2": "How many units in 2020?"}
@@ -74,18 +75,27 @@ class AgentRun:
     """By task id."""
     events: dict[str, list[dict[str, Any]]]
     """Each task's trajectory."""
-    server: ScriptedOpenAIServer
-    """The provider: what it was asked, with which key."""
+    server: Any
+    """The provider (a `ScriptedOpenAIServer`: what it was asked, with which key)."""
     record: dict[str, Any]
     """run.yaml's record of the solver."""
 
 
-def run_agent(root: Path, solver: str, respond: Callable[[dict[str, Any]], Step], key: str, *flags: str) -> AgentRun:
-    """A run of SOLVER on the project made in ROOT, its model the loopback server answering with RESPOND, the
-    provider's key KEY (which the agent must never see), with FLAGS."""
-    server = ScriptedOpenAIServer()
-    server.respond = respond
-    server.start()
+def run_agent(
+    root: Path,
+    solver: str,
+    respond: Callable[[dict[str, Any]], Step],
+    key: str,
+    *flags: str,
+    provider: LoopbackServer | None = None,
+) -> AgentRun:
+    """A run of SOLVER on the project made in ROOT, its model the loopback server answering with RESPOND (or the
+    running PROVIDER, which the caller stops), the provider's key KEY (which the agent must never see), with
+    FLAGS."""
+    server = provider or ScriptedOpenAIServer()
+    if isinstance(server, ScriptedOpenAIServer) and provider is None:
+        server.respond = respond
+        server.start()
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("OPENAI_API_KEY", key)
@@ -94,7 +104,8 @@ def run_agent(root: Path, solver: str, respond: Callable[[dict[str, Any]], Step]
             model = [*MODEL_FLAGS, "--api-base", server.url]
             code = main([*project(root), "--run-id", "r", "--solver", solver, *model, *flags])
     finally:
-        server.stop()
+        if provider is None:
+            server.stop()
     run = root / "results" / "r"
     rows = {row["task_id"]: row for row in read_jsonl(run / "results.jsonl")} if code == 0 else {}
     events = {task: read_trajectory(run / "episodes" / "mini" / f"{task}.jsonl") for task in rows}
