@@ -92,7 +92,7 @@ def test_a_lock_set_in_one_episode_is_not_read_by_another(two_episodes):
     answer = 0b10110101
     sent: dict[str, object] = {}
     sending = threading.Thread(
-        target=lambda: sent.update(result=run_python(sender, SENDER, "documents/report.md", str(answer), "6"))
+        target=lambda: sent.update(result=run_python(sender, SENDER, "documents/report.md", str(answer), "3"))
     )
     sending.start()
     try:
