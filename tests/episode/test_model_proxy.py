@@ -210,6 +210,16 @@ def test_a_gemini_agents_other_tools_and_images_are_refused_to_it(gemini_client,
     assert gemini_client.post("/m:countTokens", json=GEMINI_FIRST).status_code == 404
 
 
+@pytest.mark.parametrize("role", [["user"], {"user": 1}, 7, None])
+def test_a_gemini_content_whose_role_is_not_a_name_is_refused_naming_it(gemini_client, model, role):
+    """Found by fuzzing the three readers with random JSON: a role that is a list or an object was looked up in a
+    set of names and raised (unhashable), our error; it is the agent's, refused as any other malformed field."""
+    content = {"role": role, "parts": [{"text": "How many units?"}]}
+    refused = gemini_client.post("/m:generateContent", json=GEMINI_FIRST | {"contents": [content]})
+    assert refused.status_code == 400 and not model.calls
+    assert "'contents[0]': a content with a role of user or model" in refused.json()["error"]["message"]
+
+
 def test_each_call_logs_only_the_messages_new_since_the_last(client, tmp_path):
     first = chat(client, QUESTION).json()["choices"][0]["message"]
     observation = {"role": "tool", "tool_call_id": first["tool_calls"][0]["id"], "content": "ledger.md"}

@@ -43,7 +43,8 @@ def read_request(request: dict[str, Any]) -> ChatRequest:
 
 
 def _parts(content: object, where: str) -> list[dict[str, Any]]:
-    if not isinstance(content, dict) or content.get("role", "user") not in _ROLES:
+    role = content.get("role", "user") if isinstance(content, dict) else None
+    if not isinstance(content, dict) or not isinstance(role, str) or role not in _ROLES:
         raise RequestRefused(400, f"{where}: a content with a role of user or model")
     parts = content.get("parts")
     if not isinstance(parts, list) or not all(isinstance(part, dict) for part in parts):
