@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.core.status import Outcome, Status
-from harness.episode.proxy import ModelProxy
-from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, budget_ending, kept_transcript
-from harness.episode.solvers.base import EpisodeInputs, Solver
+from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME
+from harness.episode.solvers.base import EpisodeInputs
 from harness.episode.solvers.npm_release import NpmRelease
-from harness.episode.solvers.tools import AgentTool, BashTool
+from harness.episode.solvers.stream_json_agent import TRANSCRIPT, StreamJsonAgent
 from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
 from harness.sandboxes.base import WORKDIR, ExecResult
@@ -38,7 +37,6 @@ RELEASE = NpmRelease("claude-code", "@anthropic-ai/claude-code", PACKAGE, VERSIO
 """The install on the host: `npm install --prefix DIR @anthropic-ai/claude-code@2.1.337` makes it
 DIR/node_modules/@anthropic-ai/claude-code-linux-x64."""
 _HOME = INSTALLED_AGENT_HOME
-_TRANSCRIPT = f"{_HOME}/transcript.jsonl"
 _MODEL = "claude-sonnet-4-5"
 """The model the agent names (one it knows, for its own limits); the run's model answers."""
 _ENVIRONMENT = {
@@ -57,10 +55,10 @@ _ENVIRONMENT = {
 _FLAGS = f"--model {_MODEL} --tools Bash --permission-mode bypassPermissions --output-format stream-json --verbose"
 
 
-class ClaudeCode(Solver):
+class ClaudeCode(StreamJsonAgent):
     name = "claude-code"
-    needs_sandbox = True
-    model_socket = True
+    release = RELEASE
+    shell_tool = "Bash"
     agent_backends = ("local", "docker")
     """Its binary needs only glibc: the host's install is bound, read-only, into either sandbox."""
 
@@ -73,45 +71,23 @@ class ClaudeCode(Solver):
         agent = {"package": "@anthropic-ai/claude-code", "native_package": PACKAGE, "version": VERSION}
         return "solver", {"name": spec, "args": self.args, "agent": agent}
 
-    @classmethod
-    def tools(cls, vision: bool) -> list[AgentTool]:
-        """The run's model is offered bash, as the agent's one tool (its `Bash`)."""
-        return [BashTool()]
-
-    def agent_folder(self) -> Path | None:
-        return RELEASE.folder()
-
-    def solve(self, episode: EpisodeInputs) -> Outcome:
-        sandbox, folder = episode.sandbox, episode.socket_folder
-        assert sandbox is not None and folder is not None, "an installed agent needs its sandbox and socket"
-        aliases = {"Bash": BashTool.name}
-        with ModelProxy(
-            folder / SOCKET_NAME, episode.model, episode.budget, episode.log, self.tools(False), aliases
-        ) as proxy:
-            result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
-        transcript = kept_transcript(episode, _TRANSCRIPT, self.name, VERSION)
-        if (ended := budget_ending(proxy.ended, result)) is not None:
-            return ended
-        return _outcome(transcript, result)
-
     def command(self, episode: EpisodeInputs) -> str:
         """The agent's one command in its sandbox: Claude Code on the task, its transcript to its home."""
         task = episode.prompts.render("task", question=episode.task.question, answer_format=episode.task.answer_format)
         variables = " ".join(f"{name}={value}" for name, value in _ENVIRONMENT.items())
         return (
             f"mkdir -p {_HOME} && cd {WORKDIR} && exec env {variables} {AGENT_FOLDER}/claude {_FLAGS} "
-            f"-p {shlex.quote(task)} > {_TRANSCRIPT}"
+            f"-p {shlex.quote(task)} > {TRANSCRIPT}"
         )
 
-
-def _outcome(transcript: list[Any], result: ExecResult) -> Outcome:
-    """Its answer is its final `result` message's text, when it ended with success and no error (a session its API
-    refused ends with a `success` result whose text is the error, `is_error`)."""
-    ended: dict[str, Any] = next((event for event in reversed(transcript) if event.get("type") == "result"), {})
-    said = ended.get("result")
-    if ended.get("subtype") == "success" and ended.get("is_error") is False and isinstance(said, str) and said:
-        return Outcome(Status.ANSWERED, said, None)
-    lines = (result.stderr or str(said or "") or result.stdout).strip().splitlines()
-    why = "is_error" if ended.get("is_error") else ended.get("subtype") or f"exit code {result.exit_code}"
-    detail = f"Claude Code ended without an answer ({why})"
-    return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)
+    def outcome(self, transcript: list[Any], result: ExecResult) -> Outcome:
+        """Its answer is its final `result` message's text, when it ended with success and no error (a session its API
+        refused ends with a `success` result whose text is the error, `is_error`)."""
+        ended: dict[str, Any] = next((event for event in reversed(transcript) if event.get("type") == "result"), {})
+        said = ended.get("result")
+        if ended.get("subtype") == "success" and ended.get("is_error") is False and isinstance(said, str) and said:
+            return Outcome(Status.ANSWERED, said, None)
+        lines = (result.stderr or str(said or "") or result.stdout).strip().splitlines()
+        why = "is_error" if ended.get("is_error") else ended.get("subtype") or f"exit code {result.exit_code}"
+        detail = f"Claude Code ended without an answer ({why})"
+        return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)

@@ -22,11 +22,10 @@ from typing import Any
 
 from harness.core.errors import InputError
 from harness.core.status import Outcome, Status
-from harness.episode.proxy import ModelProxy
-from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, budget_ending, kept_transcript
-from harness.episode.solvers.base import EpisodeInputs, Solver
+from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME
+from harness.episode.solvers.base import EpisodeInputs
 from harness.episode.solvers.npm_release import NpmRelease
-from harness.episode.solvers.tools import AgentTool, BashTool
+from harness.episode.solvers.stream_json_agent import TRANSCRIPT, StreamJsonAgent
 from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
 from harness.sandboxes.base import WORKDIR, ExecResult
@@ -44,7 +43,6 @@ NODE_MAJOR = 20
 _SHIM = Path(__file__).with_name("gemini_cli_shim.cjs")
 _SETTINGS = Path(__file__).with_name("gemini_cli_settings.json")
 _HOME = INSTALLED_AGENT_HOME
-_TRANSCRIPT = f"{_HOME}/transcript.jsonl"
 _PROXY_URL = "http://harness-proxy"
 """The agent's model URL: its host is the shim's sign for the socket, never looked up."""
 _MODEL = "gemini-2.5-flash"
@@ -59,10 +57,10 @@ _ENVIRONMENT = {
 }
 
 
-class GeminiCli(Solver):
+class GeminiCli(StreamJsonAgent):
     name = "gemini-cli"
-    needs_sandbox = True
-    model_socket = True
+    release = RELEASE
+    shell_tool = "run_shell_command"
     agent_backends = ("local",)
     """Not Docker: the image's Debian has Node 18, and Gemini CLI needs 20 (docs/guide/agents.md)."""
 
@@ -80,26 +78,9 @@ class GeminiCli(Solver):
         }
         return "solver", {"name": spec, "args": self.args, "agent": agent}
 
-    @classmethod
-    def tools(cls, vision: bool) -> list[AgentTool]:
-        """The run's model is offered bash, as the agent's one tool (its shell, under the agent's own name)."""
-        return [BashTool()]
-
-    def agent_folder(self) -> Path | None:
-        return RELEASE.folder()
-
-    def solve(self, episode: EpisodeInputs) -> Outcome:
-        sandbox, folder = episode.sandbox, episode.socket_folder
-        assert sandbox is not None and folder is not None, "an installed agent needs its sandbox and socket"
+    def beside_socket(self, folder: Path) -> None:
+        """Our shim, read-only at /run/model beside the socket it sends the agent's connections to."""
         shutil.copyfile(_SHIM, folder / _SHIM.name)
-        aliases = {"run_shell_command": BashTool.name}
-        tools = self.tools(False)
-        with ModelProxy(folder / SOCKET_NAME, episode.model, episode.budget, episode.log, tools, aliases) as proxy:
-            result = sandbox.execute(self.command(episode), episode.budget.seconds_left)
-        transcript = kept_transcript(episode, _TRANSCRIPT, self.name, VERSION)
-        if (ended := budget_ending(proxy.ended, result)) is not None:
-            return ended
-        return _outcome(transcript, result)
 
     def command(self, episode: EpisodeInputs) -> str:
         """The agent's one command in its sandbox: its settings written, then Gemini CLI on the task."""
@@ -110,25 +91,24 @@ class GeminiCli(Solver):
         return (
             f"mkdir -p {_HOME}/.gemini && printf %s {settings} | base64 -d > {_HOME}/.gemini/settings.json && "
             f"cd {WORKDIR} && exec env {variables} node --require {MODEL_SOCKET_FOLDER}/{_SHIM.name} "
-            f"{AGENT_FOLDER}/bundle/gemini.js {flags} -p {shlex.quote(task)} > {_TRANSCRIPT}"
+            f"{AGENT_FOLDER}/bundle/gemini.js {flags} -p {shlex.quote(task)} > {TRANSCRIPT}"
         )
 
-
-def _outcome(transcript: list[Any], result: ExecResult) -> Outcome:
-    """Its answer is its last message (the text after its last tool call), when it ended with success."""
-    ended: dict[str, Any] = next((event for event in reversed(transcript) if event.get("type") == "result"), {})
-    if ended.get("status") == "success":
-        said = ""
-        for event in transcript:
-            if event.get("type") == "tool_use":
-                said = ""
-            elif event.get("type") == "message" and event.get("role") == "assistant":
-                said += str(event.get("content") or "")
-        if said:
-            return Outcome(Status.ANSWERED, said, None)
-    lines = (result.stderr or result.stdout).strip().splitlines()
-    detail = f"Gemini CLI ended without an answer ({ended.get('status') or f'exit code {result.exit_code}'})"
-    return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)
+    def outcome(self, transcript: list[Any], result: ExecResult) -> Outcome:
+        """Its answer is its last message (the text after its last tool call), when it ended with success."""
+        ended: dict[str, Any] = next((event for event in reversed(transcript) if event.get("type") == "result"), {})
+        if ended.get("status") == "success":
+            said = ""
+            for event in transcript:
+                if event.get("type") == "tool_use":
+                    said = ""
+                elif event.get("type") == "message" and event.get("role") == "assistant":
+                    said += str(event.get("content") or "")
+            if said:
+                return Outcome(Status.ANSWERED, said, None)
+        lines = (result.stderr or result.stdout).strip().splitlines()
+        detail = f"Gemini CLI ended without an answer ({ended.get('status') or f'exit code {result.exit_code}'})"
+        return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)
 
 
 def _node_version() -> str:
