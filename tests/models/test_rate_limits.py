@@ -80,7 +80,9 @@ def test_a_token_budget_paces_calls_too(limited):
     """Each call costs 42 tokens here; 180 tokens a (2 s) minute hold the first four at once, the requests budget
     many more."""
     server = limited(rpm=1000, tpm=180, minute_s=2.0)
-    outcomes = burst(model_for(server, max_in_flight=4), threads=4, calls_each=3)
+    # one retry: a paced call's pooled connection can meet the server closing it (twice in CI a call failed with no
+    # 429 in sight); a 429 drawn is still seen below, in the server's own log
+    outcomes = burst(model_for(server, max_in_flight=4, max_retries=1), threads=4, calls_each=3)
     timeline = [(round(at - server.log[0][0], 3), status) for at, status in server.log]  # on a failure: when each came
     assert outcomes == ["ok"] * 12, timeline
     assert [status for _, status in server.log].count(429) == 0, timeline
