@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from harness.cli.main import main
+from tests.helpers.host_processes import host_processes, unique_sleep
 from tests.helpers.openai_server import ScriptedOpenAIServer, two_step_agent
 
 
@@ -190,10 +191,11 @@ def test_ctrl_c_stops_every_run_of_the_sweep(mini):
     from tests.conftest import REPO
 
     mini.task_copies(2)
+    sleep = unique_sleep(317)
     scripts = []
     for name in ("first", "second"):
         path = mini.root / f"{name}.yaml"
-        path.write_text(yaml.safe_dump([{"bash": "sleep 317"}]))
+        path.write_text(yaml.safe_dump([{"bash": sleep}]))
         scripts.append(f"scripted:{path}")
     process = subprocess.Popen(
         [
@@ -226,9 +228,10 @@ def test_ctrl_c_stops_every_run_of_the_sweep(mini):
     runs = [sweep / run["run_id"] for run in yaml.safe_load((sweep / "sweep.yaml").read_text())["runs"]]
     assert len(runs) == 2
     for run in runs:
-        assert sorted((r["task_id"], r["status"]) for r in rows_of(run)) == [("t1", "cancelled"), ("t2", "cancelled")]
+        ended = sorted((r["task_id"], r["status"], r["detail"]) for r in rows_of(run))
+        assert [(task, status) for task, status, _ in ended] == [("t1", "cancelled"), ("t2", "cancelled")], ended
         assert (run / "summary.json").exists(), stderr
-    assert subprocess.run(["pgrep", "-f", "sleep 317"], capture_output=True, text=True).stdout == ""
+    assert host_processes(sleep) == []
 
 
 def test_a_sweep_says_a_warning_once_for_all_its_runs(mini):

@@ -1,17 +1,18 @@
 """Docker's resident command server (`harness-execd`), on the real engine: each command is a fresh agent
 process that nothing outlives, the agent cannot touch the server, and a dead server is a clear error.
 
-Each test's `sleep` has a length of its own, so the host's pgrep never sees another test's processes."""
+Each test's `sleep` has a length of its own (`unique_sleep`), so the host's pgrep never sees another test's processes,
+nor another run's."""
 
 from __future__ import annotations
 
-import subprocess
 import threading
 
 import pytest
 
 from harness.sandboxes.base import SandboxError, SandboxSettings
 from harness.sandboxes.docker.sandbox import DockerSandbox
+from tests.helpers.host_processes import host_processes, unique_sleep
 
 
 @pytest.fixture
@@ -23,11 +24,6 @@ def box(docker_image, tmp_path):
     sandbox.close()
 
 
-def host_processes(pattern: str) -> list[str]:
-    """Pids on the host (which sees the container's processes) whose command line matches."""
-    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
-
-
 def kill_server(box: DockerSandbox) -> None:
     """End harness-execd from outside the agent (a root exec), as an operator or a failing engine could."""
     code, output = box._container.exec_run(["pkill", "-KILL", "-f", "harness-execd"], user="0:0")
@@ -35,26 +31,29 @@ def kill_server(box: DockerSandbox) -> None:
 
 
 def test_no_process_survives_its_command(box):
-    result = box.execute("sleep 4242 & setsid nohup sleep 4242 >/dev/null 2>&1 & (sleep 4242 &); echo started", 30)
+    sleep = unique_sleep(4242)
+    result = box.execute(f"{sleep} & setsid nohup {sleep} >/dev/null 2>&1 & ({sleep} &); echo started", 30)
     assert result.stdout == "started\n" and result.exit_code == 0
-    assert host_processes("sleep 4242") == []  # gone when the answer came, not at the next command
+    assert host_processes(sleep) == []  # gone when the answer came, not at the next command
 
 
 def test_a_timeout_kills_the_whole_tree_and_reports_the_timeout(box):
-    result = box.execute("setsid sleep 4243 & (sleep 4243 &); sleep 4243", 1)
+    sleep = unique_sleep(4243)
+    result = box.execute(f"setsid {sleep} & ({sleep} &); {sleep}", 1)
     assert result.timed_out and result.exit_code is None
-    assert host_processes("sleep 4243") == []
+    assert host_processes(sleep) == []
 
 
 def test_cancel_kills_the_running_command_at_once(docker_image, tmp_path):
     client, image = docker_image
     cancel = threading.Event()
+    sleep = unique_sleep(4244)
     box = DockerSandbox(client, image, tmp_path, "execd-run", "cancel", SandboxSettings(), cancel)
     box.start()
     try:
         threading.Timer(0.5, cancel.set).start()
-        result = box.execute("setsid sleep 4244 & sleep 4244", 600)
-        survivors = host_processes("sleep 4244")
+        result = box.execute(f"setsid {sleep} & {sleep}", 600)
+        survivors = host_processes(sleep)
     finally:
         box.close()
     assert result.exit_code is None and not result.timed_out and result.duration_s < 600
@@ -116,8 +115,9 @@ def test_a_command_that_closes_its_output_does_not_desync_the_next(box, closer):
 
 
 def test_output_of_a_background_process_holding_stdout_does_not_hold_the_answer(box):
-    result = box.execute("(sleep 4246; echo late) & echo now", 30)
-    assert result.stdout == "now\n" and host_processes("sleep 4246") == []
+    sleep = unique_sleep(4246)
+    result = box.execute(f"({sleep}; echo late) & echo now", 30)
+    assert result.stdout == "now\n" and host_processes(sleep) == []
 
 
 def test_a_server_that_died_between_commands_is_a_sandbox_error(box):

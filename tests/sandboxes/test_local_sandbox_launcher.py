@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -13,7 +14,9 @@ import pytest
 
 from harness.sandboxes.base import SandboxError, SandboxLimitHit, SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
+from harness.sandboxes.local.launcher import kill_command
 from harness.sandboxes.local.sandbox import BubblewrapSandbox, find_bwrap
+from tests.helpers.host_processes import host_processes, unique_sleep
 
 
 def test_a_running_command_costs_the_runner_no_extra_thread(tmp_path: Path):
@@ -56,9 +59,9 @@ def test_a_timed_out_commands_processes_are_all_gone_when_it_returns(tmp_path: P
     box = BubblewrapSandbox(tmp_path, "teardown", SandboxSettings(), find_bwrap())
     box.start()
     try:
-        # a sleep length no other test uses: pgrep sees every process on the machine
-        result = box.execute("for i in $(seq 200); do sleep 343 & done; wait", 1)
-        leftovers = subprocess.run(["pgrep", "-f", "sleep 343"], capture_output=True, text=True).stdout.split()
+        sleep = unique_sleep(343)
+        result = box.execute(f"for i in $(seq 200); do {sleep} & done; wait", 1)
+        leftovers = host_processes(sleep)
     finally:
         box.close()
     assert result.timed_out
@@ -92,5 +95,70 @@ def test_a_launcher_lost_without_running_out_of_memory_is_a_sandbox_error(tmp_pa
         with pytest.raises(SandboxError) as lost:
             box.execute("true", 10)
         assert not isinstance(lost.value, SandboxLimitHit)
+    finally:
+        box.close()
+
+
+ORPHAN_MAKER = """
+import contextlib, ctypes, os, subprocess, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER, as the holder's pid 1 reaps orphans
+bwrap = subprocess.Popen(["bash", "-c", "sleep 3171 & echo $!; exec sleep 3172"], stdout=subprocess.PIPE, text=True)
+print(bwrap.pid, bwrap.stdout.readline().strip(), flush=True)
+while True:
+    with contextlib.suppress(ChildProcessError):
+        os.wait()
+    time.sleep(0.01)
+"""
+
+
+def test_a_commands_pid_1_orphaned_before_it_bound_its_life_to_bwrap_is_killed_with_the_command():
+    """bwrap killed between making its pid 1 and that pid 1's `--die-with-parent` leaves the pid 1 to the
+    launcher, waiting forever: the kill takes it too (a cancelled sweep's episode waited 10 s for the launcher,
+    then ended as a sandbox_error). Stand-ins: a subreaper as the launcher, `sleep`s as bwrap and its pid 1."""
+    launcher = subprocess.Popen([sys.executable, "-c", ORPHAN_MAKER], stdout=subprocess.PIPE, text=True)
+    bystander = subprocess.Popen(["sleep", "3173"])
+    try:
+        assert launcher.stdout is not None
+        bwrap, pid_1 = (int(pid) for pid in launcher.stdout.readline().split())
+        os.kill(bwrap, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while _parent_of(pid_1) != launcher.pid and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _parent_of(pid_1) == launcher.pid  # orphaned: the launcher's child now
+        kill_command(launcher.pid)
+        while Path(f"/proc/{pid_1}").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not Path(f"/proc/{pid_1}").exists()
+        assert launcher.poll() is None and bystander.poll() is None  # the launcher and other processes live on
+    finally:
+        launcher.kill()
+        bystander.kill()
+        launcher.wait()
+        bystander.wait()
+
+
+def _parent_of(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def test_a_command_cancelled_at_any_instant_of_its_start_ends_at_once_as_cancelled(tmp_path: Path):
+    """The runner's cancel lands before bwrap is reported, while it sets up, and after: each command ends
+    within a second, killed (no exit code), never as the sandbox's error."""
+    cancel = threading.Event()
+    box = BubblewrapSandbox(tmp_path, "cancelled", SandboxSettings(), find_bwrap(), cancel)
+    box.start()
+    try:
+        for delay_ms in range(0, 40, 2):
+            cancel.clear()
+            timer = threading.Timer(delay_ms / 1000, cancel.set)
+            timer.start()
+            started = time.monotonic()
+            result = box.execute("sleep 3174", 60)
+            timer.join()
+            assert result.exit_code is None and not result.timed_out, (delay_ms, result)
+            assert time.monotonic() - started < 5, delay_ms
     finally:
         box.close()

@@ -4,8 +4,6 @@ E2B code on the E2B emulator (tests/helpers/e2b_emulator.py)."""
 from __future__ import annotations
 
 import os
-import random
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -14,6 +12,7 @@ import pytest
 
 from harness.sandboxes.base import Sandbox, SandboxSettings
 from harness.sandboxes.limits import ResourceLimits
+from tests.helpers.host_processes import host_processes, unique_sleep
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,11 +27,6 @@ def sandbox(collection: Path, make_sandbox):
 
 def run(box: Sandbox, command: str, timeout: float = 60):
     return box.execute(command, timeout)
-
-
-def host_processes(pattern: str) -> list[str]:
-    """Pids on the host whose command line matches (pgrep excludes itself; no shell in between)."""
-    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
 
 
 def test_collection_is_readable_at_workspace_documents(sandbox):
@@ -191,16 +185,17 @@ def test_6gb_allocation_fails_under_the_default_4gb_limit(sandbox):
 
 def test_timeout_kills_the_whole_process_tree_including_detached_children(sandbox, collection):
     started = time.monotonic()
-    result = run(sandbox, "setsid nohup sleep 317 >/dev/null 2>&1 & (sleep 317 &); sleep 317", timeout=1)
+    sleep = unique_sleep(317)
+    result = run(sandbox, f"setsid nohup {sleep} >/dev/null 2>&1 & ({sleep} &); {sleep}", timeout=1)
     assert result.timed_out and result.exit_code is None
     assert time.monotonic() - started < 10
-    assert host_processes("sleep 317") == []
+    assert host_processes(sleep) == []
 
 
 def test_background_processes_do_not_outlive_their_command(sandbox):
-    seconds = f"318.{random.randrange(10**9)}"  # a command line no other test run on the machine has
-    run(sandbox, f"nohup sleep {seconds} >/dev/null 2>&1 &")
-    assert gone_within(TEARDOWN_S, f"sleep {seconds}")
+    sleep = unique_sleep(318)
+    run(sandbox, f"nohup {sleep} >/dev/null 2>&1 &")
+    assert gone_within(TEARDOWN_S, sleep)
 
 
 TEARDOWN_S = 2.0
@@ -328,7 +323,7 @@ HOSTILE_SESSION = [
     "harness-exec harness-execd python3 timeout; do printf '#!/bin/sh\\necho PLANTED\\n' > $d/$n 2>/dev/null && "
     "chmod +x $d/$n; done; done; true",
     # leave processes behind
-    "(setsid sh -c 'exec sleep 391' &); nohup sleep 391 >/dev/null 2>&1 & true",
+    "(setsid sh -c 'exec {sleep}' &); nohup {sleep} >/dev/null 2>&1 & true",
     # fill every writable place
     "for d in /tmp /workspace/run /dev/shm /var/tmp /run/lock; do head -c 300M /dev/zero > $d/fill 2>/dev/null; done; "
     "true",
@@ -338,14 +333,15 @@ HOSTILE_SESSION = [
 def test_a_hostile_session_leaves_the_next_command_as_it_was(collection, make_sandbox):
     """Renames, planted programs, leftover processes and full disks, one command after another: the next
     command runs as the first did, nothing of the session lives on, and nothing ends as our error."""
+    sleep = unique_sleep(391)
     box = make_sandbox(collection, "hostile", SandboxSettings(ResourceLimits(memory_mb=512, disk_mb=64)))
     box.start()
     try:
         before = run(box, "id -u; pwd; cat documents/report.md")
         for command in HOSTILE_SESSION:
-            run(box, command)
+            run(box, command.replace("{sleep}", sleep))
         after = run(box, "id -u; pwd; cat documents/report.md")
-        leftovers = host_processes("sleep 391")
+        leftovers = host_processes(sleep)
     finally:
         box.close()
     assert (after.exit_code, after.stdout) == (before.exit_code, before.stdout) and "PLANTED" not in after.stdout

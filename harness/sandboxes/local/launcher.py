@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import select
 import signal
 import threading
@@ -17,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from harness.sandboxes.base import SandboxError
-from harness.sandboxes.local.holder import Scratch, pid_namespace
+from harness.sandboxes.local.holder import Scratch
 from harness.sandboxes.output import HeadTail
 
 _TICK_S = 0.2
@@ -71,31 +70,26 @@ class Launch:
         poller = select.poll()
         for fd in (self._answers, *sinks):
             poller.register(fd, select.POLLIN)
-        target = _Target(self._scratch.pid_namespace)
         returncode: int | None = None
         killed = timed_out = False
-        kill_deadline = float("inf")
+        kill_deadline = next_kill = float("inf")
         while returncode is None:
             now = time.monotonic()
             if killed and now >= kill_deadline:
                 raise SandboxError("the launcher did not report a killed command's end")
             if not killed and (now >= deadline or self._cancel.is_set()):
                 timed_out = not self._cancel.is_set()
-                killed, kill_deadline = True, now + _KILL_WAIT_S
-                target.kill()
-            wait_s = kill_deadline - now if killed else min(_TICK_S, max(deadline - now, 0.0))
+                killed, kill_deadline, next_kill = True, now + _KILL_WAIT_S, now
+            if now >= next_kill:  # again at every tick: a process made after one sweep is caught by the next
+                kill_command(self._scratch.holder_pid)
+                next_kill = now + _TICK_S
+            wait_s = min(_TICK_S, kill_deadline - now) if killed else min(_TICK_S, max(deadline - now, 0.0))
             for fd, _ in poller.poll(wait_s * 1000):
                 if fd != self._answers:
                     _drain(fd, sinks[fd])
-                    if fd == status_fd and target.init is None and target.found_init(sinks[fd]) and killed:
-                        target.kill()
                     continue
                 for kind, value in self._answers_read():
-                    if kind == "pid" and target.bwrap is None:
-                        target.bwrap = value
-                        if killed:
-                            target.kill()
-                    elif kind == "exit":
+                    if kind == "exit":
                         returncode = value
         # every writer is gone: what is left in the pipes is the rest of the output
         for fd, sink in sinks.items():
@@ -118,81 +112,44 @@ class Launch:
         return answers
 
 
-@dataclass
-class _Target:
-    """Where a kill goes: the sandbox's pid 1 once bwrap has reported it, else bwrap.
+def kill_command(launcher: int) -> None:
+    """SIGKILL every process of the running command that is not inside a pid namespace of its own.
 
-    Killing pid 1 tears its pid namespace down before bwrap (which reaps it) exits, so when the launcher
-    reports the exit every process of the command is gone. Killing bwrap first would leave pid 1 to die
-    of `--die-with-parent` a moment later, after the report. Both pids are numbered in the holder's pid
-    namespace; they are found on the host only when a kill is due (a timeout or a cancel), by their NSpid.
+    The command's processes are the launcher's children (its bwrap, or the subshell about to become it)
+    and their children: bwrap's pid 1, and all that ran under it go with their namespace when it dies. A
+    pid 1 whose bwrap was killed before the pid 1 had bound its life to bwrap's (`--die-with-parent`) is the
+    launcher's child from then on, and waits forever for bwrap's go-ahead; it is killed as one of them.
+    A process made after the `/proc` scan (bwrap's pid 1, an instant later) is left for the next call.
+    `launcher` is the holder's pid 1 as the host numbers it; its other children (its `sleep` while it
+    waits for the namespace to empty) are killed harmlessly.
     """
-
-    namespace: int
-    """Inode of the holder's pid namespace."""
-    bwrap: int | None = None
-    init: int | None = None
-
-    def found_init(self, status: HeadTail) -> bool:
-        found = re.search(r'"child-pid": *(\d+)', status.text())
-        if found is not None:
-            self.init = int(found.group(1))
-        return self.init is not None
-
-    def kill(self) -> None:
-        if self.bwrap is None:
-            return
-        pidfd = _host_pidfd(self.namespace, self.bwrap, self.init)
-        if pidfd is not None:
-            try:
+    parents = {pid: _parent(pid) for pid in _host_pids()}
+    children = {pid for pid, parent in parents.items() if parent == launcher}
+    for pid in children | {pid for pid, parent in parents.items() if parent in children}:
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:
+            if _parent(pid) in children | {launcher}:  # still one of them (not a reused pid) now its pidfd is held
                 with contextlib.suppress(ProcessLookupError):
                     signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-            finally:
-                os.close(pidfd)
+        finally:
+            os.close(pidfd)
 
 
-def _host_pidfd(namespace: int, bwrap: int, init: int | None) -> int | None:
-    """A pidfd on the command's pid 1 (when known) or its bwrap, both numbered in the holder's pid namespace.
+def _host_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
-    The command's bwrap is the process of that namespace numbered `bwrap`; its pid 1, the child of that
-    process numbered `init` there. Neither is reaped before the launcher reports the exit, so the numbers
-    cannot be reused before then; the pid is checked again once its pidfd is open.
-    """
-    processes = {int(name): _namespace_pids(int(name)) for name in os.listdir("/proc") if name.isdigit()}
-    host_bwrap = next(
-        (pid for pid, (ns_pids, _) in processes.items() if ns_pids == (bwrap,) and pid_namespace(pid) == namespace),
-        None,
-    )
-    if host_bwrap is None:
-        return None
-    wanted = next(
-        (pid for pid, (ns_pids, parent) in processes.items() if parent == host_bwrap and ns_pids[:1] == (init,)),
-        host_bwrap,
-    )
+
+def _parent(pid: int) -> int:
+    """The process's parent's host pid; 0 when it is gone."""
     try:
-        pidfd = os.pidfd_open(wanted)
-    except ProcessLookupError:
-        return None
-    if _namespace_pids(wanted) != processes[wanted]:  # ended, and the host pid reused, since the scan
-        os.close(pidfd)
-        return None
-    return pidfd
-
-
-def _namespace_pids(pid: int) -> tuple[tuple[int, ...], int]:
-    """The process's pids below the host's (its status's NSpid, first left out) and its parent's host pid."""
-    ns_pids: tuple[int, ...] = ()
-    parent = 0
-    try:
-        with open(f"/proc/{pid}/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"PPid:"):
-                    parent = int(line.split()[1])
-                elif line.startswith(b"NSpid:"):
-                    ns_pids = tuple(int(value) for value in line.split()[2:])
-    except (OSError, ValueError):
-        pass
-    return ns_pids, parent
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            # the command name (in parentheses) may hold spaces and parentheses: the fields after its last ")"
+            return int(stat.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _drain(fd: int, sink: HeadTail) -> None:
