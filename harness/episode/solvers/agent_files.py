@@ -4,6 +4,8 @@ stream-json` write it), read bounded and kept as the agent's word (any bytes, an
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import JsonValue, ValidationError
@@ -63,3 +65,21 @@ def budget_ending(refused: EpisodeFinished | EpisodeFailure | None, result: Exec
     if result.timed_out:
         return outcome_of(EpisodeFinished(Status.TIME_LIMIT, detail="the agent was still running at the time limit"))
     return None
+
+
+def quoted_task(episode: EpisodeInputs) -> str:
+    """The task's prompt (the run's `task` template, as our agent is given it), quoted for the agent's command."""
+    task = episode.prompts.render("task", question=episode.task.question, answer_format=episode.task.answer_format)
+    return shlex.quote(task)
+
+
+def environment_words(environment: Mapping[str, str]) -> str:
+    """ENVIRONMENT as `env`'s NAME=VALUE arguments (the values are ours: words with no quoting needed)."""
+    return " ".join(f"{name}={value}" for name, value in environment.items())
+
+
+def no_answer(detail: str, result: ExecResult, said: str = "") -> Outcome:
+    """An agent that ended by itself without an answer: `format_errors`, DETAIL followed by the last line of what it
+    said last (SAID, else its command's stderr, else its stdout)."""
+    lines = (result.stderr or said or result.stdout).strip().splitlines()
+    return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)

@@ -15,14 +15,13 @@ tool search (a placeholder tool besides Bash)."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
 from harness.core.status import Outcome, Status
-from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME
+from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, environment_words, no_answer, quoted_task
 from harness.episode.solvers.base import EpisodeInputs
-from harness.episode.solvers.npm_release import NpmRelease
+from harness.episode.solvers.npm_release import NpmPackage, NpmRelease
 from harness.episode.solvers.stream_json_agent import TRANSCRIPT, StreamJsonAgent
 from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
@@ -33,7 +32,9 @@ VERSION = "2.1.337"
 """The release whose binary was read for `ANTHROPIC_UNIX_SOCKET` and the settings below: another is refused."""
 PACKAGE = "@anthropic-ai/claude-code-linux-x64"
 """The native package (`@anthropic-ai/claude-code`'s optional dependency for Linux x64 with glibc): its binary."""
-RELEASE = NpmRelease("claude-code", "@anthropic-ai/claude-code", PACKAGE, VERSION, "HARNESS_CLAUDE_CODE", "claude")
+RELEASE = NpmRelease(
+    "claude-code", "@anthropic-ai/claude-code", NpmPackage(PACKAGE, VERSION, "claude"), "HARNESS_CLAUDE_CODE"
+)
 """The install on the host: `npm install --prefix DIR @anthropic-ai/claude-code@2.1.337` makes it
 DIR/node_modules/@anthropic-ai/claude-code-linux-x64."""
 _HOME = INSTALLED_AGENT_HOME
@@ -73,11 +74,9 @@ class ClaudeCode(StreamJsonAgent):
 
     def command(self, episode: EpisodeInputs) -> str:
         """The agent's one command in its sandbox: Claude Code on the task, its transcript to its home."""
-        task = episode.prompts.render("task", question=episode.task.question, answer_format=episode.task.answer_format)
-        variables = " ".join(f"{name}={value}" for name, value in _ENVIRONMENT.items())
         return (
-            f"mkdir -p {_HOME} && cd {WORKDIR} && exec env {variables} {AGENT_FOLDER}/claude {_FLAGS} "
-            f"-p {shlex.quote(task)} > {TRANSCRIPT}"
+            f"mkdir -p {_HOME} && cd {WORKDIR} && exec env {environment_words(_ENVIRONMENT)} {AGENT_FOLDER}/claude "
+            f"{_FLAGS} -p {quoted_task(episode)} > {TRANSCRIPT}"
         )
 
     def outcome(self, transcript: list[Any], result: ExecResult) -> Outcome:
@@ -87,7 +86,5 @@ class ClaudeCode(StreamJsonAgent):
         said = ended.get("result")
         if ended.get("subtype") == "success" and ended.get("is_error") is False and isinstance(said, str) and said:
             return Outcome(Status.ANSWERED, said, None)
-        lines = (result.stderr or str(said or "") or result.stdout).strip().splitlines()
         why = "is_error" if ended.get("is_error") else ended.get("subtype") or f"exit code {result.exit_code}"
-        detail = f"Claude Code ended without an answer ({why})"
-        return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)
+        return no_answer(f"Claude Code ended without an answer ({why})", result, str(said or ""))

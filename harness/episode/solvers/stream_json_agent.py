@@ -35,7 +35,7 @@ class StreamJsonAgent(Solver):
         return [BashTool()]
 
     def agent_folder(self) -> Path | None:
-        return self.release.folder()
+        return self.release.shown()
 
     def solve(self, episode: EpisodeInputs) -> Outcome:
         sandbox, folder = episode.sandbox, episode.socket_folder
