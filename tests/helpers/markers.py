@@ -39,13 +39,13 @@ SERIAL_MODULES = {
     "sandboxes/test_kernel_keyrings.py",
     "sandboxes/test_local_sandbox_cleanup.py",
     "sandboxes/test_local_sandbox_escape.py",
-    "sandboxes/test_local_sandbox_launcher.py",
     "sandboxes/test_local_sandbox_privilege.py",
     "sandboxes/test_local_sandbox_uid_isolation.py",
     "sandboxes/test_local_sandbox_unprivileged.py",
 }
 """The rest of tests/sandboxes/ (containment, channels between episodes, the syscall policy, the closed book,
-Docker's exec server) starts sandboxes of its own names and looks only at them: it runs beside other tests."""
+Docker's exec server, the local launcher) starts sandboxes of its own names and looks only at them (a leftover process
+by a command line of its own, `tests/helpers/host_processes.py`): it runs beside other tests."""
 
 
 def mark_by_use(items: Iterable[pytest.Item]) -> None:

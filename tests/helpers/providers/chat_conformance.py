@@ -36,7 +36,7 @@ PARALLEL_TURN = 15
 NO_CALL_TURN = 30
 RATE_LIMITED_TURN = 40
 SERVER_ERROR_TURN = 50
-HOLD_TURN = 35
+HOLD_TURN = 12
 """The turn at which the fake holds its reply until released (the moment a test kills the run)."""
 
 

@@ -21,7 +21,7 @@ FORMAT_ERROR_TURN = 20
 """A reply with neither an action nor an answer."""
 PARALLEL_TURNS = frozenset({7, 33})
 """Two tool calls in one reply (a format error of ours, each call answered), where the provider makes them."""
-KILL_AT_REQUEST = 30
+KILL_AT_REQUEST = 10
 DEMO_ANSWER = "38.145%"
 """The gold answer of the demo domain's first task."""
 
