@@ -24,8 +24,8 @@ Containment, and how each property is obtained:
   command to the episode's host uid after bwrap set up the mounts. A root runner's episode has a host uid
   of its own, from root's /etc/subuid range or a built-in one (`uids.py`);
 - the environment is cleared; only `sandbox_environment()` (fixed values plus allow-listed host ones) enters;
-- limits from `limits.py`; a timeout kills the sandbox's pid 1, and `--die-with-parent` plus the pid
-  namespace take every process the command started, detached ones included, down with it.
+- limits from `limits.py`; a timeout kills the command's bwrap and the sandbox's pid 1 (`launcher.py`), and the
+  pid namespace takes every process the command started, detached ones included, down with it.
 """
 
 from __future__ import annotations
