@@ -20,7 +20,7 @@ from harness.records.events import AgentTranscriptEvent
 from harness.records.reading import event_of
 from harness.records.trajectory import TrajectoryWriter
 from harness.sandboxes.base import ExecResult
-from tests.helpers.installed_agents import StillRunningSandbox, episode_in, probe_output, run_agent, scripted_agent
+from tests.helpers.installed_agents import StillRunningSandbox, episode_in, probe_output, run_on_backend, scripted_agent
 from tests.helpers.openai_server import reply
 
 KEY = "sk-h50i-never-in-the-sandbox"
@@ -40,10 +40,7 @@ def agent_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     """The run (`--max-turns 3`, two workers) on each sandbox (Docker: the recipe's image, the host's install bound
     into it)."""
     assert os.environ.get("HARNESS_CLAUDE_CODE"), "Claude Code's pinned release is installed by .ci/run"
-    if request.param == "docker":
-        request.getfixturevalue("docker_image")
-    flags = ("--sandbox", request.param, "--max-turns", "3", "--workers", "2")
-    return run_agent(tmp_path_factory.mktemp("claude"), "claude-code", scripted, KEY, *flags)
+    return run_on_backend(request, tmp_path_factory, "claude-code", scripted, KEY)
 
 
 def test_claude_code_answers_right_through_the_proxy(agent_run):

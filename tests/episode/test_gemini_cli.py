@@ -22,7 +22,7 @@ from tests.helpers.installed_agents import (
     StillRunningSandbox,
     episode_in,
     probe_output,
-    run_agent,
+    run_on_backend,
     scripted_agent,
 )
 from tests.helpers.openai_server import reply
@@ -47,10 +47,7 @@ def agent_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     """The run (`--max-turns 3`, two workers) on each sandbox (Docker: the recipe's image, whose Debian has Node 18,
     the host's install and its Node bound into it)."""
     assert os.environ.get("HARNESS_GEMINI_CLI"), "Gemini CLI's pinned release is installed by .ci/run"
-    if request.param == "docker":
-        request.getfixturevalue("docker_image")
-    flags = ("--sandbox", request.param, "--max-turns", "3", "--workers", "2")
-    return run_agent(tmp_path_factory.mktemp("gemini"), "gemini-cli", scripted, KEY, *flags)
+    return run_on_backend(request, tmp_path_factory, "gemini-cli", scripted, KEY)
 
 
 @pytest.mark.slow  # the shared run: ~13 s, on the first of them

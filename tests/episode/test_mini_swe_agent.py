@@ -21,7 +21,7 @@ from tests.helpers.installed_agents import (
     StillRunningSandbox,
     episode_in,
     probe_output,
-    run_agent,
+    run_on_backend,
     scripted_agent,
 )
 from tests.helpers.openai_server import reply
@@ -44,10 +44,7 @@ def agent_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     """The run (`--max-turns 3`, two workers) on each backend an installed agent runs on (Docker: the recipe's
     image, whose agent is its own install, sandbox_templates/agents.txt), its rows by task, its trajectories by
     task, the provider's requests."""
-    if request.param == "docker":
-        request.getfixturevalue("docker_image")
-    flags = ("--sandbox", request.param, "--max-turns", "3", "--workers", "2")
-    return run_agent(tmp_path_factory.mktemp("installed"), "mini-swe-agent", scripted, KEY, *flags)
+    return run_on_backend(request, tmp_path_factory, "mini-swe-agent", scripted, KEY)
 
 
 @pytest.mark.slow  # the shared run: ~17 s, on the first of them

@@ -113,6 +113,21 @@ def run_agent(
     return AgentRun(code, run, rows, events, server, record)
 
 
+def run_on_backend(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    solver: str,
+    respond: Callable[[dict[str, Any]], Step],
+    key: str,
+) -> AgentRun:
+    """The shared run of an agent's module: SOLVER with `--max-turns 3` and two workers on the sandbox backend
+    REQUEST's parameter names (Docker: the recipe's image, which the fixture builds once)."""
+    if request.param == "docker":
+        request.getfixturevalue("docker_image")
+    flags = ("--sandbox", request.param, "--max-turns", "3", "--workers", "2")
+    return run_agent(tmp_path_factory.mktemp(solver), solver, respond, key, *flags)
+
+
 class StillRunningSandbox:
     """A sandbox whose one command (the agent) is still running when its time is up, and that wrote nothing."""
 

@@ -15,7 +15,6 @@ tool search (a placeholder tool besides Bash)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from harness.core.status import Outcome, Status
@@ -23,8 +22,6 @@ from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, environmen
 from harness.episode.solvers.base import EpisodeInputs
 from harness.episode.solvers.npm_release import NpmPackage, NpmRelease
 from harness.episode.solvers.stream_json_agent import TRANSCRIPT, StreamJsonAgent
-from harness.inputs.limits import RequestLimits
-from harness.inputs.tasks import Task
 from harness.sandboxes.base import WORKDIR, ExecResult
 from harness.sandboxes.model_socket import AGENT_FOLDER, MODEL_SOCKET_FOLDER, SOCKET_NAME
 
@@ -63,14 +60,8 @@ class ClaudeCode(StreamJsonAgent):
     agent_backends = ("local", "docker")
     """Its binary needs only glibc: the host's install is bound, read-only, into either sandbox."""
 
-    def protocol(
-        self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
-    ) -> tuple[str, Any] | None:
-        """The agent's package and version beside the solver's name; a refusal (one line) when the install is
-        missing or not the release pinned."""
-        RELEASE.folder()
-        agent = {"package": "@anthropic-ai/claude-code", "native_package": PACKAGE, "version": VERSION}
-        return "solver", {"name": spec, "args": self.args, "agent": agent}
+    def agent_record(self) -> dict[str, Any]:
+        return {"package": "@anthropic-ai/claude-code", "native_package": PACKAGE, "version": VERSION}
 
     def command(self, episode: EpisodeInputs) -> str:
         """The agent's one command in its sandbox: Claude Code on the task, its transcript to its home."""

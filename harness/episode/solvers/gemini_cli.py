@@ -24,8 +24,6 @@ from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, environmen
 from harness.episode.solvers.base import EpisodeInputs
 from harness.episode.solvers.npm_release import NpmPackage, NpmRelease
 from harness.episode.solvers.stream_json_agent import TRANSCRIPT, StreamJsonAgent
-from harness.inputs.limits import RequestLimits
-from harness.inputs.tasks import Task
 from harness.sandboxes.base import WORKDIR, ExecResult
 from harness.sandboxes.model_socket import AGENT_FOLDER, MODEL_SOCKET_FOLDER, SOCKET_NAME
 
@@ -62,19 +60,14 @@ class GeminiCli(StreamJsonAgent):
     agent_backends = ("local", "docker")
     """Its Node needs only glibc and libstdc++: the host's install is bound, read-only, into either sandbox."""
 
-    def protocol(
-        self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
-    ) -> tuple[str, Any] | None:
-        """The agent's package and version, its Node's and the digest of our shim and settings, beside the solver's
-        name; a refusal (one line) when the install or its Node is missing or not the release pinned."""
-        RELEASE.folder()
-        agent = {
+    def agent_record(self) -> dict[str, Any]:
+        """Its package and version, its Node's, and the digest of our shim and settings."""
+        return {
             "package": "@google/gemini-cli",
             "version": VERSION,
             "node": {"package": NODE.name, "version": NODE.version},
             "files_sha256": _digest(),
         }
-        return "solver", {"name": spec, "args": self.args, "agent": agent}
 
     def beside_socket(self, folder: Path) -> None:
         """Our shim, read-only at /run/model beside the socket it sends the agent's connections to."""

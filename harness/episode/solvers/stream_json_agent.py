@@ -15,6 +15,8 @@ from harness.episode.solvers.agent_files import INSTALLED_AGENT_HOME, budget_end
 from harness.episode.solvers.base import EpisodeInputs, Solver
 from harness.episode.solvers.npm_release import NpmRelease
 from harness.episode.solvers.tools import AgentTool, BashTool
+from harness.inputs.limits import RequestLimits
+from harness.inputs.tasks import Task
 from harness.sandboxes.base import ExecResult
 from harness.sandboxes.model_socket import SOCKET_NAME
 
@@ -36,6 +38,18 @@ class StreamJsonAgent(Solver):
 
     def agent_folder(self) -> Path | None:
         return self.release.shown()
+
+    def protocol(
+        self, spec: str, tasks: list[Task], collections: dict[str, Path], limits: RequestLimits | None = None
+    ) -> tuple[str, Any] | None:
+        """The agent's release (`agent_record`) beside the solver's name; a refusal (one line) when the install is
+        missing or not the release pinned."""
+        self.release.folder()
+        return "solver", {"name": spec, "args": self.args, "agent": self.agent_record()}
+
+    @abstractmethod
+    def agent_record(self) -> dict[str, Any]:
+        """What run.yaml records of the agent: its packages and their releases."""
 
     def solve(self, episode: EpisodeInputs) -> Outcome:
         sandbox, folder = episode.sandbox, episode.socket_folder
