@@ -64,10 +64,10 @@ _SEALS = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_S
 # the way of 0-5. For each request line (the command's number and argument count) it forks the command's
 # bwrap with argv[0] "bwrap" (pid 1 inside shows nothing of the host), its options on fd 3, the filter on fd 5
 # and its command from the first `count` arguments of the argv memfd, each opened afresh through
-# /proc/self/fd (offset 0). It answers "<n> pid <pid>" at once and
-# "<n> exit <code>" when bwrap has exited and every process of the command is gone (pid 1 of a pid namespace
-# takes them all with it, and then itself, which the launcher waits for), so all of the output is in the pipes
-# and nothing of the command runs after its answer. Pids are the holder's own.
+# /proc/self/fd (offset 0). It answers "<n> exit <code>" when bwrap has exited and every process of the command
+# is gone (pid 1 of a pid namespace takes them all with it, and then itself, which the launcher waits for), so all
+# of the output is in the pipes and nothing of the command runs after its answer. A kill finds the command's
+# processes as the launcher's children and grandchildren (launcher.py), so no pid is answered.
 # Commands run with the highest oom_score_adj: out of memory, the kernel kills the agent's processes first.
 _LAUNCHER = """exec 2>/dev/null
 b=$1 o=$2 e=$3 s=$4 c=$5 a=$6 f=$7
@@ -79,7 +79,6 @@ while read -r n count; do
   { echo 1000 > /proc/self/oom_score_adj; exec -a bwrap "$b" --args 3 -- "${command[@]}"; } \\
     3< "/proc/self/fd/$options" 4>&"$status" 5< "/proc/self/fd/$filter" >&"$out" 2>&"$err" {out}>&- {err}>&- \\
     {status}>&- {argv}<&- {options}<&- {filter}<&- < /dev/null &
-  echo "$n pid $!"
   wait "$!"
   code=$?
   # bwrap exits on its pid 1's report of the command's exit, while that pid 1 may still be killing the rest;
